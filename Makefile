@@ -1,0 +1,32 @@
+# agentmemd — `make run` starts a demo daemon, `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO := demo
+SOCKET := $(DEMO)/agentmemd.sock
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: run test venv clean
+
+$(BIN)/agentmemd: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check torch==2.13.0
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	touch $@
+
+venv: $(BIN)/agentmemd
+
+run: venv
+	@mkdir -p $(DEMO)/data
+	@test -d $(DEMO)/workspace || cp -R workspace_template $(DEMO)/workspace
+	@echo "agentmemd demo: data $(DEMO)/data, workspace $(DEMO)/workspace"
+	@echo "socket: $(SOCKET)"
+	@echo "try, in another shell:  $(BIN)/agentmemd --socket $(SOCKET) add 'The user prefers short answers' --type preference && $(BIN)/agentmemd --socket $(SOCKET) pack 'how should I answer?' --budget 200"
+	$(BIN)/agentmemd serve --data-dir $(DEMO)/data --socket $(SOCKET) --workspace $(DEMO)/workspace --config agentmemd.toml
+
+test: venv
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) $(DEMO) build *.egg-info

@@ -1,0 +1,241 @@
+"""`agentmemd bench pack|locomo`: measurements that print JSON (never timed tests).
+
+Both start a real daemon in a subprocess on a temp data dir and talk to it over its socket.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from .client import Client
+
+_DIA = re.compile(r"D(\d+):(\d+)")
+
+
+# ---- LoCoMo ------------------------------------------------------------------
+
+
+def locomo_date(text: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> aware UTC datetime."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def locomo_turns(sample: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every turn of one conversation as `Speaker: text` (+ `[shared image: caption]`)."""
+    conv = sample["conversation"]
+    out: list[dict[str, Any]] = []
+    n = 1
+    while f"session_{n}" in conv:
+        when = locomo_date(conv[f"session_{n}_date_time"])
+        for turn in conv[f"session_{n}"]:
+            text = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" [shared image: {turn['blip_caption']}]"
+            out.append({"dia_id": turn["dia_id"], "text": text, "session": n, "created": when.isoformat()})
+        n += 1
+    return out
+
+
+def evidence_ids(qa: dict[str, Any]) -> set[str]:
+    """Parse evidence leniently: 'D8:6; D9:17' and friends hold several ids."""
+    return {f"D{a}:{b}" for ev in qa.get("evidence", []) for a, b in _DIA.findall(ev.replace(" ", ""))}
+
+
+# ---- daemon in a subprocess -----------------------------------------------------
+
+
+@contextmanager
+def bench_daemon(work_dir: Path | None, config: str = "") -> Iterator[tuple[Client, subprocess.Popen]]:
+    root = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="amdb", dir="/tmp"))
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "bench.toml").write_text(config)
+    sock = root / "s.sock"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    log = open(root / "daemon.log", "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(root / "data"), "--socket",
+         str(sock), "--config", str(root / "bench.toml")], stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"bench daemon exited: {(root / 'daemon.log').read_text()[-2000:]}")
+            try:
+                client = Client(sock, timeout=600)
+                client.call("health")
+                break
+            except (ConnectionError, OSError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        with client:
+            yield client, proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+        log.close()
+        if not work_dir:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _peak_rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def _pct(values: list[float], q: float) -> float:
+    return round(float(np.percentile(np.array(values), q)), 3)
+
+
+# ---- bench pack ----------------------------------------------------------------
+
+_WORDS = ("coffee tea hiking paris berlin project deadline sister brother meeting budget guitar piano running "
+          "marathon python rust garden tomatoes birthday dentist flight hotel invoice client design review "
+          "painting museum novel poetry chess football recipe pasta curry allergy doctor insurance mortgage "
+          "school teacher daughter son wedding anniversary holiday beach mountain camera podcast").split()
+
+
+def bench_pack(args) -> dict[str, Any]:
+    rng = np.random.default_rng(42)
+    n, dim = args.memories, 384
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    types = ["fact"] * 7 + ["preference", "procedural", "relational"]
+    queries = [" ".join(rng.choice(_WORDS, 4)) + "?" for _ in range(args.queries)]
+    out: dict[str, Any] = {"memories": n, "queries": args.queries, "budget_tokens": args.budget}
+    with bench_daemon(args.work_dir) as (client, proc):
+        # A handful of persona items, as a real agent has.
+        client.call("memory.add_many", {"items": [
+            {"content": f"Persona rule {i}: speak warmly and directly.", "type": "persona"} for i in range(5)]})
+        t0 = time.perf_counter()
+        batch = 100  # 100 vectors as JSON stay under max_line_bytes
+        for start in range(0, n, batch):
+            items = []
+            for i in range(start, min(n, start + batch)):
+                words = " ".join(rng.choice(_WORDS, 8))
+                items.append({"content": f"Memory {i}: the user mentioned {words}.", "type": types[i % 10],
+                              "embedding": vectors[i].tolist()})
+            client.call("memory.add_many", {"items": items})
+        ingest_s = time.perf_counter() - t0
+        out["ingest_per_s"] = round(n / ingest_s, 1)
+        client.call("context.pack", {"query": "warm up", "budget_tokens": args.budget})
+        latencies = []
+        for q in queries:
+            t = time.perf_counter()
+            client.call("context.pack", {"query": q, "budget_tokens": args.budget})
+            latencies.append((time.perf_counter() - t) * 1000)
+        out["pack_ms"] = {"p50": _pct(latencies, 50), "p95": _pct(latencies, 95)}
+        out["daemon_peak_rss_mb"] = _peak_rss_mb(proc.pid)
+    # The yardstick: a plain numpy flat cosine scan (top-100) over the same vectors.
+    qvecs = rng.standard_normal((args.queries, dim)).astype(np.float32)
+    qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
+    scan = []
+    for q in qvecs:
+        t = time.perf_counter()
+        sims = vectors @ q
+        top = np.argpartition(-sims, 100)[:100]
+        top[np.argsort(-sims[top])]
+        scan.append((time.perf_counter() - t) * 1000)
+    out["numpy_flat_scan_ms"] = {"p50": _pct(scan, 50), "p95": _pct(scan, 95)}
+    out["pack_p50_over_scan_p50"] = round(out["pack_ms"]["p50"] / out["numpy_flat_scan_ms"]["p50"], 2)
+    return out
+
+
+# ---- bench locomo --------------------------------------------------------------
+
+
+def _recall(retrieved: list[str], gold: set[str], k: int) -> float:
+    return len(set(retrieved[:k]) & gold) / len(gold)
+
+
+def bench_locomo(args) -> dict[str, Any]:
+    from agentmemd.memory.embeddings import MiniLMEmbedder
+    from agentmemd.memory.store import fts_query
+    import sqlean
+
+    data = json.loads(Path(args.data).read_text())
+    if args.conversations:
+        data = data[: args.conversations]
+    embedder = MiniLMEmbedder()
+    systems = ("memory.search", "bm25", "dense", "hybrid_0.7dense_0.3bm25")
+    per_cat: dict[str, dict[int, list[tuple[float, float]]]] = {s: {} for s in systems}
+    search_ms: list[float] = []
+    with bench_daemon(args.work_dir) as (client, _proc):
+        for sample in data:
+            ns = sample["sample_id"]
+            turns = locomo_turns(sample)
+            texts = [t["text"] for t in turns]
+            vecs = embedder.embed(texts)
+            items = [{"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
+                      "source": f"locomo:{ns}:{t['dia_id']}", "embedding": v.tolist()} for t, v in zip(turns, vecs)]
+            ids = []
+            for start in range(0, len(items), 100):  # 100 vectors as JSON stay under max_line_bytes
+                ids += client.call("memory.add_many", {"items": items[start:start + 100]})["ids"]
+            dia_of = {mid: t["dia_id"] for mid, t in zip(ids, turns)}
+            # Baselines in this process: plain FTS5 BM25 (same tokenizer), plain cosine.
+            conn = sqlean.connect(":memory:")
+            conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
+            conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", [(i, x) for i, x in enumerate(texts)])
+            for qa in sample["qa"]:
+                cat = qa["category"]
+                gold = evidence_ids(qa)
+                if cat not in (1, 2, 3, 4) or not gold:
+                    continue
+                t = time.perf_counter()
+                hits = client.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
+                search_ms.append((time.perf_counter() - t) * 1000)
+                ranked = {"memory.search": [dia_of[h["id"]] for h in hits]}
+                qv = embedder.embed_query(qa["question"])
+                dense = vecs @ qv
+                bm = np.zeros(len(texts))
+                match = fts_query(qa["question"])
+                if match:
+                    for rowid, score in conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", (match,)):
+                        bm[rowid] = -score
+                ranked["bm25"] = [turns[i]["dia_id"] for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0]
+                ranked["dense"] = [turns[i]["dia_id"] for i in np.argsort(-dense, kind="stable")[:10]]
+                hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
+                ranked["hybrid_0.7dense_0.3bm25"] = [turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]]
+                for name, got in ranked.items():
+                    per_cat[name].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
+            conn.close()
+    names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+    report: dict[str, Any] = {"conversations": len(data), "questions": sum(len(v) for v in per_cat["bm25"].values())}
+    for name in systems:
+        cats = per_cat[name]
+        allv = [x for v in cats.values() for x in v]
+        report[name] = {
+            "recall@5": round(statistics.fmean(x[0] for x in allv), 3),
+            "recall@10": round(statistics.fmean(x[1] for x in allv), 3),
+            "by_category": {f"{c} {names[c]}": {"n": len(v), "recall@5": round(statistics.fmean(x[0] for x in v), 3),
+                                                "recall@10": round(statistics.fmean(x[1] for x in v), 3)}
+                            for c, v in sorted(cats.items())},
+        }
+    report["memory.search_ms"] = {"p50": _pct(search_ms, 50), "p95": _pct(search_ms, 95)}
+    return report
+
+
+def run_bench(args) -> dict[str, Any]:
+    if args.bench == "pack":
+        return bench_pack(args)
+    return bench_locomo(args)

@@ -1,0 +1,195 @@
+"""`agentmemd` command line: `serve` runs the daemon; every other command is a socket client.
+
+Human output by default, the raw JSON-RPC result with --json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from . import __version__
+from .client import Client, RpcCallError, default_socket
+from .config import MEMORY_TYPES, ConfigError, load_config
+
+EVENTS = ("direct", "indirect", "used", "retrieved_unused")
+
+
+def _print_kv(data: dict[str, Any]) -> None:
+    width = max((len(k) for k in data), default=0)
+    for key, value in data.items():
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value, ensure_ascii=False)
+        print(f"{key:<{width}}  {value}")
+
+
+def _human_search(result: dict[str, Any]) -> None:
+    if not result["results"]:
+        print("no results")
+    for hit in result["results"]:
+        s = hit["signals"]
+        print(f"{hit['score']:.3f}  {hit['id']}  [{hit['type']}/{hit['tier']}]  {hit['content']}")
+        print(f"       sim={s['similarity']:.3f} prio={s['priority']:.2f} decay={s['decay']:.3f} freq={s['frequency']:.3f}"
+              + (f"  source={hit['source']}" if hit["source"] else ""))
+
+
+def _human_pack(result: dict[str, Any]) -> None:
+    print(result["text"] or "(empty pack)")
+    print(f"\n{result['tokens']} tokens, {len(result['items'])} items, pack_id {result['pack_id']}", file=sys.stderr)
+
+
+def _human_explain(result: dict[str, Any]) -> None:
+    print(f"pack {result['pack_id']}  query={result['query']!r}  namespace={result['namespace']}  at {result['at']}")
+    print(f"{result['tokens']}/{result['budget_tokens']} tokens, {len(result['chosen'])} chosen of {len(result['candidates'])} candidates")
+    print(f"{'':2}{'score':>7}  {'id':<16} {'type':<10} {'tier':<8} {'mmr':>4}  signals")
+    for c in result["candidates"]:
+        sig = c["signals"]
+        mark = "*" if c["chosen"] else " "
+        print(f"{mark} {c['score']:7.4f}  {c['id']:<16} {c['type']:<10} {c['tier']:<8} {str(c['mmr_rank'] if c['mmr_rank'] is not None else '-'):>4}"
+              f"  sim={sig['similarity']:.3f} prio={sig['priority']:.2f} decay={sig['decay']:.3f} freq={sig['frequency']:.3f}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentmemd", description="Persistent memory daemon for personal AI agents.")
+    parser.add_argument("--version", action="version", version=f"agentmemd {__version__}")
+    parser.add_argument("--socket", default=None, help="daemon socket (default: $AGENTMEMD_SOCKET or ~/.agentmemd/agentmemd.sock)")
+    parser.add_argument("--json", action="store_true", help="print the raw JSON result")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("serve", help="run the daemon in the foreground")
+    p.add_argument("--data-dir", required=True, type=Path)
+    p.add_argument("--socket", dest="serve_socket", type=Path, help="socket path (default: DATA_DIR/agentmemd.sock)")
+    p.add_argument("--config", type=Path, help="TOML config (default: built-in defaults)")
+    p.add_argument("--workspace", type=Path, help="Markdown workspace directory")
+
+    sub.add_parser("health", help="is the daemon up?")
+    p = sub.add_parser("stats", help="counts by type, tier and namespace")
+    p.add_argument("--namespace")
+
+    p = sub.add_parser("add", help="store a memory")
+    p.add_argument("content")
+    p.add_argument("--type", required=True, choices=MEMORY_TYPES)
+    p.add_argument("--priority", type=float)
+    p.add_argument("--namespace", default="default")
+    p.add_argument("--source")
+    p.add_argument("--created", help="ISO-8601 time the remembered thing happened")
+    p.add_argument("--tag", action="append", default=[], dest="tags")
+
+    p = sub.add_parser("search", help="scored hybrid search")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--namespace", default="default")
+    p.add_argument("--type", action="append", choices=MEMORY_TYPES, dest="types")
+    p.add_argument("--include-archived", action="store_true", help="deep search: Cold tier and the archive too")
+
+    p = sub.add_parser("pack", help="build a Memory Pack within a token budget")
+    p.add_argument("query")
+    p.add_argument("--budget", type=int, required=True, dest="budget_tokens")
+    p.add_argument("--namespace", default="default")
+
+    p = sub.add_parser("get", help="show one memory")
+    p.add_argument("id")
+    p = sub.add_parser("reinforce", help="record an access event")
+    p.add_argument("id")
+    p.add_argument("event", choices=EVENTS)
+    p = sub.add_parser("update", help="write a new version of a memory")
+    p.add_argument("id")
+    p.add_argument("content")
+    p = sub.add_parser("archive", help="move a memory to the archive")
+    p.add_argument("id")
+    p = sub.add_parser("explain", help="show how a pack was chosen")
+    p.add_argument("pack_id")
+    sub.add_parser("sweep", help="archive memories that decayed below the Cold tier")
+    p = sub.add_parser("clock", help="show, or advance a manual, clock")
+    p.add_argument("--advance-hours", type=float)
+
+    p = sub.add_parser("bench", help="benchmarks that print JSON")
+    bench = p.add_subparsers(dest="bench", required=True)
+    b = bench.add_parser("pack", help="context.pack latency at scale, against a numpy flat scan")
+    b.add_argument("--memories", type=int, default=100_000)
+    b.add_argument("--queries", type=int, default=200)
+    b.add_argument("--budget", type=int, default=1000)
+    b.add_argument("--work-dir", type=Path, help="keep the bench data dir here (default: a temp dir)")
+    b = bench.add_parser("locomo", help="evidence Recall@k of memory.search on LoCoMo")
+    b.add_argument("--data", type=Path, required=True)
+    b.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    b.add_argument("--work-dir", type=Path)
+    return parser
+
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[Any], None] | None]] = {
+    "health": ("health", lambda a: {}, _print_kv),
+    "stats": ("stats", lambda a: {"namespace": a.namespace} if a.namespace else {}, _print_kv),
+    "add": ("memory.add", lambda a: {k: v for k, v in {
+        "content": a.content, "type": a.type, "priority": a.priority, "namespace": a.namespace,
+        "source": a.source, "created": a.created, "tags": a.tags or None}.items() if v is not None},
+        lambda r: print(r["id"])),
+    "search": ("memory.search", lambda a: {k: v for k, v in {
+        "query": a.query, "k": a.k, "namespace": a.namespace, "types": a.types,
+        "include_archived": a.include_archived}.items() if v is not None}, _human_search),
+    "pack": ("context.pack", lambda a: {"query": a.query, "budget_tokens": a.budget_tokens, "namespace": a.namespace}, _human_pack),
+    "get": ("memory.get", lambda a: {"id": a.id}, _print_kv),
+    "reinforce": ("memory.reinforce", lambda a: {"id": a.id, "event": a.event}, _print_kv),
+    "update": ("memory.update", lambda a: {"id": a.id, "content": a.content}, _print_kv),
+    "archive": ("memory.archive", lambda a: {"id": a.id}, _print_kv),
+    "explain": ("context.explain", lambda a: {"pack_id": a.pack_id}, _human_explain),
+    "sweep": ("memory.sweep", lambda a: {}, _print_kv),
+}
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .logs import setup_logging
+    from .server import Daemon, StartupError
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"agentmemd: {exc}", file=sys.stderr)
+        return 2
+    setup_logging(config.server.log_level)
+    socket_path = args.serve_socket or args.socket or (args.data_dir / "agentmemd.sock")
+    daemon = Daemon(config, args.data_dir, Path(socket_path), args.workspace)
+    try:
+        asyncio.run(daemon.serve())
+    except StartupError as exc:
+        print(f"agentmemd: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        return _serve(args)
+    if args.command == "bench":
+        from .bench import run_bench
+
+        print(json.dumps(run_bench(args), indent=2))
+        return 0
+    try:
+        with Client(args.socket or default_socket()) as client:
+            if args.command == "clock":
+                result = client.call("clock.advance", {"hours": args.advance_hours}) if args.advance_hours is not None else client.call("clock.now")
+                printer: Callable[[Any], None] | None = _print_kv
+            else:
+                method, make_params, printer = COMMANDS[args.command]
+                result = client.call(method, make_params(args))
+    except ConnectionError as exc:
+        print(f"agentmemd: {exc}", file=sys.stderr)
+        return 3
+    except RpcCallError as exc:
+        print(f"agentmemd: {exc.message}", file=sys.stderr)
+        return 1
+    if args.json or printer is None:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        printer(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""A small synchronous client for the daemon's socket (used by the CLI, tests, benches)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+
+def default_socket() -> str:
+    return os.environ.get("AGENTMEMD_SOCKET") or str(Path.home() / ".agentmemd" / "agentmemd.sock")
+
+
+class RpcCallError(Exception):
+    """The daemon answered with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None):
+        super().__init__(f"{message} (code {code})")
+        self.code, self.message, self.data = code, message, data
+
+
+class Client:
+    def __init__(self, socket_path: str | os.PathLike | None = None, timeout: float = 120.0):
+        self.socket_path = str(socket_path or default_socket())
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock.settimeout(timeout)
+        try:
+            self._sock.connect(self.socket_path)
+        except OSError as exc:
+            self._sock.close()
+            raise ConnectionError(f"cannot reach agentmemd at {self.socket_path}: {exc.strerror or exc}") from None
+        self._file = self._sock.makefile("rb")
+        self._ids = itertools.count(1)
+
+    def send_raw(self, line: bytes) -> dict[str, Any] | list[Any]:
+        """Send one raw line (newline added if missing) and read one response line."""
+        self._sock.sendall(line if line.endswith(b"\n") else line + b"\n")
+        reply = self._file.readline()
+        if not reply:
+            raise ConnectionError("the daemon closed the connection")
+        return json.loads(reply)
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        request = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params or {}}
+        response = self.send_raw(json.dumps(request, ensure_ascii=False).encode("utf-8"))
+        assert isinstance(response, dict)
+        if "error" in response:
+            err = response["error"]
+            raise RpcCallError(err["code"], err["message"], err.get("data"))
+        return response["result"]
+
+    def close(self) -> None:
+        try:
+            self._file.close()
+        finally:
+            self._sock.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,145 @@
+"""The one config loader: ``agentmemd.toml`` parsed with tomllib, validated by pydantic.
+
+Every key has a default, so an empty or missing file is a valid config. Unknown
+keys are rejected so a typo never silently does nothing.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+MemoryType = Literal["fact", "preference", "persona", "relational", "procedural"]
+MEMORY_TYPES: tuple[str, ...] = ("fact", "preference", "persona", "relational", "procedural")
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerConfig(_Section):
+    max_line_bytes: int = Field(1_048_576, gt=0, description="Longest accepted request line.")
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    sweep_interval_minutes: float = Field(60.0, gt=0, description="How often the decay sweep runs.")
+
+
+class StoreConfig(_Section):
+    # NORMAL in WAL mode survives a killed process; FULL also survives power loss.
+    synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+
+
+class EmbeddingConfig(_Section):
+    model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
+    query_cache_size: int = Field(512, ge=0)
+
+
+class RetrievalConfig(_Section):
+    vector_candidates: int = Field(100, gt=0, description="N for top-N sqlite-vec neighbours.")
+    fts_candidates: int = Field(50, gt=0, description="N for top-N FTS5/BM25 hits.")
+    pinned_candidates: int = Field(20, ge=0, description="Always-considered persona/relational items.")
+    recent_candidates: int = Field(20, ge=0, description="Most recently accessed items.")
+    dense_weight: float = Field(0.5, ge=0, le=1, description="Share of cosine in the similarity signal.")
+    lexical_weight: float = Field(0.5, ge=0, le=1, description="Share of BM25 in the similarity signal.")
+
+
+class ScoringConfig(_Section):
+    similarity: float = 0.35
+    priority: float = 0.25
+    decay: float = 0.20
+    frequency: float = 0.20
+    priority_floors: dict[MemoryType, float] = Field(
+        default_factory=lambda: {
+            "persona": 0.7,
+            "relational": 0.6,
+            "preference": 0.5,
+            "procedural": 0.3,
+            "fact": 0.1,
+        }
+    )
+
+
+class DecayConfig(_Section):
+    base_half_life_hours: float = Field(720.0, gt=0)
+    active_above: float = 0.7
+    warm_above: float = 0.3
+    cold_above: float = 0.1
+    identity_min_retention: float = Field(0.5, ge=0, le=1, description="Floor for persona and relational.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "DecayConfig":
+        if not (1 >= self.active_above > self.warm_above > self.cold_above >= 0):
+            raise ValueError("decay tiers must satisfy 1 >= active_above > warm_above > cold_above >= 0")
+        return self
+
+
+class ReinforcementConfig(_Section):
+    direct: float = 3.0
+    indirect: float = 1.0
+    used: float = 2.0
+    retrieved_unused: float = 0.5
+
+
+class PackConfig(_Section):
+    mmr_lambda: float = Field(0.7, ge=0, le=1)
+    min_items: dict[MemoryType, int] = Field(default_factory=lambda: {"persona": 1})
+    max_share: dict[MemoryType, float] = Field(default_factory=dict)
+
+
+class ClockConfig(_Section):
+    # Empty: the system clock. An ISO-8601 time: a manual clock that starts there and
+    # moves only through the `clock.advance` method (tests, replays).
+    start: str = ""
+
+
+class Config(_Section):
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    scoring: ScoringConfig = Field(default_factory=ScoringConfig)
+    decay: DecayConfig = Field(default_factory=DecayConfig)
+    reinforcement: ReinforcementConfig = Field(default_factory=ReinforcementConfig)
+    pack: PackConfig = Field(default_factory=PackConfig)
+    clock: ClockConfig = Field(default_factory=ClockConfig)
+
+
+class ConfigError(Exception):
+    """The config file is missing, not TOML, or has a bad key or value."""
+
+
+def load_config(path: str | Path | None = None, overrides: dict | None = None) -> Config:
+    """Load and validate a config file; ``None`` gives the defaults.
+
+    ``overrides`` is a nested dict merged over the file (used by tests and benches).
+    """
+    data: dict = {}
+    if path is not None:
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"config file not found: {p}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"config file {p} is not valid TOML: {exc}") from None
+    if overrides:
+        data = _merge(data, overrides)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid config{f' {path}' if path else ''}: {problems}") from None
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,43 @@
+"""The socket's method table: name -> params model + handler on MemoryService."""
+
+from __future__ import annotations
+
+from agentmemd.memory import models as m
+from agentmemd.memory.clock import ManualClock, format_time
+from agentmemd.memory.errors import Conflict
+from agentmemd.memory.service import MemoryService
+
+from . import __version__
+from .rpc import Method
+
+
+def build_methods(service: MemoryService) -> dict[str, Method]:
+    def health(_: m.EmptyParams) -> m.HealthResult:
+        return m.HealthResult(status="ok", version=__version__, memories=service.health_count())
+
+    def clock_now(_: m.EmptyParams) -> dict:
+        return {"now": format_time(service.clock.now()), "manual": isinstance(service.clock, ManualClock)}
+
+    def clock_advance(p: m.ClockAdvanceParams) -> dict:
+        if not isinstance(service.clock, ManualClock):
+            raise Conflict("the clock is the system clock; set [clock] start in the config for a manual clock")
+        return {"now": format_time(service.clock.advance(p.hours)), "manual": True}
+
+    return {
+        "health": Method(m.EmptyParams, health, "Liveness, version and live memory count."),
+        "stats": Method(m.StatsParams, lambda p: service.stats(p.namespace), "Counts by type, tier and namespace."),
+        "memory.add": Method(m.AddParams, lambda p: m.AddResult(id=service.add(p)), "Store one memory."),
+        "memory.add_many": Method(
+            m.AddManyParams, lambda p: m.AddManyResult(ids=service.add_many(p.items)), "Store many memories atomically."
+        ),
+        "memory.get": Method(m.IdParams, lambda p: service.get(p.id), "One memory, live, superseded or archived."),
+        "memory.search": Method(m.SearchParams, service.search, "Scored hybrid search."),
+        "memory.reinforce": Method(m.ReinforceParams, service.reinforce, "Record an access event."),
+        "memory.update": Method(m.UpdateParams, service.update, "Write a new version; the old one is superseded."),
+        "memory.archive": Method(m.IdParams, lambda p: service.archive(p.id), "Move a memory to the archive."),
+        "memory.sweep": Method(m.EmptyParams, lambda p: service.sweep(), "Archive memories below the Cold tier."),
+        "context.pack": Method(m.PackParams, service.pack, "Build a Memory Pack within a token budget."),
+        "context.explain": Method(m.ExplainParams, lambda p: service.explain(p.pack_id), "Why a pack holds what it holds."),
+        "clock.now": Method(m.EmptyParams, clock_now, "The daemon's current time."),
+        "clock.advance": Method(m.ClockAdvanceParams, clock_advance, "Move a manual clock forward."),
+    }

@@ -1,0 +1,232 @@
+"""The daemon: data-dir lock, Unix socket (0600), NDJSON JSON-RPC, clean shutdown.
+
+Every request runs on one worker thread that owns the SQLite connection, so writes
+are serialised and a crash in a handler is an error response, never a dead daemon.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import fcntl
+import logging
+import os
+import signal
+import socket
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from agentmemd.memory.clock import make_clock
+from agentmemd.memory.embeddings import MiniLMEmbedder
+from agentmemd.memory.service import MemoryService
+from agentmemd.memory.store import Store
+
+from . import __version__
+from .config import Config
+from .methods import build_methods
+from .rpc import INVALID_REQUEST, Dispatcher, RpcError, encode, error_response
+
+log = logging.getLogger("agentmemd")
+MAX_SOCKET_PATH = 107  # sun_path is 108 bytes including the NUL
+
+
+class StartupError(Exception):
+    """The daemon cannot start; the message says why and what to do."""
+
+
+class DataDirLock:
+    """An exclusive flock on DATA_DIR/agentmemd.lock. The kernel drops it when the
+    process dies, so a daemon killed with -9 never blocks the next start."""
+
+    def __init__(self, data_dir: Path):
+        self.path = data_dir / "agentmemd.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise StartupError(
+                    f"another agentmemd (pid {holder}) is using data dir {self.path.parent}; stop it first"
+                ) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def prepare_socket_path(path: Path) -> None:
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        raise StartupError(f"socket path is {len(os.fsencode(path))} bytes; Unix sockets allow {MAX_SOCKET_PATH}: {path}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not os.path.lexists(path):
+        return
+    if not stat.S_ISSOCK(os.lstat(path).st_mode):
+        raise StartupError(f"{path} exists and is not a socket; refusing to replace it")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        os.unlink(path)  # stale: left by a daemon that died without cleaning up
+        return
+    finally:
+        probe.close()
+    raise StartupError(f"another daemon is already listening on {path}")
+
+
+class Daemon:
+    def __init__(self, config: Config, data_dir: Path, socket_path: Path, workspace: Path | None = None):
+        self.config = config
+        self.data_dir = Path(data_dir)
+        self.socket_path = Path(socket_path)
+        self.workspace = Path(workspace) if workspace else None
+        self.lock = DataDirLock(self.data_dir)
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
+        self.store: Store | None = None
+        self.service: MemoryService | None = None
+        self._connections: set[asyncio.Task] = set()
+        self._inflight = 0
+        self._stop = asyncio.Event()
+
+    def open(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.lock.acquire()
+        try:
+            prepare_socket_path(self.socket_path)
+            if self.workspace is not None and not self.workspace.is_dir():
+                raise StartupError(f"workspace {self.workspace} is not a directory")
+            embedder = MiniLMEmbedder(self.config.embedding.query_cache_size)
+            self.store = Store(self.data_dir / "agentmemd.db", dim=embedder.dim, model=embedder.name,
+                               synchronous=self.config.store.synchronous)
+            self.service = MemoryService(self.store, embedder, make_clock(self.config.clock.start), self.config)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    async def serve(self) -> None:
+        self.open()
+        assert self.service is not None
+        dispatcher = Dispatcher(build_methods(self.service), self.executor)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._stop.set)
+        old_umask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
+        try:
+            server = await asyncio.start_unix_server(
+                lambda r, w: self._track(self._client(r, w, dispatcher)), path=str(self.socket_path)
+            )
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.socket_path, 0o600)
+        sweeper = asyncio.create_task(self._sweep_periodically())
+        log.info("listening", extra={"socket": str(self.socket_path), "data_dir": str(self.data_dir),
+                                     "workspace": str(self.workspace) if self.workspace else None,
+                                     "version": __version__, "pid": os.getpid()})
+        try:
+            await self._stop.wait()
+        finally:
+            log.info("shutting down")
+            sweeper.cancel()
+            server.close()
+            await server.wait_closed()
+            # No new connections now; let requests in flight finish their writes,
+            # then drop the idle connections.
+            for _ in range(1000):
+                if not self._inflight:
+                    break
+                await asyncio.sleep(0.01)
+            for task in list(self._connections):
+                task.cancel()
+            await asyncio.gather(*self._connections, return_exceptions=True)
+            self.executor.shutdown(wait=True)
+            self.close()
+            log.info("stopped")
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        try:
+            os.unlink(self.socket_path)
+        except FileNotFoundError:
+            pass
+        self.lock.release()
+
+    def _track(self, coro) -> asyncio.Task:
+        task = asyncio.ensure_future(coro)
+        self._connections.add(task)
+        task.add_done_callback(self._connections.discard)
+        return task
+
+    async def _sweep_periodically(self) -> None:
+        loop = asyncio.get_running_loop()
+        assert self.service is not None
+        while True:
+            try:
+                result = await loop.run_in_executor(self.executor, self.service.sweep)
+                log.info("decay sweep", extra=result)
+            except Exception:
+                log.exception("decay sweep failed")
+            await asyncio.sleep(self.config.server.sweep_interval_minutes * 60)
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dispatcher: Dispatcher) -> None:
+        limit = self.config.server.max_line_bytes
+        buffer = bytearray()
+        discarding = False  # inside an over-long line: drop bytes until its newline
+
+        async def reply(data: bytes) -> None:
+            writer.write(data)
+            await writer.drain()
+
+        too_long = encode(error_response(None, RpcError(INVALID_REQUEST, f"invalid request: line exceeds max_line_bytes ({limit})")))
+        try:
+            while not self._stop.is_set():
+                chunk = await reader.read(65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                while True:
+                    newline = buffer.find(b"\n")
+                    if newline < 0:
+                        if len(buffer) > limit:
+                            if not discarding:
+                                await reply(too_long)
+                                discarding = True
+                            buffer.clear()
+                        break
+                    line = bytes(buffer[:newline])
+                    del buffer[: newline + 1]
+                    if discarding:
+                        discarding = False
+                        continue
+                    if len(line) > limit:
+                        await reply(too_long)
+                        continue
+                    if not line.strip():
+                        continue
+                    self._inflight += 1
+                    try:
+                        response = await dispatcher.handle_line(line)
+                    finally:
+                        self._inflight -= 1
+                    if response is not None:
+                        await reply(response)
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+        finally:
+            writer.close()
+            try:
+                await writer.wait_closed()
+            except (ConnectionResetError, BrokenPipeError):
+                pass

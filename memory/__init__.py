@@ -1,0 +1,1 @@
+"""agentmemd.memory — the store, embeddings, scoring, MMR, packing and decay."""

@@ -1,0 +1,62 @@
+"""The one clock. Everything time-dependent asks a Clock, so decay is testable without sleeping."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timedelta, timezone
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    """Wall-clock time, UTC."""
+
+    manual = False
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+
+class ManualClock:
+    """A clock that moves only when told to (tests, replays, `clock.advance`)."""
+
+    manual = True
+
+    def __init__(self, start: datetime):
+        self._now = to_utc(start)
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, hours: float) -> datetime:
+        if hours < 0:
+            raise ValueError("a clock only moves forward")
+        with self._lock:
+            self._now = self._now + timedelta(hours=hours)
+            return self._now
+
+
+def to_utc(value: datetime) -> datetime:
+    """Naive datetimes are taken as UTC."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def parse_time(text: str) -> datetime:
+    """Parse ISO-8601 (a trailing Z allowed) into an aware UTC datetime."""
+    return to_utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
+
+
+def format_time(value: datetime) -> str:
+    """Canonical stored form: UTC, microseconds, 'Z' suffix — sortable as text."""
+    return to_utc(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def make_clock(start: str) -> SystemClock | ManualClock:
+    return ManualClock(parse_time(start)) if start else SystemClock()

@@ -1,0 +1,75 @@
+"""Schema, as numbered migrations (sqlite-migrate, the same helper llm uses).
+
+Never edit an applied migration; add the next number.
+"""
+
+from __future__ import annotations
+
+from sqlite_migrate import Migrations
+
+migrations = Migrations("agentmemd.memory")
+
+_MEMORY_COLUMNS = """
+    id TEXT NOT NULL UNIQUE,
+    namespace TEXT NOT NULL,
+    content TEXT NOT NULL,
+    type TEXT NOT NULL,
+    priority REAL NOT NULL,
+    source TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    created TEXT NOT NULL,
+    ingested TEXT NOT NULL,
+    last_accessed TEXT NOT NULL,
+    access_count REAL NOT NULL,
+    version INTEGER NOT NULL DEFAULT 1,
+    supersedes TEXT,
+    superseded_by TEXT,
+    token_len INTEGER NOT NULL,
+    embedding BLOB NOT NULL
+"""
+
+
+@migrations()
+def m001_memories(db):
+    # seq is the stable integer key shared with the vec0 and FTS5 indexes.
+    db.execute(f"CREATE TABLE memories (seq INTEGER PRIMARY KEY, {_MEMORY_COLUMNS})")
+    db.execute("CREATE INDEX idx_memories_ns_type ON memories(namespace, type)")
+    db.execute("CREATE INDEX idx_memories_ns_accessed ON memories(namespace, last_accessed)")
+    # The archive: memories that decayed below the Cold tier or were archived by hand.
+    # Not indexed for search; restored to `memories` by a direct reference.
+    db.execute(
+        f"CREATE TABLE memory_archive (seq INTEGER PRIMARY KEY, {_MEMORY_COLUMNS}, archived_at TEXT NOT NULL)"
+    )
+    db.execute("CREATE INDEX idx_archive_ns ON memory_archive(namespace)")
+    db.execute(
+        "CREATE VIRTUAL TABLE memories_fts USING fts5("
+        "content, content='memories', content_rowid='seq', "
+        "tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+@migrations()
+def m002_pack_log(db):
+    db.execute(
+        """CREATE TABLE pack_log (
+            pack_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            query TEXT NOT NULL,
+            budget_tokens INTEGER NOT NULL,
+            at TEXT NOT NULL,
+            tokens INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            candidates TEXT NOT NULL,
+            chosen TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX idx_pack_log_at ON pack_log(at)")
+
+
+def create_vector_index(db, dim: int) -> None:
+    """The vec0 table needs the embedding dimension, known only once an embedder is chosen."""
+    db.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS memories_vec USING vec0("
+        f"embedding float[{dim}] distance_metric=cosine, namespace text partition key)"
+    )

@@ -1,0 +1,197 @@
+"""Pydantic models for everything that crosses the socket: method params and results."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from agentmemd.daemon.config import MemoryType
+from .decay import ReinforceEvent, Tier
+
+
+def _utf8(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text is not valid UTF-8 (it contains a lone surrogate)") from None
+    return value
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_utf8)]
+Content = Annotated[str, Field(min_length=1, max_length=100_000), AfterValidator(_utf8), AfterValidator(_non_blank)]
+Namespace = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]
+MemoryId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_utf8)]
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AddParams(Params):
+    content: Content
+    type: MemoryType
+    priority: float | None = Field(None, ge=0.0, le=1.0)
+    namespace: Namespace = "default"
+    source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
+    created: datetime | None = None
+    tags: list[Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)]] = Field(
+        default_factory=list, max_length=64
+    )
+    embedding: list[float] | None = None
+
+    @field_validator("embedding")
+    @classmethod
+    def _finite(cls, value: list[float] | None) -> list[float] | None:
+        if value is None:
+            return value
+        if not value:
+            raise ValueError("must not be empty")
+        if not all(math.isfinite(x) for x in value):
+            raise ValueError("must contain only finite numbers (no NaN or Infinity)")
+        if not any(x != 0.0 for x in value):
+            raise ValueError("must not be the zero vector")
+        return value
+
+
+class AddManyParams(Params):
+    items: list[AddParams] = Field(min_length=1, max_length=10_000)
+
+
+class IdParams(Params):
+    id: MemoryId
+
+
+class SearchParams(Params):
+    query: Content
+    k: int = Field(10, ge=1, le=1000)
+    namespace: Namespace = "default"
+    types: list[MemoryType] | None = None
+    include_archived: bool = False
+
+
+class ReinforceParams(Params):
+    id: MemoryId
+    event: ReinforceEvent
+
+
+class UpdateParams(Params):
+    id: MemoryId
+    content: Content
+
+
+class PackParams(Params):
+    query: Content
+    budget_tokens: int = Field(gt=0, le=1_000_000)
+    namespace: Namespace = "default"
+
+
+class ExplainParams(Params):
+    pack_id: MemoryId
+
+
+class StatsParams(Params):
+    namespace: Namespace | None = None
+
+
+class ClockAdvanceParams(Params):
+    hours: float = Field(ge=0.0, le=24 * 365 * 100)
+
+
+class EmptyParams(Params):
+    pass
+
+
+# ---- results ---------------------------------------------------------------
+
+
+class AddResult(BaseModel):
+    id: str
+
+
+class AddManyResult(BaseModel):
+    ids: list[str]
+
+
+class MemoryRecord(BaseModel):
+    id: str
+    content: str
+    type: MemoryType
+    namespace: str
+    priority: float
+    created: str
+    last_accessed: str
+    access_count: float
+    retention: float
+    tier: Tier
+    version: int
+    supersedes: str | None
+    superseded_by: str | None
+    source: str | None
+    tags: list[str] = Field(default_factory=list)
+
+
+class SignalsOut(BaseModel):
+    similarity: float
+    priority: float
+    decay: float
+    frequency: float
+
+
+class SearchHit(BaseModel):
+    id: str
+    content: str
+    type: MemoryType
+    score: float
+    signals: SignalsOut
+    tier: Tier
+    source: str | None
+    created: str
+
+
+class SearchResult(BaseModel):
+    results: list[SearchHit]
+
+
+class ReinforceResult(BaseModel):
+    access_count: float
+    retention: float
+    tier: Tier
+
+
+class UpdateResult(BaseModel):
+    id: str
+    supersedes: str
+
+
+class ArchiveResult(BaseModel):
+    tier: Tier
+
+
+class PackItem(BaseModel):
+    id: str
+    type: MemoryType
+    score: float
+    tokens: int
+    source: str | None
+
+
+class PackResult(BaseModel):
+    pack_id: str
+    text: str
+    tokens: int
+    items: list[PackItem]
+
+
+class HealthResult(BaseModel):
+    status: Literal["ok"]
+    version: str
+    memories: int

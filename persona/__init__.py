@@ -1,0 +1,1 @@
+"""agentmemd.persona — PersonaState, SyncScore, anchors and identity (issue 5; not built yet)."""

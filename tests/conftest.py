@@ -1,0 +1,137 @@
+"""Test harness: real `agentmemd serve` processes on real sockets, temp data dirs."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from agentmemd.daemon.client import Client
+
+REPO = Path(__file__).resolve().parent.parent
+LOCOMO = REPO.parent / "shared" / "bench" / "locomo" / "locomo10.json"
+EPOCH = "2024-01-01T00:00:00Z"
+
+
+def _toml(value) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    return json.dumps(value)
+
+
+def write_config(path: Path, overrides: dict) -> Path:
+    lines = []
+    for section, values in overrides.items():
+        lines.append(f"[{section}]")
+        lines += [f"{k} = {_toml(v)}" for k, v in values.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class DaemonProcess:
+    """One `agentmemd serve` subprocess. Sockets live in a short /tmp dir (108-byte limit)."""
+
+    def __init__(self, root: Path, config: dict | None = None):
+        self.root = root
+        self.data_dir = root / "data"
+        self.socket = root / "s.sock"
+        self.config_path = write_config(root / "agentmemd.toml", config or {})
+        self.log_path = root / "daemon.log"
+        self.proc: subprocess.Popen | None = None
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(self.data_dir),
+                "--socket", str(self.socket), "--config", str(self.config_path)]
+
+    def start(self, timeout: float = 90.0) -> "DaemonProcess":
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(self.command(), stdout=self._log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"daemon exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                with Client(self.socket, timeout=5) as c:
+                    if c.call("health")["status"] == "ok":
+                        return self
+            except (ConnectionError, OSError):
+                time.sleep(0.1)
+        raise RuntimeError(f"daemon did not come up:\n{self.log()}")
+
+    def client(self) -> Client:
+        return Client(self.socket)
+
+    def call(self, method: str, params: dict | None = None):
+        with self.client() as c:
+            return c.call(method, params)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def terminate(self, sig: int = signal.SIGTERM, timeout: float = 30.0) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        code = self.proc.wait(timeout)
+        self._log.close()
+        return code
+
+    def kill9(self) -> None:
+        self.terminate(signal.SIGKILL)
+
+
+@pytest.fixture
+def short_tmp():
+    path = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def spawn(short_tmp):
+    started: list[DaemonProcess] = []
+
+    def _spawn(config: dict | None = None, root: Path | None = None, start: bool = True) -> DaemonProcess:
+        d = DaemonProcess(root or short_tmp, config)
+        started.append(d)
+        return d.start() if start else d
+
+    yield _spawn
+    for d in started:
+        if d.proc and d.proc.poll() is None:
+            d.terminate(signal.SIGKILL)
+
+
+@pytest.fixture(scope="session")
+def daemon():
+    """One shared daemon with a manual clock; each test isolates itself with its own namespace."""
+    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
+    d = DaemonProcess(root, {"clock": {"start": EPOCH}}).start()
+    yield d
+    d.terminate()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def ns() -> str:
+    return "t-" + uuid.uuid4().hex[:10]
+
+
+@pytest.fixture(scope="session")
+def locomo():
+    if not LOCOMO.exists():
+        pytest.skip(f"LoCoMo data not found at {LOCOMO}")
+    return json.loads(LOCOMO.read_text())
+
+
+from agentmemd.daemon.bench import evidence_ids, locomo_turns  # noqa: E402,F401  (one loader, shared with the bench)

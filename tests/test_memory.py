@@ -1,0 +1,118 @@
+"""memory.* over the socket on real conversation text (LoCoMo conv-26)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentmemd.daemon.client import RpcCallError
+from conftest import evidence_ids, locomo_turns
+
+GET_FIELDS = {"id", "content", "type", "namespace", "priority", "created", "last_accessed", "access_count",
+              "retention", "tier", "version", "supersedes", "superseded_by", "source"}
+
+
+@pytest.fixture(scope="module")
+def conv26(daemon, locomo):
+    """conv-26 ingested once into its own namespace; returns (namespace, {memory_id: dia_id}, sample)."""
+    sample = locomo[0]
+    turns = locomo_turns(sample)
+    ns = "conv26"
+    ids: list[str] = []
+    with daemon.client() as c:
+        for start in range(0, len(turns), 200):
+            chunk = turns[start:start + 200]
+            ids += c.call("memory.add_many", {"items": [
+                {"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
+                 "source": f"locomo:conv-26:{t['dia_id']}"} for t in chunk]})["ids"]
+    return ns, dict(zip(ids, (t["dia_id"] for t in turns))), sample
+
+
+def test_add_and_get_round_trip(daemon, ns):
+    mid = daemon.call("memory.add", {"content": "Melanie painted a lake sunrise last year.", "type": "fact",
+                                     "namespace": ns, "source": "chat:1", "created": "2023-05-08T13:56:00Z",
+                                     "tags": ["art"], "priority": 0.4})["id"]
+    got = daemon.call("memory.get", {"id": mid})
+    assert GET_FIELDS <= set(got)
+    assert got["content"] == "Melanie painted a lake sunrise last year."
+    assert got["created"].startswith("2023-05-08T13:56:00")
+    assert got["priority"] == 0.4 and got["version"] == 1 and got["tier"] == "active"
+    assert got["supersedes"] is None and got["superseded_by"] is None and got["tags"] == ["art"]
+    # A fact without a priority gets its type's floor.
+    low = daemon.call("memory.add", {"content": "x marks the spot", "type": "persona", "namespace": ns})["id"]
+    assert daemon.call("memory.get", {"id": low})["priority"] == 0.7
+
+
+def test_search_finds_evidence_turns(daemon, conv26):
+    ns, dia_of, sample = conv26
+    questions = [qa for qa in sample["qa"] if qa["category"] == 4 and evidence_ids(qa)][:40]
+    hits_at_10 = 0
+    for qa in questions:
+        results = daemon.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
+        assert len(results) == 10
+        assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+        sig = results[0]["signals"]
+        assert set(sig) == {"similarity", "priority", "decay", "frequency"}
+        got = {dia_of[r["id"]] for r in results}
+        hits_at_10 += bool(got & evidence_ids(qa))
+    # Single-hop questions on conv-26: most have an evidence turn in the top 10.
+    assert hits_at_10 / len(questions) >= 0.7, hits_at_10
+
+
+def test_search_signals_match_the_score_formula(daemon, conv26):
+    ns, _, _ = conv26
+    for r in daemon.call("memory.search", {"query": "adoption agencies", "namespace": ns, "k": 5})["results"]:
+        s = r["signals"]
+        expected = 0.35 * s["similarity"] + 0.25 * s["priority"] + 0.20 * s["decay"] + 0.20 * s["frequency"]
+        assert r["score"] == pytest.approx(expected, abs=1e-5)
+
+
+def test_namespaces_are_isolated(daemon, ns):
+    other = ns + "-b"
+    daemon.call("memory.add", {"content": "The vault code is 4471.", "type": "fact", "namespace": other})
+    daemon.call("memory.add", {"content": "I am Nova, patient and kind.", "type": "persona", "namespace": other})
+    daemon.call("memory.add", {"content": "The user likes sailing.", "type": "preference", "namespace": ns})
+    assert daemon.call("memory.search", {"query": "vault code", "namespace": ns})["results"] == [
+        r for r in daemon.call("memory.search", {"query": "vault code", "namespace": ns})["results"] if "vault" not in r["content"]]
+    pack = daemon.call("context.pack", {"query": "vault code", "budget_tokens": 500, "namespace": ns})
+    assert "4471" not in pack["text"] and "Nova" not in pack["text"]
+    assert "sailing" in pack["text"]
+    found = daemon.call("memory.search", {"query": "vault code", "namespace": other})["results"]
+    assert found and "4471" in found[0]["content"]
+
+
+def test_type_filter(daemon, ns):
+    daemon.call("memory.add_many", {"items": [
+        {"content": "Oscar prefers tea to coffee.", "type": "preference", "namespace": ns},
+        {"content": "Oscar drank coffee at the meeting.", "type": "fact", "namespace": ns}]})
+    results = daemon.call("memory.search", {"query": "Oscar coffee", "namespace": ns, "types": ["preference"]})["results"]
+    assert [r["type"] for r in results] == ["preference"]
+
+
+def test_update_supersedes(daemon, ns):
+    old = daemon.call("memory.add", {"content": "The user's favourite colour is blue.", "type": "preference", "namespace": ns})["id"]
+    res = daemon.call("memory.update", {"id": old, "content": "The user's favourite colour is green now."})
+    assert res["supersedes"] == old and res["id"] != old
+    old_rec, new_rec = daemon.call("memory.get", {"id": old}), daemon.call("memory.get", {"id": res["id"]})
+    assert old_rec["superseded_by"] == res["id"] and old_rec["content"].endswith("blue.")
+    assert new_rec["version"] == 2 and new_rec["supersedes"] == old and new_rec["type"] == "preference"
+    hits = daemon.call("memory.search", {"query": "favourite colour", "namespace": ns, "include_archived": True})["results"]
+    assert [h["id"] for h in hits] == [res["id"]]
+    pack = daemon.call("context.pack", {"query": "favourite colour", "budget_tokens": 400, "namespace": ns})
+    assert "blue" not in pack["text"] and "green" in pack["text"]
+    with pytest.raises(RpcCallError) as exc:
+        daemon.call("memory.update", {"id": old, "content": "again"})
+    assert exc.value.code == -32002 and res["id"] in exc.value.message
+
+
+def test_archive_and_restore_by_direct_reference(daemon, ns):
+    mid = daemon.call("memory.add", {"content": "Jon's old bike was stolen in Lisbon.", "type": "fact", "namespace": ns})["id"]
+    assert daemon.call("memory.archive", {"id": mid}) == {"tier": "archived"}
+    assert daemon.call("memory.get", {"id": mid})["tier"] == "archived"
+    assert not daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns})["results"]
+    pack = daemon.call("context.pack", {"query": "bike stolen Lisbon", "budget_tokens": 300, "namespace": ns})
+    assert "Lisbon" not in pack["text"]
+    deep = daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns, "include_archived": True})["results"]
+    assert deep[0]["id"] == mid and deep[0]["tier"] == "archived"
+    back = daemon.call("memory.reinforce", {"id": mid, "event": "direct"})
+    assert back["tier"] == "active" and back["access_count"] == 4.0
+    assert daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns})["results"][0]["id"] == mid
