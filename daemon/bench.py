@@ -170,7 +170,7 @@ def _recall(retrieved: list[str], gold: set[str], k: int) -> float:
 
 def bench_locomo(args) -> dict[str, Any]:
     from agentmemd.memory.embeddings import MiniLMEmbedder
-    from agentmemd.memory.store import fts_query
+    from agentmemd.memory.store import fts_query, indexed_text
     import sqlean
 
     data = json.loads(Path(args.data).read_text())
@@ -186,8 +186,13 @@ def bench_locomo(args) -> dict[str, Any]:
             turns = locomo_turns(sample)
             texts = [t["text"] for t in turns]
             vecs = embedder.embed(texts)
+            # What a streaming agent knows when it stores a turn: the turn before it.
+            contexts = [turns[i - 1]["text"] if i and turns[i - 1]["session"] == t["session"] else None
+                        for i, t in enumerate(turns)] if args.context else [None] * len(turns)
+            ctx_vecs = embedder.embed([indexed_text(t, c) for t, c in zip(texts, contexts)]) if args.context else vecs
             items = [{"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
-                      "source": f"locomo:{ns}:{t['dia_id']}", "embedding": v.tolist()} for t, v in zip(turns, vecs)]
+                      "source": f"locomo:{ns}:{t['dia_id']}", "embedding": v.tolist(),
+                      **({"context": c} if c else {})} for t, v, c in zip(turns, ctx_vecs, contexts)]
             ids = []
             for start in range(0, len(items), 100):  # 100 vectors as JSON stay under max_line_bytes
                 ids += client.call("memory.add_many", {"items": items[start:start + 100]})["ids"]
@@ -220,7 +225,7 @@ def bench_locomo(args) -> dict[str, Any]:
                     per_cat[name].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
             conn.close()
     names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-    report: dict[str, Any] = {"conversations": len(data), "questions": sum(len(v) for v in per_cat["bm25"].values())}
+    report: dict[str, Any] = {"context": "previous turn" if args.context else "none", "conversations": len(data), "questions": sum(len(v) for v in per_cat["bm25"].values())}
     for name in systems:
         cats = per_cat[name]
         allv = [x for v in cats.values() for x in v]

@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source")
     p.add_argument("--created", help="ISO-8601 time the remembered thing happened")
     p.add_argument("--tag", action="append", default=[], dest="tags")
+    p.add_argument("--context", help="text indexed with the memory but not stored as it (e.g. the previous turn)")
 
     p = sub.add_parser("search", help="scored hybrid search")
     p.add_argument("query")
@@ -117,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = bench.add_parser("locomo", help="evidence Recall@k of memory.search on LoCoMo")
     b.add_argument("--data", type=Path, required=True)
     b.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    b.add_argument("--no-context", dest="context", action="store_false",
+                   help="store turns without the previous turn as context")
     b.add_argument("--work-dir", type=Path)
     return parser
 
@@ -125,7 +128,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
     "health": ("health", lambda a: {}, _print_kv),
     "stats": ("stats", lambda a: {"namespace": a.namespace} if a.namespace else {}, _print_kv),
     "add": ("memory.add", lambda a: {k: v for k, v in {
-        "content": a.content, "type": a.type, "priority": a.priority, "namespace": a.namespace,
+        "content": a.content, "type": a.type, "context": a.context, "priority": a.priority, "namespace": a.namespace,
         "source": a.source, "created": a.created, "tags": a.tags or None}.items() if v is not None},
         lambda r: print(r["id"])),
     "search": ("memory.search", lambda a: {k: v for k, v in {

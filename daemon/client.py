@@ -45,7 +45,7 @@ class Client:
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         request = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params or {}}
-        response = self.send_raw(json.dumps(request, ensure_ascii=False).encode("utf-8"))
+        response = self.send_raw(json.dumps(request).encode("ascii"))
         assert isinstance(response, dict)
         if "error" in response:
             err = response["error"]

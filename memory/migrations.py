@@ -13,6 +13,7 @@ _MEMORY_COLUMNS = """
     id TEXT NOT NULL UNIQUE,
     namespace TEXT NOT NULL,
     content TEXT NOT NULL,
+    context TEXT,
     type TEXT NOT NULL,
     priority REAL NOT NULL,
     source TEXT,
@@ -41,9 +42,11 @@ def m001_memories(db):
         f"CREATE TABLE memory_archive (seq INTEGER PRIMARY KEY, {_MEMORY_COLUMNS}, archived_at TEXT NOT NULL)"
     )
     db.execute("CREATE INDEX idx_archive_ns ON memory_archive(namespace)")
+    # Contentless: it indexes content plus the optional context, which is not a column
+    # of its own anywhere; contentless_delete lets a row leave the index by rowid.
     db.execute(
         "CREATE VIRTUAL TABLE memories_fts USING fts5("
-        "content, content='memories', content_rowid='seq', "
+        "text, content='', contentless_delete=1, "
         "tokenize='porter unicode61 remove_diacritics 2')"
     )
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")

@@ -39,6 +39,9 @@ class Params(BaseModel):
 class AddParams(Params):
     content: Content
     type: MemoryType
+    # Text that situates the memory (e.g. the conversation turn before it). It is
+    # embedded and keyword-indexed with the content, never returned or packed.
+    context: Annotated[str, Field(max_length=20_000), AfterValidator(_utf8)] | None = None
     priority: float | None = Field(None, ge=0.0, le=1.0)
     namespace: Namespace = "default"
     source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None

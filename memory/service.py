@@ -43,7 +43,7 @@ from .models import (
 )
 from .packing import PackCandidate, build_pack
 from .scoring import Signals, effective_priority, injection_score, similarity_signal
-from .store import Store, from_blob, fts_query
+from .store import Store, from_blob, fts_query, indexed_text
 from .tokens import count_tokens_many
 
 _TIER_RANK = {"active": 0, "warm": 1, "cold": 2, "archived": 3}
@@ -85,6 +85,7 @@ class MemoryService:
                         "id": memory_id,
                         "namespace": p.namespace,
                         "content": p.content,
+                        "context": p.context,
                         "type": p.type,
                         "priority": effective_priority(p.priority, p.type, self.config.scoring),
                         "source": p.source,
@@ -119,7 +120,7 @@ class MemoryService:
                 out[i] = normalise(np.asarray(p.embedding, dtype=np.float32))
         missing = [i for i, v in enumerate(out) if v is None]
         if missing:
-            vecs = self.embedder.embed([items[i].content for i in missing])
+            vecs = self.embedder.embed([indexed_text(items[i].content, items[i].context) for i in missing])
             for i, v in zip(missing, vecs):
                 out[i] = v
         return out  # type: ignore[return-value]
@@ -153,17 +154,17 @@ class MemoryService:
                 f"memory {p.id} is already superseded by {old['superseded_by']}; update the current version",
                 {"superseded_by": old["superseded_by"]},
             )
-        vec = self.embedder.embed([p.content])[0]
+        vec = self.embedder.embed([indexed_text(p.content, old["context"])])[0]
         token_len = count_tokens_many([p.content])[0]
         now = format_time(self.clock.now())
         new = new_id()
         with self.store.transaction():
             if archived:
                 self.store.restore_from_archive(old["seq"])
-            self.store.mark_superseded(old["seq"], old["content"], new)
+            self.store.mark_superseded(old["seq"], new)
             self.store.insert(
                 {
-                    **{k: old[k] for k in ("namespace", "type", "priority", "source")},
+                    **{k: old[k] for k in ("namespace", "type", "priority", "source", "context")},
                     "tags": json.loads(old["tags"]),
                     "id": new,
                     "content": p.content,

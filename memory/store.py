@@ -21,7 +21,7 @@ import sqlite_vec
 from .migrations import create_vector_index, migrations
 
 COLUMNS = (
-    "seq, id, namespace, content, type, priority, source, tags, created, ingested, "
+    "seq, id, namespace, content, context, type, priority, source, tags, created, ingested, "
     "last_accessed, access_count, version, supersedes, superseded_by, token_len, embedding"
 )
 _STOPWORDS = frozenset(
@@ -54,6 +54,11 @@ def fts_query(text: str) -> str | None:
     if not terms:
         return None
     return " OR ".join(f'"{t}"' for t in terms)
+
+
+def indexed_text(content: str, context: str | None) -> str:
+    """What the embedder and FTS5 see: the context (if any) situates the content."""
+    return f"{context}\n{content}" if context else content
 
 
 def to_blob(vec: np.ndarray) -> bytes:
@@ -136,19 +141,17 @@ class Store:
                 f"INSERT INTO memories (seq, {', '.join(cols)}) VALUES (?, {', '.join('?' * len(cols))})",
                 [seq, *values],
             )
-        self._index(seq, row["namespace"], row["content"], vec)
+        self._index(seq, row["namespace"], indexed_text(row["content"], row.get("context")), vec)
         return seq
 
-    def _index(self, seq: int, namespace: str, content: str, vec: np.ndarray) -> None:
-        self.conn.execute("INSERT INTO memories_fts(rowid, content) VALUES (?, ?)", (seq, content))
+    def _index(self, seq: int, namespace: str, text: str, vec: np.ndarray) -> None:
+        self.conn.execute("INSERT INTO memories_fts(rowid, text) VALUES (?, ?)", (seq, text))
         self.conn.execute(
             "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)", (seq, to_blob(vec), namespace)
         )
 
-    def _unindex(self, seq: int, content: str) -> None:
-        self.conn.execute(
-            "INSERT INTO memories_fts(memories_fts, rowid, content) VALUES ('delete', ?, ?)", (seq, content)
-        )
+    def _unindex(self, seq: int) -> None:
+        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (seq,))
         self.conn.execute("DELETE FROM memories_vec WHERE rowid = ?", (seq,))
 
     def set_access(self, seq: int, last_accessed: str, access_count: float) -> None:
@@ -156,18 +159,17 @@ class Store:
             "UPDATE memories SET last_accessed = ?, access_count = ? WHERE seq = ?", (last_accessed, access_count, seq)
         )
 
-    def mark_superseded(self, seq: int, content: str, new_id: str) -> None:
+    def mark_superseded(self, seq: int, new_id: str) -> None:
         """The old version stays readable but leaves the search indexes for good."""
         self.conn.execute("UPDATE memories SET superseded_by = ? WHERE seq = ?", (new_id, seq))
-        self._unindex(seq, content)
+        self._unindex(seq)
 
     def move_to_archive(self, seq: int, at: str) -> None:
-        row = self.conn.execute("SELECT content, superseded_by FROM memories WHERE seq = ?", (seq,)).fetchone()
+        row = self.conn.execute("SELECT superseded_by FROM memories WHERE seq = ?", (seq,)).fetchone()
         if row is None:
             return
-        content, superseded_by = row
-        if superseded_by is None:
-            self._unindex(seq, content)
+        if row[0] is None:
+            self._unindex(seq)
         self.conn.execute(
             f"INSERT INTO memory_archive ({COLUMNS}, archived_at) SELECT {COLUMNS}, ? FROM memories WHERE seq = ?",
             (at, seq),
@@ -178,10 +180,10 @@ class Store:
         self.conn.execute(f"INSERT INTO memories ({COLUMNS}) SELECT {COLUMNS} FROM memory_archive WHERE seq = ?", (seq,))
         self.conn.execute("DELETE FROM memory_archive WHERE seq = ?", (seq,))
         row = self.conn.execute(
-            "SELECT namespace, content, embedding, superseded_by FROM memories WHERE seq = ?", (seq,)
+            "SELECT namespace, content, context, embedding, superseded_by FROM memories WHERE seq = ?", (seq,)
         ).fetchone()
-        if row[3] is None:
-            self._index(seq, row[0], row[1], from_blob(row[2]))
+        if row[4] is None:
+            self._index(seq, row[0], indexed_text(row[1], row[2]), from_blob(row[3]))
 
     def log_pack(self, entry: dict[str, Any]) -> None:
         self.conn.execute(

@@ -18,12 +18,13 @@ def conv26(daemon, locomo):
     turns = locomo_turns(sample)
     ns = "conv26"
     ids: list[str] = []
+    items = [{"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
+              "source": f"locomo:conv-26:{t['dia_id']}",
+              **({"context": turns[i - 1]["text"]} if i and turns[i - 1]["session"] == t["session"] else {})}
+             for i, t in enumerate(turns)]
     with daemon.client() as c:
-        for start in range(0, len(turns), 200):
-            chunk = turns[start:start + 200]
-            ids += c.call("memory.add_many", {"items": [
-                {"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
-                 "source": f"locomo:conv-26:{t['dia_id']}"} for t in chunk]})["ids"]
+        for start in range(0, len(items), 200):
+            ids += c.call("memory.add_many", {"items": items[start:start + 200]})["ids"]
     return ns, dict(zip(ids, (t["dia_id"] for t in turns))), sample
 
 
@@ -54,8 +55,9 @@ def test_search_finds_evidence_turns(daemon, conv26):
         assert set(sig) == {"similarity", "priority", "decay", "frequency"}
         got = {dia_of[r["id"]] for r in results}
         hits_at_10 += bool(got & evidence_ids(qa))
-    # Single-hop questions on conv-26: most have an evidence turn in the top 10.
-    assert hits_at_10 / len(questions) >= 0.7, hits_at_10
+    # The first 40 single-hop questions of conv-26: 35 had an evidence turn in the top 10
+    # when this was written, against 26 when the same turns were stored without context.
+    assert hits_at_10 >= 32, hits_at_10
 
 
 def test_search_signals_match_the_score_formula(daemon, conv26):
