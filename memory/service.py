@@ -125,16 +125,25 @@ class MemoryService:
                 out[i] = v
         return out  # type: ignore[return-value]
 
-    def reinforce(self, p: ReinforceParams) -> ReinforceResult:
-        found = self.store.get(p.id)
+    def _lookup(self, memory_id: str) -> tuple[dict[str, Any], bool]:
+        """(row, archived) or NotFound."""
+        found = self.store.get(memory_id)
         if found is None:
-            raise NotFound(f"no memory with id {p.id!r}", {"id": p.id})
-        row, archived = found
+            raise NotFound(f"no memory with id {memory_id!r}", {"id": memory_id})
+        return found
+
+    def _current_version(self, memory_id: str, action: str) -> tuple[dict[str, Any], bool]:
+        """Like _lookup, but a superseded version is a Conflict naming its successor."""
+        row, archived = self._lookup(memory_id)
         if row["superseded_by"]:
             raise Conflict(
-                f"memory {p.id} was superseded by {row['superseded_by']}; reinforce the current version",
+                f"memory {memory_id} is superseded by {row['superseded_by']}; {action} the current version",
                 {"superseded_by": row["superseded_by"]},
             )
+        return row, archived
+
+    def reinforce(self, p: ReinforceParams) -> ReinforceResult:
+        row, archived = self._current_version(p.id, "reinforce")
         now = self.clock.now()
         count = row["access_count"] + reinforcement_amount(p.event, self.config.reinforcement)
         with self.store.transaction():
@@ -145,15 +154,7 @@ class MemoryService:
         return ReinforceResult(access_count=count, retention=value, tier=tier_of(value, self.config.decay))
 
     def update(self, p: UpdateParams) -> UpdateResult:
-        found = self.store.get(p.id)
-        if found is None:
-            raise NotFound(f"no memory with id {p.id!r}", {"id": p.id})
-        old, archived = found
-        if old["superseded_by"]:
-            raise Conflict(
-                f"memory {p.id} is already superseded by {old['superseded_by']}; update the current version",
-                {"superseded_by": old["superseded_by"]},
-            )
+        old, archived = self._current_version(p.id, "update")
         vec = self.embedder.embed([indexed_text(p.content, old["context"])])[0]
         token_len = count_tokens_many([p.content])[0]
         now = format_time(self.clock.now())
@@ -182,10 +183,7 @@ class MemoryService:
         return UpdateResult(id=new, supersedes=old["id"])
 
     def archive(self, memory_id: str) -> ArchiveResult:
-        found = self.store.get(memory_id)
-        if found is None:
-            raise NotFound(f"no memory with id {memory_id!r}", {"id": memory_id})
-        row, archived = found
+        row, archived = self._lookup(memory_id)
         if not archived:
             with self.store.transaction():
                 self.store.move_to_archive(row["seq"], format_time(self.clock.now()))
@@ -210,10 +208,7 @@ class MemoryService:
     # ---- reads ---------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRecord:
-        found = self.store.get(memory_id)
-        if found is None:
-            raise NotFound(f"no memory with id {memory_id!r}", {"id": memory_id})
-        row, archived = found
+        row, archived = self._lookup(memory_id)
         value = retention(parse_time(row["last_accessed"]), row["access_count"], row["type"], self.clock.now(), self.config.decay)
         return MemoryRecord(
             **{k: row[k] for k in ("id", "content", "type", "namespace", "priority", "created", "last_accessed",
