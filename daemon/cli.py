@@ -144,7 +144,24 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
 }
 
 
+def _tune_threads_for_serving() -> None:
+    """Set before torch, numpy or tokenizers load (each reads these once).
+
+    The daemon's CPU work alternates between torch (query embedding, vector scan),
+    numpy (MMR, scores), the Rust tokenizer and SQLite on few cores. Worker threads
+    that spin after each call starved the next step: a 13 ms query embedding took
+    30-80 ms inside a pack. numpy's matrices here are ~200 x 384: one BLAS thread is
+    plenty. Only the server does this; a library user keeps their own settings.
+    """
+    import os
+
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def _serve(args: argparse.Namespace) -> int:
+    _tune_threads_for_serving()
     from .logs import setup_logging
     from .server import Daemon, StartupError
 

@@ -37,8 +37,12 @@ class EmbeddingConfig(_Section):
 
 
 class RetrievalConfig(_Section):
-    vector_candidates: int = Field(100, gt=0, description="N for top-N sqlite-vec neighbours.")
+    vector_candidates: int = Field(100, gt=0, description="N for top-N nearest vectors (exact cosine over the vec0 vectors, held in RAM).")
     fts_candidates: int = Field(50, gt=0, description="N for top-N FTS5/BM25 hits.")
+    fts_max_postings: int = Field(
+        5000, gt=0, description="BM25 work bound: a query term in more memories than this is a stop word; "
+        "the others are used rarest first while their document frequencies add up to at most this."
+    )
     pinned_candidates: int = Field(20, ge=0, description="Always-considered persona/relational items.")
     recent_candidates: int = Field(20, ge=0, description="Most recently accessed items.")
     dense_weight: float = Field(0.5, ge=0, le=1, description="Share of cosine in the similarity signal.")

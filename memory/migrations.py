@@ -70,6 +70,18 @@ def m002_pack_log(db):
     db.execute("CREATE INDEX idx_pack_log_at ON pack_log(at)")
 
 
+@migrations()
+def m003_read_path_indexes(db):
+    # Pinned and recent candidates are LIMIT queries; these indexes make them index walks
+    # instead of sorts over every persona/relational (or every) memory of a namespace.
+    db.execute("DROP INDEX IF EXISTS idx_memories_ns_type")
+    db.execute("DROP INDEX IF EXISTS idx_memories_ns_accessed")
+    db.execute("CREATE INDEX idx_memories_pinned ON memories(namespace, type, priority DESC, seq)")
+    db.execute("CREATE INDEX idx_memories_recent ON memories(namespace, last_accessed DESC, seq DESC)")
+    # health/stats count live memories; rows carry their embedding, so a table scan reads it all.
+    db.execute("CREATE INDEX idx_memories_live ON memories(superseded_by, namespace, type)")
+
+
 def create_vector_index(db, dim: int) -> None:
     """The vec0 table needs the embedding dimension, known only once an embedder is chosen."""
     db.execute(

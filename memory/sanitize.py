@@ -38,3 +38,8 @@ def sanitize(text: str) -> tuple[str, bool]:
     # Newlines inside one memory would let it forge extra pack lines.
     flattened = " ".join(cleaned.split())
     return flattened, count > 0
+
+
+def is_clean(text: str) -> bool:
+    """True when sanitize() would leave the words (so the token count) as they are."""
+    return _REGEX.search(text) is None

@@ -12,8 +12,10 @@ store, query and time always give the same pack.
 
 from __future__ import annotations
 
+import heapq
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -43,7 +45,7 @@ from .models import (
 )
 from .packing import PackCandidate, build_pack
 from .scoring import Signals, effective_priority, injection_score, similarity_signal
-from .store import Store, from_blob, fts_query, indexed_text
+from .store import Store, from_blob, fts_terms, indexed_text
 from .tokens import count_tokens_many
 
 _TIER_RANK = {"active": 0, "warm": 1, "cold": 2, "archived": 3}
@@ -69,6 +71,7 @@ class MemoryService:
         self.embedder = embedder
         self.clock = clock
         self.config = config
+        self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-embed")
 
     # ---- writes -------------------------------------------------------------
 
@@ -243,23 +246,18 @@ class MemoryService:
 
     def _candidates(self, namespace: str, query: str, *, for_pack: bool) -> tuple[list[Scored], np.ndarray]:
         rc = self.config.retrieval
-        qvec = self.embedder.embed_query(query)
-        seqs: dict[int, None] = {}
-        for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates):
-            seqs[seq] = None
-        match = fts_query(query)
-        bm25: dict[int, float] = {}
-        if match:
-            for seq, score in self.store.fts(namespace, match, rc.fts_candidates):
-                seqs[seq] = None
-                bm25[seq] = score
+        # The query embedding (torch, one thread) runs beside the SQLite lookups that do not need it.
+        embedding = self._embed_pool.submit(self.embedder.embed_query, query)
+        bm25 = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings)
+        extra: list[int] = []
         if for_pack:
-            for seq in self.store.pinned(namespace, rc.pinned_candidates):
-                seqs[seq] = None
-            for seq in self.store.recent(namespace, rc.recent_candidates):
-                seqs[seq] = None
-        if match:
-            bm25.update(self.store.fts_scores(match, [s for s in seqs if s not in bm25]))
+            extra = self.store.pinned(namespace, rc.pinned_candidates) + self.store.recent(namespace, rc.recent_candidates)
+        qvec = embedding.result()
+        seqs: dict[int, None] = dict.fromkeys(seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates))
+        # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
+        for seq in heapq.nsmallest(rc.fts_candidates, bm25, key=lambda s: (bm25[s], s)):
+            seqs[seq] = None
+        seqs.update(dict.fromkeys(extra))
         # bm25() is negative, lower is better; normalise to [0, 1] by the best in the set.
         best = max((-s for s in bm25.values()), default=0.0)
         lexical = {seq: (-s / best) for seq, s in bm25.items()} if best > 0 else {}

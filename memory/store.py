@@ -19,6 +19,7 @@ import sqlite_utils
 import sqlite_vec
 
 from .migrations import create_vector_index, migrations
+from .vector_index import VectorIndex
 
 COLUMNS = (
     "seq, id, namespace, content, context, type, priority, source, tags, created, ingested, "
@@ -44,16 +45,20 @@ class DimensionMismatch(StoreError):
     pass
 
 
-def fts_query(text: str) -> str | None:
-    """An OR query of the distinct non-stopword terms, each quoted (FTS5 syntax-safe)."""
+def fts_terms(text: str) -> list[str]:
+    """The distinct non-stopword words of ``text``, lower-cased, in order."""
     terms: list[str] = []
     for word in _WORD.findall(text.lower()):
-        if word in _STOPWORDS or word in terms:
-            continue
-        terms.append(word)
-    if not terms:
-        return None
-    return " OR ".join(f'"{t}"' for t in terms)
+        if word not in _STOPWORDS and word not in terms:
+            terms.append(word)
+    return terms
+
+
+def fts_query(terms: str | list[str]) -> str | None:
+    """An OR query of the terms (or of a text's terms), each quoted: FTS5 syntax-safe."""
+    if isinstance(terms, str):
+        terms = fts_terms(terms)
+    return " OR ".join(f'"{t}"' for t in terms) or None
 
 
 def indexed_text(content: str, context: str | None) -> str:
@@ -84,9 +89,12 @@ class Store:
         self.conn = conn
         self.db = sqlite_utils.Database(conn)
         self._lock = threading.RLock()
+        # Index changes of the open transaction, applied to the in-RAM matrix on COMMIT.
+        self._after_commit: list[tuple[str, int, np.ndarray | None]] = []
         migrations.apply(self.db)
         self._check_embedding_meta(dim, model)
         create_vector_index(self.db, dim)
+        self.vectors = VectorIndex(dim, self._load_vectors)
 
     # ---- plumbing -----------------------------------------------------------
 
@@ -105,13 +113,21 @@ class Store:
     def transaction(self) -> Iterator[None]:
         with self._lock:
             self.conn.execute("BEGIN IMMEDIATE")
+            self._after_commit.clear()
             try:
                 yield
             except BaseException:
+                self._after_commit.clear()
                 self.conn.execute("ROLLBACK")
                 raise
             else:
                 self.conn.execute("COMMIT")
+                for namespace, seq, vec in self._after_commit:
+                    if vec is None:
+                        self.vectors.remove(seq)
+                    else:
+                        self.vectors.add(namespace, seq, vec)
+                self._after_commit.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -149,10 +165,23 @@ class Store:
         self.conn.execute(
             "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)", (seq, to_blob(vec), namespace)
         )
+        self._after_commit.append((namespace, seq, np.asarray(vec, dtype=np.float32)))
 
     def _unindex(self, seq: int) -> None:
         self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (seq,))
         self.conn.execute("DELETE FROM memories_vec WHERE rowid = ?", (seq,))
+        self._after_commit.append(("", seq, None))
+
+    def _load_vectors(self, namespace: str) -> tuple[list[int], Iterator[list[bytes]]]:
+        sql = "SELECT rowid{} FROM memories_vec WHERE namespace = ? ORDER BY rowid"
+        seqs = [r[0] for r in self.conn.execute(sql.format(""), (namespace,))]
+
+        def chunks() -> Iterator[list[bytes]]:
+            cur = self.conn.execute(sql.format(", embedding"), (namespace,))
+            while rows := cur.fetchmany(8192):
+                yield [r[1] for r in rows]
+
+        return seqs, chunks()
 
     def set_access(self, seq: int, last_accessed: str, access_count: float) -> None:
         self.conn.execute(
@@ -216,37 +245,51 @@ class Store:
         return out
 
     def knn(self, namespace: str, vec: np.ndarray, n: int) -> list[tuple[int, float]]:
-        return self.conn.execute(
-            "SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND namespace = ?",
-            (to_blob(vec), n, namespace),
-        ).fetchall()
+        """[(seq, cosine)] of the n nearest live memories of the namespace, exact."""
+        with self._lock:
+            return self.vectors.search(namespace, vec, n)
 
-    def fts(self, namespace: str, match: str, n: int) -> list[tuple[int, float]]:
+    def document_frequency(self, term: str) -> int:
         return self.conn.execute(
-            "SELECT f.rowid, bm25(memories_fts) AS s FROM memories_fts f JOIN memories m ON m.seq = f.rowid "
-            "WHERE memories_fts MATCH ? AND m.namespace = ? ORDER BY s, f.rowid LIMIT ?",
-            (match, namespace, n),
-        ).fetchall()
+            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query([term]),)
+        ).fetchone()[0]
 
-    def fts_scores(self, match: str, seqs: list[int]) -> dict[int, float]:
-        if not seqs:
-            return {}
-        rows = self.conn.execute(
-            f"SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ? "
-            f"AND rowid IN ({', '.join('?' * len(seqs))})",
-            (match, *seqs),
-        ).fetchall()
-        return dict(rows)
+    def bm25(self, namespace: str, terms: list[str], max_postings: int) -> dict[int, float]:
+        """FTS5 bm25() (negative; lower is better) of every memory of the namespace matching a term.
+
+        Work grows with the postings read, so a term found in more than ``max_postings``
+        memories is treated as a stop word (its BM25 weight is small anyway), and the
+        others are taken rarest first while their document frequencies add up to at
+        most ``max_postings``. A store smaller than that never drops a term.
+        """
+        with self._lock:
+            chosen: list[str] = []
+            total = 0
+            for df, _, term in sorted((self.document_frequency(t), i, t) for i, t in enumerate(terms)):
+                if df == 0:
+                    continue
+                if total + df > max_postings:
+                    break
+                chosen.append(term)
+                total += df
+            if not chosen:
+                return {}
+            rows = self.conn.execute(
+                "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query(chosen),)
+            ).fetchall()
+            members = self.vectors.members(namespace)
+            return {seq: score for seq, score in rows if seq in members}
 
     def pinned(self, namespace: str, n: int) -> list[int]:
-        return [
-            r[0]
-            for r in self.conn.execute(
-                "SELECT seq FROM memories WHERE namespace = ? AND type IN ('persona', 'relational') "
-                "AND superseded_by IS NULL ORDER BY priority DESC, seq LIMIT ?",
-                (namespace, n),
-            )
-        ]
+        """The n highest-priority persona/relational memories (one index walk per type)."""
+        rows: list[tuple[float, int]] = []
+        for mtype in ("persona", "relational"):
+            rows += self.conn.execute(
+                "SELECT priority, seq FROM memories WHERE namespace = ? AND type = ? AND superseded_by IS NULL "
+                "ORDER BY priority DESC, seq LIMIT ?",
+                (namespace, mtype, n),
+            ).fetchall()
+        return [seq for _, seq in sorted(rows, key=lambda r: (-r[0], r[1]))[:n]]
 
     def recent(self, namespace: str, n: int) -> list[int]:
         return [

@@ -36,3 +36,8 @@ def count_tokens_many(texts: list[str]) -> list[int]:
         return []
     encs = _tokenizer().encode_batch(list(texts), add_special_tokens=False)
     return [len(e.ids) for e in encs]
+
+
+def vocabulary() -> list[str]:
+    """The tokenizer's vocabulary (WordPiece entries; continuations start with ##)."""
+    return list(_tokenizer().get_vocab())
