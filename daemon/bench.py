@@ -51,6 +51,15 @@ def locomo_turns(sample: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def turn_contexts(turns: list[dict[str, Any]], previous: int) -> list[str | None]:
+    """What a streaming agent knows when it stores a turn: up to `previous` turns before it, same session."""
+    out: list[str | None] = []
+    for i, turn in enumerate(turns):
+        before = [t["text"] for t in turns[max(0, i - previous) : i] if t["session"] == turn["session"]]
+        out.append("\n".join(before) or None)
+    return out
+
+
 def evidence_ids(qa: dict[str, Any]) -> set[str]:
     """Parse evidence leniently: 'D8:6; D9:17' and friends hold several ids."""
     return {f"D{a}:{b}" for ev in qa.get("evidence", []) for a, b in _DIA.findall(ev.replace(" ", ""))}
@@ -208,9 +217,8 @@ def bench_locomo(args) -> dict[str, Any]:
             texts = [t["text"] for t in turns]
             vecs = embedder.embed(texts)
             # What a streaming agent knows when it stores a turn: the turn before it.
-            contexts = [turns[i - 1]["text"] if i and turns[i - 1]["session"] == t["session"] else None
-                        for i, t in enumerate(turns)] if args.context else [None] * len(turns)
-            ctx_vecs = embedder.embed([indexed_text(t, c) for t, c in zip(texts, contexts)]) if args.context else vecs
+            contexts = turn_contexts(turns, args.context_turns)
+            ctx_vecs = embedder.embed([indexed_text(t, c) for t, c in zip(texts, contexts)]) if args.context_turns else vecs
             items = [{"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
                       "source": f"locomo:{ns}:{t['dia_id']}", "embedding": v.tolist(),
                       **({"context": c} if c else {})} for t, v, c in zip(turns, ctx_vecs, contexts)]
@@ -246,7 +254,7 @@ def bench_locomo(args) -> dict[str, Any]:
                     per_cat[name].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
             conn.close()
     names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-    report: dict[str, Any] = {"context": "previous turn" if args.context else "none", "conversations": len(data), "questions": sum(len(v) for v in per_cat["bm25"].values())}
+    report: dict[str, Any] = {"context": f"{args.context_turns} previous turn(s) of the session", "conversations": len(data), "questions": sum(len(v) for v in per_cat["bm25"].values())}
     for name in systems:
         cats = per_cat[name]
         allv = [x for v in cats.values() for x in v]

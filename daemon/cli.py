@@ -118,8 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     b = bench.add_parser("locomo", help="evidence Recall@k of memory.search on LoCoMo")
     b.add_argument("--data", type=Path, required=True)
     b.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
-    b.add_argument("--no-context", dest="context", action="store_false",
-                   help="store turns without the previous turn as context")
+    b.add_argument("--context-turns", type=int, default=2, metavar="N",
+                   help="store each turn with up to N previous turns of its session as `context` (0: none)")
     b.add_argument("--work-dir", type=Path)
     return parser
 
