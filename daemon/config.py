@@ -98,8 +98,16 @@ class ClockConfig(_Section):
     start: str = ""
 
 
+class WorkspaceConfig(_Section):
+    path: str = Field("", description="Markdown workspace directory ('' = none; `serve --workspace` overrides).")
+    namespace: str = Field("default", min_length=1, max_length=200, description="Namespace its items live in.")
+    max_file_bytes: int = Field(1_048_576, gt=0, description="Larger files are skipped with a logged reason.")
+    debounce_ms: int = Field(300, ge=0, le=10_000, description="Quiet time after a save before indexing.")
+
+
 class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
+    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
@@ -131,12 +139,15 @@ def load_config(path: str | Path | None = None, overrides: dict | None = None) -
     if overrides:
         data = _merge(data, overrides)
     try:
-        return Config.model_validate(data)
+        config = Config.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
         raise ConfigError(f"invalid config{f' {path}' if path else ''}: {problems}") from None
+    if path is not None and config.workspace.path and not Path(config.workspace.path).is_absolute():
+        config.workspace.path = str((Path(path).resolve().parent / config.workspace.path).resolve())
+    return config
 
 
 def _merge(base: dict, over: dict) -> dict:

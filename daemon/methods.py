@@ -6,12 +6,24 @@ from agentmemd.memory import models as m
 from agentmemd.memory.clock import ManualClock, format_time
 from agentmemd.memory.errors import Conflict
 from agentmemd.memory.service import MemoryService
+from agentmemd.memory.workspace import WorkspaceIndexer
 
 from . import __version__
 from .rpc import Method
 
 
-def build_methods(service: MemoryService) -> dict[str, Method]:
+def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None = None) -> dict[str, Method]:
+    def workspace_indexer() -> WorkspaceIndexer:
+        if indexer is None:
+            raise Conflict("no workspace: start the daemon with --workspace DIR or set [workspace] path")
+        return indexer
+
+    def workspace_status(_: m.EmptyParams) -> dict:
+        ix = workspace_indexer()
+        files = ix.store.workspace_files()
+        return {"root": str(ix.root), "namespace": ix.namespace,
+                "files": [files[k] for k in sorted(files)]}
+
     def health(_: m.EmptyParams) -> m.HealthResult:
         return m.HealthResult(status="ok", version=__version__, memories=service.health_count())
 
@@ -38,6 +50,10 @@ def build_methods(service: MemoryService) -> dict[str, Method]:
         "memory.sweep": Method(m.EmptyParams, lambda p: service.sweep(), "Archive memories below the Cold tier."),
         "context.pack": Method(m.PackParams, service.pack, "Build a Memory Pack within a token budget."),
         "context.explain": Method(m.ExplainParams, lambda p: service.explain(p.pack_id), "Why a pack holds what it holds."),
+        "workspace.status": Method(m.EmptyParams, workspace_status, "Indexed workspace files, skipped ones with why."),
+        "workspace.sync": Method(
+            m.EmptyParams, lambda p: workspace_indexer().catch_up().as_dict(), "Re-index every changed workspace file now."
+        ),
         "clock.now": Method(m.EmptyParams, clock_now, "The daemon's current time."),
         "clock.advance": Method(m.ClockAdvanceParams, clock_advance, "Move a manual clock forward."),
     }

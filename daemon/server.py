@@ -21,11 +21,13 @@ from agentmemd.memory.clock import make_clock
 from agentmemd.memory.embeddings import MiniLMEmbedder
 from agentmemd.memory.service import MemoryService
 from agentmemd.memory.store import Store
+from agentmemd.memory.workspace import WorkspaceIndexer
 
 from . import __version__
 from .config import Config
 from .methods import build_methods
 from .rpc import INVALID_REQUEST, Dispatcher, RpcError, encode, error_response
+from .watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")
 MAX_SOCKET_PATH = 107  # sun_path is 108 bytes including the NUL
@@ -90,7 +92,9 @@ class Daemon:
         self.config = config
         self.data_dir = Path(data_dir)
         self.socket_path = Path(socket_path)
-        self.workspace = Path(workspace) if workspace else None
+        chosen = workspace or (config.workspace.path or None)
+        self.workspace = Path(chosen).resolve() if chosen else None
+        self.indexer: WorkspaceIndexer | None = None
         self.lock = DataDirLock(self.data_dir)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
         self.store: Store | None = None
@@ -110,6 +114,10 @@ class Daemon:
             self.store = Store(self.data_dir / "agentmemd.db", dim=embedder.dim, model=embedder.name,
                                synchronous=self.config.store.synchronous)
             self.service = MemoryService(self.store, embedder, make_clock(self.config.clock.start), self.config)
+            if self.workspace is not None:
+                wc = self.config.workspace
+                self.indexer = WorkspaceIndexer(self.service, self.workspace, namespace=wc.namespace,
+                                                max_file_bytes=wc.max_file_bytes)
         except BaseException:
             self.lock.release()
             raise
@@ -117,8 +125,15 @@ class Daemon:
     async def serve(self) -> None:
         self.open()
         assert self.service is not None
-        dispatcher = Dispatcher(build_methods(self.service), self.executor)
+        dispatcher = Dispatcher(build_methods(self.service, self.indexer), self.executor)
         loop = asyncio.get_running_loop()
+        watcher = None
+        if self.indexer is not None:
+            # Edits made while the daemon was down are in memory before the socket opens.
+            report = await loop.run_in_executor(self.executor, self.indexer.catch_up)
+            log.info("workspace caught up", extra=report.as_dict())
+            watcher = WorkspaceWatcher(self.indexer.root, self.indexer.relative, self.config.workspace.debounce_ms)
+            watcher.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stop.set)
         old_umask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
@@ -130,6 +145,7 @@ class Daemon:
             os.umask(old_umask)
         os.chmod(self.socket_path, 0o600)
         sweeper = asyncio.create_task(self._sweep_periodically())
+        indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
         log.info("listening", extra={"socket": str(self.socket_path), "data_dir": str(self.data_dir),
                                      "workspace": str(self.workspace) if self.workspace else None,
                                      "version": __version__, "pid": os.getpid()})
@@ -138,6 +154,9 @@ class Daemon:
         finally:
             log.info("shutting down")
             sweeper.cancel()
+            if watcher is not None:
+                indexing.cancel()
+                watcher.stop()
             server.close()
             await server.wait_closed()
             # No new connections now; let requests in flight finish their writes,
@@ -179,6 +198,18 @@ class Daemon:
             except Exception:
                 log.exception("decay sweep failed")
             await asyncio.sleep(self.config.server.sweep_interval_minutes * 60)
+
+    async def _index_changes(self, watcher: WorkspaceWatcher) -> None:
+        loop = asyncio.get_running_loop()
+        assert self.indexer is not None
+        async for paths, rescan in watcher.changes():
+            try:
+                if rescan:
+                    await loop.run_in_executor(self.executor, self.indexer.catch_up)
+                if paths:
+                    await loop.run_in_executor(self.executor, self.indexer.sync, sorted(paths))
+            except Exception:
+                log.exception("workspace sync failed", extra={"paths": sorted(paths)})
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dispatcher: Dispatcher) -> None:
         limit = self.config.server.max_line_bytes

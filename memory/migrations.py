@@ -82,6 +82,34 @@ def m003_read_path_indexes(db):
     db.execute("CREATE INDEX idx_memories_live ON memories(superseded_by, namespace, type)")
 
 
+@migrations()
+def m004_workspace(db):
+    # Which memory each Markdown item became (memory_id is always the current version),
+    # and what each file looked like when last indexed (to catch up after downtime).
+    db.execute(
+        """CREATE TABLE workspace_items (
+            memory_id TEXT PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            path TEXT NOT NULL,
+            item_key TEXT NOT NULL,
+            anchor TEXT NOT NULL,
+            heading_path TEXT NOT NULL,
+            content TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX idx_workspace_items_path ON workspace_items(path)")
+    db.execute(
+        """CREATE TABLE workspace_files (
+            path TEXT PRIMARY KEY,
+            sha256 TEXT,
+            size INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT,
+            indexed_at TEXT NOT NULL
+        )"""
+    )
+
+
 def create_vector_index(db, dim: int) -> None:
     """The vec0 table needs the embedding dimension, known only once an embedder is chosen."""
     db.execute(

@@ -89,6 +89,10 @@ class ReinforceParams(Params):
 class UpdateParams(Params):
     id: MemoryId
     content: Content
+    # Unset: the new version keeps the old one's.
+    type: MemoryType | None = None
+    priority: float | None = Field(None, ge=0.0, le=1.0)
+    source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
 
 
 class PackParams(Params):

@@ -166,9 +166,15 @@ class MemoryService:
             if archived:
                 self.store.restore_from_archive(old["seq"])
             self.store.mark_superseded(old["seq"], new)
+            mtype = p.type or old["type"]
+            priority = old["priority"] if p.priority is None and p.type is None else (
+                effective_priority(p.priority, mtype, self.config.scoring))
             self.store.insert(
                 {
-                    **{k: old[k] for k in ("namespace", "type", "priority", "source", "context")},
+                    **{k: old[k] for k in ("namespace", "context")},
+                    "type": mtype,
+                    "priority": priority,
+                    "source": p.source if p.source is not None else old["source"],
                     "tags": json.loads(old["tags"]),
                     "id": new,
                     "content": p.content,

@@ -91,6 +91,7 @@ class Store:
         self._lock = threading.RLock()
         # Index changes of the open transaction, applied to the in-RAM matrix on COMMIT.
         self._after_commit: list[tuple[str, int, np.ndarray | None]] = []
+        self._depth = 0
         migrations.apply(self.db)
         self._check_embedding_meta(dim, model)
         create_vector_index(self.db, dim)
@@ -111,9 +112,18 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT. Nested use joins the outer transaction (all or nothing)."""
         with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
             self.conn.execute("BEGIN IMMEDIATE")
             self._after_commit.clear()
+            self._depth = 1
             try:
                 yield
             except BaseException:
@@ -128,6 +138,8 @@ class Store:
                     else:
                         self.vectors.add(namespace, seq, vec)
                 self._after_commit.clear()
+            finally:
+                self._depth = 0
 
     def close(self) -> None:
         with self._lock:
@@ -213,6 +225,41 @@ class Store:
         ).fetchone()
         if row[4] is None:
             self._index(seq, row[0], indexed_text(row[1], row[2]), from_blob(row[3]))
+
+    def set_source(self, seq: int, source: str | None) -> None:
+        self.conn.execute("UPDATE memories SET source = ? WHERE seq = ?", (source, seq))
+
+    # ---- workspace bookkeeping ---------------------------------------------------
+
+    def workspace_items(self, paths: list[str]) -> list[dict[str, Any]]:
+        if not paths:
+            return []
+        return self._rows(
+            f"SELECT * FROM workspace_items WHERE path IN ({', '.join('?' * len(paths))}) ORDER BY rowid", paths
+        )
+
+    def put_workspace_item(self, row: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO workspace_items (memory_id, namespace, path, item_key, anchor, heading_path, content) "
+            "VALUES (:memory_id, :namespace, :path, :item_key, :anchor, :heading_path, :content)",
+            row,
+        )
+
+    def drop_workspace_item(self, memory_id: str) -> None:
+        self.conn.execute("DELETE FROM workspace_items WHERE memory_id = ?", (memory_id,))
+
+    def workspace_files(self) -> dict[str, dict[str, Any]]:
+        return {r["path"]: r for r in self._rows("SELECT * FROM workspace_files")}
+
+    def put_workspace_file(self, row: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO workspace_files (path, sha256, size, status, reason, indexed_at) "
+            "VALUES (:path, :sha256, :size, :status, :reason, :indexed_at)",
+            row,
+        )
+
+    def drop_workspace_file(self, path: str) -> None:
+        self.conn.execute("DELETE FROM workspace_files WHERE path = ?", (path,))
 
     def log_pack(self, entry: dict[str, Any]) -> None:
         self.conn.execute(

@@ -1,0 +1,191 @@
+"""The Markdown workspace: a real daemon watching a temporary workspace (issue 3)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NS = "ws"
+
+USER_MD = """# USER
+<!-- The user's profile. -->
+
+## About
+Oscar is a software engineer who lives in Barcelona with his partner Marta.
+
+## People
+- Sam is Oscar's younger brother; they go climbing on Sundays.
+- Ana is Oscar's manager at the Ofertes project.
+
+## Preferences
+- Oscar prefers short answers without bullet points.
+- Oscar drinks green tea, never coffee after noon.
+
+<!-- agentmemd:begin -->
+- The daemon wrote this line about xylophones.
+<!-- agentmemd:end -->
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    ws = tmp_path / "workspace"
+    shutil.copytree(ROOT / "workspace_template", ws)
+    (ws / "USER.md").write_text(USER_MD)
+    (ws / "memory" / "topics" / "climbing.md").write_text(
+        "# Climbing\n\n- Oscar climbs at the Sharma gym in Gava.\n- His project route is graded 7a.\n"
+    )
+    return ws
+
+
+@pytest.fixture
+def wsd(spawn, short_tmp, workspace):
+    """A daemon on its own data dir, watching `workspace`, system clock."""
+    return spawn({"workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100,
+                                "max_file_bytes": 4096}})
+
+
+def find(d, text: str, path: str | None = None) -> dict | None:
+    for hit in d.call("memory.search", {"query": text, "k": 10, "namespace": NS})["results"]:
+        if hit["content"] == text and (path is None or hit["source"].startswith(path)):
+            return hit
+    return None
+
+
+def wait_for(predicate, timeout: float = 2.0):
+    """Poll until predicate() is truthy; return (value, seconds) or fail after `timeout`."""
+    start = time.monotonic()
+    while True:
+        value = predicate()
+        elapsed = time.monotonic() - start
+        if value:
+            return value, elapsed
+        if elapsed > timeout:
+            pytest.fail(f"not true within {timeout} s")
+        time.sleep(0.05)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """How vim/VS Code-style editors save: write a temp file, rename it over the original."""
+    tmp = path.with_name(f".{path.name}.swp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def test_start_indexes_every_file_with_types_and_provenance(wsd):
+    sam = find(wsd, "Sam is Oscar's younger brother; they go climbing on Sundays.")
+    assert sam["type"] == "relational" and sam["source"] == "USER.md#USER > People L8"
+    tea = find(wsd, "Oscar drinks green tea, never coffee after noon.")
+    assert tea["type"] == "preference" and tea["source"] == "USER.md#USER > Preferences L13"
+    about = find(wsd, "Oscar is a software engineer who lives in Barcelona with his partner Marta.")
+    assert about["type"] == "preference" and about["source"] == "USER.md#USER > About L5"
+    gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
+    assert gym["type"] == "fact" and gym["source"].startswith("memory/topics/climbing.md#Climbing L3")
+    # Guidance comments and the daemon's own section are not memories.
+    assert not any("xylophone" in h["content"] for h in
+                   wsd.call("memory.search", {"query": "xylophones", "k": 10, "namespace": NS})["results"])
+    pack = wsd.call("context.pack", {"query": "who is Sam?", "budget_tokens": 300, "namespace": NS})
+    assert "USER.md#USER > People L8" in pack["text"]
+    status = wsd.call("workspace.status")
+    assert {f["path"] for f in status["files"]} >= {"USER.md", "SOUL.md", "memory/topics/climbing.md"}
+
+
+def test_a_new_item_is_searchable_within_two_seconds(wsd, workspace):
+    user = workspace / "USER.md"
+    user.write_text(USER_MD.replace("## Preferences\n", "## Preferences\n- Oscar is allergic to penicillin.\n"))
+    hit, seconds = wait_for(lambda: find(wsd, "Oscar is allergic to penicillin."))
+    print(f"searchable after {seconds:.2f} s")
+    assert hit["type"] == "preference" and hit["source"] == "USER.md#USER > Preferences L12"
+    # The items below it moved down a line: same memory, provenance follows.
+    tea = find(wsd, "Oscar drinks green tea, never coffee after noon.")
+    assert tea["source"] == "USER.md#USER > Preferences L14"
+
+
+def test_an_edit_is_a_new_version_not_a_duplicate(wsd, workspace):
+    old = find(wsd, "Ana is Oscar's manager at the Ofertes project.")
+    write_atomically(workspace / "USER.md", USER_MD.replace("Ana is Oscar's manager", "Ana was Oscar's manager"))
+    new, _ = wait_for(lambda: find(wsd, "Ana was Oscar's manager at the Ofertes project."))
+    before = wsd.call("memory.get", {"id": old["id"]})
+    assert before["superseded_by"] == new["id"] and before["content"].startswith("Ana is")
+    after = wsd.call("memory.get", {"id": new["id"]})
+    assert after["supersedes"] == old["id"] and after["version"] == 2 and after["type"] == "relational"
+    hits = wsd.call("memory.search", {"query": "Ana manager Ofertes", "k": 10, "namespace": NS})["results"]
+    assert [h["id"] for h in hits if "Ana" in h["content"]] == [new["id"]]
+
+
+def test_deleted_items_and_files_are_archived_not_lost(wsd, workspace):
+    sam = find(wsd, "Sam is Oscar's younger brother; they go climbing on Sundays.")
+    gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
+    (workspace / "USER.md").write_text(USER_MD.replace("- Sam is Oscar's younger brother; they go climbing on Sundays.\n", ""))
+    (workspace / "memory" / "topics" / "climbing.md").unlink()
+    wait_for(lambda: wsd.call("memory.get", {"id": gym["id"]})["tier"] == "archived"
+             and wsd.call("memory.get", {"id": sam["id"]})["tier"] == "archived")
+    assert wsd.call("memory.get", {"id": sam["id"]})["content"].startswith("Sam is")  # still recoverable
+    assert find(wsd, "Oscar climbs at the Sharma gym in Gava.") is None
+
+
+def test_a_renamed_file_keeps_its_memories(wsd, workspace):
+    gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
+    topics = workspace / "memory" / "topics"
+    os.rename(topics / "climbing.md", topics / "sport.md")
+    moved, _ = wait_for(lambda: (h := find(wsd, "Oscar climbs at the Sharma gym in Gava.")) and
+                        h["source"].startswith("memory/topics/sport.md") and h)
+    assert moved["id"] == gym["id"]
+    assert wsd.call("memory.get", {"id": gym["id"]})["superseded_by"] is None
+
+
+def test_a_burst_of_saves_ends_in_the_last_text(wsd, workspace):
+    path = workspace / "memory" / "topics" / "climbing.md"
+    for n in range(1, 21):
+        write_atomically(path, f"# Climbing\n\n- Oscar climbs at the Sharma gym in Gava.\n- His project route is graded 7a, attempt {n}.\n")
+        time.sleep(0.01)
+    final, _ = wait_for(lambda: find(wsd, "His project route is graded 7a, attempt 20."), timeout=3)
+    live = [h for h in wsd.call("memory.search", {"query": "project route graded 7a attempt", "k": 10,
+                                                  "namespace": NS})["results"] if "project route" in h["content"]]
+    assert [h["id"] for h in live] == [final["id"]]
+
+
+def test_edits_made_while_the_daemon_was_down_are_caught_up_at_start(wsd, workspace):
+    ana = find(wsd, "Ana is Oscar's manager at the Ofertes project.")
+    gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
+    tea = find(wsd, "Oscar drinks green tea, never coffee after noon.")
+    assert wsd.terminate(signal.SIGTERM) == 0
+    (workspace / "USER.md").write_text(
+        USER_MD.replace("Ana is Oscar's manager at", "Ana is Oscar's former manager at")
+        + "\n## Health\n- Oscar runs 10 km every Saturday.\n")
+    (workspace / "memory" / "topics" / "climbing.md").unlink()
+    (workspace / "memory" / "knowledge").joinpath("barcelona.md").write_text("# Barcelona\n\nThe Sagrada Familia is in Barcelona.\n")
+    wsd.start()  # the socket answers only once the catch-up is done
+    new_ana = find(wsd, "Ana is Oscar's former manager at the Ofertes project.")
+    assert wsd.call("memory.get", {"id": ana["id"]})["superseded_by"] == new_ana["id"]
+    assert find(wsd, "Oscar runs 10 km every Saturday.")["source"] == "USER.md#USER > Health L20"
+    assert find(wsd, "The Sagrada Familia is in Barcelona.")["type"] == "fact"
+    assert wsd.call("memory.get", {"id": gym["id"]})["tier"] == "archived"
+    assert find(wsd, "Oscar drinks green tea, never coffee after noon.")["id"] == tea["id"]  # untouched: same memory
+
+
+def test_invalid_files_are_skipped_with_a_reason(wsd, workspace):
+    (workspace / "memory" / "topics" / "photo.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (workspace / "memory" / "topics" / "latin1.md").write_bytes("- Caf\xe9 con leche".encode("latin-1"))
+    (workspace / "memory" / "topics" / "huge.md").write_text("- big line\n" * 1000)
+    (workspace / "memory" / "topics" / "bad-tag.md").write_text("<!-- type: wizard -->\n- a wizard item\n")
+    (workspace / "memory" / "topics" / "fine.md").write_text("- Oscar's bike is a blue Brompton.\n")
+    wait_for(lambda: find(wsd, "Oscar's bike is a blue Brompton."))
+
+    def reasons():
+        files = {f["path"]: f for f in wsd.call("workspace.status")["files"]}
+        names = ("photo", "latin1", "huge", "bad-tag")
+        if all(f"memory/topics/{n}.md" in files for n in names):
+            return {n: files[f"memory/topics/{n}.md"]["reason"] for n in names}
+        return None
+
+    why, _ = wait_for(reasons)
+    assert "binary" in why["photo"] and "not UTF-8" in why["latin1"]
+    assert "max_file_bytes" in why["huge"] and "unknown type 'wizard'" in why["bad-tag"]
+    assert wsd.call("health")["status"] == "ok"
