@@ -19,11 +19,11 @@ venv: $(BIN)/agentmemd
 
 run: venv
 	@mkdir -p $(DEMO)/data
-	@test -d $(DEMO)/workspace || cp -R workspace_template $(DEMO)/workspace
-	@echo "agentmemd demo: data $(DEMO)/data, workspace $(DEMO)/workspace"
+	@$(BIN)/agentmemd init $(DEMO)/workspace --config $(DEMO)/agentmemd.toml
+	@echo "agentmemd demo: data $(DEMO)/data, workspace $(DEMO)/workspace (edit its Markdown; it is indexed on save)"
 	@echo "socket: $(SOCKET)"
 	@echo "try, in another shell:  $(BIN)/agentmemd --socket $(SOCKET) add 'The user prefers short answers' --type preference && $(BIN)/agentmemd --socket $(SOCKET) pack 'how should I answer?' --budget 200"
-	$(BIN)/agentmemd serve --data-dir $(DEMO)/data --socket $(SOCKET) --workspace $(DEMO)/workspace --config agentmemd.toml
+	$(BIN)/agentmemd serve --data-dir $(DEMO)/data --socket $(SOCKET) --config $(DEMO)/agentmemd.toml
 
 test: venv
 	$(BIN)/python -m pytest -q

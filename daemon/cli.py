@@ -66,6 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="TOML config (default: built-in defaults)")
     p.add_argument("--workspace", type=Path, help="Markdown workspace directory")
 
+    p = sub.add_parser("init", help="create a workspace from the template (never overwrites) and a config for it")
+    p.add_argument("dir", nargs="?", type=Path, default=Path("workspace"), help="workspace directory (default: ./workspace)")
+    p.add_argument("--config", dest="init_config", type=Path,
+                   help="config file to write if absent (default: DIR/../agentmemd.toml)")
+
+    p = sub.add_parser("workspace", help="indexed workspace files (and skipped ones, with why)")
+    p.add_argument("--sync", action="store_true", help="re-index every changed file now")
+
     sub.add_parser("health", help="is the daemon up?")
     p = sub.add_parser("stats", help="counts by type, tier and namespace")
     p.add_argument("--namespace")
@@ -141,7 +149,56 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
     "archive": ("memory.archive", lambda a: {"id": a.id}, _print_kv),
     "explain": ("context.explain", lambda a: {"pack_id": a.pack_id}, _human_explain),
     "sweep": ("memory.sweep", lambda a: {}, _print_kv),
+    "workspace": ("workspace.status", lambda a: {}, lambda r: _human_workspace(r)),
 }
+
+
+def _human_workspace(result: dict[str, Any]) -> None:
+    if "files" not in result or not isinstance(result["files"], list):  # workspace.sync's report
+        _print_kv(result)
+        return
+    print(f"workspace {result['root']} (namespace {result['namespace']})")
+    for f in result["files"]:
+        print(f"  {f['status']:<8} {f['path']}" + (f"  ({f['reason']})" if f["reason"] else ""))
+
+
+def template_dir() -> Path:
+    """workspace_template/ from a source checkout (editable install) or beside the package."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parent / "workspace_template", here / "workspace_template"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("workspace_template/ not found next to the agentmemd package")
+
+
+def init_workspace(target: Path, config_path: Path | None = None) -> tuple[list[Path], Path | None]:
+    """Copy the template into target without overwriting; write a config if none exists.
+
+    Returns (files created, config written or None)."""
+    import shutil
+
+    template = template_dir()
+    created: list[Path] = []
+    for src in sorted(template.rglob("*")):
+        dest = target / src.relative_to(template)
+        if src.is_dir():
+            dest.mkdir(parents=True, exist_ok=True)
+        elif not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest)
+            created.append(dest)
+    config_path = config_path or target.resolve().parent / "agentmemd.toml"
+    if config_path.exists():
+        return created, None
+    defaults = (template.parent / "agentmemd.toml")
+    text = defaults.read_text() if defaults.is_file() else ""
+    workspace_path = str(target.resolve())
+    if "\n[workspace]" in text:
+        text = text.replace('path = ""                       # directory;', f'path = "{workspace_path}"  # directory;', 1)
+    else:
+        text += f'\n[workspace]\npath = "{workspace_path}"\n'
+    config_path.write_text(text)
+    return created, config_path
 
 
 def _tune_threads_for_serving() -> None:
@@ -185,6 +242,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "init":
+        created, config_written = init_workspace(args.dir, args.init_config)
+        print(f"workspace {args.dir.resolve()}: {len(created)} file(s) created, existing files left alone")
+        if config_written:
+            print(f"config {config_written} (its [workspace] path points at the workspace)")
+        return 0
     if args.command == "bench":
         from .bench import run_bench
 
@@ -192,7 +255,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         with Client(args.socket or default_socket()) as client:
-            if args.command == "clock":
+            if args.command == "workspace" and args.sync:
+                result = client.call("workspace.sync")
+                printer = _human_workspace
+            elif args.command == "clock":
                 result = client.call("clock.advance", {"hours": args.advance_hours}) if args.advance_hours is not None else client.call("clock.now")
                 printer: Callable[[Any], None] | None = _print_kv
             else:

@@ -189,3 +189,30 @@ def test_invalid_files_are_skipped_with_a_reason(wsd, workspace):
     assert "binary" in why["photo"] and "not UTF-8" in why["latin1"]
     assert "max_file_bytes" in why["huge"] and "unknown type 'wizard'" in why["bad-tag"]
     assert wsd.call("health")["status"] == "ok"
+
+
+def test_init_copies_the_template_without_overwriting(tmp_path):
+    from agentmemd.daemon.cli import main
+
+    target = tmp_path / "ws"
+    target.mkdir()
+    (target / "SOUL.md").write_text("# My own soul\n- I keep this.\n")
+    assert main(["init", str(target)]) == 0
+    assert (target / "SOUL.md").read_text() == "# My own soul\n- I keep this.\n"
+    assert (target / "USER.md").is_file() and (target / "memory" / "topics").is_dir()
+    config = (tmp_path / "agentmemd.toml").read_text()
+    assert f'path = "{target.resolve()}"' in config
+    assert main(["init", str(target)]) == 0  # again: nothing changes, the config is kept
+    assert (tmp_path / "agentmemd.toml").read_text() == config
+
+
+def test_cli_lists_workspace_files(wsd):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "indexed  USER.md" in out
+    out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace",
+                          "--sync"], capture_output=True, text=True, check=True).stdout
+    assert "added" in out
