@@ -8,13 +8,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
 from . import __version__
 from .client import Client, RpcCallError, default_socket
-from .config import MEMORY_TYPES, ConfigError, load_config
+from .config import MEMORY_TYPES, ConfigError, load_config, load_config_text
 
 EVENTS = ("direct", "indirect", "used", "retrieved_unused")
 
@@ -190,13 +191,17 @@ def init_workspace(target: Path, config_path: Path | None = None) -> tuple[list[
     config_path = config_path or target.resolve().parent / "agentmemd.toml"
     if config_path.exists():
         return created, None
-    defaults = (template.parent / "agentmemd.toml")
+    defaults = template.parent / "agentmemd.toml"
     text = defaults.read_text() if defaults.is_file() else ""
-    workspace_path = str(target.resolve())
-    if "\n[workspace]" in text:
-        text = text.replace('path = ""                       # directory;', f'path = "{workspace_path}"  # directory;', 1)
+    workspace_path = json.dumps(str(target.resolve()))  # a JSON string is a valid TOML basic string
+    section = re.search(r"(?m)^\[workspace\][^\n]*\n(?:(?!\[)[^\n]*\n)*", text)
+    if section and re.search(r"(?m)^path\s*=", section.group(0)):
+        body = re.sub(r"(?m)^path\s*=\s*\"[^\"\n]*\"", lambda _: f"path = {workspace_path}", section.group(0), count=1)
+        text = text[: section.start()] + body + text[section.end():]
     else:
-        text += f'\n[workspace]\npath = "{workspace_path}"\n'
+        text += f"\n[workspace]\npath = {workspace_path}\n"
+    if load_config_text(text).workspace.path != str(target.resolve()):
+        raise ConfigError(f"could not point the new config at {target.resolve()}; edit [workspace] path by hand")
     config_path.write_text(text)
     return created, config_path
 

@@ -127,15 +127,27 @@ def load_config(path: str | Path | None = None, overrides: dict | None = None) -
 
     ``overrides`` is a nested dict merged over the file (used by tests and benches).
     """
-    data: dict = {}
+    text = ""
     if path is not None:
         p = Path(path)
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
+            text = p.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise ConfigError(f"config file not found: {p}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
             raise ConfigError(f"config file {p} is not valid TOML: {exc}") from None
+    config = load_config_text(text, overrides, name=str(path) if path is not None else None)
+    if path is not None and config.workspace.path and not Path(config.workspace.path).is_absolute():
+        config.workspace.path = str((Path(path).resolve().parent / config.workspace.path).resolve())
+    return config
+
+
+def load_config_text(text: str, overrides: dict | None = None, *, name: str | None = None) -> Config:
+    """Validate config TOML given as text (``name`` labels errors); relative paths stay as written."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {name} is not valid TOML: {exc}") from None
     if overrides:
         data = _merge(data, overrides)
     try:
@@ -144,9 +156,7 @@ def load_config(path: str | Path | None = None, overrides: dict | None = None) -
         problems = "; ".join(
             f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in exc.errors()
         )
-        raise ConfigError(f"invalid config{f' {path}' if path else ''}: {problems}") from None
-    if path is not None and config.workspace.path and not Path(config.workspace.path).is_absolute():
-        config.workspace.path = str((Path(path).resolve().parent / config.workspace.path).resolve())
+        raise ConfigError(f"invalid config{f' {name}' if name else ''}: {problems}") from None
     return config
 
 

@@ -18,6 +18,7 @@ import sqlean
 import sqlite_utils
 import sqlite_vec
 
+from .decay import IDENTITY_TYPES
 from .migrations import create_vector_index, migrations
 from .vector_index import VectorIndex
 
@@ -292,7 +293,7 @@ class Store:
         return out
 
     def knn(self, namespace: str, vec: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """[(seq, cosine)] of the n nearest live memories of the namespace, exact."""
+        """[(seq, cosine)] of the n nearest live memories of the namespace (chosen in float16; see vector_index)."""
         with self._lock:
             return self.vectors.search(namespace, vec, n)
 
@@ -330,7 +331,7 @@ class Store:
     def pinned(self, namespace: str, n: int) -> list[int]:
         """The n highest-priority persona/relational memories (one index walk per type)."""
         rows: list[tuple[float, int]] = []
-        for mtype in ("persona", "relational"):
+        for mtype in sorted(IDENTITY_TYPES):
             rows += self.conn.execute(
                 "SELECT priority, seq FROM memories WHERE namespace = ? AND type = ? AND superseded_by IS NULL "
                 "ORDER BY priority DESC, seq LIMIT ?",

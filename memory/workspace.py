@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,19 +116,15 @@ class WorkspaceIndexer:
 
     def catch_up(self) -> SyncReport:
         """Index every file whose content changed since it was last indexed, and drop gone ones."""
-        known = self.store.workspace_files()
         present = self.markdown_files()
-        changed = [p for p in present if p not in known or known[p]["sha256"] != self._sha(p)]
-        gone = [p for p in known if p not in set(present)]
-        return self.sync(changed + gone)
+        gone = [p for p in self.store.workspace_files() if p not in set(present)]
+        # sync() reads each file once and passes over those whose SHA-256 is as recorded.
+        return self.sync(present + gone, recheck_skipped=False)
 
-    def _sha(self, rel: str) -> str | None:
-        try:
-            return hashlib.sha256((self.root / rel).read_bytes()).hexdigest()
-        except OSError:
-            return None
-
-    def sync(self, paths: list[str]) -> SyncReport:
+    def sync(self, paths: list[str], *, recheck_skipped: bool = True) -> SyncReport:
+        """Make the store match these files. A file whose bytes are as last recorded is passed
+        over; with ``recheck_skipped`` one recorded as skipped is looked at again (and its
+        reason reported) even so."""
         report = SyncReport()
         paths = sorted(set(paths))
         known = self.store.workspace_files()
@@ -140,7 +137,11 @@ class WorkspaceIndexer:
                 gone.append(rel)
                 continue
             reads[rel] = read
-            if read.reason is None and known.get(rel, {}).get("sha256") == read.sha256 and known[rel]["status"] == "indexed":
+            record = known.get(rel)
+            if record is not None and record["sha256"] == read.sha256 and (
+                record["status"] == "indexed" or not recheck_skipped
+            ):
+                del reads[rel]
                 continue  # our own write-back, or a save that changed nothing
             if read.text is not None:
                 try:
@@ -183,6 +184,7 @@ class WorkspaceIndexer:
         by_anchor: dict[str, list[dict[str, Any]]] = {}
         for r in by_key.values():
             by_anchor.setdefault(r["anchor"], []).append(r)
+        moved: list[tuple[dict[str, Any], MarkdownItem]] = []
         still_new: list[MarkdownItem] = []
         for it in fresh:
             rows = [r for r in by_anchor.get(it.anchor, []) if r["path"] != it.path]
@@ -190,17 +192,18 @@ class WorkspaceIndexer:
                 row = rows[0]
                 by_anchor[it.anchor].remove(row)
                 del by_key[row["item_key"]]
-                kept.append((row, it))
-                report.moved += 1
+                moved.append((row, it))
             else:
                 still_new.append(it)
-        moved_from = len(kept) - report.moved
-        for n, (row, it) in enumerate(kept):
-            if n >= moved_from and self._retyped(row, it):
+        for row, it in kept:
+            self._keep(row, it)
+        for row, it in moved:
+            if self._retyped(row, it):
                 self._supersede(row, it)  # moved into a file of another type: a new version
             else:
                 self._keep(row, it)
-        report.unchanged += moved_from
+        report.unchanged += len(kept)
+        report.moved += len(moved)
         # 3. edits within a file
         vanished = list(by_key.values())
         edits = self._pair_edits(vanished, still_new)
@@ -220,34 +223,26 @@ class WorkspaceIndexer:
 
     @staticmethod
     def _pair_edits(vanished: list[dict[str, Any]], new: list[MarkdownItem]) -> list[tuple[dict[str, Any], MarkdownItem]]:
-        pairs: list[tuple[float, int, int]] = []
+        gone_sections = [(r["path"], r["heading_path"]) for r in vanished]
+        new_sections = [(it.path, " > ".join(it.heading_path)) for it in new]
+        gone_per = Counter(gone_sections)
+        new_per = Counter(new_sections)
+        pairs: list[tuple[float, bool, int, int]] = []
         for i, row in enumerate(vanished):
             for j, it in enumerate(new):
-                if row["path"] != it.path:
-                    continue
-                same_section = row["heading_path"] == " > ".join(it.heading_path)
-                pairs.append((_overlap(row["content"], it.content) + (1.0 if same_section else 0.0), i, j))
-        # Sections where exactly one item vanished and one appeared: a rewrite of that item.
-        def section_count(items, key):
-            counts: dict[tuple[str, str], int] = {}
-            for x in items:
-                counts[key(x)] = counts.get(key(x), 0) + 1
-            return counts
-
-        gone_per = section_count(vanished, lambda r: (r["path"], r["heading_path"]))
-        new_per = section_count(new, lambda it: (it.path, " > ".join(it.heading_path)))
+                if row["path"] == it.path:
+                    pairs.append((_overlap(row["content"], it.content), gone_sections[i] == new_sections[j], i, j))
         out: list[tuple[dict[str, Any], MarkdownItem]] = []
         used_rows: set[int] = set()
         used_items: set[int] = set()
-        for score, i, j in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
+        # Same section first, then by word overlap.
+        for overlap, same_section, i, j in sorted(pairs, key=lambda p: (-(p[0] + p[1]), p[2], p[3])):
             if i in used_rows or j in used_items:
                 continue
-            row, it = vanished[i], new[j]
-            section = (row["path"], row["heading_path"])
-            lone = section == (it.path, " > ".join(it.heading_path)) and gone_per[section] == 1 and new_per[section] == 1
-            overlap = score - (1.0 if section == (it.path, " > ".join(it.heading_path)) else 0.0)
+            # The only item that vanished from a section and the only one that appeared in it: a rewrite.
+            lone = same_section and gone_per[gone_sections[i]] == 1 and new_per[new_sections[j]] == 1
             if overlap >= EDIT_MIN_OVERLAP or lone:
-                out.append((row, it))
+                out.append((vanished[i], new[j]))
                 used_rows.add(i)
                 used_items.add(j)
         return out

@@ -45,7 +45,7 @@ def workspace(tmp_path) -> Path:
 
 
 @pytest.fixture
-def wsd(spawn, short_tmp, workspace):
+def wsd(spawn, workspace):
     """A daemon on its own data dir, watching `workspace`, system clock."""
     return spawn({"workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100,
                                 "max_file_bytes": 4096}})
