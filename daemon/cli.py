@@ -114,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="show how a pack was chosen")
     p.add_argument("pack_id")
     sub.add_parser("sweep", help="archive memories that decayed below the Cold tier")
+    sub.add_parser("jobs", help="scheduled jobs: cron, next run, last run and result")
+    p = sub.add_parser("run-job", help="run one scheduled job now (decay_sweep, consolidate, daily_log)")
+    p.add_argument("name")
+    p = sub.add_parser("consolidated", help="consolidated memories (patterns, principles, insights) and their sources")
+    p.add_argument("--namespace", default="default")
+    p.add_argument("--level", type=int, choices=(1, 2, 3))
     p = sub.add_parser("clock", help="show, or advance a manual, clock")
     p.add_argument("--advance-hours", type=float)
 
@@ -151,7 +157,36 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
     "explain": ("context.explain", lambda a: {"pack_id": a.pack_id}, _human_explain),
     "sweep": ("memory.sweep", lambda a: {}, _print_kv),
     "workspace": ("workspace.status", lambda a: {}, lambda r: _human_workspace(r)),
+    "jobs": ("jobs.list", lambda a: {}, lambda r: _human_jobs(r)),
+    "run-job": ("jobs.run", lambda a: {"name": a.name}, lambda r: _human_run(r)),
+    "consolidated": ("consolidation.list", lambda a: {k: v for k, v in {
+        "namespace": a.namespace, "level": a.level}.items() if v is not None}, lambda r: _human_consolidated(r)),
 }
+
+
+def _human_run(run: dict[str, Any]) -> None:
+    outcome = json.dumps(run["result"], ensure_ascii=False) if run["status"] == "ok" else run["error"]
+    print(f"{run['name']} [{run['trigger']}] {run['status']} {run['started']} -> {run['finished']}  {outcome}")
+
+
+def _human_jobs(result: dict[str, Any]) -> None:
+    print(f"cron times in {result['timezone']}")
+    for job in result["jobs"]:
+        print(f"{job['name']:<12} {job['cron'] or '(manual only)':<16} next {job['next_run'] or '-':<28} "
+              f"runs {job['runs']}{'  RUNNING' if job['running'] else ''}")
+        print(f"{'':12} {job['description']}")
+        if job["last_run"]:
+            print(f"{'':12} last: ", end="")
+            _human_run(job["last_run"])
+
+
+def _human_consolidated(result: dict[str, Any]) -> None:
+    if not result["nodes"]:
+        print("nothing consolidated yet (agentmemd run-job consolidate)")
+    for node in result["nodes"]:
+        print(f"L{node['level']} {node['id']}  {node['content']}")
+        print(f"   built from {len(node['sources'])} ({node['leaves']} level-0 memories): {' '.join(node['sources'][:12])}"
+              + (" ..." if len(node["sources"]) > 12 else ""))
 
 
 def _human_workspace(result: dict[str, Any]) -> None:

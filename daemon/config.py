@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 MemoryType = Literal["fact", "preference", "persona", "relational", "procedural"]
 MEMORY_TYPES: tuple[str, ...] = ("fact", "preference", "persona", "relational", "procedural")
@@ -23,7 +23,6 @@ class _Section(BaseModel):
 class ServerConfig(_Section):
     max_line_bytes: int = Field(1_048_576, gt=0, description="Longest accepted request line.")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
-    sweep_interval_minutes: float = Field(60.0, gt=0, description="How often the decay sweep runs.")
 
 
 class StoreConfig(_Section):
@@ -105,6 +104,60 @@ class WorkspaceConfig(_Section):
     debounce_ms: int = Field(300, ge=0, le=10_000, description="Quiet time after a save before indexing.")
 
 
+JOB_NAMES: tuple[str, ...] = ("decay_sweep", "consolidate", "daily_log")
+
+
+class JobsConfig(_Section):
+    """When the scheduled jobs run: a crontab expression each ('' = never on a schedule)."""
+
+    timezone: str = Field("", description="Zone the cron times are in ('' = this machine's local zone).")
+    decay_sweep: str = Field("17 * * * *", description="Archive memories that decayed below the Cold tier.")
+    consolidate: str = Field("30 3 * * *", description="Nightly 4-level consolidation into MEMORY.md.")
+    daily_log: str = Field("*/10 * * * *", description="Write what was learned today into memory/YYYY-MM-DD.md.")
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        if value:
+            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"unknown time zone {value!r} (use an IANA name such as 'Europe/Madrid' or 'UTC')") from None
+        return value
+
+    @field_validator("decay_sweep", "consolidate", "daily_log")
+    @classmethod
+    def _crontab(cls, value: str) -> str:
+        if value.strip():
+            from apscheduler.triggers.cron import CronTrigger
+
+            try:
+                CronTrigger.from_crontab(value, timezone="UTC")
+            except ValueError as exc:
+                raise ValueError(f"not a crontab expression (minute hour day month weekday): {value!r}: {exc}") from None
+        return value.strip()
+
+    def schedule(self) -> dict[str, str]:
+        return {name: getattr(self, name) for name in JOB_NAMES}
+
+
+class ConsolidationConfig(_Section):
+    """Nightly consolidation (seed 002, 3.3): level 0 memories -> 1 patterns -> 2 principles -> 3 insights."""
+
+    max_level0: int = Field(4000, gt=1, description="Most recently used level-0 memories clustered per namespace.")
+    level1_similarity: float = Field(0.55, gt=0, lt=1, description="Average cosine that joins memories into a pattern.")
+    level2_similarity: float = Field(0.6, gt=0, lt=1, description="Average cosine that joins patterns into a principle.")
+    level3_similarity: float = Field(0.55, gt=0, lt=1, description="Average cosine that joins principles into an insight.")
+    min_sources: int = Field(2, ge=2, description="A node needs at least this many sources.")
+    memory_file: str = Field("MEMORY.md", min_length=1, description="Workspace file whose owned section shows the result.")
+
+
+class DailyLogConfig(_Section):
+    max_items: int = Field(200, gt=0, description="Learned memories listed per day; the rest are counted.")
+
+
 class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
@@ -116,6 +169,9 @@ class Config(_Section):
     reinforcement: ReinforcementConfig = Field(default_factory=ReinforcementConfig)
     pack: PackConfig = Field(default_factory=PackConfig)
     clock: ClockConfig = Field(default_factory=ClockConfig)
+    jobs: JobsConfig = Field(default_factory=JobsConfig)
+    consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    daily_log: DailyLogConfig = Field(default_factory=DailyLogConfig)
 
 
 class ConfigError(Exception):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from agentmemd.cron.scheduler import JobRunner
 from agentmemd.memory import models as m
+from agentmemd.memory.consolidation import Consolidator
 from agentmemd.memory.clock import ManualClock, format_time
 from agentmemd.memory.errors import Conflict
 from agentmemd.memory.service import MemoryService
@@ -12,7 +14,9 @@ from . import __version__
 from .rpc import Method
 
 
-def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None = None) -> dict[str, Method]:
+def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs: JobRunner) -> dict[str, Method]:
+    consolidator = Consolidator(service, service.config.consolidation)
+
     def workspace_indexer() -> WorkspaceIndexer:
         if indexer is None:
             raise Conflict("no workspace: start the daemon with --workspace DIR or set [workspace] path")
@@ -33,7 +37,12 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None = Non
     def clock_advance(p: m.ClockAdvanceParams) -> dict:
         if not isinstance(service.clock, ManualClock):
             raise Conflict("the clock is the system clock; set [clock] start in the config for a manual clock")
-        return {"now": format_time(service.clock.advance(p.hours)), "manual": True}
+        now = service.clock.advance(p.hours)
+        # Scheduled jobs follow the daemon's clock: the ones that came due run now.
+        return {"now": format_time(now), "manual": True, "jobs_ran": jobs.run_due()}
+
+    def jobs_list(_: m.EmptyParams) -> dict:
+        return {"timezone": str(jobs.zone), "jobs": jobs.status()}
 
     return {
         "health": Method(m.EmptyParams, health, "Liveness, version and live memory count."),
@@ -54,6 +63,12 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None = Non
         "workspace.sync": Method(
             m.EmptyParams, lambda p: workspace_indexer().catch_up().as_dict(), "Re-index every changed workspace file now."
         ),
+        "jobs.list": Method(m.EmptyParams, jobs_list, "Scheduled jobs: cron, next run, last run and result."),
+        "jobs.run": Method(m.JobRunParams, lambda p: jobs.run(p.name, "manual"), "Run one job now and wait for it."),
+        "jobs.runs": Method(m.JobRunsParams, lambda p: {"runs": jobs.runs(p.name, p.limit)}, "Recent job runs, oldest first."),
+        "consolidation.list": Method(
+            m.ConsolidationListParams, lambda p: {"nodes": consolidator.nodes(p.namespace, p.level)},
+            "Consolidated memories (levels 1-3) with the memories each was built from."),
         "clock.now": Method(m.EmptyParams, clock_now, "The daemon's current time."),
         "clock.advance": Method(m.ClockAdvanceParams, clock_advance, "Move a manual clock forward."),
     }

@@ -17,11 +17,14 @@ import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from agentmemd.memory.clock import make_clock
+from agentmemd.cron.jobs import register_jobs
+from agentmemd.cron.scheduler import JobRunner, local_zone
+from agentmemd.memory.clock import ManualClock, make_clock
 from agentmemd.memory.embeddings import MiniLMEmbedder
 from agentmemd.memory.service import MemoryService
 from agentmemd.memory.store import Store
 from agentmemd.memory.workspace import WorkspaceIndexer
+from agentmemd.memory.writeback import WorkspaceWriter
 
 from . import __version__
 from .config import Config
@@ -31,6 +34,13 @@ from .watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")
 MAX_SOCKET_PATH = 107  # sun_path is 108 bytes including the NUL
+
+
+def _log_failure(message: str):
+    def done(future: asyncio.Future) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            log.error(message, extra={"error": repr(future.exception())})
+    return done
 
 
 class StartupError(Exception):
@@ -99,6 +109,7 @@ class Daemon:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
         self.store: Store | None = None
         self.service: MemoryService | None = None
+        self.jobs: JobRunner | None = None
         self._connections: set[asyncio.Task] = set()
         self._inflight = 0
         self._stop = asyncio.Event()
@@ -118,6 +129,9 @@ class Daemon:
                 wc = self.config.workspace
                 self.indexer = WorkspaceIndexer(self.service, self.workspace, namespace=wc.namespace,
                                                 max_file_bytes=wc.max_file_bytes)
+            self.jobs = JobRunner(self.store, self.service.clock, local_zone(self.config.jobs.timezone))
+            writer = WorkspaceWriter(self.store, self.workspace) if self.workspace is not None else None
+            register_jobs(self.jobs, self.service, self.config, writer, self.config.workspace.namespace)
         except BaseException:
             self.lock.release()
             raise
@@ -125,7 +139,8 @@ class Daemon:
     async def serve(self) -> None:
         self.open()
         assert self.service is not None
-        dispatcher = Dispatcher(build_methods(self.service, self.indexer), self.executor)
+        assert self.jobs is not None
+        dispatcher = Dispatcher(build_methods(self.service, self.indexer, self.jobs), self.executor)
         loop = asyncio.get_running_loop()
         watcher = None
         if self.indexer is not None:
@@ -144,7 +159,11 @@ class Daemon:
         finally:
             os.umask(old_umask)
         os.chmod(self.socket_path, 0o600)
-        sweeper = asyncio.create_task(self._sweep_periodically())
+        # Jobs that missed a fire time while the daemon was down run once now. Queued on the
+        # store thread before any request, so the first answer already reflects them.
+        catch_up = loop.run_in_executor(self.executor, self.jobs.catch_up)
+        catch_up.add_done_callback(_log_failure("job catch-up failed"))
+        scheduler = self._start_scheduler(loop)
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
         log.info("listening", extra={"socket": str(self.socket_path), "data_dir": str(self.data_dir),
                                      "workspace": str(self.workspace) if self.workspace else None,
@@ -153,7 +172,8 @@ class Daemon:
             await self._stop.wait()
         finally:
             log.info("shutting down")
-            sweeper.cancel()
+            if scheduler is not None:
+                scheduler.shutdown(wait=False)
             if watcher is not None:
                 indexing.cancel()
                 watcher.stop()
@@ -188,16 +208,30 @@ class Daemon:
         task.add_done_callback(self._connections.discard)
         return task
 
-    async def _sweep_periodically(self) -> None:
-        loop = asyncio.get_running_loop()
-        assert self.service is not None
-        while True:
+    def _start_scheduler(self, loop: asyncio.AbstractEventLoop):
+        """apscheduler fires each job at its cron times on the system clock. A manual clock
+        has no real-time schedule: `clock.advance` runs the jobs that became due."""
+        assert self.jobs is not None and self.service is not None
+        if isinstance(self.service.clock, ManualClock) or not self.jobs.triggers:
+            return None
+        from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+        scheduler = AsyncIOScheduler(event_loop=loop, timezone=self.jobs.zone)
+        runner = self.jobs
+
+        async def fire() -> None:
             try:
-                result = await loop.run_in_executor(self.executor, self.service.sweep)
-                log.info("decay sweep", extra=result)
+                await loop.run_in_executor(self.executor, runner.run_due)
             except Exception:
-                log.exception("decay sweep failed")
-            await asyncio.sleep(self.config.server.sweep_interval_minutes * 60)
+                log.exception("scheduled jobs failed")
+
+        for name, trigger in runner.triggers.items():
+            # The runner decides what is due (from job_state), so a late or doubled fire
+            # never runs a job twice for one fire time.
+            scheduler.add_job(fire, trigger, id=name, name=name, max_instances=1, coalesce=True,
+                              misfire_grace_time=None)
+        scheduler.start()
+        return scheduler
 
     async def _index_changes(self, watcher: WorkspaceWatcher) -> None:
         loop = asyncio.get_running_loop()

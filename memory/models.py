@@ -202,3 +202,17 @@ class HealthResult(BaseModel):
     status: Literal["ok"]
     version: str
     memories: int
+
+
+class JobRunParams(Params):
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class JobRunsParams(Params):
+    name: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    limit: int = Field(50, ge=1, le=1000)
+
+
+class ConsolidationListParams(Params):
+    namespace: Namespace = "default"
+    level: int | None = Field(None, ge=1, le=3)

@@ -20,6 +20,8 @@ from agentmemd.daemon.client import Client
 REPO = Path(__file__).resolve().parent.parent
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo" / "locomo10.json"
 EPOCH = "2024-01-01T00:00:00Z"
+# Scheduled jobs off: the shared daemon's tests move its clock and sweep by hand.
+NO_JOBS = {"timezone": "UTC", "decay_sweep": "", "consolidate": "", "daily_log": ""}
 
 
 def _toml(value) -> str:
@@ -116,7 +118,7 @@ def spawn(short_tmp):
 def daemon():
     """One shared daemon with a manual clock; each test isolates itself with its own namespace."""
     root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
-    d = DaemonProcess(root, {"clock": {"start": EPOCH}}).start()
+    d = DaemonProcess(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS}).start()
     yield d
     d.terminate()
     shutil.rmtree(root, ignore_errors=True)

@@ -15,10 +15,10 @@ def clocked(tmp_path_factory):
     import tempfile
     from pathlib import Path
 
-    from conftest import EPOCH, DaemonProcess
+    from conftest import EPOCH, NO_JOBS, DaemonProcess
 
     root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
-    d = DaemonProcess(root, {"clock": {"start": EPOCH}}).start()
+    d = DaemonProcess(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS}).start()
     yield d
     d.terminate()
     shutil.rmtree(root, ignore_errors=True)

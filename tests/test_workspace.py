@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import NO_JOBS
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "ws"
@@ -48,7 +49,7 @@ def workspace(tmp_path) -> Path:
 def wsd(spawn, workspace):
     """A daemon on its own data dir, watching `workspace`, system clock."""
     return spawn({"workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100,
-                                "max_file_bytes": 4096}})
+                                "max_file_bytes": 4096}, "jobs": NO_JOBS})
 
 
 def find(d, text: str, path: str | None = None) -> dict | None:

@@ -1,0 +1,71 @@
+"""The daemon's scheduled jobs, each a function of the running service.
+
+* ``decay_sweep``: move memories that decayed below the Cold tier to the archive.
+* ``consolidate``: the nightly 4-level consolidation of every namespace; the workspace's
+  namespace is also written to MEMORY.md's owned section.
+* ``daily_log``: what was learned today (and the jobs that changed something) into
+  ``memory/YYYY-MM-DD.md``'s owned section.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from agentmemd.daemon.config import Config
+from agentmemd.memory import daily_log
+from agentmemd.memory.consolidation import Consolidator, render_section
+from agentmemd.memory.clock import parse_time
+from agentmemd.memory.service import MemoryService
+from agentmemd.memory.writeback import WorkspaceWriter
+
+from .scheduler import Job, JobRunner
+
+
+def register_jobs(runner: JobRunner, service: MemoryService, config: Config,
+                  writer: WorkspaceWriter | None, workspace_namespace: str) -> None:
+    schedule = config.jobs.schedule()
+    consolidator = Consolidator(service, config.consolidation)
+
+    def consolidate() -> dict[str, Any]:
+        now = service.clock.now()
+        totals: dict[str, Any] = {"namespaces": 0}
+        for namespace in consolidator.namespaces():
+            counts = consolidator.run(namespace, now)
+            totals["namespaces"] += 1
+            for key, value in counts.items():
+                totals[key] = totals.get(key, 0) + value
+        if writer is not None:
+            body = render_section(consolidator.nodes(workspace_namespace))
+            result = writer.write(config.consolidation.memory_file, body, now, create_header="# MEMORY\n")
+            totals["memory_file_changed"] = result.changed
+            totals["kept_person_lines"] = result.kept_person_lines
+        return totals
+
+    def write_daily_log() -> dict[str, Any]:
+        if writer is None:
+            return {"skipped": "no workspace"}
+        now = service.clock.now()
+        today = now.astimezone(runner.zone).date()
+        # Also finish the days since the last write (learned after it, before midnight).
+        last = [r for r in runner.runs("daily_log", limit=5) if r["status"] == "ok" and r["finished"]]
+        first = parse_time(last[-1]["started"]).astimezone(runner.zone).date() if last else today
+        first = max(first, today - timedelta(days=7))
+        written = 0
+        day = first
+        while day <= today:
+            start, end = daily_log.day_bounds(day, runner.zone)
+            memories, total = daily_log.learned(service.store, workspace_namespace, start, end, config.daily_log.max_items)
+            body = daily_log.render(day, runner.zone, memories, total, runner.runs_between(start, end))
+            if body is not None:
+                result = writer.write(daily_log.log_path(day), body, now, create_header=f"# {day.isoformat()}\n")
+                written += int(result.changed)
+            day += timedelta(days=1)
+        return {"files_written": written}
+
+    runner.add(Job("decay_sweep", "archive memories that decayed below the Cold tier", service.sweep,
+                   schedule["decay_sweep"]))
+    runner.add(Job("consolidate", "4-level consolidation: patterns, principles, insights (into MEMORY.md)",
+                   consolidate, schedule["consolidate"]))
+    runner.add(Job("daily_log", "what was learned today, into memory/YYYY-MM-DD.md", write_daily_log,
+                   schedule["daily_log"]))

@@ -1,0 +1,207 @@
+"""The job runner: cron schedules from agentmemd.toml, runs recorded in SQLite.
+
+apscheduler's ``CronTrigger`` computes every fire time. Two things drive the runner:
+
+* with the system clock, an apscheduler ``AsyncIOScheduler`` fires each job on time
+  (``max_instances=1``, ``coalesce=True``);
+* with a manual clock, ``clock.advance`` calls :meth:`JobRunner.run_due`, so schedules are
+  tested without sleeping.
+
+Either way the decision "is this job due?" is made here against the one clock, from
+``job_state.checked_through``: every fire time up to that instant has been handled. A
+job whose fire time passed while the daemon was down is due at the next start and runs
+once, however many fire times it missed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import traceback
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from typing import Any, Callable, Literal
+
+from apscheduler.triggers.cron import CronTrigger
+
+from agentmemd.memory.clock import Clock, format_time, parse_time, to_utc
+from agentmemd.memory.errors import Conflict, NotFound
+from agentmemd.memory.store import Store
+
+log = logging.getLogger("agentmemd.cron")
+
+Trigger = Literal["schedule", "catch-up", "manual"]
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    description: str
+    run: Callable[[], dict[str, Any]]
+    cron: str = ""  # "" = only by `run-job`
+
+
+def local_zone(name: str) -> tzinfo:
+    """The zone cron times are in: an IANA name, or '' for this machine's local zone."""
+    if name:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(name)
+    from tzlocal import get_localzone
+
+    return get_localzone()
+
+
+class JobRunner:
+    """Runs jobs on the caller's thread (the daemon calls it on its one store thread)."""
+
+    def __init__(self, store: Store, clock: Clock, zone: tzinfo):
+        self.store = store
+        self.clock = clock
+        self.zone = zone
+        self.jobs: dict[str, Job] = {}
+        self.triggers: dict[str, CronTrigger] = {}
+        self._running: set[str] = set()
+        self._guard = threading.Lock()
+
+    def add(self, job: Job) -> None:
+        self.jobs[job.name] = job
+        if job.cron:
+            self.triggers[job.name] = CronTrigger.from_crontab(job.cron, timezone=self.zone)
+
+    # ---- schedule arithmetic ----------------------------------------------------
+
+    def next_fire(self, name: str, after: datetime) -> datetime | None:
+        """The first fire time strictly after ``after`` (None: no schedule)."""
+        trigger = self.triggers.get(name)
+        if trigger is None:
+            return None
+        # CronTrigger answers "first fire time >= now" at one-second resolution.
+        start = after.astimezone(self.zone).replace(microsecond=0) + timedelta(seconds=1)
+        fire = trigger.get_next_fire_time(None, start)
+        return to_utc(fire) if fire is not None else None
+
+    def _checked_through(self) -> dict[str, datetime]:
+        return {name: parse_time(at) for name, at in self.store.conn.execute("SELECT name, checked_through FROM job_state")}
+
+    def _set_checked_through(self, name: str, at: datetime) -> None:
+        self.store.conn.execute(
+            "INSERT INTO job_state(name, checked_through) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET checked_through = excluded.checked_through",
+            (name, format_time(at)),
+        )
+
+    def due(self, now: datetime) -> list[str]:
+        """Jobs with a fire time in (checked_through, now]. A job seen for the first time is
+        not due: it starts counting from now (nothing was missed before it existed)."""
+        checked = self._checked_through()
+        out = []
+        for name in self.triggers:
+            if name not in checked:
+                self._set_checked_through(name, now)
+                continue
+            fire = self.next_fire(name, checked[name])
+            if fire is not None and fire <= now:
+                out.append(name)
+        return out
+
+    # ---- running ---------------------------------------------------------------
+
+    def catch_up(self) -> list[dict[str, Any]]:
+        """At start: each job that missed one or more fire times runs once."""
+        # A run the daemon died in the middle of (kill -9, power loss) is over.
+        self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running'")
+        now = self.clock.now()
+        return [self.run(name, "catch-up", now) for name in self.due(now)]
+
+    def run_due(self) -> list[dict[str, Any]]:
+        now = self.clock.now()
+        return [self.run(name, "schedule", now) for name in self.due(now)]
+
+    def run(self, name: str, trigger: Trigger, now: datetime | None = None) -> dict[str, Any]:
+        """Run one job now and record the run. A job already running is not started twice."""
+        job = self.jobs.get(name)
+        if job is None:
+            raise NotFound(f"no job named {name!r}; jobs: {', '.join(sorted(self.jobs))}", {"name": name})
+        with self._guard:
+            if name in self._running:
+                raise Conflict(f"job {name!r} is already running", {"name": name})
+            self._running.add(name)
+        now = now or self.clock.now()
+        try:
+            cur = self.store.conn.execute(
+                "INSERT INTO job_runs(name, trigger, started, status) VALUES (?, ?, ?, 'running')",
+                (name, trigger, format_time(now)),
+            )
+            run_id = cur.lastrowid
+            if name in self.triggers and trigger != "manual":
+                # Before the work, so a job that crashes the daemon is not re-run in a loop at every start.
+                self._set_checked_through(name, now)
+            try:
+                result, status, error = job.run(), "ok", None
+            except Exception as exc:  # a failed job is recorded, never fatal to the daemon
+                log.error("job failed", extra={"job": name, "error": traceback.format_exc(limit=5)})
+                result, status, error = None, "error", f"{type(exc).__name__}: {exc}"
+            finished = self.clock.now()
+            self.store.conn.execute(
+                "UPDATE job_runs SET finished = ?, status = ?, result = ?, error = ? WHERE id = ?",
+                (format_time(finished), status, json.dumps(result) if result is not None else None, error, run_id),
+            )
+            log.info("job ran", extra={"job": name, "trigger": trigger, "status": status, "result": result})
+            return self._run_row(run_id)
+        finally:
+            with self._guard:
+                self._running.discard(name)
+
+    # ---- reporting ---------------------------------------------------------------
+
+    def _run_row(self, run_id: int) -> dict[str, Any]:
+        row = self.store.conn.execute(
+            "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs WHERE id = ?", (run_id,)
+        ).fetchone()
+        return _run_dict(row)
+
+    def runs(self, name: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        sql = "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs"
+        params: tuple = ()
+        if name is not None:
+            sql += " WHERE name = ?"
+            params = (name,)
+        rows = self.store.conn.execute(sql + " ORDER BY id DESC LIMIT ?", params + (limit,)).fetchall()
+        return [_run_dict(r) for r in reversed(rows)]
+
+    def runs_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
+        rows = self.store.conn.execute(
+            "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs "
+            "WHERE started >= ? AND started < ? ORDER BY id", (format_time(start), format_time(end)),
+        ).fetchall()
+        return [_run_dict(r) for r in rows]
+
+    def status(self) -> list[dict[str, Any]]:
+        checked = self._checked_through()
+        now = self.clock.now()
+        out = []
+        for name, job in self.jobs.items():
+            last = self.store.conn.execute(
+                "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs "
+                "WHERE name = ? ORDER BY id DESC LIMIT 1", (name,),
+            ).fetchone()
+            count = self.store.conn.execute("SELECT count(*) FROM job_runs WHERE name = ?", (name,)).fetchone()[0]
+            nxt = self.next_fire(name, checked.get(name, now))
+            out.append({
+                "name": name,
+                "description": job.description,
+                "cron": job.cron or None,
+                "next_run": format_time(nxt) if nxt else None,
+                "running": name in self._running,
+                "runs": count,
+                "last_run": _run_dict(last) if last else None,
+            })
+        return out
+
+
+def _run_dict(row: tuple) -> dict[str, Any]:
+    run_id, name, trigger, started, finished, status, result, error = row
+    return {"id": run_id, "name": name, "trigger": trigger, "started": started, "finished": finished,
+            "status": status, "result": json.loads(result) if result else None, "error": error}

@@ -1,0 +1,74 @@
+"""What the daemon writes into the day's log, ``memory/YYYY-MM-DD.md``.
+
+The owned section lists the memories the daemon learned that day (stored through the
+socket, not read from the workspace, not made by consolidation), each with its id so a
+person can correct it (``agentmemd update ID TEXT``) or drop it (``agentmemd archive
+ID``), and the day's job runs that changed something. Days are calendar days in the
+jobs' time zone.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, tzinfo
+from typing import Any
+
+from .clock import format_time, parse_time
+from .owned_sections import neutralise
+from .store import Store
+
+LINE_CHARS = 300
+
+
+def log_path(day: date) -> str:
+    return f"memory/{day.isoformat()}.md"
+
+
+def day_bounds(day: date, zone: tzinfo) -> tuple[datetime, datetime]:
+    start = datetime.combine(day, time(0), tzinfo=zone)
+    return start, datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone)
+
+
+def learned(store: Store, namespace: str, start: datetime, end: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """(first ``limit`` memories learned in [start, end), how many in all)."""
+    where = ("FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
+             "AND id NOT IN (SELECT memory_id FROM workspace_items) "
+             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes)")
+    params = (namespace, format_time(start), format_time(end))
+    total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
+    rows = store._rows(f"SELECT id, type, content, ingested {where} ORDER BY ingested, seq LIMIT ?", params + (limit,))
+    return rows, total
+
+
+def _summary(result: dict[str, Any] | None) -> str:
+    if not result:
+        return "done"
+    return ", ".join(f"{k} {v}" for k, v in result.items() if isinstance(v, (int, float, str)))
+
+
+def render(day: date, zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]]) -> str | None:
+    """The section's body, or None when there is nothing to say for the day."""
+    shown_runs = [r for r in runs if r["name"] != "daily_log" and (r["status"] != "ok" or any(
+        isinstance(v, (int, float)) and v for v in (r["result"] or {}).values()))]
+    if not memories and not shown_runs:
+        return None
+    out = ["## agentmemd", "",
+           "<!-- Written by agentmemd: what it learned today. Lines you edit here are moved above this "
+           "section on the next write; to correct a memory run `agentmemd update ID TEXT`, to drop it "
+           "`agentmemd archive ID`. -->"]
+    if memories:
+        out += ["", f"### Learned ({total})", ""]
+        for m in memories:
+            at = parse_time(m["ingested"]).astimezone(zone)
+            text = neutralise(m["content"])
+            if len(text) > LINE_CHARS:
+                text = text[: LINE_CHARS - 1].rstrip() + "…"
+            out.append(f"- {at:%H:%M} {m['type']}: {text} `{m['id']}`")
+        if total > len(memories):
+            out.append(f"- … and {total - len(memories)} more (`agentmemd search`)")
+    if shown_runs:
+        out += ["", "### Jobs", ""]
+        for r in shown_runs:
+            at = parse_time(r["started"]).astimezone(zone)
+            what = _summary(r["result"]) if r["status"] == "ok" else f"{r['status']}: {neutralise(r['error'] or '')}"
+            out.append(f"- {at:%H:%M} {r['name']} ({r['trigger']}): {what}")
+    return "\n".join(out)
