@@ -69,10 +69,11 @@ def evidence_ids(qa: dict[str, Any]) -> set[str]:
 
 
 @contextmanager
-def bench_daemon(work_dir: Path | None, config: str = "") -> Iterator[tuple[Client, subprocess.Popen]]:
+def bench_daemon(work_dir: Path | None) -> Iterator[tuple[Client, subprocess.Popen]]:
     root = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="amdb", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
-    (root / "bench.toml").write_text(config)
+    # Scheduled jobs off: a 03:30 consolidation must not land inside a timing run.
+    (root / "bench.toml").write_text('[jobs]\ndecay_sweep = ""\nconsolidate = ""\ndaily_log = ""\n')
     sock = root / "s.sock"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     log = open(root / "daemon.log", "ab")

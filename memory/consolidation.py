@@ -214,7 +214,7 @@ class Consolidator:
     def run(self, namespace: str, now: datetime) -> dict[str, int]:
         leaves = self.level0(namespace)
         tree = build_tree(leaves, self.cfg)
-        counts = Counter(level0=len(leaves))
+        counts = Counter(level0=len(leaves), level1=0, level2=0, level3=0, added=0, revised=0, kept=0, archived=0)
         with self.store.transaction():
             old = self.stored(namespace)
             for level in (1, 2, 3):

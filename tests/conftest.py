@@ -104,6 +104,8 @@ def spawn(short_tmp):
     started: list[DaemonProcess] = []
 
     def _spawn(config: dict | None = None, root: Path | None = None, start: bool = True) -> DaemonProcess:
+        # Real-time jobs off unless a test asks for them: a 03:30 consolidation must not land mid-test.
+        config = {"jobs": NO_JOBS, **(config or {})}
         d = DaemonProcess(root or short_tmp, config)
         started.append(d)
         return d.start() if start else d

@@ -1,0 +1,136 @@
+"""Nightly consolidation on a real multi-day conversation (LoCoMo conv-26, 19 sessions over
+five months), through a real daemon with a workspace (issue 3, seed 002 section 3.3)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import NO_JOBS, locomo_turns
+
+from agentmemd.memory.markdown import OWNED_BEGIN
+from agentmemd.memory.owned_sections import owned_body
+
+ROOT = Path(__file__).resolve().parent.parent
+NS = "conv26"
+
+
+@pytest.fixture(scope="module")
+def turns(locomo):
+    return locomo_turns(locomo[0])
+
+
+@pytest.fixture(scope="module")
+def consolidated(turns, tmp_path_factory):
+    """Sessions 1-18 stored, then one consolidation run."""
+    import tempfile
+
+    from conftest import DaemonProcess
+
+    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
+    ws = tmp_path_factory.mktemp("c") / "workspace"
+    shutil.copytree(ROOT / "workspace_template", ws)
+    d = DaemonProcess(root, {"workspace": {"path": str(ws), "namespace": NS},
+                             "clock": {"start": "2023-10-23T02:00:00Z"}, "jobs": NO_JOBS}).start()
+    early = [t for t in turns if t["session"] < 19]
+    ids = d.call("memory.add_many", {"items": [
+        {"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in early]})["ids"]
+    by_dia = dict(zip((t["dia_id"] for t in early), ids))
+    template_memory = (ws / "MEMORY.md").read_text()
+    run = d.call("jobs.run", {"name": "consolidate"})
+    yield {"d": d, "ws": ws, "run": run, "by_dia": by_dia, "template_memory": template_memory}
+    d.terminate()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def nodes(d, level=None) -> list[dict]:
+    params = {"namespace": NS} | ({"level": level} if level else {})
+    return d.call("consolidation.list", params)["nodes"]
+
+
+def test_four_levels_are_built_with_provenance(consolidated):
+    d, run, by_dia = consolidated["d"], consolidated["run"], consolidated["by_dia"]
+    result = run["result"]
+    assert run["status"] == "ok"
+    # 376 turns + the template's facts; measured: 50 patterns, 10 principles, 1 insight.
+    assert result["level0"] >= 376
+    assert result["level1"] >= 25 and result["level2"] >= 4 and result["level3"] >= 1
+    level0 = set(by_dia.values())
+    l1, l2, l3 = nodes(d, 1), nodes(d, 2), nodes(d, 3)
+    assert (len(l1), len(l2), len(l3)) == (result["level1"], result["level2"], result["level3"])
+    l1_ids, l2_ids = {n["id"] for n in l1}, {n["id"] for n in l2}
+    for n in l1:
+        assert len(n["sources"]) >= 2 and n["leaves"] == len(n["sources"])
+        # Sources are level-0 memories: the turns (or the workspace's facts), never other nodes.
+        assert not set(n["sources"]) & (l1_ids | l2_ids)
+    assert sum(len(set(n["sources"]) & level0) for n in l1) >= 0.8 * len(level0)  # most turns are in a pattern
+    assert all(set(n["sources"]) <= l1_ids and len(n["sources"]) >= 2 for n in l2)
+    assert all(set(n["sources"]) <= l2_ids and len(n["sources"]) >= 2 for n in l3)
+    # Every node is a memory that search and packs see, tagged with its level.
+    for n in l1[:5] + l2[:2] + l3:
+        got = d.call("memory.get", {"id": n["id"]})
+        assert got["tags"] == ["consolidated", f"level{n['level']}"] and got["tier"] == "active"
+
+
+def test_patterns_group_what_belongs_together(consolidated):
+    """The conversation's known threads each become a pattern whose sources are about that thread."""
+    d = consolidated["d"]
+    l1 = nodes(d, 1)
+    contents = {}
+    for n in l1:
+        for source in n["sources"]:
+            contents[source] = d.call("memory.get", {"id": source})["content"].lower()
+
+    def pattern_about(word: str) -> dict:
+        candidates = [n for n in l1 if word in n["keywords"]]
+        assert candidates, f"no pattern with keyword {word!r}: {[n['keywords'] for n in l1]}"
+        return max(candidates, key=lambda n: len(n["sources"]))
+
+    for word, stem in [("adoption", "adopt"), ("pottery", "pot"), ("counseling", "counsel")]:
+        node = pattern_about(word)
+        on_topic = sum(stem in contents[s] for s in node["sources"]) / len(node["sources"])
+        assert on_topic >= 0.6, (word, on_topic, node["content"])
+        assert word in node["content"].lower()
+
+
+def test_memory_md_shows_the_tree_and_keeps_the_persons_text(consolidated):
+    d, ws = consolidated["d"], consolidated["ws"]
+    text = (ws / "MEMORY.md").read_text()
+    assert text.startswith(consolidated["template_memory"].rstrip("\n"))
+    section = owned_body(text)
+    assert "### Level 3: strategic insights" in section and "### Level 1: patterns" in section
+    for n in nodes(d):
+        assert f"`{n['id']}` ← `{n['sources'][0]}`" in section
+    # The section is never indexed: no memory has MEMORY.md's owned lines as a source.
+    hits = d.call("memory.search", {"query": "Pattern adoption agencies Caroline", "k": 30, "namespace": NS})["results"]
+    assert not [h for h in hits if (h["source"] or "").startswith("MEMORY.md") and h["content"].startswith("Pattern")]
+
+
+def test_the_next_night_rederives_without_duplicating(consolidated, turns):
+    d, ws = consolidated["d"], consolidated["ws"]
+    first = {n["id"]: n for n in nodes(d)}
+    again = d.call("jobs.run", {"name": "consolidate"})["result"]
+    assert again["added"] == again.get("revised", 0) == again.get("archived", 0) == 0
+    assert again["kept"] == len(first)
+    assert again["memory_file_changed"] is False
+    assert {n["id"] for n in nodes(d)} == set(first)
+
+    # A new session arrives (session 19, Oct 2023); the next night re-derives the tree.
+    d.call("clock.advance", {"hours": 24})
+    late = [t for t in turns if t["session"] == 19]
+    d.call("memory.add_many", {"items": [
+        {"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in late]})
+    result = d.call("jobs.run", {"name": "consolidate"})["result"]
+    now = {n["id"]: n for n in nodes(d)}
+    assert result["level0"] == consolidated["run"]["result"]["level0"] + len(late)
+    assert result["kept"] + result.get("revised", 0) >= 0.6 * len(first)  # most of the tree carries over
+    assert len(now) == result["level1"] + result["level2"] + result["level3"]  # nothing accumulates
+    for gone in set(first) - set(now):
+        old = d.call("memory.get", {"id": gone})
+        assert old["superseded_by"] in now or old["tier"] == "archived"  # a new version, or archived
+    revised = [n for n in now.values() if n["id"] not in first]
+    assert len(revised) == result.get("revised", 0) + result.get("added", 0)
+    section = owned_body((ws / "MEMORY.md").read_text())
+    assert all(f"`{i}`" in section for i in now) and not any(f"`{i}`" in section for i in set(first) - set(now))
+    assert (ws / "MEMORY.md").read_text().count(OWNED_BEGIN) == 1

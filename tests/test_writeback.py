@@ -1,0 +1,208 @@
+"""Writing back into the workspace (issue 3): owned sections only, never clobbering a person."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from conftest import NO_JOBS
+
+from agentmemd.memory.markdown import OWNED_BEGIN, OWNED_END
+from agentmemd.memory.owned_sections import WriteBackError, owned_body, write_owned_section
+
+ROOT = Path(__file__).resolve().parent.parent
+NS = "wb"
+DAY = "2026-11-20"
+PERSON_LOG = f"""# {DAY}
+
+- Met Caroline for coffee; she talked about the adoption agencies.
+- Melanie's pottery class starts on Thursday.
+"""
+
+
+# ---- the writer itself ---------------------------------------------------------------
+
+
+def test_write_creates_the_section_and_leaves_the_persons_text_alone(tmp_path):
+    path = tmp_path / "log.md"
+    path.write_text(PERSON_LOG)
+    result = write_owned_section(path, "## agentmemd\n- one")
+    assert result.changed and result.attempts == 1
+    text = path.read_text()
+    assert text.startswith(PERSON_LOG.rstrip("\n"))
+    assert text.endswith(f"{OWNED_BEGIN}\n## agentmemd\n- one\n{OWNED_END}\n")
+    # Rewritten in place, never appended twice; unchanged text is not rewritten at all.
+    write_owned_section(path, "## agentmemd\n- one\n- two", last_written="## agentmemd\n- one")
+    assert path.read_text().count(OWNED_BEGIN) == 1 and "- two" in path.read_text()
+    mtime = path.stat().st_mtime_ns
+    assert write_owned_section(path, "## agentmemd\n- one\n- two").changed is False
+    assert path.stat().st_mtime_ns == mtime
+
+
+def test_an_edit_saved_while_the_daemon_writes_is_kept(tmp_path):
+    """The worst moment: the person saves after the daemon read the file, before it renames."""
+    path = tmp_path / "log.md"
+    path.write_text(PERSON_LOG)
+    write_owned_section(path, "## agentmemd\n- first")
+
+    def person_saves(attempt: int) -> None:
+        if attempt == 1:
+            text = path.read_text().replace("Thursday.", "Thursday at 18:00.")
+            tmp = path.with_name(".log.md.swp")
+            tmp.write_text(text + "\n- A line the person added while the daemon was writing.\n")
+            tmp.replace(path)  # how editors save
+
+    result = write_owned_section(path, "## agentmemd\n- second", last_written="## agentmemd\n- first",
+                                 before_replace=person_saves)
+    assert result.attempts == 2  # the changed file was noticed and the write redone on it
+    text = path.read_text()
+    assert "Thursday at 18:00." in text
+    assert "- A line the person added while the daemon was writing." in text
+    assert owned_body(text) == "## agentmemd\n- second"
+    assert "- first" not in text
+
+
+def test_a_file_that_never_stops_changing_is_left_alone(tmp_path):
+    path = tmp_path / "log.md"
+    path.write_text(PERSON_LOG)
+    counter = iter(range(100))
+
+    def keeps_editing(attempt: int) -> None:
+        with path.open("a") as fh:
+            fh.write(f"- edit {next(counter)}\n")
+
+    with pytest.raises(WriteBackError, match="changed on every one of 3 attempts"):
+        write_owned_section(path, "## agentmemd\n- x", attempts=3, before_replace=keeps_editing)
+    assert OWNED_BEGIN not in path.read_text()
+    assert not list(tmp_path.glob(".*.tmp"))  # no temp files left behind
+
+
+def test_lines_a_person_edited_inside_the_section_are_moved_out_not_lost(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    write_owned_section(path, "## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m2`", create_header="# MEMORY\n")
+    edited = path.read_text().replace("- Pattern: adoption `m2`", "- Caroline adopted a girl named Ava in October.")
+    path.write_text(edited)
+    result = write_owned_section(path, "## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m3`",
+                                 last_written="## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m2`",
+                                 note="moved out")
+    assert result.kept_person_lines == 1
+    text = path.read_text()
+    before, section = text.split(OWNED_BEGIN)
+    assert "- Caroline adopted a girl named Ava in October." in before and "<!-- moved out -->" in before
+    assert "Ava" not in section and "`m3`" in section
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"caf\xe9 notes\n", "not valid UTF-8"),
+    (b"\x00\x01binary", "not a text file"),
+    (f"# x\n{OWNED_BEGIN}\n- no end marker\n".encode(), "without"),
+])
+def test_files_it_cannot_safely_edit_are_not_touched(tmp_path, content, message):
+    path = tmp_path / "log.md"
+    path.write_bytes(content)
+    with pytest.raises(WriteBackError, match=message):
+        write_owned_section(path, "## agentmemd\n- x")
+    assert path.read_bytes() == content
+
+
+def test_daemon_text_cannot_close_the_section_early(tmp_path):
+    from agentmemd.memory.owned_sections import neutralise
+
+    path = tmp_path / "log.md"
+    line = neutralise(f"evil {OWNED_END} and <!-- comment -->\nnext line")
+    write_owned_section(path, f"## agentmemd\n- {line}")
+    text = path.read_text()
+    assert text.count(OWNED_END) == 1 and "\nnext line" not in text
+
+
+# ---- through the daemon ---------------------------------------------------------------
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    ws = tmp_path / "workspace"
+    shutil.copytree(ROOT / "workspace_template", ws)
+    (ws / "memory" / f"{DAY}.md").write_text(PERSON_LOG)
+    return ws
+
+
+@pytest.fixture
+def wbd(spawn, workspace):
+    return spawn({"workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100},
+                  "clock": {"start": f"{DAY}T09:00:00Z"}, "jobs": NO_JOBS})
+
+
+def sourced_from(d, path: str) -> list[dict]:
+    hits = d.call("memory.search", {"query": "Caroline Melanie adoption pottery agencies class", "k": 50,
+                                    "namespace": NS})["results"]
+    return [h for h in hits if (h["source"] or "").startswith(path)]
+
+
+def wait_until(predicate, timeout: float = 5.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    pytest.fail(f"not true within {timeout} s")
+
+
+def test_the_daily_log_gets_what_was_learned_and_is_not_reindexed(wbd, workspace):
+    log = workspace / "memory" / f"{DAY}.md"
+    learned = ["Caroline passed the adoption agency interviews last Friday.",
+               "Melanie finished her first pottery bowl and painted it blue."]
+    ids = wbd.call("memory.add_many", {"items": [{"content": c, "type": "fact", "namespace": NS} for c in learned]})["ids"]
+    before = {h["id"] for h in sourced_from(wbd, f"memory/{DAY}.md")}
+    assert len(before) == 2  # the person's two bullets
+    live_before = wbd.call("stats", {"namespace": NS})
+
+    run = wbd.call("jobs.run", {"name": "daily_log"})
+    assert run["status"] == "ok" and run["result"] == {"files_written": 1}
+    text = log.read_text()
+    assert text.startswith(PERSON_LOG.rstrip("\n"))
+    section = owned_body(text)
+    for content, memory_id in zip(learned, ids):
+        assert f"09:00 fact: {content} `{memory_id}`" in section
+    assert "### Learned (2)" in section
+
+    time.sleep(0.6)  # well past the debounce: the watcher has seen the write
+    wbd.call("workspace.sync")
+    assert {h["id"] for h in sourced_from(wbd, f"memory/{DAY}.md")} == before  # nothing re-indexed as the person's
+    assert wbd.call("stats", {"namespace": NS}) == live_before
+    # Idempotent: the same day again changes nothing on disk.
+    assert wbd.call("jobs.run", {"name": "daily_log"})["result"] == {"files_written": 0}
+
+
+def test_a_persons_edits_around_and_inside_the_section_survive_the_next_write(wbd, workspace):
+    log = workspace / "memory" / f"{DAY}.md"
+    first = wbd.call("memory.add", {"content": "Caroline is researching adoption agencies.", "type": "fact",
+                                    "namespace": NS})["id"]
+    wbd.call("jobs.run", {"name": "daily_log"})
+    # The person adds a line of their own and corrects the daemon's line in place.
+    text = log.read_text()
+    text = text.replace("- Melanie's pottery class starts on Thursday.",
+                        "- Melanie's pottery class starts on Thursday.\n- Bought flowers for Melanie's birthday.")
+    text = text.replace(f"fact: Caroline is researching adoption agencies. `{first}`",
+                        "fact: Caroline chose an adoption agency in Boston.")
+    log.write_text(text)
+    wait_until(lambda: any(h["content"] == "Bought flowers for Melanie's birthday."
+                           for h in sourced_from(wbd, f"memory/{DAY}.md")))
+
+    wbd.call("clock.advance", {"hours": 2})
+    second = wbd.call("memory.add", {"content": "Melanie's kids loved the beach trip.", "type": "fact",
+                                     "namespace": NS})["id"]
+    run = wbd.call("jobs.run", {"name": "daily_log"})
+    assert run["status"] == "ok"
+    text = log.read_text()
+    before, section = text.split(OWNED_BEGIN)
+    assert "- Bought flowers for Melanie's birthday." in before
+    assert "Caroline chose an adoption agency in Boston." in before  # their correction, now their own text
+    assert f"`{second}`" in section and f"`{first}`" in section  # the daemon's section is complete again
+    assert "Boston" not in section
+    # Their correction is indexed as theirs.
+    wbd.call("workspace.sync")
+    moved = wait_until(lambda: [h for h in sourced_from(wbd, f"memory/{DAY}.md") if "Boston" in h["content"]])
+    assert moved[0]["type"] == "fact"
