@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="show how a pack was chosen")
     p.add_argument("pack_id")
     sub.add_parser("sweep", help="archive memories that decayed below the Cold tier")
+    sub.add_parser("costs", help="language-model calls, tokens and cost (the ledger)")
     sub.add_parser("jobs", help="scheduled jobs: cron, next run, last run and result")
     p = sub.add_parser("run-job", help="run one scheduled job now (decay_sweep, consolidate, daily_log)")
     p.add_argument("name")
@@ -158,10 +159,19 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
     "sweep": ("memory.sweep", lambda a: {}, _print_kv),
     "workspace": ("workspace.status", lambda a: {}, lambda r: _human_workspace(r)),
     "jobs": ("jobs.list", lambda a: {}, lambda r: _human_jobs(r)),
+    "costs": ("costs", lambda a: {}, lambda r: _human_costs(r)),
     "run-job": ("jobs.run", lambda a: {"name": a.name}, lambda r: _human_run(r)),
     "consolidated": ("consolidation.list", lambda a: {k: v for k, v in {
         "namespace": a.namespace, "level": a.level}.items() if v is not None}, lambda r: _human_consolidated(r)),
 }
+
+
+def _human_costs(result: dict[str, Any]) -> None:
+    print(f"provider {result['provider']}: {result['calls']} calls, ${result['cost_usd']:.6f}")
+    for r in result["by_task"]:
+        print(f"  {r['provider']}/{r['model']} {r['task']}: {r['calls']} calls ({r['ok']} ok, {r['rejected']} rejected, "
+              f"{r['errors']} errors), in {r['input_tokens']} out {r['output_tokens']} cache write "
+              f"{r['cache_creation_input_tokens']} read {r['cache_read_input_tokens']} tokens, ${r['cost_usd']:.6f}")
 
 
 def _human_run(run: dict[str, Any]) -> None:

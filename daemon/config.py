@@ -154,6 +154,24 @@ class ConsolidationConfig(_Section):
     memory_file: str = Field("MEMORY.md", min_length=1, description="Workspace file whose owned section shows the result.")
 
 
+class LLMConfig(_Section):
+    """The daemon's language-model work (observing, reflecting, judging, summarising)."""
+
+    provider: Literal["local", "anthropic"] = Field("local", description="local: offline methods; anthropic: the Messages API.")
+    model: str = Field("claude-haiku-4-5", min_length=1, description="Model for the anthropic provider.")
+    base_url: str = Field("", description="Messages API base URL ('' = the SDK's default, api.anthropic.com).")
+    api_key_env: str = Field("ANTHROPIC_API_KEY", min_length=1, description="Environment variable holding the key.")
+    timeout_seconds: float = Field(30.0, gt=0, description="Per-request timeout.")
+    max_retries: int = Field(3, ge=0, le=10, description="Retries with backoff on 429, 5xx, timeouts, connection errors.")
+    max_output_tokens: int = Field(1024, gt=0, le=64000)
+    json_repair_attempts: int = Field(1, ge=0, le=3, description="Re-asks when a JSON reply does not validate.")
+    # USD per million tokens (Claude Haiku 4.5 list prices); cache writes/reads are priced apart.
+    input_per_mtok: float = Field(1.0, ge=0)
+    output_per_mtok: float = Field(5.0, ge=0)
+    cache_write_per_mtok: float = Field(1.25, ge=0)
+    cache_read_per_mtok: float = Field(0.1, ge=0)
+
+
 class DailyLogConfig(_Section):
     max_items: int = Field(200, gt=0, description="Learned memories listed per day; the rest are counted.")
 
@@ -172,6 +190,7 @@ class Config(_Section):
     jobs: JobsConfig = Field(default_factory=JobsConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     daily_log: DailyLogConfig = Field(default_factory=DailyLogConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
 
 
 class ConfigError(Exception):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentmemd.cron.scheduler import JobRunner
 from agentmemd.memory import models as m
 from agentmemd.memory.consolidation import Consolidator
+from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.clock import ManualClock, format_time
 from agentmemd.memory.errors import Conflict
 from agentmemd.memory.service import MemoryService
@@ -16,6 +17,12 @@ from .rpc import Method
 
 def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs: JobRunner) -> dict[str, Method]:
     consolidator = Consolidator(service, service.config.consolidation)
+    ledger = Ledger(service.store, service.clock, service.config.llm)
+
+    def costs(_: m.EmptyParams) -> dict:
+        rows = ledger.totals()
+        return {"provider": service.config.llm.provider, "by_task": rows,
+                "calls": sum(r["calls"] for r in rows), "cost_usd": round(sum(r["cost_usd"] for r in rows), 6)}
 
     def workspace_indexer() -> WorkspaceIndexer:
         if indexer is None:
@@ -69,6 +76,7 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
         "consolidation.list": Method(
             m.ConsolidationListParams, lambda p: {"nodes": consolidator.nodes(p.namespace, p.level)},
             "Consolidated memories (levels 1-3) with the memories each was built from."),
+        "costs": Method(m.EmptyParams, costs, "Language-model calls, tokens and USD by provider, model and task."),
         "clock.now": Method(m.EmptyParams, clock_now, "The daemon's current time."),
         "clock.advance": Method(m.ClockAdvanceParams, clock_advance, "Move a manual clock forward."),
     }

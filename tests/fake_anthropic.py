@@ -1,0 +1,83 @@
+"""A local HTTP server that speaks enough of the Anthropic Messages API for the real SDK.
+
+Each test scripts the replies (status, body, headers, delay); the server records every
+request body it received, so tests can check what the SDK sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: dict | str | None = None
+    headers: dict = field(default_factory=dict)
+    delay: float = 0.0
+
+
+def message(text: str, *, input_tokens: int = 120, output_tokens: int = 30, cache_creation: int = 0,
+            cache_read: int = 0, model: str = "claude-haiku-4-5") -> Reply:
+    return Reply(body={
+        "id": "msg_test", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
+                  "cache_creation_input_tokens": cache_creation, "cache_read_input_tokens": cache_read},
+    })
+
+
+def error(status: int, kind: str, headers: dict | None = None) -> Reply:
+    return Reply(status=status, body={"type": "error", "error": {"type": kind, "message": f"{kind} (test)"}},
+                 headers=headers or {})
+
+
+class FakeAnthropic:
+    def __init__(self):
+        self.replies: deque[Reply] = deque()
+        self.requests: list[dict] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                fake.requests.append({"path": self.path, "body": body, "headers": {k.lower(): v for k, v in self.headers.items()}})
+                reply = fake.replies.popleft() if fake.replies else error(500, "api_error")
+                if reply.delay:
+                    time.sleep(reply.delay)
+                data = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", "application/json")
+                    for k, v in reply.headers.items():
+                        self.send_header(k, v)
+                    self.send_header("content-length", str(len(data.encode())))
+                    self.end_headers()
+                    self.wfile.write(data.encode())
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> "FakeAnthropic":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
