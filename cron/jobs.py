@@ -56,7 +56,7 @@ def register_jobs(runner: JobRunner, service: MemoryService, config: Config,
         while day <= today:
             start, end = daily_log.day_bounds(day, runner.zone)
             memories, total = daily_log.learned(service.store, workspace_namespace, start, end, config.daily_log.max_items)
-            body = daily_log.render(day, runner.zone, memories, total, runner.runs_between(start, end))
+            body = daily_log.render(runner.zone, memories, total, runner.runs_between(start, end))
             if body is not None:
                 result = writer.write(daily_log.log_path(day), body, now, create_header=f"# {day.isoformat()}\n")
                 written += int(result.changed)

@@ -156,37 +156,29 @@ class JobRunner:
 
     # ---- reporting ---------------------------------------------------------------
 
-    def _run_row(self, run_id: int) -> dict[str, Any]:
-        row = self.store.conn.execute(
-            "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs WHERE id = ?", (run_id,)
-        ).fetchone()
-        return _run_dict(row)
-
-    def runs(self, name: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        sql = "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs"
-        params: tuple = ()
-        if name is not None:
-            sql += " WHERE name = ?"
-            params = (name,)
-        rows = self.store.conn.execute(sql + " ORDER BY id DESC LIMIT ?", params + (limit,)).fetchall()
-        return [_run_dict(r) for r in reversed(rows)]
-
-    def runs_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
+    def _select_runs(self, rest: str, params: tuple) -> list[dict[str, Any]]:
         rows = self.store.conn.execute(
-            "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs "
-            "WHERE started >= ? AND started < ? ORDER BY id", (format_time(start), format_time(end)),
+            "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs " + rest, params
         ).fetchall()
         return [_run_dict(r) for r in rows]
+
+    def _run_row(self, run_id: int) -> dict[str, Any]:
+        return self._select_runs("WHERE id = ?", (run_id,))[0]
+
+    def runs(self, name: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest ``limit`` runs (of one job, or all), oldest first."""
+        where, params = ("WHERE name = ? ", (name,)) if name is not None else ("", ())
+        return self._select_runs(where + "ORDER BY id DESC LIMIT ?", params + (limit,))[::-1]
+
+    def runs_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
+        return self._select_runs("WHERE started >= ? AND started < ? ORDER BY id", (format_time(start), format_time(end)))
 
     def status(self) -> list[dict[str, Any]]:
         checked = self._checked_through()
         now = self.clock.now()
         out = []
         for name, job in self.jobs.items():
-            last = self.store.conn.execute(
-                "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs "
-                "WHERE name = ? ORDER BY id DESC LIMIT 1", (name,),
-            ).fetchone()
+            last = self.runs(name, limit=1)
             count = self.store.conn.execute("SELECT count(*) FROM job_runs WHERE name = ?", (name,)).fetchone()[0]
             nxt = self.next_fire(name, checked.get(name, now))
             out.append({
@@ -196,7 +188,7 @@ class JobRunner:
                 "next_run": format_time(nxt) if nxt else None,
                 "running": name in self._running,
                 "runs": count,
-                "last_run": _run_dict(last) if last else None,
+                "last_run": last[0] if last else None,
             })
         return out
 

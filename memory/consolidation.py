@@ -9,8 +9,8 @@ excluded). Each level above clusters the one below and summarises every cluster:
 * level 3, strategic insights: principles that belong together.
 
 The local summariser is extractive: a node's text is its distinctive keywords (c-TF-IDF
-over the level's clusters) and the member sentences closest to its centroid, with the
-size and date span of what it covers. It never invents a sentence. It is a lower-quality
+against all level-0 memories) and the one or two member sentences that carry most of
+them (nearest the centroid on ties), with the size and date span of what it covers. It never invents a sentence. It is a lower-quality
 stand-in for an LLM summary, which the LLM layer (a later issue) can plug in here.
 
 Every node is a memory (tags ``consolidated``, ``level<N>``), so search and packs see
@@ -34,14 +34,16 @@ import numpy as np
 from agentmemd.daemon.config import ConsolidationConfig
 
 from .clock import format_time
+from .embeddings import normalise
 from .models import AddParams, UpdateParams
-from .owned_sections import neutralise
+from .owned_sections import clip, neutralise
 from .store import from_blob
 
 LEVEL_NAMES = {1: "pattern", 2: "principle", 3: "insight"}
 LEVEL_PRIORITY = {1: 0.4, 2: 0.5, 3: 0.6}
 _WORD = re.compile(r"[a-z][a-z'-]{2,}")
 MATCH_JACCARD = 0.5
+QUOTE_CHARS = 220
 
 
 @dataclass
@@ -78,7 +80,8 @@ def _stopwords() -> frozenset[str]:
 
 
 def words(text: str, stop: frozenset[str]) -> list[str]:
-    return [w.strip("'-") for w in _WORD.findall(text.lower()) if w.strip("'-") not in stop and len(w.strip("'-")) > 2]
+    stripped = (w.strip("'-") for w in _WORD.findall(text.lower()))
+    return [w for w in stripped if w not in stop and len(w) > 2]
 
 
 def cluster(vectors: np.ndarray, similarity: float, min_size: int) -> list[list[int]]:
@@ -122,16 +125,6 @@ def _representative(vectors: np.ndarray, texts: list[list[str]], keywords: list[
     return order[:k]
 
 
-def _clip(text: str, limit: int = 220) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _normalise(v: np.ndarray) -> np.ndarray:
-    norm = float(np.linalg.norm(v))
-    return v / norm if norm else v
-
-
 def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[Node]]:
     """Levels 1-3 over the given level-0 memories (deterministic for the same input)."""
     stop = _stopwords()
@@ -155,10 +148,9 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
         nodes = []
         for ms, ids, kws in zip(members, covered, keywords):
             leaf_vectors = np.stack([by_id[i].vector for i in ids])
-            centre = _normalise(leaf_vectors.mean(axis=0))
-            # The sentences nearest the centre, from distinct level-0 memories.
+            centre = normalise(leaf_vectors.mean(axis=0))
             picks = _representative(leaf_vectors, [leaf_words[i] for i in ids], kws, 2 if len(ids) >= 4 else 1)
-            quotes = [_clip(by_id[ids[i]].content) for i in picks]
+            quotes = [clip(by_id[ids[i]].content, QUOTE_CHARS) for i in picks]
             dates = sorted(by_id[i].created[:10] for i in ids)
             span = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
             size = f"{len(ids)} memories" if level == 1 else f"{len(ms)} {LEVEL_NAMES[level - 1]}s, {len(ids)} memories"
@@ -193,16 +185,15 @@ class Consolidator:
     def stored(self, namespace: str) -> dict[int, list[dict[str, Any]]]:
         """Stored nodes whose memory is still live; rows of archived nodes are dropped."""
         rows = self.store._rows(
-            "SELECT c.memory_id, c.level, c.leaves, c.sources, c.keywords, m.content FROM consolidation_nodes c "
+            "SELECT c.memory_id, c.level, c.leaves, m.content FROM consolidation_nodes c "
             "LEFT JOIN memories m ON m.id = c.memory_id AND m.superseded_by IS NULL "
             "WHERE c.namespace = ? ORDER BY c.level, c.rowid", (namespace,))
         out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
         for r in rows:
             if r["content"] is None:
-                self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (r["memory_id"],))
+                self._drop_node(r["memory_id"])
                 continue
             r["leaves"] = frozenset(json.loads(r["leaves"]))
-            r["sources"] = json.loads(r["sources"])
             out[r["level"]].append(r)
         return out
 
@@ -248,7 +239,7 @@ class Consolidator:
                 counts["kept"] += 1
             else:
                 node.id = self.service.update(UpdateParams(id=prev["memory_id"], content=node.content, source=source)).id
-                self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (prev["memory_id"],))
+                self._drop_node(prev["memory_id"])
                 counts["revised"] += 1
         if additions:
             ids = self.service.add_many([
@@ -262,7 +253,7 @@ class Consolidator:
         for j, prev in enumerate(old):
             if j not in taken_old:
                 self.service.archive(prev["memory_id"])
-                self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (prev["memory_id"],))
+                self._drop_node(prev["memory_id"])
                 counts["archived"] += 1
         for node in new:
             self.store.conn.execute(
@@ -272,6 +263,9 @@ class Consolidator:
                 (node.id, namespace, level, json.dumps(sorted(node.leaves)), json.dumps(node.sources),
                  json.dumps(node.keywords), format_time(now)),
             )
+
+    def _drop_node(self, memory_id: str) -> None:
+        self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (memory_id,))
 
     def nodes(self, namespace: str, level: int | None = None) -> list[dict[str, Any]]:
         sql = ("SELECT c.memory_id AS id, c.level, c.sources, c.leaves, c.keywords, c.derived_at, m.content, m.type "

@@ -13,7 +13,7 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from .clock import format_time, parse_time
-from .owned_sections import neutralise
+from .owned_sections import clip, neutralise
 from .store import Store
 
 LINE_CHARS = 300
@@ -45,7 +45,7 @@ def _summary(result: dict[str, Any] | None) -> str:
     return ", ".join(f"{k} {v}" for k, v in result.items() if isinstance(v, (int, float, str)))
 
 
-def render(day: date, zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]]) -> str | None:
+def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]]) -> str | None:
     """The section's body, or None when there is nothing to say for the day."""
     shown_runs = [r for r in runs if r["name"] != "daily_log" and (r["status"] != "ok" or any(
         isinstance(v, (int, float)) and v for v in (r["result"] or {}).values()))]
@@ -59,10 +59,7 @@ def render(day: date, zone: tzinfo, memories: list[dict[str, Any]], total: int, 
         out += ["", f"### Learned ({total})", ""]
         for m in memories:
             at = parse_time(m["ingested"]).astimezone(zone)
-            text = neutralise(m["content"])
-            if len(text) > LINE_CHARS:
-                text = text[: LINE_CHARS - 1].rstrip() + "…"
-            out.append(f"- {at:%H:%M} {m['type']}: {text} `{m['id']}`")
+            out.append(f"- {at:%H:%M} {m['type']}: {clip(neutralise(m['content']), LINE_CHARS)} `{m['id']}`")
         if total > len(memories):
             out.append(f"- … and {total - len(memories)} more (`agentmemd search`)")
     if shown_runs:
