@@ -172,6 +172,36 @@ class LLMConfig(_Section):
     cache_read_per_mtok: float = Field(0.1, ge=0)
 
 
+class ConversationConfig(_Section):
+    """Conversations: Observer/Reflector compaction and the stable context (seed 002, 5.4 and 5.6)."""
+
+    observer_threshold_tokens: int = Field(30_000, gt=0, description="Unobserved turn tokens that trigger the Observer.")
+    reflector_threshold_tokens: int = Field(40_000, gt=0, description="Observation tokens that trigger the Reflector.")
+    observer_batch_tokens: int = Field(8_000, gt=0, description="Most turn tokens handed to one Observer call.")
+    keep_recent_turns: int = Field(4, ge=0, description="Newest turns left raw when the Observer runs (not forced).")
+    reflector_target: float = Field(0.45, gt=0.05, lt=1, description="The Reflector's output size as a share of its input.")
+    context_budget_tokens: int = Field(16_000, gt=100, description="conversation.context budget when none is given.")
+    system_share: float = Field(0.1, gt=0, lt=1, description="Budget share of the stable prefix (persona + observations).")
+    memories_share: float = Field(0.3, ge=0, lt=1, description="Budget share of the Memory Pack.")
+    history_share: float = Field(0.6, gt=0, lt=1, description="Budget share of the recent turns.")
+
+    @model_validator(mode="after")
+    def _shares(self) -> "ConversationConfig":
+        total = self.system_share + self.memories_share + self.history_share
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"system_share + memories_share + history_share must be 1 (they add up to {total:g})")
+        return self
+
+
+class CacheConfig(_Section):
+    """The semantic response cache in front of the LLM layer (seed 001, chapter 3)."""
+
+    enabled: bool = True
+    similarity_threshold: float = Field(0.95, gt=0, le=1, description="Cosine at or above which a cached answer is reused.")
+    keyword_only: bool = Field(False, description="Embed only the prompt's keywords, not the whole variable part.")
+    max_entries: int = Field(10_000, gt=0, description="Oldest unused entries are evicted past this many.")
+
+
 class DailyLogConfig(_Section):
     max_items: int = Field(200, gt=0, description="Learned memories listed per day; the rest are counted.")
 
@@ -191,6 +221,8 @@ class Config(_Section):
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
     daily_log: DailyLogConfig = Field(default_factory=DailyLogConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
+    cache: CacheConfig = Field(default_factory=CacheConfig)
 
 
 class ConfigError(Exception):

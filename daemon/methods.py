@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from agentmemd.cron.scheduler import JobRunner
 from agentmemd.memory import models as m
+from agentmemd.memory.compaction import CompactionWorker
 from agentmemd.memory.consolidation import Consolidator
+from agentmemd.memory.context import build_context
+from agentmemd.memory.conversation import Conversations
+from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.clock import ManualClock, format_time
 from agentmemd.memory.errors import Conflict
@@ -15,14 +19,48 @@ from . import __version__
 from .rpc import Method
 
 
-def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs: JobRunner) -> dict[str, Method]:
+def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs: JobRunner,
+                  conversations: Conversations, worker: CompactionWorker, cache: ResponseCache,
+                  run_on_store) -> dict[str, Method]:
     consolidator = Consolidator(service, service.config.consolidation)
     ledger = Ledger(service.store, service.clock, service.config.llm)
 
     def costs(_: m.EmptyParams) -> dict:
         rows = ledger.totals()
+        cached = cache.totals()
         return {"provider": service.config.llm.provider, "by_task": rows,
-                "calls": sum(r["calls"] for r in rows), "cost_usd": round(sum(r["cost_usd"] for r in rows), 6)}
+                "calls": sum(r["calls"] for r in rows), "cost_usd": round(sum(r["cost_usd"] for r in rows), 6),
+                "cache": {"by_task": cached,
+                          **{k: sum(r[k] for r in cached) for k in ("hits_exact", "hits_semantic", "misses",
+                                                                    "bypassed", "tokens_saved")}}}
+
+    def conversation_append(p: m.AppendParams) -> dict:
+        counts = conversations.append(p.session, p.role, p.content, ts=p.ts, namespace=p.namespace,
+                                      speaker=p.speaker)
+        scheduled = conversations.due(p.session)
+        if scheduled:
+            worker.request(p.session)  # the Observer/Reflector run in the background
+        return {**counts, "compaction_scheduled": scheduled}
+
+    def conversation_context(p: m.ContextParams) -> dict:
+        budget = p.budget_tokens or service.config.conversation.context_budget_tokens
+        return build_context(service, conversations, p.session, budget)
+
+    def conversation_observe(p: m.ObserveParams) -> dict:
+        run_on_store(lambda: conversations.require(p.session))
+        future = worker.run_now(p.session, force=p.force)
+        if not p.wait:
+            return {"session": p.session, "scheduled": True}
+        try:
+            return future.result(timeout=p.timeout_seconds)
+        except TimeoutError:
+            raise Conflict(f"compaction of {p.session!r} still running after {p.timeout_seconds:g}s; "
+                           "it goes on in the background") from None
+
+    def conversation_status(p: m.SessionParams) -> dict:
+        conversations.require(p.session)
+        return {**conversations.counts(p.session), "runs": conversations.runs(p.session),
+                "idle": worker.idle()}
 
     def workspace_indexer() -> WorkspaceIndexer:
         if indexer is None:
@@ -76,6 +114,17 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
         "consolidation.list": Method(
             m.ConsolidationListParams, lambda p: {"nodes": consolidator.nodes(p.namespace, p.level)},
             "Consolidated memories (levels 1-3) with the memories each was built from."),
+        "conversation.append": Method(m.AppendParams, conversation_append,
+                                      "Store one turn; the Observer/Reflector run in the background when due."),
+        "conversation.context": Method(m.ContextParams, conversation_context,
+                                       "Stable prefix + recent turns + Memory Pack within a token budget."),
+        "conversation.observe": Method(m.ObserveParams, conversation_observe,
+                                       "Run the Observer (and Reflector) now; waits for the report.", waits=True),
+        "conversation.status": Method(m.SessionParams, conversation_status, "Turns, tokens and compaction runs."),
+        "observations.list": Method(
+            m.ObservationsListParams,
+            lambda p: {"observations": conversations.observations(p.session, p.namespace, p.include_replaced)},
+            "Observations, oldest first, with their source turns."),
         "costs": Method(m.EmptyParams, costs, "Language-model calls, tokens and USD by provider, model and task."),
         "clock.now": Method(m.EmptyParams, clock_now, "The daemon's current time."),
         "clock.advance": Method(m.ClockAdvanceParams, clock_advance, "Move a manual clock forward."),

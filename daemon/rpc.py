@@ -32,6 +32,9 @@ class Method:
     params: type[BaseModel]
     handler: Callable[[BaseModel], Any]
     summary: str
+    # True: the handler waits on other work (it runs beside the store thread, not on it, and
+    # hands its SQLite steps to the store thread itself).
+    waits: bool = False
 
 
 class RpcError(Exception):
@@ -63,9 +66,10 @@ def params_error(exc: ValidationError) -> RpcError:
 
 
 class Dispatcher:
-    def __init__(self, methods: dict[str, Method], executor: Executor):
+    def __init__(self, methods: dict[str, Method], executor: Executor, wait_executor: Executor | None = None):
         self.methods = methods
         self.executor = executor
+        self.wait_executor = wait_executor or executor
 
     async def handle_line(self, line: bytes) -> bytes | None:
         try:
@@ -119,7 +123,8 @@ class Dispatcher:
             raise params_error(exc) from None
         loop = asyncio.get_running_loop()
         try:
-            result = await loop.run_in_executor(self.executor, method.handler, params)
+            executor = self.wait_executor if method.waits else self.executor
+            result = await loop.run_in_executor(executor, method.handler, params)
         except ServiceError as exc:
             raise RpcError(exc.code, exc.message, exc.data) from None
         except ValidationError as exc:  # a nested model built inside a handler

@@ -20,7 +20,13 @@ from pathlib import Path
 from agentmemd.cron.jobs import register_jobs
 from agentmemd.cron.scheduler import JobRunner, local_zone
 from agentmemd.memory.clock import ManualClock, make_clock
+from agentmemd.memory.compaction import CompactionWorker
+from agentmemd.memory.conversation import Conversations
 from agentmemd.memory.embeddings import MiniLMEmbedder
+from agentmemd.memory.llm import make_provider
+from agentmemd.memory.llm.anthropic_provider import LLMUnavailable
+from agentmemd.memory.llm.cache import ResponseCache
+from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.service import MemoryService
 from agentmemd.memory.store import Store
 from agentmemd.memory.workspace import WorkspaceIndexer
@@ -107,6 +113,11 @@ class Daemon:
         self.indexer: WorkspaceIndexer | None = None
         self.lock = DataDirLock(self.data_dir)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
+        # Requests that wait on background work (conversation.observe) wait here, not on the store thread.
+        self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmemd-wait")
+        self.conversations: Conversations | None = None
+        self.worker: CompactionWorker | None = None
+        self.cache: ResponseCache | None = None
         self.store: Store | None = None
         self.service: MemoryService | None = None
         self.jobs: JobRunner | None = None
@@ -132,15 +143,29 @@ class Daemon:
             self.jobs = JobRunner(self.store, self.service.clock, local_zone(self.config.jobs.timezone))
             writer = WorkspaceWriter(self.store, self.workspace) if self.workspace is not None else None
             register_jobs(self.jobs, self.service, self.config, writer, self.config.workspace.namespace)
+            try:
+                provider = make_provider(self.config, Ledger(self.store, self.service.clock, self.config.llm), embedder)
+            except LLMUnavailable as exc:
+                raise StartupError(str(exc)) from None
+            self.conversations = Conversations(self.service, self.config, provider.name)
+            self.cache = ResponseCache(self.store, embedder, self.service.clock, self.config.cache, provider.name)
+            self.worker = CompactionWorker(self.conversations, provider, self.cache, self._run_on_store,
+                                           target_ratio=self.config.conversation.reflector_target)
         except BaseException:
             self.lock.release()
             raise
 
+    def _run_on_store(self, fn):
+        """Run ``fn`` on the store thread and wait for it (called from other threads only)."""
+        return self.executor.submit(fn).result()
+
     async def serve(self) -> None:
         self.open()
-        assert self.service is not None
-        assert self.jobs is not None
-        dispatcher = Dispatcher(build_methods(self.service, self.indexer, self.jobs), self.executor)
+        assert self.service is not None and self.jobs is not None
+        assert self.conversations is not None and self.worker is not None and self.cache is not None
+        methods = build_methods(self.service, self.indexer, self.jobs, self.conversations, self.worker, self.cache,
+                                self._run_on_store)
+        dispatcher = Dispatcher(methods, self.executor, self.wait_executor)
         loop = asyncio.get_running_loop()
         watcher = None
         if self.indexer is not None:
@@ -163,6 +188,11 @@ class Daemon:
         # store thread before any request, so the first answer already reflects them.
         catch_up = loop.run_in_executor(self.executor, self.jobs.catch_up)
         catch_up.add_done_callback(_log_failure("job catch-up failed"))
+        # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
+        recovery = loop.run_in_executor(self.executor, self.conversations.recover)
+        recovery.add_done_callback(_log_failure("conversation recovery failed"))
+        recovery.add_done_callback(
+            lambda f: [self.worker.request(s) for s in f.result()] if not f.cancelled() and not f.exception() else None)
         scheduler = self._start_scheduler(loop)
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
         log.info("listening", extra={"socket": str(self.socket_path), "data_dir": str(self.data_dir),
@@ -179,6 +209,7 @@ class Daemon:
                 watcher.stop()
             server.close()
             await server.wait_closed()
+            await loop.run_in_executor(None, self.worker.stop)
             # No new connections now; let requests in flight finish their writes,
             # then drop the idle connections.
             for _ in range(1000):
@@ -189,6 +220,7 @@ class Daemon:
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
             self.executor.shutdown(wait=True)
+            self.wait_executor.shutdown(wait=False, cancel_futures=True)
             self.close()
             log.info("stopped")
 

@@ -216,3 +216,37 @@ class JobRunsParams(Params):
 class ConsolidationListParams(Params):
     namespace: Namespace = "default"
     level: int | None = Field(None, ge=1, le=3)
+
+
+SessionId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$")]
+
+
+class AppendParams(Params):
+    session: SessionId
+    role: Literal["user", "assistant"]
+    content: Content
+    ts: datetime | None = None  # when it was said; relative dates in it resolve against this
+    namespace: Namespace = "default"
+    speaker: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)] | None = None
+
+
+class ContextParams(Params):
+    session: SessionId
+    budget_tokens: int | None = Field(None, gt=100, le=1_000_000)
+
+
+class SessionParams(Params):
+    session: SessionId
+
+
+class ObserveParams(Params):
+    session: SessionId
+    force: bool = True  # observe every unobserved turn and reflect now, thresholds or not
+    wait: bool = True
+    timeout_seconds: float = Field(300.0, gt=0, le=3600)
+
+
+class ObservationsListParams(Params):
+    session: SessionId | None = None
+    namespace: Namespace | None = None
+    include_replaced: bool = False

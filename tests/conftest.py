@@ -138,4 +138,4 @@ def locomo():
     return json.loads(LOCOMO.read_text())
 
 
-from agentmemd.daemon.bench import evidence_ids, locomo_turns, turn_contexts  # noqa: E402,F401  (one loader, shared with the bench)
+from agentmemd.daemon.bench import evidence_ids, locomo_date, locomo_turns, turn_contexts  # noqa: E402,F401  (one loader, shared with the bench)

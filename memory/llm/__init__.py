@@ -1,6 +1,20 @@
 """The LLM layer: one interface for the daemon's language-model work.
 
-``anthropic_provider`` talks to the Messages API through the official SDK; ``ledger``
-records every call's exact token usage and cost. The offline ``local`` provider's
-methods arrive with the tasks that use them (the Observer/Reflector, issue 4).
+``tasks`` defines the tasks (observe, reflect, summarise, judge), their validated shapes
+and prompts; ``local_provider`` does them offline, ``anthropic_provider`` through the
+Messages API; ``ledger`` books every API call's exact usage and cost; ``cache`` is the
+semantic response cache in front of them.
 """
+
+from __future__ import annotations
+
+
+def make_provider(config, ledger, embedder):
+    """The provider ``[llm] provider`` names. anthropic without a key raises LLMUnavailable."""
+    if config.llm.provider == "anthropic":
+        from .anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(config.llm, ledger)
+    from .local_provider import LocalProvider
+
+    return LocalProvider(embedder)

@@ -29,6 +29,16 @@ from pydantic import BaseModel, ValidationError
 from agentmemd.daemon.config import LLMConfig
 
 from .ledger import Ledger, Usage
+from .tasks import (
+    OBSERVER_PROMPT,
+    REFLECTOR_PROMPT,
+    SUMMARY_PROMPT,
+    ObservationIn,
+    ObserveResult,
+    ReflectResult,
+    SummaryResult,
+    TurnIn,
+)
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
@@ -131,3 +141,21 @@ class AnthropicProvider:
             ]
         raise LLMOutputError(f"anthropic {task}: no valid JSON after {self.cfg.json_repair_attempts + 1} replies; "
                              f"last problem: {problem}")
+
+    # ---- the daemon's tasks (memory/llm/tasks.py) ---------------------------------------
+
+    def observe(self, turns: list[TurnIn], *, namespace: str) -> ObserveResult:
+        prompt = "\n".join(f"[seq {t.seq}] {t.ts} {t.speaker} ({t.role}): {t.content}" for t in turns)
+        return self.complete_json("observe", ObserveResult, stable=OBSERVER_PROMPT, prompt=prompt, namespace=namespace)
+
+    def reflect(self, observations: list[ObservationIn], *, namespace: str, target_ratio: float) -> ReflectResult:
+        lines = []
+        for o in observations:
+            ref = f" (refers to {o.referenced_date}, \"{o.relative_date}\")" if o.referenced_date else ""
+            lines.append(f"[{o.id}] {o.date} ({o.priority}) [{o.category}] {o.content}{ref}")
+        stable = f"{REFLECTOR_PROMPT}\nAim for about {round(target_ratio * 100)}% of the input's size."
+        return self.complete_json("reflect", ReflectResult, stable=stable, prompt="\n".join(lines), namespace=namespace)
+
+    def summarise(self, texts: list[str], *, namespace: str) -> SummaryResult:
+        prompt = "\n".join(f"- {t}" for t in texts)
+        return self.complete_json("summarise", SummaryResult, stable=SUMMARY_PROMPT, prompt=prompt, namespace=namespace)

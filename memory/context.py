@@ -1,0 +1,159 @@
+"""The stable context for a model call (seed 002, 5.4 Strategy A "conversation rebase", R6).
+
+    system   = persona contract + observation log        <- the stable, cacheable prefix
+    messages = the last turns not yet observed, oldest first
+               the newest user turn carries the Memory Pack for it, at the very end
+
+The prefix depends only on the namespace's persona memories, the session's live
+observations and the budget: it is byte-identical from call to call until the Observer
+or Reflector changes the observations (nothing in it is phrased relative to "now"), so a
+provider's prompt cache keeps hitting. ``prefix_hash`` is the SHA-256 of exactly that text.
+
+Budget (one token counter): the prefix gets at most ``system_share``; the turns take what
+they need up to ``history_share`` plus whatever the prefix left; the Memory Pack gets the
+rest. The whole never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from .dates import human_date
+from .models import PackParams
+from .tokens import count_tokens
+
+PERSONA_HEADER = "# Who you are\n"
+OBSERVATIONS_HEADER = "# What you have observed in this conversation\n"
+_PRIORITY_ORDER = {"HIGH": 0, "MED": 1, "LOW": 2}
+
+
+def observation_line(row: dict[str, Any]) -> str:
+    when = row["date"][11:16]
+    line = f"- ({row['priority']}) {when} [{row['category']}] {row['content']}"
+    if row.get("referenced_date"):
+        said = f', "{row["relative_date"]}"' if row.get("relative_date") else ""
+        line += f" (refers to {human_date(row['referenced_date'])}{said})"
+    return line
+
+
+def render_observations(rows: list[dict[str, Any]]) -> str:
+    """Mastra-style log: one 'Date:' header per day, then one line per observation, in time order."""
+    out: list[str] = []
+    day = None
+    for row in sorted(rows, key=lambda r: (r["date"], r["seq"])):
+        if row["date"][:10] != day:
+            day = row["date"][:10]
+            out.append(f"Date: {day}")
+        out.append(observation_line(row))
+    return "\n".join(out)
+
+
+def fit_observations(rows: list[dict[str, Any]], budget: int, fixed: str) -> str:
+    """The prefix text with as many observations as fit: HIGH before MED before LOW, newer first
+    within a priority; shown in time order. Deterministic for the same rows and budget."""
+    newest_first = sorted(rows, key=lambda r: (r["date"], r["seq"]), reverse=True)
+    ranked = sorted(newest_first, key=lambda r: _PRIORITY_ORDER[r["priority"]])  # stable: newest first per priority
+    chosen: list[dict[str, Any]] = []
+    used = count_tokens(fixed + OBSERVATIONS_HEADER)
+    for row in ranked:
+        cost = count_tokens(observation_line(row)) + 1
+        if used + cost > budget:
+            continue
+        chosen.append(row)
+        used += cost
+    text = fixed
+    if chosen:
+        text += OBSERVATIONS_HEADER + render_observations(chosen) + "\n"
+    # Line-by-line counts can differ from the whole by a token here and there: trim to be exact.
+    while chosen and count_tokens(text) > budget:
+        chosen.pop()
+        text = fixed + (OBSERVATIONS_HEADER + render_observations(chosen) + "\n" if chosen else "")
+    return text
+
+
+def clip_to_tokens(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` (cut at a space) within ``limit`` tokens, marked with '…'."""
+    if count_tokens(text) <= limit:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count_tokens(text[:mid] + " …") <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text[:lo].rsplit(" ", 1)[0] if " " in text[:lo] else text[:lo]
+    return cut + " …" if cut else ""
+
+
+def persona_contract(persona: list[dict[str, Any]], budget: int) -> str:
+    if not persona:
+        return ""
+    text = PERSONA_HEADER
+    for row in sorted(persona, key=lambda r: (-r["priority"], r["id"])):
+        line = f"- {' '.join(row['content'].split())}\n"
+        if count_tokens(text + line) > budget:
+            break
+        text += line
+    return text + "\n" if text != PERSONA_HEADER else ""
+
+
+def build_context(service, conversations, session: str, budget: int) -> dict[str, Any]:
+    cfg = service.config.conversation
+    namespace = conversations.require(session)
+    store = service.store
+    persona = store._rows(
+        "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = 'persona' "
+        "AND superseded_by IS NULL", (namespace,))
+    system_budget = int(budget * cfg.system_share)
+    contract = persona_contract(persona, system_budget)
+    system = fit_observations(conversations.live(session), system_budget, contract)
+    system_tokens = count_tokens(system)
+
+    memory_share = int(budget * cfg.memories_share)
+    history_budget = budget - system_tokens - memory_share
+    turns = conversations.unobserved(session)
+    chosen: list[dict[str, Any]] = []
+    used = 0
+    for turn in reversed(turns):
+        if used + turn["tokens"] > history_budget:
+            break
+        chosen.append(turn)
+        used += turn["tokens"]
+    chosen.reverse()
+    if not chosen and turns and history_budget > 2:  # the newest turn alone is too long: its start, clipped
+        newest = dict(turns[-1])
+        newest["content"] = clip_to_tokens(newest["content"], history_budget)
+        chosen, used = [newest], count_tokens(newest["content"])
+    messages = [{"role": t["role"], "content": t["content"]} for t in chosen]
+
+    pack = None
+    newest_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
+    left = budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+    if newest_user is not None and left > 20:
+        query = messages[newest_user]["content"]
+        wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
+        pack_budget = left - wrapper_overhead
+        while pack_budget > 0:
+            pack = service.pack(PackParams(query=query, budget_tokens=pack_budget, namespace=namespace))
+            if not pack.items:
+                pack = None
+                break
+            candidate = f"<memories>\n{pack.text}\n</memories>\n\n{query}"
+            extra = count_tokens(candidate) - count_tokens(query)
+            if extra <= left:
+                messages[newest_user] = {"role": "user", "content": candidate}
+                break
+            pack_budget -= extra - left  # tokenisation at the seams: shrink by the overshoot and retry
+            pack = None
+    tokens = system_tokens + sum(count_tokens(m["content"]) for m in messages)
+    return {
+        "session": session, "namespace": namespace, "system": system, "messages": messages,
+        "prefix_hash": hashlib.sha256(system.encode("utf-8")).hexdigest(), "tokens": tokens,
+        "budget_tokens": budget,
+        "parts": {"system": system_tokens, "history": used, "memories": tokens - system_tokens - used,
+                  "turns": len(messages), "unobserved_turns": len(turns),
+                  "observations": len(conversations.live(session))},
+        "pack_id": pack.pack_id if pack else None,
+    }

@@ -1,0 +1,198 @@
+"""Cue detection: is a sentence a preference, a decision, an emotion, a relationship or a fact,
+how much does it matter (HIGH/MED/LOW, seed 002 5.6's priority guide), or is it small talk?
+
+Lexical rules over a sentence, no model: the offline provider's Observer. They are
+written for first-person chat ("I love...", "we decided...", "my sister...") and
+miss what needs world knowledge or irony; the anthropic provider does that job better.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Category = Literal["fact", "preference", "decision", "emotional", "relational"]
+Priority = Literal["HIGH", "MED", "LOW"]
+CATEGORIES: tuple[str, ...] = ("fact", "preference", "decision", "emotional", "relational")
+PRIORITIES: tuple[str, ...] = ("HIGH", "MED", "LOW")
+
+
+def _rx(*parts: str) -> re.Pattern[str]:
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+FIRST_PERSON = _rx(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'll|us|our|ours)\b")
+SECOND_PERSON = _rx(r"\b(you|you're|you've|you'll|your|yours|yourself)\b")
+PREFERENCE = _rx(
+    r"\b(i|we)\s+(really\s+|absolutely\s+|just\s+|totally\s+|still\s+|also\s+|do(n't)?\s+|definitely\s+)?"
+    r"(love|like|enjoy|adore|prefer|hate|dislike|detest|can't stand|cannot stand|am into|'m into)\b",
+    r"\b(my|our)\s+(absolute\s+|all-time\s+)?(favou?rite|fave|go-to)\b",
+    r"\b(i'm|i am|we're|we are)\s+(a\s+)?(big\s+|huge\s+|massive\s+|not\s+a\s+)?"
+    r"(fan of|into|passionate about|obsessed with|hooked on|allergic to)\b",
+    r"\b(i|we)\s+(no longer|don't|do not|never)\s+(like|eat|drink|enjoy|want)\b",
+    r"\b(changed my mind|switched to|went vegan|went vegetarian)\b",
+    r"\b(i'd|i would|we'd|we would)\s+(really\s+|absolutely\s+)?love\b",
+    r"\b(i'm|i am|we're|we are)\s+(really\s+|so\s+|very\s+)?(keen on|fond of|drawn to)\b",
+)
+DECISION = _rx(
+    r"\b(i|we)('ve|\s+have)?\s+(just\s+|finally\s+|officially\s+)?(decided|chose|chosen|picked|committed|signed up|"
+    r"enrolled|applied|registered|booked|quit|resigned|accepted|agreed|made up my mind|settled on)\b",
+    r"\b(i'm|i am|we're|we are)\s+(now\s+|finally\s+|really\s+)?(going to|gonna|planning|thinking (about|of)|"
+    r"about to|starting|moving|leaving|switching|taking up|looking into|considering)\b",
+    r"\b(i|we)\s+(will|'ll|plan to|intend to|want to|hope to|aim to|need to|have to)\b",
+    r"\b(i'll|we'll)\b",
+    r"\bmy\s+(plan|goal|decision|dream|aim)\b",
+)
+EMOTION_WORDS = (
+    "happy|happier|happiest|sad|excited|exciting|thrilled|proud|grateful|thankful|anxious|nervous|stressed|stressful|"
+    "overwhelmed|overwhelming|scared|afraid|worried|lonely|depressed|upset|angry|mad|frustrated|frustrating|relieved|"
+    "heartbroken|devastated|hopeful|inspired|inspiring|accepted|loved|blessed|exhausted|burned out|burnt out|"
+    "joy|joyful|fulfilled|fulfilling|content|peaceful|calm|grief|grieving|hurt|hurting|tough|hard time|struggling|"
+    "amazing|awesome|fantastic|wonderful|terrible|awful|bummed|bummer|disappointed|disappointing|"
+    "motivated|empowered|empowering|free|alive|at peace|emotional|overjoyed|ecstatic|rough|painful|comforting|"
+    "cozy|special|meaningful|powerful|touched|moved|love"
+)
+EMOTIONAL = _rx(
+    r"\b(i|we)\s+(feel|felt|was|were|am|'m|'re|are|get|got|have been|'ve been)\s+(so\s+|really\s+|very\s+|super\s+|"
+    r"pretty\s+|totally\s+|a bit\s+|kind of\s+|kinda\s+|quite\s+|incredibly\s+)?(" + EMOTION_WORDS + r")\b",
+    r"\b(made|makes|make|making)\s+(me|us)\s+(feel|so|really|very)?\s*\w*",
+    r"\bmy\s+(heart|feelings|mood|anxiety|stress|mental health)\b",
+    r"\b(it|that|this)\s+(was|is|has been|felt)\s+(so\s+|really\s+|very\s+|super\s+)?(" + EMOTION_WORDS + r")\b.*\b(me|my|i)\b",
+)
+KIN = (
+    "mom|mother|mum|dad|father|parents?|husband|wife|partner|spouse|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
+    "kids?|children|child|baby|babies|brother|sister|siblings?|grandma|grandmother|grandpa|grandfather|grandparents?|"
+    "family|friends?|best friend|bff|cousins?|aunt|uncle|niece|nephew|neighbou?rs?|boss|co-?workers?|colleagues?|"
+    "mentor|roommates?|teammates?|classmates?|dog|cat|pets?|puppy|kitten|in-laws"
+)
+RELATIONAL = _rx(
+    r"\b(my|our)\s+(\w+\s+)?(" + KIN + r")\b",
+    r"\b(i|we)('ve|\s+have|'re|\s+are|\s+got|\s+just got|\s+were|\s+was)?\s+(married|divorced|engaged|dating|"
+    r"broke up|separated|adopted|pregnant|widowed)\b",
+    r"\b(i|we)\s+(met|miss|missed|visited|called|texted)\s+(my|our)\b",
+)
+# Identity-relevant facts (HIGH by the priority guide): who the person is, where they live, what they do.
+IDENTITY = _rx(
+    r"\bmy name is\b|\bcall me\b",
+    r"\b(i'm|i am)\s+(a|an)\s+(\w+\s+){0,2}(woman|man|person|mother|father|mom|dad|teacher|nurse|doctor|engineer|"
+    r"student|artist|writer|developer|designer|counsel+or|veteran|vegan|vegetarian|christian|muslim|jewish|"
+    r"transgender|trans|gay|lesbian|bisexual|single parent|\w+ist|\w+er|\w+or)\b",
+    r"\b(i|we)\s+(work|worked|live|lived|grew up|was born|were born|moved|retired|graduated|studied|study)\s+"
+    r"(as|at|in|to|from|for)\b",
+    r"\b(i'm|i am)\s+(\d{2}|twenty|thirty|forty|fifty|sixty|seventy)\b",
+    r"\b(i|we)\s+(have|got)\s+(a|an|two|three|four|\d+)\s+(\w+\s+)?(kids?|children|sons?|daughters?|dogs?|cats?)\b",
+)
+LIFE_EVENTS = _rx(r"\b(married|divorced|engaged|pregnant|passed away|died|born|adopt\w*|funeral|wedding|"
+                  r"diagnos\w+|surgery|hospital|graduat\w+|promotion|promoted|fired|laid off|lost my job)\b")
+PAST_EVENT = _rx(r"\b(i|we)\s+(just\s+|finally\s+|recently\s+|also\s+|actually\s+)?(went|started|finished|"
+                 r"made|got|bought|took|visited|joined|ran|won|lost|saw|read|wrote|painted|built|learned|learnt|"
+                 r"tried|met|found|had|did|gave|attended|traveled|travelled|hiked|played|created|volunteered|"
+                 r"launched|opened|baked|cooked|signed|received|completed|organized|organised|hosted|"
+                 r"participated|performed|spoke|taught|adopted|published|released|bought|sold|celebrated)\b")
+SMALL_TALK = _rx(
+    r"^(hi|hey|hello|yo|thanks|thank you|thx|bye|goodbye|see ya|see you|take care|cheers|congrats|congratulations|"
+    r"wow|whoa|cool|nice|great|awesome|amazing|lol|haha+|yeah|yep|yes|no|nope|ok|okay|sure|totally|definitely|"
+    r"absolutely|exactly|same|good (luck|night|morning)|you too|me too|glad|sounds good|that's (great|awesome|"
+    r"amazing|cool|so cool|wonderful|fantastic|true|right)|so (true|cool)|oh+|aww+|omg)\b[^.?!]{0,40}[.!?]*$"
+)
+_LEADING_FILLER = re.compile(
+    r"^((hey|hi|hello|wow|whoa|oh|ooh|aww|haha+|lol|yeah|yep|yes|well|so|um+|uh+|hmm+|thanks|thank you|"
+    r"omg|ah+|gosh|man|dude|totally|definitely|absolutely|honestly|actually|by the way|btw|anyway)"
+    r"(\s+[A-Z][a-z]+)?[,!.:\-–— ]+\s*)+",
+    re.IGNORECASE,
+)
+_FILLER_WORDS = re.compile(r"\b(really|just|so|pretty|totally|super|actually|basically|literally|kinda|kind of)\s+", re.IGNORECASE)
+_STOP = frozenset(
+    "a an the and or but if then so to of in on at for with from by as is are was were be been being am i me my "
+    "we our us you your he she it its they them their this that these those there here what which who whom how "
+    "why when where do does did done have has had having not no yes can could would should will shall may might "
+    "must just really very too also about into out up down over again more most some any all each other such only "
+    "own same than s t don't i'm it's that's you're i've i'll we're let's".split()
+)
+
+
+@dataclass(frozen=True)
+class Cue:
+    category: Category
+    priority: Priority
+    information: int  # content words + named things + numbers: how much the sentence says
+
+
+def content_words(sentence: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z][a-z'-]+|\d+", sentence.lower()) if w not in _STOP and len(w) > 2]
+
+
+def information(sentence: str) -> int:
+    words = content_words(sentence)
+    names = len(re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}", sentence))
+    numbers = len(re.findall(r"\b\d+\b", sentence))
+    return len(words) + names + numbers
+
+
+def is_small_talk(sentence: str) -> bool:
+    """Greetings, thanks, one-line reactions: nothing to remember."""
+    s = condense(sentence)
+    return information(s) < 2 or (bool(SMALL_TALK.match(s)) and len(content_words(s)) <= 3)
+
+
+def classify(sentence: str, *, dated: bool = False) -> Cue | None:
+    """The sentence's cue, or None when it says nothing worth an observation.
+
+    ``dated``: the sentence names a date (an event placed in time is worth keeping).
+    """
+    s = condense(sentence)
+    if is_small_talk(s):
+        return None
+    info = information(s)
+    first_person = bool(FIRST_PERSON.search(s))
+    question = s.endswith("?")
+    if question and not first_person:
+        return None  # asking about the other person tells us nothing yet; their answer will
+    category: Category
+    if DECISION.search(s):
+        category = "decision"
+    elif PREFERENCE.search(s):
+        category = "preference"
+    elif RELATIONAL.search(s):
+        category = "relational"
+    elif first_person and EMOTIONAL.search(s):
+        category = "emotional"
+    else:
+        category = "fact"
+    identity = bool(IDENTITY.search(s))
+    if question:
+        priority: Priority = "LOW"
+    elif identity or (category == "relational" and LIFE_EVENTS.search(s)):
+        priority = "HIGH"
+    elif category in ("preference", "decision", "emotional"):
+        # A bare "I'd love to!" or "I'll do my best" says too little to outrank a fact.
+        priority = "HIGH" if info >= 4 else "MED"
+    elif first_person and (PAST_EVENT.search(s) or dated or LIFE_EVENTS.search(s) or category == "relational"):
+        priority = "MED"
+    elif first_person and info >= 5:
+        priority = "MED"
+    elif info >= 4 and not SECOND_PERSON.search(s):
+        priority = "LOW"
+    else:
+        return None  # remarks about the listener ("you're so kind") and generic comments
+    return Cue(category=category, priority=priority, information=info)
+
+
+_TRAILING_CLAUSE = re.compile(r"\s*(,\s*(which|but|'cause|because|since|so|as)\b|\s[-–—]\s|;\s).*$", re.IGNORECASE)
+
+
+def main_clause(sentence: str) -> str:
+    """The sentence up to its first trailing clause ("I love camping, 'cause nature..." -> "I love camping")."""
+    cut = _TRAILING_CLAUSE.sub("", sentence).rstrip(" ,")
+    return cut if len(cut.split()) >= 4 else sentence
+
+
+def condense(sentence: str) -> str:
+    """The sentence without leading interjections and filler adverbs ("Wow, I really love it!" -> "I love it!")."""
+    s = _LEADING_FILLER.sub("", sentence.strip())
+    s = _FILLER_WORDS.sub("", s)
+    s = " ".join(s.split())
+    if not s:
+        return sentence.strip()
+    return s[0].upper() + s[1:]

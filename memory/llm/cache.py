@@ -1,0 +1,144 @@
+"""The semantic response cache in front of the LLM layer (seed 001, chapter 3).
+
+Entries are keyed by task category, provider and namespace. A lookup tries
+
+1. the exact-match fast path: the SHA-256 of the task, provider and canonical prompt;
+2. for tasks marked ``semantic``: the cosine between the embedded prompt and every entry
+   of the same task, category and namespace; at or above ``[cache] similarity_threshold``
+   the cached answer is reused. With ``keyword_only`` only the prompt's keywords are
+   embedded (seed 001's keyword-only caching: the shared template makes whole prompts
+   look alike, so keywords separate them better).
+
+Tasks marked uncacheable (sampled judgements) always go to the model and count as
+``bypassed``. Hits, misses and the tokens a hit saved (prompt + answer, counted with the
+one token counter) are kept per task and namespace and shown by ``agentmemd costs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable, TypeVar
+
+import numpy as np
+from pydantic import BaseModel
+
+from agentmemd.daemon.config import CacheConfig
+
+from ..clock import Clock, format_time
+from ..cues import content_words
+from ..embeddings import Embedder
+from ..store import Store, from_blob, to_blob
+from ..tokens import count_tokens
+from .tasks import TASKS
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def canonical(payload: Any) -> str:
+    """The variable part of a prompt as canonical JSON (models dumped, keys sorted)."""
+    def plain(x: Any) -> Any:
+        if isinstance(x, BaseModel):
+            return x.model_dump(mode="json")
+        if isinstance(x, (list, tuple)):
+            return [plain(v) for v in x]
+        return x
+    return json.dumps(plain(payload), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def keywords(text: str) -> str:
+    """Seed 001's keyword description: the prompt's content words, once each, in order, space-joined."""
+    return " ".join(dict.fromkeys(content_words(text)))
+
+
+class ResponseCache:
+    def __init__(self, store: Store, embedder: Embedder, clock: Clock, cfg: CacheConfig, provider: str):
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.cfg = cfg
+        self.provider = provider
+
+    def through(self, task: str, namespace: str, payload: Any, compute: Callable[[], T], *,
+                run_on_store: Callable[[Callable[[], Any]], Any] = lambda f: f()) -> T:
+        """The cached answer to this prompt, or ``compute()``'s (then cached)."""
+        spec = TASKS[task]
+        if not self.cfg.enabled or not spec.cacheable:
+            run_on_store(lambda: self._count(task, namespace, "bypassed"))
+            return compute()
+        text = canonical(payload)
+        category = f"{spec.category}:{self.provider}"
+        digest = hashlib.sha256(f"{task}\0{self.provider}\0{text}".encode()).hexdigest()
+        key_text = keywords(text) if self.cfg.keyword_only else text
+        vector = None
+        if spec.semantic:
+            vector = self.embedder.embed([key_text or text])[0]
+        hit = run_on_store(lambda: self._lookup(category, task, namespace, digest, vector))
+        if hit is not None:
+            kind, entry_id, response, tokens = hit
+            run_on_store(lambda: self._count(task, namespace, kind, tokens=tokens, entry_id=entry_id))
+            return self._schema(task).model_validate_json(response)  # type: ignore[return-value]
+        answer = compute()
+        response = answer.model_dump_json()
+        tokens = count_tokens(text) + count_tokens(response)
+        stored_vector = vector if vector is not None else np.zeros(self.embedder.dim, dtype=np.float32)
+        run_on_store(lambda: self._put(category, task, namespace, digest, key_text, stored_vector, response, tokens))
+        return answer
+
+    @staticmethod
+    def _schema(task: str) -> type[BaseModel]:
+        from .tasks import ObserveResult, ReflectResult, SummaryResult
+
+        return {"observe": ObserveResult, "reflect": ReflectResult, "summarise": SummaryResult}[task]
+
+    # ---- store-thread steps -------------------------------------------------------------
+
+    def _lookup(self, category: str, task: str, namespace: str, digest: str,
+                vector: np.ndarray | None) -> tuple[str, int, str, int] | None:
+        row = self.store.conn.execute(
+            "SELECT id, response, tokens FROM llm_cache WHERE category = ? AND namespace = ? AND prompt_hash = ?",
+            (category, namespace, digest)).fetchone()
+        if row is not None:
+            return "hits_exact", row[0], row[1], row[2]
+        if vector is None:
+            return None
+        rows = self.store.conn.execute(
+            "SELECT id, response, tokens, embedding FROM llm_cache WHERE category = ? AND namespace = ? AND task = ?",
+            (category, namespace, task)).fetchall()
+        if not rows:
+            return None
+        sims = np.vstack([from_blob(r[3]) for r in rows]) @ vector
+        best = int(np.argmax(sims))
+        if float(sims[best]) >= self.cfg.similarity_threshold:
+            return "hits_semantic", rows[best][0], rows[best][1], rows[best][2]
+        return None
+
+    def _count(self, task: str, namespace: str, kind: str, *, tokens: int = 0, entry_id: int | None = None) -> None:
+        column = kind if kind in ("hits_exact", "hits_semantic", "bypassed") else "misses"
+        with self.store.transaction():
+            self.store.conn.execute(
+                f"INSERT INTO llm_cache_stats(task, namespace, {column}, tokens_saved) VALUES (?, ?, 1, ?) "
+                f"ON CONFLICT(task, namespace) DO UPDATE SET {column} = {column} + 1, "
+                "tokens_saved = tokens_saved + excluded.tokens_saved",
+                (task, namespace, tokens))
+            if entry_id is not None:
+                self.store.conn.execute("UPDATE llm_cache SET hits = hits + 1 WHERE id = ?", (entry_id,))
+
+    def _put(self, category: str, task: str, namespace: str, digest: str, key_text: str, vector: np.ndarray,
+             response: str, tokens: int) -> None:
+        with self.store.transaction():
+            self._count(task, namespace, "misses")
+            self.store.conn.execute(
+                "INSERT OR REPLACE INTO llm_cache(category, task, namespace, prompt_hash, key_text, embedding, "
+                "response, tokens, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (category, task, namespace, digest, key_text[:20_000], to_blob(vector), response, tokens,
+                 format_time(self.clock.now())))
+            # Past max_entries the entries least used, then oldest, go.
+            self.store.conn.execute(
+                "DELETE FROM llm_cache WHERE id IN (SELECT id FROM llm_cache ORDER BY hits DESC, id DESC "
+                "LIMIT -1 OFFSET ?)", (self.cfg.max_entries,))
+
+    def totals(self) -> list[dict[str, Any]]:
+        return self.store._rows(
+            "SELECT task, sum(hits_exact) AS hits_exact, sum(hits_semantic) AS hits_semantic, sum(misses) AS misses, "
+            "sum(bypassed) AS bypassed, sum(tokens_saved) AS tokens_saved FROM llm_cache_stats GROUP BY task ORDER BY task")

@@ -1,0 +1,251 @@
+"""Conversations over the real socket: durable turns, the background Observer and Reflector,
+observations, and the stable context (issue 4). LoCoMo conv-26 is the real text."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from fake_anthropic import FakeAnthropic, message
+
+from agentmemd.daemon.client import RpcCallError
+from conftest import NO_JOBS, DaemonProcess, locomo_date
+
+LOW_THRESHOLDS = {"observer_threshold_tokens": 600, "reflector_threshold_tokens": 1_000_000,
+                  "keep_recent_turns": 2}
+
+
+def stream(d, sample, session: str, sessions: range, **extra) -> list[dict]:
+    """Append LoCoMo turns as a chat between speaker_a (user) and speaker_b (assistant)."""
+    conv = sample["conversation"]
+    answers = []
+    for n in sessions:
+        when = locomo_date(conv[f"session_{n}_date_time"])
+        for turn in conv[f"session_{n}"]:
+            role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
+            answers.append(d.call("conversation.append", {
+                "session": session, "role": role, "content": turn["text"], "ts": when.isoformat(),
+                "speaker": turn["speaker"], **extra}))
+    return answers
+
+
+def wait_idle(d, session: str, timeout: float = 60.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = d.call("conversation.status", {"session": session})
+        if status["idle"] and not any(r["status"] == "running" for r in status["runs"]):
+            return status
+        time.sleep(0.1)
+    raise AssertionError(f"compaction of {session} still busy after {timeout}s")
+
+
+@pytest.fixture(scope="module")
+def talk():
+    """One daemon for this module (manual clock, low thresholds); tests use their own sessions."""
+    root = Path(tempfile.mkdtemp(prefix="amc", dir="/tmp"))
+    d = DaemonProcess(root, {"clock": {"start": "2023-05-08T00:00:00Z"}, "jobs": NO_JOBS,
+                             "conversation": LOW_THRESHOLDS}).start()
+    yield d
+    d.terminate()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_bad_turns_are_refused_with_the_field_named_and_nothing_stored(talk):
+    for params, field in [
+        ({"session": "s1", "role": "system", "content": "hi"}, "role"),
+        ({"session": "s1", "role": "user", "content": "   "}, "content"),
+        ({"session": "bad session!", "role": "user", "content": "hi"}, "session"),
+        ({"session": "s1", "role": "user", "content": "hi", "ts": "yesterday"}, "ts"),
+    ]:
+        with pytest.raises(RpcCallError) as err:
+            talk.call("conversation.append", params)
+        assert err.value.code == -32602 and field in err.value.message
+    with pytest.raises(RpcCallError) as err:
+        talk.call("conversation.status", {"session": "s1"})
+    assert "no conversation" in err.value.message
+    talk.call("conversation.append", {"session": "s-ns", "role": "user", "content": "hello", "namespace": "a"})
+    with pytest.raises(RpcCallError) as err:
+        talk.call("conversation.append", {"session": "s-ns", "role": "user", "content": "hi", "namespace": "b"})
+    assert "belongs to namespace 'a'" in err.value.message
+
+
+def test_the_observer_runs_in_the_background_and_its_observations_are_memories(talk, locomo):
+    sample = locomo[0]
+    answers = stream(talk, sample, "conv26-a", range(1, 4), namespace="obs-a")
+    assert answers[-1]["turns"] == sum(len(sample["conversation"][f"session_{n}"]) for n in range(1, 4))
+    assert any(a["compaction_scheduled"] for a in answers)
+    status = wait_idle(talk, "conv26-a")
+    assert status["observed"] > 0 and status["unobserved_tokens"] <= 600 + 200
+    observe_runs = [r for r in status["runs"] if r["kind"] == "observe"]
+    assert observe_runs and all(r["status"] == "ok" and r["trigger"] == "threshold" for r in observe_runs)
+
+    observations = talk.call("observations.list", {"session": "conv26-a"})["observations"]
+    assert len(observations) >= 20
+    for o in observations:
+        assert o["priority"] in ("HIGH", "MED", "LOW") and o["category"] in (
+            "fact", "preference", "decision", "emotional", "relational")
+        assert o["source_turns"] and o["content"].split(": ")[0] in ("Caroline", "Melanie")
+    assert [o["date"] for o in observations] == sorted(o["date"] for o in observations)
+    # "I went to a LGBTQ support group yesterday" (said 8 May 2023) refers to 7 May 2023.
+    group = next(o for o in observations if "support group yesterday" in o["content"])
+    assert (group["date"][:10], group["referenced_date"], group["relative_date"]) == ("2023-05-08", "2023-05-07",
+                                                                                      "yesterday")
+    assert group["priority"] in ("HIGH", "MED")
+    # Observations are memories: search sees them, with provenance to their turns.
+    hits = talk.call("memory.search", {"query": "When did Caroline go to the LGBTQ support group?",
+                                       "namespace": "obs-a", "k": 5})["results"]
+    assert hits[0]["id"] == group["memory_id"]
+    assert hits[0]["source"].startswith("conversation:conv26-a#turns:")
+
+
+def test_the_reflector_condenses_to_30_to_50_percent_keeping_every_high_observation(talk, locomo):
+    stream(talk, locomo[0], "conv26-r", range(1, 7), namespace="obs-r")
+    wait_idle(talk, "conv26-r")
+    report = talk.call("conversation.observe", {"session": "conv26-r"})  # forced: the rest, then reflect
+    assert report["reflect_runs"], report
+    run = next(r for r in talk.call("conversation.status", {"session": "conv26-r"})["runs"] if r["kind"] == "reflect")
+    share = run["tokens_out"] / run["tokens_in"]
+    assert 0.3 <= share <= 0.5, run
+    every = talk.call("observations.list", {"session": "conv26-r", "include_replaced": True})["observations"]
+    by_id = {o["id"]: o for o in every}
+    live = [o for o in every if o["status"] == "live"]
+    assert [o["date"] for o in live] == sorted(o["date"] for o in live)  # time order kept
+    for o in every:
+        if o["priority"] == "HIGH":  # kept, or carried by the live entry that replaced it
+            assert o["status"] in ("live", "merged", "superseded"), o
+            carrier = o
+            while carrier["status"] != "live":
+                carrier = by_id[carrier["replaced_by"]]
+            assert carrier["status"] == "live"
+    dropped = [o for o in every if o["status"] == "dropped"]
+    assert dropped and all(o["priority"] != "HIGH" for o in dropped)
+    # A dropped observation's memory is archived, not deleted: memory.get still finds it.
+    assert talk.call("memory.get", {"id": dropped[0]["memory_id"]})["tier"] == "archived"
+
+
+def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
+    turns = [
+        ("user", "I love coffee and I drink a big mug of black coffee every single morning before work."),
+        ("assistant", "Noted, coffee first thing in the morning."),
+        ("user", "We adopted a rescue dog named Biscuit last weekend and she is settling in well."),
+        ("assistant", "Congratulations on Biscuit!"),
+        ("user", "Actually I don't drink coffee anymore, I switched to green tea in the morning instead."),
+        ("assistant", "Green tea it is."),
+    ]
+    for role, text in turns:
+        talk.call("conversation.append", {"session": "pref", "role": role, "content": text, "namespace": "pref",
+                                          "ts": "2023-06-12T09:00:00Z"})
+    talk.call("conversation.observe", {"session": "pref"})
+    every = talk.call("observations.list", {"session": "pref", "include_replaced": True})["observations"]
+    old = next(o for o in every if "black coffee" in o["content"])
+    assert old["status"] == "superseded"
+    new = next(o for o in every if o["id"] == old["replaced_by"])
+    assert "green tea" in new["content"] and new["status"] == "live"
+    old_memory = talk.call("memory.get", {"id": old["memory_id"]})
+    assert old_memory["superseded_by"] == new["memory_id"]
+    assert talk.call("memory.get", {"id": new["memory_id"]})["supersedes"] == old["memory_id"]
+    assert any("Biscuit" in o["content"] and o["status"] == "live" for o in every)
+
+
+def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budget(talk, locomo):
+    conv = locomo[0]["conversation"]
+    session, ns = "ctx", "ctx"
+    talk.call("memory.add", {"content": "You are Sol, a warm and direct companion.", "type": "persona",
+                             "namespace": ns})
+    when = locomo_date(conv["session_1_date_time"]).isoformat()
+    turns = conv["session_1"]
+
+    def append(turn):
+        role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
+        talk.call("conversation.append", {"session": session, "role": role, "content": turn["text"], "ts": when,
+                                          "namespace": ns, "speaker": turn["speaker"]})
+
+    for turn in turns[:8]:
+        append(turn)
+    talk.call("conversation.observe", {"session": session})  # everything so far becomes observations
+    first = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
+    hashes = [first["prefix_hash"]]
+    for turn in turns[8:12]:  # below the threshold: no Observer, the prefix must not move
+        append(turn)
+        ctx = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
+        hashes.append(ctx["prefix_hash"])
+        assert ctx["system"] == first["system"]
+    assert len(set(hashes)) == 1
+    assert "Sol" in first["system"] and "Date: 2023-05-08" in first["system"]
+    talk.call("clock.advance", {"hours": 72})  # nothing in the prefix is relative to "now"
+    assert talk.call("conversation.context", {"session": session, "budget_tokens": 2000})["prefix_hash"] == hashes[0]
+
+    # The Memory Pack rides with the newest user turn, at the end.
+    newest_user = max(i for i, m in enumerate(ctx["messages"]) if m["role"] == "user")
+    assert ctx["messages"][newest_user]["content"].startswith("<memories>")
+    assert ctx["pack_id"]
+    assert [m["content"] for m in ctx["messages"] if not m["content"].startswith("<memories>")] == [
+        t["text"] for t in turns[8:12] if t is not turns[8:12][newest_user]]
+
+    talk.call("conversation.observe", {"session": session})
+    after = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
+    assert after["prefix_hash"] != hashes[0]
+
+    from agentmemd.memory.tokens import count_tokens
+
+    for budget in (150, 400, 1000, 4000):
+        ctx = talk.call("conversation.context", {"session": session, "budget_tokens": budget})
+        counted = count_tokens(ctx["system"]) + sum(count_tokens(m["content"]) for m in ctx["messages"])
+        assert counted == ctx["tokens"] <= budget
+        assert count_tokens(ctx["system"]) <= int(budget * 0.1)
+
+
+def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_tmp):
+    """The anthropic provider answers slowly; the daemon is killed while it waits. At the
+    next start the interrupted run is redone and every turn is observed exactly once."""
+    reply = json.dumps({"observations": [
+        {"priority": "HIGH", "category": "preference", "content": "User loves hiking in the Alps.",
+         "source_turns": [1]}]})
+    with FakeAnthropic() as fake:
+        os.environ["AGENTMEMD_TEST_KEY"] = "test-key"
+        config = {"llm": {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": "AGENTMEMD_TEST_KEY",
+                          "max_retries": 0, "timeout_seconds": 20},
+                  "conversation": {"observer_threshold_tokens": 10, "keep_recent_turns": 0}}
+        fake.replies.append(message(reply, input_tokens=400, output_tokens=60))
+        fake.replies[-1].delay = 8.0
+        d = spawn(config)
+        d.call("conversation.append", {"session": "hike", "role": "user",
+                                       "content": "I love hiking in the Alps, we go every summer with friends."})
+        deadline = time.monotonic() + 10
+        while not fake.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert fake.requests, "the Observer never called the model"
+        d.kill9()
+        fake.replies.append(message(reply, input_tokens=400, output_tokens=60))
+        d.start()
+        status = wait_idle(d, "hike")
+        assert [r["status"] for r in status["runs"]] == ["interrupted", "ok"]
+        assert status["observed"] == 1 and status["turns"] == 1
+        observations = d.call("observations.list", {"session": "hike"})["observations"]
+        assert [o["content"] for o in observations] == ["User loves hiking in the Alps."]
+        assert observations[0]["source_turns"] == [1]
+        costs = d.call("costs")
+        assert any(r["task"] == "observe" and r["ok"] >= 1 for r in costs["by_task"])
+        assert costs["cache"]["misses"] >= 1
+
+
+def test_a_model_citing_turns_it_was_not_shown_is_refused_and_stores_nothing(spawn):
+    bad = json.dumps({"observations": [{"priority": "LOW", "category": "fact", "content": "Invented.",
+                                        "source_turns": [999]}]})
+    with FakeAnthropic() as fake:
+        os.environ["AGENTMEMD_TEST_KEY"] = "test-key"
+        d = spawn({"llm": {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": "AGENTMEMD_TEST_KEY",
+                           "max_retries": 0}})
+        fake.replies.append(message(bad))
+        d.call("conversation.append", {"session": "x", "role": "user", "content": "My sister Ana lives in Lisbon."})
+        with pytest.raises(RpcCallError) as err:
+            d.call("conversation.observe", {"session": "x"})
+        assert "outside the batch" in err.value.message
+        status = d.call("conversation.status", {"session": "x"})
+        assert status["observed"] == 0 and status["runs"][-1]["status"] == "failed"
+        assert d.call("observations.list", {"session": "x"})["observations"] == []
