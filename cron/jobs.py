@@ -3,7 +3,7 @@
 * ``decay_sweep``: move memories that decayed below the Cold tier to the archive.
 * ``consolidate``: the nightly 4-level consolidation of every namespace; the workspace's
   namespace is also written to MEMORY.md's owned section.
-* ``daily_log``: what was learned today (and the jobs that changed something) into
+* ``daily_log``: what was learned and observed today (and the jobs that changed something) into
   ``memory/YYYY-MM-DD.md``'s owned section.
 """
 
@@ -56,7 +56,9 @@ def register_jobs(runner: JobRunner, service: MemoryService, config: Config,
         while day <= today:
             start, end = daily_log.day_bounds(day, runner.zone)
             memories, total = daily_log.learned(service.store, workspace_namespace, start, end, config.daily_log.max_items)
-            body = daily_log.render(runner.zone, memories, total, runner.runs_between(start, end))
+            seen, seen_total = daily_log.observed(service.store, workspace_namespace, start, end,
+                                                  config.daily_log.max_items)
+            body = daily_log.render(runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total)
             if body is not None:
                 result = writer.write(daily_log.log_path(day), body, now, create_header=f"# {day.isoformat()}\n")
                 written += int(result.changed)

@@ -69,11 +69,11 @@ def evidence_ids(qa: dict[str, Any]) -> set[str]:
 
 
 @contextmanager
-def bench_daemon(work_dir: Path | None) -> Iterator[tuple[Client, subprocess.Popen]]:
+def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[Client, subprocess.Popen]]:
     root = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="amdb", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
     # Scheduled jobs off: a 03:30 consolidation must not land inside a timing run.
-    (root / "bench.toml").write_text('[jobs]\ndecay_sweep = ""\nconsolidate = ""\ndaily_log = ""\n')
+    (root / "bench.toml").write_text('[jobs]\ndecay_sweep = ""\nconsolidate = ""\ndaily_log = ""\n' + extra_toml)
     sock = root / "s.sock"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     log = open(root / "daemon.log", "ab")
@@ -270,7 +270,120 @@ def bench_locomo(args) -> dict[str, Any]:
     return report
 
 
+# ---- bench observe -------------------------------------------------------------
+
+
+def bench_observe(args) -> dict[str, Any]:
+    """Each LoCoMo conversation streamed through conversation.append (speaker_a = user), the
+    Observer/Reflector running in the background as they would, conversation.context asked
+    before every user turn; then a final forced compaction of the tail."""
+    from agentmemd.memory.tokens import count_tokens
+
+    data = json.loads(Path(args.data).read_text())
+    if args.conversations:
+        data = data[: args.conversations]
+    extra = (f"[conversation]\nobserver_threshold_tokens = {args.observer_tokens}\n"
+             f"reflector_threshold_tokens = {args.reflector_tokens}\n")
+    per_conv: list[dict[str, Any]] = []
+    append_ms: list[float] = []
+    context_ms: list[float] = []
+    with bench_daemon(args.work_dir, extra) as (client, proc):
+        for sample in data:
+            conv = sample["conversation"]
+            session = ns = sample["sample_id"]
+            seq_of: dict[str, int] = {}
+            raw = 0
+            hashes: list[str] = []
+            n = 1
+            while f"session_{n}" in conv:
+                when = locomo_date(conv[f"session_{n}_date_time"]).isoformat()
+                for turn in conv[f"session_{n}"]:
+                    role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
+                    if role == "user" and seq_of:
+                        t = time.perf_counter()
+                        ctx = client.call("conversation.context", {"session": session, "budget_tokens": args.budget})
+                        context_ms.append((time.perf_counter() - t) * 1000)
+                        hashes.append(ctx["prefix_hash"])
+                    t = time.perf_counter()
+                    answer = client.call("conversation.append", {
+                        "session": session, "role": role, "content": turn["text"], "ts": when, "namespace": ns,
+                        "speaker": turn["speaker"]})
+                    append_ms.append((time.perf_counter() - t) * 1000)
+                    seq_of[turn["dia_id"]] = answer["seq"]
+                    raw += count_tokens(turn["text"])
+                n += 1
+            _wait_idle(client, session)
+            client.call("conversation.observe", {"session": session})  # the tail below the threshold (no reflection)
+            status = client.call("conversation.status", {"session": session})
+            every = client.call("observations.list", {"session": session, "include_replaced": True})["observations"]
+            live = [o for o in every if o["status"] == "live"]
+            observed_turns = {t for o in every if not o["sources"] for t in o["source_turns"]}
+            surviving_turns = {t for o in live for t in o["source_turns"]}
+            evidence = {seq_of[e] for qa in sample["qa"] if qa.get("category") in (1, 2, 3, 4)
+                        for e in evidence_ids(qa) if e in seq_of}
+            runs = status["runs"]
+            observe_out = sum(r["tokens_out"] for r in runs if r["kind"] == "observe" and r["status"] == "ok")
+            live_tokens = sum(o["tokens"] for o in live)
+            reflects = [r for r in runs if r["kind"] == "reflect" and r["status"] == "ok"]
+            per_conv.append({
+                "conversation": session, "turns": status["turns"], "raw_tokens": raw,
+                "observer_runs": sum(r["kind"] == "observe" for r in runs), "reflector_runs": len(reflects),
+                "observation_tokens_observed": observe_out, "observation_tokens_final": live_tokens,
+                "compression_observer": round(raw / max(1, observe_out), 2),
+                "compression_final": round(raw / max(1, live_tokens), 2),
+                "reflector_output_share": [round(r["tokens_out"] / r["tokens_in"], 3) for r in reflects],
+                "evidence_turns": len(evidence),
+                "evidence_observed_share": round(len(evidence & observed_turns) / max(1, len(evidence)), 3),
+                "evidence_surviving_share": round(len(evidence & surviving_turns) / max(1, len(evidence)), 3),
+                "context_calls": len(hashes),
+                "prefix_reuse": round(sum(a == b for a, b in zip(hashes, hashes[1:])) / max(1, len(hashes) - 1), 3),
+                "observer_wall_ms": [round(r["wall_ms"], 1) for r in runs if r["kind"] == "observe"],
+                "reflector_wall_ms": [round(r["wall_ms"], 1) for r in reflects],
+            })
+        peak = _peak_rss_mb(proc.pid)
+
+    def mean(key: str) -> float:
+        return round(statistics.fmean(c[key] for c in per_conv), 3)
+
+    observer_ms = [ms for c in per_conv for ms in c["observer_wall_ms"]]
+    reflector_ms = [ms for c in per_conv for ms in c["reflector_wall_ms"]]
+    shares = [s for c in per_conv for s in c["reflector_output_share"]]
+    return {
+        "provider": "local", "conversations": len(per_conv), "budget_tokens": args.budget,
+        "observer_threshold_tokens": args.observer_tokens, "reflector_threshold_tokens": args.reflector_tokens,
+        "raw_tokens": sum(c["raw_tokens"] for c in per_conv),
+        "compression_observer": round(sum(c["raw_tokens"] for c in per_conv)
+                                      / max(1, sum(c["observation_tokens_observed"] for c in per_conv)), 2),
+        "compression_final": round(sum(c["raw_tokens"] for c in per_conv)
+                                   / max(1, sum(c["observation_tokens_final"] for c in per_conv)), 2),
+        "reflector_output_share": {"min": min(shares, default=None), "max": max(shares, default=None),
+                                   "mean": round(statistics.fmean(shares), 3) if shares else None},
+        "evidence_observed_share": mean("evidence_observed_share"),
+        "evidence_surviving_share": mean("evidence_surviving_share"),
+        "prefix_reuse": mean("prefix_reuse"),
+        "observer_run_ms": {"n": len(observer_ms), "p50": _pct(observer_ms, 50), "p95": _pct(observer_ms, 95)},
+        "reflector_run_ms": {"n": len(reflector_ms), "p50": _pct(reflector_ms, 50) if reflector_ms else None,
+                             "p95": _pct(reflector_ms, 95) if reflector_ms else None},
+        "append_ms": {"p50": _pct(append_ms, 50), "p95": _pct(append_ms, 95)},
+        "context_ms": {"p50": _pct(context_ms, 50), "p95": _pct(context_ms, 95)},
+        "daemon_peak_rss_mb": peak,
+        "per_conversation": per_conv,
+    }
+
+
+def _wait_idle(client: Client, session: str, timeout: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = client.call("conversation.status", {"session": session})
+        if status["idle"] and not any(r["status"] == "running" for r in status["runs"]):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"compaction of {session} still busy after {timeout}s")
+
+
 def run_bench(args) -> dict[str, Any]:
     if args.bench == "pack":
         return bench_pack(args)
+    if args.bench == "observe":
+        return bench_observe(args)
     return bench_locomo(args)

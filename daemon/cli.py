@@ -114,7 +114,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explain", help="show how a pack was chosen")
     p.add_argument("pack_id")
     sub.add_parser("sweep", help="archive memories that decayed below the Cold tier")
-    sub.add_parser("costs", help="language-model calls, tokens and cost (the ledger)")
+    sub.add_parser("costs", help="language-model calls, tokens and cost (the ledger), response-cache hits")
+    p = sub.add_parser("append", help="store one conversation turn (the Observer runs in the background when due)")
+    p.add_argument("session")
+    p.add_argument("role", choices=("user", "assistant"))
+    p.add_argument("content")
+    p.add_argument("--namespace", default="default")
+    p.add_argument("--speaker", help="display name, e.g. the user's name")
+    p.add_argument("--ts", help="ISO-8601 time it was said (default: now)")
+    p = sub.add_parser("context", help="the context for the next model call: stable prefix, recent turns, Memory Pack")
+    p.add_argument("session")
+    p.add_argument("--budget", type=int, dest="budget_tokens")
+    p = sub.add_parser("observe", help="run the Observer and Reflector on a conversation now and wait")
+    p.add_argument("session")
+    p.add_argument("--when-due", action="store_true", help="only what the thresholds call for (default: every turn)")
+    p.add_argument("--reflect", action="store_true", help="also run the Reflector now (default: only when due)")
+    p = sub.add_parser("observations", help="observations, oldest first, with their source turns")
+    p.add_argument("--session")
+    p.add_argument("--namespace")
+    p.add_argument("--all", action="store_true", dest="include_replaced", help="also merged/superseded/dropped ones")
+    p = sub.add_parser("conversation", help="a conversation's turns, tokens and Observer/Reflector runs")
+    p.add_argument("session")
     sub.add_parser("jobs", help="scheduled jobs: cron, next run, last run and result")
     p = sub.add_parser("run-job", help="run one scheduled job now (decay_sweep, consolidate, daily_log)")
     p.add_argument("name")
@@ -136,6 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
     b.add_argument("--context-turns", type=int, default=2, metavar="N",
                    help="store each turn with up to N previous turns of its session as `context` (0: none)")
+    b.add_argument("--work-dir", type=Path)
+    b = bench.add_parser("observe", help="Observer/Reflector compression, evidence survival, prefix reuse on LoCoMo")
+    b.add_argument("--data", type=Path, required=True)
+    b.add_argument("--conversations", type=int, default=None, help="only the first N conversations")
+    b.add_argument("--observer-tokens", type=int, default=2000, help="[conversation] observer_threshold_tokens")
+    b.add_argument("--reflector-tokens", type=int, default=4000, help="[conversation] reflector_threshold_tokens")
+    b.add_argument("--budget", type=int, default=8000, help="conversation.context budget_tokens")
     b.add_argument("--work-dir", type=Path)
     return parser
 
@@ -160,6 +187,16 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
     "workspace": ("workspace.status", lambda a: {}, lambda r: _human_workspace(r)),
     "jobs": ("jobs.list", lambda a: {}, lambda r: _human_jobs(r)),
     "costs": ("costs", lambda a: {}, lambda r: _human_costs(r)),
+    "append": ("conversation.append", lambda a: {k: v for k, v in {
+        "session": a.session, "role": a.role, "content": a.content, "namespace": a.namespace, "speaker": a.speaker,
+        "ts": a.ts}.items() if v is not None}, _print_kv),
+    "context": ("conversation.context", lambda a: {k: v for k, v in {
+        "session": a.session, "budget_tokens": a.budget_tokens}.items() if v is not None}, lambda r: _human_context(r)),
+    "observe": ("conversation.observe", lambda a: {"session": a.session, "force": not a.when_due, "reflect": a.reflect}, _print_kv),
+    "observations": ("observations.list", lambda a: {k: v for k, v in {
+        "session": a.session, "namespace": a.namespace, "include_replaced": a.include_replaced or None}.items()
+        if v is not None}, lambda r: _human_observations(r)),
+    "conversation": ("conversation.status", lambda a: {"session": a.session}, lambda r: _human_conversation(r)),
     "run-job": ("jobs.run", lambda a: {"name": a.name}, lambda r: _human_run(r)),
     "consolidated": ("consolidation.list", lambda a: {k: v for k, v in {
         "namespace": a.namespace, "level": a.level}.items() if v is not None}, lambda r: _human_consolidated(r)),
@@ -172,6 +209,43 @@ def _human_costs(result: dict[str, Any]) -> None:
         print(f"  {r['provider']}/{r['model']} {r['task']}: {r['calls']} calls ({r['ok']} ok, {r['rejected']} rejected, "
               f"{r['errors']} errors), in {r['input_tokens']} out {r['output_tokens']} cache write "
               f"{r['cache_creation_input_tokens']} read {r['cache_read_input_tokens']} tokens, ${r['cost_usd']:.6f}")
+    c = result["cache"]
+    print(f"response cache: {c['hits_exact']} exact hits, {c['hits_semantic']} semantic hits, {c['misses']} misses, "
+          f"{c['bypassed']} uncacheable, {c['tokens_saved']} tokens saved")
+    for r in c["by_task"]:
+        print(f"  {r['task']}: {r['hits_exact']} exact, {r['hits_semantic']} semantic, {r['misses']} misses, "
+              f"{r['bypassed']} bypassed, {r['tokens_saved']} tokens saved")
+
+
+def _human_context(result: dict[str, Any]) -> None:
+    print("=== system (stable prefix) ===")
+    print(result["system"] or "(empty)")
+    for m in result["messages"]:
+        print(f"=== {m['role']} ===")
+        print(m["content"])
+    parts = result["parts"]
+    print(f"\n{result['tokens']}/{result['budget_tokens']} tokens (system {parts['system']}, history {parts['history']}, "
+          f"memories {parts['memories']}); prefix_hash {result['prefix_hash'][:16]}", file=sys.stderr)
+
+
+def _human_observations(result: dict[str, Any]) -> None:
+    if not result["observations"]:
+        print("no observations yet (they appear once a conversation passes observer_threshold_tokens, "
+              "or after agentmemd observe SESSION)")
+    for o in result["observations"]:
+        ref = f" (refers to {o['referenced_date']}, \"{o['relative_date']}\")" if o["referenced_date"] else ""
+        status = "" if o["status"] == "live" else f"  [{o['status']}{' -> ' + o['replaced_by'] if o['replaced_by'] else ''}]"
+        print(f"{o['date'][:16].replace('T', ' ')} ({o['priority']}) [{o['category']}] {o['content']}{ref}{status}")
+        print(f"{'':17}{o['id']}  turns {','.join(map(str, o['source_turns']))}  memory {o['memory_id']}")
+
+
+def _human_conversation(result: dict[str, Any]) -> None:
+    print(f"{result['turns']} turns, {result['observed']} observed, {result['unobserved_tokens']} unobserved tokens, "
+          f"{result['observation_tokens']} observation tokens, {result['reflected']} reflections"
+          + ("" if result["idle"] else "  (compaction running)"))
+    for r in result["runs"]:
+        print(f"  {r['kind']:<8} [{r['trigger']}] {r['status']:<11} {r['started']}  {r['items_in']} -> {r['items_out']} "
+              f"items, {r['tokens_in']} -> {r['tokens_out']} tokens" + (f"  {r['error']}" if r["error"] else ""))
 
 
 def _human_run(run: dict[str, Any]) -> None:

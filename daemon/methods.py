@@ -48,7 +48,7 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
 
     def conversation_observe(p: m.ObserveParams) -> dict:
         run_on_store(lambda: conversations.require(p.session))
-        future = worker.run_now(p.session, force=p.force)
+        future = worker.run_now(p.session, force=p.force, reflect=p.reflect)
         if not p.wait:
             return {"session": p.session, "scheduled": True}
         try:

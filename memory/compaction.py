@@ -29,7 +29,7 @@ class CompactionWorker:
         self.cache = cache
         self.run_on_store = run_on_store
         self.target_ratio = target_ratio
-        self._queue: queue.Queue[tuple[str, bool, Future] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, tuple[bool, bool], Future] | None] = queue.Queue()
         self._queued: set[str] = set()
         self._lock = threading.Lock()
         self._busy = threading.Event()
@@ -45,12 +45,12 @@ class CompactionWorker:
             if session in self._queued:
                 return
             self._queued.add(session)
-        self._queue.put((session, False, Future()))
+        self._queue.put((session, (False, False), Future()))
 
-    def run_now(self, session: str, *, force: bool) -> Future:
+    def run_now(self, session: str, *, force: bool, reflect: bool = False) -> Future:
         """Queue a run of this session; the Future gives its report."""
         future: Future = Future()
-        self._queue.put((session, force, future))
+        self._queue.put((session, (force, reflect), future))
         return future
 
     def idle(self) -> bool:
@@ -69,7 +69,7 @@ class CompactionWorker:
             task = self._queue.get()
             if task is None:
                 return
-            session, force, future = task
+            session, (force, reflect), future = task
             if self._stopping.is_set():
                 future.cancel()
                 continue
@@ -77,15 +77,15 @@ class CompactionWorker:
             with self._lock:
                 self._queued.discard(session)
             try:
-                future.set_result(self.compact(session, force=force))
+                future.set_result(self.compact(session, force=force, reflect=reflect))
             except Exception as exc:
                 log.exception("compaction failed", extra={"session": session})
                 future.set_exception(exc)
             finally:
                 self._busy.clear()
 
-    def compact(self, session: str, *, force: bool = False) -> dict[str, Any]:
-        """Observe until nothing is due, then reflect if due; the runs' reports."""
+    def compact(self, session: str, *, force: bool = False, reflect: bool = False) -> dict[str, Any]:
+        """Observe until nothing is due (force: everything), then reflect if due (reflect: anyway)."""
         conv = self.conversations
         report: dict[str, Any] = {"session": session, "observe_runs": [], "reflect_runs": []}
         while True:
@@ -99,7 +99,7 @@ class CompactionWorker:
             except Exception as exc:
                 self.run_on_store(lambda: conv.fail_run(job.run_id, f"{type(exc).__name__}: {exc}"))
                 raise
-        job = self.run_on_store(lambda: conv.begin_reflect(session, force=force))
+        job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
         if job is not None:
             try:
                 result = self._call(

@@ -75,12 +75,12 @@ class Conversations:
                            {"session": session, "namespace": known})
         when = format_time(ts) if ts is not None else format_time(self.service.clock.now())
         with self.store.transaction():
-            self.store.conn.execute(
+            cur = self.store.conn.execute(
                 "INSERT INTO conversation_turns(session, namespace, role, speaker, content, ts, tokens) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (session, namespace, role, speaker or role.capitalize(), content, when, count_tokens(content)),
             )
-        return self.counts(session)
+        return {"seq": int(cur.lastrowid), **self.counts(session)}
 
     def namespace_of(self, session: str) -> str | None:
         row = self.store.conn.execute(

@@ -99,7 +99,7 @@ SMALL_TALK = _rx(
 _LEADING_FILLER = re.compile(
     r"^((hey|hi|hello|wow|whoa|oh|ooh|aww|haha+|lol|yeah|yep|yes|well|so|um+|uh+|hmm+|thanks|thank you|"
     r"omg|ah+|gosh|man|dude|totally|definitely|absolutely|honestly|actually|by the way|btw|anyway)"
-    r"(\s+[A-Z][a-z]+)?[,!.:\-–— ]+\s*)+",
+    r"(,?\s+[A-Z][a-z]+)?[,!.:\-–— ]+\s*)+",
     re.IGNORECASE,
 )
 _FILLER_WORDS = re.compile(r"\b(really|just|so|pretty|totally|super|actually|basically|literally|kinda|kind of)\s+", re.IGNORECASE)
@@ -167,7 +167,7 @@ def classify(sentence: str, *, dated: bool = False) -> Cue | None:
         priority = "HIGH"
     elif category in ("preference", "decision", "emotional"):
         # A bare "I'd love to!" or "I'll do my best" says too little to outrank a fact.
-        priority = "HIGH" if info >= 4 else "MED"
+        priority = "HIGH" if info >= (3 if category == "emotional" else 4) else "MED"
     elif first_person and (PAST_EVENT.search(s) or dated or LIFE_EVENTS.search(s) or category == "relational"):
         priority = "MED"
     elif first_person and info >= 5:

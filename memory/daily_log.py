@@ -32,10 +32,21 @@ def learned(store: Store, namespace: str, start: datetime, end: datetime, limit:
     """(first ``limit`` memories learned in [start, end), how many in all)."""
     where = ("FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
              "AND id NOT IN (SELECT memory_id FROM workspace_items) "
-             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes)")
+             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
+             "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)")
     params = (namespace, format_time(start), format_time(end))
     total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
     rows = store._rows(f"SELECT id, type, content, ingested {where} ORDER BY ingested, seq LIMIT ?", params + (limit,))
+    return rows, total
+
+
+def observed(store: Store, namespace: str, start: datetime, end: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """(first ``limit`` live observations the Observer/Reflector made in [start, end), how many in all)."""
+    where = ("FROM observations o JOIN conversation_runs r ON r.id = o.run_id WHERE o.namespace = ? "
+             "AND o.status = 'live' AND r.finished >= ? AND r.finished < ?")
+    params = (namespace, format_time(start), format_time(end))
+    total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
+    rows = store._rows(f"SELECT o.* {where} ORDER BY o.date, o.seq LIMIT ?", params + (limit,))
     return rows, total
 
 
@@ -45,11 +56,14 @@ def _summary(result: dict[str, Any] | None) -> str:
     return ", ".join(f"{k} {v}" for k, v in result.items() if isinstance(v, (int, float, str)))
 
 
-def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]]) -> str | None:
+def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]],
+           observations: list[dict[str, Any]] = (), observations_total: int = 0) -> str | None:
     """The section's body, or None when there is nothing to say for the day."""
+    from .context import observation_line
+
     shown_runs = [r for r in runs if r["name"] != "daily_log" and (r["status"] != "ok" or any(
         isinstance(v, (int, float)) and v for v in (r["result"] or {}).values()))]
-    if not memories and not shown_runs:
+    if not memories and not shown_runs and not observations:
         return None
     out = ["## agentmemd", "",
            "<!-- Written by agentmemd: what it learned today. Lines you edit here are moved above this "
@@ -62,6 +76,13 @@ def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[
             out.append(f"- {at:%H:%M} {m['type']}: {clip(neutralise(m['content']), LINE_CHARS)} `{m['id']}`")
         if total > len(memories):
             out.append(f"- … and {total - len(memories)} more (`agentmemd search`)")
+    if observations:
+        out += ["", f"### Observations ({observations_total})", ""]
+        for o in observations:
+            line = observation_line({**o, "content": clip(neutralise(o["content"]), LINE_CHARS)})
+            out.append(f"{line} `{o['memory_id']}`")
+        if observations_total > len(observations):
+            out.append(f"- … and {observations_total - len(observations)} more (`agentmemd observations`)")
     if shown_runs:
         out += ["", "### Jobs", ""]
         for r in shown_runs:

@@ -241,7 +241,8 @@ class SessionParams(Params):
 
 class ObserveParams(Params):
     session: SessionId
-    force: bool = True  # observe every unobserved turn and reflect now, thresholds or not
+    force: bool = True  # observe every unobserved turn now, threshold or not
+    reflect: bool = False  # also run the Reflector now, threshold or not (else only when due)
     wait: bool = True
     timeout_seconds: float = Field(300.0, gt=0, le=3600)
 

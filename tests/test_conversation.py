@@ -106,7 +106,7 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
 def test_the_reflector_condenses_to_30_to_50_percent_keeping_every_high_observation(talk, locomo):
     stream(talk, locomo[0], "conv26-r", range(1, 7), namespace="obs-r")
     wait_idle(talk, "conv26-r")
-    report = talk.call("conversation.observe", {"session": "conv26-r"})  # forced: the rest, then reflect
+    report = talk.call("conversation.observe", {"session": "conv26-r", "reflect": True})  # the rest, then reflect
     assert report["reflect_runs"], report
     run = next(r for r in talk.call("conversation.status", {"session": "conv26-r"})["runs"] if r["kind"] == "reflect")
     share = run["tokens_out"] / run["tokens_in"]
@@ -140,7 +140,7 @@ def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
     for role, text in turns:
         talk.call("conversation.append", {"session": "pref", "role": role, "content": text, "namespace": "pref",
                                           "ts": "2023-06-12T09:00:00Z"})
-    talk.call("conversation.observe", {"session": "pref"})
+    talk.call("conversation.observe", {"session": "pref", "reflect": True})
     every = talk.call("observations.list", {"session": "pref", "include_replaced": True})["observations"]
     old = next(o for o in every if "black coffee" in o["content"])
     assert old["status"] == "superseded"

@@ -94,3 +94,96 @@ def test_locomo_temporal_answers_are_the_resolved_dates_of_their_evidence(locomo
     print(f"resolved {hits}/{total}", *misses[:20], sep="\n")
     assert total >= 60
     assert hits / total >= 0.85, misses
+
+
+# ---- sentences and cues ---------------------------------------------------------------
+
+from agentmemd.memory.cues import classify, condense  # noqa: E402
+from agentmemd.memory.sentences import sentences  # noqa: E402
+
+
+def test_real_turns_split_into_sentences():
+    assert sentences("Hey Mel! Good to see you! How have you been?") == ["Hey Mel!", "Good to see you!",
+                                                                        "How have you been?"]
+    assert sentences("Thanks, Caroline! Painting's a fun way to express my feelings and get creative. It's a "
+                     "great way to relax after a long day.") == [
+        "Thanks, Caroline!", "Painting's a fun way to express my feelings and get creative.",
+        "It's a great way to relax after a long day."]
+    assert sentences("Dr. Lee said it costs $3.50, e.g. at the U.S. store... I paid.") == [
+        "Dr. Lee said it costs $3.50, e.g. at the U.S. store...", "I paid."]
+
+
+# Sentences from LoCoMo conv-26, with the cue a person would give each.
+LABELLED = [
+    ("Hey Caroline! Good to see you!", None),
+    ("Thanks, Melanie! That's really sweet.", None),
+    ("What happened that was so awesome?", None),
+    ("I'm keen on counseling or working in mental health - I'd love to support those with similar issues.",
+     ("preference", "HIGH")),
+    ("I love camping trips with my fam, 'cause nature brings such peace and serenity.", ("preference", "HIGH")),
+    ("We're thinking about going camping next month.", ("decision", "HIGH")),
+    ("I chose them 'cause they help LGBTQ+ folks with adoption.", ("decision", "HIGH")),
+    ("The support group has made me feel accepted and given me courage to embrace myself.", ("emotional", "HIGH")),
+    ("I was scared when we got into the accident.", ("emotional", "HIGH")),
+    ("I contacted my mentor for adoption advice.", ("relational", "HIGH")),  # adoption: a life event
+    ("I went to a LGBTQ support group yesterday and it was so powerful.", ("fact", "MED")),
+    ("I ran a charity race for mental health last Saturday.", ("fact", "MED")),
+    ("I'm a transgender woman and I've been transitioning for three years.", ("fact", "HIGH")),
+    ("You'd be a great counselor!", None),
+]
+
+
+@pytest.mark.parametrize("sentence, expected", LABELLED)
+def test_cue_detection_on_real_sentences(sentence, expected):
+    cue = classify(sentence)
+    assert (None if cue is None else (cue.category, cue.priority)) == expected
+
+
+def test_condensation_drops_interjections_and_filler_only():
+    assert condense("Wow, Caroline! I really love that painting so much.") == "I love that painting much."
+    assert condense("Yeah, I painted that lake sunrise last year!") == "I painted that lake sunrise last year!"
+
+
+def _gold_observation_turns(sample: dict) -> set[str]:
+    """LoCoMo's own annotation: the turns its human-written observations cite."""
+    out: set[str] = set()
+    for by_speaker in sample["observation"].values():
+        for items in by_speaker.values():
+            for _, cited in items:
+                for ref in (cited if isinstance(cited, list) else [cited]):
+                    out.update(x.strip() for x in str(ref).replace(",", ";").split(";"))
+    return out
+
+
+def test_the_local_observer_covers_the_turns_locomos_annotators_observed(locomo):
+    """All 10 conversations: the share of turns LoCoMo's annotated observations cite that the
+    local Observer turns into at least one observation, and how much more often those turns
+    get a HIGH or MED observation than turns the annotators passed over."""
+    from agentmemd.memory.llm.local_provider import LocalProvider
+    from agentmemd.memory.llm.tasks import TurnIn
+
+    provider = LocalProvider(None)
+    covered = gold_n = gold_important = other_n = other_important = 0
+    for sample in locomo:
+        gold = _gold_observation_turns(sample)
+        index = locomo_turn_index(sample)
+        dia = list(index)
+        turns = [TurnIn(seq=i, role="user", speaker="S", content=index[d][0], ts=index[d][1].isoformat())
+                 for i, d in enumerate(dia)]
+        by_turn: dict[int, set[str]] = {}
+        for o in provider.observe(turns, namespace="t").observations:
+            by_turn.setdefault(o.source_turns[0], set()).add(o.priority)
+        for i, d in enumerate(dia):
+            important = bool(by_turn.get(i, set()) & {"HIGH", "MED"})
+            if d in gold:
+                gold_n += 1
+                covered += i in by_turn
+                gold_important += important
+            else:
+                other_n += 1
+                other_important += important
+    coverage, rate_gold, rate_other = covered / gold_n, gold_important / gold_n, other_important / other_n
+    print(f"coverage {coverage:.3f}, HIGH/MED on annotated turns {rate_gold:.3f}, on others {rate_other:.3f}")
+    assert gold_n > 2000
+    assert coverage >= 0.88
+    assert rate_gold >= 2 * rate_other

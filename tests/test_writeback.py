@@ -206,3 +206,21 @@ def test_a_persons_edits_around_and_inside_the_section_survive_the_next_write(wb
     wbd.call("workspace.sync")
     moved = wait_until(lambda: [h for h in sourced_from(wbd, f"memory/{DAY}.md") if "Boston" in h["content"]])
     assert moved[0]["type"] == "fact"
+
+
+def test_the_days_observations_are_written_to_its_log(wbd, workspace):
+    turns = ["We adopted a rescue dog named Biscuit last weekend and she is settling in well.",
+             "I'm so excited about my pottery class, it starts next Thursday."]
+    for text in turns:
+        wbd.call("conversation.append", {"session": "chat", "role": "user", "content": text, "namespace": NS,
+                                         "speaker": "Melanie", "ts": f"{DAY}T08:30:00Z"})
+    wbd.call("conversation.observe", {"session": "chat"})
+    observations = wbd.call("observations.list", {"session": "chat"})["observations"]
+    assert len(observations) == 2
+    assert wbd.call("jobs.run", {"name": "daily_log"})["result"] == {"files_written": 1}
+    section = owned_body((workspace / "memory" / f"{DAY}.md").read_text())
+    assert "### Observations (2)" in section and "### Learned" not in section  # not listed twice
+    biscuit = next(o for o in observations if "Biscuit" in o["content"])
+    assert (f"- ({biscuit['priority']}) 08:30 [{biscuit['category']}] Melanie: We adopted a rescue dog named Biscuit "
+            f"last weekend and she is settling in well. (refers to 14 November 2026, \"last weekend\") "
+            f"`{biscuit['memory_id']}`") in section
