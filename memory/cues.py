@@ -93,7 +93,8 @@ PAST_EVENT = _rx(r"\b(i|we)\s+(just\s+|finally\s+|recently\s+|also\s+|actually\s
 SMALL_TALK = _rx(
     r"^(hi|hey|hello|yo|thanks|thank you|thx|bye|goodbye|see ya|see you|take care|cheers|congrats|congratulations|"
     r"wow|whoa|cool|nice|great|awesome|amazing|lol|haha+|yeah|yep|yes|no|nope|ok|okay|sure|totally|definitely|"
-    r"absolutely|exactly|same|good (luck|night|morning)|you too|me too|glad|sounds good|that's (great|awesome|"
+    r"absolutely|exactly|same|good (luck|night|morning)|you too|me too|glad|sounds good|(that|it) (sounds|looks) "
+    r"(great|good|wonderful|amazing|awesome|lovely|fun|nice|cool|fantastic|exciting)|that's (great|awesome|"
     r"amazing|cool|so cool|wonderful|fantastic|true|right)|so (true|cool)|oh+|aww+|omg)\b[^.?!]{0,40}[.!?]*$"
 )
 _LEADING_FILLER = re.compile(
