@@ -49,9 +49,10 @@ def render_observations(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def fit_observations(rows: list[dict[str, Any]], budget: int, fixed: str) -> str:
+def fit_observations(rows: list[dict[str, Any]], budget: int, fixed: str) -> tuple[str, list[dict[str, Any]]]:
     """The prefix text with as many observations as fit: HIGH before MED before LOW, newer first
-    within a priority; shown in time order. Deterministic for the same rows and budget."""
+    within a priority; shown in time order. Deterministic for the same rows and budget.
+    Returns the text and the observations in it."""
     newest_first = sorted(rows, key=lambda r: (r["date"], r["seq"]), reverse=True)
     ranked = sorted(newest_first, key=lambda r: _PRIORITY_ORDER[r["priority"]])  # stable: newest first per priority
     chosen: list[dict[str, Any]] = []
@@ -69,7 +70,7 @@ def fit_observations(rows: list[dict[str, Any]], budget: int, fixed: str) -> str
     while chosen and count_tokens(text) > budget:
         chosen.pop()
         text = fixed + (OBSERVATIONS_HEADER + render_observations(chosen) + "\n" if chosen else "")
-    return text
+    return text, chosen
 
 
 def clip_to_tokens(text: str, limit: int) -> str:
@@ -108,7 +109,10 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
         "AND superseded_by IS NULL", (namespace,))
     system_budget = int(budget * cfg.system_share)
     contract = persona_contract(persona, system_budget)
-    system = fit_observations(conversations.live(session), system_budget, contract)
+    system, shown = fit_observations(conversations.live(session), system_budget, contract)
+    # The pack leaves out what the prefix already shows: the shown observations and the persona.
+    in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + [
+        r["id"] for r in persona if r["content"] and f"- {' '.join(r['content'].split())}" in contract]
     system_tokens = count_tokens(system)
 
     memory_share = int(budget * cfg.memories_share)
@@ -136,7 +140,8 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
         wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
         pack_budget = left - wrapper_overhead
         while pack_budget > 0:
-            pack = service.pack(PackParams(query=query, budget_tokens=pack_budget, namespace=namespace))
+            pack = service.pack(PackParams(query=query, budget_tokens=pack_budget, namespace=namespace,
+                                           exclude=in_prefix))
             if not pack.items:
                 pack = None
                 break

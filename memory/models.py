@@ -99,6 +99,8 @@ class PackParams(Params):
     query: Content
     budget_tokens: int = Field(gt=0, le=1_000_000)
     namespace: Namespace = "default"
+    # Memories the caller already shows the model (e.g. the observations in a context's prefix).
+    exclude: list[MemoryId] = Field(default_factory=list, max_length=10_000)
 
 
 class ExplainParams(Params):

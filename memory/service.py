@@ -302,7 +302,9 @@ class MemoryService:
     def pack(self, p: PackParams) -> PackResult:
         scored, _ = self._candidates(p.namespace, p.query, for_pack=True)
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
-        eligible = [s for s in scored if s.tier == "active" or s.row["type"] in IDENTITY_TYPES]
+        excluded = set(p.exclude)
+        eligible = [s for s in scored if (s.tier == "active" or s.row["type"] in IDENTITY_TYPES)
+                    and s.row["id"] not in excluded]
         candidates = [
             PackCandidate(
                 id=s.row["id"], type=s.row["type"], score=round(s.score, 6), content=s.row["content"],

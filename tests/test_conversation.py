@@ -157,6 +157,8 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
     session, ns = "ctx", "ctx"
     talk.call("memory.add", {"content": "You are Sol, a warm and direct companion.", "type": "persona",
                              "namespace": ns})
+    known = talk.call("memory.add", {"content": "Caroline enrolled in a counseling certificate course in April.",
+                                     "type": "fact", "namespace": ns})["id"]
     when = locomo_date(conv["session_1_date_time"]).isoformat()
     turns = conv["session_1"]
 
@@ -184,6 +186,12 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
     newest_user = max(i for i, m in enumerate(ctx["messages"]) if m["role"] == "user")
     assert ctx["messages"][newest_user]["content"].startswith("<memories>")
     assert ctx["pack_id"]
+    # The pack does not repeat what the prefix already shows (the persona, the observations in it).
+    packed = {c["id"] for c in talk.call("context.explain", {"pack_id": ctx["pack_id"]})["candidates"] if c["chosen"]}
+    shown = {o["memory_id"] for o in talk.call("observations.list", {"session": session})["observations"]
+             if o["content"] in ctx["system"]}
+    assert shown and not packed & shown and known in packed
+    assert not any("You are Sol" in line for line in ctx["messages"][newest_user]["content"].splitlines())
     assert [m["content"] for m in ctx["messages"] if not m["content"].startswith("<memories>")] == [
         t["text"] for t in turns[8:12] if t is not turns[8:12][newest_user]]
 
