@@ -187,3 +187,17 @@ def test_the_local_observer_covers_the_turns_locomos_annotators_observed(locomo)
     assert gold_n > 2000
     assert coverage >= 0.88
     assert rate_gold >= 2 * rate_other
+
+
+def test_the_local_summary_of_a_locomo_cluster_is_its_most_shared_sentence(locomo):
+    """summarise: of Melanie's pottery turns in conv-26, the one sharing most words with the rest."""
+    from agentmemd.memory.llm.local_provider import LocalProvider
+
+    index = locomo_turn_index(locomo[0])
+    pottery = [text for text, _ in index.values() if "pottery" in text.lower()][:8]
+    assert len(pottery) >= 5
+    summary = LocalProvider(None).summarise(["Thanks, see you soon!", *pottery], namespace="t").summary
+    source = next(t for t in pottery if " ".join(t.split()).startswith(summary.rstrip(" …")))  # extractive
+    assert "pottery" in summary.lower() and source != "Thanks, see you soon!"
+    with pytest.raises(ValueError):
+        LocalProvider(None).summarise([], namespace="t")
