@@ -95,7 +95,8 @@ class CompactionWorker:
             try:
                 result = self._call("observe", job.namespace, job.turns,
                                     lambda: self.provider.observe(job.turns, namespace=job.namespace))
-                report["observe_runs"].append(self.run_on_store(lambda: conv.finish_observe(job, result)))
+                vectors = conv.embed_observations(job, result)  # on this thread, not the store's
+                report["observe_runs"].append(self.run_on_store(lambda: conv.finish_observe(job, result, vectors)))
             except Exception as exc:
                 self.run_on_store(lambda: conv.fail_run(job.run_id, f"{type(exc).__name__}: {exc}"))
                 raise

@@ -27,6 +27,7 @@ from .clock import format_time, parse_time
 from .errors import Conflict, InvalidParams, NotFound
 from .llm.tasks import ObservationIn, ObserveResult, ReflectResult, TurnIn
 from .models import AddParams, UpdateParams
+from .store import indexed_text
 from .tokens import count_tokens, count_tokens_many
 
 # Observation category -> memory type (packs and search see observations as memories).
@@ -183,7 +184,16 @@ class Conversations:
                  for t in batch]
         return ObserveJob(run_id, session, namespace, turns)
 
-    def finish_observe(self, job: ObserveJob, result: ObserveResult) -> dict[str, int]:
+    def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[list[float]]:
+        """The observations' memory vectors, computed off the store thread (no SQLite here), so
+        the run's one transaction does not hold up requests while the model embeds."""
+        context = {t.seq: t.content for t in job.turns}
+        texts = [indexed_text(d.content, context.get(d.source_turns[0], "")[:20_000] or None)
+                 for d in result.observations]
+        return [v.tolist() for v in self.service.embedder.embed(texts)] if texts else []
+
+    def finish_observe(self, job: ObserveJob, result: ObserveResult,
+                       vectors: list[list[float]] | None = None) -> dict[str, int]:
         seqs = {t.seq for t in job.turns}
         when = {t.seq: t.ts for t in job.turns}
         context = {t.seq: t.content for t in job.turns}
@@ -204,9 +214,10 @@ class Conversations:
                 AddParams(content=d.content, type=MEMORY_TYPE[d.category], priority=MEMORY_PRIORITY[d.priority],
                           namespace=job.namespace, created=parse_time(when[d.source_turns[0]]),
                           context=context[d.source_turns[0]][:20_000],
-                          source=f"conversation:{job.session}#turns:{','.join(map(str, d.source_turns))}",
-                          tags=["observation", d.category, d.priority])
-                for d in drafts
+                          source=f"conversation:{job.session}#turns:{','.join(map(str, d.source_turns))}"[:1000],
+                          tags=["observation", d.category, d.priority],
+                          embedding=vectors[i] if vectors else None)
+                for i, d in enumerate(drafts)
             ]) if drafts else []
             for d, memory_id, ntok in zip(drafts, memory_ids, tokens):
                 self._insert_observation(
