@@ -98,7 +98,7 @@ class CompactionWorker:
                 vectors = conv.embed_observations(job, result)  # on this thread, not the store's
                 report["observe_runs"].append(self.run_on_store(lambda: conv.finish_observe(job, result, vectors)))
             except Exception as exc:
-                self.run_on_store(lambda: conv.fail_run(job.run_id, f"{type(exc).__name__}: {exc}"))
+                self._fail(job.run_id, exc)
                 raise
         job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
         if job is not None:
@@ -109,10 +109,14 @@ class CompactionWorker:
                                                   target_ratio=self.target_ratio))
                 report["reflect_runs"].append(self.run_on_store(lambda: conv.finish_reflect(job, result)))
             except Exception as exc:
-                self.run_on_store(lambda: conv.fail_run(job.run_id, f"{type(exc).__name__}: {exc}"))
+                self._fail(job.run_id, exc)
                 raise
         report["counts"] = self.run_on_store(lambda: conv.counts(session))
         return report
+
+    def _fail(self, run_id: int, exc: Exception) -> None:
+        message = f"{type(exc).__name__}: {exc}"
+        self.run_on_store(lambda: self.conversations.fail_run(run_id, message))
 
     def _call(self, task: str, namespace: str, payload: list, compute: Callable[[], Any]) -> Any:
         if self.cache is None:
