@@ -312,7 +312,7 @@ def bench_observe(args) -> dict[str, Any]:
                     seq_of[turn["dia_id"]] = answer["seq"]
                     raw += count_tokens(turn["text"])
                 n += 1
-            _wait_idle(client, session)
+            wait_idle(client, session)
             client.call("conversation.observe", {"session": session})  # the tail below the threshold (no reflection)
             status = client.call("conversation.status", {"session": session})
             every = client.call("observations.list", {"session": session, "include_replaced": True})["observations"]
@@ -371,12 +371,13 @@ def bench_observe(args) -> dict[str, Any]:
     }
 
 
-def _wait_idle(client: Client, session: str, timeout: float = 600.0) -> None:
+def wait_idle(client, session: str, timeout: float = 600.0) -> dict[str, Any]:
+    """Poll conversation.status until no Observer/Reflector work is queued or running; the status."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = client.call("conversation.status", {"session": session})
         if status["idle"] and not any(r["status"] == "running" for r in status["runs"]):
-            return
+            return status
         time.sleep(0.1)
     raise RuntimeError(f"compaction of {session} still busy after {timeout}s")
 

@@ -88,16 +88,16 @@ def clip_to_tokens(text: str, limit: int) -> str:
     return cut + " …" if cut else ""
 
 
-def persona_contract(persona: list[dict[str, Any]], budget: int) -> str:
-    if not persona:
-        return ""
-    text = PERSONA_HEADER
+def persona_contract(persona: list[dict[str, Any]], budget: int) -> tuple[str, list[str]]:
+    """The persona memories that fit, highest priority first; (text, their ids)."""
+    text, ids = PERSONA_HEADER, []
     for row in sorted(persona, key=lambda r: (-r["priority"], r["id"])):
         line = f"- {' '.join(row['content'].split())}\n"
         if count_tokens(text + line) > budget:
             break
         text += line
-    return text + "\n" if text != PERSONA_HEADER else ""
+        ids.append(row["id"])
+    return (text + "\n", ids) if ids else ("", [])
 
 
 def build_context(service, conversations, session: str, budget: int) -> dict[str, Any]:
@@ -108,11 +108,11 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
         "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = 'persona' "
         "AND superseded_by IS NULL", (namespace,))
     system_budget = int(budget * cfg.system_share)
-    contract = persona_contract(persona, system_budget)
-    system, shown = fit_observations(conversations.live(session), system_budget, contract)
+    contract, persona_ids = persona_contract(persona, system_budget)
+    live = conversations.live(session)
+    system, shown = fit_observations(live, system_budget, contract)
     # The pack leaves out what the prefix already shows: the shown observations and the persona.
-    in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + [
-        r["id"] for r in persona if r["content"] and f"- {' '.join(r['content'].split())}" in contract]
+    in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + persona_ids
     system_tokens = count_tokens(system)
 
     memory_share = int(budget * cfg.memories_share)
@@ -159,6 +159,6 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
         "budget_tokens": budget,
         "parts": {"system": system_tokens, "history": used, "memories": tokens - system_tokens - used,
                   "turns": len(messages), "unobserved_turns": len(turns),
-                  "observations": len(conversations.live(session))},
+                  "observations": len(live)},
         "pack_id": pack.pack_id if pack else None,
     }

@@ -46,6 +46,7 @@ class ObserveJob:
     session: str
     namespace: str
     turns: list[TurnIn]
+    tokens: int  # of the turns, as counted when they were appended
     started: float = field(default_factory=time.monotonic)
 
 
@@ -182,7 +183,7 @@ class Conversations:
         run_id = self._start_run(session, "observe", "forced" if force else "threshold")
         turns = [TurnIn(seq=t["seq"], role=t["role"], speaker=t["speaker"], content=t["content"], ts=t["ts"])
                  for t in batch]
-        return ObserveJob(run_id, session, namespace, turns)
+        return ObserveJob(run_id, session, namespace, turns, total)
 
     def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[list[float]]:
         """The observations' memory vectors, computed off the store thread (no SQLite here), so
@@ -225,8 +226,8 @@ class Conversations:
                     date=when[min(d.source_turns)], priority=d.priority, category=d.category, content=d.content,
                     referenced_date=d.referenced_date, relative_date=d.relative_date,
                     source_turns=sorted(d.source_turns), sources=[], tokens=ntok, run_id=job.run_id)
-            self._finish_run(job.run_id, job.started, tokens_in=sum(count_tokens_many([t.content for t in job.turns])),
-                             tokens_out=sum(tokens), items_in=len(job.turns), items_out=len(drafts))
+            self._finish_run(job.run_id, job.started, tokens_in=job.tokens, tokens_out=sum(tokens),
+                             items_in=len(job.turns), items_out=len(drafts))
         return {"turns": len(job.turns), "observations": len(drafts)}
 
     def _insert_observation(self, **row: Any) -> str:

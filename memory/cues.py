@@ -118,6 +118,7 @@ class Cue:
     category: Category
     priority: Priority
     information: int  # content words + named things + numbers: how much the sentence says
+    text: str  # the sentence condensed (see condense)
 
 
 def content_words(sentence: str) -> list[str]:
@@ -133,8 +134,11 @@ def information(sentence: str) -> int:
 
 def is_small_talk(sentence: str) -> bool:
     """Greetings, thanks, one-line reactions: nothing to remember."""
-    s = condense(sentence)
-    return information(s) < 2 or (bool(SMALL_TALK.match(s)) and len(content_words(s)) <= 3)
+    return _small_talk(condense(sentence))
+
+
+def _small_talk(condensed: str) -> bool:
+    return information(condensed) < 2 or (bool(SMALL_TALK.match(condensed)) and len(content_words(condensed)) <= 3)
 
 
 def classify(sentence: str, *, dated: bool = False) -> Cue | None:
@@ -143,7 +147,7 @@ def classify(sentence: str, *, dated: bool = False) -> Cue | None:
     ``dated``: the sentence names a date (an event placed in time is worth keeping).
     """
     s = condense(sentence)
-    if is_small_talk(s):
+    if _small_talk(s):
         return None
     info = information(s)
     first_person = bool(FIRST_PERSON.search(s))
@@ -177,7 +181,7 @@ def classify(sentence: str, *, dated: bool = False) -> Cue | None:
         priority = "LOW"
     else:
         return None  # remarks about the listener ("you're so kind") and generic comments
-    return Cue(category=category, priority=priority, information=info)
+    return Cue(category=category, priority=priority, information=info, text=s)
 
 
 _TRAILING_CLAUSE = re.compile(r"\s*(,\s*(which|but|'cause|because|since|so|as)\b|\s[-–—]\s|;\s).*$", re.IGNORECASE)

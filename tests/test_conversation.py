@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from fake_anthropic import FakeAnthropic, message
 
+from agentmemd.daemon.bench import wait_idle
 from agentmemd.daemon.client import RpcCallError
 from conftest import NO_JOBS, DaemonProcess, locomo_date
 
@@ -32,16 +33,6 @@ def stream(d, sample, session: str, sessions: range, **extra) -> list[dict]:
                 "session": session, "role": role, "content": turn["text"], "ts": when.isoformat(),
                 "speaker": turn["speaker"], **extra}))
     return answers
-
-
-def wait_idle(d, session: str, timeout: float = 60.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        status = d.call("conversation.status", {"session": session})
-        if status["idle"] and not any(r["status"] == "running" for r in status["runs"]):
-            return status
-        time.sleep(0.1)
-    raise AssertionError(f"compaction of {session} still busy after {timeout}s")
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +70,7 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
     answers = stream(talk, sample, "conv26-a", range(1, 4), namespace="obs-a")
     assert answers[-1]["turns"] == sum(len(sample["conversation"][f"session_{n}"]) for n in range(1, 4))
     assert any(a["compaction_scheduled"] for a in answers)
-    status = wait_idle(talk, "conv26-a")
+    status = wait_idle(talk, "conv26-a", timeout=60)
     assert status["observed"] > 0 and status["unobserved_tokens"] <= 600 + 200
     observe_runs = [r for r in status["runs"] if r["kind"] == "observe"]
     assert observe_runs and all(r["status"] == "ok" and r["trigger"] == "threshold" for r in observe_runs)
@@ -105,7 +96,7 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
 
 def test_the_reflector_condenses_to_30_to_50_percent_keeping_every_high_observation(talk, locomo):
     stream(talk, locomo[0], "conv26-r", range(1, 7), namespace="obs-r")
-    wait_idle(talk, "conv26-r")
+    wait_idle(talk, "conv26-r", timeout=60)
     report = talk.call("conversation.observe", {"session": "conv26-r", "reflect": True})  # the rest, then reflect
     assert report["reflect_runs"], report
     run = next(r for r in talk.call("conversation.status", {"session": "conv26-r"})["runs"] if r["kind"] == "reflect")
@@ -231,7 +222,7 @@ def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_
         d.kill9()
         fake.replies.append(message(reply, input_tokens=400, output_tokens=60))
         d.start()
-        status = wait_idle(d, "hike")
+        status = wait_idle(d, "hike", timeout=60)
         assert [r["status"] for r in status["runs"]] == ["interrupted", "ok"]
         assert status["observed"] == 1 and status["turns"] == 1
         observations = d.call("observations.list", {"session": "hike"})["observations"]

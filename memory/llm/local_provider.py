@@ -23,7 +23,7 @@ from datetime import datetime
 import numpy as np
 
 from ..clock import parse_time
-from ..cues import classify, condense, content_words, information, main_clause
+from ..cues import classify, content_words, information, main_clause
 from ..dates import find_dates, human_date
 from ..sentences import sentences
 from ..tokens import count_tokens_many
@@ -60,6 +60,11 @@ def _body(content: str) -> str:
     return rest if sep and len(head) <= 60 else content
 
 
+def top_priority(priorities) -> str:
+    """The highest of these priorities (HIGH > MED > LOW)."""
+    return min(priorities, key=_PRIORITY_RANK.__getitem__)
+
+
 def clip_words(text: str, limit: int) -> str:
     words = text.split()
     return text if len(words) <= limit else " ".join(words[:limit]).rstrip(",;:-–—") + " …"
@@ -83,7 +88,7 @@ class LocalProvider:
                 cue = classify(sentence, dated=bool(dates))
                 if cue is None:
                     continue
-                text = condense(sentence)
+                text = cue.text
                 key = " ".join(content_words(text))
                 if key in seen:
                     continue
@@ -108,8 +113,7 @@ class LocalProvider:
         emb = self.embedder.embed([o.content for o in observations])
         emb = emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
         cos = emb @ emb.T
-        tokens = dict(zip(ids, count_tokens_many([o.content for o in observations])))
-        budget = target_ratio * sum(tokens.values())
+        budget = target_ratio * sum(count_tokens_many([o.content for o in observations]))
         speakers = {oid: _speaker(by_id[oid].content) for oid in ids}
 
         # 1. A newer preference/decision that revises an older one of the same speaker supersedes it.
@@ -143,7 +147,7 @@ class LocalProvider:
             groups.append([oid, *twins])
         groups = self._join_related(groups, observations, emb, index, speakers)
 
-        items = [self._entry(g, by_id, tokens, superseded_by) for g in groups]
+        items = [self._entry(g, by_id, superseded_by) for g in groups]
         size = sum(count_tokens_many([it.content for it in items]))
 
         # 4. Over budget: drop LOW, then the least informative MED, oldest first. HIGH stays.
@@ -220,10 +224,9 @@ class LocalProvider:
                 extra = [w for it in group if it is not lead for w in content_words(_body(it.content))
                          if w not in lead_words]
                 also = ", ".join(list(dict.fromkeys(extra))[:6])
-                best = min(_PRIORITY_RANK[it.priority] for it in group)
                 out.append(ReflectedItem(
                     content=f"{lead.content}{' Also: ' + also if also else ''}",
-                    priority=("HIGH", "MED", "LOW")[best], category=lead.category,
+                    priority=top_priority(it.priority for it in group), category=lead.category,
                     sources=sorted(s for it in group for s in it.sources),
                     supersedes=sorted(s for it in group for s in it.supersedes),
                     referenced_date=lead.referenced_date, relative_date=lead.relative_date))
@@ -232,13 +235,11 @@ class LocalProvider:
         return out
 
     @staticmethod
-    def _entry(group: list[str], by_id: dict[str, ObservationIn], tokens: dict[str, int],
-               superseded_by: dict[str, str]) -> ReflectedItem:
+    def _entry(group: list[str], by_id: dict[str, ObservationIn], superseded_by: dict[str, str]) -> ReflectedItem:
         members = [by_id[o] for o in group]
-        best = min(_PRIORITY_RANK[m.priority] for m in members)
-        priority = ("HIGH", "MED", "LOW")[best]
+        priority = top_priority(m.priority for m in members)
         # The entry's wording: its most informative member among the highest-priority ones.
-        lead = max((m for m in members if _PRIORITY_RANK[m.priority] == best),
+        lead = max((m for m in members if m.priority == priority),
                    key=lambda m: (information(m.content), m.date))
         replaced = sorted(old for old, new in superseded_by.items() if new in group)
         dated = [m for m in members if m.referenced_date]
