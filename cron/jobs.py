@@ -3,8 +3,8 @@
 * ``decay_sweep``: move memories that decayed below the Cold tier to the archive.
 * ``consolidate``: the nightly 4-level consolidation of every namespace; the workspace's
   namespace is also written to MEMORY.md's owned section.
-* ``daily_log``: what was learned and observed today (and the jobs that changed something) into
-  ``memory/YYYY-MM-DD.md``'s owned section.
+* ``daily_log``: what was learned and observed today, the day's SyncScore line, and the jobs
+  that changed something, into ``memory/YYYY-MM-DD.md``'s owned section.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from agentmemd.memory.consolidation import Consolidator, render_section
 from agentmemd.memory.clock import parse_time
 from agentmemd.memory.service import MemoryService
 from agentmemd.memory.writeback import WorkspaceWriter
+from agentmemd.persona.service import sync_day_summary
 
 from .scheduler import Job, JobRunner
 
@@ -58,7 +59,9 @@ def register_jobs(runner: JobRunner, service: MemoryService, config: Config,
             memories, total = daily_log.learned(service.store, workspace_namespace, start, end, config.daily_log.max_items)
             seen, seen_total = daily_log.observed(service.store, workspace_namespace, start, end,
                                                   config.daily_log.max_items)
-            body = daily_log.render(runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total)
+            sync = sync_day_summary(service.store, workspace_namespace, start, end)
+            body = daily_log.render(runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total,
+                                    sync)
             if body is not None:
                 result = writer.write(daily_log.log_path(day), body, now, create_header=f"# {day.isoformat()}\n")
                 written += int(result.changed)

@@ -144,6 +144,30 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("clock", help="show, or advance a manual, clock")
     p.add_argument("--advance-hours", type=float)
 
+    p = sub.add_parser("persona", help="the agent's PersonaState: traits as adjectives, voice, stance, rules, record")
+    p.add_argument("--namespace", default="default")
+    p.add_argument("--history", action="store_true", help="every version, why it changed and its evidence")
+    p = sub.add_parser("score", help="SyncScore one response against the persona (five dimensions, EWMA, action)")
+    p.add_argument("response")
+    p.add_argument("--session", help="count it in this session's EWMA; judge it against its last turns and pack")
+    p.add_argument("--context", help="text the response was given (memories, notes) to judge groundedness against")
+    p.add_argument("--pack-id", help="the Memory Pack the response was given")
+    p.add_argument("--namespace")
+    p = sub.add_parser("scores", help="SyncScore history of a session (or a namespace), oldest first")
+    p.add_argument("--session")
+    p.add_argument("--namespace")
+    p.add_argument("--limit", type=int, default=100)
+    p = sub.add_parser("rule", help="hard rules: propose add/remove (then confirm), confirm, reject, list")
+    p.add_argument("action", choices=("add", "remove", "confirm", "reject", "list"))
+    p.add_argument("text", nargs="?", help="the rule (add/remove) or the proposal id (confirm/reject)")
+    p.add_argument("--namespace", default="default")
+    p.add_argument("--yes", action="store_true", help="confirm the proposal without asking")
+    p = sub.add_parser("calibrate", help="correlate SyncScore with human labels per dimension (JSON)")
+    p.add_argument("--labels", type=Path, required=True, help="JSONL of {persona, response, context?, labels}")
+    p.add_argument("--min-correlation", type=float, default=0.7, help="flag dimensions under this")
+    p.add_argument("--decode", type=Path, help="also: DECODE human-bot.jsonl, contradiction vs grounded")
+    p.add_argument("--work-dir", type=Path)
+
     p = sub.add_parser("bench", help="benchmarks that print JSON")
     bench = p.add_subparsers(dest="bench", required=True)
     b = bench.add_parser("pack", help="context.pack latency at scale, against a numpy flat scan")
@@ -163,6 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--observer-tokens", type=int, default=2000, help="[conversation] observer_threshold_tokens")
     b.add_argument("--reflector-tokens", type=int, default=4000, help="[conversation] reflector_threshold_tokens")
     b.add_argument("--budget", type=int, default=8000, help="conversation.context budget_tokens")
+    b.add_argument("--work-dir", type=Path)
+    b = bench.add_parser("persona", help="scripted drifting conversation: SyncScore EWMA, escalation, AUC, PNG")
+    b.add_argument("--png", type=Path, default=Path("syncscore_trace.png"), help="where to draw the EWMA trace")
     b.add_argument("--work-dir", type=Path)
     return parser
 
@@ -197,10 +224,101 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
         "session": a.session, "namespace": a.namespace, "include_replaced": a.include_replaced or None}.items()
         if v is not None}, lambda r: _human_observations(r)),
     "conversation": ("conversation.status", lambda a: {"session": a.session}, lambda r: _human_conversation(r)),
+    "persona": ("persona.get", lambda a: {"namespace": a.namespace}, lambda r: _human_persona(r)),
+    "score": ("persona.score", lambda a: {k: v for k, v in {
+        "response": a.response, "session": a.session, "context": a.context, "pack_id": a.pack_id,
+        "namespace": a.namespace}.items() if v is not None}, lambda r: _human_score(r)),
+    "scores": ("persona.scores", lambda a: {k: v for k, v in {
+        "session": a.session, "namespace": a.namespace, "limit": a.limit}.items() if v is not None},
+        lambda r: _human_scores(r)),
     "run-job": ("jobs.run", lambda a: {"name": a.name}, lambda r: _human_run(r)),
     "consolidated": ("consolidation.list", lambda a: {k: v for k, v in {
         "namespace": a.namespace, "level": a.level}.items() if v is not None}, lambda r: _human_consolidated(r)),
 }
+
+
+def _human_persona(result: dict[str, Any]) -> None:
+    print(f"{result['name'] or '(unnamed)'}  namespace {result['namespace']}  version {result['version']}"
+          f"  ({result['reason']}, {result['updated_at']})")
+    print("\ntraits")
+    for t in result["readable_traits"]:
+        bar = "#" * round(t["score"] / 5)
+        print(f"  {t['name']:<18} {t['score']:>3}  {bar:<20}  {t['adjective']}   ({t['low']} 0 - 100 {t['high']})")
+    for key, title in (("voice_markers", "voice markers"), ("relational_stance", "relational stance"),
+                       ("formatting_prefs", "formatting"), ("emotional_register", "emotional register")):
+        if result[key]:
+            print(f"\n{title}")
+            for w in result[key]:
+                print(f"  {w['weight']:5.2f}  {w['text']}")
+    print("\nhard rules" + ("" if result["hard_rules"] else ": none"))
+    for r in result["hard_rules"]:
+        print(f"  - {r['rule']}  ({r['source']})")
+    for prop in result["pending_rules"]:
+        print(f"  ? proposal {prop['id']}: {prop['action']} {prop['rule']!r}  (agentmemd rule confirm {prop['id']})")
+    style = result["style"]
+    print(f"\nstyle: about {style['words']:.0f} words; bullets {style['bullets']:.0%}, headers {style['headers']:.0%}, "
+          f"code {style['code']:.0%}, emoji {style['emoji']:.0%} of replies ({style['replies']} measured)")
+    print(f"\nrecord (injected into the system prompt)\n{result['record']}")
+    if result["evidence"]:
+        print("\nevidence for this version")
+        for e in result["evidence"]:
+            print(f"  {e['source']}: {e['snippet'][:120]}")
+
+
+def _human_score(result: dict[str, Any]) -> None:
+    dims = "  ".join(f"{k} {v:.2f}" for k, v in result["dimensions"].items())
+    print(f"{result['composite']:.3f}  {dims}")
+    print(f"ewma {result['ewma']:.3f}  trend {result['trend']}  action {result['action']}")
+    for rule in result["details"].get("rules", []):
+        if rule["ok"] is False:
+            print(f"  broken: {rule['rule']} ({rule['why']})")
+
+
+def _human_scores(result: dict[str, Any]) -> None:
+    for r in result["scores"]:
+        d = r["dimensions"]
+        print(f"{r['at'][:19]}  turn {r['turn_seq'] if r['turn_seq'] is not None else '-':>4}  {r['composite']:.3f}  "
+              f"ewma {r['ewma']:.3f} {r['trend']:<10} {r['action']:<9}  v{d['voice']:.2f} r{d['relational']:.2f} "
+              f"g{d['grounded']:.2f} s{d['style']:.2f} c{d['constraint']:.2f}")
+
+
+def _human_history(result: dict[str, Any]) -> None:
+    for v in result["versions"]:
+        traits = " ".join(f"{k}={round(x * 100)}" for k, x in v["traits"].items())
+        print(f"v{v['version']:<3} {v['created'][:19]}  {v['reason']}\n      {traits}")
+        for e in v["evidence"]:
+            print(f"      evidence {e['source']}: {e['snippet'][:100]}")
+
+
+def _human_rules(result: dict[str, Any]) -> None:
+    print("hard rules in force" + ("" if result["hard_rules"] else ": none"))
+    for r in result["hard_rules"]:
+        print(f"  - {r['rule']}  ({r['source']}, {r['added_at'][:10]})")
+    for p in result["proposals"]:
+        print(f"proposal {p['id']} [{p['status']}]: {p['action']} {p['rule']!r} ({p['origin']}, {p['created'][:19]})")
+
+
+def _rule_command(client: Client, args: argparse.Namespace) -> tuple[dict, Callable[[Any], None]]:
+    """`rule add|remove TEXT` proposes and asks for confirmation; a rule never changes unconfirmed."""
+    if args.action == "list":
+        return client.call("persona.rules.list", {"namespace": args.namespace, "status": "all"}), _human_rules
+    if not args.text:
+        raise RpcCallError(-32602, f"rule {args.action} needs {'an id' if args.action in ('confirm', 'reject') else 'the rule text'}")
+    if args.action in ("confirm", "reject"):
+        if not args.text.isdigit():
+            raise RpcCallError(-32602, f"rule {args.action} takes a proposal id (a number), not {args.text!r}")
+        return client.call(f"persona.rules.{args.action}", {"id": int(args.text)}), _print_kv
+    proposal = client.call("persona.rules.propose", {"namespace": args.namespace, "action": args.action,
+                                                     "rule": args.text})
+    confirmed = args.yes
+    if not confirmed and sys.stdin.isatty():
+        answer = input(f"{args.action} the hard rule {proposal['rule']!r} for namespace {args.namespace}? [y/N] ")
+        confirmed = answer.strip().lower() in ("y", "yes")
+    if confirmed:
+        return client.call("persona.rules.confirm", {"id": proposal["id"]}), _print_kv
+    print(f"proposal {proposal['id']} is pending; confirm it with `agentmemd rule confirm {proposal['id']}`",
+          file=sys.stderr)
+    return proposal, _print_kv
 
 
 def _human_costs(result: dict[str, Any]) -> None:
@@ -377,11 +495,25 @@ def main(argv: list[str] | None = None) -> int:
 
         print(json.dumps(run_bench(args), indent=2))
         return 0
+    if args.command == "calibrate":
+        from agentmemd.persona.calibrate import LabelsError, run_calibration
+
+        try:
+            print(json.dumps(run_calibration(args), indent=2))
+        except LabelsError as exc:
+            print(f"agentmemd: {exc}", file=sys.stderr)
+            return 2
+        return 0
     try:
         with Client(args.socket or default_socket()) as client:
             if args.command == "workspace" and args.sync:
                 result = client.call("workspace.sync")
                 printer = _human_workspace
+            elif args.command == "persona" and args.history:
+                result = client.call("persona.history", {"namespace": args.namespace})
+                printer = _human_history
+            elif args.command == "rule":
+                result, printer = _rule_command(client, args)
             elif args.command == "clock":
                 result = client.call("clock.advance", {"hours": args.advance_hours}) if args.advance_hours is not None else client.call("clock.now")
                 printer: Callable[[Any], None] | None = _print_kv

@@ -202,6 +202,37 @@ class CacheConfig(_Section):
     max_entries: int = Field(10_000, gt=0, description="Oldest unused entries are evicted past this many.")
 
 
+class PersonaConfig(_Section):
+    """PersonaState merging, SyncScore and drift actions (seed 002, 5.2-5.4)."""
+
+    trait_alpha: float = Field(0.3, gt=0, le=1, description="EWMA weight of a compaction's observed traits.")
+    marker_decay: float = Field(0.8, gt=0, le=1, description="Old voice-marker/stance/format weights are multiplied by this at each merge.")
+    top_k: int = Field(8, gt=0, le=50, description="Weighted items kept per categorical field.")
+    record_max_tokens: int = Field(200, ge=50, le=1000, description="The injected Persona Preservation Record's size.")
+    ewma_lambda: float = Field(0.3, gt=0, le=1, description="SyncScore EWMA: lambda*score + (1-lambda)*previous.")
+    reinforce_below: float = Field(0.7, gt=0, le=1, description="EWMA below this: a persona reminder in the next context.")
+    anchor_below: float = Field(0.6, gt=0, le=1, description="EWMA below this: persona anchors at ~33 % and ~66 %.")
+    rebase_below: float = Field(0.5, gt=0, le=1, description="EWMA below this: forced compaction and a fresh context.")
+    near_threshold: float = Field(0.05, ge=0, le=0.5, description="A judged composite this close to a threshold is sampled twice.")
+    anchor_min_turns: int = Field(10, ge=2, description="Anchors are placed in conversations of at least this many turns.")
+    record_min_score: float = Field(0.6, ge=0, le=1, description="Assistant turns scored below this are left out of persona records.")
+    score_assistant_turns: bool = Field(True, description="Score every assistant turn conversation.append receives.")
+    weights: dict[Literal["voice", "relational", "grounded", "style", "constraint"], float] = Field(
+        default_factory=lambda: {"voice": 0.25, "relational": 0.2, "grounded": 0.2, "style": 0.15, "constraint": 0.2},
+        description="Composite = weighted mean of the five dimensions.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "PersonaConfig":
+        if not self.rebase_below < self.anchor_below < self.reinforce_below:
+            raise ValueError("thresholds must satisfy rebase_below < anchor_below < reinforce_below")
+        if set(self.weights) != {"voice", "relational", "grounded", "style", "constraint"}:
+            raise ValueError("weights must name voice, relational, grounded, style and constraint")
+        total = sum(self.weights.values())
+        if abs(total - 1.0) > 1e-6 or min(self.weights.values()) < 0:
+            raise ValueError(f"weights must be >= 0 and add up to 1 (they add up to {total:g})")
+        return self
+
+
 class DailyLogConfig(_Section):
     max_items: int = Field(200, gt=0, description="Learned memories listed per day; the rest are counted.")
 
@@ -223,6 +254,7 @@ class Config(_Section):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
     cache: CacheConfig = Field(default_factory=CacheConfig)
+    persona: PersonaConfig = Field(default_factory=PersonaConfig)
 
 
 class ConfigError(Exception):

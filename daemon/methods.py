@@ -14,6 +14,8 @@ from agentmemd.memory.clock import ManualClock, format_time
 from agentmemd.memory.errors import Conflict
 from agentmemd.memory.service import MemoryService
 from agentmemd.memory.workspace import WorkspaceIndexer
+from agentmemd.persona.service import PersonaService
+from agentmemd.persona.traits import adjective, percent
 
 from . import __version__
 from .rpc import Method
@@ -21,8 +23,9 @@ from .rpc import Method
 
 def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs: JobRunner,
                   conversations: Conversations, worker: CompactionWorker, cache: ResponseCache,
-                  run_on_store) -> dict[str, Method]:
+                  run_on_store, persona: PersonaService) -> dict[str, Method]:
     consolidator = Consolidator(service, service.config.consolidation)
+    persona_cfg = service.config.persona
     ledger = Ledger(service.store, service.clock, service.config.llm)
 
     def costs(_: m.EmptyParams) -> dict:
@@ -37,14 +40,65 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
     def conversation_append(p: m.AppendParams) -> dict:
         counts = conversations.append(p.session, p.role, p.content, ts=p.ts, namespace=p.namespace,
                                       speaker=p.speaker)
+        scoring = p.role == "assistant" and persona_cfg.score_assistant_turns
+        if scoring:  # SyncScore in the background, queued before any compaction this turn triggers
+            worker.score(namespace=p.namespace, session=p.session, turn_seq=counts["seq"], response=p.content)
         scheduled = conversations.due(p.session)
         if scheduled:
             worker.request(p.session)  # the Observer/Reflector run in the background
-        return {**counts, "compaction_scheduled": scheduled}
+        return {**counts, "compaction_scheduled": scheduled, "scoring_scheduled": scoring}
 
     def conversation_context(p: m.ContextParams) -> dict:
         budget = p.budget_tokens or service.config.conversation.context_budget_tokens
-        return build_context(service, conversations, p.session, budget)
+
+        def due() -> tuple[str, dict | None]:
+            conversations.require(p.session)
+            return persona.due_action(p.session)
+
+        action, latest = run_on_store(due)
+        if action == "rebase":  # 5.3 severe drift: compaction with persona preservation, then a fresh context
+            try:
+                worker.run_now(p.session, force=True).result(timeout=300)
+            except TimeoutError:
+                raise Conflict(f"the rebase compaction of {p.session!r} is still running after 300s") from None
+
+        def build() -> dict:
+            namespace = conversations.require(p.session)
+            ctx = build_context(service, conversations, p.session, budget, persona_state=persona.state(namespace),
+                                drift=action, anchor_min_turns=persona_cfg.anchor_min_turns)
+            persona.record_context(p.session, conversations.last_seq(p.session), ctx["pack_id"],
+                                   ctx["drift_action"], latest["id"] if latest else None)
+            ctx["drift"] = {"due": action, "applied": ctx["drift_action"],
+                            "ewma": latest["ewma"] if latest else None, "trend": latest["trend"] if latest else None,
+                            "score_id": latest["id"] if latest else None}
+            return ctx
+
+        return run_on_store(build)
+
+    def persona_get(p: m.PersonaGetParams) -> dict:
+        state = persona.state(p.namespace)
+        traits = [{"name": sc.name, "low": sc.low, "high": sc.high, "builtin": sc.builtin,
+                   "score": percent(state.traits.get(sc.name, 0.5)),
+                   "adjective": adjective(sc, state.traits.get(sc.name, 0.5))} for sc in state.scales]
+        return {**state.model_dump(), "readable_traits": traits,
+                "pending_rules": persona.proposals(p.namespace, "pending")}
+
+    def persona_score(p: m.PersonaScoreParams) -> dict:
+        def namespace() -> str:
+            if p.session is None:
+                return p.namespace or "default"
+            known = conversations.namespace_of(p.session)
+            if known is not None and p.namespace is not None and known != p.namespace:
+                raise Conflict(f"session {p.session!r} belongs to namespace {known!r}, not {p.namespace!r}")
+            return known or p.namespace or "default"
+
+        ns = run_on_store(namespace)
+        return worker.score(namespace=ns, session=p.session, response=p.response,
+                            context=p.context, pack_id=p.pack_id).result(timeout=120)
+
+    def rules_list(p: m.RulesListParams) -> dict:
+        return {"proposals": persona.proposals(p.namespace, None if p.status == "all" else p.status),
+                "hard_rules": [r.model_dump() for r in persona.state(p.namespace).hard_rules]}
 
     def conversation_observe(p: m.ObserveParams) -> dict:
         run_on_store(lambda: conversations.require(p.session))
@@ -117,7 +171,8 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
         "conversation.append": Method(m.AppendParams, conversation_append,
                                       "Store one turn; the Observer/Reflector run in the background when due."),
         "conversation.context": Method(m.ContextParams, conversation_context,
-                                       "Stable prefix + recent turns + Memory Pack within a token budget."),
+                                       "Stable prefix + recent turns + Memory Pack within a token budget; "
+                                       "carries out the SyncScore drift action.", waits=True),
         "conversation.observe": Method(m.ObserveParams, conversation_observe,
                                        "Run the Observer (and Reflector) now; waits for the report.", waits=True),
         "conversation.status": Method(m.SessionParams, conversation_status, "Turns, tokens and compaction runs."),
@@ -125,6 +180,26 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
             m.ObservationsListParams,
             lambda p: {"observations": conversations.observations(p.session, p.namespace, p.include_replaced)},
             "Observations, oldest first, with their source turns."),
+        "persona.get": Method(m.PersonaGetParams, persona_get,
+                              "PersonaState (traits as 0-100 and adjectives, markers, stance, rules, record)."),
+        "persona.history": Method(m.PersonaHistoryParams, lambda p: {"versions": persona.history(p.namespace, p.limit)},
+                                  "Every PersonaState version with why it changed and its evidence."),
+        "persona.records": Method(m.PersonaHistoryParams, lambda p: {"records": persona.records(p.namespace, p.limit)},
+                                  "Persona Preservation Records made by compactions."),
+        "persona.score": Method(m.PersonaScoreParams, persona_score,
+                                "SyncScore one response: five dimensions, composite, EWMA, trend, action.", waits=True),
+        "persona.scores": Method(
+            m.PersonaScoresParams,
+            lambda p: {"scores": persona.scores(session=p.session, namespace=p.namespace, limit=p.limit)},
+            "SyncScore history of a session or a namespace, oldest first."),
+        "persona.rules.propose": Method(
+            m.RuleProposeParams, lambda p: persona.propose_rule(p.namespace, p.action, p.rule, "api"),
+            "Propose adding or removing a hard rule; nothing changes until it is confirmed."),
+        "persona.rules.confirm": Method(m.RuleDecisionParams, lambda p: persona.decide_rule(p.id, confirm=True),
+                                        "Confirm a hard-rule proposal: a new PersonaState version."),
+        "persona.rules.reject": Method(m.RuleDecisionParams, lambda p: persona.decide_rule(p.id, confirm=False),
+                                       "Reject a hard-rule proposal."),
+        "persona.rules.list": Method(m.RulesListParams, rules_list, "Hard rules in force and proposals."),
         "costs": Method(m.EmptyParams, costs, "Language-model calls, tokens and USD by provider, model and task."),
         "clock.now": Method(m.EmptyParams, clock_now, "The daemon's current time."),
         "clock.advance": Method(m.ClockAdvanceParams, clock_advance, "Move a manual clock forward."),

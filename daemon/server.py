@@ -31,6 +31,7 @@ from agentmemd.memory.service import MemoryService
 from agentmemd.memory.store import Store
 from agentmemd.memory.workspace import WorkspaceIndexer
 from agentmemd.memory.writeback import WorkspaceWriter
+from agentmemd.persona.service import PersonaService
 
 from . import __version__
 from .config import Config
@@ -116,6 +117,7 @@ class Daemon:
         # Requests that wait on background work (conversation.observe) wait here, not on the store thread.
         self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmemd-wait")
         self.conversations: Conversations | None = None
+        self.persona: PersonaService | None = None
         self.worker: CompactionWorker | None = None
         self.cache: ResponseCache | None = None
         self.store: Store | None = None
@@ -148,9 +150,11 @@ class Daemon:
             except LLMUnavailable as exc:
                 raise StartupError(str(exc)) from None
             self.conversations = Conversations(self.service, self.config, provider.name)
+            self.persona = PersonaService(self.service, self.config, provider.name)
             self.cache = ResponseCache(self.store, embedder, self.service.clock, self.config.cache, provider.name)
             self.worker = CompactionWorker(self.conversations, provider, self.cache, self._run_on_store,
-                                           target_ratio=self.config.conversation.reflector_target)
+                                           target_ratio=self.config.conversation.reflector_target,
+                                           persona=self.persona)
         except BaseException:
             self.lock.release()
             raise
@@ -164,7 +168,7 @@ class Daemon:
         assert self.service is not None and self.jobs is not None
         assert self.conversations is not None and self.worker is not None and self.cache is not None
         methods = build_methods(self.service, self.indexer, self.jobs, self.conversations, self.worker, self.cache,
-                                self._run_on_store)
+                                self._run_on_store, self.persona)
         dispatcher = Dispatcher(methods, self.executor, self.wait_executor)
         loop = asyncio.get_running_loop()
         watcher = None

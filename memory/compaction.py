@@ -1,9 +1,11 @@
-"""The compaction worker: runs the Observer and Reflector in the background.
+"""The background worker: the Observer and Reflector (with the persona track of dual-track
+compaction, seed 002 5.2) and the SyncScore judge of assistant turns (5.3).
 
-One thread, one queue of sessions. ``conversation.append`` only asks for a session to be
-looked at; the worker then calls the provider off the store thread and hands every
-SQLite step to ``run_on_store`` (the daemon's single store thread, or a direct call when
-used as a library). Runs of one session never overlap, since there is one worker.
+One thread, one FIFO queue. ``conversation.append`` only asks for a session to be looked
+at or a turn to be scored; the worker then calls the provider off the store thread and
+hands every SQLite step to ``run_on_store`` (the daemon's single store thread, or a direct
+call when used as a library). Runs of one session never overlap, since there is one worker,
+and a turn's score is in before a later compaction decides which turns shape the persona.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ log = logging.getLogger("agentmemd")
 
 class CompactionWorker:
     def __init__(self, conversations: Conversations, provider: LanguageModel, cache: ResponseCache | None,
-                 run_on_store: Callable[[Callable[[], Any]], Any], *, target_ratio: float):
+                 run_on_store: Callable[[Callable[[], Any]], Any], *, target_ratio: float, persona=None):
         self.conversations = conversations
+        self.persona = persona  # PersonaService: the persona track and SyncScore (None: facts only)
         self.provider = provider
         self.cache = cache
         self.run_on_store = run_on_store
         self.target_ratio = target_ratio
-        self._queue: queue.Queue[tuple[str, tuple[bool, bool], Future] | None] = queue.Queue()
+        self._queue: queue.Queue[tuple[str, str, dict[str, Any], Future] | None] = queue.Queue()
         self._queued: set[str] = set()
         self._lock = threading.Lock()
         self._busy = threading.Event()
@@ -45,12 +48,19 @@ class CompactionWorker:
             if session in self._queued:
                 return
             self._queued.add(session)
-        self._queue.put((session, (False, False), Future()))
+        self._queue.put(("compact", session, {"force": False, "reflect": False}, Future()))
 
     def run_now(self, session: str, *, force: bool, reflect: bool = False) -> Future:
         """Queue a run of this session; the Future gives its report."""
         future: Future = Future()
-        self._queue.put((session, (force, reflect), future))
+        self._queue.put(("compact", session, {"force": force, "reflect": reflect}, future))
+        return future
+
+    def score(self, **params: Any) -> Future:
+        """Queue a SyncScore of one response (PersonaService.begin_score's params); the Future
+        gives the stored score."""
+        future: Future = Future()
+        self._queue.put(("score", params.get("session") or "", params, future))
         return future
 
     def idle(self) -> bool:
@@ -69,17 +79,21 @@ class CompactionWorker:
             task = self._queue.get()
             if task is None:
                 return
-            session, (force, reflect), future = task
+            kind, session, params, future = task
             if self._stopping.is_set():
                 future.cancel()
                 continue
             self._busy.set()
-            with self._lock:
-                self._queued.discard(session)
+            if kind == "compact":
+                with self._lock:
+                    self._queued.discard(session)
             try:
-                future.set_result(self.compact(session, force=force, reflect=reflect))
+                if kind == "compact":
+                    future.set_result(self.compact(session, **params))
+                else:
+                    future.set_result(self.score_response(params))
             except Exception as exc:
-                log.exception("compaction failed", extra={"session": session})
+                log.exception(f"{kind} failed", extra={"session": session})
                 future.set_exception(exc)
             finally:
                 self._busy.clear()
@@ -96,7 +110,11 @@ class CompactionWorker:
                 result = self._call("observe", job.namespace, job.turns,
                                     lambda: self.provider.observe(job.turns, namespace=job.namespace))
                 vectors = conv.embed_observations(job, result)  # on this thread, not the store's
-                report["observe_runs"].append(self.run_on_store(lambda: conv.finish_observe(job, result, vectors)))
+                record = self._persona_record(job)
+                merge = (lambda: self.persona.merge_record(job.namespace, record, session=job.session,
+                                                           run_id=job.run_id)) if record is not None else None
+                done = self.run_on_store(lambda: conv.finish_observe(job, result, vectors, also=merge))
+                report["observe_runs"].append({**done, "persona_record": record is not None})
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise
@@ -113,6 +131,33 @@ class CompactionWorker:
                 raise
         report["counts"] = self.run_on_store(lambda: conv.counts(session))
         return report
+
+    def _persona_record(self, job):
+        """Track 2 of the compaction: the persona record of the batch's assistant turns. Turns
+        that scored below record_min_score are left out, so drift is not learned as persona."""
+        if self.persona is None:
+            return None
+        low = self.run_on_store(lambda: self.persona.low_scored_turns(job.session))
+        turns = [t for t in job.turns if not (t.role == "assistant" and t.seq in low)]
+        if not any(t.role == "assistant" for t in turns):
+            return None
+        return self._call("persona_record", job.namespace, turns,
+                          lambda: self.provider.persona_record(turns, namespace=job.namespace, session=job.session))
+
+    def score_response(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Judge one response (twice when a sampled judge lands near a threshold) and store it."""
+        persona = self.persona
+        job = self.run_on_store(lambda: persona.begin_score(**params))
+
+        def judge():
+            return self._call("judge", job.namespace, [job.request],
+                              lambda: self.provider.judge(job.request, job.state, namespace=job.namespace))
+
+        judged = [judge()]
+        if getattr(self.provider, "samples_judgements", False) and persona.near_threshold(
+                persona.composite(judged[0].dimensions.model_dump())):
+            judged.append(judge())
+        return self.run_on_store(lambda: persona.finish_score(job, judged))
 
     def _fail(self, run_id: int, exc: Exception) -> None:
         message = f"{type(exc).__name__}: {exc}"

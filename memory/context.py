@@ -12,6 +12,16 @@ provider's prompt cache keeps hitting. ``prefix_hash`` is the SHA-256 of exactly
 Budget (one token counter): the prefix gets at most ``system_share``; the turns take what
 they need up to ``history_share`` plus whatever the prefix left; the Memory Pack gets the
 rest. The whole never exceeds the budget.
+
+The persona part of the prefix is the latest Persona Preservation Record (PersonaState,
+~200 tokens, seed 002 5.2), then the person's own persona lines as far as they fit.
+
+Drift actions (seed 002, 5.3/5.4), chosen from the session's SyncScore EWMA by the caller:
+``reinforce`` puts a persona reminder with the newest user turn; ``anchor`` inserts
+persona anchor messages (role ``system``) at ~33 % and ~66 % of the turns, or a reminder
+when there are fewer than ``anchor_min_turns``; ``rebase`` is called after a forced
+compaction, so the context is rebuilt from the fresh prefix plus the last
+``keep_recent_turns`` raw turns. None of them changes the stable prefix.
 """
 
 from __future__ import annotations
@@ -88,19 +98,24 @@ def clip_to_tokens(text: str, limit: int) -> str:
     return cut + " …" if cut else ""
 
 
-def persona_contract(persona: list[dict[str, Any]], budget: int) -> tuple[str, list[str]]:
-    """The persona memories that fit, highest priority first; (text, their ids)."""
+def persona_contract(persona: list[dict[str, Any]], budget: int, record: str = "") -> tuple[str, list[str]]:
+    """The persona record, then the persona memories that fit, highest priority first; (text, their ids)."""
     text, ids = PERSONA_HEADER, []
+    if record and count_tokens(text + record + "\n") <= budget:
+        text += record + "\n"
     for row in sorted(persona, key=lambda r: (-r["priority"], r["id"])):
         line = f"- {' '.join(row['content'].split())}\n"
         if count_tokens(text + line) > budget:
             break
         text += line
         ids.append(row["id"])
-    return (text + "\n", ids) if ids else ("", [])
+    return (text + "\n", ids) if text != PERSONA_HEADER else ("", [])
 
 
-def build_context(service, conversations, session: str, budget: int) -> dict[str, Any]:
+def build_context(service, conversations, session: str, budget: int, *, persona_state=None,
+                  drift: str = "none", anchor_min_turns: int = 10) -> dict[str, Any]:
+    from agentmemd.persona.anchors import anchor, anchor_positions, reminder
+
     cfg = service.config.conversation
     namespace = conversations.require(session)
     store = service.store
@@ -108,7 +123,8 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
         "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = 'persona' "
         "AND superseded_by IS NULL", (namespace,))
     system_budget = int(budget * cfg.system_share)
-    contract, persona_ids = persona_contract(persona, system_budget)
+    record = persona_state.record if persona_state is not None else ""
+    contract, persona_ids = persona_contract(persona, system_budget, record)
     live = conversations.live(session)
     system, shown = fit_observations(live, system_budget, contract)
     # The pack leaves out what the prefix already shows: the shown observations and the persona.
@@ -117,7 +133,13 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
 
     memory_share = int(budget * cfg.memories_share)
     history_budget = budget - system_tokens - memory_share
+    if drift == "none" or persona_state is None:
+        drift = "none"
+    anchor_text = anchor(persona_state) if drift == "anchor" else ""
+    history_budget -= 2 * count_tokens(anchor_text)  # room for two anchors
     turns = conversations.unobserved(session)
+    if drift == "rebase":  # after the forced compaction: the newest raw turns, observed or not
+        turns = conversations.recent(session, max(2, cfg.keep_recent_turns))
     chosen: list[dict[str, Any]] = []
     used = 0
     for turn in reversed(turns):
@@ -132,11 +154,33 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
         chosen, used = [newest], count_tokens(newest["content"])
     messages = [{"role": t["role"], "content": t["content"]} for t in chosen]
 
-    pack = None
+    positions: list[int] = []
+    if drift == "anchor":
+        positions = anchor_positions(len(messages), anchor_min_turns)
+        if positions:
+            for at in reversed(positions):
+                messages.insert(at, {"role": "system", "content": anchor_text})
+        else:
+            drift = "reinforce"  # too few turns for anchors: the reminder is the nearest repair
     newest_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
+    note = reminder(persona_state) + "\n\n" if drift == "reinforce" and newest_user is not None else ""
+    if note:
+        messages[newest_user] = {"role": "user", "content": note + messages[newest_user]["content"]}
+    if drift == "reinforce" and not note:
+        drift = "none"  # no user turn to carry the reminder
+
+    pack = None
     left = budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+    while note and left < 0 and newest_user > 0:  # the reminder must fit: drop the oldest turn
+        used -= count_tokens(messages.pop(0)["content"])
+        newest_user -= 1
+        left = budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+    if note and left < 0:  # a budget too small for it: no reminder rather than over budget
+        messages[newest_user] = {"role": "user", "content": messages[newest_user]["content"][len(note):]}
+        note, drift = "", "none"
+        left = budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
     if newest_user is not None and left > 20:
-        query = messages[newest_user]["content"]
+        query = messages[newest_user]["content"][len(note):]
         wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
         pack_budget = left - wrapper_overhead
         while pack_budget > 0:
@@ -145,20 +189,24 @@ def build_context(service, conversations, session: str, budget: int) -> dict[str
             if not pack.items:
                 pack = None
                 break
-            candidate = f"<memories>\n{pack.text}\n</memories>\n\n{query}"
-            extra = count_tokens(candidate) - count_tokens(query)
+            candidate = f"{note}<memories>\n{pack.text}\n</memories>\n\n{query}"
+            extra = count_tokens(candidate) - count_tokens(note + query)
             if extra <= left:
                 messages[newest_user] = {"role": "user", "content": candidate}
                 break
             pack_budget -= extra - left  # tokenisation at the seams: shrink by the overshoot and retry
             pack = None
     tokens = system_tokens + sum(count_tokens(m["content"]) for m in messages)
+    persona_tokens = count_tokens(note) + count_tokens(anchor_text) * len(positions)
     return {
         "session": session, "namespace": namespace, "system": system, "messages": messages,
         "prefix_hash": hashlib.sha256(system.encode("utf-8")).hexdigest(), "tokens": tokens,
         "budget_tokens": budget,
-        "parts": {"system": system_tokens, "history": used, "memories": tokens - system_tokens - used,
+        "parts": {"system": system_tokens, "history": used, "memories": tokens - system_tokens - used - persona_tokens,
+                  "persona": persona_tokens,
                   "turns": len(messages), "unobserved_turns": len(turns),
                   "observations": len(live)},
         "pack_id": pack.pack_id if pack else None,
+        "drift_action": drift,
+        "anchors": positions if drift == "anchor" else [],
     }

@@ -19,7 +19,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from agentmemd.daemon.config import Config
 
@@ -115,6 +115,17 @@ class Conversations:
             "SELECT seq, role, speaker, content, ts, tokens FROM conversation_turns "
             "WHERE session = ? AND observed_run IS NULL ORDER BY seq", (session,))
 
+    def recent(self, session: str, count: int) -> list[dict[str, Any]]:
+        """The newest ``count`` turns, observed or not, oldest first."""
+        rows = self.store._rows(
+            "SELECT seq, role, speaker, content, ts, tokens FROM conversation_turns WHERE session = ? "
+            "ORDER BY seq DESC LIMIT ?", (session, count))
+        return rows[::-1]
+
+    def last_seq(self, session: str) -> int | None:
+        return self.store.conn.execute("SELECT max(seq) FROM conversation_turns WHERE session = ?",
+                                       (session,)).fetchone()[0]
+
     def due(self, session: str) -> bool:
         c = self.counts(session)
         return (c["unobserved_tokens"] > self.cfg.observer_threshold_tokens
@@ -193,8 +204,10 @@ class Conversations:
                  for d in result.observations]
         return [v.tolist() for v in self.service.embedder.embed(texts)] if texts else []
 
-    def finish_observe(self, job: ObserveJob, result: ObserveResult,
-                       vectors: list[list[float]] | None = None) -> dict[str, int]:
+    def finish_observe(self, job: ObserveJob, result: ObserveResult, vectors: list[list[float]] | None = None,
+                       also: Callable[[], Any] | None = None) -> dict[str, int]:
+        """Store the run's observations in one transaction; ``also`` (the persona track's merge)
+        runs inside it, so a crash leaves neither or both."""
         seqs = {t.seq for t in job.turns}
         when = {t.seq: t.ts for t in job.turns}
         context = {t.seq: t.content for t in job.turns}
@@ -226,6 +239,8 @@ class Conversations:
                     date=when[min(d.source_turns)], priority=d.priority, category=d.category, content=d.content,
                     referenced_date=d.referenced_date, relative_date=d.relative_date,
                     source_turns=sorted(d.source_turns), sources=[], tokens=ntok, run_id=job.run_id)
+            if also is not None:
+                also()
             self._finish_run(job.run_id, job.started, tokens_in=job.tokens, tokens_out=sum(tokens),
                              items_in=len(job.turns), items_out=len(drafts))
         return {"turns": len(job.turns), "observations": len(drafts)}

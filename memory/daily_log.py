@@ -56,14 +56,22 @@ def _summary(result: dict[str, Any] | None) -> str:
     return ", ".join(f"{k} {v}" for k, v in result.items() if isinstance(v, (int, float, str)))
 
 
+def syncscore_line(summary: dict[str, Any]) -> str:
+    acted = ", ".join(f"{n} {a}" for a, n in sorted(summary["actions"].items())) or "no drift actions"
+    return (f"- SyncScore: {summary['scored']} replies scored in {summary['sessions']} session(s), "
+            f"mean {summary['mean']:.2f}, lowest {summary['min']:.2f}; EWMA at the last score "
+            f"{summary['last_ewma']:.2f} ({summary['last_trend']}); {acted}")
+
+
 def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]],
-           observations: list[dict[str, Any]] = (), observations_total: int = 0) -> str | None:
+           observations: list[dict[str, Any]] = (), observations_total: int = 0,
+           syncscore: dict[str, Any] | None = None) -> str | None:
     """The section's body, or None when there is nothing to say for the day."""
     from .context import observation_line
 
     shown_runs = [r for r in runs if r["name"] != "daily_log" and (r["status"] != "ok" or any(
         isinstance(v, (int, float)) and v for v in (r["result"] or {}).values()))]
-    if not memories and not shown_runs and not observations:
+    if not memories and not shown_runs and not observations and not syncscore:
         return None
     out = ["## agentmemd", "",
            "<!-- Written by agentmemd: what it learned today. Lines you edit here are moved above this "
@@ -83,6 +91,8 @@ def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[
             out.append(f"{line} `{o['memory_id']}`")
         if observations_total > len(observations):
             out.append(f"- … and {observations_total - len(observations)} more (`agentmemd observations`)")
+    if syncscore:
+        out += ["", "### Persona", "", syncscore_line(syncscore)]
     if shown_runs:
         out += ["", "### Jobs", ""]
         for r in shown_runs:

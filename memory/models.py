@@ -253,3 +253,47 @@ class ObservationsListParams(Params):
     session: SessionId | None = None
     namespace: Namespace | None = None
     include_replaced: bool = False
+
+
+# ---- persona (persona/) ---------------------------------------------------------------
+
+
+class PersonaGetParams(Params):
+    namespace: Namespace = "default"
+
+
+class PersonaHistoryParams(Params):
+    namespace: Namespace = "default"
+    limit: int = Field(20, gt=0, le=1000)
+
+
+class PersonaScoreParams(Params):
+    response: Content
+    session: SessionId | None = None  # scored into this session's EWMA, judged against its last turns and pack
+    context: Annotated[str, Field(max_length=100_000), AfterValidator(_utf8)] | None = None  # extra text the turn was given
+    pack_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None  # the Memory Pack it was given
+    namespace: Namespace | None = None  # default: the session's, else "default"
+
+
+class PersonaScoresParams(Params):
+    session: SessionId | None = None
+    namespace: Namespace | None = None
+    limit: int = Field(100, gt=0, le=10_000)
+
+
+RuleText = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8), AfterValidator(_non_blank)]
+
+
+class RuleProposeParams(Params):
+    rule: RuleText
+    action: Literal["add", "remove"] = "add"
+    namespace: Namespace = "default"
+
+
+class RuleDecisionParams(Params):
+    id: int = Field(gt=0)
+
+
+class RulesListParams(Params):
+    namespace: Namespace = "default"
+    status: Literal["pending", "confirmed", "rejected", "all"] = "pending"

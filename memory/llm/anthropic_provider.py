@@ -30,9 +30,13 @@ from agentmemd.daemon.config import LLMConfig
 
 from .ledger import Ledger, Usage
 from .tasks import (
+    JUDGE_PROMPT,
     OBSERVER_PROMPT,
+    PERSONA_RECORD_PROMPT,
     REFLECTOR_PROMPT,
     SUMMARY_PROMPT,
+    JudgeRequest,
+    JudgeScores,
     ObservationIn,
     ObserveResult,
     ReflectResult,
@@ -84,6 +88,7 @@ def parse_json_reply(text: str, schema: type[T]) -> T:
 
 class AnthropicProvider:
     name = "anthropic"
+    samples_judgements = True  # a sampled judge: near a threshold, a second sample is worth its cost
 
     def __init__(self, cfg: LLMConfig, ledger: Ledger, *, api_key: str | None = None):
         key = api_key or os.environ.get(cfg.api_key_env)
@@ -159,3 +164,30 @@ class AnthropicProvider:
     def summarise(self, texts: list[str], *, namespace: str) -> SummaryResult:
         prompt = "\n".join(f"- {t}" for t in texts)
         return self.complete_json("summarise", SummaryResult, stable=SUMMARY_PROMPT, prompt=prompt, namespace=namespace)
+
+    # ---- persona (seed 002, 5.2 and 5.3) ------------------------------------------------
+
+    def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str):
+        from agentmemd.persona.state import PersonaRecord
+
+        lines = [f"[seq {t.seq}] {t.speaker} ({t.role}): {t.content}" for t in turns]
+        return self.complete_json("persona_record", PersonaRecord, stable=PERSONA_RECORD_PROMPT,
+                                  prompt="\n".join(lines), namespace=namespace)
+
+    def judge(self, request: JudgeRequest, state, *, namespace: str):
+        """The 5.3 judge prompt; hard rules a rule can check are checked by rule, and the
+        judge's constraint score only counts for the rules it cannot check."""
+        from agentmemd.persona.rules import check_all
+        from agentmemd.persona.syncscore import Dimensions, Judged, constraint_score
+
+        memories = "\n".join(f"- {m}" for m in request.memories) or "(none)"
+        context = "\n".join(f"{t.role}: {t.content}" for t in request.turns) or "(none)"
+        prompt = (f"<persona_spec>\n{request.persona}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"
+                  f"</injected_memories>\n\n<response>\n{request.response}\n</response>\n\n"
+                  f"<conversation_context>\n{context}\n</conversation_context>")
+        scores = self.complete_json("judge", JudgeScores, stable=JUDGE_PROMPT, prompt=prompt, namespace=namespace)
+        checks = check_all(state.rules(), request.response)
+        by_rule = constraint_score([c for c in checks if c.checkable])
+        constraint = by_rule if all(c.checkable for c in checks) else min(by_rule, scores.constraint)
+        dims = Dimensions(**{**scores.model_dump(), "constraint": constraint})
+        return Judged(dims, {"judge": scores.model_dump(), "rules": [c.as_dict() for c in checks]})

@@ -87,9 +87,12 @@ class ResponseCache:
 
     @staticmethod
     def _schema(task: str) -> type[BaseModel]:
+        from agentmemd.persona.state import PersonaRecord
+
         from .tasks import ObserveResult, ReflectResult, SummaryResult
 
-        return {"observe": ObserveResult, "reflect": ReflectResult, "summarise": SummaryResult}[task]
+        return {"observe": ObserveResult, "reflect": ReflectResult, "summarise": SummaryResult,
+                "persona_record": PersonaRecord}[task]
 
     # ---- store-thread steps -------------------------------------------------------------
 

@@ -27,7 +27,12 @@ from ..cues import classify, content_words, information, main_clause
 from ..dates import find_dates, human_date
 from ..sentences import sentences
 from ..tokens import count_tokens_many
+from agentmemd.persona.record import local_record
+from agentmemd.persona.state import PersonaRecord, PersonaState
+from agentmemd.persona.syncscore import Judged, score_locally
+
 from .tasks import (
+    JudgeRequest,
     ObservationDraft,
     ObservationIn,
     ObserveResult,
@@ -75,6 +80,9 @@ class LocalProvider:
 
     def __init__(self, embedder):
         self.embedder = embedder
+
+    # The local judge is deterministic: a second sample would say the same.
+    samples_judgements = False
 
     # ---- observe -----------------------------------------------------------------
 
@@ -264,3 +272,17 @@ class LocalProvider:
         shared = [sum(len(b & other) for other in bags if other is not b) for b in bags]
         best = max(range(len(texts)), key=lambda i: (shared[i], -i))
         return SummaryResult(summary=clip_words(" ".join(texts[best].split()), MAX_ENTRY_WORDS))
+
+    # ---- persona ---------------------------------------------------------------------
+
+    def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str) -> PersonaRecord:
+        """Stylometry over the batch's assistant turns (persona/record.py)."""
+        record = local_record([t.model_dump() for t in turns], session=session)
+        if record is None:
+            raise ValueError("no assistant turns to make a persona record from")
+        return record
+
+    def judge(self, request: JudgeRequest, state: PersonaState, *, namespace: str) -> Judged:
+        """Every SyncScore dimension from embeddings and stylometry against the PersonaState."""
+        return score_locally(state, request.response, turns=[t.model_dump() for t in request.turns],
+                             memories=request.memories, embedder=self.embedder)

@@ -9,11 +9,15 @@ and validates the JSON it returns against these models.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..cues import Category, Priority
+
+if TYPE_CHECKING:
+    from agentmemd.persona.state import PersonaRecord, PersonaState
+    from agentmemd.persona.syncscore import Judged
 
 ObsText = Annotated[str, Field(min_length=1, max_length=2000)]
 
@@ -33,6 +37,7 @@ TASKS: dict[str, TaskSpec] = {
     "observe": TaskSpec("observe", "compaction", cacheable=True, semantic=False),
     "reflect": TaskSpec("reflect", "compaction", cacheable=True, semantic=False),
     "summarise": TaskSpec("summarise", "summary", cacheable=True, semantic=True),
+    "persona_record": TaskSpec("persona_record", "compaction", cacheable=True, semantic=False),
     "judge": TaskSpec("judge", "judgement", cacheable=False, semantic=False),
 }
 
@@ -94,6 +99,28 @@ class SummaryResult(_Model):
     summary: ObsText
 
 
+class ContextTurn(_Model):
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class JudgeRequest(_Model):
+    """What the SyncScore judge sees (seed 002, 5.3)."""
+
+    persona: str = Field(description="the persona specification: PersonaState's record and the hard rules")
+    response: str
+    turns: list[ContextTurn] = Field(default_factory=list, description="the last 3 turns before the response")
+    memories: list[str] = Field(default_factory=list, description="the Memory Pack injected for that turn")
+
+
+class JudgeScores(_Model):
+    voice: float = Field(ge=0, le=1)
+    relational: float = Field(ge=0, le=1)
+    grounded: float = Field(ge=0, le=1)
+    style: float = Field(ge=0, le=1)
+    constraint: float = Field(ge=0, le=1)
+
+
 class LanguageModel(Protocol):
     name: str
 
@@ -102,6 +129,10 @@ class LanguageModel(Protocol):
     def reflect(self, observations: list[ObservationIn], *, namespace: str, target_ratio: float) -> ReflectResult: ...
 
     def summarise(self, texts: list[str], *, namespace: str) -> SummaryResult: ...
+
+    def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str) -> "PersonaRecord": ...
+
+    def judge(self, request: JudgeRequest, state: "PersonaState", *, namespace: str) -> "Judged": ...
 
 
 OBSERVER_PROMPT = """You are observing a conversation between an AI agent and its user.
@@ -131,3 +162,30 @@ no entry's sources or supersedes is dropped. The output should be 30-50% the siz
 
 SUMMARY_PROMPT = """Summarise what these related memories have in common in one or two sentences.
 Name the people and things involved; do not invent anything that is not in them."""
+
+PERSONA_RECORD_PROMPT = """You are compacting a conversation segment for a personal AI agent.
+This is the persona track: from the AGENT's own turns only, produce a Persona Preservation Record.
+Extract and record:
+- Voice markers: 3-5 characteristic language patterns observed (voice_markers, weight 0-1 = how strongly)
+- Relational stance: how the agent positioned itself relative to the user (peer, advisor, friend, teacher...)
+- Stylistic invariants: response structure, length, formatting patterns (formatting_prefs; style: typical
+  words per reply, and the share of replies with bullets, headers, code, emoji; exclamations and
+  questions per sentence)
+- Emotional register: dominant emotional tone and any shifts
+- Topics that triggered style changes (style_shifts: "after '<topic>': <how the voice changed>")
+- traits: 0-1 for each trait scale named in the request, as the turns show it
+- evidence: 1-3 short quotes of the agent's turns that show the markers best (source "turn:<seq>")
+Keep the whole record under 200 tokens. Set turns to the number of agent turns you read.
+It will be merged into the agent's PersonaState and injected into future sessions."""
+
+JUDGE_PROMPT = """Rate this agent response on 5 dimensions (0.0-1.0):
+
+1. Voice consistency (language patterns, metaphors, formality)
+2. Relational alignment (peer/advisor/friend positioning)
+3. Groundedness (faithfulness to injected memories and known context, not world truth)
+4. Style adherence (formatting, length, structure)
+5. Constraint adherence (hardRules respected?)
+
+The persona specification, the injected memories, the conversation context and the response
+follow in the user turn.
+Output as JSON: {"voice": 0.X, "relational": 0.X, "grounded": 0.X, "style": 0.X, "constraint": 0.X}"""
