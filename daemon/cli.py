@@ -166,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", type=Path, required=True, help="JSONL of {persona, response, context?, labels}")
     p.add_argument("--min-correlation", type=float, default=0.7, help="flag dimensions under this")
     p.add_argument("--decode", type=Path, help="also: DECODE human-bot.jsonl, contradiction vs grounded")
+    p.add_argument("--decode-limit", type=int, default=0, help="only this many DECODE dialogues (balanced; 0: all)")
     p.add_argument("--work-dir", type=Path)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")

@@ -26,7 +26,8 @@ _SAY = re.compile(r"\b(?:say|saying|use|using|write|writing|phrase|words?|start 
                   re.IGNORECASE)
 STOPWORDS = {
     "english": {"the", "and", "is", "are", "you", "to", "of", "it", "that", "for", "with", "this", "was", "have",
-                "what", "your", "be", "on", "not", "can"},
+                "what", "your", "be", "on", "not", "can", "a", "at", "in", "i", "my", "by", "up", "if", "or", "me",
+                "we", "so", "do", "an"},
     "spanish": {"el", "la", "los", "las", "y", "es", "que", "de", "en", "un", "una", "por", "para", "con", "no",
                 "su", "muy", "pero", "está", "como"},
     "french": {"le", "la", "les", "et", "est", "que", "de", "des", "en", "un", "une", "pour", "avec", "pas", "vous",

@@ -211,8 +211,8 @@ class PersonaService:
                 pack_id = built[0] if built else None
         if pack_id is not None:
             memories = self.pack_items(pack_id)
-        if context:
-            memories.append(context)
+        if context:  # one fact per line, like a pack's items
+            memories += [line.strip(" -*\t") for line in context.splitlines() if line.strip(" -*\t")]
         request = JudgeRequest(persona=self.judge_spec(state), response=response, turns=turns, memories=memories)
         return ScoreJob(namespace, session, turn_seq, pack_id, state, request)
 

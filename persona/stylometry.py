@@ -30,6 +30,12 @@ _HEADER = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.MULTILINE)
 _CODE_BLOCK = re.compile(r"```")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _BOLD = re.compile(r"\*\*[^*\n]+\*\*")
+_SHOUT = re.compile(r"\b[A-Z]{3,}\b(?!\d)")  # OMG, LEGEND (acronyms like API count too; rare in chat)
+# What a user says when they want a long answer, or a short one.
+DEPTH_REQUEST = re.compile(r"\b(?:in detail|detailed|in depth|in-depth|thorough(?:ly)?|explain (?:fully|everything)|"
+                           r"long(?:er)? version|step by step|walk me through|deep dive|elaborate)\b", re.IGNORECASE)
+BRIEF_REQUEST = re.compile(r"\b(?:quick(?:ly)?|brief(?:ly)?|short|in (?:one|two|a few) (?:lines?|sentences?|words)|"
+                           r"tl;?dr|one-liner|summar[iy]\w*)\b", re.IGNORECASE)
 
 
 def _lexicon(*phrases: str) -> re.Pattern[str]:
@@ -53,11 +59,18 @@ WARM = _lexicon(r"glad", r"happy for you", r"sorry to hear", r"that sounds (?:ha
                 r"i'?m here", r"take care", r"you'?ve got this", r"proud of you", r"that'?s wonderful",
                 r"i understand", r"no rush", r"be kind to yourself", r"hugs?", r"i love", r"so good to hear",
                 r"rooting for you", r"well done", r"congrat\w*", r"thank you for sharing", r"that must",
-                r"how are you feeling", r"i care", r"gently", r"warmly", r"lovely", r"sweet")
+                r"how are you feeling", r"i care", r"gently", r"warmly", r"lovely", r"sweet", r"oh no", r"poor \w+",
+                r"that'?s rough", r"fair enough", r"nice idea", r"love you", r"you did it", r"paid off",
+                r"everything okay", r"how are you", r"anytime", r"makes sense", r"holding up", r"ugh", r"shout if")
 COLD = _lexicon(r"as stated", r"as previously (?:stated|mentioned)", r"the user", r"it is required", r"per policy",
                 r"not my (?:problem|concern)", r"irrelevant", r"obviously", r"clearly you", r"as i already (?:said|told you)",
                 r"whatever", r"i don'?t care", r"figure it out", r"that'?s your problem", r"stop asking",
-                r"calm down", r"do your own research", r"not interested")
+                r"calm down", r"do your own research", r"not interested", r"pathetic", r"stop making excuses",
+                r"you'?ll never", r"useless", r"waste my time", r"is right about you", r"isn'?t your thing",
+                r"your fault", r"should have", r"stop worrying", r"ist mir egal", r"nicht wichtig")
+BOILERPLATE = _lexicon(r"as an ai", r"language model", r"i do not have feelings", r"i am unable", r"i'?m unable",
+                       r"i cannot", r"real-time", r"my records", r"as stored", r"i apologi[sz]e", r"any inconvenience",
+                       r"how may i assist", r"please consult", r"licensed \w+", r"official \w+ documentation")
 TECHNICAL = _lexicon(r"api", r"function", r"database", r"latency", r"algorithm", r"server", r"query", r"queries",
                      r"code", r"stack", r"config(?:uration)?", r"thread", r"schema", r"index(?:es)?", r"cache",
                      r"regex", r"endpoint", r"deploy\w*", r"compile\w*", r"runtime", r"memory leak", r"retry",
@@ -71,7 +84,7 @@ ADVISORY = _lexicon(r"you should", r"i recommend", r"i'?d recommend", r"i sugges
                     r"consider", r"the best option", r"you might want to", r"i'?d go with")
 TEACHING = _lexicon(r"think of it as", r"the reason is", r"this means", r"in other words", r"for example",
                     r"for instance", r"here'?s why", r"the idea is", r"notice that", r"the key is")
-SERVILE = _lexicon(r"happy to help", r"at your service", r"as you wish", r"certainly", r"of course!?",
+SERVILE = _lexicon(r"happy to help", r"at your service", r"as you wish", r"certainly", r"of course!",
                    r"my pleasure", r"i apologi[sz]e", r"i'?m sorry for any confusion", r"right away",
                    r"your humble", r"i live to serve", r"anything you (?:need|want|say)", r"sir", r"madam",
                    r"absolutely!", r"i'?m so sorry", r"delighted to", r"(?:to )?assist you", r"at once")
@@ -132,9 +145,11 @@ class Style:
     teaching: int = 0
     servile: int = 0
     pleasantries: int = 0
+    boilerplate: int = 0
     experience: int = 0
     metaphor: int = 0
     imperatives: int = 0
+    shouting: int = 0
     positive: int = 0
     negative: int = 0
     second_person: int = 0
@@ -153,7 +168,9 @@ _FIRST = _lexicon(r"i", r"i'?m", r"i'?ve", r"i'?ll", r"i'?d", r"me", r"my")
 
 
 def measure(text: str) -> Style:
-    parts = [s for s in sentences(text) if _WORD.search(s)] if text.strip() else []
+    # Lines first: a bullet or a header is a unit of its own even without a full stop.
+    parts = [s for line in text.splitlines() if line.strip() for s in sentences(line.strip(" #*-•\t"))
+             if _WORD.search(s)]
     s = Style(words=len(_WORD.findall(text)), sentences=max(1, len(parts)), sentence_texts=parts)
     s.bullets = len(_BULLET.findall(text))
     s.numbered = len(_NUMBERED.findall(text))
@@ -179,9 +196,11 @@ def measure(text: str) -> Style:
     s.teaching = _count(TEACHING, text)
     s.servile = _count(SERVILE, text)
     s.pleasantries = _count(PLEASANTRIES, text)
+    s.boilerplate = _count(BOILERPLATE, text)
     s.experience = _count(EXPERIENCE, text)
     s.metaphor = _count(METAPHOR, text)
     s.imperatives = sum(1 for p in parts if IMPERATIVE_START.search(p))
+    s.shouting = len(_SHOUT.findall(text))
     s.positive = _count(POSITIVE, text)
     s.negative = _count(NEGATIVE, text)
     s.second_person = _count(_SECOND, text)
@@ -209,10 +228,16 @@ def estimate_traits(s: Style) -> dict[str, float]:
     hedging = s.per_sentence(s.hedges)
     directness = 0.6 + 0.35 * s.per_sentence(s.imperatives) - 0.55 * hedging - 0.15 * s.per_sentence(s.questions)
     directness -= 0.1 * s.per_sentence(s.pleasantries + s.servile)
-    formal_balance = (s.formal - s.informal - 0.5 * s.contractions - 0.5 * s.emoji - 0.3 * s.exclamations) / n
+    formal_balance = (s.formal + 0.5 * s.boilerplate - s.informal - 0.5 * s.contractions - 0.5 * s.emoji
+                      - 0.3 * s.exclamations) / n
+    if s.sentences >= 2 and s.words >= 15 and not s.contractions:  # "It is", "do not": written, not said
+        formal_balance += 0.4
     formality = 0.5 + 0.45 * math.tanh(1.5 * formal_balance)
     humor = 0.15 + 0.85 * math.tanh(1.2 * s.per_sentence(s.humor + 0.5 * s.emoji))
-    warm_balance = (s.warm + 0.5 * s.positive + 0.3 * s.collaborative - 1.5 * s.cold - 0.5 * s.negative) / n
+    warm_balance = (s.warm + 0.5 * s.positive + 0.3 * s.collaborative - 1.5 * s.cold - 0.5 * s.negative
+                    - 0.5 * s.boilerplate) / n
+    if s.sentences >= 2 and not (s.second_person or s.first_person or s.collaborative):
+        warm_balance -= 0.3  # impersonal: talks about the topic, never to the person
     warmth = 0.45 + 0.5 * math.tanh(1.6 * warm_balance)
     technical = 0.1 + 0.9 * math.tanh(6.0 * s.per_word(s.technical))
     return {
@@ -242,6 +267,7 @@ def voice_markers(s: Style) -> dict[str, float]:
         "references experience": s.per_sentence(s.experience),
         "imperative, step-by-step advice": s.per_sentence(s.imperatives),
         "pleasantries (great question, hope this helps)": s.per_sentence(s.pleasantries),
+        "assistant boilerplate (as an AI, I am unable)": s.per_sentence(s.boilerplate),
         "exclamations": s.per_sentence(s.exclamations),
         "curt or dismissive phrasing": s.per_sentence(s.cold),
     }
@@ -256,6 +282,8 @@ def relational_stances(s: Style) -> dict[str, float]:
         "friend": s.per_sentence(s.warm + 0.5 * s.humor),
         "teacher": s.per_sentence(s.teaching),
         "deferential servant": s.per_sentence(s.servile),
+        "distant, impersonal": s.per_sentence(s.boilerplate)
+        + (0.5 if s.sentences >= 2 and not (s.second_person or s.first_person or s.collaborative) else 0.0),
         "dismissive": s.per_sentence(s.cold),
     }
     return {k: min(1.0, v) for k, v in found.items() if v > 0}

@@ -28,9 +28,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentmemd.memory.cues import content_words
 
-from .rules import RuleCheck, check_all
+from .rules import RuleCheck, check_all, detect_language
 from .state import PersonaState
-from .stylometry import Style, estimate_traits, measure, relational_stances, voice_markers
+from .stylometry import (
+    BRIEF_REQUEST,
+    DEPTH_REQUEST,
+    Style,
+    estimate_traits,
+    measure,
+    relational_stances,
+    voice_markers,
+)
 
 DIMENSIONS = ("voice", "relational", "grounded", "style", "constraint")
 Trend = Literal["stable", "drifting", "recovering"]
@@ -91,6 +99,7 @@ def action_for(ewma: float, reinforce_below: float, anchor_below: float, rebase_
 _VOICE_TRAITS = {"directness": 1.0, "formality": 1.0, "humor": 1.0, "warmth": 1.2, "technical_depth": 0.5}
 # Habits a reply can show that mark a different voice when the persona lacks them.
 _MARKED = {"pleasantries (great question, hope this helps)": 0.25, "curt or dismissive phrasing": 0.35,
+           "assistant boilerplate (as an AI, I am unable)": 0.3,
            "exclamations": 0.12, "humour": 0.12, "hedges (maybe, perhaps, I think)": 0.12,
            "formal vocabulary": 0.12, "casual vocabulary": 0.12}
 _STANCE_KEYS = {"peer": "peer-to-peer collaborator", "collaborat": "peer-to-peer collaborator",
@@ -99,13 +108,20 @@ _STANCE_KEYS = {"peer": "peer-to-peer collaborator", "collaborat": "peer-to-peer
                 "servant": "deferential servant", "butler": "deferential servant", "assistant": "deferential servant"}
 _NEG = re.compile(r"\b(?:not|no|never|none|nothing|nobody|cannot|can't|don't|doesn't|didn't|isn't|wasn't|won't|"
                   r"aren't|weren't|haven't|hasn't|stopped|quit|anymore|no longer)\b|n't\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty)\b",
-                     re.IGNORECASE)
+_NUMBER = re.compile(r"\b(\d+)(?:[.,:]\d+)?(?:st|nd|rd|th|am|pm)?\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
+                     r"twelve|twenty)\b", re.IGNORECASE)
+_DAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|"
+                  r"june|july|august|september|october|november|december)\b", re.IGNORECASE)
+_INTERJECTION = re.compile(r"^\W*(?:oh\s+)?no+\b[,!.]*|\bno worries\b|\bno problem\b", re.IGNORECASE)
 _CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]{2,}")
-_ANTONYMS = [("love", "hate"), ("like", "dislike"), ("older", "younger"), ("before", "after"), ("early", "late"),
-             ("morning", "evening"), ("allowed", "forbidden"), ("vegetarian", "meat"), ("yes", "no"),
-             ("sister", "brother"), ("son", "daughter"), ("wife", "husband"), ("cat", "dog"), ("tea", "coffee"),
-             ("left", "right"), ("up", "down"), ("more", "less"), ("hot", "cold"), ("first", "last")]
+# Words that cannot both be true of one thing: one in the claim, the other in the memory.
+_ANTONYMS = [("love", "hate"), ("like", "dislike"), ("love", "dislike"), ("enjoy", "dislike"),
+             ("older", "younger"), ("before", "after"), ("early", "late"), ("morning", "evening"),
+             ("allowed", "forbidden"), ("vegetarian", "steak"), ("vegetarian", "meat"), ("vegetarian", "chicken"),
+             ("vegan", "cheese"), ("sister", "brother"), ("son", "daughter"), ("wife", "husband"), ("cat", "dog"),
+             ("kitten", "dog"), ("tea", "coffee"), ("left", "right"), ("more", "less"), ("hot", "cold"),
+             ("first", "last"), ("keep", "rip"), ("keeping", "replacing"), ("moved", "cancelled"),
+             ("approved", "rejected"), ("never", "always")]
 _RECALL = re.compile(r"\b(?:you (?:told|said|mentioned|shared|asked)|you'?ve (?:told|said|mentioned)|as you said|"
                      r"your (?:sister|brother|mother|mum|mom|father|dad|wife|husband|partner|son|daughter|dog|cat|"
                      r"friend|boss|job|birthday|name)|last (?:time|week|month) you|remember when you)\b", re.IGNORECASE)
@@ -141,7 +157,18 @@ def _voice(state: PersonaState, style: Style, response: str, embedder) -> tuple[
     shown = voice_markers(style)
     foreign = {m: shown[m] for m in _MARKED if shown.get(m, 0) >= 0.2 and m not in have}
     penalty = sum(_MARKED[m] * min(1.0, 1.5 * v) for m, v in foreign.items())
-    return _clamp(closeness - penalty), {"trait_gaps": gaps, "foreign_markers": sorted(foreign)}
+    notes = {"trait_gaps": gaps, "foreign_markers": sorted(foreign)}
+    language = detect_language(response)
+    expected = detect_language(state.spec) or "english"
+    if language is not None and language != expected:  # a different language is a different voice
+        penalty += 0.45
+        notes["language"] = language
+    return _clamp(closeness - penalty), notes
+
+
+# Stances that sit together: a warm peer is friendly, a teacher advises.
+_COMPATIBLE = {"peer-to-peer collaborator": {"friend"}, "friend": {"peer-to-peer collaborator"},
+               "advisor": {"teacher"}, "teacher": {"advisor"}}
 
 
 def _relational(state: PersonaState, style: Style) -> tuple[float, dict]:
@@ -151,43 +178,60 @@ def _relational(state: PersonaState, style: Style) -> tuple[float, dict]:
         key = _stance_of(w.text)
         if key:
             expected[key] = expected.get(key, 0.0) + w.weight
+    welcome = set(expected) | {c for e in expected for c in _COMPATIBLE.get(e, ())}
     score = 1.0
-    dismissive = shown.get("dismissive", 0.0)
-    score -= 0.9 * min(1.0, dismissive * 2.5)
-    servile = shown.get("deferential servant", 0.0)
-    if servile and "deferential servant" not in expected:
-        score -= 0.5 * min(1.0, servile * 2.5)
-    others = {k: v for k, v in shown.items() if k not in ("dismissive", "deferential servant")}
-    if expected and others:
-        top = max(others, key=others.get)
-        if top not in expected and others[top] >= 0.3:
-            score -= 0.15
+    score -= 0.9 * min(1.0, shown.get("dismissive", 0.0) * 2.5)
+    for stance, weight in (("deferential servant", 0.5), ("distant, impersonal", 0.45)):
+        if shown.get(stance) and stance not in expected:
+            score -= weight * min(1.0, shown[stance] * 2.5)
+    advice = shown.get("advisor", 0.0)
+    if expected and advice >= 0.3 and "advisor" not in welcome and not (set(shown) & welcome):
+        score -= 0.3 * min(1.0, advice * 2)  # lecturing a peer
     return _clamp(score), {"stances": {k: round(v, 3) for k, v in shown.items()}}
+
+
+def _numbers(text: str) -> set[str]:
+    return {(a or b).lstrip("0").lower() or "0" for a, b in _NUMBER.findall(text)}
+
+
+def _stems(text: str) -> set[str]:
+    """Words without a plural/third-person -s, enough to match 'dislikes' with 'dislike'."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in re.findall(r"[a-z]+", text.lower())}
 
 
 def _conflict(claim: str, fact: str) -> str | None:
     """Why ``claim`` contradicts ``fact`` (two sentences about the same thing), or None."""
-    if bool(_NEG.search(claim)) != bool(_NEG.search(fact)):
-        return "negation"
-    nums_c = {n.lower() for n in _NUMBER.findall(claim)}
-    nums_f = {n.lower() for n in _NUMBER.findall(fact)}
+    nums_c, nums_f = _numbers(claim), _numbers(fact)
     if nums_c and nums_f and not nums_c & nums_f:
         return "number"
-    words_c, words_f = set(re.findall(r"[a-z]+", claim.lower())), set(re.findall(r"[a-z]+", fact.lower()))
+    days_c, days_f = {d.lower() for d in _DAY.findall(claim)}, {d.lower() for d in _DAY.findall(fact)}
+    if days_c and days_f and not days_c & days_f:
+        return "day"
+    words_c, words_f = _stems(claim), _stems(fact)
     for a, b in _ANTONYMS:
         if (a in words_c and b in words_f and b not in words_c) or (b in words_c and a in words_f and a not in words_c):
             return f"{a}/{b}"
     caps_c, caps_f = set(_CAPITAL.findall(claim)), set(_CAPITAL.findall(fact))
     if caps_c - caps_f and caps_f - caps_c:  # "your sister Maria" where the memory says "sister Anna"
         return "name"
+    if bool(_NEG.search(_INTERJECTION.sub("", claim))) != bool(_NEG.search(_INTERJECTION.sub("", fact))):
+        return "negation"
     return None
 
 
+# A conflict counts only between sentences about the same thing: a named detail (number, day,
+# name, antonym) at a lower cosine than a bare negation, which flips meaning without changing words.
+SAME_TOPIC = 0.4
+SAME_CLAIM = 0.55
+
+
 def _grounded(response_sentences: list[str], support: list[str], embedder) -> tuple[float, dict]:
-    claims = [s for s in response_sentences if not s.rstrip().endswith("?") and len(content_words(s)) >= 3]
+    claims = [s for s in response_sentences if not s.rstrip().endswith("?") and len(content_words(s)) >= 2]
     if not claims:
         return 1.0, {"claims": 0}
     recalls = [c for c in claims if _RECALL.search(c)]
+    facts = [f for f in support if not f.rstrip().endswith("?")]  # a question asserts nothing
     if not support:
         unsupported = len(recalls)
         return _clamp(1 - 0.3 * unsupported), {"claims": len(claims), "unsupported_recalls": unsupported}
@@ -195,32 +239,53 @@ def _grounded(response_sentences: list[str], support: list[str], embedder) -> tu
     sims = vecs[: len(claims)] @ vecs[len(claims):].T
     contradictions, unsupported = [], 0
     for i, claim in enumerate(claims):
-        j = int(np.argmax(sims[i]))
-        best = float(sims[i, j])
-        if best >= 0.55 and (why := _conflict(claim, support[j])):
-            contradictions.append({"claim": claim[:160], "memory": support[j][:160], "why": why,
-                                   "cosine": round(best, 3)})
-        elif claim in recalls and best < 0.45:
+        found = None
+        for j in np.argsort(-sims[i]):
+            cosine = float(sims[i, j])
+            if cosine < SAME_TOPIC:
+                break
+            if support[j] not in facts:
+                continue
+            why = _conflict(claim, support[j])
+            if why and (why != "negation" or cosine >= SAME_CLAIM):
+                found = {"claim": claim[:160], "memory": support[j][:160], "why": why, "cosine": round(cosine, 3)}
+                break
+        if found:
+            contradictions.append(found)
+        elif claim in recalls and float(sims[i].max()) < SAME_TOPIC:
             unsupported += 1
-    score = 1 - 0.45 * len(contradictions) - 0.3 * unsupported
+    score = 1 - 0.75 * len(contradictions) - 0.4 * unsupported
     return _clamp(score), {"claims": len(claims), "contradictions": contradictions, "unsupported_recalls": unsupported}
 
 
-def _style(state: PersonaState, style: Style) -> tuple[float, dict]:
-    expected = state.style
-    ratio = max(style.words, 1) / max(expected.words, 1)
+def _style(state: PersonaState, style: Style, asked: str = "") -> tuple[float, dict]:
+    """Length against the persona's typical reply (longer when the user asked for depth,
+    shorter when they asked for brevity), and formatting habits the persona does not have."""
+    expected_words = state.style.words
+    if DEPTH_REQUEST.search(asked):
+        expected_words *= 4
+    elif BRIEF_REQUEST.search(asked):
+        expected_words *= 0.7
+    ratio = max(style.words, 1) / max(expected_words, 1)
     length = _clamp(1 - (abs(math.log2(ratio)) - 0.8) / 2.2)
     used = {"bullets": style.bullets >= 2, "headers": style.headers > 0,
             "code": bool(style.code_blocks or style.inline_code), "emoji": style.emoji > 0}
     misses = {}
     for name, on in used.items():
-        rate = getattr(expected, name)
+        rate = getattr(state.style, name)
         miss = (1 - rate) if on else 0.4 * rate  # an unusual habit shows more than a usual one skipped
+        if name == "code":
+            miss *= 0.5  # code is what a technical question calls for, whatever the habit
+        elif name == "emoji":
+            miss *= 0.6  # a forbidden emoji is the constraint dimension's to punish; here it is only style
         if miss >= 0.3:
             misses[name] = round(miss, 3)
-    excess = max(0.0, style.per_sentence(style.exclamations) - expected.exclamations - 0.3)
-    formatting = _clamp(1 - sum(misses.values()) / 2 - min(0.4, excess))
-    return _clamp(0.5 * length + 0.5 * formatting), {"words": style.words, "expected_words": round(expected.words),
+    if style.bullets >= 6:  # a long list is a document, not a chat reply
+        misses["long list"] = 0.3
+    excess = max(0.0, style.per_sentence(style.exclamations) - state.style.exclamations - 0.3)
+    shouting = min(0.5, 2 * style.per_word(style.shouting) * 3)
+    formatting = _clamp(1 - sum(misses.values()) - min(0.6, excess) - shouting)
+    return _clamp(0.5 * length + 0.5 * formatting), {"words": style.words, "expected_words": round(expected_words),
                                                      "formatting_misses": misses}
 
 
@@ -262,7 +327,8 @@ def score_locally(state: PersonaState, response: str, *, turns: list[dict], memo
     relational, rel_notes = _relational(state, style)
     support = [m for m in memories if m.strip()] + [t["content"] for t in turns if t["role"] == "user"][-3:]
     grounded, ground_notes = _grounded(style.sentence_texts, support, embedder)
-    style_score, style_notes = _style(state, style)
+    asked = next((t["content"] for t in reversed(turns) if t["role"] == "user"), "")
+    style_score, style_notes = _style(state, style, asked)
     checks = check_all(state.rules(), response)
     checks = [c for c in checks if c.checkable] + judge_rules([c.rule for c in checks if not c.checkable],
                                                               style.sentence_texts, embedder)
