@@ -382,9 +382,123 @@ def wait_idle(client, session: str, timeout: float = 600.0) -> dict[str, Any]:
     raise RuntimeError(f"compaction of {session} still busy after {timeout}s")
 
 
+# ---- bench persona ----------------------------------------------------------------
+
+
+def _wait_score(client, session: str, seq: int, timeout: float = 120.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        scores = client.call("persona.scores", {"session": session, "limit": 1})["scores"]
+        if scores and scores[-1]["turn_seq"] == seq:
+            return scores[-1]
+        time.sleep(0.05)
+    raise RuntimeError(f"turn {seq} of {session} not scored after {timeout}s")
+
+
+def draw_trace(trace: list[dict[str, Any]], thresholds: dict[str, float], path: Path) -> None:
+    """The EWMA trace people look at: per-reply composite, EWMA, thresholds, phases, actions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [t["exchange"] for t in trace]
+    fig, ax = plt.subplots(figsize=(11, 4.8), dpi=110)
+    colours = {"consistent": "#e8f4ea", "mild": "#fff4d6", "severe": "#fde2e1", "recovered": "#e8f0fb"}
+    start = 0
+    for i in range(1, len(trace) + 1):
+        if i == len(trace) or trace[i]["phase"] != trace[start]["phase"]:
+            ax.axvspan(xs[start] - 0.5, xs[i - 1] + 0.5, color=colours.get(trace[start]["phase"], "#eee"), zorder=0)
+            ax.text((xs[start] + xs[i - 1]) / 2, 1.02, trace[start]["phase"], ha="center", fontsize=9)
+            start = i
+    ax.scatter(xs, [t["composite"] for t in trace], s=14, color="#888", label="SyncScore composite", zorder=2)
+    ax.plot(xs, [t["ewma"] for t in trace], color="#1f4e99", linewidth=2, label="EWMA (λ = 0.3)", zorder=3)
+    for name, y, style in (("reinforce", thresholds["reinforce_below"], ":"),
+                           ("anchor", thresholds["anchor_below"], "--"), ("rebase", thresholds["rebase_below"], "-.")):
+        ax.axhline(y, color="#b03a2e", linestyle=style, linewidth=1)
+        ax.text(xs[-1] + 0.6, y, f"{name} < {y:g}", va="center", fontsize=8, color="#b03a2e")
+    marks = {"reinforce": "^", "anchor": "s", "rebase": "X"}
+    for action, marker in marks.items():
+        hit = [t for t in trace if t["applied_before"] == action]
+        if hit:
+            ax.scatter([t["exchange"] for t in hit], [0.03] * len(hit), marker=marker, s=40, color="#b03a2e",
+                       label=f"context applied {action}", zorder=4)
+    ax.set_xlim(0.5, xs[-1] + 4)
+    ax.set_ylim(0, 1.08)
+    ax.set_xlabel("exchange (user turn + agent reply)")
+    ax.set_ylabel("score")
+    ax.set_title("agentmemd bench persona: SyncScore of a conversation that drifts on purpose")
+    ax.legend(loc="lower left", fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def bench_persona(args) -> dict[str, Any]:
+    from agentmemd.daemon.config import PersonaConfig
+    from agentmemd.persona.calibrate import auc
+    from agentmemd.persona.drift_script import CONSISTENT, MILD, PERSONA_FILES, RECOVERED, SCRIPT, SEVERE
+
+    root = Path(args.work_dir or tempfile.mkdtemp(prefix="amdp", dir="/tmp"))
+    workspace = root / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    for name, text in PERSONA_FILES.items():
+        (workspace / name).write_text(text, encoding="utf-8")
+    session = "bench-persona"
+    trace: list[dict[str, Any]] = []
+    started = time.monotonic()
+    with bench_daemon(root, f'[workspace]\npath = "{workspace}"\n') as (client, proc):
+        for n, (phase, user, reply) in enumerate(SCRIPT, start=1):
+            client.call("conversation.append", {"session": session, "role": "user", "content": user})
+            ctx = client.call("conversation.context", {"session": session, "budget_tokens": 4000})
+            seq = client.call("conversation.append", {"session": session, "role": "assistant",
+                                                      "content": reply})["seq"]
+            score = _wait_score(client, session, seq)
+            trace.append({"exchange": n, "phase": phase, "composite": score["composite"], "ewma": score["ewma"],
+                          "trend": score["trend"], "action": score["action"], "applied_before": ctx["drift_action"],
+                          "anchors": ctx["anchors"], "context_tokens": ctx["tokens"],
+                          "dimensions": score["dimensions"]})
+        status = client.call("conversation.status", {"session": session})
+        versions = client.call("persona.history", {"namespace": "default", "limit": 1000})["versions"]
+        rss = _peak_rss_mb(proc.pid)
+    thresholds = PersonaConfig().model_dump()
+    png = Path(args.png)
+    draw_trace(trace, thresholds, png)
+
+    def first(pred) -> int | None:
+        return next((t["exchange"] for t in trace if pred(t)), None)
+
+    drift_start = first(lambda t: t["phase"] != CONSISTENT)
+    good = [t["composite"] for t in trace if t["phase"] in (CONSISTENT, RECOVERED)]
+    bad = [t["composite"] for t in trace if t["phase"] in (MILD, SEVERE)]
+    by_phase = {p: round(float(np.mean([t["composite"] for t in trace if t["phase"] == p])), 3)
+                for p in (CONSISTENT, MILD, SEVERE, RECOVERED)}
+    dims = ("voice", "relational", "grounded", "style", "constraint")
+    return {
+        "exchanges": len(trace), "assistant_turns": len(trace), "drift_starts_at": drift_start,
+        "severe_starts_at": first(lambda t: t["phase"] == SEVERE),
+        "recovery_starts_at": first(lambda t: t["phase"] == RECOVERED),
+        "escalation": {a: first(lambda t, a=a: t["action"] == a) for a in ("reinforce", "anchor", "rebase")},
+        "first_action_after_drift_start": first(lambda t: t["exchange"] >= (drift_start or 0) and t["action"] != "none"),
+        "false_actions_before_drift": sum(1 for t in trace if t["phase"] == CONSISTENT and t["action"] != "none"),
+        "back_to_none_at": first(lambda t: t["phase"] == RECOVERED and t["action"] == "none"),
+        "applied": {a: [t["exchange"] for t in trace if t["applied_before"] == a] for a in ("reinforce", "anchor", "rebase")},
+        "auc_consistent_vs_drifted": auc(good, bad),
+        "auc_by_dimension": {d: auc([t["dimensions"][d] for t in trace if t["phase"] in (CONSISTENT, RECOVERED)],
+                                    [t["dimensions"][d] for t in trace if t["phase"] in (MILD, SEVERE)]) for d in dims},
+        "mean_composite_by_phase": by_phase,
+        "ewma_trace": [t["ewma"] for t in trace],
+        "actions_trace": [t["action"] for t in trace],
+        "compaction_runs": len(status["runs"]), "persona_versions": len(versions),
+        "png": str(png.resolve()), "wall_s": round(time.monotonic() - started, 1), "daemon_peak_rss_mb": rss,
+    }
+
+
 def run_bench(args) -> dict[str, Any]:
     if args.bench == "pack":
         return bench_pack(args)
+    if args.bench == "persona":
+        return bench_persona(args)
     if args.bench == "observe":
         return bench_observe(args)
     return bench_locomo(args)

@@ -213,6 +213,7 @@ class PersonaConfig(_Section):
     reinforce_below: float = Field(0.7, gt=0, le=1, description="EWMA below this: a persona reminder in the next context.")
     anchor_below: float = Field(0.6, gt=0, le=1, description="EWMA below this: persona anchors at ~33 % and ~66 %.")
     rebase_below: float = Field(0.5, gt=0, le=1, description="EWMA below this: forced compaction and a fresh context.")
+    rebase_cooldown_turns: int = Field(4, ge=0, description="Agent replies after a rebase before another one; anchors meanwhile.")
     near_threshold: float = Field(0.05, ge=0, le=0.5, description="A judged composite this close to a threshold is sampled twice.")
     anchor_min_turns: int = Field(10, ge=2, description="Anchors are placed in conversations of at least this many turns.")
     record_min_score: float = Field(0.6, ge=0, le=1, description="Assistant turns scored below this are left out of persona records.")

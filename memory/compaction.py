@@ -110,11 +110,11 @@ class CompactionWorker:
                 result = self._call("observe", job.namespace, job.turns,
                                     lambda: self.provider.observe(job.turns, namespace=job.namespace))
                 vectors = conv.embed_observations(job, result)  # on this thread, not the store's
-                record = self._persona_record(job)
+                record, persona_note = self._persona_record(job)
                 merge = (lambda: self.persona.merge_record(job.namespace, record, session=job.session,
                                                            run_id=job.run_id)) if record is not None else None
                 done = self.run_on_store(lambda: conv.finish_observe(job, result, vectors, also=merge))
-                report["observe_runs"].append({**done, "persona_record": record is not None})
+                report["observe_runs"].append({**done, "persona_record": persona_note})
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise
@@ -132,17 +132,27 @@ class CompactionWorker:
         report["counts"] = self.run_on_store(lambda: conv.counts(session))
         return report
 
-    def _persona_record(self, job):
+    def _persona_record(self, job) -> tuple[Any, str]:
         """Track 2 of the compaction: the persona record of the batch's assistant turns. Turns
-        that scored below record_min_score are left out, so drift is not learned as persona."""
+        that scored below record_min_score are left out, so drift is not learned as persona.
+        A failed persona track does not hold back the facts: the run goes on without it."""
         if self.persona is None:
-            return None
+            return None, "off"
         low = self.run_on_store(lambda: self.persona.low_scored_turns(job.session))
         turns = [t for t in job.turns if not (t.role == "assistant" and t.seq in low)]
-        if not any(t.role == "assistant" for t in turns):
-            return None
-        return self._call("persona_record", job.namespace, turns,
-                          lambda: self.provider.persona_record(turns, namespace=job.namespace, session=job.session))
+        mine = sum(1 for t in turns if t.role == "assistant")
+        if not mine:
+            return None, "no agent turns" + (f" ({len(low & {t.seq for t in job.turns})} left out as drift)"
+                                             if low else "")
+        try:
+            record = self._call("persona_record", job.namespace, turns,
+                                lambda: self.provider.persona_record(turns, namespace=job.namespace,
+                                                                     session=job.session))
+        except Exception as exc:
+            log.warning("persona record failed; the observations are stored without it",
+                        extra={"session": job.session, "error": f"{type(exc).__name__}: {exc}"})
+            return None, f"failed: {type(exc).__name__}: {exc}"[:300]
+        return record, f"merged ({mine} agent turns)"
 
     def score_response(self, params: dict[str, Any]) -> dict[str, Any]:
         """Judge one response (twice when a sampled judge lands near a threshold) and store it."""

@@ -293,18 +293,22 @@ class PersonaService:
     # ---- drift actions in conversation.context -----------------------------------------
 
     def due_action(self, session: str) -> tuple[str, dict[str, Any] | None]:
-        """The action the session's latest EWMA calls for. A rebase is done once per score:
-        after it, the same score calls for anchors until a new score comes in."""
+        """The action the session's latest EWMA calls for. A rebase is done once per score and at
+        most once per ``rebase_cooldown_turns`` agent replies; in between, anchors."""
         latest = self.latest_score(session)
         if latest is None:
             return "none", None
         action = latest["action"]
         if action == "rebase":
-            done = self.store.conn.execute(
-                "SELECT 1 FROM context_builds WHERE session = ? AND score_id = ? AND drift_action = 'rebase'",
-                (session, latest["id"])).fetchone()
-            if done:
-                action = "anchor"
+            last = self.store.conn.execute(
+                "SELECT score_id, last_seq FROM context_builds WHERE session = ? AND drift_action = 'rebase' "
+                "ORDER BY id DESC LIMIT 1", (session,)).fetchone()
+            if last is not None:
+                replies_since = self.store.conn.execute(
+                    "SELECT count(*) FROM conversation_turns WHERE session = ? AND role = 'assistant' AND seq > ?",
+                    (session, last[1] or 0)).fetchone()[0]
+                if last[0] == latest["id"] or replies_since < self.cfg.rebase_cooldown_turns:
+                    action = "anchor"  # a fresh context was just built: anchors until the cool-down ends
         return action, latest
 
     def record_context(self, session: str, last_seq: int | None, pack_id: str | None, action: str,

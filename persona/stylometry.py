@@ -64,7 +64,7 @@ WARM = _lexicon(r"glad", r"happy for you", r"sorry to hear", r"that sounds (?:ha
                 r"everything okay", r"how are you", r"anytime", r"makes sense", r"holding up", r"ugh", r"shout if")
 COLD = _lexicon(r"as stated", r"as previously (?:stated|mentioned)", r"the user", r"it is required", r"per policy",
                 r"not my (?:problem|concern)", r"irrelevant", r"obviously", r"clearly you", r"as i already (?:said|told you)",
-                r"whatever", r"i don'?t care", r"figure it out", r"that'?s your problem", r"stop asking",
+                r"whatever(?=[.!,])", r"whatever you want", r"i don'?t care", r"figure it out", r"that'?s your problem", r"stop asking",
                 r"calm down", r"do your own research", r"not interested", r"pathetic", r"stop making excuses",
                 r"you'?ll never", r"useless", r"waste my time", r"is right about you", r"isn'?t your thing",
                 r"your fault", r"should have", r"stop worrying", r"ist mir egal", r"nicht wichtig")
@@ -208,6 +208,11 @@ def measure(text: str) -> Style:
     return s
 
 
+def impersonal(s: Style) -> bool:
+    """Several sentences about the topic and none to the person: no you, I or we."""
+    return s.sentences >= 3 and s.words >= 25 and not (s.second_person or s.first_person or s.collaborative)
+
+
 def _clamp(x: float) -> float:
     return max(0.0, min(1.0, x))
 
@@ -236,8 +241,8 @@ def estimate_traits(s: Style) -> dict[str, float]:
     humor = 0.15 + 0.85 * math.tanh(1.2 * s.per_sentence(s.humor + 0.5 * s.emoji))
     warm_balance = (s.warm + 0.5 * s.positive + 0.3 * s.collaborative - 1.5 * s.cold - 0.5 * s.negative
                     - 0.5 * s.boilerplate) / n
-    if s.sentences >= 2 and not (s.second_person or s.first_person or s.collaborative):
-        warm_balance -= 0.3  # impersonal: talks about the topic, never to the person
+    if impersonal(s):
+        warm_balance -= 0.3
     warmth = 0.45 + 0.5 * math.tanh(1.6 * warm_balance)
     technical = 0.1 + 0.9 * math.tanh(6.0 * s.per_word(s.technical))
     return {
@@ -282,8 +287,7 @@ def relational_stances(s: Style) -> dict[str, float]:
         "friend": s.per_sentence(s.warm + 0.5 * s.humor),
         "teacher": s.per_sentence(s.teaching),
         "deferential servant": s.per_sentence(s.servile),
-        "distant, impersonal": s.per_sentence(s.boilerplate)
-        + (0.5 if s.sentences >= 2 and not (s.second_person or s.first_person or s.collaborative) else 0.0),
+        "distant, impersonal": s.per_sentence(s.boilerplate) + (0.5 if impersonal(s) else 0.0),
         "dismissive": s.per_sentence(s.cold),
     }
     return {k: min(1.0, v) for k, v in found.items() if v > 0}

@@ -227,7 +227,7 @@ SAME_CLAIM = 0.55
 
 
 def _grounded(response_sentences: list[str], support: list[str], embedder) -> tuple[float, dict]:
-    claims = [s for s in response_sentences if not s.rstrip().endswith("?") and len(content_words(s)) >= 2]
+    claims = [s for s in response_sentences if not s.rstrip().endswith("?") and len(content_words(s)) >= 3]
     if not claims:
         return 1.0, {"claims": 0}
     recalls = [c for c in claims if _RECALL.search(c)]
