@@ -460,6 +460,9 @@ def bench_persona(args) -> dict[str, Any]:
                           "dimensions": score["dimensions"]})
         status = client.call("conversation.status", {"session": session})
         versions = client.call("persona.history", {"namespace": "default", "limit": 1000})["versions"]
+        client.call("jobs.run", {"name": "daily_log"})
+        logs = sorted((workspace / "memory").glob("*.md"))
+        daily = next((ln for ln in logs[-1].read_text().splitlines() if "SyncScore:" in ln), None) if logs else None
         rss = _peak_rss_mb(proc.pid)
     thresholds = PersonaConfig().model_dump()
     png = Path(args.png)
@@ -489,7 +492,7 @@ def bench_persona(args) -> dict[str, Any]:
         "mean_composite_by_phase": by_phase,
         "ewma_trace": [t["ewma"] for t in trace],
         "actions_trace": [t["action"] for t in trace],
-        "compaction_runs": len(status["runs"]), "persona_versions": len(versions),
+        "compaction_runs": len(status["runs"]), "persona_versions": len(versions), "daily_log_line": daily,
         "png": str(png.resolve()), "wall_s": round(time.monotonic() - started, 1), "daemon_peak_rss_mb": rss,
     }
 
