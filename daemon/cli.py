@@ -344,7 +344,12 @@ def _human_context(result: dict[str, Any]) -> None:
         print(m["content"])
     parts = result["parts"]
     print(f"\n{result['tokens']}/{result['budget_tokens']} tokens (system {parts['system']}, history {parts['history']}, "
-          f"memories {parts['memories']}); prefix_hash {result['prefix_hash'][:16]}", file=sys.stderr)
+          f"memories {parts['memories']}, persona {parts.get('persona', 0)}); prefix_hash {result['prefix_hash'][:16]}",
+          file=sys.stderr)
+    drift = result.get("drift") or {}
+    if drift.get("ewma") is not None:
+        print(f"SyncScore EWMA {drift['ewma']:.3f} ({drift['trend']}): drift action {result['drift_action']}"
+              + (f" (due: {drift['due']})" if drift["due"] != result["drift_action"] else ""), file=sys.stderr)
 
 
 def _human_observations(result: dict[str, Any]) -> None:

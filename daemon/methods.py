@@ -93,8 +93,11 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
             return known or p.namespace or "default"
 
         ns = run_on_store(namespace)
-        return worker.score(namespace=ns, session=p.session, response=p.response,
-                            context=p.context, pack_id=p.pack_id).result(timeout=120)
+        try:
+            return worker.score(namespace=ns, session=p.session, response=p.response,
+                                context=p.context, pack_id=p.pack_id).result(timeout=120)
+        except TimeoutError:
+            raise Conflict("the SyncScore judge did not answer within 120s; the score is stored when it does") from None
 
     def rules_list(p: m.RulesListParams) -> dict:
         return {"proposals": persona.proposals(p.namespace, None if p.status == "all" else p.status),

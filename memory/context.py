@@ -14,7 +14,7 @@ they need up to ``history_share`` plus whatever the prefix left; the Memory Pack
 rest. The whole never exceeds the budget.
 
 The persona part of the prefix is the latest Persona Preservation Record (PersonaState,
-~200 tokens, seed 002 5.2), then the person's own persona lines as far as they fit.
+~200 tokens, seed 002 5.2); without a PersonaState, the persona memories that fit.
 
 Drift actions (seed 002, 5.3/5.4), chosen from the session's SyncScore EWMA by the caller:
 ``reinforce`` puts a persona reminder with the newest user turn; ``anchor`` inserts
@@ -98,11 +98,19 @@ def clip_to_tokens(text: str, limit: int) -> str:
     return cut + " …" if cut else ""
 
 
-def persona_contract(persona: list[dict[str, Any]], budget: int, record: str = "") -> tuple[str, list[str]]:
-    """The persona record, then the persona memories that fit, highest priority first; (text, their ids)."""
+def persona_contract(persona: list[dict[str, Any]], budget: int, record: str = "",
+                     record_limit: int | None = None) -> tuple[str, list[str]]:
+    """The persona part of the prefix; (text, the persona memory ids it shows).
+
+    With a Persona Preservation Record (PersonaState's, made from these same persona items and the
+    agent's replies) the record alone, always, even past ``budget`` (the record is the one part of
+    the prefix that must be there), clipped only to ``record_limit``; listing the items again would
+    repeat it. Without one, the persona memories that fit ``budget``, highest priority first."""
     text, ids = PERSONA_HEADER, []
-    if record and count_tokens(text + record + "\n") <= budget:
-        text += record + "\n"
+    if record:  # the record stands for the persona items, so the pack need not repeat them
+        limit = record_limit if record_limit is not None else budget
+        body = clip_to_tokens(record, max(0, limit - count_tokens(text + "\n\n")))
+        return (text + body + "\n\n", [r["id"] for r in persona]) if body else ("", [])
     for row in sorted(persona, key=lambda r: (-r["priority"], r["id"])):
         line = f"- {' '.join(row['content'].split())}\n"
         if count_tokens(text + line) > budget:
@@ -124,9 +132,9 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
         "AND superseded_by IS NULL", (namespace,))
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""
-    contract, persona_ids = persona_contract(persona, system_budget, record)
+    contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)
     live = conversations.live(session)
-    system, shown = fit_observations(live, system_budget, contract)
+    system, shown = fit_observations(live, max(system_budget, count_tokens(contract)), contract)
     # The pack leaves out what the prefix already shows: the shown observations and the persona.
     in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + persona_ids
     system_tokens = count_tokens(system)

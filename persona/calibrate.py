@@ -28,10 +28,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .syncscore import DIMENSIONS
-
-Score = float
-
+from .syncscore import DIMENSIONS, Dimensions
 
 class LabelsError(Exception):
     """The labels file is missing, not JSON, or does not match the format."""
@@ -41,14 +38,6 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Labels(_Model):
-    voice: Score = Field(ge=0, le=1)
-    relational: Score = Field(ge=0, le=1)
-    grounded: Score = Field(ge=0, le=1)
-    style: Score = Field(ge=0, le=1)
-    constraint: Score = Field(ge=0, le=1)
-
-
 class LabelledPair(_Model):
     id: str
     persona: str
@@ -56,7 +45,7 @@ class LabelledPair(_Model):
     user: str = ""
     memories: list[str] = Field(default_factory=list)
     response: str = Field(min_length=1)
-    labels: Labels
+    labels: Dimensions  # a person's scores, 0..1, on the five SyncScore dimensions
 
 
 class LabelsFile(_Model):

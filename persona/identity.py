@@ -27,7 +27,7 @@ from .traits import BUILTIN_SCALES, TraitScale, scale_name
 
 PERSONA_FILES = ("SOUL.md", "IDENTITY.md")
 
-_NAME = re.compile(r"\b(?:I am|I'm|my name is|name:|you are)\s+([A-Z][\w'-]{1,40})\b")
+_NAME = re.compile(r"\b(?i:I am|I'm|my name is|name:|you are|call me)\s+([A-Z][\w'-]{1,40})\b")
 _TRAIT_LINE = re.compile(r"^\s*traits?\s*:\s*(?P<scale>.+?)\s+(?P<score>\d{1,3})\s*%?\s*\.?\s*$", re.IGNORECASE)
 _PREFIXED = re.compile(r"^\s*(?P<key>voice|tone|stance|relationship|role|style|format(?:ting)?|rule)\s*:\s*(?P<rest>.+)$",
                        re.IGNORECASE)

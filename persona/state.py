@@ -125,8 +125,9 @@ def merge_record(state: PersonaState, record: PersonaRecord, *, alpha: float, de
             traits[name] = round(ewma(max(0.0, min(1.0, value)), traits[name], alpha), 4)
     style = state.style
     if record.style is not None and record.turns:
-        # Style follows the same EWMA, weighted up by how many replies the record measured.
-        a = 1 - (1 - alpha) ** min(record.turns, 3) if style.replies else 1.0
+        # Style follows the same EWMA, weighted up by how many replies the record measured (up to
+        # three); the profile the persona files declared is the prior, so one short reply cannot replace it.
+        a = 1 - (1 - alpha) ** min(record.turns, 3)
         rs = record.style
         style = StyleProfile(
             words=round(ewma(rs.words, style.words, a), 2), bullets=round(ewma(rs.bullets, style.bullets, a), 4),

@@ -192,11 +192,17 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
 
     from agentmemd.memory.tokens import count_tokens
 
+    # The prefix keeps to its 10 % share, except that the persona record is always in it (up to
+    # half the budget, clipped past that).
+    record = talk.call("persona.get", {"namespace": ns})["record"]
+    assert "You are Sol" in record
     for budget in (150, 400, 1000, 4000):
         ctx = talk.call("conversation.context", {"session": session, "budget_tokens": budget})
         counted = count_tokens(ctx["system"]) + sum(count_tokens(m["content"]) for m in ctx["messages"])
         assert counted == ctx["tokens"] <= budget
-        assert count_tokens(ctx["system"]) <= int(budget * 0.1)
+        with_record = min(count_tokens(f"# Who you are\n{record}\n\n"), budget // 2)
+        assert count_tokens(ctx["system"]) <= max(int(budget * 0.1), with_record)
+        assert ctx["system"].startswith("# Who you are\nYou are Sol")
 
 
 def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_tmp):

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentmemd.persona.syncscore import Dimensions
+
 from ..cues import Category, Priority
 
 if TYPE_CHECKING:
@@ -113,12 +115,8 @@ class JudgeRequest(_Model):
     memories: list[str] = Field(default_factory=list, description="the Memory Pack injected for that turn")
 
 
-class JudgeScores(_Model):
-    voice: float = Field(ge=0, le=1)
-    relational: float = Field(ge=0, le=1)
-    grounded: float = Field(ge=0, le=1)
-    style: float = Field(ge=0, le=1)
-    constraint: float = Field(ge=0, le=1)
+# The judge answers with the five SyncScore dimensions, validated by the one model of them.
+JudgeScores = Dimensions
 
 
 class LanguageModel(Protocol):
