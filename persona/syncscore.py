@@ -145,7 +145,7 @@ def _voice(state: PersonaState, style: Style, response: str, embedder) -> tuple[
         weight += w
     custom = [s for s in state.scales if not s.builtin]
     if custom and embedder is not None:
-        vecs = embedder.embed([response] + [a for s in custom for a in (s.low, s.high)])
+        vecs = embedder.embed_cached([response] + [a for s in custom for a in (s.low, s.high)])
         for k, s in enumerate(custom):
             position = _clamp(0.5 + 4.0 * float(vecs[0] @ vecs[2 * k + 2] - vecs[0] @ vecs[2 * k + 1]))
             gap = abs(position - state.traits.get(s.name, 0.5))
@@ -235,7 +235,7 @@ def _grounded(response_sentences: list[str], support: list[str], embedder) -> tu
     if not support:
         unsupported = len(recalls)
         return _clamp(1 - 0.3 * unsupported), {"claims": len(claims), "unsupported_recalls": unsupported}
-    vecs = embedder.embed(claims + support)
+    vecs = embedder.embed_cached(claims + support)
     sims = vecs[: len(claims)] @ vecs[len(claims):].T
     contradictions, unsupported = [], 0
     for i, claim in enumerate(claims):
@@ -302,7 +302,7 @@ def judge_rules(unchecked: list[str], response_sentences: list[str], embedder,
         if not _PROHIBITION.match(rule):
             out.append(RuleCheck(rule, False, None, "no local judgement for a rule that is not a prohibition"))
     if prohibitions and response_sentences and embedder is not None:
-        vecs = embedder.embed([obj for _, obj in prohibitions] + response_sentences)
+        vecs = embedder.embed_cached([obj for _, obj in prohibitions] + response_sentences)
         sims = vecs[: len(prohibitions)] @ vecs[len(prohibitions):].T
         for k, (rule, _) in enumerate(prohibitions):
             j = int(np.argmax(sims[k]))
