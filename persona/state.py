@@ -100,7 +100,7 @@ class PersonaRecord(_Model):
     emotional_register: list[Weighted] = Field(default_factory=list)
     style_shifts: list[str] = Field(default_factory=list, description="topics after which the voice changed, and how")
     style: StyleProfile | None = None
-    evidence: list[Evidence] = Field(default_factory=list, max_length=3)
+    evidence: list[Evidence] = Field(min_length=1, max_length=3, description="1-3 quotes of the turns, for auditing")
     turns: int = Field(0, ge=0, description="assistant turns it was made from")
 
 

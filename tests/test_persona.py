@@ -27,7 +27,7 @@ from agentmemd.persona.drift_script import CONSISTENT, PERSONA_FILES, SCRIPT, SE
 from agentmemd.persona.identity import SpecLine, apply_spec, parse_spec
 from agentmemd.persona.record import local_record, render_record
 from agentmemd.persona.rules import check
-from agentmemd.persona.state import PersonaRecord, PersonaState, Weighted, merge_record
+from agentmemd.persona.state import Evidence, PersonaRecord, PersonaState, Weighted, merge_record
 from agentmemd.persona.syncscore import action_for, trend_of, update_ewma
 from agentmemd.persona.traits import BUILTIN_SCALES, TraitScale, adjective
 from conftest import NO_JOBS, REPO, DaemonProcess
@@ -105,7 +105,7 @@ def test_merge_follows_5_2_exactly_ewma_traits_decayed_top_k_and_rules_untouched
     state = nova_state().model_copy(update={"voice_markers": [Weighted(text=f"m{i}", weight=1.0) for i in range(3)]})
     record = PersonaRecord(traits={"warmth": 0.2, "humor": 0.9, "made-up": 0.5},
                            voice_markers=[Weighted(text="m0", weight=0.5), Weighted(text="new", weight=2.0)],
-                           turns=4)
+                           evidence=[Evidence(snippet="Let's trace it.", source="conversation:s#turn:2")], turns=4)
     merged = merge_record(state, record, alpha=0.3, decay=0.8, top_k=3, now="2026-01-02T00:00:00Z", reason="test")
     assert merged.version == state.version + 1
     assert merged.traits["warmth"] == round(0.3 * 0.2 + 0.7 * state.traits["warmth"], 4)
@@ -115,6 +115,7 @@ def test_merge_follows_5_2_exactly_ewma_traits_decayed_top_k_and_rules_untouched
     # m0: 1.0*0.8 + 0.5 = 1.3; new: 2.0; m1, m2: 0.8 -> the top 3 are new, m0, then m1 (name order breaks the tie).
     assert [(w.text, w.weight) for w in merged.voice_markers] == [("new", 2.0), ("m0", 1.3), ("m1", 0.8)]
     assert merged.hard_rules == state.hard_rules
+    assert merged.evidence == record.evidence  # kept with the version, for auditing
 
 
 def test_hard_rules_are_checked_by_rule_where_checkable():
