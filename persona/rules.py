@@ -90,7 +90,9 @@ def check(rule: str, response: str) -> RuleCheck:
     if (m := _LENGTH.search(rule)) is not None:
         limit, unit = int(m.group(1)), m.group(2)
         n = _count_units(response, unit)
-        return RuleCheck(rule, True, n <= limit, f"{n} {unit.rstrip('s')}s, limit {limit}")
+        strict = re.match(r"(?:under|fewer|less|shorter)", m.group(0), re.IGNORECASE) is not None
+        ok = n < limit if strict else n <= limit
+        return RuleCheck(rule, True, ok, f"{n} {unit.rstrip('s')}s, limit {'<' if strict else '<='} {limit}")
     if (m := _LANGUAGE_RULE.search(rule)) and _LANGUAGE_VERB.search(rule):
         want = m.group(1).lower()
         got = detect_language(response)

@@ -124,6 +124,7 @@ def test_hard_rules_are_checked_by_rule_where_checkable():
         ("Always answer in English.", "Tu vuelo sale el domingo a las nueve de la noche.", False),
         ("Always answer in English.", "Your flight leaves on Sunday at nine in the evening.", True),
         ("Keep answers under 10 words.", "This answer has far more than ten words in it, clearly too many.", False),
+        ("Keep answers under 3 words.", "One two three.", False), ("At most 3 words.", "One two three.", True),
         ("Never say 'As an AI'.", "As an AI, I cannot feel.", False),
         ("No exclamation marks.", "Done!", False), ("Don't use bullet points.", "- one\n- two", False),
     ]
