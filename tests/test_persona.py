@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from fake_anthropic import FakeAnthropic, message
 
-from agentmemd.daemon.bench import draw_trace, wait_idle
+from agentmemd.daemon.bench import draw_trace
 from agentmemd.daemon.client import RpcCallError
 from agentmemd.memory.tokens import count_tokens
 from agentmemd.persona.anchors import anchor, anchor_positions
