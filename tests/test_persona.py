@@ -436,3 +436,19 @@ def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_
         assert report["observe_runs"][0]["persona_record"].startswith("failed: LLMOutputError")
         assert len(d.call("observations.list", {"session": "bad"})["observations"]) == 1
         assert d.call("persona.get")["version"] == state["version"]
+
+
+DECODE = REPO.parent / "shared" / "bench" / "persona" / "decode" / "human-bot.jsonl"
+
+
+@pytest.mark.skipif(not DECODE.exists(), reason=f"DECODE data not found at {DECODE}")
+def test_grounded_on_decode_flags_few_non_contradictions_and_is_mostly_right_when_it_flags(short_tmp):
+    """DECODE (Nie et al. 2021), the public labelled consistency set in ../shared: the bot's earlier
+    turns are the context its last turn is judged against. Low recall is known (README)."""
+    from agentmemd.persona.calibrate import decode_check
+
+    report = decode_check(DECODE, limit=120, work_dir=short_tmp)
+    assert report["dialogues"] == 120 and report["contradictions"] == 60
+    assert report["rct_false_positive_rate"] <= 0.08
+    assert report["flagged"] >= 5 and report["precision"] >= 0.7
+    assert report["auc_contradiction_vs_grounded"] > 0.5
