@@ -125,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("context", help="the context for the next model call: stable prefix, recent turns, Memory Pack")
     p.add_argument("session")
     p.add_argument("--budget", type=int, dest="budget_tokens")
+    p.add_argument("--anchors-as", choices=("system", "user"), default=None,
+                   help="persona anchors as system messages (default) or inside user turns")
     p = sub.add_parser("observe", help="run the Observer and Reflector on a conversation now and wait")
     p.add_argument("session")
     p.add_argument("--when-due", action="store_true", help="only what the thresholds call for (default: every turn)")
@@ -219,7 +221,8 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.Namespace], dict], Callable[[A
         "session": a.session, "role": a.role, "content": a.content, "namespace": a.namespace, "speaker": a.speaker,
         "ts": a.ts}.items() if v is not None}, _print_kv),
     "context": ("conversation.context", lambda a: {k: v for k, v in {
-        "session": a.session, "budget_tokens": a.budget_tokens}.items() if v is not None}, lambda r: _human_context(r)),
+        "session": a.session, "budget_tokens": a.budget_tokens, "anchors_as": a.anchors_as}.items() if v is not None},
+        lambda r: _human_context(r)),
     "observe": ("conversation.observe", lambda a: {"session": a.session, "force": not a.when_due, "reflect": a.reflect}, _print_kv),
     "observations": ("observations.list", lambda a: {k: v for k, v in {
         "session": a.session, "namespace": a.namespace, "include_replaced": a.include_replaced or None}.items()

@@ -65,7 +65,8 @@ def build_methods(service: MemoryService, indexer: WorkspaceIndexer | None, jobs
         def build() -> dict:
             namespace = conversations.require(p.session)
             ctx = build_context(service, conversations, p.session, budget, persona_state=persona.state(namespace),
-                                drift=action, anchor_min_turns=persona_cfg.anchor_min_turns)
+                                drift=action, anchor_min_turns=persona_cfg.anchor_min_turns,
+                                anchors_as=p.anchors_as)
             persona.record_context(p.session, conversations.last_seq(p.session), ctx["pack_id"],
                                    ctx["drift_action"], latest["id"] if latest else None)
             ctx["drift"] = {"due": action, "applied": ctx["drift_action"],

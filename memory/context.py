@@ -18,8 +18,10 @@ The persona part of the prefix is the latest Persona Preservation Record (Person
 
 Drift actions (seed 002, 5.3/5.4), chosen from the session's SyncScore EWMA by the caller:
 ``reinforce`` puts a persona reminder with the newest user turn; ``anchor`` inserts
-persona anchor messages (role ``system``) at ~33 % and ~66 % of the turns, or a reminder
-when there are fewer than ``anchor_min_turns``; ``rebase`` is called after a forced
+persona anchor messages (role ``system``) at ~33 % and ~66 % of the turns (with
+``anchors_as="user"``, wrapped in ``<persona-anchor>`` at the start of the first user turn
+from there, for APIs without mid-conversation system messages), or a reminder when there
+are fewer than ``anchor_min_turns``; ``rebase`` is called after a forced
 compaction, so the context is rebuilt from the fresh prefix plus the last
 ``keep_recent_turns`` raw turns. None of them changes the stable prefix.
 """
@@ -121,7 +123,7 @@ def persona_contract(persona: list[dict[str, Any]], budget: int, record: str = "
 
 
 def build_context(service, conversations, session: str, budget: int, *, persona_state=None,
-                  drift: str = "none", anchor_min_turns: int = 10) -> dict[str, Any]:
+                  drift: str = "none", anchor_min_turns: int = 10, anchors_as: str = "system") -> dict[str, Any]:
     from agentmemd.persona.anchors import anchor, anchor_positions, reminder
 
     cfg = service.config.conversation
@@ -165,10 +167,21 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
     positions: list[int] = []
     if drift == "anchor":
         positions = anchor_positions(len(messages), anchor_min_turns)
-        if positions:
+        if anchors_as == "user":  # APIs without mid-conversation system messages: ride on a user turn
+            last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
+            carriers = []
+            for at in positions:  # the first user turn at or after the position, not the newest one
+                i = next((j for j in range(at, last_user) if messages[j]["role"] == "user" and j not in carriers), None)
+                if i is not None:
+                    carriers.append(i)
+            for i in carriers:
+                messages[i] = {"role": "user", "content": f"<persona-anchor>{anchor_text}</persona-anchor>\n\n"
+                                                          f"{messages[i]['content']}"}
+            positions = carriers
+        else:
             for at in reversed(positions):
                 messages.insert(at, {"role": "system", "content": anchor_text})
-        else:
+        if not positions:
             drift = "reinforce"  # too few turns for anchors: the reminder is the nearest repair
     newest_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
     note = reminder(persona_state) + "\n\n" if drift == "reinforce" and newest_user is not None else ""
@@ -205,7 +218,8 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
             pack_budget -= extra - left  # tokenisation at the seams: shrink by the overshoot and retry
             pack = None
     tokens = system_tokens + sum(count_tokens(m["content"]) for m in messages)
-    persona_tokens = count_tokens(note) + count_tokens(anchor_text) * len(positions)
+    wrapper = count_tokens("<persona-anchor></persona-anchor>") if anchors_as == "user" else 0
+    persona_tokens = count_tokens(note) + (count_tokens(anchor_text) + wrapper) * len(positions)
     return {
         "session": session, "namespace": namespace, "system": system, "messages": messages,
         "prefix_hash": hashlib.sha256(system.encode("utf-8")).hexdigest(), "tokens": tokens,

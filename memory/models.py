@@ -235,6 +235,9 @@ class AppendParams(Params):
 class ContextParams(Params):
     session: SessionId
     budget_tokens: int | None = Field(None, gt=100, le=1_000_000)
+    # Persona anchors as system-role messages (seed 002, 5.4 Strategy B), or inside user turns for
+    # APIs that take no system messages mid-conversation (Anthropic's Messages API).
+    anchors_as: Literal["system", "user"] = "system"
 
 
 class SessionParams(Params):

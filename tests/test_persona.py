@@ -289,6 +289,9 @@ def test_drift_actions_are_carried_out_by_the_context(nova):
             assert applied == "none", n
         assert ctx["tokens"] <= 4000
         seen.setdefault(applied, {"n": n, "ctx": ctx, "previous": previous})
+        if applied == "anchor" and "anchor-in-user-turns" not in seen:  # the same moment, for a no-system API
+            seen["anchor-in-user-turns"] = {"ctx": nova.call("conversation.context", {
+                "session": session, "budget_tokens": 4000, "anchors_as": "user"})}
         previous = ctx
         nova.call("conversation.append", {"session": session, "role": "assistant", "content": reply})
         scored(nova, session, n)
@@ -303,6 +306,12 @@ def test_drift_actions_are_carried_out_by_the_context(nova):
     assert turns >= 10 and len(systems) == 2
     assert [i - k for k, i in enumerate(systems)] == anchor_positions(turns)  # ~33 % and ~66 % of the turns
     assert all(50 <= count_tokens(anchored["messages"][i]["content"]) <= 100 for i in systems)
+    folded = seen["anchor-in-user-turns"]["ctx"]
+    assert folded["drift_action"] == "anchor" and folded["tokens"] <= 4000
+    assert all(m["role"] in ("user", "assistant") for m in folded["messages"])
+    carriers = [i for i, m in enumerate(folded["messages"]) if m["content"].startswith("<persona-anchor>")]
+    assert carriers == folded["anchors"] and len(carriers) == 2
+    assert all(folded["messages"][i]["role"] == "user" for i in carriers)
     rebased = seen["rebase"]
     runs = nova.call("conversation.status", {"session": session})["runs"]
     assert any(r["kind"] == "observe" and r["trigger"] == "forced" for r in runs)
