@@ -152,12 +152,20 @@ def apply_spec(state: PersonaState, spec: PersonaSpec, *, now: str, top_k: int) 
         return _merge_weighted([Weighted(text=k, weight=v) for k, v in weights.items()], [], 1.0, top_k)
 
     style = state.style
-    if not style.replies:  # nothing measured yet: the declared verbosity and rules shape the profile
+    if not style.replies:  # nothing measured yet: the declared verbosity, style lines and rules shape it
         forbids = " ".join(spec.rules).lower()
+        declared_style = " ".join(spec.formatting_prefs).lower()
+
+        def rate(words: tuple[str, ...], forbidden: tuple[str, ...], usual: float, default: float) -> float:
+            if any(w in forbids for w in forbidden):
+                return 0.0
+            return usual if any(w in declared_style for w in words) else default
+
         style = StyleProfile(words=round(words_for_verbosity(traits["verbosity"]), 1),
-                             emoji=0.0 if "emoji" in forbids else style.emoji,
-                             bullets=0.0 if "bullet" in forbids else style.bullets,
-                             headers=0.0 if "header" in forbids or "markdown" in forbids else style.headers)
+                             emoji=rate(("emoji",), ("emoji",), 0.6, style.emoji),
+                             bullets=rate(("bullet", "list"), ("bullet",), 0.6, style.bullets),
+                             headers=rate(("header", "heading"), ("header", "markdown"), 0.5, style.headers),
+                             code=rate(("code",), ("code",), 0.6, style.code))
     return state.model_copy(update={
         "version": state.version + 1,
         "name": spec.name or state.name,
@@ -171,6 +179,7 @@ def apply_spec(state: PersonaState, spec: PersonaSpec, *, now: str, top_k: int) 
         "spec": spec.text,
         "spec_hash": spec.hash,
         "evidence": [Evidence(snippet=line.text[:400], source=line.source[:300]) for line in spec.lines[:3]],
-        "reason": "workspace: the persona files changed" if state.version else "initialised from the persona files",
+        "reason": ("the persona items changed (SOUL.md, IDENTITY.md or persona memories)" if state.version
+                   else "initialised from the persona items"),
         "updated_at": now,
     })

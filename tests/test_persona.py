@@ -99,6 +99,11 @@ def test_trait_scales_read_as_adjectives_and_come_from_the_persona_files():
     assert [w.text for w in state.voice_markers] == ["friendly", "no corporate filler", "plain"]
     # Only the person's files give hard rules: a persona memory added over the socket does not.
     assert state.rules() == ["Never use emoji."] and state.hard_rules[0].source == "workspace"
+    # Declared style lines shape the reply profile until replies are measured.
+    coder = apply_spec(PersonaState(namespace="t"), parse_spec([
+        SpecLine("Style: bullet lists, code snippets.", "IDENTITY.md L3", True),
+        SpecLine("Never use markdown headers.", "IDENTITY.md L4", True)]), now="t", top_k=8)
+    assert coder.style.bullets == 0.6 and coder.style.code == 0.6 and coder.style.headers == 0.0
 
 
 def test_merge_follows_5_2_exactly_ewma_traits_decayed_top_k_and_rules_untouched():
@@ -191,7 +196,7 @@ def test_persona_is_initialised_from_the_workspace_and_editing_it_makes_a_new_ve
     assert traits["passive-assertive"]["score"] == 70 and traits["passive-assertive"]["adjective"] == "assertive"
     history = nova.call("persona.history")["versions"]
     assert [v["version"] for v in history][-2:] == [state["version"], edited["version"]]
-    assert history[-1]["reason"] == "workspace: the persona files changed"
+    assert history[-1]["reason"] == "the persona items changed (SOUL.md, IDENTITY.md or persona memories)"
     assert "passive-assertive" not in history[-2]["traits"]  # the previous version is kept as it was
     assert any("IDENTITY.md" in e["source"] for e in history[-1]["evidence"])
     out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(nova.socket), "persona"],
