@@ -74,6 +74,8 @@ def _count_units(text: str, unit: str) -> int:
         return len([ln for ln in text.splitlines() if ln.strip()])
     if unit == "paragraph":
         return len([p for p in re.split(r"\n\s*\n", text) if p.strip()])
+    if len(text) > 20_000:  # pysbd is linear but slow; on a reply this long, terminal punctuation will do
+        return len([p for p in re.split(r"(?<=[.!?])\s+", text) if p.strip()])
     from agentmemd.memory.sentences import sentences
 
     return len(sentences(text))

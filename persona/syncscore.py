@@ -33,6 +33,7 @@ from .state import PersonaState
 from .stylometry import (
     BRIEF_REQUEST,
     DEPTH_REQUEST,
+    _WORD,
     Style,
     estimate_traits,
     measure,
@@ -321,8 +322,16 @@ def constraint_score(checks: list[RuleCheck]) -> float:
     return 1.0
 
 
+# The local judge reads at most this much of a reply (~1,500 words): sentence splitting and
+# embedding are linear in its length, and a 100k-character reply would hold the worker ~20 s.
+# Its length in words is still counted over the whole reply.
+MAX_JUDGED_CHARS = 8000
+
+
 def score_locally(state: PersonaState, response: str, *, turns: list[dict], memories: list[str], embedder) -> Judged:
-    style = measure(response)
+    style = measure(response[:MAX_JUDGED_CHARS])
+    if len(response) > MAX_JUDGED_CHARS:
+        style.words = len(_WORD.findall(response))
     voice, voice_notes = _voice(state, style, response, embedder)
     relational, rel_notes = _relational(state, style)
     support = [m for m in memories if m.strip()] + [t["content"] for t in turns if t["role"] == "user"][-3:]
@@ -334,5 +343,8 @@ def score_locally(state: PersonaState, response: str, *, turns: list[dict], memo
                                                               style.sentence_texts, embedder)
     dims = Dimensions(voice=round(voice, 4), relational=round(relational, 4), grounded=round(grounded, 4),
                       style=round(style_score, 4), constraint=constraint_score(checks))
-    return Judged(dims, {"voice": voice_notes, "relational": rel_notes, "grounded": ground_notes,
-                         "style": style_notes, "rules": [c.as_dict() for c in checks]})
+    notes = {"voice": voice_notes, "relational": rel_notes, "grounded": ground_notes, "style": style_notes,
+             "rules": [c.as_dict() for c in checks]}
+    if len(response) > MAX_JUDGED_CHARS:
+        notes["judged_chars"] = MAX_JUDGED_CHARS
+    return Judged(dims, notes)
