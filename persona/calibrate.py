@@ -27,6 +27,8 @@ from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from scipy.stats import pearsonr, spearmanr
+from sklearn.metrics import roc_auc_score
 
 from .syncscore import DIMENSIONS, Dimensions
 
@@ -78,29 +80,20 @@ def load_labels(path: Path) -> LabelsFile:
 
 
 def auc(positives: list[float], negatives: list[float]) -> float | None:
-    """P(a positive scores above a negative), ties half (the Mann-Whitney U statistic)."""
+    """P(a positive scores above a negative), ties half: ROC AUC (scikit-learn)."""
     if not positives or not negatives:
         return None
-    pos, neg = np.asarray(positives)[:, None], np.asarray(negatives)[None, :]
-    return round(float((pos > neg).mean() + 0.5 * (pos == neg).mean()), 4)
-
-
-def _ranks(x: np.ndarray) -> np.ndarray:
-    order = x.argsort(kind="mergesort")
-    ranks = np.empty(len(x))
-    ranks[order] = np.arange(len(x))
-    for value in np.unique(x):  # ties share their mean rank
-        tied = x == value
-        ranks[tied] = ranks[tied].mean()
-    return ranks
+    truth = [1] * len(positives) + [0] * len(negatives)
+    return round(float(roc_auc_score(truth, [*positives, *negatives])), 4)
 
 
 def correlations(scores: list[float], labels: list[float]) -> dict[str, float | None]:
+    """Pearson and Spearman (scipy); None when either side is constant (no correlation to speak of)."""
     s, h = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     if len(s) < 3 or s.std() == 0 or h.std() == 0:
         return {"pearson": None, "spearman": None}
-    return {"pearson": round(float(np.corrcoef(s, h)[0, 1]), 4),
-            "spearman": round(float(np.corrcoef(_ranks(s), _ranks(h))[0, 1]), 4)}
+    return {"pearson": round(float(pearsonr(s, h).statistic), 4),
+            "spearman": round(float(spearmanr(s, h).statistic), 4)}
 
 
 def _score_pairs(labels: LabelsFile, persona: str, work_dir: Path | None) -> list[dict[str, Any]]:
