@@ -63,25 +63,25 @@ class PersonaService:
         return state
 
     def spec_lines(self, namespace: str) -> list[SpecLine]:
-        """The namespace's live persona memories: SOUL.md / IDENTITY.md items first, in file order."""
+        """The namespace's live persona memories: SOUL.md / IDENTITY.md items first, in file order.
+        Whether an item is the person's own comes from ``workspace_items`` (what the indexer wrote),
+        never from a memory's ``source`` text, which any client of memory.add can set."""
         rows = self.store._rows(
-            "SELECT content, source FROM memories WHERE namespace = ? AND type = 'persona' AND superseded_by IS NULL",
-            (namespace,))
+            "SELECT m.content, m.source, w.path FROM memories m LEFT JOIN workspace_items w ON w.memory_id = m.id "
+            "WHERE m.namespace = ? AND m.type = 'persona' AND m.superseded_by IS NULL", (namespace,))
 
         def order(row: dict[str, Any]) -> tuple:
-            source = row["source"] or ""
-            name = source.split("#")[0].split(" ")[0]
-            line = source.rsplit(" L", 1)[-1].split("-")[0] if " L" in source else "0"
-            return (PERSONA_FILES.index(name) if name in PERSONA_FILES else 9, source.split(" L")[0],
+            path, source = row["path"] or "", row["source"] or ""
+            line = source.rsplit(" L", 1)[-1].split("-")[0] if path and " L" in source else "0"
+            return (PERSONA_FILES.index(path) if path in PERSONA_FILES else 9, path,
                     int(line) if line.isdigit() else 0, row["content"])
 
         lines = []
         for row in sorted(rows, key=order):
             source = row["source"] or "memory"
-            from_file = source.split("#")[0].split(" ")[0] in PERSONA_FILES
             for part in row["content"].splitlines() or [row["content"]]:
                 if part.strip():
-                    lines.append(SpecLine(part.strip(" -*\t"), source, from_file))
+                    lines.append(SpecLine(part.strip(" -*\t"), source, row["path"] in PERSONA_FILES))
         return lines
 
     def state(self, namespace: str) -> PersonaState:
