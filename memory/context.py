@@ -143,7 +143,7 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
 
     memory_share = int(budget * cfg.memories_share)
     history_budget = budget - system_tokens - memory_share
-    if drift == "none" or persona_state is None:
+    if persona_state is None:
         drift = "none"
     anchor_text = anchor(persona_state) if drift == "anchor" else ""
     history_budget -= 2 * count_tokens(anchor_text)  # room for two anchors
@@ -190,16 +190,19 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
     if drift == "reinforce" and not note:
         drift = "none"  # no user turn to carry the reminder
 
+    def unspent() -> int:
+        return budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+
     pack = None
-    left = budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+    left = unspent()
     while note and left < 0 and newest_user > 0:  # the reminder must fit: drop the oldest turn
         used -= count_tokens(messages.pop(0)["content"])
         newest_user -= 1
-        left = budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+        left = unspent()
     if note and left < 0:  # a budget too small for it: no reminder rather than over budget
         messages[newest_user] = {"role": "user", "content": messages[newest_user]["content"][len(note):]}
         note, drift = "", "none"
-        left = budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+        left = unspent()
     if newest_user is not None and left > 20:
         query = messages[newest_user]["content"][len(note):]
         wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
