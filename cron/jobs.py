@@ -12,15 +12,14 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from agentmemd.daemon.config import Config
-from agentmemd.memory import daily_log
-from agentmemd.memory.consolidation import Consolidator, render_section
-from agentmemd.memory.clock import parse_time
-from agentmemd.memory.service import MemoryService
-from agentmemd.memory.writeback import WorkspaceWriter
-from agentmemd.persona.service import sync_day_summary
-
-from .scheduler import Job, JobRunner
+from agentmemd.cron.scheduler import Job, JobRunner
+from agentmemd.memory.consolidation.consolidator import Consolidator, render_section
+from agentmemd.memory.core.clock import parse_time
+from agentmemd.memory.core.config import Config
+from agentmemd.memory.retrieval.memories import MemoryService
+from agentmemd.memory.services.persona import sync_day_summary
+from agentmemd.memory.workspace import daily_log
+from agentmemd.memory.workspace.writeback import WorkspaceWriter
 
 
 def register_jobs(runner: JobRunner, service: MemoryService, config: Config,

@@ -25,9 +25,9 @@ from typing import Any, Callable, Literal
 
 from apscheduler.triggers.cron import CronTrigger
 
-from agentmemd.memory.clock import Clock, format_time, parse_time, to_utc
-from agentmemd.memory.errors import Conflict, NotFound
-from agentmemd.memory.store import Store
+from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
+from agentmemd.memory.core.errors import Conflict, NotFound
+from agentmemd.memory.store.database import Store
 
 log = logging.getLogger("agentmemd.cron")
 

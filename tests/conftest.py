@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agentmemd.daemon.client import Client
+from agentmemd.daemon.socket.client import Client
 
 REPO = Path(__file__).resolve().parent.parent
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo" / "locomo10.json"
@@ -138,4 +138,9 @@ def locomo():
     return json.loads(LOCOMO.read_text())
 
 
-from agentmemd.daemon.bench import evidence_ids, locomo_date, locomo_turns, turn_contexts  # noqa: E402,F401  (one loader, shared with the bench)
+from agentmemd.daemon.bench.benchmarks import (  # noqa: E402,F401  (one loader, shared with the bench)
+    evidence_ids,
+    locomo_date,
+    locomo_turns,
+    turn_contexts,
+)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import NO_JOBS, locomo_turns
 
-from agentmemd.memory.markdown import OWNED_BEGIN
-from agentmemd.memory.owned_sections import owned_body
+from agentmemd.memory.workspace.markdown import OWNED_BEGIN
+from agentmemd.memory.workspace.owned_sections import owned_body
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "conv26"

@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import NO_JOBS, DaemonProcess, locomo_date
 from fake_anthropic import FakeAnthropic, message
 
-from agentmemd.daemon.bench import wait_idle
-from agentmemd.daemon.client import RpcCallError
-from conftest import NO_JOBS, DaemonProcess, locomo_date
+from agentmemd.daemon.bench.benchmarks import wait_idle
+from agentmemd.daemon.socket.client import RpcCallError
 
 LOW_THRESHOLDS = {"observer_threshold_tokens": 600, "reflector_threshold_tokens": 1_000_000,
                   "keep_recent_turns": 2}
@@ -190,7 +190,7 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
     after = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
     assert after["prefix_hash"] != hashes[0]
 
-    from agentmemd.memory.tokens import count_tokens
+    from agentmemd.memory.core.tokens import count_tokens
 
     # The prefix keeps to its 10 % share, except that the persona record is always in it (up to
     # half the budget, clipped past that).

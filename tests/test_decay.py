@@ -99,7 +99,7 @@ def test_tier_decides_pack_search_and_deep_search(clocked):
 
 
 def test_manual_clock_only_moves_forward(clocked):
-    from agentmemd.daemon.client import RpcCallError
+    from agentmemd.daemon.socket.client import RpcCallError
 
     with pytest.raises(RpcCallError) as exc:
         clocked.call("clock.advance", {"hours": -1})

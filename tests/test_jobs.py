@@ -6,16 +6,15 @@ import json
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 from conftest import DaemonProcess, write_config
 
 from agentmemd.cron.scheduler import Job, JobRunner
-from agentmemd.daemon.client import RpcCallError
-from agentmemd.memory.clock import ManualClock, parse_time
-from agentmemd.memory.errors import Conflict
-from agentmemd.memory.store import Store
+from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.core.clock import ManualClock, parse_time
+from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.store.database import Store
 
 JOBS = {"timezone": "UTC", "decay_sweep": "17 * * * *", "consolidate": "30 3 * * *", "daily_log": "*/10 * * * *"}
 

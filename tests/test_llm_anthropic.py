@@ -8,11 +8,15 @@ import pytest
 from fake_anthropic import FakeAnthropic, Reply, error, message
 from pydantic import BaseModel, Field
 
-from agentmemd.daemon.config import LLMConfig
-from agentmemd.memory.clock import ManualClock, parse_time
-from agentmemd.memory.llm.anthropic_provider import AnthropicProvider, LLMOutputError, LLMUnavailable
+from agentmemd.memory.core.clock import ManualClock, parse_time
+from agentmemd.memory.core.config import LLMConfig
+from agentmemd.memory.llm.anthropic_provider import (
+    AnthropicProvider,
+    LLMOutputError,
+    LLMUnavailable,
+)
 from agentmemd.memory.llm.ledger import Ledger
-from agentmemd.memory.store import Store
+from agentmemd.memory.store.database import Store
 
 STABLE = "You condense conversation turns into dated observations. Keep names and dates exact."
 TURN = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful."

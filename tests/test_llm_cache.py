@@ -9,14 +9,14 @@ import json
 import pytest
 from fake_anthropic import FakeAnthropic, message
 
-from agentmemd.daemon.config import CacheConfig, LLMConfig
-from agentmemd.memory.clock import ManualClock, parse_time
-from agentmemd.memory.embeddings import MiniLMEmbedder
+from agentmemd.memory.core.clock import ManualClock, parse_time
+from agentmemd.memory.core.config import CacheConfig, LLMConfig
 from agentmemd.memory.llm.anthropic_provider import AnthropicProvider
 from agentmemd.memory.llm.cache import ResponseCache, keywords
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.llm.tasks import SummaryResult, TurnIn
-from agentmemd.memory.store import Store
+from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
+from agentmemd.memory.store.database import Store
 
 POTTERY = ["Melanie signed up for a pottery class yesterday.", "Melanie says pottery is calming and creative.",
            "Melanie made a clay bowl in her pottery class."]

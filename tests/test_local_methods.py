@@ -6,9 +6,9 @@ import re
 from datetime import date, datetime, timedelta
 
 import pytest
-
-from agentmemd.memory.dates import WEEKDAYS, find_dates, iso_week
 from conftest import evidence_ids, locomo_date
+
+from agentmemd.memory.language.dates import WEEKDAYS, find_dates, iso_week
 
 _DATE = r"(\d{1,2}) ?([A-Z][a-z]+),? (\d{4})"
 
@@ -98,8 +98,8 @@ def test_locomo_temporal_answers_are_the_resolved_dates_of_their_evidence(locomo
 
 # ---- sentences and cues ---------------------------------------------------------------
 
-from agentmemd.memory.cues import classify, condense  # noqa: E402
-from agentmemd.memory.sentences import sentences  # noqa: E402
+from agentmemd.memory.language.cues import classify, condense  # noqa: E402
+from agentmemd.memory.language.sentences import sentences  # noqa: E402
 
 
 def test_real_turns_split_into_sentences():

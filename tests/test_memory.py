@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from agentmemd.daemon.client import RpcCallError
 from conftest import evidence_ids, locomo_turns, turn_contexts
+
+from agentmemd.daemon.socket.client import RpcCallError
 
 GET_FIELDS = {"id", "content", "type", "namespace", "priority", "created", "last_accessed", "access_count",
               "retention", "tier", "version", "supersedes", "superseded_by", "source"}

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from agentmemd.memory.packing import PACK_FOOTER, PACK_HEADER
-from agentmemd.memory.tokens import count_tokens
 from conftest import locomo_turns
+
+from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.retrieval.packing import PACK_FOOTER, PACK_HEADER
 
 PERSONA = "I am Nova: warm, direct, and I never use emoji."
 

@@ -16,21 +16,32 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import NO_JOBS, REPO, DaemonProcess
 from fake_anthropic import FakeAnthropic, message
 
-from agentmemd.daemon.bench import draw_trace
-from agentmemd.daemon.client import RpcCallError
-from agentmemd.memory.tokens import count_tokens
-from agentmemd.persona.anchors import anchor, anchor_positions
-from agentmemd.persona.calibrate import LabelsError, calibrate, load_labels
-from agentmemd.persona.drift_script import CONSISTENT, PERSONA_FILES, SCRIPT, SEVERE
-from agentmemd.persona.identity import SpecLine, apply_spec, parse_spec
-from agentmemd.persona.record import local_record, render_record
-from agentmemd.persona.rules import check
-from agentmemd.persona.state import Evidence, PersonaRecord, PersonaState, Weighted, merge_record
-from agentmemd.persona.syncscore import action_for, trend_of, update_ewma
-from agentmemd.persona.traits import BUILTIN_SCALES, TraitScale, adjective
-from conftest import NO_JOBS, REPO, DaemonProcess
+from agentmemd.daemon.bench.benchmarks import draw_trace
+from agentmemd.daemon.bench.calibrate import LabelsError, calibrate, load_labels
+from agentmemd.daemon.bench.drift_script import (
+    CONSISTENT,
+    PERSONA_FILES,
+    SCRIPT,
+    SEVERE,
+)
+from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.persona.drift.anchors import anchor, anchor_positions
+from agentmemd.persona.drift.record import local_record, render_record
+from agentmemd.persona.identity.spec import SpecLine, apply_spec, parse_spec
+from agentmemd.persona.identity.state import (
+    Evidence,
+    PersonaRecord,
+    PersonaState,
+    Weighted,
+    merge_record,
+)
+from agentmemd.persona.identity.traits import BUILTIN_SCALES, TraitScale, adjective
+from agentmemd.persona.syncscore.judge import action_for, trend_of, update_ewma
+from agentmemd.persona.syncscore.rules import check
 
 LABELS = REPO / "tests" / "data" / "persona_labels.json"
 TRAITS = tuple(BUILTIN_SCALES)
@@ -464,7 +475,7 @@ DECODE = REPO.parent / "shared" / "bench" / "persona" / "decode" / "human-bot.js
 def test_grounded_on_decode_flags_few_non_contradictions_and_is_mostly_right_when_it_flags(short_tmp):
     """DECODE (Nie et al. 2021), the public labelled consistency set in ../shared: the bot's earlier
     turns are the context its last turn is judged against. Low recall is known (README)."""
-    from agentmemd.persona.calibrate import decode_check
+    from agentmemd.daemon.bench.calibrate import decode_check
 
     report = decode_check(DECODE, limit=120, work_dir=short_tmp)
     assert report["dialogues"] == 120 and report["contradictions"] == 60

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from agentmemd.daemon.client import RpcCallError
+from agentmemd.daemon.socket.client import RpcCallError
 
 
 def raw(daemon, line: bytes):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentmemd.memory.store import Store
+from agentmemd.memory.store.database import Store
 
 DIM = 8
 

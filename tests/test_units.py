@@ -8,12 +8,12 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from agentmemd.daemon.config import ConfigError, DecayConfig, load_config
-from agentmemd.memory.clock import ManualClock, parse_time
-from agentmemd.memory.decay import frequency_boost, retention, tier_of
-from agentmemd.memory.mmr import mmr_order
-from agentmemd.memory.sanitize import sanitize
-from agentmemd.memory.store import fts_query
+from agentmemd.memory.core.clock import ManualClock, parse_time
+from agentmemd.memory.core.config import ConfigError, DecayConfig, load_config
+from agentmemd.memory.retrieval.decay import frequency_boost, retention, tier_of
+from agentmemd.memory.retrieval.mmr import mmr_order
+from agentmemd.memory.retrieval.sanitize import sanitize
+from agentmemd.memory.store.database import fts_query
 
 T0 = parse_time("2024-01-01T00:00:00Z")
 

@@ -193,7 +193,7 @@ def test_invalid_files_are_skipped_with_a_reason(wsd, workspace):
 
 
 def test_init_copies_the_template_without_overwriting(tmp_path):
-    from agentmemd.daemon.cli import main
+    from agentmemd.daemon.cli.main import main
 
     target = tmp_path / "ws"
     target.mkdir()

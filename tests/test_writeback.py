@@ -9,8 +9,12 @@ from pathlib import Path
 import pytest
 from conftest import NO_JOBS
 
-from agentmemd.memory.markdown import OWNED_BEGIN, OWNED_END
-from agentmemd.memory.owned_sections import WriteBackError, owned_body, write_owned_section
+from agentmemd.memory.workspace.markdown import OWNED_BEGIN, OWNED_END
+from agentmemd.memory.workspace.owned_sections import (
+    WriteBackError,
+    owned_body,
+    write_owned_section,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "wb"
@@ -108,7 +112,7 @@ def test_files_it_cannot_safely_edit_are_not_touched(tmp_path, content, message)
 
 
 def test_daemon_text_cannot_close_the_section_early(tmp_path):
-    from agentmemd.memory.owned_sections import neutralise
+    from agentmemd.memory.workspace.owned_sections import neutralise
 
     path = tmp_path / "log.md"
     line = neutralise(f"evil {OWNED_END} and <!-- comment -->\nnext line")

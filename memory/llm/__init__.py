@@ -12,9 +12,9 @@ from __future__ import annotations
 def make_provider(config, ledger, embedder):
     """The provider ``[llm] provider`` names. anthropic without a key raises LLMUnavailable."""
     if config.llm.provider == "anthropic":
-        from .anthropic_provider import AnthropicProvider
+        from agentmemd.memory.llm.anthropic_provider import AnthropicProvider
 
         return AnthropicProvider(config.llm, ledger)
-    from .local_provider import LocalProvider
+    from agentmemd.memory.llm.local_provider import LocalProvider
 
     return LocalProvider(embedder)

@@ -26,10 +26,9 @@ from typing import TypeVar
 import anthropic
 from pydantic import BaseModel, ValidationError
 
-from agentmemd.daemon.config import LLMConfig
-
-from .ledger import Ledger, Usage
-from .tasks import (
+from agentmemd.memory.core.config import LLMConfig
+from agentmemd.memory.llm.ledger import Ledger, Usage
+from agentmemd.memory.llm.tasks import (
     JUDGE_PROMPT,
     OBSERVER_PROMPT,
     PERSONA_RECORD_PROMPT,
@@ -43,6 +42,9 @@ from .tasks import (
     SummaryResult,
     TurnIn,
 )
+from agentmemd.persona.identity.state import PersonaRecord
+from agentmemd.persona.syncscore.judge import Dimensions, Judged, constraint_score
+from agentmemd.persona.syncscore.rules import check_all
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
@@ -168,8 +170,6 @@ class AnthropicProvider:
     # ---- persona (seed 002, 5.2 and 5.3) ------------------------------------------------
 
     def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str):
-        from agentmemd.persona.state import PersonaRecord
-
         lines = [f"[seq {t.seq}] {t.speaker} ({t.role}): {t.content}" for t in turns]
         return self.complete_json("persona_record", PersonaRecord, stable=PERSONA_RECORD_PROMPT,
                                   prompt="\n".join(lines), namespace=namespace)
@@ -177,9 +177,6 @@ class AnthropicProvider:
     def judge(self, request: JudgeRequest, state, *, namespace: str):
         """The 5.3 judge prompt; hard rules a rule can check are checked by rule, and the
         judge's constraint score only counts for the rules it cannot check."""
-        from agentmemd.persona.rules import check_all
-        from agentmemd.persona.syncscore import Dimensions, Judged, constraint_score
-
         memories = "\n".join(f"- {m}" for m in request.memories) or "(none)"
         context = "\n".join(f"{t.role}: {t.content}" for t in request.turns) or "(none)"
         prompt = (f"<persona_spec>\n{request.persona}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"

@@ -23,14 +23,14 @@ from typing import Any, Callable, TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from agentmemd.daemon.config import CacheConfig
-
-from ..clock import Clock, format_time
-from ..cues import content_words
-from ..embeddings import Embedder
-from ..store import Store, from_blob, to_blob
-from ..tokens import count_tokens
-from .tasks import TASKS
+from agentmemd.memory.core.clock import Clock, format_time
+from agentmemd.memory.core.config import CacheConfig
+from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.language.cues import content_words
+from agentmemd.memory.llm.tasks import TASKS, ObserveResult, ReflectResult, SummaryResult
+from agentmemd.memory.retrieval.embeddings import Embedder
+from agentmemd.memory.store.database import Store, from_blob, to_blob
+from agentmemd.persona.identity.state import PersonaRecord
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -87,10 +87,6 @@ class ResponseCache:
 
     @staticmethod
     def _schema(task: str) -> type[BaseModel]:
-        from agentmemd.persona.state import PersonaRecord
-
-        from .tasks import ObserveResult, ReflectResult, SummaryResult
-
         return {"observe": ObserveResult, "reflect": ReflectResult, "summarise": SummaryResult,
                 "persona_record": PersonaRecord}[task]
 

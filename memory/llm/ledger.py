@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agentmemd.daemon.config import LLMConfig
-
-from ..clock import Clock, format_time
-from ..store import Store
+from agentmemd.memory.core.clock import Clock, format_time
+from agentmemd.memory.core.config import LLMConfig
+from agentmemd.memory.store.database import Store
 
 
 @dataclass(frozen=True)

@@ -22,16 +22,17 @@ from datetime import datetime
 
 import numpy as np
 
-from ..clock import parse_time
-from ..cues import classify, content_words, information, main_clause
-from ..dates import find_dates, human_date
-from ..sentences import sentences
-from ..tokens import count_tokens_many
-from agentmemd.persona.record import local_record
-from agentmemd.persona.state import PersonaRecord, PersonaState
-from agentmemd.persona.syncscore import Judged, score_locally
-
-from .tasks import (
+from agentmemd.memory.core.clock import parse_time
+from agentmemd.memory.core.tokens import count_tokens_many
+from agentmemd.memory.language.cues import (
+    classify,
+    content_words,
+    information,
+    main_clause,
+)
+from agentmemd.memory.language.dates import find_dates, human_date
+from agentmemd.memory.language.sentences import sentences
+from agentmemd.memory.llm.tasks import (
     JudgeRequest,
     ObservationDraft,
     ObservationIn,
@@ -41,6 +42,9 @@ from .tasks import (
     SummaryResult,
     TurnIn,
 )
+from agentmemd.persona.drift.record import local_record
+from agentmemd.persona.identity.state import PersonaRecord, PersonaState
+from agentmemd.persona.syncscore.judge import Judged, score_locally
 
 _PRIORITY_RANK = {"HIGH": 0, "MED": 1, "LOW": 2}
 # A newer statement that revises an older one ("I don't drink coffee anymore").
@@ -187,7 +191,7 @@ class LocalProvider:
     @staticmethod
     def _join_related(groups: list[list[str]], observations: list[ObservationIn], emb: np.ndarray,
                       index: dict[str, int], speakers: dict[str, str]) -> list[list[str]]:
-        from ..consolidation import cluster
+        from agentmemd.memory.consolidation.consolidator import cluster
 
         by_id = {o.id: o for o in observations}
         joinable = [g for g in groups if all(by_id[o].priority != "HIGH" for o in g)]
@@ -212,7 +216,7 @@ class LocalProvider:
         """Join entries of one speaker whose centroids are alike: the lead entry's words, then
         the others' distinctive keywords ("Also: pottery, class, July"). Every source stays claimed.
         Stops once ``shed`` tokens are gone, so the log lands near its target, not far below."""
-        from ..consolidation import cluster
+        from agentmemd.memory.consolidation.consolidator import cluster
 
         out: list[ReflectedItem] = []
         for speaker in sorted({speakers[it.sources[0]] for it in items}):

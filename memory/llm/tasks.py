@@ -9,17 +9,14 @@ and validates the JSON it returns against these models.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Literal, Protocol
+from typing import Annotated, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentmemd.persona.syncscore import Dimensions
-
-from ..cues import Category, Priority
-
-if TYPE_CHECKING:
-    from agentmemd.persona.state import PersonaRecord, PersonaState
-    from agentmemd.persona.syncscore import Judged
+from agentmemd.memory.core.vocabulary import Role
+from agentmemd.memory.language.cues import Category, Priority
+from agentmemd.persona.identity.state import PersonaRecord, PersonaState
+from agentmemd.persona.syncscore.judge import Dimensions, Judged
 
 ObsText = Annotated[str, Field(min_length=1, max_length=2000)]
 
@@ -52,7 +49,7 @@ class TurnIn(_Model):
     """One conversation turn handed to the Observer."""
 
     seq: int
-    role: Literal["user", "assistant"]
+    role: Role
     speaker: str
     content: str
     ts: str  # ISO time it was said: relative dates resolve against it
@@ -102,7 +99,7 @@ class SummaryResult(_Model):
 
 
 class ContextTurn(_Model):
-    role: Literal["user", "assistant"]
+    role: Role
     content: str
 
 

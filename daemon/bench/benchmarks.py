@@ -1,0 +1,516 @@
+"""`agentmemd bench pack|locomo`: measurements that print JSON (never timed tests).
+
+Both start a real daemon in a subprocess on a temp data dir and talk to it over its socket.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from agentmemd.daemon.socket.client import Client
+
+_DIA = re.compile(r"D(\d+):(\d+)")
+
+
+# ---- LoCoMo ------------------------------------------------------------------
+
+
+def locomo_date(text: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> aware UTC datetime."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc)
+
+
+def locomo_turns(sample: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every turn of one conversation as `Speaker: text` (+ `[shared image: caption]`)."""
+    conv = sample["conversation"]
+    out: list[dict[str, Any]] = []
+    n = 1
+    while f"session_{n}" in conv:
+        when = locomo_date(conv[f"session_{n}_date_time"])
+        for turn in conv[f"session_{n}"]:
+            text = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" [shared image: {turn['blip_caption']}]"
+            out.append({"dia_id": turn["dia_id"], "text": text, "session": n, "created": when.isoformat()})
+        n += 1
+    return out
+
+
+def turn_contexts(turns: list[dict[str, Any]], previous: int) -> list[str | None]:
+    """What a streaming agent knows when it stores a turn: up to `previous` turns before it, same session."""
+    out: list[str | None] = []
+    for i, turn in enumerate(turns):
+        before = [t["text"] for t in turns[max(0, i - previous) : i] if t["session"] == turn["session"]]
+        out.append("\n".join(before) or None)
+    return out
+
+
+def evidence_ids(qa: dict[str, Any]) -> set[str]:
+    """Parse evidence leniently: 'D8:6; D9:17' and friends hold several ids."""
+    return {f"D{a}:{b}" for ev in qa.get("evidence", []) for a, b in _DIA.findall(ev.replace(" ", ""))}
+
+
+# ---- daemon in a subprocess -----------------------------------------------------
+
+
+@contextmanager
+def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[Client, subprocess.Popen]]:
+    root = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="amdb", dir="/tmp"))
+    root.mkdir(parents=True, exist_ok=True)
+    # Scheduled jobs off: a 03:30 consolidation must not land inside a timing run.
+    (root / "bench.toml").write_text('[jobs]\ndecay_sweep = ""\nconsolidate = ""\ndaily_log = ""\n' + extra_toml)
+    sock = root / "s.sock"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    log = open(root / "daemon.log", "ab")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(root / "data"), "--socket",
+         str(sock), "--config", str(root / "bench.toml")], stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"bench daemon exited: {(root / 'daemon.log').read_text()[-2000:]}")
+            try:
+                client = Client(sock, timeout=600)
+                client.call("health")
+                break
+            except (ConnectionError, OSError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+        with client:
+            yield client, proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+        log.close()
+        if not work_dir:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _peak_rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
+def _pct(values: list[float], q: float) -> float:
+    return round(float(np.percentile(np.array(values), q)), 3)
+
+
+# ---- bench pack ----------------------------------------------------------------
+
+def zipf_phrases(rng: np.random.Generator, count: int, length: int) -> list[str]:
+    """``count`` phrases of ``length`` words drawn from a Zipf (s=1) vocabulary.
+
+    The words are the whole-word entries of the bundled WordPiece vocabulary (no
+    network), in a seeded random order, so a few words are common and most are rare,
+    as in real text. A tiny uniform vocabulary would put every query word in a large
+    share of all memories, which no real store looks like.
+    """
+    from agentmemd.memory.core.tokens import vocabulary
+    from agentmemd.memory.store.database import fts_terms
+
+    words = sorted(w for w in vocabulary() if w.isalpha() and w.isascii() and len(w) >= 3 and fts_terms(w) == [w])
+    words = np.array(words)[rng.permutation(len(words))]
+    cdf = np.cumsum(1.0 / np.arange(1, len(words) + 1))
+    picks = np.searchsorted(cdf, rng.random((count, length)) * cdf[-1])
+    return [" ".join(row) for row in words[np.minimum(picks, len(words) - 1)]]
+
+
+def _time_packs(client: Client, queries: list[str], budget: int) -> dict[str, float]:
+    """p50/p95 milliseconds of one context.pack per query, over the socket."""
+    latencies = []
+    for q in queries:
+        t = time.perf_counter()
+        client.call("context.pack", {"query": q, "budget_tokens": budget})
+        latencies.append((time.perf_counter() - t) * 1000)
+    return {"p50": _pct(latencies, 50), "p95": _pct(latencies, 95)}
+
+
+def bench_pack(args) -> dict[str, Any]:
+    rng = np.random.default_rng(42)
+    n, dim = args.memories, 384
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    types = ["fact"] * 7 + ["preference", "procedural", "relational"]
+    phrases = zipf_phrases(rng, n + args.queries, 8)
+    queries = [" ".join(p.split()[:4]) + "?" for p in phrases[n:]]
+    out: dict[str, Any] = {"memories": n, "queries": args.queries, "budget_tokens": args.budget,
+                           "text": "'Memory i: the user mentioned' + 8 Zipf-distributed words; queries 4 such words"}
+    with bench_daemon(args.work_dir) as (client, proc):
+        # A handful of persona items, as a real agent has.
+        client.call("memory.add_many", {"items": [
+            {"content": f"Persona rule {i}: speak warmly and directly.", "type": "persona"} for i in range(5)]})
+        t0 = time.perf_counter()
+        batch = 100  # 100 vectors as JSON stay under max_line_bytes
+        for start in range(0, n, batch):
+            items = []
+            for i in range(start, min(n, start + batch)):
+                items.append({"content": f"Memory {i}: the user mentioned {phrases[i]}.", "type": types[i % 10],
+                              "embedding": vectors[i].tolist()})
+            client.call("memory.add_many", {"items": items})
+        ingest_s = time.perf_counter() - t0
+        out["ingest_per_s"] = round(n / ingest_s, 1)
+        client.call("context.pack", {"query": "warm up", "budget_tokens": args.budget})
+        out["pack_ms"] = _time_packs(client, queries, args.budget)
+        # The same queries again: their embeddings are now in the daemon's query cache,
+        # so this is the pack's cost beyond embedding the query (~13 ms of MiniLM on CPU).
+        out["pack_ms_query_embedding_cached"] = _time_packs(client, queries, args.budget)
+        out["daemon_peak_rss_mb"] = _peak_rss_mb(proc.pid)
+    # The yardstick: a plain numpy flat cosine scan (top-100) over the same vectors.
+    qvecs = rng.standard_normal((args.queries, dim)).astype(np.float32)
+    qvecs /= np.linalg.norm(qvecs, axis=1, keepdims=True)
+    scan = []
+    for q in qvecs:
+        t = time.perf_counter()
+        sims = vectors @ q
+        top = np.argpartition(-sims, 100)[:100]
+        top[np.argsort(-sims[top])]
+        scan.append((time.perf_counter() - t) * 1000)
+    out["numpy_flat_scan_ms"] = {"p50": _pct(scan, 50), "p95": _pct(scan, 95)}
+    out["pack_p50_over_scan_p50"] = round(out["pack_ms"]["p50"] / out["numpy_flat_scan_ms"]["p50"], 2)
+    return out
+
+
+# ---- bench locomo --------------------------------------------------------------
+
+
+def _recall(retrieved: list[str], gold: set[str], k: int) -> float:
+    return len(set(retrieved[:k]) & gold) / len(gold)
+
+
+def bench_locomo(args) -> dict[str, Any]:
+    import sqlean
+
+    from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
+    from agentmemd.memory.store.database import fts_query, indexed_text
+
+    data = json.loads(Path(args.data).read_text())
+    if args.conversations:
+        data = data[: args.conversations]
+    embedder = MiniLMEmbedder()
+    systems = ("memory.search", "bm25", "dense", "hybrid_0.7dense_0.3bm25")
+    per_cat: dict[str, dict[int, list[tuple[float, float]]]] = {s: {} for s in systems}
+    search_ms: list[float] = []
+    with bench_daemon(args.work_dir) as (client, _proc):
+        for sample in data:
+            ns = sample["sample_id"]
+            turns = locomo_turns(sample)
+            texts = [t["text"] for t in turns]
+            vecs = embedder.embed(texts)
+            # What a streaming agent knows when it stores a turn: the turn before it.
+            contexts = turn_contexts(turns, args.context_turns)
+            ctx_vecs = embedder.embed([indexed_text(t, c) for t, c in zip(texts, contexts)]) if args.context_turns else vecs
+            items = [{"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
+                      "source": f"locomo:{ns}:{t['dia_id']}", "embedding": v.tolist(),
+                      **({"context": c} if c else {})} for t, v, c in zip(turns, ctx_vecs, contexts)]
+            ids = []
+            for start in range(0, len(items), 100):  # 100 vectors as JSON stay under max_line_bytes
+                ids += client.call("memory.add_many", {"items": items[start:start + 100]})["ids"]
+            dia_of = {mid: t["dia_id"] for mid, t in zip(ids, turns)}
+            # Baselines in this process: plain FTS5 BM25 (same tokenizer), plain cosine.
+            conn = sqlean.connect(":memory:")
+            conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
+            conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", [(i, x) for i, x in enumerate(texts)])
+            for qa in sample["qa"]:
+                cat = qa["category"]
+                gold = evidence_ids(qa)
+                if cat not in (1, 2, 3, 4) or not gold:
+                    continue
+                t = time.perf_counter()
+                hits = client.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
+                search_ms.append((time.perf_counter() - t) * 1000)
+                ranked = {"memory.search": [dia_of[h["id"]] for h in hits]}
+                qv = embedder.embed_query(qa["question"])
+                dense = vecs @ qv
+                bm = np.zeros(len(texts))
+                match = fts_query(qa["question"])
+                if match:
+                    for rowid, score in conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", (match,)):
+                        bm[rowid] = -score
+                ranked["bm25"] = [turns[i]["dia_id"] for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0]
+                ranked["dense"] = [turns[i]["dia_id"] for i in np.argsort(-dense, kind="stable")[:10]]
+                hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
+                ranked["hybrid_0.7dense_0.3bm25"] = [turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]]
+                for name, got in ranked.items():
+                    per_cat[name].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
+            conn.close()
+    names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+    report: dict[str, Any] = {"context": f"{args.context_turns} previous turn(s) of the session", "conversations": len(data), "questions": sum(len(v) for v in per_cat["bm25"].values())}
+    for name in systems:
+        cats = per_cat[name]
+        allv = [x for v in cats.values() for x in v]
+        report[name] = {
+            "recall@5": round(statistics.fmean(x[0] for x in allv), 3),
+            "recall@10": round(statistics.fmean(x[1] for x in allv), 3),
+            "by_category": {f"{c} {names[c]}": {"n": len(v), "recall@5": round(statistics.fmean(x[0] for x in v), 3),
+                                                "recall@10": round(statistics.fmean(x[1] for x in v), 3)}
+                            for c, v in sorted(cats.items())},
+        }
+    report["memory.search_ms"] = {"p50": _pct(search_ms, 50), "p95": _pct(search_ms, 95)}
+    return report
+
+
+# ---- bench observe -------------------------------------------------------------
+
+
+def bench_observe(args) -> dict[str, Any]:
+    """Each LoCoMo conversation streamed through conversation.append (speaker_a = user), the
+    Observer/Reflector running in the background as they would, conversation.context asked
+    before every user turn; then a final forced compaction of the tail."""
+    from agentmemd.memory.core.tokens import count_tokens
+
+    data = json.loads(Path(args.data).read_text())
+    if args.conversations:
+        data = data[: args.conversations]
+    extra = (f"[conversation]\nobserver_threshold_tokens = {args.observer_tokens}\n"
+             f"reflector_threshold_tokens = {args.reflector_tokens}\n")
+    per_conv: list[dict[str, Any]] = []
+    append_ms: list[float] = []
+    context_ms: list[float] = []
+    with bench_daemon(args.work_dir, extra) as (client, proc):
+        for sample in data:
+            conv = sample["conversation"]
+            session = ns = sample["sample_id"]
+            seq_of: dict[str, int] = {}
+            raw = 0
+            hashes: list[str] = []
+            n = 1
+            while f"session_{n}" in conv:
+                when = locomo_date(conv[f"session_{n}_date_time"]).isoformat()
+                for turn in conv[f"session_{n}"]:
+                    role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
+                    if role == "user" and seq_of:
+                        t = time.perf_counter()
+                        ctx = client.call("conversation.context", {"session": session, "budget_tokens": args.budget})
+                        context_ms.append((time.perf_counter() - t) * 1000)
+                        hashes.append(ctx["prefix_hash"])
+                    t = time.perf_counter()
+                    answer = client.call("conversation.append", {
+                        "session": session, "role": role, "content": turn["text"], "ts": when, "namespace": ns,
+                        "speaker": turn["speaker"]})
+                    append_ms.append((time.perf_counter() - t) * 1000)
+                    seq_of[turn["dia_id"]] = answer["seq"]
+                    raw += count_tokens(turn["text"])
+                n += 1
+            wait_idle(client, session)
+            client.call("conversation.observe", {"session": session})  # the tail below the threshold (no reflection)
+            status = client.call("conversation.status", {"session": session})
+            every = client.call("observations.list", {"session": session, "include_replaced": True})["observations"]
+            live = [o for o in every if o["status"] == "live"]
+            observed_turns = {t for o in every if not o["sources"] for t in o["source_turns"]}
+            surviving_turns = {t for o in live for t in o["source_turns"]}
+            evidence = {seq_of[e] for qa in sample["qa"] if qa.get("category") in (1, 2, 3, 4)
+                        for e in evidence_ids(qa) if e in seq_of}
+            runs = status["runs"]
+            observe_out = sum(r["tokens_out"] for r in runs if r["kind"] == "observe" and r["status"] == "ok")
+            live_tokens = sum(o["tokens"] for o in live)
+            reflects = [r for r in runs if r["kind"] == "reflect" and r["status"] == "ok"]
+            per_conv.append({
+                "conversation": session, "turns": status["turns"], "raw_tokens": raw,
+                "observer_runs": sum(r["kind"] == "observe" for r in runs), "reflector_runs": len(reflects),
+                "observation_tokens_observed": observe_out, "observation_tokens_final": live_tokens,
+                "compression_observer": round(raw / max(1, observe_out), 2),
+                "compression_final": round(raw / max(1, live_tokens), 2),
+                "reflector_output_share": [round(r["tokens_out"] / r["tokens_in"], 3) for r in reflects],
+                "evidence_turns": len(evidence),
+                "evidence_observed_share": round(len(evidence & observed_turns) / max(1, len(evidence)), 3),
+                "evidence_surviving_share": round(len(evidence & surviving_turns) / max(1, len(evidence)), 3),
+                "context_calls": len(hashes),
+                "prefix_reuse": round(sum(a == b for a, b in zip(hashes, hashes[1:])) / max(1, len(hashes) - 1), 3),
+                "observer_wall_ms": [round(r["wall_ms"], 1) for r in runs if r["kind"] == "observe"],
+                "reflector_wall_ms": [round(r["wall_ms"], 1) for r in reflects],
+            })
+        peak = _peak_rss_mb(proc.pid)
+
+    def mean(key: str) -> float:
+        return round(statistics.fmean(c[key] for c in per_conv), 3)
+
+    observer_ms = [ms for c in per_conv for ms in c["observer_wall_ms"]]
+    reflector_ms = [ms for c in per_conv for ms in c["reflector_wall_ms"]]
+    shares = [s for c in per_conv for s in c["reflector_output_share"]]
+    return {
+        "provider": "local", "conversations": len(per_conv), "budget_tokens": args.budget,
+        "observer_threshold_tokens": args.observer_tokens, "reflector_threshold_tokens": args.reflector_tokens,
+        "raw_tokens": sum(c["raw_tokens"] for c in per_conv),
+        "compression_observer": round(sum(c["raw_tokens"] for c in per_conv)
+                                      / max(1, sum(c["observation_tokens_observed"] for c in per_conv)), 2),
+        "compression_final": round(sum(c["raw_tokens"] for c in per_conv)
+                                   / max(1, sum(c["observation_tokens_final"] for c in per_conv)), 2),
+        "reflector_output_share": {"min": min(shares, default=None), "max": max(shares, default=None),
+                                   "mean": round(statistics.fmean(shares), 3) if shares else None},
+        "evidence_observed_share": mean("evidence_observed_share"),
+        "evidence_surviving_share": mean("evidence_surviving_share"),
+        "prefix_reuse": mean("prefix_reuse"),
+        "observer_run_ms": {"n": len(observer_ms), "p50": _pct(observer_ms, 50), "p95": _pct(observer_ms, 95)},
+        "reflector_run_ms": {"n": len(reflector_ms), "p50": _pct(reflector_ms, 50) if reflector_ms else None,
+                             "p95": _pct(reflector_ms, 95) if reflector_ms else None},
+        "append_ms": {"p50": _pct(append_ms, 50), "p95": _pct(append_ms, 95)},
+        "context_ms": {"p50": _pct(context_ms, 50), "p95": _pct(context_ms, 95)},
+        "daemon_peak_rss_mb": peak,
+        "per_conversation": per_conv,
+    }
+
+
+def wait_idle(client, session: str, timeout: float = 600.0) -> dict[str, Any]:
+    """Poll conversation.status until no Observer/Reflector work is queued or running; the status."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = client.call("conversation.status", {"session": session})
+        if status["idle"] and not any(r["status"] == "running" for r in status["runs"]):
+            return status
+        time.sleep(0.1)
+    raise RuntimeError(f"compaction of {session} still busy after {timeout}s")
+
+
+# ---- bench persona ----------------------------------------------------------------
+
+
+def _wait_score(client, session: str, seq: int, timeout: float = 120.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        scores = client.call("persona.scores", {"session": session, "limit": 1})["scores"]
+        if scores and scores[-1]["turn_seq"] == seq:
+            return scores[-1]
+        time.sleep(0.05)
+    raise RuntimeError(f"turn {seq} of {session} not scored after {timeout}s")
+
+
+def draw_trace(trace: list[dict[str, Any]], thresholds: dict[str, float], path: Path) -> None:
+    """The EWMA trace people look at: per-reply composite, EWMA, thresholds, phases, actions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [t["exchange"] for t in trace]
+    fig, ax = plt.subplots(figsize=(11, 4.8), dpi=110)
+    colours = {"consistent": "#e8f4ea", "mild": "#fff4d6", "severe": "#fde2e1", "recovered": "#e8f0fb"}
+    start = 0
+    for i in range(1, len(trace) + 1):
+        if i == len(trace) or trace[i]["phase"] != trace[start]["phase"]:
+            ax.axvspan(xs[start] - 0.5, xs[i - 1] + 0.5, color=colours.get(trace[start]["phase"], "#eee"), zorder=0)
+            ax.text((xs[start] + xs[i - 1]) / 2, 1.02, trace[start]["phase"], ha="center", fontsize=9)
+            start = i
+    ax.scatter(xs, [t["composite"] for t in trace], s=14, color="#888", label="SyncScore composite", zorder=2)
+    ax.plot(xs, [t["ewma"] for t in trace], color="#1f4e99", linewidth=2, label="EWMA (λ = 0.3)", zorder=3)
+    for name, y, style in (("reinforce", thresholds["reinforce_below"], ":"),
+                           ("anchor", thresholds["anchor_below"], "--"), ("rebase", thresholds["rebase_below"], "-.")):
+        ax.axhline(y, color="#b03a2e", linestyle=style, linewidth=1)
+        ax.text(xs[-1] + 0.6, y, f"{name} < {y:g}", va="center", fontsize=8, color="#b03a2e")
+    marks = {"reinforce": "^", "anchor": "s", "rebase": "X"}
+    for action, marker in marks.items():
+        hit = [t for t in trace if t["applied_before"] == action]
+        if hit:
+            ax.scatter([t["exchange"] for t in hit], [0.03] * len(hit), marker=marker, s=40, color="#b03a2e",
+                       label=f"context applied {action}", zorder=4)
+    ax.set_xlim(0.5, xs[-1] + 4)
+    ax.set_ylim(0, 1.08)
+    ax.set_xlabel("exchange (user turn + agent reply)")
+    ax.set_ylabel("score")
+    ax.set_title("agentmemd bench persona: SyncScore of a conversation that drifts on purpose")
+    ax.legend(loc="lower left", fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def bench_persona(args) -> dict[str, Any]:
+    from agentmemd.daemon.bench.calibrate import auc
+    from agentmemd.daemon.bench.drift_script import (
+        CONSISTENT,
+        MILD,
+        PERSONA_FILES,
+        RECOVERED,
+        SCRIPT,
+        SEVERE,
+    )
+    from agentmemd.memory.core.config import PersonaConfig
+
+    root = Path(args.work_dir or tempfile.mkdtemp(prefix="amdp", dir="/tmp"))
+    workspace = root / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    for name, text in PERSONA_FILES.items():
+        (workspace / name).write_text(text, encoding="utf-8")
+    session = "bench-persona"
+    trace: list[dict[str, Any]] = []
+    started = time.monotonic()
+    with bench_daemon(root, f'[workspace]\npath = "{workspace}"\n') as (client, proc):
+        for n, (phase, user, reply) in enumerate(SCRIPT, start=1):
+            client.call("conversation.append", {"session": session, "role": "user", "content": user})
+            ctx = client.call("conversation.context", {"session": session, "budget_tokens": 4000})
+            seq = client.call("conversation.append", {"session": session, "role": "assistant",
+                                                      "content": reply})["seq"]
+            score = _wait_score(client, session, seq)
+            trace.append({"exchange": n, "phase": phase, "composite": score["composite"], "ewma": score["ewma"],
+                          "trend": score["trend"], "action": score["action"], "applied_before": ctx["drift_action"],
+                          "anchors": ctx["anchors"], "context_tokens": ctx["tokens"],
+                          "dimensions": score["dimensions"]})
+        status = client.call("conversation.status", {"session": session})
+        versions = client.call("persona.history", {"namespace": "default", "limit": 1000})["versions"]
+        client.call("jobs.run", {"name": "daily_log"})
+        logs = sorted((workspace / "memory").glob("*.md"))
+        daily = next((ln for ln in logs[-1].read_text().splitlines() if "SyncScore:" in ln), None) if logs else None
+        rss = _peak_rss_mb(proc.pid)
+    thresholds = PersonaConfig().model_dump()
+    png = Path(args.png)
+    png.parent.mkdir(parents=True, exist_ok=True)
+    draw_trace(trace, thresholds, png)
+
+    def first(pred) -> int | None:
+        return next((t["exchange"] for t in trace if pred(t)), None)
+
+    drift_start = first(lambda t: t["phase"] != CONSISTENT)
+    good = [t["composite"] for t in trace if t["phase"] in (CONSISTENT, RECOVERED)]
+    bad = [t["composite"] for t in trace if t["phase"] in (MILD, SEVERE)]
+    by_phase = {p: round(float(np.mean([t["composite"] for t in trace if t["phase"] == p])), 3)
+                for p in (CONSISTENT, MILD, SEVERE, RECOVERED)}
+    dims = ("voice", "relational", "grounded", "style", "constraint")
+    return {
+        "exchanges": len(trace), "assistant_turns": len(trace), "drift_starts_at": drift_start,
+        "severe_starts_at": first(lambda t: t["phase"] == SEVERE),
+        "recovery_starts_at": first(lambda t: t["phase"] == RECOVERED),
+        "escalation": {a: first(lambda t, a=a: t["action"] == a) for a in ("reinforce", "anchor", "rebase")},
+        "first_action_after_drift_start": first(lambda t: t["exchange"] >= (drift_start or 0) and t["action"] != "none"),
+        "false_actions_before_drift": sum(1 for t in trace if t["phase"] == CONSISTENT and t["action"] != "none"),
+        "back_to_none_at": first(lambda t: t["phase"] == RECOVERED and t["action"] == "none"),
+        "applied": {a: [t["exchange"] for t in trace if t["applied_before"] == a] for a in ("reinforce", "anchor", "rebase")},
+        "auc_consistent_vs_drifted": auc(good, bad),
+        "auc_by_dimension": {d: auc([t["dimensions"][d] for t in trace if t["phase"] in (CONSISTENT, RECOVERED)],
+                                    [t["dimensions"][d] for t in trace if t["phase"] in (MILD, SEVERE)]) for d in dims},
+        "mean_composite_by_phase": by_phase,
+        "ewma_trace": [t["ewma"] for t in trace],
+        "actions_trace": [t["action"] for t in trace],
+        "compaction_runs": len(status["runs"]), "persona_versions": len(versions), "daily_log_line": daily,
+        "png": str(png.resolve()), "wall_s": round(time.monotonic() - started, 1), "daemon_peak_rss_mb": rss,
+    }
+
+
+def run_bench(args) -> dict[str, Any]:
+    if args.bench == "pack":
+        return bench_pack(args)
+    if args.bench == "persona":
+        return bench_persona(args)
+    if args.bench == "observe":
+        return bench_observe(args)
+    return bench_locomo(args)

@@ -1,0 +1,139 @@
+"""JSON-RPC 2.0 over newline-delimited JSON: parsing, validation, error objects.
+
+Transport-free: ``Dispatcher.handle_line(bytes)`` returns the response line (or None
+for a notification), so it is tested without a socket and served by server.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pydantic import BaseModel, ValidationError
+
+from agentmemd.memory.core.errors import ServiceError
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+log = logging.getLogger("agentmemd")
+
+
+@dataclass
+class Method:
+    params: type[BaseModel]
+    handler: Callable[[BaseModel], Any]
+    summary: str
+    # True: the handler waits on other work (it runs beside the store thread, not on it, and
+    # hands its SQLite steps to the store thread itself).
+    waits: bool = False
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str, data: Any = None):
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+    def to_dict(self) -> dict[str, Any]:
+        err: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+
+def encode(obj: Any) -> bytes:
+    return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def error_response(req_id: Any, err: RpcError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": req_id, "error": err.to_dict()}
+
+
+def params_error(exc: ValidationError) -> RpcError:
+    errors = [
+        {"field": ".".join(str(x) for x in e["loc"]) or "params", "message": e["msg"]} for e in exc.errors()
+    ]
+    first = errors[0]
+    return RpcError(INVALID_PARAMS, f"invalid params: {first['field']}: {first['message']}", {"errors": errors})
+
+
+class Dispatcher:
+    def __init__(self, methods: dict[str, Method], executor: Executor, wait_executor: Executor | None = None):
+        self.methods = methods
+        self.executor = executor
+        self.wait_executor = wait_executor or executor
+
+    async def handle_line(self, line: bytes) -> bytes | None:
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return encode(error_response(None, RpcError(PARSE_ERROR, f"parse error: request is not valid UTF-8 ({exc.reason} at byte {exc.start})")))
+        try:
+            payload = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return encode(error_response(None, RpcError(PARSE_ERROR, f"parse error: {exc.msg} at column {exc.colno}")))
+        if isinstance(payload, list):
+            if not payload:
+                return encode(error_response(None, RpcError(INVALID_REQUEST, "invalid request: empty batch")))
+            responses = [r for r in [await self._handle_one(item) for item in payload] if r is not None]
+            return encode(responses) if responses else None
+        response = await self._handle_one(payload)
+        return encode(response) if response is not None else None
+
+    async def _handle_one(self, req: Any) -> dict[str, Any] | None:
+        if not isinstance(req, dict):
+            return error_response(None, RpcError(INVALID_REQUEST, "invalid request: expected a JSON object"))
+        req_id = req.get("id")
+        if req.get("jsonrpc") != "2.0":
+            return error_response(req_id, RpcError(INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"'))
+        if isinstance(req_id, bool) or (req_id is not None and not isinstance(req_id, (str, int))):
+            return error_response(None, RpcError(INVALID_REQUEST, 'invalid request: "id" must be a string, number or null'))
+        method_name = req.get("method")
+        if not isinstance(method_name, str):
+            return error_response(req_id, RpcError(INVALID_REQUEST, 'invalid request: "method" must be a string'))
+        is_notification = "id" not in req
+        started = time.perf_counter()
+        try:
+            result = await self._call(method_name, req.get("params"))
+        except RpcError as err:
+            log.info("request", extra={"method": method_name, "ms": _ms(started), "error": err.code})
+            return None if is_notification else error_response(req_id, err)
+        log.info("request", extra={"method": method_name, "ms": _ms(started)})
+        return None if is_notification else {"jsonrpc": "2.0", "id": req_id, "result": result}
+
+    async def _call(self, method_name: str, raw_params: Any) -> Any:
+        method = self.methods.get(method_name)
+        if method is None:
+            raise RpcError(METHOD_NOT_FOUND, f"method not found: {method_name}", {"methods": sorted(self.methods)})
+        if raw_params is None:
+            raw_params = {}
+        if not isinstance(raw_params, dict):
+            raise RpcError(INVALID_PARAMS, "invalid params: params must be an object", {"errors": [{"field": "params", "message": "must be an object"}]})
+        try:
+            params = method.params.model_validate(raw_params)
+        except ValidationError as exc:
+            raise params_error(exc) from None
+        loop = asyncio.get_running_loop()
+        try:
+            executor = self.wait_executor if method.waits else self.executor
+            result = await loop.run_in_executor(executor, method.handler, params)
+        except ServiceError as exc:
+            raise RpcError(exc.code, exc.message, exc.data) from None
+        except ValidationError as exc:  # a nested model built inside a handler
+            raise params_error(exc) from None
+        except Exception as exc:  # the daemon never dies of a request
+            log.exception("internal error", extra={"method": method_name})
+            raise RpcError(INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}") from None
+        return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

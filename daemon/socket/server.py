@@ -1,0 +1,338 @@
+"""The daemon: data-dir lock, Unix socket (0600), NDJSON JSON-RPC, clean shutdown.
+
+Every request runs on one worker thread that owns the SQLite connection, so writes
+are serialised and a crash in a handler is an error response, never a dead daemon.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import fcntl
+import logging
+import os
+import signal
+import socket
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from agentmemd.cron.jobs import register_jobs
+from agentmemd.cron.scheduler import JobRunner, local_zone
+from agentmemd.daemon import __version__
+from agentmemd.daemon.socket.methods import build_methods
+from agentmemd.daemon.socket.rpc import (
+    INVALID_REQUEST,
+    Dispatcher,
+    RpcError,
+    encode,
+    error_response,
+)
+from agentmemd.memory.conversation.compaction import CompactionWorker
+from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.core.clock import ManualClock, make_clock
+from agentmemd.memory.core.config import Config
+from agentmemd.memory.llm import make_provider
+from agentmemd.memory.llm.anthropic_provider import LLMUnavailable
+from agentmemd.memory.llm.cache import ResponseCache
+from agentmemd.memory.llm.ledger import Ledger
+from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
+from agentmemd.memory.retrieval.memories import MemoryService
+from agentmemd.memory.services.persona import PersonaService
+from agentmemd.memory.store.database import Store
+from agentmemd.memory.workspace.indexer import WorkspaceIndexer
+from agentmemd.memory.workspace.watcher import WorkspaceWatcher
+from agentmemd.memory.workspace.writeback import WorkspaceWriter
+
+log = logging.getLogger("agentmemd")
+MAX_SOCKET_PATH = 107  # sun_path is 108 bytes including the NUL
+
+
+def _log_failure(message: str):
+    def done(future: asyncio.Future) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            log.error(message, extra={"error": repr(future.exception())})
+    return done
+
+
+class StartupError(Exception):
+    """The daemon cannot start; the message says why and what to do."""
+
+
+class DataDirLock:
+    """An exclusive flock on DATA_DIR/agentmemd.lock. The kernel drops it when the
+    process dies, so a daemon killed with -9 never blocks the next start."""
+
+    def __init__(self, data_dir: Path):
+        self.path = data_dir / "agentmemd.lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise StartupError(
+                    f"another agentmemd (pid {holder}) is using data dir {self.path.parent}; stop it first"
+                ) from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def prepare_socket_path(path: Path) -> None:
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH:
+        raise StartupError(f"socket path is {len(os.fsencode(path))} bytes; Unix sockets allow {MAX_SOCKET_PATH}: {path}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not os.path.lexists(path):
+        return
+    if not stat.S_ISSOCK(os.lstat(path).st_mode):
+        raise StartupError(f"{path} exists and is not a socket; refusing to replace it")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        os.unlink(path)  # stale: left by a daemon that died without cleaning up
+        return
+    finally:
+        probe.close()
+    raise StartupError(f"another daemon is already listening on {path}")
+
+
+class Daemon:
+    def __init__(self, config: Config, data_dir: Path, socket_path: Path, workspace: Path | None = None):
+        self.config = config
+        self.data_dir = Path(data_dir)
+        self.socket_path = Path(socket_path)
+        chosen = workspace or (config.workspace.path or None)
+        self.workspace = Path(chosen).resolve() if chosen else None
+        self.indexer: WorkspaceIndexer | None = None
+        self.lock = DataDirLock(self.data_dir)
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
+        # Requests that wait on background work (conversation.observe) wait here, not on the store thread.
+        self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmemd-wait")
+        self.conversations: Conversations | None = None
+        self.persona: PersonaService | None = None
+        self.worker: CompactionWorker | None = None
+        self.cache: ResponseCache | None = None
+        self.store: Store | None = None
+        self.service: MemoryService | None = None
+        self.jobs: JobRunner | None = None
+        self._connections: set[asyncio.Task] = set()
+        self._inflight = 0
+        self._stop = asyncio.Event()
+
+    def open(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.lock.acquire()
+        try:
+            prepare_socket_path(self.socket_path)
+            if self.workspace is not None and not self.workspace.is_dir():
+                raise StartupError(f"workspace {self.workspace} is not a directory")
+            embedder = MiniLMEmbedder(self.config.embedding.query_cache_size)
+            self.store = Store(self.data_dir / "agentmemd.db", dim=embedder.dim, model=embedder.name,
+                               synchronous=self.config.store.synchronous)
+            self.service = MemoryService(self.store, embedder, make_clock(self.config.clock.start), self.config)
+            if self.workspace is not None:
+                wc = self.config.workspace
+                self.indexer = WorkspaceIndexer(self.service, self.workspace, namespace=wc.namespace,
+                                                max_file_bytes=wc.max_file_bytes)
+            self.jobs = JobRunner(self.store, self.service.clock, local_zone(self.config.jobs.timezone))
+            writer = WorkspaceWriter(self.store, self.workspace) if self.workspace is not None else None
+            register_jobs(self.jobs, self.service, self.config, writer, self.config.workspace.namespace)
+            try:
+                provider = make_provider(self.config, Ledger(self.store, self.service.clock, self.config.llm), embedder)
+            except LLMUnavailable as exc:
+                raise StartupError(str(exc)) from None
+            self.conversations = Conversations(self.service, self.config, provider.name)
+            self.persona = PersonaService(self.service, self.config, provider.name)
+            self.cache = ResponseCache(self.store, embedder, self.service.clock, self.config.cache, provider.name)
+            self.worker = CompactionWorker(self.conversations, provider, self.cache, self._run_on_store,
+                                           target_ratio=self.config.conversation.reflector_target,
+                                           persona=self.persona)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def _run_on_store(self, fn):
+        """Run ``fn`` on the store thread and wait for it (called from other threads only)."""
+        return self.executor.submit(fn).result()
+
+    async def serve(self) -> None:
+        self.open()
+        assert self.service is not None and self.jobs is not None
+        assert self.conversations is not None and self.worker is not None and self.cache is not None
+        methods = build_methods(self.service, self.indexer, self.jobs, self.conversations, self.worker, self.cache,
+                                self._run_on_store, self.persona)
+        dispatcher = Dispatcher(methods, self.executor, self.wait_executor)
+        loop = asyncio.get_running_loop()
+        watcher = None
+        if self.indexer is not None:
+            # Edits made while the daemon was down are in memory before the socket opens.
+            report = await loop.run_in_executor(self.executor, self.indexer.catch_up)
+            log.info("workspace caught up", extra=report.as_dict())
+            watcher = WorkspaceWatcher(self.indexer.root, self.indexer.relative, self.config.workspace.debounce_ms)
+            watcher.start()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._stop.set)
+        old_umask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
+        try:
+            server = await asyncio.start_unix_server(
+                lambda r, w: self._track(self._client(r, w, dispatcher)), path=str(self.socket_path)
+            )
+        finally:
+            os.umask(old_umask)
+        os.chmod(self.socket_path, 0o600)
+        # Jobs that missed a fire time while the daemon was down run once now. Queued on the
+        # store thread before any request, so the first answer already reflects them.
+        catch_up = loop.run_in_executor(self.executor, self.jobs.catch_up)
+        catch_up.add_done_callback(_log_failure("job catch-up failed"))
+        # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
+        recovery = loop.run_in_executor(self.executor, self.conversations.recover)
+        recovery.add_done_callback(_log_failure("conversation recovery failed"))
+        recovery.add_done_callback(
+            lambda f: [self.worker.request(s) for s in f.result()] if not f.cancelled() and not f.exception() else None)
+        scheduler = self._start_scheduler(loop)
+        indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
+        log.info("listening", extra={"socket": str(self.socket_path), "data_dir": str(self.data_dir),
+                                     "workspace": str(self.workspace) if self.workspace else None,
+                                     "version": __version__, "pid": os.getpid()})
+        try:
+            await self._stop.wait()
+        finally:
+            log.info("shutting down")
+            if scheduler is not None:
+                scheduler.shutdown(wait=False)
+            if watcher is not None:
+                indexing.cancel()
+                watcher.stop()
+            server.close()
+            await server.wait_closed()
+            await loop.run_in_executor(None, self.worker.stop)
+            # No new connections now; let requests in flight finish their writes,
+            # then drop the idle connections.
+            for _ in range(1000):
+                if not self._inflight:
+                    break
+                await asyncio.sleep(0.01)
+            for task in list(self._connections):
+                task.cancel()
+            await asyncio.gather(*self._connections, return_exceptions=True)
+            self.executor.shutdown(wait=True)
+            self.wait_executor.shutdown(wait=False, cancel_futures=True)
+            self.close()
+            log.info("stopped")
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        try:
+            os.unlink(self.socket_path)
+        except FileNotFoundError:
+            pass
+        self.lock.release()
+
+    def _track(self, coro) -> asyncio.Task:
+        task = asyncio.ensure_future(coro)
+        self._connections.add(task)
+        task.add_done_callback(self._connections.discard)
+        return task
+
+    def _start_scheduler(self, loop: asyncio.AbstractEventLoop):
+        """apscheduler fires each job at its cron times on the system clock. A manual clock
+        has no real-time schedule: `clock.advance` runs the jobs that became due."""
+        assert self.jobs is not None and self.service is not None
+        if isinstance(self.service.clock, ManualClock) or not self.jobs.triggers:
+            return None
+        from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+        scheduler = AsyncIOScheduler(event_loop=loop, timezone=self.jobs.zone)
+        runner = self.jobs
+
+        async def fire() -> None:
+            try:
+                await loop.run_in_executor(self.executor, runner.run_due)
+            except Exception:
+                log.exception("scheduled jobs failed")
+
+        for name, trigger in runner.triggers.items():
+            # The runner decides what is due (from job_state), so a late or doubled fire
+            # never runs a job twice for one fire time.
+            scheduler.add_job(fire, trigger, id=name, name=name, max_instances=1, coalesce=True,
+                              misfire_grace_time=None)
+        scheduler.start()
+        return scheduler
+
+    async def _index_changes(self, watcher: WorkspaceWatcher) -> None:
+        loop = asyncio.get_running_loop()
+        assert self.indexer is not None
+        async for paths, rescan in watcher.changes():
+            try:
+                if rescan:
+                    await loop.run_in_executor(self.executor, self.indexer.catch_up)
+                if paths:
+                    await loop.run_in_executor(self.executor, self.indexer.sync, sorted(paths))
+            except Exception:
+                log.exception("workspace sync failed", extra={"paths": sorted(paths)})
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dispatcher: Dispatcher) -> None:
+        limit = self.config.server.max_line_bytes
+        buffer = bytearray()
+        discarding = False  # inside an over-long line: drop bytes until its newline
+
+        async def reply(data: bytes) -> None:
+            writer.write(data)
+            await writer.drain()
+
+        too_long = encode(error_response(None, RpcError(INVALID_REQUEST, f"invalid request: line exceeds max_line_bytes ({limit})")))
+        try:
+            while not self._stop.is_set():
+                chunk = await reader.read(65536)
+                if not chunk:
+                    break
+                buffer += chunk
+                while True:
+                    newline = buffer.find(b"\n")
+                    if newline < 0:
+                        if len(buffer) > limit:
+                            if not discarding:
+                                await reply(too_long)
+                                discarding = True
+                            buffer.clear()
+                        break
+                    line = bytes(buffer[:newline])
+                    del buffer[: newline + 1]
+                    if discarding:
+                        discarding = False
+                        continue
+                    if len(line) > limit:
+                        await reply(too_long)
+                        continue
+                    if not line.strip():
+                        continue
+                    self._inflight += 1
+                    try:
+                        response = await dispatcher.handle_line(line)
+                    finally:
+                        self._inflight -= 1
+                    if response is not None:
+                        await reply(response)
+        except (ConnectionResetError, BrokenPipeError):
+            pass
+        finally:
+            writer.close()
+            try:
+                await writer.wait_closed()
+            except (ConnectionResetError, BrokenPipeError):
+                pass

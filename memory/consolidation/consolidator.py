@@ -1,0 +1,306 @@
+"""Nightly consolidation (seed 002, 3.3; the tree of 5.5): level 0 -> 1 -> 2 -> 3.
+
+Level 0 is the namespace's live memories (persona items and earlier consolidation
+excluded). Each level above clusters the one below and summarises every cluster:
+
+* level 1, patterns: memories that say related things (average-linkage agglomerative
+  clustering of their embeddings, cosine >= ``level1_similarity``);
+* level 2, principles: patterns that belong together (clustering of pattern centroids);
+* level 3, strategic insights: principles that belong together.
+
+The local summariser is extractive: a node's text is its distinctive keywords (c-TF-IDF
+against all level-0 memories) and the one or two member sentences that carry most of
+them (nearest the centroid on ties), with the size and date span of what it covers. It never invents a sentence. It is a lower-quality
+stand-in for an LLM summary, which the LLM layer (a later issue) can plug in here.
+
+Every node is a memory (tags ``consolidated``, ``level<N>``), so search and packs see
+it, and a ``consolidation_nodes`` row links it to its sources (the memories it was built
+from) and its leaves (the level-0 memories under it). Re-running re-derives the tree
+and reconciles it with the stored one by leaves: the same leaves keep their node, mostly
+the same (Jaccard >= 0.5) become a new version of it, the rest are added or archived.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from agentmemd.memory.core.clock import format_time
+from agentmemd.memory.core.config import ConsolidationConfig
+from agentmemd.memory.core.models import AddParams, UpdateParams
+from agentmemd.memory.retrieval.embeddings import normalise
+from agentmemd.memory.store.database import from_blob
+from agentmemd.memory.workspace.owned_sections import clip, neutralise
+
+LEVEL_NAMES = {1: "pattern", 2: "principle", 3: "insight"}
+LEVEL_PRIORITY = {1: 0.4, 2: 0.5, 3: 0.6}
+_WORD = re.compile(r"[a-z][a-z'-]{2,}")
+MATCH_JACCARD = 0.5
+QUOTE_CHARS = 220
+
+
+@dataclass
+class Leaf:
+    id: str
+    content: str
+    type: str
+    created: str
+    vector: np.ndarray
+
+
+@dataclass
+class Node:
+    level: int
+    children: list["Node"]  # the nodes (or leaves) one level down it was built from
+    leaves: frozenset[str]
+    vector: np.ndarray  # normalised centroid of its leaves
+    keywords: list[str]
+    content: str
+    type: str
+    id: str | None = None  # memory id once stored
+
+    @property
+    def sources(self) -> list[str]:
+        return [c.id for c in self.children if c.id is not None]
+
+
+def _stopwords() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS) | {"yeah", "really", "just", "like", "got", "thanks", "glad", "wow", "lot",
+                                            "things", "thing", "know", "think", "sounds", "great", "awesome", "cool",
+                                            "good", "love", "amazing", "hey", "don't", "it's", "i'm", "that's", "you're"}
+
+
+def words(text: str, stop: frozenset[str]) -> list[str]:
+    stripped = (w.strip("'-") for w in _WORD.findall(text.lower()))
+    return [w for w in stripped if w not in stop and len(w) > 2]
+
+
+def cluster(vectors: np.ndarray, similarity: float, min_size: int) -> list[list[int]]:
+    """Groups of row indexes whose average pairwise cosine is >= similarity (singletons dropped)."""
+    if len(vectors) < min_size:
+        return []
+    from sklearn.cluster import AgglomerativeClustering
+
+    labels = AgglomerativeClustering(
+        n_clusters=None, metric="cosine", linkage="average", distance_threshold=1.0 - similarity
+    ).fit_predict(vectors)
+    groups: dict[int, list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(int(label), []).append(i)
+    return sorted((g for g in groups.values() if len(g) >= min_size), key=lambda g: (-len(g), g[0]))
+
+
+def keywords_by_cluster(texts: list[list[str]], reference: list[list[str]], top: int = 4) -> list[list[str]]:
+    """c-TF-IDF: words frequent in a cluster and rare in the reference documents (all
+    level-0 memories), so the names in every line of a chat do not label every cluster."""
+    df = Counter(w for doc in reference for w in set(doc))
+    n = max(len(reference), 1)
+    out = []
+    for words_ in texts:
+        c = Counter(words_)
+        total = sum(c.values()) or 1
+        # A keyword is said in at least two memories of the cluster (or the cluster has one word).
+        scored = sorted(c, key=lambda w: (c[w] < 2, -(c[w] / total) * np.log(n / df[w]), w))
+        out.append([w for w in scored[:top] if np.log(n / df[w]) > 0])
+    return out
+
+
+def _representative(vectors: np.ndarray, texts: list[list[str]], keywords: list[str], k: int) -> list[int]:
+    """The k members that carry the most of the cluster's keywords, nearest the centre on ties:
+    in a chat the most central line is often small talk, the keyword-rich one says what happened."""
+    centroid = vectors.mean(axis=0)
+    closeness = vectors @ centroid
+    wanted = set(keywords)
+    hits = [len(wanted & set(t)) for t in texts]
+    order = sorted(range(len(texts)), key=lambda i: (-hits[i], -float(closeness[i]), i))
+    return order[:k]
+
+
+def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[Node]]:
+    """Levels 1-3 over the given level-0 memories (deterministic for the same input)."""
+    stop = _stopwords()
+    by_id = {leaf.id: leaf for leaf in leaves}
+    leaf_words = {leaf.id: words(leaf.content, stop) for leaf in leaves}
+    thresholds = {1: cfg.level1_similarity, 2: cfg.level2_similarity, 3: cfg.level3_similarity}
+    tree: dict[int, list[Node]] = {}
+    below: list[Node] = [
+        Node(0, [], frozenset([leaf.id]), leaf.vector, [], leaf.content, leaf.type, id=leaf.id) for leaf in leaves
+    ]
+    for level in (1, 2, 3):
+        matrix = np.stack([n.vector for n in below]) if below else np.zeros((0, 1), dtype=np.float32)
+        groups = cluster(matrix, thresholds[level], cfg.min_sources)
+        if not groups:
+            tree[level] = []
+            break
+        members = [[below[i] for i in g] for g in groups]
+        covered = [sorted(frozenset().union(*(m.leaves for m in ms))) for ms in members]
+        keywords = keywords_by_cluster([[w for lid in ids for w in leaf_words[lid]] for ids in covered],
+                                       list(leaf_words.values()), top=4)
+        nodes = []
+        for ms, ids, kws in zip(members, covered, keywords):
+            leaf_vectors = np.stack([by_id[i].vector for i in ids])
+            centre = normalise(leaf_vectors.mean(axis=0))
+            picks = _representative(leaf_vectors, [leaf_words[i] for i in ids], kws, 2 if len(ids) >= 4 else 1)
+            quotes = [clip(by_id[ids[i]].content, QUOTE_CHARS) for i in picks]
+            dates = sorted(by_id[i].created[:10] for i in ids)
+            span = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+            size = f"{len(ids)} memories" if level == 1 else f"{len(ms)} {LEVEL_NAMES[level - 1]}s, {len(ids)} memories"
+            text = f"{LEVEL_NAMES[level].capitalize()} ({', '.join(kws)}): " + " / ".join(quotes) + f" [{size}, {span}]"
+            mtype = Counter(by_id[i].type for i in ids).most_common(1)[0][0]
+            nodes.append(Node(level, ms, frozenset(ids), centre, kws, text, mtype))
+        tree[level] = nodes
+        below = nodes
+    for level in (1, 2, 3):
+        tree.setdefault(level, [])
+    return tree
+
+
+class Consolidator:
+    """Derives the tree for a namespace and reconciles it with the stored one."""
+
+    def __init__(self, service, cfg: ConsolidationConfig):
+        self.service = service
+        self.store = service.store
+        self.cfg = cfg
+
+    def level0(self, namespace: str) -> list[Leaf]:
+        rows = self.store.conn.execute(
+            "SELECT id, content, type, created, embedding FROM memories "
+            "WHERE namespace = ? AND superseded_by IS NULL AND type != 'persona' "
+            "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
+            "ORDER BY last_accessed DESC, seq DESC LIMIT ?",
+            (namespace, self.cfg.max_level0),
+        ).fetchall()
+        return [Leaf(r[0], r[1], r[2], r[3], from_blob(r[4])) for r in rows]
+
+    def stored(self, namespace: str) -> dict[int, list[dict[str, Any]]]:
+        """Stored nodes whose memory is still live; rows of archived nodes are dropped."""
+        rows = self.store._rows(
+            "SELECT c.memory_id, c.level, c.leaves, m.content FROM consolidation_nodes c "
+            "LEFT JOIN memories m ON m.id = c.memory_id AND m.superseded_by IS NULL "
+            "WHERE c.namespace = ? ORDER BY c.level, c.rowid", (namespace,))
+        out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
+        for r in rows:
+            if r["content"] is None:
+                self._drop_node(r["memory_id"])
+                continue
+            r["leaves"] = frozenset(json.loads(r["leaves"]))
+            out[r["level"]].append(r)
+        return out
+
+    def namespaces(self) -> list[str]:
+        return [r[0] for r in self.store.conn.execute(
+            "SELECT DISTINCT namespace FROM memories WHERE superseded_by IS NULL "
+            "UNION SELECT DISTINCT namespace FROM consolidation_nodes ORDER BY 1")]
+
+    def run(self, namespace: str, now: datetime) -> dict[str, int]:
+        leaves = self.level0(namespace)
+        tree = build_tree(leaves, self.cfg)
+        counts = Counter(level0=len(leaves), level1=0, level2=0, level3=0, added=0, revised=0, kept=0, archived=0)
+        with self.store.transaction():
+            old = self.stored(namespace)
+            for level in (1, 2, 3):
+                self._reconcile(namespace, level, tree[level], old[level], now, counts)
+                counts[f"level{level}"] = len(tree[level])
+        return dict(counts)
+
+    def _reconcile(self, namespace: str, level: int, new: list[Node], old: list[dict[str, Any]],
+                   now: datetime, counts: Counter) -> None:
+        pairs = sorted(
+            ((_jaccard(n.leaves, o["leaves"]), i, j) for i, n in enumerate(new) for j, o in enumerate(old)
+             if not n.leaves.isdisjoint(o["leaves"])),
+            key=lambda t: (-t[0], t[1], t[2]),
+        )
+        taken_new: dict[int, int] = {}
+        taken_old: set[int] = set()
+        for score, i, j in pairs:
+            if score < MATCH_JACCARD or i in taken_new or j in taken_old:
+                continue
+            taken_new[i] = j
+            taken_old.add(j)
+        source = f"consolidation level {level} ({LEVEL_NAMES[level]})"
+        additions: list[int] = []
+        for i, node in enumerate(new):
+            if i not in taken_new:
+                additions.append(i)
+                continue
+            prev = old[taken_new[i]]
+            if prev["content"] == node.content:
+                node.id = prev["memory_id"]
+                counts["kept"] += 1
+            else:
+                node.id = self.service.update(UpdateParams(id=prev["memory_id"], content=node.content, source=source)).id
+                self._drop_node(prev["memory_id"])
+                counts["revised"] += 1
+        if additions:
+            ids = self.service.add_many([
+                AddParams(content=new[i].content, type=new[i].type, namespace=namespace, source=source,
+                          priority=LEVEL_PRIORITY[level], tags=["consolidated", f"level{level}"])
+                for i in additions
+            ])
+            for i, memory_id in zip(additions, ids):
+                new[i].id = memory_id
+            counts["added"] += len(additions)
+        for j, prev in enumerate(old):
+            if j not in taken_old:
+                self.service.archive(prev["memory_id"])
+                self._drop_node(prev["memory_id"])
+                counts["archived"] += 1
+        for node in new:
+            self.store.conn.execute(
+                "INSERT INTO consolidation_nodes(memory_id, namespace, level, leaves, sources, keywords, derived_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET leaves = excluded.leaves, "
+                "sources = excluded.sources, keywords = excluded.keywords, derived_at = excluded.derived_at",
+                (node.id, namespace, level, json.dumps(sorted(node.leaves)), json.dumps(node.sources),
+                 json.dumps(node.keywords), format_time(now)),
+            )
+
+    def _drop_node(self, memory_id: str) -> None:
+        self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (memory_id,))
+
+    def nodes(self, namespace: str, level: int | None = None) -> list[dict[str, Any]]:
+        sql = ("SELECT c.memory_id AS id, c.level, c.sources, c.leaves, c.keywords, c.derived_at, m.content, m.type "
+               "FROM consolidation_nodes c JOIN memories m ON m.id = c.memory_id WHERE c.namespace = ?")
+        params: list[Any] = [namespace]
+        if level is not None:
+            sql += " AND c.level = ?"
+            params.append(level)
+        rows = self.store._rows(sql + " ORDER BY c.level DESC, c.rowid", params)
+        for r in rows:
+            r["sources"] = json.loads(r["sources"])
+            r["leaves"] = len(json.loads(r["leaves"]))
+            r["keywords"] = json.loads(r["keywords"])
+        return rows
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def render_section(nodes: list[dict[str, Any]]) -> str:
+    """The owned section of MEMORY.md: every node, highest level first, with its sources."""
+    out = ["## agentmemd: consolidated memory", "",
+           "<!-- Written by agentmemd's nightly consolidation from the memories listed after each arrow; "
+           "re-derived every night (an unchanged item keeps its id). Lines you edit here are moved above this section "
+           "(and indexed as yours); to drop an item run `agentmemd archive ID`. -->"]
+    titles = {3: "Level 3: strategic insights", 2: "Level 2: principles", 1: "Level 1: patterns"}
+    for level in (3, 2, 1):
+        rows = [n for n in nodes if n["level"] == level]
+        if not rows:
+            continue
+        out += ["", f"### {titles[level]} ({len(rows)})", ""]
+        for n in rows:
+            sources = ", ".join(f"`{s}`" for s in n["sources"][:8])
+            more = f" +{len(n['sources']) - 8} more" if len(n["sources"]) > 8 else ""
+            out.append(f"- {neutralise(n['content'])} `{n['id']}` ← {sources}{more}")
+    if len(out) == 3:
+        out += ["", "_Nothing to consolidate yet._"]
+    return "\n".join(out)

@@ -1,0 +1,179 @@
+"""The background worker: the Observer and Reflector (with the persona track of dual-track
+compaction, seed 002 5.2) and the SyncScore judge of assistant turns (5.3).
+
+One thread, one FIFO queue. ``conversation.append`` only asks for a session to be looked
+at or a turn to be scored; the worker then calls the provider off the store thread and
+hands every SQLite step to ``run_on_store`` (the daemon's single store thread, or a direct
+call when used as a library). Runs of one session never overlap, since there is one worker,
+and a turn's score is in before a later compaction decides which turns shape the persona.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from concurrent.futures import Future
+from typing import Any, Callable
+
+from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.llm.cache import ResponseCache
+from agentmemd.memory.llm.tasks import LanguageModel
+
+log = logging.getLogger("agentmemd")
+
+
+class CompactionWorker:
+    def __init__(self, conversations: Conversations, provider: LanguageModel, cache: ResponseCache | None,
+                 run_on_store: Callable[[Callable[[], Any]], Any], *, target_ratio: float, persona=None):
+        self.conversations = conversations
+        self.persona = persona  # PersonaService: the persona track and SyncScore (None: facts only)
+        self.provider = provider
+        self.cache = cache
+        self.run_on_store = run_on_store
+        self.target_ratio = target_ratio
+        self._queue: queue.Queue[tuple[str, str, dict[str, Any], Future] | None] = queue.Queue()
+        self._queued: set[str] = set()
+        self._lock = threading.Lock()
+        self._busy = threading.Event()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="agentmemd-compaction", daemon=True)
+        self._thread.start()
+
+    # ---- asking -----------------------------------------------------------------------
+
+    def request(self, session: str) -> None:
+        """Look at this session soon (a threshold may have been crossed); never waits."""
+        with self._lock:
+            if session in self._queued:
+                return
+            self._queued.add(session)
+        self._queue.put(("compact", session, {"force": False, "reflect": False}, Future()))
+
+    def run_now(self, session: str, *, force: bool, reflect: bool = False) -> Future:
+        """Queue a run of this session; the Future gives its report."""
+        future: Future = Future()
+        self._queue.put(("compact", session, {"force": force, "reflect": reflect}, future))
+        return future
+
+    def score(self, **params: Any) -> Future:
+        """Queue a SyncScore of one response (PersonaService.begin_score's params); the Future
+        gives the stored score."""
+        future: Future = Future()
+        self._queue.put(("score", params.get("session") or "", params, future))
+        return future
+
+    def idle(self) -> bool:
+        return self._queue.empty() and not self._busy.is_set()
+
+    def stop(self) -> None:
+        """Finish the run in progress (its writes are one transaction), skip what is queued."""
+        self._stopping.set()
+        self._queue.put(None)
+        self._thread.join(timeout=30)
+
+    # ---- working ----------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while True:
+            task = self._queue.get()
+            if task is None:
+                return
+            kind, session, params, future = task
+            if self._stopping.is_set():
+                future.cancel()
+                continue
+            self._busy.set()
+            if kind == "compact":
+                with self._lock:
+                    self._queued.discard(session)
+            try:
+                if kind == "compact":
+                    future.set_result(self.compact(session, **params))
+                else:
+                    future.set_result(self.score_response(params))
+            except Exception as exc:
+                log.exception(f"{kind} failed", extra={"session": session})
+                future.set_exception(exc)
+            finally:
+                self._busy.clear()
+
+    def compact(self, session: str, *, force: bool = False, reflect: bool = False) -> dict[str, Any]:
+        """Observe until nothing is due (force: everything), then reflect if due (reflect: anyway)."""
+        conv = self.conversations
+        report: dict[str, Any] = {"session": session, "observe_runs": [], "reflect_runs": []}
+        while True:
+            job = self.run_on_store(lambda: conv.begin_observe(session, force=force))
+            if job is None:
+                break
+            try:
+                result = self._call("observe", job.namespace, job.turns,
+                                    lambda: self.provider.observe(job.turns, namespace=job.namespace))
+                vectors = conv.embed_observations(job, result)  # on this thread, not the store's
+                record, persona_note = self._persona_record(job)
+                merge = (lambda: self.persona.merge_record(job.namespace, record, session=job.session,
+                                                           run_id=job.run_id)) if record is not None else None
+                done = self.run_on_store(lambda: conv.finish_observe(job, result, vectors, also=merge))
+                report["observe_runs"].append({**done, "persona_record": persona_note})
+            except Exception as exc:
+                self._fail(job.run_id, exc)
+                raise
+        job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
+        if job is not None:
+            try:
+                result = self._call(
+                    "reflect", job.namespace, job.observations,
+                    lambda: self.provider.reflect(job.observations, namespace=job.namespace,
+                                                  target_ratio=self.target_ratio))
+                report["reflect_runs"].append(self.run_on_store(lambda: conv.finish_reflect(job, result)))
+            except Exception as exc:
+                self._fail(job.run_id, exc)
+                raise
+        report["counts"] = self.run_on_store(lambda: conv.counts(session))
+        return report
+
+    def _persona_record(self, job) -> tuple[Any, str]:
+        """Track 2 of the compaction: the persona record of the batch's assistant turns. Turns
+        that scored below record_min_score are left out, so drift is not learned as persona.
+        A failed persona track does not hold back the facts: the run goes on without it."""
+        if self.persona is None:
+            return None, "off"
+        low = self.run_on_store(lambda: self.persona.low_scored_turns(job.session))
+        turns = [t for t in job.turns if not (t.role == "assistant" and t.seq in low)]
+        mine = sum(1 for t in turns if t.role == "assistant")
+        if not mine:
+            return None, "no agent turns" + (f" ({len(low & {t.seq for t in job.turns})} left out as drift)"
+                                             if low else "")
+        try:
+            record = self._call("persona_record", job.namespace, turns,
+                                lambda: self.provider.persona_record(turns, namespace=job.namespace,
+                                                                     session=job.session))
+        except Exception as exc:
+            log.warning("persona record failed; the observations are stored without it",
+                        extra={"session": job.session, "error": f"{type(exc).__name__}: {exc}"})
+            return None, f"failed: {type(exc).__name__}: {exc}"[:300]
+        return record, f"merged ({mine} agent turns)"
+
+    def score_response(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Judge one response (twice when a sampled judge lands near a threshold) and store it."""
+        persona = self.persona
+        job = self.run_on_store(lambda: persona.begin_score(**params))
+
+        def judge():
+            return self._call("judge", job.namespace, [job.request],
+                              lambda: self.provider.judge(job.request, job.state, namespace=job.namespace))
+
+        judged = [judge()]
+        if getattr(self.provider, "samples_judgements", False) and persona.near_threshold(
+                persona.composite(judged[0].dimensions.model_dump())):
+            judged.append(judge())
+        return self.run_on_store(lambda: persona.finish_score(job, judged))
+
+    def _fail(self, run_id: int, exc: Exception) -> None:
+        message = f"{type(exc).__name__}: {exc}"
+        self.run_on_store(lambda: self.conversations.fail_run(run_id, message))
+
+    def _call(self, task: str, namespace: str, payload: list, compute: Callable[[], Any]) -> Any:
+        if self.cache is None:
+            return compute()
+        return self.cache.through(task, namespace, payload, compute, run_on_store=self.run_on_store)

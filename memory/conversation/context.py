@@ -1,0 +1,236 @@
+"""The stable context for a model call (seed 002, 5.4 Strategy A "conversation rebase", R6).
+
+    system   = persona contract + observation log        <- the stable, cacheable prefix
+    messages = the last turns not yet observed, oldest first
+               the newest user turn carries the Memory Pack for it, at the very end
+
+The prefix depends only on the namespace's persona memories, the session's live
+observations and the budget: it is byte-identical from call to call until the Observer
+or Reflector changes the observations (nothing in it is phrased relative to "now"), so a
+provider's prompt cache keeps hitting. ``prefix_hash`` is the SHA-256 of exactly that text.
+
+Budget (one token counter): the prefix gets at most ``system_share``; the turns take what
+they need up to ``history_share`` plus whatever the prefix left; the Memory Pack gets the
+rest. The whole never exceeds the budget.
+
+The persona part of the prefix is the latest Persona Preservation Record (PersonaState,
+~200 tokens, seed 002 5.2); without a PersonaState, the persona memories that fit.
+
+Drift actions (seed 002, 5.3/5.4), chosen from the session's SyncScore EWMA by the caller:
+``reinforce`` puts a persona reminder with the newest user turn; ``anchor`` inserts
+persona anchor messages (role ``system``) at ~33 % and ~66 % of the turns (with
+``anchors_as="user"``, wrapped in ``<persona-anchor>`` at the start of the first user turn
+from there, for APIs without mid-conversation system messages), or a reminder when there
+are fewer than ``anchor_min_turns``; ``rebase`` is called after a forced
+compaction, so the context is rebuilt from the fresh prefix plus the last
+``keep_recent_turns`` raw turns. None of them changes the stable prefix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from agentmemd.memory.core.models import PackParams
+from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.language.dates import human_date
+from agentmemd.persona.drift.anchors import anchor, anchor_positions, reminder
+
+PERSONA_HEADER = "# Who you are\n"
+OBSERVATIONS_HEADER = "# What you have observed in this conversation\n"
+_PRIORITY_ORDER = {"HIGH": 0, "MED": 1, "LOW": 2}
+
+
+def observation_line(row: dict[str, Any]) -> str:
+    when = row["date"][11:16]
+    line = f"- ({row['priority']}) {when} [{row['category']}] {row['content']}"
+    if row.get("referenced_date"):
+        said = f', "{row["relative_date"]}"' if row.get("relative_date") else ""
+        line += f" (refers to {human_date(row['referenced_date'])}{said})"
+    return line
+
+
+def render_observations(rows: list[dict[str, Any]]) -> str:
+    """Mastra-style log: one 'Date:' header per day, then one line per observation, in time order."""
+    out: list[str] = []
+    day = None
+    for row in sorted(rows, key=lambda r: (r["date"], r["seq"])):
+        if row["date"][:10] != day:
+            day = row["date"][:10]
+            out.append(f"Date: {day}")
+        out.append(observation_line(row))
+    return "\n".join(out)
+
+
+def fit_observations(rows: list[dict[str, Any]], budget: int, fixed: str) -> tuple[str, list[dict[str, Any]]]:
+    """The prefix text with as many observations as fit: HIGH before MED before LOW, newer first
+    within a priority; shown in time order. Deterministic for the same rows and budget.
+    Returns the text and the observations in it."""
+    newest_first = sorted(rows, key=lambda r: (r["date"], r["seq"]), reverse=True)
+    ranked = sorted(newest_first, key=lambda r: _PRIORITY_ORDER[r["priority"]])  # stable: newest first per priority
+    chosen: list[dict[str, Any]] = []
+    used = count_tokens(fixed + OBSERVATIONS_HEADER)
+    for row in ranked:
+        cost = count_tokens(observation_line(row)) + 1
+        if used + cost > budget:
+            continue
+        chosen.append(row)
+        used += cost
+    text = fixed
+    if chosen:
+        text += OBSERVATIONS_HEADER + render_observations(chosen) + "\n"
+    # Line-by-line counts can differ from the whole by a token here and there: trim to be exact.
+    while chosen and count_tokens(text) > budget:
+        chosen.pop()
+        text = fixed + (OBSERVATIONS_HEADER + render_observations(chosen) + "\n" if chosen else "")
+    return text, chosen
+
+
+def clip_to_tokens(text: str, limit: int) -> str:
+    """The longest prefix of ``text`` (cut at a space) within ``limit`` tokens, marked with '…'."""
+    if count_tokens(text) <= limit:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if count_tokens(text[:mid] + " …") <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text[:lo].rsplit(" ", 1)[0] if " " in text[:lo] else text[:lo]
+    return cut + " …" if cut else ""
+
+
+def persona_contract(persona: list[dict[str, Any]], budget: int, record: str = "",
+                     record_limit: int | None = None) -> tuple[str, list[str]]:
+    """The persona part of the prefix; (text, the persona memory ids it shows).
+
+    With a Persona Preservation Record (PersonaState's, made from these same persona items and the
+    agent's replies) the record alone, always, even past ``budget`` (the record is the one part of
+    the prefix that must be there), clipped only to ``record_limit``; listing the items again would
+    repeat it. Without one, the persona memories that fit ``budget``, highest priority first."""
+    text, ids = PERSONA_HEADER, []
+    if record:  # the record stands for the persona items, so the pack need not repeat them
+        limit = record_limit if record_limit is not None else budget
+        body = clip_to_tokens(record, max(0, limit - count_tokens(text + "\n\n")))
+        return (text + body + "\n\n", [r["id"] for r in persona]) if body else ("", [])
+    for row in sorted(persona, key=lambda r: (-r["priority"], r["id"])):
+        line = f"- {' '.join(row['content'].split())}\n"
+        if count_tokens(text + line) > budget:
+            break
+        text += line
+        ids.append(row["id"])
+    return (text + "\n", ids) if text != PERSONA_HEADER else ("", [])
+
+
+def build_context(service, conversations, session: str, budget: int, *, persona_state=None,
+                  drift: str = "none", anchor_min_turns: int = 10, anchors_as: str = "system") -> dict[str, Any]:
+    cfg = service.config.conversation
+    namespace = conversations.require(session)
+    store = service.store
+    persona = store._rows(
+        "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = 'persona' "
+        "AND superseded_by IS NULL", (namespace,))
+    system_budget = int(budget * cfg.system_share)
+    record = persona_state.record if persona_state is not None else ""
+    contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)
+    live = conversations.live(session)
+    system, shown = fit_observations(live, max(system_budget, count_tokens(contract)), contract)
+    # The pack leaves out what the prefix already shows: the shown observations and the persona.
+    in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + persona_ids
+    system_tokens = count_tokens(system)
+
+    memory_share = int(budget * cfg.memories_share)
+    history_budget = budget - system_tokens - memory_share
+    if persona_state is None:
+        drift = "none"
+    anchor_text = anchor(persona_state) if drift == "anchor" else ""
+    history_budget -= 2 * count_tokens(anchor_text)  # room for two anchors
+    turns = conversations.unobserved(session)
+    if drift == "rebase":  # after the forced compaction: the newest raw turns, observed or not
+        turns = conversations.recent(session, max(2, cfg.keep_recent_turns))
+    chosen: list[dict[str, Any]] = []
+    used = 0
+    for turn in reversed(turns):
+        if used + turn["tokens"] > history_budget:
+            break
+        chosen.append(turn)
+        used += turn["tokens"]
+    chosen.reverse()
+    if not chosen and turns and history_budget > 2:  # the newest turn alone is too long: its start, clipped
+        newest = dict(turns[-1])
+        newest["content"] = clip_to_tokens(newest["content"], history_budget)
+        chosen, used = [newest], count_tokens(newest["content"])
+    messages = [{"role": t["role"], "content": t["content"]} for t in chosen]
+
+    positions: list[int] = []
+    if drift == "anchor":
+        positions = anchor_positions(len(messages), anchor_min_turns)
+        if anchors_as == "user":  # APIs without mid-conversation system messages: ride on a user turn
+            last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
+            carriers = []
+            for at in positions:  # the first user turn at or after the position, not the newest one
+                i = next((j for j in range(at, last_user) if messages[j]["role"] == "user" and j not in carriers), None)
+                if i is not None:
+                    carriers.append(i)
+            for i in carriers:
+                messages[i] = {"role": "user", "content": f"<persona-anchor>{anchor_text}</persona-anchor>\n\n"
+                                                          f"{messages[i]['content']}"}
+            positions = carriers
+        else:
+            for at in reversed(positions):
+                messages.insert(at, {"role": "system", "content": anchor_text})
+        if not positions:
+            drift = "reinforce"  # too few turns for anchors: the reminder is the nearest repair
+    newest_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
+    note = reminder(persona_state) + "\n\n" if drift == "reinforce" and newest_user is not None else ""
+    if note:
+        messages[newest_user] = {"role": "user", "content": note + messages[newest_user]["content"]}
+    if drift == "reinforce" and not note:
+        drift = "none"  # no user turn to carry the reminder
+
+    def unspent() -> int:
+        return budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
+
+    pack = None
+    left = unspent()
+    while note and left < 0 and newest_user > 0:  # the reminder must fit: drop the oldest turn
+        used -= count_tokens(messages.pop(0)["content"])
+        newest_user -= 1
+        left = unspent()
+    if note and left < 0:  # a budget too small for it: no reminder rather than over budget
+        messages[newest_user] = {"role": "user", "content": messages[newest_user]["content"][len(note):]}
+        note, drift = "", "none"
+        left = unspent()
+    if newest_user is not None and left > 20:
+        query = messages[newest_user]["content"][len(note):]
+        wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
+        pack_budget = left - wrapper_overhead
+        while pack_budget > 0:
+            pack = service.pack(PackParams(query=query, budget_tokens=pack_budget, namespace=namespace,
+                                           exclude=in_prefix))
+            if not pack.items:
+                pack = None
+                break
+            candidate = f"{note}<memories>\n{pack.text}\n</memories>\n\n{query}"
+            extra = count_tokens(candidate) - count_tokens(note + query)
+            if extra <= left:
+                messages[newest_user] = {"role": "user", "content": candidate}
+                break
+            pack_budget -= extra - left  # tokenisation at the seams: shrink by the overshoot and retry
+            pack = None
+    tokens = system_tokens + sum(count_tokens(m["content"]) for m in messages)
+    wrapper = count_tokens("<persona-anchor></persona-anchor>") if anchors_as == "user" else 0
+    persona_tokens = count_tokens(note) + (count_tokens(anchor_text) + wrapper) * len(positions)
+    return {
+        "session": session, "namespace": namespace, "system": system, "messages": messages,
+        "prefix_hash": hashlib.sha256(system.encode("utf-8")).hexdigest(), "tokens": tokens,
+        "budget_tokens": budget,
+        "parts": {"system": system_tokens, "history": used, "memories": tokens - system_tokens - used - persona_tokens,
+                  "persona": persona_tokens,
+                  "turns": len(messages), "unobserved_turns": len(turns),
+                  "observations": len(live)},
+        "pack_id": pack.pack_id if pack else None,
+        "drift_action": drift,
+        "anchors": positions if drift == "anchor" else [],
+    }

@@ -1,0 +1,316 @@
+"""The one config loader: ``agentmemd.toml`` parsed with tomllib, validated by pydantic.
+
+Every key has a default, so an empty or missing file is a valid config. Unknown
+keys are rejected so a typo never silently does nothing.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from agentmemd.memory.core.vocabulary import DIMENSIONS, Dimension, MemoryType
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerConfig(_Section):
+    max_line_bytes: int = Field(1_048_576, gt=0, description="Longest accepted request line.")
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class StoreConfig(_Section):
+    # NORMAL in WAL mode survives a killed process; FULL also survives power loss.
+    synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+
+
+class EmbeddingConfig(_Section):
+    model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
+    query_cache_size: int = Field(512, ge=0)
+
+
+class RetrievalConfig(_Section):
+    vector_candidates: int = Field(100, gt=0, description="N for top-N nearest vectors (exact cosine over the vec0 vectors, held in RAM).")
+    fts_candidates: int = Field(50, gt=0, description="N for top-N FTS5/BM25 hits.")
+    fts_max_postings: int = Field(
+        5000, gt=0, description="BM25 work bound: a query term in more memories than this is a stop word; "
+        "the others are used rarest first while their document frequencies add up to at most this."
+    )
+    pinned_candidates: int = Field(20, ge=0, description="Always-considered persona/relational items.")
+    recent_candidates: int = Field(20, ge=0, description="Most recently accessed items.")
+    dense_weight: float = Field(0.5, ge=0, le=1, description="Share of cosine in the similarity signal.")
+    lexical_weight: float = Field(0.5, ge=0, le=1, description="Share of BM25 in the similarity signal.")
+
+
+class ScoringConfig(_Section):
+    similarity: float = 0.35
+    priority: float = 0.25
+    decay: float = 0.20
+    frequency: float = 0.20
+    priority_floors: dict[MemoryType, float] = Field(
+        default_factory=lambda: {
+            "persona": 0.7,
+            "relational": 0.6,
+            "preference": 0.5,
+            "procedural": 0.3,
+            "fact": 0.1,
+        }
+    )
+
+
+class DecayConfig(_Section):
+    base_half_life_hours: float = Field(720.0, gt=0)
+    active_above: float = 0.7
+    warm_above: float = 0.3
+    cold_above: float = 0.1
+    identity_min_retention: float = Field(0.5, ge=0, le=1, description="Floor for persona and relational.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "DecayConfig":
+        if not (1 >= self.active_above > self.warm_above > self.cold_above >= 0):
+            raise ValueError("decay tiers must satisfy 1 >= active_above > warm_above > cold_above >= 0")
+        return self
+
+
+class ReinforcementConfig(_Section):
+    direct: float = 3.0
+    indirect: float = 1.0
+    used: float = 2.0
+    retrieved_unused: float = 0.5
+
+
+class PackConfig(_Section):
+    mmr_lambda: float = Field(0.7, ge=0, le=1)
+    min_items: dict[MemoryType, int] = Field(default_factory=lambda: {"persona": 1})
+    max_share: dict[MemoryType, float] = Field(default_factory=dict)
+
+
+class ClockConfig(_Section):
+    # Empty: the system clock. An ISO-8601 time: a manual clock that starts there and
+    # moves only through the `clock.advance` method (tests, replays).
+    start: str = ""
+
+
+class WorkspaceConfig(_Section):
+    path: str = Field("", description="Markdown workspace directory ('' = none; `serve --workspace` overrides).")
+    namespace: str = Field("default", min_length=1, max_length=200, description="Namespace its items live in.")
+    max_file_bytes: int = Field(1_048_576, gt=0, description="Larger files are skipped with a logged reason.")
+    debounce_ms: int = Field(300, ge=0, le=10_000, description="Quiet time after a save before indexing.")
+
+
+JOB_NAMES: tuple[str, ...] = ("decay_sweep", "consolidate", "daily_log")
+
+
+class JobsConfig(_Section):
+    """When the scheduled jobs run: a crontab expression each ('' = never on a schedule)."""
+
+    timezone: str = Field("", description="Zone the cron times are in ('' = this machine's local zone).")
+    decay_sweep: str = Field("17 * * * *", description="Archive memories that decayed below the Cold tier.")
+    consolidate: str = Field("30 3 * * *", description="Nightly 4-level consolidation into MEMORY.md.")
+    daily_log: str = Field("*/10 * * * *", description="Write what was learned today into memory/YYYY-MM-DD.md.")
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        if value:
+            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(f"unknown time zone {value!r} (use an IANA name such as 'Europe/Madrid' or 'UTC')") from None
+        return value
+
+    @field_validator("decay_sweep", "consolidate", "daily_log")
+    @classmethod
+    def _crontab(cls, value: str) -> str:
+        if value.strip():
+            from apscheduler.triggers.cron import CronTrigger
+
+            try:
+                CronTrigger.from_crontab(value, timezone="UTC")
+            except ValueError as exc:
+                raise ValueError(f"not a crontab expression (minute hour day month weekday): {value!r}: {exc}") from None
+        return value.strip()
+
+    def schedule(self) -> dict[str, str]:
+        return {name: getattr(self, name) for name in JOB_NAMES}
+
+
+class ConsolidationConfig(_Section):
+    """Nightly consolidation (seed 002, 3.3): level 0 memories -> 1 patterns -> 2 principles -> 3 insights."""
+
+    max_level0: int = Field(4000, gt=1, description="Most recently used level-0 memories clustered per namespace.")
+    level1_similarity: float = Field(0.55, gt=0, lt=1, description="Average cosine that joins memories into a pattern.")
+    level2_similarity: float = Field(0.6, gt=0, lt=1, description="Average cosine that joins patterns into a principle.")
+    level3_similarity: float = Field(0.55, gt=0, lt=1, description="Average cosine that joins principles into an insight.")
+    min_sources: int = Field(2, ge=2, description="A node needs at least this many sources.")
+    memory_file: str = Field("MEMORY.md", min_length=1, description="Workspace file whose owned section shows the result.")
+
+
+class LLMConfig(_Section):
+    """The daemon's language-model work (observing, reflecting, judging, summarising)."""
+
+    provider: Literal["local", "anthropic"] = Field("local", description="local: offline methods; anthropic: the Messages API.")
+    model: str = Field("claude-haiku-4-5", min_length=1, description="Model for the anthropic provider.")
+    base_url: str = Field("", description="Messages API base URL ('' = the SDK's default, api.anthropic.com).")
+    api_key_env: str = Field("ANTHROPIC_API_KEY", min_length=1, description="Environment variable holding the key.")
+    timeout_seconds: float = Field(30.0, gt=0, description="Per-request timeout.")
+    max_retries: int = Field(3, ge=0, le=10, description="Retries with backoff on 429, 5xx, timeouts, connection errors.")
+    max_output_tokens: int = Field(1024, gt=0, le=64000)
+    json_repair_attempts: int = Field(1, ge=0, le=3, description="Re-asks when a JSON reply does not validate.")
+    # USD per million tokens (Claude Haiku 4.5 list prices); cache writes/reads are priced apart.
+    input_per_mtok: float = Field(1.0, ge=0)
+    output_per_mtok: float = Field(5.0, ge=0)
+    cache_write_per_mtok: float = Field(1.25, ge=0)
+    cache_read_per_mtok: float = Field(0.1, ge=0)
+
+
+class ConversationConfig(_Section):
+    """Conversations: Observer/Reflector compaction and the stable context (seed 002, 5.4 and 5.6)."""
+
+    observer_threshold_tokens: int = Field(30_000, gt=0, description="Unobserved turn tokens that trigger the Observer.")
+    reflector_threshold_tokens: int = Field(40_000, gt=0, description="Observation tokens that trigger the Reflector.")
+    observer_batch_tokens: int = Field(8_000, gt=0, description="Most turn tokens handed to one Observer call.")
+    keep_recent_turns: int = Field(4, ge=0, description="Newest turns left raw when the Observer runs (not forced).")
+    reflector_target: float = Field(0.45, gt=0.05, lt=1, description="The Reflector's output size as a share of its input.")
+    context_budget_tokens: int = Field(16_000, gt=100, description="conversation.context budget when none is given.")
+    system_share: float = Field(0.1, gt=0, lt=1, description="Budget share of the stable prefix (persona + observations).")
+    memories_share: float = Field(0.3, ge=0, lt=1, description="Budget share of the Memory Pack.")
+    history_share: float = Field(0.6, gt=0, lt=1, description="Budget share of the recent turns.")
+
+    @model_validator(mode="after")
+    def _shares(self) -> "ConversationConfig":
+        total = self.system_share + self.memories_share + self.history_share
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"system_share + memories_share + history_share must be 1 (they add up to {total:g})")
+        return self
+
+
+class CacheConfig(_Section):
+    """The semantic response cache in front of the LLM layer (seed 001, chapter 3)."""
+
+    enabled: bool = True
+    similarity_threshold: float = Field(0.95, gt=0, le=1, description="Cosine at or above which a cached answer is reused.")
+    keyword_only: bool = Field(False, description="Embed only the prompt's keywords, not the whole variable part.")
+    max_entries: int = Field(10_000, gt=0, description="Oldest unused entries are evicted past this many.")
+
+
+class PersonaConfig(_Section):
+    """PersonaState merging, SyncScore and drift actions (seed 002, 5.2-5.4)."""
+
+    trait_alpha: float = Field(0.3, gt=0, le=1, description="EWMA weight of a compaction's observed traits.")
+    marker_decay: float = Field(0.8, gt=0, le=1, description="Old voice-marker/stance/format weights are multiplied by this at each merge.")
+    top_k: int = Field(8, gt=0, le=50, description="Weighted items kept per categorical field.")
+    record_max_tokens: int = Field(200, ge=50, le=1000, description="The injected Persona Preservation Record's size.")
+    ewma_lambda: float = Field(0.3, gt=0, le=1, description="SyncScore EWMA: lambda*score + (1-lambda)*previous.")
+    reinforce_below: float = Field(0.7, gt=0, le=1, description="EWMA below this: a persona reminder in the next context.")
+    anchor_below: float = Field(0.6, gt=0, le=1, description="EWMA below this: persona anchors at ~33 % and ~66 %.")
+    rebase_below: float = Field(0.5, gt=0, le=1, description="EWMA below this: forced compaction and a fresh context.")
+    rebase_cooldown_turns: int = Field(4, ge=0, description="Agent replies after a rebase before another one; anchors meanwhile.")
+    near_threshold: float = Field(0.05, ge=0, le=0.5, description="A judged composite this close to a threshold is sampled twice.")
+    anchor_min_turns: int = Field(10, ge=2, description="Anchors are placed in conversations of at least this many turns.")
+    record_min_score: float = Field(0.6, ge=0, le=1, description="Assistant turns scored below this are left out of persona records.")
+    score_assistant_turns: bool = Field(True, description="Score every assistant turn conversation.append receives.")
+    weights: dict[Dimension, float] = Field(
+        default_factory=lambda: {"voice": 0.25, "relational": 0.2, "grounded": 0.2, "style": 0.15, "constraint": 0.2},
+        description="Composite = weighted mean of the five dimensions.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "PersonaConfig":
+        if not self.rebase_below < self.anchor_below < self.reinforce_below:
+            raise ValueError("thresholds must satisfy rebase_below < anchor_below < reinforce_below")
+        if set(self.weights) != set(DIMENSIONS):
+            raise ValueError(f"weights must name {', '.join(DIMENSIONS)}")
+        total = sum(self.weights.values())
+        if abs(total - 1.0) > 1e-6 or min(self.weights.values()) < 0:
+            raise ValueError(f"weights must be >= 0 and add up to 1 (they add up to {total:g})")
+        return self
+
+
+class DailyLogConfig(_Section):
+    max_items: int = Field(200, gt=0, description="Learned memories listed per day; the rest are counted.")
+
+
+class Config(_Section):
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    scoring: ScoringConfig = Field(default_factory=ScoringConfig)
+    decay: DecayConfig = Field(default_factory=DecayConfig)
+    reinforcement: ReinforcementConfig = Field(default_factory=ReinforcementConfig)
+    pack: PackConfig = Field(default_factory=PackConfig)
+    clock: ClockConfig = Field(default_factory=ClockConfig)
+    jobs: JobsConfig = Field(default_factory=JobsConfig)
+    consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)
+    daily_log: DailyLogConfig = Field(default_factory=DailyLogConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    conversation: ConversationConfig = Field(default_factory=ConversationConfig)
+    cache: CacheConfig = Field(default_factory=CacheConfig)
+    persona: PersonaConfig = Field(default_factory=PersonaConfig)
+
+
+class ConfigError(Exception):
+    """The config file is missing, not TOML, or has a bad key or value."""
+
+
+def load_config(path: str | Path | None = None, overrides: dict | None = None) -> Config:
+    """Load and validate a config file; ``None`` gives the defaults.
+
+    ``overrides`` is a nested dict merged over the file (used by tests and benches).
+    """
+    text = ""
+    if path is not None:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"config file not found: {p}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"config file {p} is not valid TOML: {exc}") from None
+    config = load_config_text(text, overrides, name=str(path) if path is not None else None)
+    if path is not None and config.workspace.path and not Path(config.workspace.path).is_absolute():
+        config.workspace.path = str((Path(path).resolve().parent / config.workspace.path).resolve())
+    return config
+
+
+def load_config_text(text: str, overrides: dict | None = None, *, name: str | None = None) -> Config:
+    """Validate config TOML given as text (``name`` labels errors); relative paths stay as written."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {name} is not valid TOML: {exc}") from None
+    if overrides:
+        data = _merge(data, overrides)
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid config{f' {name}' if name else ''}: {problems}") from None
+    return config
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,301 @@
+"""Pydantic models for everything that crosses the socket: method params and results."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from agentmemd.memory.core.vocabulary import MemoryType, ReinforceEvent, Role, Tier
+
+
+def _utf8(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text is not valid UTF-8 (it contains a lone surrogate)") from None
+    return value
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return value
+
+
+Text = Annotated[str, AfterValidator(_utf8)]
+Content = Annotated[str, Field(min_length=1, max_length=100_000), AfterValidator(_utf8), AfterValidator(_non_blank)]
+Namespace = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]
+MemoryId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_utf8)]
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AddParams(Params):
+    content: Content
+    type: MemoryType
+    # Text that situates the memory (e.g. the conversation turn before it). It is
+    # embedded and keyword-indexed with the content, never returned or packed.
+    context: Annotated[str, Field(max_length=20_000), AfterValidator(_utf8)] | None = None
+    priority: float | None = Field(None, ge=0.0, le=1.0)
+    namespace: Namespace = "default"
+    source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
+    created: datetime | None = None
+    tags: list[Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)]] = Field(
+        default_factory=list, max_length=64
+    )
+    embedding: list[float] | None = None
+
+    @field_validator("embedding")
+    @classmethod
+    def _finite(cls, value: list[float] | None) -> list[float] | None:
+        if value is None:
+            return value
+        if not value:
+            raise ValueError("must not be empty")
+        if not all(math.isfinite(x) for x in value):
+            raise ValueError("must contain only finite numbers (no NaN or Infinity)")
+        if not any(x != 0.0 for x in value):
+            raise ValueError("must not be the zero vector")
+        return value
+
+
+class AddManyParams(Params):
+    items: list[AddParams] = Field(min_length=1, max_length=10_000)
+
+
+class IdParams(Params):
+    id: MemoryId
+
+
+class SearchParams(Params):
+    query: Content
+    k: int = Field(10, ge=1, le=1000)
+    namespace: Namespace = "default"
+    types: list[MemoryType] | None = None
+    include_archived: bool = False
+
+
+class ReinforceParams(Params):
+    id: MemoryId
+    event: ReinforceEvent
+
+
+class UpdateParams(Params):
+    id: MemoryId
+    content: Content
+    # Unset: the new version keeps the old one's.
+    type: MemoryType | None = None
+    priority: float | None = Field(None, ge=0.0, le=1.0)
+    source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
+
+
+class PackParams(Params):
+    query: Content
+    budget_tokens: int = Field(gt=0, le=1_000_000)
+    namespace: Namespace = "default"
+    # Memories the caller already shows the model (e.g. the observations in a context's prefix).
+    exclude: list[MemoryId] = Field(default_factory=list, max_length=10_000)
+
+
+class ExplainParams(Params):
+    pack_id: MemoryId
+
+
+class StatsParams(Params):
+    namespace: Namespace | None = None
+
+
+class ClockAdvanceParams(Params):
+    hours: float = Field(ge=0.0, le=24 * 365 * 100)
+
+
+class EmptyParams(Params):
+    pass
+
+
+# ---- results ---------------------------------------------------------------
+
+
+class AddResult(BaseModel):
+    id: str
+
+
+class AddManyResult(BaseModel):
+    ids: list[str]
+
+
+class MemoryRecord(BaseModel):
+    id: str
+    content: str
+    type: MemoryType
+    namespace: str
+    priority: float
+    created: str
+    last_accessed: str
+    access_count: float
+    retention: float
+    tier: Tier
+    version: int
+    supersedes: str | None
+    superseded_by: str | None
+    source: str | None
+    tags: list[str] = Field(default_factory=list)
+
+
+class SignalsOut(BaseModel):
+    similarity: float
+    priority: float
+    decay: float
+    frequency: float
+
+
+class SearchHit(BaseModel):
+    id: str
+    content: str
+    type: MemoryType
+    score: float
+    signals: SignalsOut
+    tier: Tier
+    source: str | None
+    created: str
+
+
+class SearchResult(BaseModel):
+    results: list[SearchHit]
+
+
+class ReinforceResult(BaseModel):
+    access_count: float
+    retention: float
+    tier: Tier
+
+
+class UpdateResult(BaseModel):
+    id: str
+    supersedes: str
+
+
+class ArchiveResult(BaseModel):
+    tier: Tier
+
+
+class PackItem(BaseModel):
+    id: str
+    type: MemoryType
+    score: float
+    tokens: int
+    source: str | None
+
+
+class PackResult(BaseModel):
+    pack_id: str
+    text: str
+    tokens: int
+    items: list[PackItem]
+
+
+class HealthResult(BaseModel):
+    status: Literal["ok"]
+    version: str
+    memories: int
+
+
+class JobRunParams(Params):
+    name: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class JobRunsParams(Params):
+    name: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    limit: int = Field(50, ge=1, le=1000)
+
+
+class ConsolidationListParams(Params):
+    namespace: Namespace = "default"
+    level: int | None = Field(None, ge=1, le=3)
+
+
+SessionId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}$")]
+
+
+class AppendParams(Params):
+    session: SessionId
+    role: Role
+    content: Content
+    ts: datetime | None = None  # when it was said; relative dates in it resolve against this
+    namespace: Namespace = "default"
+    speaker: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)] | None = None
+
+
+class ContextParams(Params):
+    session: SessionId
+    budget_tokens: int | None = Field(None, gt=100, le=1_000_000)
+    # Persona anchors as system-role messages (seed 002, 5.4 Strategy B), or inside user turns for
+    # APIs that take no system messages mid-conversation (Anthropic's Messages API).
+    anchors_as: Literal["system", "user"] = "system"
+
+
+class SessionParams(Params):
+    session: SessionId
+
+
+class ObserveParams(Params):
+    session: SessionId
+    force: bool = True  # observe every unobserved turn now, threshold or not
+    reflect: bool = False  # also run the Reflector now, threshold or not (else only when due)
+    wait: bool = True
+    timeout_seconds: float = Field(300.0, gt=0, le=3600)
+
+
+class ObservationsListParams(Params):
+    session: SessionId | None = None
+    namespace: Namespace | None = None
+    include_replaced: bool = False
+
+
+# ---- persona (persona/) ---------------------------------------------------------------
+
+
+class PersonaGetParams(Params):
+    namespace: Namespace = "default"
+
+
+class PersonaHistoryParams(Params):
+    namespace: Namespace = "default"
+    limit: int = Field(20, gt=0, le=1000)
+
+
+class PersonaScoreParams(Params):
+    response: Content
+    session: SessionId | None = None  # scored into this session's EWMA, judged against its last turns and pack
+    context: Annotated[str, Field(max_length=100_000), AfterValidator(_utf8)] | None = None  # extra text the turn was given
+    pack_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None  # the Memory Pack it was given
+    namespace: Namespace | None = None  # default: the session's, else "default"
+
+
+class PersonaScoresParams(Params):
+    session: SessionId | None = None
+    namespace: Namespace | None = None
+    limit: int = Field(100, gt=0, le=10_000)
+
+
+RuleText = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8), AfterValidator(_non_blank)]
+
+
+class RuleProposeParams(Params):
+    rule: RuleText
+    action: Literal["add", "remove"] = "add"
+    namespace: Namespace = "default"
+
+
+class RuleDecisionParams(Params):
+    id: int = Field(gt=0)
+
+
+class RulesListParams(Params):
+    namespace: Namespace = "default"
+    status: Literal["pending", "confirmed", "rejected", "all"] = "pending"

@@ -1,0 +1,29 @@
+"""The one vocabulary: memory types, reinforcement events, tiers and SyncScore dimensions.
+
+Every module, the config model, the socket's params and the CLI's choices take these
+from here, so adding a type or an event is a one-line change.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+MemoryType = Literal["fact", "preference", "persona", "relational", "procedural"]
+MEMORY_TYPES: tuple[str, ...] = get_args(MemoryType)
+# Identity memories: pinned in every pack whatever their tier, and never decay below a floor.
+IDENTITY_TYPES = frozenset({"persona", "relational"})
+
+# An access to a memory (seed 002, 5.7): each adds its amount to the access count.
+ReinforceEvent = Literal["direct", "indirect", "used", "retrieved_unused"]
+REINFORCE_EVENTS: tuple[str, ...] = get_args(ReinforceEvent)
+
+# Retention tiers, warmest first; "archived" is a memory moved out of the live table.
+Tier = Literal["active", "warm", "cold", "archived"]
+TIERS: tuple[str, ...] = get_args(Tier)
+TIER_RANK: dict[str, int] = {tier: rank for rank, tier in enumerate(TIERS)}
+
+# SyncScore's five dimensions (seed 002, 5.3).
+Dimension = Literal["voice", "relational", "grounded", "style", "constraint"]
+DIMENSIONS: tuple[str, ...] = get_args(Dimension)
+
+Role = Literal["user", "assistant"]

@@ -1,0 +1,47 @@
+"""Decay with reinforcement (seed 002, 5.7): retention, tiers, reinforcement events."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+from agentmemd.memory.core.config import DecayConfig, ReinforcementConfig
+from agentmemd.memory.core.vocabulary import IDENTITY_TYPES, ReinforceEvent, Tier
+
+
+def retention(
+    last_accessed: datetime,
+    access_count: float,
+    memory_type: str,
+    now: datetime,
+    cfg: DecayConfig,
+) -> float:
+    """exp(-0.693 * hours_since_access / half_life), half_life = BASE * (1 + log2(1 + n)).
+
+    persona and relational memories never fall below ``identity_min_retention``.
+    """
+    hours = max(0.0, (now - last_accessed).total_seconds() / 3600.0)
+    half_life = cfg.base_half_life_hours * (1.0 + math.log2(1.0 + max(0.0, access_count)))
+    value = math.exp(-0.693 * hours / half_life)
+    if memory_type in IDENTITY_TYPES:
+        value = max(value, cfg.identity_min_retention)
+    return value
+
+
+def tier_of(value: float, cfg: DecayConfig) -> Tier:
+    if value > cfg.active_above:
+        return "active"
+    if value >= cfg.warm_above:
+        return "warm"
+    if value >= cfg.cold_above:
+        return "cold"
+    return "archived"
+
+
+def frequency_boost(access_count: float) -> float:
+    """log2(1 + n) / 10, capped at 1 (seed 002, 5.1)."""
+    return min(1.0, math.log2(1.0 + max(0.0, access_count)) / 10.0)
+
+
+def reinforcement_amount(event: ReinforceEvent, cfg: ReinforcementConfig) -> float:
+    return float(getattr(cfg, event))

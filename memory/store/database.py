@@ -1,0 +1,391 @@
+"""SQLite is the source of truth: memories, their vec0 and FTS5 indexes, the archive, the pack log.
+
+One connection (sqlean.py, so extensions load), WAL mode, explicit transactions.
+The store is deliberately dumb: it reads and writes rows; policy lives in service.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import sqlean
+import sqlite_utils
+import sqlite_vec
+
+from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
+from agentmemd.memory.store.migrations import create_vector_index, migrations
+from agentmemd.memory.store.vector_index import VectorIndex
+
+COLUMNS = (
+    "seq, id, namespace, content, context, type, priority, source, tags, created, ingested, "
+    "last_accessed, access_count, version, supersedes, superseded_by, token_len, embedding"
+)
+_STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just me more
+    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves ever also""".split()
+)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+class StoreError(Exception):
+    pass
+
+
+class DimensionMismatch(StoreError):
+    pass
+
+
+def fts_terms(text: str) -> list[str]:
+    """The distinct non-stopword words of ``text``, lower-cased, in order."""
+    terms: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if word not in _STOPWORDS and word not in terms:
+            terms.append(word)
+    return terms
+
+
+def fts_query(terms: str | list[str]) -> str | None:
+    """An OR query of the terms (or of a text's terms), each quoted: FTS5 syntax-safe."""
+    if isinstance(terms, str):
+        terms = fts_terms(terms)
+    return " OR ".join(f'"{t}"' for t in terms) or None
+
+
+def indexed_text(content: str, context: str | None) -> str:
+    """What the embedder and FTS5 see: the context (if any) situates the content."""
+    return f"{context}\n{content}" if context else content
+
+
+def to_blob(vec: np.ndarray) -> bytes:
+    return np.asarray(vec, dtype=np.float32).tobytes()
+
+
+def from_blob(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype=np.float32)
+
+
+class Store:
+    def __init__(self, path: str | Path, *, dim: int, model: str, synchronous: str = "NORMAL"):
+        self.path = str(path)
+        self.dim = dim
+        conn = sqlean.connect(self.path, check_same_thread=False, isolation_level=None)
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={synchronous}")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=5000")
+        self.conn = conn
+        self.db = sqlite_utils.Database(conn)
+        self._lock = threading.RLock()
+        # Index changes of the open transaction, applied to the in-RAM matrix on COMMIT.
+        self._after_commit: list[tuple[str, int, np.ndarray | None]] = []
+        self._depth = 0
+        migrations.apply(self.db)
+        self._check_embedding_meta(dim, model)
+        create_vector_index(self.db, dim)
+        self.vectors = VectorIndex(dim, self._load_vectors)
+
+    # ---- plumbing -----------------------------------------------------------
+
+    def _check_embedding_meta(self, dim: int, model: str) -> None:
+        rows = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
+        if not rows:
+            self.conn.execute("INSERT INTO meta(key, value) VALUES ('embedding_dim', ?), ('embedding_model', ?)", (str(dim), model))
+            return
+        if int(rows.get("embedding_dim", dim)) != dim:
+            raise DimensionMismatch(
+                f"this data dir was built with {rows['embedding_dim']}-dimensional embeddings "
+                f"({rows.get('embedding_model')}); the configured model gives {dim}"
+            )
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT. Nested use joins the outer transaction (all or nothing)."""
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            self._after_commit.clear()
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._after_commit.clear()
+                self.conn.execute("ROLLBACK")
+                raise
+            else:
+                self.conn.execute("COMMIT")
+                for namespace, seq, vec in self._after_commit:
+                    if vec is None:
+                        self.vectors.remove(seq)
+                    else:
+                        self.vectors.add(namespace, seq, vec)
+                self._after_commit.clear()
+            finally:
+                self._depth = 0
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self.conn.close()
+
+    def _rows(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, params)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    # ---- writes (call inside transaction()) ------------------------------------
+
+    def insert(self, row: dict[str, Any], vec: np.ndarray, *, seq: int | None = None) -> int:
+        cols = [c.strip() for c in COLUMNS.split(",")][1:]
+        values = [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in cols if c != "embedding"]
+        values.append(to_blob(vec))
+        if seq is None:
+            cur = self.conn.execute(
+                f"INSERT INTO memories ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", values
+            )
+            seq = int(cur.lastrowid)
+        else:
+            self.conn.execute(
+                f"INSERT INTO memories (seq, {', '.join(cols)}) VALUES (?, {', '.join('?' * len(cols))})",
+                [seq, *values],
+            )
+        self._index(seq, row["namespace"], indexed_text(row["content"], row.get("context")), vec)
+        return seq
+
+    def _index(self, seq: int, namespace: str, text: str, vec: np.ndarray) -> None:
+        self.conn.execute("INSERT INTO memories_fts(rowid, text) VALUES (?, ?)", (seq, text))
+        self.conn.execute(
+            "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)", (seq, to_blob(vec), namespace)
+        )
+        self._after_commit.append((namespace, seq, np.asarray(vec, dtype=np.float32)))
+
+    def _unindex(self, seq: int) -> None:
+        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (seq,))
+        self.conn.execute("DELETE FROM memories_vec WHERE rowid = ?", (seq,))
+        self._after_commit.append(("", seq, None))
+
+    def _load_vectors(self, namespace: str) -> tuple[list[int], Iterator[list[bytes]]]:
+        sql = "SELECT rowid{} FROM memories_vec WHERE namespace = ? ORDER BY rowid"
+        seqs = [r[0] for r in self.conn.execute(sql.format(""), (namespace,))]
+
+        def chunks() -> Iterator[list[bytes]]:
+            cur = self.conn.execute(sql.format(", embedding"), (namespace,))
+            while rows := cur.fetchmany(8192):
+                yield [r[1] for r in rows]
+
+        return seqs, chunks()
+
+    def set_access(self, seq: int, last_accessed: str, access_count: float) -> None:
+        self.conn.execute(
+            "UPDATE memories SET last_accessed = ?, access_count = ? WHERE seq = ?", (last_accessed, access_count, seq)
+        )
+
+    def mark_superseded(self, seq: int, new_id: str) -> None:
+        """The old version stays readable but leaves the search indexes for good."""
+        self.conn.execute("UPDATE memories SET superseded_by = ? WHERE seq = ?", (new_id, seq))
+        self._unindex(seq)
+
+    def move_to_archive(self, seq: int, at: str) -> None:
+        row = self.conn.execute("SELECT superseded_by FROM memories WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            return
+        if row[0] is None:
+            self._unindex(seq)
+        self.conn.execute(
+            f"INSERT INTO memory_archive ({COLUMNS}, archived_at) SELECT {COLUMNS}, ? FROM memories WHERE seq = ?",
+            (at, seq),
+        )
+        self.conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
+
+    def restore_from_archive(self, seq: int) -> None:
+        self.conn.execute(f"INSERT INTO memories ({COLUMNS}) SELECT {COLUMNS} FROM memory_archive WHERE seq = ?", (seq,))
+        self.conn.execute("DELETE FROM memory_archive WHERE seq = ?", (seq,))
+        row = self.conn.execute(
+            "SELECT namespace, content, context, embedding, superseded_by FROM memories WHERE seq = ?", (seq,)
+        ).fetchone()
+        if row[4] is None:
+            self._index(seq, row[0], indexed_text(row[1], row[2]), from_blob(row[3]))
+
+    def set_source(self, seq: int, source: str | None) -> None:
+        self.conn.execute("UPDATE memories SET source = ? WHERE seq = ?", (source, seq))
+
+    # ---- workspace bookkeeping ---------------------------------------------------
+
+    def workspace_items(self, paths: list[str]) -> list[dict[str, Any]]:
+        if not paths:
+            return []
+        return self._rows(
+            f"SELECT * FROM workspace_items WHERE path IN ({', '.join('?' * len(paths))}) ORDER BY rowid", paths
+        )
+
+    def put_workspace_item(self, row: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO workspace_items (memory_id, namespace, path, item_key, anchor, heading_path, content) "
+            "VALUES (:memory_id, :namespace, :path, :item_key, :anchor, :heading_path, :content)",
+            row,
+        )
+
+    def drop_workspace_item(self, memory_id: str) -> None:
+        self.conn.execute("DELETE FROM workspace_items WHERE memory_id = ?", (memory_id,))
+
+    def workspace_files(self) -> dict[str, dict[str, Any]]:
+        return {r["path"]: r for r in self._rows("SELECT * FROM workspace_files")}
+
+    def put_workspace_file(self, row: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO workspace_files (path, sha256, size, status, reason, indexed_at) "
+            "VALUES (:path, :sha256, :size, :status, :reason, :indexed_at)",
+            row,
+        )
+
+    def drop_workspace_file(self, path: str) -> None:
+        self.conn.execute("DELETE FROM workspace_files WHERE path = ?", (path,))
+
+    def log_pack(self, entry: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT INTO pack_log (pack_id, namespace, query, budget_tokens, at, tokens, text, candidates, chosen) "
+            "VALUES (:pack_id, :namespace, :query, :budget_tokens, :at, :tokens, :text, :candidates, :chosen)",
+            entry,
+        )
+
+    # ---- reads ---------------------------------------------------------------
+
+    def get(self, memory_id: str) -> tuple[dict[str, Any], bool] | None:
+        """Return (row, archived) or None."""
+        rows = self._rows(f"SELECT {COLUMNS} FROM memories WHERE id = ?", (memory_id,))
+        if rows:
+            return rows[0], False
+        rows = self._rows(f"SELECT {COLUMNS} FROM memory_archive WHERE id = ?", (memory_id,))
+        if rows:
+            return rows[0], True
+        return None
+
+    def rows_by_seq(self, seqs: list[int]) -> list[dict[str, Any]]:
+        if not seqs:
+            return []
+        out: list[dict[str, Any]] = []
+        for start in range(0, len(seqs), 900):
+            chunk = seqs[start : start + 900]
+            out.extend(
+                self._rows(f"SELECT {COLUMNS} FROM memories WHERE seq IN ({', '.join('?' * len(chunk))})", chunk)
+            )
+        return out
+
+    def knn(self, namespace: str, vec: np.ndarray, n: int) -> list[tuple[int, float]]:
+        """[(seq, cosine)] of the n nearest live memories of the namespace (chosen in float16; see vector_index)."""
+        with self._lock:
+            return self.vectors.search(namespace, vec, n)
+
+    def document_frequency(self, term: str) -> int:
+        return self.conn.execute(
+            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query([term]),)
+        ).fetchone()[0]
+
+    def bm25(self, namespace: str, terms: list[str], max_postings: int) -> dict[int, float]:
+        """FTS5 bm25() (negative; lower is better) of every memory of the namespace matching a term.
+
+        Work grows with the postings read, so a term found in more than ``max_postings``
+        memories is treated as a stop word (its BM25 weight is small anyway), and the
+        others are taken rarest first while their document frequencies add up to at
+        most ``max_postings``. A store smaller than that never drops a term.
+        """
+        with self._lock:
+            chosen: list[str] = []
+            total = 0
+            for df, _, term in sorted((self.document_frequency(t), i, t) for i, t in enumerate(terms)):
+                if df == 0:
+                    continue
+                if total + df > max_postings:
+                    break
+                chosen.append(term)
+                total += df
+            if not chosen:
+                return {}
+            rows = self.conn.execute(
+                "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query(chosen),)
+            ).fetchall()
+            members = self.vectors.members(namespace)
+            return {seq: score for seq, score in rows if seq in members}
+
+    def pinned(self, namespace: str, n: int) -> list[int]:
+        """The n highest-priority persona/relational memories (one index walk per type)."""
+        rows: list[tuple[float, int]] = []
+        for mtype in sorted(IDENTITY_TYPES):
+            rows += self.conn.execute(
+                "SELECT priority, seq FROM memories WHERE namespace = ? AND type = ? AND superseded_by IS NULL "
+                "ORDER BY priority DESC, seq LIMIT ?",
+                (namespace, mtype, n),
+            ).fetchall()
+        return [seq for _, seq in sorted(rows, key=lambda r: (-r[0], r[1]))[:n]]
+
+    def recent(self, namespace: str, n: int) -> list[int]:
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT seq FROM memories WHERE namespace = ? AND superseded_by IS NULL "
+                "ORDER BY last_accessed DESC, seq DESC LIMIT ?",
+                (namespace, n),
+            )
+        ]
+
+    def live_access_rows(self, namespace: str | None = None) -> list[tuple[int, str, str, float]]:
+        """(seq, type, last_accessed, access_count) for every live memory: the sweep's input."""
+        sql = "SELECT seq, type, last_accessed, access_count FROM memories WHERE superseded_by IS NULL"
+        if namespace is None:
+            return self.conn.execute(sql).fetchall()
+        return self.conn.execute(sql + " AND namespace = ?", (namespace,)).fetchall()
+
+    def archive_rows(self, namespace: str) -> list[dict[str, Any]]:
+        return self._rows(
+            f"SELECT {COLUMNS} FROM memory_archive WHERE namespace = ? AND superseded_by IS NULL", (namespace,)
+        )
+
+    def get_pack(self, pack_id: str) -> dict[str, Any] | None:
+        rows = self._rows("SELECT * FROM pack_log WHERE pack_id = ?", (pack_id,))
+        return rows[0] if rows else None
+
+    def counts(self, namespace: str | None = None) -> dict[str, Any]:
+        where, params = ("WHERE namespace = ?", (namespace,)) if namespace else ("", ())
+        live = self.conn.execute(
+            f"SELECT type, COUNT(*) FROM memories {where} {'AND' if where else 'WHERE'} superseded_by IS NULL GROUP BY type",
+            params,
+        ).fetchall()
+        superseded = self.conn.execute(
+            f"SELECT COUNT(*) FROM memories {where} {'AND' if where else 'WHERE'} superseded_by IS NOT NULL", params
+        ).fetchone()[0]
+        archived = self.conn.execute(f"SELECT COUNT(*) FROM memory_archive {where}", params).fetchone()[0]
+        namespaces = [r[0] for r in self.conn.execute("SELECT DISTINCT namespace FROM memories ORDER BY namespace")]
+        packs = self.conn.execute("SELECT COUNT(*) FROM pack_log").fetchone()[0]
+        by_type = {t: c for t, c in live}
+        return {
+            "live": sum(by_type.values()),
+            "by_type": by_type,
+            "superseded": superseded,
+            "archived": archived,
+            "namespaces": namespaces,
+            "packs_logged": packs,
+        }
+
+    def count_live(self) -> int:
+        return self.conn.execute("SELECT COUNT(*) FROM memories WHERE superseded_by IS NULL").fetchone()[0]

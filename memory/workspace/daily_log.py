@@ -1,0 +1,101 @@
+"""What the daemon writes into the day's log, ``memory/YYYY-MM-DD.md``.
+
+The owned section lists the memories the daemon learned that day (stored through the
+socket, not read from the workspace, not made by consolidation), each with its id so a
+person can correct it (``agentmemd update ID TEXT``) or drop it (``agentmemd archive
+ID``), and the day's job runs that changed something. Days are calendar days in the
+jobs' time zone.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, tzinfo
+from typing import Any
+
+from agentmemd.memory.conversation.context import observation_line
+from agentmemd.memory.core.clock import format_time, parse_time
+from agentmemd.memory.store.database import Store
+from agentmemd.memory.workspace.owned_sections import clip, neutralise
+
+LINE_CHARS = 300
+
+
+def log_path(day: date) -> str:
+    return f"memory/{day.isoformat()}.md"
+
+
+def day_bounds(day: date, zone: tzinfo) -> tuple[datetime, datetime]:
+    start = datetime.combine(day, time(0), tzinfo=zone)
+    return start, datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone)
+
+
+def learned(store: Store, namespace: str, start: datetime, end: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """(first ``limit`` memories learned in [start, end), how many in all)."""
+    where = ("FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
+             "AND id NOT IN (SELECT memory_id FROM workspace_items) "
+             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
+             "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)")
+    params = (namespace, format_time(start), format_time(end))
+    total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
+    rows = store._rows(f"SELECT id, type, content, ingested {where} ORDER BY ingested, seq LIMIT ?", params + (limit,))
+    return rows, total
+
+
+def observed(store: Store, namespace: str, start: datetime, end: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """(first ``limit`` live observations the Observer/Reflector made in [start, end), how many in all)."""
+    where = ("FROM observations o JOIN conversation_runs r ON r.id = o.run_id WHERE o.namespace = ? "
+             "AND o.status = 'live' AND r.finished >= ? AND r.finished < ?")
+    params = (namespace, format_time(start), format_time(end))
+    total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
+    rows = store._rows(f"SELECT o.* {where} ORDER BY o.date, o.seq LIMIT ?", params + (limit,))
+    return rows, total
+
+
+def _summary(result: dict[str, Any] | None) -> str:
+    if not result:
+        return "done"
+    return ", ".join(f"{k} {v}" for k, v in result.items() if isinstance(v, (int, float, str)))
+
+
+def syncscore_line(summary: dict[str, Any]) -> str:
+    acted = ", ".join(f"{n} {a}" for a, n in sorted(summary["actions"].items())) or "no drift actions"
+    return (f"- SyncScore: {summary['scored']} replies scored in {summary['sessions']} session(s), "
+            f"mean {summary['mean']:.2f}, lowest {summary['min']:.2f}; EWMA at the last score "
+            f"{summary['last_ewma']:.2f} ({summary['last_trend']}); {acted}")
+
+
+def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]],
+           observations: list[dict[str, Any]] = (), observations_total: int = 0,
+           syncscore: dict[str, Any] | None = None) -> str | None:
+    """The section's body, or None when there is nothing to say for the day."""
+    shown_runs = [r for r in runs if r["name"] != "daily_log" and (r["status"] != "ok" or any(
+        isinstance(v, (int, float)) and v for v in (r["result"] or {}).values()))]
+    if not memories and not shown_runs and not observations and not syncscore:
+        return None
+    out = ["## agentmemd", "",
+           "<!-- Written by agentmemd: what it learned today. Lines you edit here are moved above this "
+           "section on the next write; to correct a memory run `agentmemd update ID TEXT`, to drop it "
+           "`agentmemd archive ID`. -->"]
+    if memories:
+        out += ["", f"### Learned ({total})", ""]
+        for m in memories:
+            at = parse_time(m["ingested"]).astimezone(zone)
+            out.append(f"- {at:%H:%M} {m['type']}: {clip(neutralise(m['content']), LINE_CHARS)} `{m['id']}`")
+        if total > len(memories):
+            out.append(f"- … and {total - len(memories)} more (`agentmemd search`)")
+    if observations:
+        out += ["", f"### Observations ({observations_total})", ""]
+        for o in observations:
+            line = observation_line({**o, "content": clip(neutralise(o["content"]), LINE_CHARS)})
+            out.append(f"{line} `{o['memory_id']}`")
+        if observations_total > len(observations):
+            out.append(f"- … and {observations_total - len(observations)} more (`agentmemd observations`)")
+    if syncscore:
+        out += ["", "### Persona", "", syncscore_line(syncscore)]
+    if shown_runs:
+        out += ["", "### Jobs", ""]
+        for r in shown_runs:
+            at = parse_time(r["started"]).astimezone(zone)
+            what = _summary(r["result"]) if r["status"] == "ok" else f"{r['status']}: {neutralise(r['error'] or '')}"
+            out.append(f"- {at:%H:%M} {r['name']} ({r['trigger']}): {what}")
+    return "\n".join(out)

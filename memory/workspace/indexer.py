@@ -1,0 +1,313 @@
+"""The Markdown workspace as a source of truth: files -> memories, kept in step.
+
+``WorkspaceIndexer.sync(paths)`` re-reads the given files (present or gone) and makes
+the store match them, in one transaction:
+
+1. an item whose identity (file + heading path + content) is unchanged keeps its
+   memory, access counts and decay state; only its provenance (line numbers) follows;
+2. an item that vanished from one file and appears unchanged in another (a rename or
+   a move) keeps its memory too;
+3. within a file, a vanished item and a new one that look alike (same section, word
+   overlap, or the only change in their section) are an edit: the new text becomes
+   a new version of the old memory (``memory.update``: supersession, not a duplicate);
+4. what is left is new (added) or deleted (archived: recoverable, never lost).
+
+``catch_up()`` compares every file's SHA-256 with the one recorded at its last
+indexing, so edits made while the daemon was down are picked up at start. Binary,
+non-UTF-8 and oversized files are skipped with a reason and keep their old items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentmemd.memory.core.clock import format_time
+from agentmemd.memory.core.models import AddParams, UpdateParams
+from agentmemd.memory.workspace.markdown import (
+    AnnotationError,
+    MarkdownItem,
+    parse_markdown,
+)
+
+log = logging.getLogger("agentmemd.workspace")
+
+_WORDS = re.compile(r"[^\W_]+", re.UNICODE)
+EDIT_MIN_OVERLAP = 0.3  # word-set Jaccard above which a vanished and a new item are one edited item
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    archived: int = 0
+    moved: int = 0
+    unchanged: int = 0
+    files: int = 0
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("files", "added", "updated", "archived", "moved", "unchanged", "skipped")}
+
+
+@dataclass
+class _FileRead:
+    sha256: str | None
+    size: int
+    text: str | None = None
+    reason: str | None = None
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORDS.findall(text.lower()))
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = _words(a), _words(b)
+    return len(wa & wb) / len(wa | wb) if wa | wb else 0.0
+
+
+class WorkspaceIndexer:
+    def __init__(self, service, root: Path, *, namespace: str = "default", max_file_bytes: int = 1 << 20):
+        self.service = service
+        self.store = service.store
+        self.root = Path(root).resolve()
+        self.namespace = namespace
+        self.max_file_bytes = max_file_bytes
+
+    # ---- files ---------------------------------------------------------------
+
+    def relative(self, path: str | Path) -> str | None:
+        """The workspace-relative POSIX path of a Markdown file we index, else None."""
+        p = Path(path)
+        try:
+            rel = (p if p.is_absolute() else self.root / p).resolve().relative_to(self.root)
+        except (ValueError, OSError):
+            return None
+        if rel.suffix.lower() != ".md" or any(part.startswith(".") for part in rel.parts):
+            return None
+        return rel.as_posix()
+
+    def markdown_files(self) -> list[str]:
+        found = (self.relative(p) for p in self.root.rglob("*") if p.is_file())
+        return sorted(p for p in found if p)
+
+    def _read(self, rel: str) -> _FileRead | None:
+        path = self.root / rel
+        try:
+            if not path.is_file():
+                return None
+            size = path.stat().st_size
+            if size > self.max_file_bytes:
+                return _FileRead(None, size, reason=f"larger than max_file_bytes ({size} > {self.max_file_bytes})")
+            data = path.read_bytes()
+        except OSError as exc:
+            return _FileRead(None, 0, reason=f"unreadable: {exc.strerror or exc}")
+        sha = hashlib.sha256(data).hexdigest()
+        if b"\0" in data:
+            return _FileRead(sha, len(data), reason="binary (contains NUL bytes)")
+        try:
+            return _FileRead(sha, len(data), text=data.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            return _FileRead(sha, len(data), reason=f"not UTF-8 (byte {exc.start})")
+
+    # ---- sync ----------------------------------------------------------------
+
+    def catch_up(self) -> SyncReport:
+        """Index every file whose content changed since it was last indexed, and drop gone ones."""
+        present = self.markdown_files()
+        gone = [p for p in self.store.workspace_files() if p not in set(present)]
+        # sync() reads each file once and passes over those whose SHA-256 is as recorded.
+        return self.sync(present + gone, recheck_skipped=False)
+
+    def sync(self, paths: list[str], *, recheck_skipped: bool = True) -> SyncReport:
+        """Make the store match these files. A file whose bytes are as last recorded is passed
+        over; with ``recheck_skipped`` one recorded as skipped is looked at again (and its
+        reason reported) even so."""
+        report = SyncReport()
+        paths = sorted(set(paths))
+        known = self.store.workspace_files()
+        parsed: dict[str, list[MarkdownItem]] = {}
+        reads: dict[str, _FileRead] = {}
+        gone: list[str] = []
+        for rel in paths:
+            read = self._read(rel)
+            if read is None:
+                gone.append(rel)
+                continue
+            reads[rel] = read
+            record = known.get(rel)
+            if record is not None and record["sha256"] == read.sha256 and (
+                record["status"] == "indexed" or not recheck_skipped
+            ):
+                del reads[rel]
+                continue  # our own write-back, or a save that changed nothing
+            if read.text is not None:
+                try:
+                    parsed[rel] = parse_markdown(rel, read.text)
+                except AnnotationError as exc:
+                    read.reason = str(exc)
+            if read.reason:
+                report.skipped[rel] = read.reason
+                log.warning("workspace file skipped", extra={"path": rel, "reason": read.reason})
+        if not parsed and not gone and not reads:
+            return report
+        with self.store.transaction():
+            self._apply(parsed, gone, report)
+            now = format_time(self.service.clock.now())
+            for rel, read in reads.items():
+                status = "skipped" if read.reason else "indexed"
+                self.store.put_workspace_file({"path": rel, "sha256": read.sha256, "size": read.size,
+                                               "status": status, "reason": read.reason, "indexed_at": now})
+            for rel in gone:
+                self.store.drop_workspace_file(rel)
+        report.files = len(parsed) + len(gone)
+        if report.added or report.updated or report.archived or report.moved or report.skipped:
+            log.info("workspace synced", extra=report.as_dict())
+        return report
+
+    def _apply(self, parsed: dict[str, list[MarkdownItem]], gone: list[str], report: SyncReport) -> None:
+        old_rows = self.store.workspace_items(sorted([*parsed, *gone]))
+        new_items = [it for rel in sorted(parsed) for it in parsed[rel]]
+        # 1. unchanged identity
+        by_key = {r["item_key"]: r for r in old_rows}
+        kept: list[tuple[dict[str, Any], MarkdownItem]] = []
+        fresh: list[MarkdownItem] = []
+        for it in new_items:
+            row = by_key.pop(it.key, None)
+            if row is not None:
+                kept.append((row, it))
+            else:
+                fresh.append(it)
+        # 2. the same item in another file: a rename or a move
+        by_anchor: dict[str, list[dict[str, Any]]] = {}
+        for r in by_key.values():
+            by_anchor.setdefault(r["anchor"], []).append(r)
+        moved: list[tuple[dict[str, Any], MarkdownItem]] = []
+        still_new: list[MarkdownItem] = []
+        for it in fresh:
+            rows = [r for r in by_anchor.get(it.anchor, []) if r["path"] != it.path]
+            if rows:
+                row = rows[0]
+                by_anchor[it.anchor].remove(row)
+                del by_key[row["item_key"]]
+                moved.append((row, it))
+            else:
+                still_new.append(it)
+        for row, it in kept:
+            self._keep(row, it)
+        for row, it in moved:
+            if self._retyped(row, it):
+                self._supersede(row, it)  # moved into a file of another type: a new version
+            else:
+                self._keep(row, it)
+        report.unchanged += len(kept)
+        report.moved += len(moved)
+        # 3. edits within a file
+        vanished = list(by_key.values())
+        edits = self._pair_edits(vanished, still_new)
+        for row, it in edits:
+            self._supersede(row, it)
+        report.updated += len(edits)
+        paired_rows = {id(r) for r, _ in edits}
+        paired_items = {id(it) for _, it in edits}
+        # 4. the rest
+        added = [it for it in still_new if id(it) not in paired_items]
+        self._add(added)
+        report.added += len(added)
+        for row in vanished:
+            if id(row) not in paired_rows:
+                self._archive(row)
+                report.archived += 1
+
+    @staticmethod
+    def _pair_edits(vanished: list[dict[str, Any]], new: list[MarkdownItem]) -> list[tuple[dict[str, Any], MarkdownItem]]:
+        gone_sections = [(r["path"], r["heading_path"]) for r in vanished]
+        new_sections = [(it.path, " > ".join(it.heading_path)) for it in new]
+        gone_per = Counter(gone_sections)
+        new_per = Counter(new_sections)
+        pairs: list[tuple[float, bool, int, int]] = []
+        for i, row in enumerate(vanished):
+            for j, it in enumerate(new):
+                if row["path"] == it.path:
+                    pairs.append((_overlap(row["content"], it.content), gone_sections[i] == new_sections[j], i, j))
+        out: list[tuple[dict[str, Any], MarkdownItem]] = []
+        used_rows: set[int] = set()
+        used_items: set[int] = set()
+        # Same section first, then by word overlap.
+        for overlap, same_section, i, j in sorted(pairs, key=lambda p: (-(p[0] + p[1]), p[2], p[3])):
+            if i in used_rows or j in used_items:
+                continue
+            # The only item that vanished from a section and the only one that appeared in it: a rewrite.
+            lone = same_section and gone_per[gone_sections[i]] == 1 and new_per[new_sections[j]] == 1
+            if overlap >= EDIT_MIN_OVERLAP or lone:
+                out.append((vanished[i], new[j]))
+                used_rows.add(i)
+                used_items.add(j)
+        return out
+
+    # ---- the four outcomes ------------------------------------------------------
+
+    def _bookkeep(self, memory_id: str, it: MarkdownItem) -> None:
+        self.store.put_workspace_item({
+            "memory_id": memory_id, "namespace": self.namespace, "path": it.path, "item_key": it.key,
+            "anchor": it.anchor, "heading_path": " > ".join(it.heading_path), "content": it.content,
+        })
+
+    def _keep(self, row: dict[str, Any], it: MarkdownItem) -> None:
+        found = self.store.get(row["memory_id"])
+        if found is not None and found[0]["source"] != it.source and not found[1]:
+            self.store.set_source(found[0]["seq"], it.source)
+        if row["path"] != it.path or row["item_key"] != it.key:
+            self.store.drop_workspace_item(row["memory_id"])
+        self._bookkeep(row["memory_id"], it)
+
+    def _retyped(self, row: dict[str, Any], it: MarkdownItem) -> bool:
+        found = self.store.get(row["memory_id"])
+        if found is None:
+            return False
+        memory = found[0]
+        return memory["type"] != it.type or (it.priority is not None and memory["priority"] != it.priority)
+
+    def _add(self, items: list[MarkdownItem]) -> None:
+        if not items:
+            return
+        params = [AddParams(content=it.content, type=it.type, priority=it.priority, namespace=self.namespace,
+                            source=it.source, created=it.created, tags=["workspace"]) for it in items]
+        for memory_id, it in zip(self.service.add_many(params), items):
+            self._bookkeep(memory_id, it)
+
+    def _supersede(self, row: dict[str, Any], it: MarkdownItem) -> None:
+        current = self._current(row["memory_id"])
+        self.store.drop_workspace_item(row["memory_id"])
+        if current is None:  # the memory is gone from the store: treat the item as new
+            self._add([it])
+            return
+        result = self.service.update(UpdateParams(id=current, content=it.content, type=it.type,
+                                                  priority=it.priority, source=it.source))
+        self._bookkeep(result.id, it)
+
+    def _archive(self, row: dict[str, Any]) -> None:
+        current = self._current(row["memory_id"])
+        if current is not None:
+            self.service.archive(current)
+        self.store.drop_workspace_item(row["memory_id"])
+
+    def _current(self, memory_id: str) -> str | None:
+        """Follow supersession to the newest version (an agent may have updated it over the API)."""
+        seen = set()
+        while memory_id not in seen:
+            seen.add(memory_id)
+            found = self.store.get(memory_id)
+            if found is None:
+                return None
+            nxt = found[0]["superseded_by"]
+            if not nxt:
+                return memory_id
+            memory_id = nxt
+        return None

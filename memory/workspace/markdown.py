@@ -1,0 +1,206 @@
+"""Markdown workspace files -> memory items (seed 002, 3.2).
+
+A file is split by its heading structure (markdown-it-py gives every block its line
+range): each top-level bullet or numbered item is one item (nested bullets belong to
+it), each paragraph, code block or table outside a list is one item. HTML comments
+are guidance, not memories; the sections the daemon owns (between
+``<!-- agentmemd:begin -->`` and ``<!-- agentmemd:end -->``) are never indexed, so
+the daemon's own writes never come back as user input.
+
+The memory type follows the file (``default_type``); a person overrides it per item
+with a comment on the line before the item or inside it,
+``<!-- type: relational priority: 0.9 -->``, or with a hashtag in the item,
+``#persona`` ``#relational`` ``#preference`` ``#procedural`` ``#fact``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from markdown_it import MarkdownIt
+
+from agentmemd.memory.core.vocabulary import MEMORY_TYPES
+
+OWNED_BEGIN = "<!-- agentmemd:begin -->"
+OWNED_END = "<!-- agentmemd:end -->"
+TYPES = MEMORY_TYPES
+
+_ANNOTATION = re.compile(r"<!--\s*((?:(?:type|priority)\s*:\s*[\w.]+\s*)+)-->", re.IGNORECASE)
+_ANNOTATION_FIELD = re.compile(r"(type|priority)\s*:\s*([\w.]+)", re.IGNORECASE)
+_HASHTAG = re.compile(r"(?<![\w#])#(" + "|".join(TYPES) + r")\b", re.IGNORECASE)
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_DAILY_LOG = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
+_RELATIONAL_HEADINGS = re.compile(r"\b(people|person|relationships?|family|friends?|contacts?|colleagues?|team)\b", re.I)
+_PREFERENCE_HEADINGS = re.compile(r"\b(preferences?|likes?|dislikes?|prefers?|style|habits?)\b", re.I)
+
+
+class AnnotationError(ValueError):
+    """An override comment names an unknown type or a priority outside 0..1."""
+
+
+@dataclass(frozen=True)
+class MarkdownItem:
+    path: str  # relative to the workspace root, POSIX separators
+    heading_path: tuple[str, ...]
+    content: str
+    line_start: int  # 1-based, inclusive
+    line_end: int
+    type: str
+    priority: float | None
+    created: datetime | None
+
+    @property
+    def key(self) -> str:
+        """Stable identity: file + heading path + content (+ the type/priority a person gave it)."""
+        raw = "\0".join([self.path, " > ".join(self.heading_path), self.content, self.type, str(self.priority)])
+        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+    @property
+    def anchor(self) -> str:
+        """Identity without the file: what a renamed or moved item is matched by."""
+        raw = "\0".join([" > ".join(self.heading_path), self.content])
+        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+    @property
+    def source(self) -> str:
+        heading = " > ".join(self.heading_path)
+        lines = f"L{self.line_start}" if self.line_start == self.line_end else f"L{self.line_start}-{self.line_end}"
+        return f"{self.path}#{heading} {lines}" if heading else f"{self.path} {lines}"
+
+
+def default_type(path: str, heading_path: tuple[str, ...]) -> str:
+    name = PurePosixPath(path).name.upper()
+    headings = " ".join(heading_path)
+    if name in ("SOUL.MD", "IDENTITY.MD"):
+        return "persona"
+    if name == "USER.MD":
+        return "relational" if _RELATIONAL_HEADINGS.search(headings) else "preference"
+    if name == "MEMORY.MD":
+        return "preference" if _PREFERENCE_HEADINGS.search(headings) else "fact"
+    if name == "TOOLS.MD":
+        return "procedural"
+    return "fact"  # memory/topics, memory/knowledge, daily logs, anything else
+
+
+def log_date(path: str) -> datetime | None:
+    """memory/YYYY-MM-DD.md is a daily log: its items happened that day."""
+    m = _DAILY_LOG.match(path)
+    if not m:
+        return None
+    try:
+        return datetime.strptime(m.group(1), "%Y-%m-%d").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return None
+
+
+def _annotation(text: str) -> dict[str, str]:
+    fields: dict[str, str] = {}
+    for body in _ANNOTATION.findall(text):
+        for key, value in _ANNOTATION_FIELD.findall(body):
+            fields[key.lower()] = value
+    return fields
+
+
+def _apply(fields: dict[str, str], mtype: str, priority: float | None, where: str) -> tuple[str, float | None]:
+    if "type" in fields:
+        mtype = fields["type"].lower()
+        if mtype not in TYPES:
+            raise AnnotationError(f"{where}: unknown type {fields['type']!r} (one of {', '.join(TYPES)})")
+    if "priority" in fields:
+        try:
+            priority = float(fields["priority"])
+        except ValueError:
+            raise AnnotationError(f"{where}: priority {fields['priority']!r} is not a number") from None
+        if not 0.0 <= priority <= 1.0:
+            raise AnnotationError(f"{where}: priority {priority} is outside 0..1")
+    return mtype, priority
+
+
+def blank_owned_sections(text: str) -> str:
+    """Replace the daemon-owned sections with empty lines (line numbers stay right)."""
+    out: list[str] = []
+    owned = False
+    for line in text.split("\n"):
+        if line.strip() == OWNED_BEGIN:
+            owned = True
+        if owned:
+            out.append("")
+            if line.strip() == OWNED_END:
+                owned = False
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark").enable("table")
+
+
+def parse_markdown(path: str, text: str) -> list[MarkdownItem]:
+    """Items of one file, in document order. Raises AnnotationError on a bad override."""
+    lines = blank_owned_sections(text).split("\n")
+    tokens = _parser().parse("\n".join(lines))
+    created = log_date(path)
+    headings: list[tuple[int, str]] = []
+    pending: dict[str, str] = {}
+    items: list[MarkdownItem] = []
+    depth = 0  # >0 inside a list item or table: its inner blocks belong to it
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            level = int(tok.tag[1:])
+            title = " ".join(_COMMENT.sub("", tokens[i + 1].content).split())
+            headings = [(lv, t) for lv, t in headings if lv < level] + [(level, title)]
+            pending = {}
+            i += 3
+            continue
+        if tok.type == "html_block":
+            if depth == 0:
+                pending = {**pending, **_annotation(tok.content)}
+            i += 1
+            continue
+        block_start = tok.type in ("list_item_open", "table_open") and depth == 0
+        simple_block = depth == 0 and tok.type in ("paragraph_open", "fence", "code_block")
+        if tok.type in ("list_item_open", "table_open"):
+            depth += 1
+        elif tok.type in ("list_item_close", "table_close"):
+            depth -= 1
+        if not (block_start or simple_block) or tok.map is None:
+            i += 1
+            continue
+        start, end = tok.map
+        while end > start + 1 and not lines[end - 1].strip():
+            end -= 1
+        raw = "\n".join(lines[start:end])
+        body = _item_text(raw, tok.type)
+        fields = {**pending, **_annotation(raw)}
+        pending = {}
+        heading_path = tuple(t for _, t in headings)
+        mtype, priority = _apply(fields, default_type(path, heading_path), None, f"{path}:{start + 1}")
+        tag = _HASHTAG.search(body)
+        if tag:
+            mtype = tag.group(1).lower()
+            body = " ".join(_HASHTAG.sub("", body).split())
+        if body:
+            items.append(MarkdownItem(path, heading_path, body, start + 1, end, mtype, priority, created))
+        i += 1
+    return items
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+
+
+def _item_text(raw: str, kind: str) -> str:
+    """The item's words: markers, comments and line breaks removed (code keeps its lines)."""
+    raw = _COMMENT.sub("", raw)
+    if kind in ("fence", "code_block"):
+        return raw.strip()
+    parts = [_BULLET.sub("", line).strip() for line in raw.split("\n")]
+    return " ".join(p for p in parts if p)

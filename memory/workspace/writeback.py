@@ -1,0 +1,38 @@
+"""The daemon's writes into the workspace: owned sections only, last text remembered.
+
+``WorkspaceWriter.write(rel_path, body)`` puts ``body`` into the file's owned section
+(see ``owned_sections``) and records what it wrote, so that next time a person's edit
+inside the section is recognised and kept. The watcher sees the write, re-parses the
+file and finds nothing new: owned sections are blanked before indexing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from agentmemd.memory.core.clock import format_time
+from agentmemd.memory.store.database import Store
+from agentmemd.memory.workspace.owned_sections import WriteResult, write_owned_section
+
+
+class WorkspaceWriter:
+    def __init__(self, store: Store, root: Path):
+        self.store = store
+        self.root = root
+
+    def last_written(self, rel_path: str) -> str | None:
+        row = self.store.conn.execute("SELECT body FROM owned_sections WHERE path = ?", (rel_path,)).fetchone()
+        return row[0] if row else None
+
+    def write(self, rel_path: str, body: str, now: datetime, *, create_header: str = "") -> WriteResult:
+        result = write_owned_section(
+            self.root / rel_path, body, last_written=self.last_written(rel_path), create_header=create_header,
+            note=f"moved out of the agentmemd section, where you edited it ({now:%Y-%m-%d})",
+        )
+        self.store.conn.execute(
+            "INSERT INTO owned_sections(path, body, written_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET body = excluded.body, written_at = excluded.written_at",
+            (rel_path, body.strip("\n"), format_time(now)),
+        )
+        return result
