@@ -16,13 +16,13 @@ from agentmemd.cron.scheduler import Job, JobRunner
 from agentmemd.memory.consolidation.consolidator import Consolidator, render_section
 from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.retrieval.memories import MemoryService
-from agentmemd.memory.services.persona import sync_day_summary
+from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.workspace import daily_log
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
+from agentmemd.persona.tracking.tracker import sync_day_summary
 
 
-def register_jobs(runner: JobRunner, service: MemoryService, config: Config,
+def register_jobs(runner: JobRunner, service: Memories, config: Config,
                   writer: WorkspaceWriter | None, workspace_namespace: str) -> None:
     schedule = config.jobs.schedule()
     consolidator = Consolidator(service, config.consolidation)

@@ -1,3 +1,5 @@
-"""agentmemd.daemon — the service: config, socket server, JSON-RPC methods, CLI client."""
+"""agentmemd.daemon: the doors (socket, CLI) and the benchmarks. Each door calls memory/services."""
 
-__version__ = "0.1.0"
+from agentmemd.memory.core import __version__
+
+__all__ = ["__version__"]

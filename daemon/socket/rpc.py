@@ -16,13 +16,32 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from agentmemd.memory.core.errors import ServiceError
+from agentmemd.memory.core.errors import AgentmemdError, Conflict, InvalidParams, NotFound, Timeout
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# Server errors (-32000 to -32099): the exception tree's request errors, mapped here, in the transport.
+SERVER_ERROR = -32000
+NOT_FOUND = -32001
+CONFLICT = -32002
+TIMEOUT = -32003
+ERROR_CODES: dict[type[AgentmemdError], int] = {
+    InvalidParams: INVALID_PARAMS,
+    NotFound: NOT_FOUND,
+    Conflict: CONFLICT,
+    Timeout: TIMEOUT,
+}
+
+
+def code_of(exc: AgentmemdError) -> int:
+    """The JSON-RPC code of an agentmemd error: its class's, or its nearest base's."""
+    for cls in type(exc).__mro__:
+        if cls in ERROR_CODES:
+            return ERROR_CODES[cls]
+    return SERVER_ERROR
 
 log = logging.getLogger("agentmemd")
 
@@ -125,8 +144,8 @@ class Dispatcher:
         try:
             executor = self.wait_executor if method.waits else self.executor
             result = await loop.run_in_executor(executor, method.handler, params)
-        except ServiceError as exc:
-            raise RpcError(exc.code, exc.message, exc.data) from None
+        except AgentmemdError as exc:
+            raise RpcError(code_of(exc), exc.message, exc.data) from None
         except ValidationError as exc:  # a nested model built inside a handler
             raise params_error(exc) from None
         except Exception as exc:  # the daemon never dies of a request

@@ -17,8 +17,6 @@ import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from agentmemd.cron.jobs import register_jobs
-from agentmemd.cron.scheduler import JobRunner, local_zone
 from agentmemd.daemon import __version__
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.rpc import (
@@ -28,21 +26,11 @@ from agentmemd.daemon.socket.rpc import (
     encode,
     error_response,
 )
-from agentmemd.memory.conversation.compaction import CompactionWorker
-from agentmemd.memory.conversation.conversations import Conversations
-from agentmemd.memory.core.clock import ManualClock, make_clock
+from agentmemd.memory.core.clock import ManualClock
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.llm import make_provider
-from agentmemd.memory.llm.anthropic_provider import LLMUnavailable
-from agentmemd.memory.llm.cache import ResponseCache
-from agentmemd.memory.llm.ledger import Ledger
-from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
-from agentmemd.memory.retrieval.memories import MemoryService
-from agentmemd.memory.services.persona import PersonaService
-from agentmemd.memory.store.database import Store
-from agentmemd.memory.workspace.indexer import WorkspaceIndexer
+from agentmemd.memory.core.errors import StartupError
+from agentmemd.memory.services.app import Services
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
-from agentmemd.memory.workspace.writeback import WorkspaceWriter
 
 log = logging.getLogger("agentmemd")
 MAX_SOCKET_PATH = 107  # sun_path is 108 bytes including the NUL
@@ -53,10 +41,6 @@ def _log_failure(message: str):
         if not future.cancelled() and future.exception() is not None:
             log.error(message, extra={"error": repr(future.exception())})
     return done
-
-
-class StartupError(Exception):
-    """The daemon cannot start; the message says why and what to do."""
 
 
 class DataDirLock:
@@ -116,18 +100,11 @@ class Daemon:
         self.socket_path = Path(socket_path)
         chosen = workspace or (config.workspace.path or None)
         self.workspace = Path(chosen).resolve() if chosen else None
-        self.indexer: WorkspaceIndexer | None = None
         self.lock = DataDirLock(self.data_dir)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
         # Requests that wait on background work (conversation.observe) wait here, not on the store thread.
         self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmemd-wait")
-        self.conversations: Conversations | None = None
-        self.persona: PersonaService | None = None
-        self.worker: CompactionWorker | None = None
-        self.cache: ResponseCache | None = None
-        self.store: Store | None = None
-        self.service: MemoryService | None = None
-        self.jobs: JobRunner | None = None
+        self.services: Services | None = None
         self._connections: set[asyncio.Task] = set()
         self._inflight = 0
         self._stop = asyncio.Event()
@@ -139,27 +116,8 @@ class Daemon:
             prepare_socket_path(self.socket_path)
             if self.workspace is not None and not self.workspace.is_dir():
                 raise StartupError(f"workspace {self.workspace} is not a directory")
-            embedder = MiniLMEmbedder(self.config.embedding.query_cache_size)
-            self.store = Store(self.data_dir / "agentmemd.db", dim=embedder.dim, model=embedder.name,
-                               synchronous=self.config.store.synchronous)
-            self.service = MemoryService(self.store, embedder, make_clock(self.config.clock.start), self.config)
-            if self.workspace is not None:
-                wc = self.config.workspace
-                self.indexer = WorkspaceIndexer(self.service, self.workspace, namespace=wc.namespace,
-                                                max_file_bytes=wc.max_file_bytes)
-            self.jobs = JobRunner(self.store, self.service.clock, local_zone(self.config.jobs.timezone))
-            writer = WorkspaceWriter(self.store, self.workspace) if self.workspace is not None else None
-            register_jobs(self.jobs, self.service, self.config, writer, self.config.workspace.namespace)
-            try:
-                provider = make_provider(self.config, Ledger(self.store, self.service.clock, self.config.llm), embedder)
-            except LLMUnavailable as exc:
-                raise StartupError(str(exc)) from None
-            self.conversations = Conversations(self.service, self.config, provider.name)
-            self.persona = PersonaService(self.service, self.config, provider.name)
-            self.cache = ResponseCache(self.store, embedder, self.service.clock, self.config.cache, provider.name)
-            self.worker = CompactionWorker(self.conversations, provider, self.cache, self._run_on_store,
-                                           target_ratio=self.config.conversation.reflector_target,
-                                           persona=self.persona)
+            self.services = Services.open(self.config, self.data_dir, workspace=self.workspace,
+                                          run_on_store=self._run_on_store)
         except BaseException:
             self.lock.release()
             raise
@@ -170,18 +128,17 @@ class Daemon:
 
     async def serve(self) -> None:
         self.open()
-        assert self.service is not None and self.jobs is not None
-        assert self.conversations is not None and self.worker is not None and self.cache is not None
-        methods = build_methods(self.service, self.indexer, self.jobs, self.conversations, self.worker, self.cache,
-                                self._run_on_store, self.persona)
-        dispatcher = Dispatcher(methods, self.executor, self.wait_executor)
+        services = self.services
+        assert services is not None
+        dispatcher = Dispatcher(build_methods(services), self.executor, self.wait_executor)
         loop = asyncio.get_running_loop()
         watcher = None
-        if self.indexer is not None:
+        if services.indexer is not None:
             # Edits made while the daemon was down are in memory before the socket opens.
-            report = await loop.run_in_executor(self.executor, self.indexer.catch_up)
+            report = await loop.run_in_executor(self.executor, services.indexer.catch_up)
             log.info("workspace caught up", extra=report.as_dict())
-            watcher = WorkspaceWatcher(self.indexer.root, self.indexer.relative, self.config.workspace.debounce_ms)
+            watcher = WorkspaceWatcher(services.indexer.root, services.indexer.relative,
+                                       self.config.workspace.debounce_ms)
             watcher.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stop.set)
@@ -195,13 +152,11 @@ class Daemon:
         os.chmod(self.socket_path, 0o600)
         # Jobs that missed a fire time while the daemon was down run once now. Queued on the
         # store thread before any request, so the first answer already reflects them.
-        catch_up = loop.run_in_executor(self.executor, self.jobs.catch_up)
+        catch_up = loop.run_in_executor(self.executor, services.runner.catch_up)
         catch_up.add_done_callback(_log_failure("job catch-up failed"))
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
-        recovery = loop.run_in_executor(self.executor, self.conversations.recover)
+        recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
-        recovery.add_done_callback(
-            lambda f: [self.worker.request(s) for s in f.result()] if not f.cancelled() and not f.exception() else None)
         scheduler = self._start_scheduler(loop)
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
         log.info("listening", extra={"socket": str(self.socket_path), "data_dir": str(self.data_dir),
@@ -218,7 +173,7 @@ class Daemon:
                 watcher.stop()
             server.close()
             await server.wait_closed()
-            await loop.run_in_executor(None, self.worker.stop)
+            await loop.run_in_executor(None, services.worker.stop)
             # No new connections now; let requests in flight finish their writes,
             # then drop the idle connections.
             for _ in range(1000):
@@ -234,9 +189,9 @@ class Daemon:
             log.info("stopped")
 
     def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
-            self.store = None
+        if self.services is not None:
+            self.services.store.close()
+            self.services = None
         try:
             os.unlink(self.socket_path)
         except FileNotFoundError:
@@ -252,13 +207,13 @@ class Daemon:
     def _start_scheduler(self, loop: asyncio.AbstractEventLoop):
         """apscheduler fires each job at its cron times on the system clock. A manual clock
         has no real-time schedule: `clock.advance` runs the jobs that became due."""
-        assert self.jobs is not None and self.service is not None
-        if isinstance(self.service.clock, ManualClock) or not self.jobs.triggers:
+        assert self.services is not None
+        runner = self.services.runner
+        if isinstance(self.services.memories.clock, ManualClock) or not runner.triggers:
             return None
         from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-        scheduler = AsyncIOScheduler(event_loop=loop, timezone=self.jobs.zone)
-        runner = self.jobs
+        scheduler = AsyncIOScheduler(event_loop=loop, timezone=runner.zone)
 
         async def fire() -> None:
             try:
@@ -276,13 +231,14 @@ class Daemon:
 
     async def _index_changes(self, watcher: WorkspaceWatcher) -> None:
         loop = asyncio.get_running_loop()
-        assert self.indexer is not None
+        indexer = self.services.indexer if self.services else None
+        assert indexer is not None
         async for paths, rescan in watcher.changes():
             try:
                 if rescan:
-                    await loop.run_in_executor(self.executor, self.indexer.catch_up)
+                    await loop.run_in_executor(self.executor, indexer.catch_up)
                 if paths:
-                    await loop.run_in_executor(self.executor, self.indexer.sync, sorted(paths))
+                    await loop.run_in_executor(self.executor, indexer.sync, sorted(paths))
             except Exception:
                 log.exception("workspace sync failed", extra={"paths": sorted(paths)})
 

@@ -34,6 +34,7 @@ import numpy as np
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.config import ConsolidationConfig
 from agentmemd.memory.core.models import AddParams, UpdateParams
+from agentmemd.memory.retrieval.clustering import cluster
 from agentmemd.memory.retrieval.embeddings import normalise
 from agentmemd.memory.store.database import from_blob
 from agentmemd.memory.workspace.owned_sections import clip, neutralise
@@ -81,21 +82,6 @@ def _stopwords() -> frozenset[str]:
 def words(text: str, stop: frozenset[str]) -> list[str]:
     stripped = (w.strip("'-") for w in _WORD.findall(text.lower()))
     return [w for w in stripped if w not in stop and len(w) > 2]
-
-
-def cluster(vectors: np.ndarray, similarity: float, min_size: int) -> list[list[int]]:
-    """Groups of row indexes whose average pairwise cosine is >= similarity (singletons dropped)."""
-    if len(vectors) < min_size:
-        return []
-    from sklearn.cluster import AgglomerativeClustering
-
-    labels = AgglomerativeClustering(
-        n_clusters=None, metric="cosine", linkage="average", distance_threshold=1.0 - similarity
-    ).fit_predict(vectors)
-    groups: dict[int, list[int]] = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(int(label), []).append(i)
-    return sorted((g for g in groups.values() if len(g) >= min_size), key=lambda g: (-len(g), g[0]))
 
 
 def keywords_by_cluster(texts: list[list[str]], reference: list[list[str]], top: int = 4) -> list[list[str]]:

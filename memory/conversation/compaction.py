@@ -27,7 +27,7 @@ class CompactionWorker:
     def __init__(self, conversations: Conversations, provider: LanguageModel, cache: ResponseCache | None,
                  run_on_store: Callable[[Callable[[], Any]], Any], *, target_ratio: float, persona=None):
         self.conversations = conversations
-        self.persona = persona  # PersonaService: the persona track and SyncScore (None: facts only)
+        self.persona = persona  # PersonaTracker: the persona track and SyncScore (None: facts only)
         self.provider = provider
         self.cache = cache
         self.run_on_store = run_on_store
@@ -57,7 +57,7 @@ class CompactionWorker:
         return future
 
     def score(self, **params: Any) -> Future:
-        """Queue a SyncScore of one response (PersonaService.begin_score's params); the Future
+        """Queue a SyncScore of one response (PersonaTracker.begin_score's params); the Future
         gives the stored score."""
         future: Future = Future()
         self._queue.put(("score", params.get("session") or "", params, future))

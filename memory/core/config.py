@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from agentmemd.memory.core.errors import ConfigError
 from agentmemd.memory.core.vocabulary import DIMENSIONS, Dimension, MemoryType
 
 
@@ -262,10 +263,6 @@ class Config(_Section):
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
     cache: CacheConfig = Field(default_factory=CacheConfig)
     persona: PersonaConfig = Field(default_factory=PersonaConfig)
-
-
-class ConfigError(Exception):
-    """The config file is missing, not TOML, or has a bad key or value."""
 
 
 def load_config(path: str | Path | None = None, overrides: dict | None = None) -> Config:

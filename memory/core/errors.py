@@ -1,10 +1,26 @@
-"""Errors the memory service raises; the RPC layer maps each to a JSON-RPC error code."""
+"""The one exception tree. Every error agentmemd raises on purpose is an ``AgentmemdError``.
+
+    AgentmemdError                 root: catch this to catch anything agentmemd raises on purpose
+    ├── RequestError               a request that cannot be carried out as asked (doors map these)
+    │   ├── InvalidParams          params passed the schema but not the rules (field named)
+    │   ├── NotFound               no such memory, session, pack or proposal
+    │   ├── Conflict               the request contradicts the state (superseded version, no workspace)
+    │   └── Timeout                work the request waits on did not finish in time; it goes on
+    ├── ConfigError                agentmemd.toml (or an override) is invalid
+    ├── StoreError                 the data dir cannot be used (e.g. DimensionMismatch)
+    ├── LLMError                   a language-model provider failed (LLMUnavailable, LLMOutputError)
+    ├── WorkspaceError             the Markdown workspace (AnnotationError, WriteBackError)
+    └── StartupError               the daemon cannot start; the message says why and what to do
+
+Errors carry no protocol codes: each door maps classes to its own (the JSON-RPC codes
+live in ``daemon/socket/rpc.py``).
+"""
 
 from __future__ import annotations
 
 
-class ServiceError(Exception):
-    code = -32000
+class AgentmemdError(Exception):
+    """Root of every error agentmemd raises on purpose."""
 
     def __init__(self, message: str, data: dict | None = None):
         super().__init__(message)
@@ -12,18 +28,44 @@ class ServiceError(Exception):
         self.data = data
 
 
-class InvalidParams(ServiceError):
-    """Params passed the schema but not the store (e.g. embedding length)."""
+class RequestError(AgentmemdError):
+    """A request that cannot be carried out as asked; nothing was changed."""
 
-    code = -32602
+
+class InvalidParams(RequestError):
+    """Params passed the schema but not the rules (e.g. an embedding of the wrong length)."""
 
     def __init__(self, field: str, message: str):
         super().__init__(f"invalid params: {field}: {message}", {"field": field})
 
 
-class NotFound(ServiceError):
-    code = -32001
+class NotFound(RequestError):
+    """No such memory, session, pack or proposal."""
 
 
-class Conflict(ServiceError):
-    code = -32002
+class Conflict(RequestError):
+    """The request contradicts the current state."""
+
+
+class Timeout(RequestError):
+    """Work the request waits on did not finish in time; it goes on in the background."""
+
+
+class ConfigError(AgentmemdError):
+    """agentmemd.toml (or an override) is invalid; the message names the key."""
+
+
+class StoreError(AgentmemdError):
+    """The data dir cannot be used as it is."""
+
+
+class LLMError(AgentmemdError):
+    """A language-model provider failed."""
+
+
+class WorkspaceError(AgentmemdError):
+    """The Markdown workspace cannot be read or written as asked."""
+
+
+class StartupError(AgentmemdError):
+    """The daemon cannot start; the message says why and what to do."""

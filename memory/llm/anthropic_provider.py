@@ -27,6 +27,7 @@ import anthropic
 from pydantic import BaseModel, ValidationError
 
 from agentmemd.memory.core.config import LLMConfig
+from agentmemd.memory.core.errors import LLMError
 from agentmemd.memory.llm.ledger import Ledger, Usage
 from agentmemd.memory.llm.tasks import (
     JUDGE_PROMPT,
@@ -48,10 +49,6 @@ from agentmemd.persona.syncscore.rules import check_all
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
-
-
-class LLMError(Exception):
-    """Base of the LLM layer's errors."""
 
 
 class LLMUnavailable(LLMError):

@@ -42,6 +42,7 @@ from agentmemd.memory.llm.tasks import (
     SummaryResult,
     TurnIn,
 )
+from agentmemd.memory.retrieval.clustering import cluster
 from agentmemd.persona.drift.record import local_record
 from agentmemd.persona.identity.state import PersonaRecord, PersonaState
 from agentmemd.persona.syncscore.judge import Judged, score_locally
@@ -191,8 +192,6 @@ class LocalProvider:
     @staticmethod
     def _join_related(groups: list[list[str]], observations: list[ObservationIn], emb: np.ndarray,
                       index: dict[str, int], speakers: dict[str, str]) -> list[list[str]]:
-        from agentmemd.memory.consolidation.consolidator import cluster
-
         by_id = {o.id: o for o in observations}
         joinable = [g for g in groups if all(by_id[o].priority != "HIGH" for o in g)]
         keep = [g for g in groups if g not in joinable]
@@ -216,8 +215,6 @@ class LocalProvider:
         """Join entries of one speaker whose centroids are alike: the lead entry's words, then
         the others' distinctive keywords ("Also: pottery, class, July"). Every source stays claimed.
         Stops once ``shed`` tokens are gone, so the log lands near its target, not far below."""
-        from agentmemd.memory.consolidation.consolidator import cluster
-
         out: list[ReflectedItem] = []
         for speaker in sorted({speakers[it.sources[0]] for it in items}):
             mine = [it for it in items if speakers[it.sources[0]] == speaker]

@@ -1,4 +1,4 @@
-"""MemoryService: the library behind every socket method (and usable without the daemon).
+"""Memories: the library behind every socket method (and usable without the daemon).
 
 Retrieval (seed 002, 5.1): candidates = top-N sqlite-vec neighbours ∪ top-N FTS5 hits
 (∪ pinned persona/relational ∪ recently accessed, for packs); each is scored by
@@ -76,7 +76,7 @@ def new_id() -> str:
     return "m" + uuid.uuid4().hex[:15]
 
 
-class MemoryService:
+class Memories:
     def __init__(self, store: Store, embedder: Embedder, clock: Clock, config: Config):
         self.store = store
         self.embedder = embedder

@@ -18,6 +18,7 @@ import sqlean
 import sqlite_utils
 import sqlite_vec
 
+from agentmemd.memory.core.errors import StoreError
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
 from agentmemd.memory.store.migrations import create_vector_index, migrations
 from agentmemd.memory.store.vector_index import VectorIndex
@@ -38,12 +39,8 @@ _STOPWORDS = frozenset(
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
-class StoreError(Exception):
-    pass
-
-
 class DimensionMismatch(StoreError):
-    pass
+    """The data dir's embeddings have another dimension than the configured model's."""
 
 
 def fts_terms(text: str) -> list[str]:

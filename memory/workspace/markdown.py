@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 
 from markdown_it import MarkdownIt
 
+from agentmemd.memory.core.errors import WorkspaceError
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES
 
 OWNED_BEGIN = "<!-- agentmemd:begin -->"
@@ -39,7 +40,7 @@ _RELATIONAL_HEADINGS = re.compile(r"\b(people|person|relationships?|family|frien
 _PREFERENCE_HEADINGS = re.compile(r"\b(preferences?|likes?|dislikes?|prefers?|style|habits?)\b", re.I)
 
 
-class AnnotationError(ValueError):
+class AnnotationError(WorkspaceError, ValueError):
     """An override comment names an unknown type or a priority outside 0..1."""
 
 

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from agentmemd.memory.core.errors import WorkspaceError
 from agentmemd.memory.workspace.markdown import OWNED_BEGIN, OWNED_END
 
 
-class WriteBackError(Exception):
+class WriteBackError(WorkspaceError):
     """The file could not be written back safely; nothing was changed."""
 
 

@@ -1,0 +1,122 @@
+"""The composition root: ``Services.open`` builds the engine over one data dir.
+
+    services = Services.open(load_config(), Path("data"), workspace=Path("ws"))
+    services.memories.add(AddParams(content="The user prefers short answers", type="preference"))
+    services.close()
+
+As a library every call runs on the caller's thread (``run_on_store`` calls directly).
+The daemon passes a ``run_on_store`` that hands SQLite work to its single store thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from agentmemd.cron.jobs import register_jobs
+from agentmemd.cron.scheduler import JobRunner, local_zone
+from agentmemd.memory.consolidation.consolidator import Consolidator
+from agentmemd.memory.conversation.compaction import CompactionWorker
+from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.core import __version__
+from agentmemd.memory.core.clock import make_clock
+from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.errors import LLMError, StartupError
+from agentmemd.memory.core.models import HealthResult
+from agentmemd.memory.llm import make_provider
+from agentmemd.memory.llm.cache import ResponseCache
+from agentmemd.memory.llm.ledger import Ledger
+from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
+from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.services.conversations import ConversationService
+from agentmemd.memory.services.costs import CostService
+from agentmemd.memory.services.jobs import JobService
+from agentmemd.memory.services.persona import PersonaService
+from agentmemd.memory.services.workspace import WorkspaceService
+from agentmemd.memory.store.database import Store
+from agentmemd.memory.workspace.indexer import WorkspaceIndexer
+from agentmemd.memory.workspace.writeback import WorkspaceWriter
+from agentmemd.persona.tracking.tracker import PersonaTracker
+
+DB_FILE = "agentmemd.db"
+
+
+def run_here(fn: Callable[[], Any]) -> Any:
+    """``run_on_store`` for library use: the caller's thread is the store thread."""
+    return fn()
+
+
+@dataclass
+class Services:
+    config: Config
+    store: Store
+    memories: Memories
+    conversations: ConversationService
+    persona: PersonaService
+    workspace: WorkspaceService
+    jobs: JobService
+    costs: CostService
+    # What the daemon runs beside the requests: the watcher's indexer, the job runner, the worker.
+    indexer: WorkspaceIndexer | None
+    runner: JobRunner
+    worker: CompactionWorker
+
+    @classmethod
+    def open(cls, config: Config, data_dir: Path, *, workspace: Path | None = None,
+             embedder: Embedder | None = None, run_on_store: Callable[[Callable[[], Any]], Any] = run_here
+             ) -> "Services":
+        embedder = embedder or MiniLMEmbedder(config.embedding.query_cache_size)
+        store = Store(Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name,
+                      synchronous=config.store.synchronous)
+        try:
+            return cls._build(config, store, embedder, workspace, run_on_store)
+        except BaseException:
+            store.close()
+            raise
+
+    @classmethod
+    def _build(cls, config: Config, store: Store, embedder: Embedder, workspace: Path | None,
+               run_on_store: Callable[[Callable[[], Any]], Any]) -> "Services":
+        memories = Memories(store, embedder, make_clock(config.clock.start), config)
+        indexer = None
+        if workspace is not None:
+            indexer = WorkspaceIndexer(memories, workspace, namespace=config.workspace.namespace,
+                                       max_file_bytes=config.workspace.max_file_bytes)
+        runner = JobRunner(store, memories.clock, local_zone(config.jobs.timezone))
+        writer = WorkspaceWriter(store, workspace) if workspace is not None else None
+        register_jobs(runner, memories, config, writer, config.workspace.namespace)
+        ledger = Ledger(store, memories.clock, config.llm)
+        try:
+            provider = make_provider(config, ledger, embedder)
+        except LLMError as exc:
+            raise StartupError(str(exc)) from None
+        conversations = Conversations(memories, config, provider.name)
+        tracker = PersonaTracker(memories, config, provider.name)
+        cache = ResponseCache(store, embedder, memories.clock, config.cache, provider.name)
+        worker = CompactionWorker(conversations, provider, cache, run_on_store,
+                                  target_ratio=config.conversation.reflector_target, persona=tracker)
+        return cls(
+            config=config, store=store, memories=memories,
+            conversations=ConversationService(memories, conversations, tracker, worker, config, run_on_store),
+            persona=PersonaService(tracker, conversations, worker, run_on_store),
+            workspace=WorkspaceService(indexer),
+            jobs=JobService(runner, Consolidator(memories, config.consolidation), memories.clock),
+            costs=CostService(ledger, cache, config.llm.provider),
+            indexer=indexer, runner=runner, worker=worker,
+        )
+
+    def health(self) -> HealthResult:
+        return HealthResult(status="ok", version=__version__, memories=self.memories.health_count())
+
+    def recover(self) -> list[str]:
+        """Sessions whose Observer/Reflector run a crash interrupted; the worker looks at them again."""
+        sessions = self.conversations.conversations.recover()
+        for session in sessions:
+            self.worker.request(session)
+        return sessions
+
+    def close(self) -> None:
+        """Stop the background worker (the run in progress finishes), then close the store."""
+        self.worker.stop()
+        self.store.close()

@@ -1,0 +1,41 @@
+"""JobService: the scheduled jobs, their runs, consolidation's nodes, and the daemon's clock."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmemd.cron.scheduler import JobRunner
+from agentmemd.memory.consolidation.consolidator import Consolidator
+from agentmemd.memory.core.clock import Clock, ManualClock, format_time
+from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.core.models import ClockAdvanceParams, ConsolidationListParams, JobRunParams, JobRunsParams
+
+
+class JobService:
+    def __init__(self, runner: JobRunner, consolidator: Consolidator, clock: Clock):
+        self.runner = runner
+        self.consolidator = consolidator
+        self.clock = clock
+
+    def list(self) -> dict[str, Any]:
+        return {"timezone": str(self.runner.zone), "jobs": self.runner.status()}
+
+    def run(self, p: JobRunParams) -> dict[str, Any]:
+        """Run one job now and wait for it."""
+        return self.runner.run(p.name, "manual")
+
+    def runs(self, p: JobRunsParams) -> dict[str, Any]:
+        return {"runs": self.runner.runs(p.name, p.limit)}
+
+    def consolidation(self, p: ConsolidationListParams) -> dict[str, Any]:
+        return {"nodes": self.consolidator.nodes(p.namespace, p.level)}
+
+    def now(self) -> dict[str, Any]:
+        return {"now": format_time(self.clock.now()), "manual": isinstance(self.clock, ManualClock)}
+
+    def advance_clock(self, p: ClockAdvanceParams) -> dict[str, Any]:
+        """Move a manual clock forward; the scheduled jobs that came due run now."""
+        if not isinstance(self.clock, ManualClock):
+            raise Conflict("the clock is the system clock; set [clock] start in the config for a manual clock")
+        now = self.clock.advance(p.hours)
+        return {"now": format_time(now), "manual": True, "jobs_ran": self.runner.run_due()}

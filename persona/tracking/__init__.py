@@ -1,0 +1,1 @@
+"""The PersonaState over time: every version, rule proposals, Persona Preservation Records and SyncScores."""
