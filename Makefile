@@ -7,12 +7,12 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test venv clean
+.PHONY: run test lint venv clean
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check torch==2.13.0
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[test,bench]'
 	touch $@
 
 venv: $(BIN)/agentmemd
@@ -26,8 +26,13 @@ run: venv
 	$(BIN)/agentmemd serve --data-dir $(DEMO)/data --socket $(SOCKET) --config $(DEMO)/agentmemd.toml
 
 # Two workers, whole files each (module-scoped daemons stay in one worker): ~5 min instead of ~8.5.
-test: venv
+test: venv lint
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+# The layers contract (pyproject.toml) and the linter: complexity <= 15, import order, pyflakes, bugbear.
+lint: venv
+	$(BIN)/lint-imports
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf $(VENV) $(DEMO) build *.egg-info

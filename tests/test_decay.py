@@ -40,7 +40,7 @@ def test_retention_tiers_and_persona_floor(clocked):
     assert clocked.call("memory.get", {"id": fact})["retention"] == pytest.approx(1.0)
     seen = {}
     elapsed = 0.0
-    for hours, tier in ((500, "active"), (1500, "warm"), (3000, "cold"), (6000, "archived")):
+    for hours, _tier in ((500, "active"), (1500, "warm"), (3000, "cold"), (6000, "archived")):
         advance(clocked, hours - elapsed)
         elapsed = hours
         rec = clocked.call("memory.get", {"id": fact})

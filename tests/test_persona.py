@@ -165,7 +165,7 @@ def test_ewma_trend_actions_and_anchor_positions_follow_5_3_and_5_4():
 
 def test_the_local_persona_record_measures_the_agents_own_turns():
     turns = []
-    for n, (phase, user, reply) in enumerate(SCRIPT[:20]):
+    for n, (_phase, user, reply) in enumerate(SCRIPT[:20]):
         turns += [{"seq": 2 * n + 1, "role": "user", "content": user},
                   {"seq": 2 * n + 2, "role": "assistant", "content": reply}]
     record = local_record(turns, session="s")

@@ -107,30 +107,37 @@ class CompactionWorker:
             if job is None:
                 break
             try:
-                result = self._call("observe", job.namespace, job.turns,
-                                    lambda: self.provider.observe(job.turns, namespace=job.namespace))
-                vectors = conv.embed_observations(job, result)  # on this thread, not the store's
-                record, persona_note = self._persona_record(job)
-                merge = (lambda: self.persona.merge_record(job.namespace, record, session=job.session,
-                                                           run_id=job.run_id)) if record is not None else None
-                done = self.run_on_store(lambda: conv.finish_observe(job, result, vectors, also=merge))
-                report["observe_runs"].append({**done, "persona_record": persona_note})
+                report["observe_runs"].append(self._observe(job))
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise
         job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
         if job is not None:
             try:
-                result = self._call(
-                    "reflect", job.namespace, job.observations,
-                    lambda: self.provider.reflect(job.observations, namespace=job.namespace,
-                                                  target_ratio=self.target_ratio))
-                report["reflect_runs"].append(self.run_on_store(lambda: conv.finish_reflect(job, result)))
+                report["reflect_runs"].append(self._reflect(job))
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise
         report["counts"] = self.run_on_store(lambda: conv.counts(session))
         return report
+
+    def _observe(self, job) -> dict[str, Any]:
+        """One Observer run: the model off the store thread, then one short transaction."""
+        conv = self.conversations
+        result = self._call("observe", job.namespace, job.turns,
+                            lambda: self.provider.observe(job.turns, namespace=job.namespace))
+        vectors = conv.embed_observations(job, result)  # on this thread, not the store's
+        record, persona_note = self._persona_record(job)
+        merge = (lambda: self.persona.merge_record(job.namespace, record, session=job.session,
+                                                   run_id=job.run_id)) if record is not None else None
+        done = self.run_on_store(lambda: conv.finish_observe(job, result, vectors, also=merge))
+        return {**done, "persona_record": persona_note}
+
+    def _reflect(self, job) -> dict[str, Any]:
+        result = self._call("reflect", job.namespace, job.observations,
+                            lambda: self.provider.reflect(job.observations, namespace=job.namespace,
+                                                          target_ratio=self.target_ratio))
+        return self.run_on_store(lambda: self.conversations.finish_reflect(job, result))
 
     def _persona_record(self, job) -> tuple[Any, str]:
         """Track 2 of the compaction: the persona record of the batch's assistant turns. Turns

@@ -123,6 +123,63 @@ def persona_contract(persona: list[dict[str, Any]], budget: int, record: str = "
     return (text + "\n", ids) if text != PERSONA_HEADER else ("", [])
 
 
+def fit_turns(turns: list[dict[str, Any]], budget: int) -> tuple[list[dict[str, Any]], int]:
+    """The newest turns that fit the budget, oldest first, and their tokens."""
+    chosen: list[dict[str, Any]] = []
+    used = 0
+    for turn in reversed(turns):
+        if used + turn["tokens"] > budget:
+            break
+        chosen.append(turn)
+        used += turn["tokens"]
+    chosen.reverse()
+    if not chosen and turns and budget > 2:  # the newest turn alone is too long: its start, clipped
+        newest = dict(turns[-1])
+        newest["content"] = clip_to_tokens(newest["content"], budget)
+        chosen, used = [newest], count_tokens(newest["content"])
+    return chosen, used
+
+
+def place_anchors(messages: list[dict[str, str]], anchor_text: str, min_turns: int, anchors_as: str) -> list[int]:
+    """Put persona anchors into the messages (in place); returns where they went."""
+    positions = anchor_positions(len(messages), min_turns)
+    if anchors_as != "user":
+        for at in reversed(positions):
+            messages.insert(at, {"role": "system", "content": anchor_text})
+        return positions
+    # APIs without mid-conversation system messages: the anchor rides on a user turn, the first
+    # one at or after each position, never the newest one.
+    last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
+    carriers: list[int] = []
+    for at in positions:
+        i = next((j for j in range(at, last_user) if messages[j]["role"] == "user" and j not in carriers), None)
+        if i is not None:
+            carriers.append(i)
+    for i in carriers:
+        messages[i] = {"role": "user", "content": f"<persona-anchor>{anchor_text}</persona-anchor>\n\n"
+                                                  f"{messages[i]['content']}"}
+    return carriers
+
+
+def attach_pack(memories, messages: list[dict[str, str]], newest_user: int, note: str, left: int, namespace: str,
+                exclude: list[str]):
+    """Put the Memory Pack for the newest user turn in front of it, within ``left`` tokens; the pack or None."""
+    query = messages[newest_user]["content"][len(note):]
+    wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
+    pack_budget = left - wrapper_overhead
+    while pack_budget > 0:
+        pack = memories.pack(PackParams(query=query, budget_tokens=pack_budget, namespace=namespace, exclude=exclude))
+        if not pack.items:
+            return None
+        candidate = f"{note}<memories>\n{pack.text}\n</memories>\n\n{query}"
+        extra = count_tokens(candidate) - count_tokens(note + query)
+        if extra <= left:
+            messages[newest_user] = {"role": "user", "content": candidate}
+            return pack
+        pack_budget -= extra - left  # tokenisation at the seams: shrink by the overshoot and retry
+    return None
+
+
 def build_context(service, conversations, session: str, budget: int, *, persona_state=None,
                   drift: str = "none", anchor_min_turns: int = 10, anchors_as: str = "system") -> dict[str, Any]:
     cfg = service.config.conversation
@@ -149,37 +206,12 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
     turns = conversations.unobserved(session)
     if drift == "rebase":  # after the forced compaction: the newest raw turns, observed or not
         turns = conversations.recent(session, max(2, cfg.keep_recent_turns))
-    chosen: list[dict[str, Any]] = []
-    used = 0
-    for turn in reversed(turns):
-        if used + turn["tokens"] > history_budget:
-            break
-        chosen.append(turn)
-        used += turn["tokens"]
-    chosen.reverse()
-    if not chosen and turns and history_budget > 2:  # the newest turn alone is too long: its start, clipped
-        newest = dict(turns[-1])
-        newest["content"] = clip_to_tokens(newest["content"], history_budget)
-        chosen, used = [newest], count_tokens(newest["content"])
+    chosen, used = fit_turns(turns, history_budget)
     messages = [{"role": t["role"], "content": t["content"]} for t in chosen]
 
     positions: list[int] = []
     if drift == "anchor":
-        positions = anchor_positions(len(messages), anchor_min_turns)
-        if anchors_as == "user":  # APIs without mid-conversation system messages: ride on a user turn
-            last_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
-            carriers = []
-            for at in positions:  # the first user turn at or after the position, not the newest one
-                i = next((j for j in range(at, last_user) if messages[j]["role"] == "user" and j not in carriers), None)
-                if i is not None:
-                    carriers.append(i)
-            for i in carriers:
-                messages[i] = {"role": "user", "content": f"<persona-anchor>{anchor_text}</persona-anchor>\n\n"
-                                                          f"{messages[i]['content']}"}
-            positions = carriers
-        else:
-            for at in reversed(positions):
-                messages.insert(at, {"role": "system", "content": anchor_text})
+        positions = place_anchors(messages, anchor_text, anchor_min_turns, anchors_as)
         if not positions:
             drift = "reinforce"  # too few turns for anchors: the reminder is the nearest repair
     newest_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
@@ -203,22 +235,7 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
         note, drift = "", "none"
         left = unspent()
     if newest_user is not None and left > 20:
-        query = messages[newest_user]["content"][len(note):]
-        wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
-        pack_budget = left - wrapper_overhead
-        while pack_budget > 0:
-            pack = service.pack(PackParams(query=query, budget_tokens=pack_budget, namespace=namespace,
-                                           exclude=in_prefix))
-            if not pack.items:
-                pack = None
-                break
-            candidate = f"{note}<memories>\n{pack.text}\n</memories>\n\n{query}"
-            extra = count_tokens(candidate) - count_tokens(note + query)
-            if extra <= left:
-                messages[newest_user] = {"role": "user", "content": candidate}
-                break
-            pack_budget -= extra - left  # tokenisation at the seams: shrink by the overshoot and retry
-            pack = None
+        pack = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix)
     tokens = system_tokens + sum(count_tokens(m["content"]) for m in messages)
     wrapper = count_tokens("<persona-anchor></persona-anchor>") if anchors_as == "user" else 0
     persona_tokens = count_tokens(note) + (count_tokens(anchor_text) + wrapper) * len(positions)

@@ -119,78 +119,113 @@ def _amount(text: str) -> tuple[int, bool]:
     return _NUMBERS[key], key in _VAGUE
 
 
-def _resolve(kind: str, m: re.Match[str], day: date) -> tuple[str, str, bool] | None:
-    g = m.groupdict()
-    if kind in ("dmy", "mdy", "iso"):
-        month = int(g["m"]) if kind == "iso" else _month_number(g["mon"])
-        try:
-            return date(int(g["y"]), month, int(g["d"])).isoformat(), "day", False
-        except ValueError:
-            return None
-    if kind in ("before_yesterday", "yesterday", "today", "tomorrow", "after_tomorrow"):
-        offset = {"before_yesterday": -2, "yesterday": -1, "today": 0, "tomorrow": 1, "after_tomorrow": 2}[kind]
-        return (day + timedelta(days=offset)).isoformat(), "day", False
-    if kind == "other_day":
-        return (day - timedelta(days=3)).isoformat(), "day", True
-    if kind in ("ago", "in_n"):
-        n, vague = _amount(g["n"])
-        n = -n if kind == "ago" else n
-        unit = g["unit"].lower()
-        if unit == "day":
-            return (day + timedelta(days=n)).isoformat(), "day", vague
-        if unit == "week":
-            return iso_week(day + timedelta(weeks=n)), "week", vague
-        if unit == "month":
-            return _month_shift(day, n), "month", vague
-        return str(day.year + n), "year", vague
+Resolved = tuple[str, str, bool] | None  # (value, granularity, vague)
+_DAY_OFFSETS = {"before_yesterday": -2, "yesterday": -1, "today": 0, "tomorrow": 1, "after_tomorrow": 2}
+
+
+def _absolute(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    month = int(g["m"]) if kind == "iso" else _month_number(g["mon"])
+    try:
+        return date(int(g["y"]), month, int(g["d"])).isoformat(), "day", False
+    except ValueError:
+        return None
+
+
+def _day_word(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    return (day + timedelta(days=_DAY_OFFSETS[kind])).isoformat(), "day", False
+
+
+def _other_day(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    return (day - timedelta(days=3)).isoformat(), "day", True
+
+
+def _counted(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    n, vague = _amount(g["n"])
+    n = -n if kind == "ago" else n
+    unit = g["unit"].lower()
+    if unit == "day":
+        return (day + timedelta(days=n)).isoformat(), "day", vague
+    if unit == "week":
+        return iso_week(day + timedelta(weeks=n)), "week", vague
+    if unit == "month":
+        return _month_shift(day, n), "month", vague
+    return str(day.year + n), "year", vague
+
+
+def _weekday(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    weekday = WEEKDAYS.index(g["wd"].lower().rstrip("s") if g["wd"].lower() not in WEEKDAYS else g["wd"].lower())
+    if past:
+        return _weekday_before(day, weekday).isoformat(), "day", False
+    if future:
+        return _weekday_after(day, weekday).isoformat(), "day", False
+    monday = day - timedelta(days=day.weekday())  # "this Friday": the one in this week
+    return (monday + timedelta(days=weekday)).isoformat(), "day", False
+
+
+def _weekend(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    saturday = day - timedelta(days=day.weekday()) + timedelta(days=5)  # this week's
+    if past:  # the most recent weekend already over (said on a Sunday: the one before)
+        return (saturday - timedelta(days=7)).isoformat(), "day", False
+    if future:
+        return (saturday + timedelta(days=7 if day.weekday() >= 5 else 0)).isoformat(), "day", False
+    return saturday.isoformat(), "day", False
+
+
+def _unit(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    step = -1 if past else 1 if future else 0
+    unit = g["unit"].lower()
+    if unit == "week":
+        return iso_week(day + timedelta(weeks=step)), "week", False
+    if unit == "month":
+        return _month_shift(day, step), "month", False
+    return str(day.year + step), "year", False
+
+
+def _season(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    name = g["season"].lower()
+    if past:
+        return _previous_season(day, name), "season", False
+    season = "fall" if name == "autumn" else name
+    year = day.year + (1 if future and _season_of(day.month) == season else 0)
+    return f"{year}-{season}", "season", False
+
+
+def _month(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    month = _month_number(g["mon"])
     rel = (g.get("rel") or "").lower()
-    past = rel in ("last", "past", "this past", "since")
-    future = rel in ("next", "this coming")
-    if kind == "rel_wd":
-        weekday = WEEKDAYS.index(g["wd"].lower().rstrip("s") if g["wd"].lower() not in WEEKDAYS else g["wd"].lower())
-        if past:
-            return _weekday_before(day, weekday).isoformat(), "day", False
-        if future:
-            return _weekday_after(day, weekday).isoformat(), "day", False
-        monday = day - timedelta(days=day.weekday())  # "this Friday": the one in this week
-        return (monday + timedelta(days=weekday)).isoformat(), "day", False
-    if kind == "rel_weekend":
-        saturday = day - timedelta(days=day.weekday()) + timedelta(days=5)  # this week's
-        if past:  # the most recent weekend already over (said on a Sunday: the one before)
-            return (saturday - timedelta(days=7)).isoformat(), "day", False
-        if future:
-            return (saturday + timedelta(days=7 if day.weekday() >= 5 else 0)).isoformat(), "day", False
-        return saturday.isoformat(), "day", False
-    if kind == "rel_unit":
-        step = -1 if past else 1 if future else 0
-        unit = g["unit"].lower()
-        if unit == "week":
-            return iso_week(day + timedelta(weeks=step)), "week", False
-        if unit == "month":
-            return _month_shift(day, step), "month", False
-        return str(day.year + step), "year", False
-    if kind == "rel_season":
-        name = g["season"].lower()
-        if past:
-            return _previous_season(day, name), "season", False
-        season = "fall" if name == "autumn" else name
-        year = day.year + (1 if future and _season_of(day.month) == season else 0)
-        return f"{year}-{season}", "season", False
-    if kind == "rel_month":
-        month = _month_number(g["mon"])
-        if rel == "last":
-            year = day.year if month < day.month else day.year - 1
-        elif rel == "next":
-            year = day.year if month > day.month else day.year + 1
-        elif rel == "this":
-            year = day.year
-        else:  # "in May": the nearest May, the past one on a tie (recollection is the common case)
-            ahead = (month - day.month) % 12
-            year = day.year + (1 if month < day.month else 0) if 0 < ahead < 6 else day.year - (1 if month > day.month else 0)
-        return f"{year}-{month:02d}", "month", False
-    if kind == "in_year":
-        return g["y"], "year", False
-    return None
+    if rel == "last":
+        year = day.year if month < day.month else day.year - 1
+    elif rel == "next":
+        year = day.year if month > day.month else day.year + 1
+    elif rel == "this":
+        year = day.year
+    else:  # "in May": the nearest May, the past one on a tie (recollection is the common case)
+        ahead = (month - day.month) % 12
+        year = day.year + (1 if month < day.month else 0) if 0 < ahead < 6 else day.year - (1 if month > day.month else 0)
+    return f"{year}-{month:02d}", "month", False
+
+
+def _year(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    return g["y"], "year", False
+
+
+_RESOLVERS = {
+    "dmy": _absolute, "mdy": _absolute, "iso": _absolute,
+    **dict.fromkeys(_DAY_OFFSETS, _day_word),
+    "other_day": _other_day, "ago": _counted, "in_n": _counted,
+    "rel_wd": _weekday, "rel_weekend": _weekend, "rel_unit": _unit, "rel_season": _season, "rel_month": _month,
+    "in_year": _year,
+}
+
+
+def _resolve(kind: str, m: re.Match[str], day: date) -> Resolved:
+    """(value, granularity, vague) of one match, resolved against the day it was said; None if impossible."""
+    resolver = _RESOLVERS.get(kind)
+    if resolver is None:
+        return None
+    g = m.groupdict()
+    rel = (g.get("rel") or "").lower()
+    return resolver(kind, g, day, rel in ("last", "past", "this past", "since"), rel in ("next", "this coming"))
 
 
 def _month_number(name: str) -> int:

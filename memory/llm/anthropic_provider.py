@@ -131,7 +131,7 @@ class AnthropicProvider:
                   f"{json.dumps(schema.model_json_schema(), sort_keys=True)}")
         messages: list[dict] = [{"role": "user", "content": prompt}]
         problem = ""
-        for attempt in range(self.cfg.json_repair_attempts + 1):
+        for _attempt in range(self.cfg.json_repair_attempts + 1):
             reply = self.complete(task, stable=stable, prompt=messages, namespace=namespace)
             try:
                 return parse_json_reply(reply.text, schema)

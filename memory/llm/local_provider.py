@@ -130,34 +130,10 @@ class LocalProvider:
         speakers = {oid: _speaker(by_id[oid].content) for oid in ids}
 
         # 1. A newer preference/decision that revises an older one of the same speaker supersedes it.
-        superseded_by: dict[str, str] = {}
-        for j, newer in enumerate(observations):
-            if newer.category not in ("preference", "decision") or not CHANGE_CUE.search(newer.content):
-                continue
-            for i in range(j - 1, -1, -1):
-                older = observations[i]
-                if (older.id not in superseded_by and older.category in ("preference", "decision")
-                        and speakers[older.id] == speakers[newer.id] and cos[i, j] >= SUPERSEDE_COSINE
-                        and set(content_words(_body(older.content))) & set(content_words(_body(newer.content)))):
-                    superseded_by[older.id] = newer.id
-                    break
+        superseded_by = _supersessions(observations, cos, speakers)
         alive = [oid for oid in ids if oid not in superseded_by]
-        for old in list(superseded_by):  # A revised by B revised by C: A and B are both replaced by C
-            newest = superseded_by[old]
-            while newest in superseded_by:
-                newest = superseded_by[newest]
-            superseded_by[old] = newest
-
         # 2. Near-duplicates merge into the newest of them; 3. related MED/LOW ones of a speaker join.
-        groups: list[list[str]] = []
-        placed: set[str] = set()
-        for oid in reversed(alive):  # newest first, so the newest wording wins
-            if oid in placed:
-                continue
-            twins = [o for o in alive if o not in placed and o != oid and speakers[o] == speakers[oid]
-                     and cos[index[o], index[oid]] >= DUPLICATE_COSINE]
-            placed.update([oid, *twins])
-            groups.append([oid, *twins])
+        groups = _near_duplicates(alive, cos, index, speakers)
         groups = self._join_related(groups, observations, emb, index, speakers)
 
         items = [self._entry(g, by_id, superseded_by) for g in groups]
@@ -287,3 +263,39 @@ class LocalProvider:
         """Every SyncScore dimension from embeddings and stylometry against the PersonaState."""
         return score_locally(state, request.response, turns=[t.model_dump() for t in request.turns],
                              memories=request.memories, embedder=self.embedder)
+
+
+def _supersessions(observations: list[ObservationIn], cos: np.ndarray, speakers: dict[str, str]) -> dict[str, str]:
+    """{older id: id of the newest observation that revises it} (a chain A <- B <- C maps A and B to C)."""
+    superseded_by: dict[str, str] = {}
+    for j, newer in enumerate(observations):
+        if newer.category not in ("preference", "decision") or not CHANGE_CUE.search(newer.content):
+            continue
+        for i in range(j - 1, -1, -1):
+            older = observations[i]
+            if (older.id not in superseded_by and older.category in ("preference", "decision")
+                    and speakers[older.id] == speakers[newer.id] and cos[i, j] >= SUPERSEDE_COSINE
+                    and set(content_words(_body(older.content))) & set(content_words(_body(newer.content)))):
+                superseded_by[older.id] = newer.id
+                break
+    for old in list(superseded_by):
+        newest = superseded_by[old]
+        while newest in superseded_by:
+            newest = superseded_by[newest]
+        superseded_by[old] = newest
+    return superseded_by
+
+
+def _near_duplicates(alive: list[str], cos: np.ndarray, index: dict[str, int],
+                     speakers: dict[str, str]) -> list[list[str]]:
+    """Groups of one speaker's near-duplicates, the newest first in each (its wording wins)."""
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    for oid in reversed(alive):
+        if oid in placed:
+            continue
+        twins = [o for o in alive if o not in placed and o != oid and speakers[o] == speakers[oid]
+                 and cos[index[o], index[oid]] >= DUPLICATE_COSINE]
+        placed.update([oid, *twins])
+        groups.append([oid, *twins])
+    return groups

@@ -368,7 +368,7 @@ class Memories:
         counts = self.store.counts(namespace)
         now = self.clock.now()
         tiers = {"active": 0, "warm": 0, "cold": 0, "archived_pending_sweep": 0}
-        for seq, mtype, last, count in self.store.live_access_rows(namespace):
+        for _seq, mtype, last, count in self.store.live_access_rows(namespace):
             t = tier_of(retention(parse_time(last), count, mtype, now, self.config.decay), self.config.decay)
             tiers["archived_pending_sweep" if t == "archived" else t] += 1
         return {**counts, "tiers": tiers, "now": format_time(now), "embedding_model": self.embedder.name}

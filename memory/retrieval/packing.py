@@ -99,6 +99,31 @@ class _LazyLines:
         return self._lines[idx]
 
 
+class _Packer:
+    """The items taken so far and the budget they leave."""
+
+    def __init__(self, ordered: list[PackCandidate], lines: _LazyLines, budget: int, remaining: int, cfg: PackConfig):
+        self.ordered, self.lines, self.budget, self.remaining, self.cfg = ordered, lines, budget, remaining, cfg
+        self.used_by_type: dict[str, int] = {}
+        self.chosen: dict[int, PackedItem] = {}
+
+    def take(self, idx: int, rank: int, *, respect_share: bool) -> bool:
+        """Take candidate ``idx`` if it is not taken yet and fits (and its type's share, if asked)."""
+        if idx in self.chosen or self.lines.min_tokens(idx) > self.remaining:  # cannot fit: skip without tokenizing
+            return False
+        c = self.ordered[idx]
+        line, tokens, changed = self.lines[idx]
+        if tokens > self.remaining:
+            return False
+        share = self.cfg.max_share.get(c.type)
+        if respect_share and share is not None and self.used_by_type.get(c.type, 0) + tokens > share * self.budget:
+            return False
+        self.chosen[idx] = PackedItem(c, line, tokens, changed, rank)
+        self.used_by_type[c.type] = self.used_by_type.get(c.type, 0) + tokens
+        self.remaining -= tokens
+        return True
+
+
 def build_pack(candidates: list[PackCandidate], budget: int, cfg: PackConfig) -> tuple[str, int, list[PackedItem], list[int]]:
     """Return (text, tokens, packed items in score order, MMR order of the candidates)."""
     ordered = sorted(candidates, key=lambda c: (-c.score, c.id))
@@ -112,39 +137,21 @@ def build_pack(candidates: list[PackCandidate], budget: int, cfg: PackConfig) ->
     order = mmr_order(scores, vectors, cfg.mmr_lambda)
     lines = _LazyLines(ordered, order)
 
-    remaining = budget - overhead
-    used_by_type: dict[str, int] = {}
-    chosen: dict[int, PackedItem] = {}
-
-    def try_take(idx: int, rank: int, *, respect_share: bool) -> bool:
-        c = ordered[idx]
-        if lines.min_tokens(idx) > remaining:  # cannot fit: skip without tokenizing
-            return False
-        line, tokens, changed = lines[idx]
-        if tokens > remaining:
-            return False
-        share = cfg.max_share.get(c.type)
-        if respect_share and share is not None and used_by_type.get(c.type, 0) + tokens > share * budget:
-            return False
-        chosen[idx] = PackedItem(c, line, tokens, changed, rank)
-        used_by_type[c.type] = used_by_type.get(c.type, 0) + tokens
-        return True
-
+    packer = _Packer(ordered, lines, budget, budget - overhead, cfg)
     # Quotas first (e.g. at least one persona item whenever one exists), in MMR order.
     for mtype, minimum in sorted(cfg.min_items.items()):
+        quota = [(rank, idx) for rank, idx in enumerate(order) if ordered[idx].type == mtype]
         taken = 0
-        for rank, idx in enumerate(order):
+        for rank, idx in quota:
             if taken >= minimum:
                 break
-            if ordered[idx].type == mtype and idx not in chosen and try_take(idx, rank, respect_share=False):
-                remaining -= chosen[idx].tokens
-                taken += 1
+            taken += packer.take(idx, rank, respect_share=False)
     # Then fill the rest of the budget in MMR order; an item that does not fit is skipped.
     for rank, idx in enumerate(order):
-        if remaining <= 0:
+        if packer.remaining <= 0:
             break
-        if idx not in chosen and try_take(idx, rank, respect_share=True):
-            remaining -= chosen[idx].tokens
+        packer.take(idx, rank, respect_share=True)
+    chosen = packer.chosen
 
     items = [chosen[i] for i in sorted(chosen)]  # `ordered` is score order already
     if not items:

@@ -1,11 +1,11 @@
-"""Schema, as numbered migrations (sqlite-migrate, the same helper llm uses).
+"""Schema, as numbered migrations (sqlite-utils' Migrations, the helper llm uses).
 
 Never edit an applied migration; add the next number.
 """
 
 from __future__ import annotations
 
-from sqlite_migrate import Migrations
+from sqlite_utils import Migrations
 
 migrations = Migrations("agentmemd.memory")
 

@@ -70,7 +70,7 @@ def local_record(turns: list[dict], *, session: str = "") -> PersonaRecord | Non
         replies=n)
     shifts: list[str] = []
     if n >= 3:
-        for (i, t, s), tr in zip(styles, traits_each):
+        for (i, _t, _s), tr in zip(styles, traits_each):
             moved = {k: tr[k] - traits[k] for k in ("warmth", "formality", "humor", "verbosity", "directness")
                      if abs(tr[k] - traits[k]) >= 0.2}
             if not moved:
