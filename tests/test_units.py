@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+import tomllib
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import BaseModel
 
 from agentmemd.memory.core.clock import ManualClock, parse_time
-from agentmemd.memory.core.config import ConfigError, DecayConfig, load_config
+from agentmemd.memory.core.config import Config, ConfigError, DecayConfig, load_config
 from agentmemd.memory.retrieval.decay import frequency_boost, retention, tier_of
 from agentmemd.memory.retrieval.mmr import mmr_order
 from agentmemd.memory.retrieval.sanitize import sanitize
@@ -64,10 +67,33 @@ def test_manual_clock():
         clock.advance(-1)
 
 
-def test_config_defaults_match_the_shipped_file():
-    from pathlib import Path
+def _keys(model: BaseModel) -> set[str]:
+    """Every section.key of a config model, dict-valued fields (tables) as one key each."""
+    out = set()
+    for name, value in model:
+        if isinstance(value, BaseModel):
+            out |= {f"{name}.{k}" for k in _keys(value)}
+        else:
+            out.add(name)
+    return out
 
-    shipped = load_config(Path(__file__).resolve().parent.parent / "agentmemd.toml")
-    assert shipped == load_config(None)
+
+def _file_keys(table: dict) -> set[str]:
+    out = set()
+    for name, value in table.items():
+        if isinstance(value, dict) and name in Config.model_fields:  # a section
+            out |= {f"{name}.{k}" for k in value}
+        else:
+            out.add(name)
+    return out
+
+
+def test_the_shipped_config_lists_every_key_with_its_default():
+    shipped_path = Path(__file__).resolve().parent.parent / "agentmemd.toml"
+    listed = _file_keys(tomllib.loads(shipped_path.read_text()))
+    model = _keys(Config())
+    assert model - listed == set(), "keys of the config model missing from agentmemd.toml"
+    assert listed - model == set()
+    assert load_config(shipped_path) == load_config(None)
     with pytest.raises(ConfigError):
         load_config(None, {"retrieval": {"vector_candidates": 0}})

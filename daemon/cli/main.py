@@ -410,6 +410,12 @@ def _human_workspace(result: dict[str, Any]) -> None:
         print(f"  {f['status']:<8} {f['path']}" + (f"  ({f['reason']})" if f["reason"] else ""))
 
 
+# The shipped defaults ride in the template package (a link to the repository's agentmemd.toml),
+# so `agentmemd init` writes them from a wheel too; they are not copied into the workspace.
+DEFAULT_CONFIG = "agentmemd.toml"
+NOT_COPIED = {"__init__.py", DEFAULT_CONFIG}
+
+
 def template_dir() -> Path:
     """workspace_template/, the package data `agentmemd init` copies (a source checkout or a wheel)."""
     from importlib.resources import files
@@ -425,7 +431,7 @@ def init_workspace(target: Path, config_path: Path | None = None) -> tuple[list[
 
     template = template_dir()
     created: list[Path] = []
-    for src in sorted(p for p in template.rglob("*") if p.name != "__init__.py" and "__pycache__" not in p.parts):
+    for src in sorted(p for p in template.rglob("*") if p.name not in NOT_COPIED and "__pycache__" not in p.parts):
         dest = target / src.relative_to(template)
         if src.is_dir():
             dest.mkdir(parents=True, exist_ok=True)
@@ -436,7 +442,7 @@ def init_workspace(target: Path, config_path: Path | None = None) -> tuple[list[
     config_path = config_path or target.resolve().parent / "agentmemd.toml"
     if config_path.exists():
         return created, None
-    defaults = template.parent / "agentmemd.toml"
+    defaults = template / DEFAULT_CONFIG
     text = defaults.read_text() if defaults.is_file() else ""
     workspace_path = json.dumps(str(target.resolve()))  # a JSON string is a valid TOML basic string
     section = re.search(r"(?m)^\[workspace\][^\n]*\n(?:(?!\[)[^\n]*\n)*", text)
@@ -488,6 +494,16 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+BENCH_EXTRA = ("matplotlib", "scipy")
+
+
+def _missing_bench_extra() -> list[str]:
+    """The `bench` extra's packages that are not installed (the daemon itself never needs them)."""
+    from importlib.util import find_spec
+
+    return [name for name in BENCH_EXTRA if find_spec(name) is None]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
@@ -498,6 +514,10 @@ def main(argv: list[str] | None = None) -> int:
         if config_written:
             print(f"config {config_written} (its [workspace] path points at the workspace)")
         return 0
+    if args.command in ("bench", "calibrate") and (missing := _missing_bench_extra()):
+        print(f"agentmemd {args.command} needs the bench extra ({', '.join(missing)} not installed): "
+              "pip install 'agentmemd[bench]'", file=sys.stderr)
+        return 2
     if args.command == "bench":
         from agentmemd.daemon.bench.benchmarks import run_bench
 

@@ -27,8 +27,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentmemd.memory.language.cues import content_words
+from agentmemd.memory.language.detection import detect_language
 from agentmemd.persona.identity.state import PersonaState
-from agentmemd.persona.syncscore.rules import RuleCheck, check_all, detect_language
+from agentmemd.persona.syncscore.rules import RuleCheck, check_all
 from agentmemd.persona.syncscore.stylometry import (
     _WORD,
     BRIEF_REQUEST,

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentmemd.memory.language.detection import LANGUAGES, detect_language, emoji_in
 from agentmemd.memory.language.sentences import sentences
-from agentmemd.persona.syncscore.stylometry import _BULLET, _EMOJI, _HEADER, _WORD
+from agentmemd.persona.syncscore.stylometry import _BULLET, _HEADER, _WORD
 
 _NEGATIVE = re.compile(r"\b(?:never|no|don'?t|do not|avoid|without|not|nothing|zero)\b", re.IGNORECASE)
-_LANGUAGES = ("english", "spanish", "french", "german", "italian", "portuguese", "dutch")
-_LANGUAGE_RULE = re.compile(r"\b(" + "|".join(_LANGUAGES) + r")\b", re.IGNORECASE)
+_LANGUAGE_RULE = re.compile(r"\b(" + "|".join(LANGUAGES) + r")\b", re.IGNORECASE)
 _LANGUAGE_VERB = re.compile(r"\b(?:speak|answer|respond|reply|write|talk|use|language|only)\w*\b", re.IGNORECASE)
 _LENGTH = re.compile(r"\b(?:under|at most|no more than|fewer than|less than|max(?:imum)?(?: of)?|up to|within|"
                      r"not exceed|shorter than)\s+(\d+)\s+(words?|sentences?|lines?|characters?|paragraphs?)\b",
@@ -25,23 +25,6 @@ _LENGTH = re.compile(r"\b(?:under|at most|no more than|fewer than|less than|max(
 _QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,80})[\"”’']")
 _SAY = re.compile(r"\b(?:say|saying|use|using|write|writing|phrase|words?|start with|open with|begin with)\b",
                   re.IGNORECASE)
-STOPWORDS = {
-    "english": {"the", "and", "is", "are", "you", "to", "of", "it", "that", "for", "with", "this", "was", "have",
-                "what", "your", "be", "on", "not", "can", "a", "at", "in", "i", "my", "by", "up", "if", "or", "me",
-                "we", "so", "do", "an"},
-    "spanish": {"el", "la", "los", "las", "y", "es", "que", "de", "en", "un", "una", "por", "para", "con", "no",
-                "su", "muy", "pero", "está", "como"},
-    "french": {"le", "la", "les", "et", "est", "que", "de", "des", "en", "un", "une", "pour", "avec", "pas", "vous",
-               "je", "il", "ce", "sur", "mais"},
-    "german": {"der", "die", "das", "und", "ist", "nicht", "ein", "eine", "zu", "mit", "ich", "sie", "es", "auf",
-               "für", "den", "von", "sich", "auch", "aber"},
-    "italian": {"il", "lo", "la", "gli", "e", "è", "che", "di", "un", "una", "per", "con", "non", "sono", "ma",
-                "come", "del", "della", "anche", "questo"},
-    "portuguese": {"o", "a", "os", "as", "e", "é", "que", "de", "em", "um", "uma", "para", "com", "não", "você",
-                   "mas", "como", "do", "da", "muito"},
-    "dutch": {"de", "het", "een", "en", "is", "dat", "van", "niet", "ik", "je", "met", "op", "voor", "zijn", "maar",
-              "ook", "er", "wat", "dit", "aan"},
-}
 
 
 @dataclass
@@ -53,16 +36,6 @@ class RuleCheck:
 
     def as_dict(self) -> dict:
         return {"rule": self.rule, "checkable": self.checkable, "ok": self.ok, "why": self.why}
-
-
-def detect_language(text: str) -> str | None:
-    """The language whose common words the text uses most; None for too little text."""
-    words = [w.lower() for w in re.findall(r"[^\W\d_]+", text)]
-    if len(words) < 4:
-        return None
-    counts = {lang: sum(w in stops for w in words) for lang, stops in STOPWORDS.items()}
-    best = max(counts, key=counts.get)
-    return best if counts[best] >= 2 else None
 
 
 def _count_units(text: str, unit: str) -> int:
@@ -84,7 +57,7 @@ def check(rule: str, response: str) -> RuleCheck:
     lower = rule.lower()
     negative = bool(_NEGATIVE.search(rule))
     if "emoji" in lower or "emoticon" in lower:
-        found = _EMOJI.findall(response)
+        found = emoji_in(response)
         if negative:
             return RuleCheck(rule, True, not found, f"emoji used: {''.join(found[:5])}" if found else "no emoji")
         return RuleCheck(rule, True, bool(found), "emoji used" if found else "no emoji, though the rule asks for them")

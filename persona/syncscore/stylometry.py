@@ -18,12 +18,10 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from agentmemd.memory.language.detection import emoji_in
 from agentmemd.memory.language.sentences import sentences
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-_EMOJI = re.compile(
-    "[\U0001F300-\U0001FAFF\U00002600-\U000027BF\U0001F000-\U0001F2FF\U0001F900-\U0001F9FF\u2B50\u2B06\u2934\u2935]"
-)
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+", re.MULTILINE)
 _HEADER = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.MULTILINE)
@@ -178,7 +176,8 @@ def measure(text: str) -> Style:
     s.code_blocks = len(_CODE_BLOCK.findall(text)) // 2
     s.inline_code = len(_INLINE_CODE.findall(text))
     s.bold = len(_BOLD.findall(text))
-    s.emoji = len(_EMOJI.findall(text))
+    found_emoji = emoji_in(text)
+    s.emoji = len(found_emoji)
     s.exclamations = text.count("!")
     s.questions = sum(1 for p in parts if p.rstrip().endswith("?"))
     s.greeting = bool(GREETING.search(text))
@@ -187,7 +186,7 @@ def measure(text: str) -> Style:
     s.contractions = _count(CONTRACTION, text)
     s.formal = _count(FORMAL, text)
     s.informal = _count(INFORMAL, text)
-    s.humor = _count(HUMOR, text) + sum(1 for e in _EMOJI.findall(text) if e in "😂🤣😄😆😜😉🙃😅")
+    s.humor = _count(HUMOR, text) + sum(1 for e in found_emoji if e in "😂🤣😄😆😜😉🙃😅")
     s.warm = _count(WARM, text)
     s.cold = _count(COLD, text)
     s.technical = _count(TECHNICAL, text) + 2 * (s.code_blocks + s.inline_code)

@@ -1,0 +1,31 @@
+"""Language and emoji come from py3langid and the emoji package (in-process, no daemon)."""
+
+from __future__ import annotations
+
+from agentmemd.memory.language.detection import detect_language, emoji_in
+from agentmemd.persona.syncscore.rules import check
+from agentmemd.persona.syncscore.stylometry import measure
+
+CATALAN = "Bon dia, com estàs? Avui fa molt bon temps a Barcelona i anirem a passejar."
+
+
+def test_a_check_mark_is_not_an_emoji():
+    # The hand-made code-point ranges took U+2713 for an emoji and broke the rule.
+    assert check("Never use emoji", "Done ✓").ok is True
+    assert emoji_in("Done ✓") == []
+    assert check("Never use emoji", "Done ✔️ 🎉").ok is False
+    assert emoji_in("family 👨‍👩‍👧 here") == ["👨‍👩‍👧"]  # one emoji, however many code points
+    assert measure("Done ✓ and shipped").emoji == 0
+
+
+def test_catalan_is_catalan():
+    # Counting seven languages' stopwords called this English.
+    assert detect_language(CATALAN) == "catalan"
+    assert check("Always answer in Catalan", CATALAN).ok is True
+    assert check("Always answer in English", CATALAN).ok is False
+
+
+def test_too_little_text_is_no_language():
+    assert detect_language("Nope.") is None
+    assert detect_language("Sure! Here is a quick summary of the plan for tomorrow.") == "english"
+    assert check("Only answer in Spanish", "Ok.").why == "too short to tell the language"
