@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from inprocess import HashEmbedder, InProcessDaemon
 
 from agentmemd.daemon.socket.client import Client
 
@@ -118,12 +119,31 @@ def spawn(short_tmp):
 
 @pytest.fixture(scope="session")
 def daemon():
-    """One shared daemon with a manual clock; each test isolates itself with its own namespace."""
+    """One shared in-process daemon with a manual clock; each test isolates itself with its own
+    namespace. Tests of the socket itself override this with a real process (test_protocol)."""
     root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
-    d = DaemonProcess(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS}).start()
+    d = InProcessDaemon(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS})
     yield d
     d.terminate()
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def in_process(short_tmp):
+    """A factory of in-process daemons (Services + Dispatcher, no process, no socket) on temp dirs."""
+    started: list[InProcessDaemon] = []
+
+    def _make(config: dict | None = None, *, fake_embedder: bool = False, root: Path | None = None,
+              workspace: Path | None = None) -> InProcessDaemon:
+        config = {"jobs": NO_JOBS, **(config or {})}
+        d = InProcessDaemon(root or short_tmp / f"ip{len(started)}", config,
+                            embedder=HashEmbedder() if fake_embedder else None, workspace=workspace)
+        started.append(d)
+        return d
+
+    yield _make
+    for d in started:
+        d.terminate()
 
 
 @pytest.fixture

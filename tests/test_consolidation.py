@@ -26,13 +26,13 @@ def consolidated(turns, tmp_path_factory):
     """Sessions 1-18 stored, then one consolidation run."""
     import tempfile
 
-    from conftest import DaemonProcess
+    from inprocess import InProcessDaemon
 
     root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
     ws = tmp_path_factory.mktemp("c") / "workspace"
     shutil.copytree(ROOT / "workspace_template", ws)
-    d = DaemonProcess(root, {"workspace": {"path": str(ws), "namespace": NS},
-                             "clock": {"start": "2023-10-23T02:00:00Z"}, "jobs": NO_JOBS}).start()
+    d = InProcessDaemon(root, {"workspace": {"path": str(ws), "namespace": NS},
+                               "clock": {"start": "2023-10-23T02:00:00Z"}, "jobs": NO_JOBS})
     early = [t for t in turns if t["session"] < 19]
     ids = d.call("memory.add_many", {"items": [
         {"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in early]})["ids"]

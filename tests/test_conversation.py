@@ -4,15 +4,15 @@ observations, and the stable context (issue 4). LoCoMo conv-26 is the real text.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from conftest import NO_JOBS, DaemonProcess, locomo_date
+from conftest import NO_JOBS, locomo_date
 from fake_anthropic import FakeAnthropic, message
+from inprocess import InProcessDaemon
 
 from agentmemd.daemon.bench.benchmarks import wait_idle
 from agentmemd.daemon.socket.client import RpcCallError
@@ -39,8 +39,8 @@ def stream(d, sample, session: str, sessions: range, **extra) -> list[dict]:
 def talk():
     """One daemon for this module (manual clock, low thresholds); tests use their own sessions."""
     root = Path(tempfile.mkdtemp(prefix="amc", dir="/tmp"))
-    d = DaemonProcess(root, {"clock": {"start": "2023-05-08T00:00:00Z"}, "jobs": NO_JOBS,
-                             "conversation": LOW_THRESHOLDS}).start()
+    d = InProcessDaemon(root, {"clock": {"start": "2023-05-08T00:00:00Z"}, "jobs": NO_JOBS,
+                               "conversation": LOW_THRESHOLDS})
     yield d
     d.terminate()
     shutil.rmtree(root, ignore_errors=True)
@@ -205,14 +205,14 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
         assert ctx["system"].startswith("# Who you are\nYou are Sol")
 
 
-def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_tmp):
+def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_tmp, monkeypatch):
     """The anthropic provider answers slowly; the daemon is killed while it waits. At the
     next start the interrupted run is redone and every turn is observed exactly once."""
     reply = json.dumps({"observations": [
         {"priority": "HIGH", "category": "preference", "content": "User loves hiking in the Alps.",
          "source_turns": [1]}]})
     with FakeAnthropic() as fake:
-        os.environ["AGENTMEMD_TEST_KEY"] = "test-key"
+        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
         config = {"llm": {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": "AGENTMEMD_TEST_KEY",
                           "max_retries": 0, "timeout_seconds": 20},
                   "conversation": {"observer_threshold_tokens": 10, "keep_recent_turns": 0}}
@@ -239,13 +239,13 @@ def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_
         assert costs["cache"]["misses"] >= 1
 
 
-def test_a_model_citing_turns_it_was_not_shown_is_refused_and_stores_nothing(spawn):
+def test_a_model_citing_turns_it_was_not_shown_is_refused_and_stores_nothing(in_process, monkeypatch):
     bad = json.dumps({"observations": [{"priority": "LOW", "category": "fact", "content": "Invented.",
                                         "source_turns": [999]}]})
     with FakeAnthropic() as fake:
-        os.environ["AGENTMEMD_TEST_KEY"] = "test-key"
-        d = spawn({"llm": {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": "AGENTMEMD_TEST_KEY",
-                           "max_retries": 0}})
+        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        d = in_process({"llm": {"provider": "anthropic", "base_url": fake.base_url,
+                                "api_key_env": "AGENTMEMD_TEST_KEY", "max_retries": 0}}, fake_embedder=True)
         fake.replies.append(message(bad))
         d.call("conversation.append", {"session": "x", "role": "user", "content": "My sister Ana lives in Lisbon."})
         with pytest.raises(RpcCallError) as err:

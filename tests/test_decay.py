@@ -15,10 +15,11 @@ def clocked(tmp_path_factory):
     import tempfile
     from pathlib import Path
 
-    from conftest import EPOCH, NO_JOBS, DaemonProcess
+    from conftest import EPOCH, NO_JOBS
+    from inprocess import InProcessDaemon
 
     root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
-    d = DaemonProcess(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS}).start()
+    d = InProcessDaemon(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS})
     yield d
     d.terminate()
     shutil.rmtree(root, ignore_errors=True)

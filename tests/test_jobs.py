@@ -1,4 +1,5 @@
-"""Scheduled jobs on a real daemon (issue 3): cron from the config, catch-up, no overlap."""
+"""Scheduled jobs (issue 3): cron from the config, catch-up, no overlap. In-process daemons,
+except where only a process shows it (a run killed with -9, the CLI)."""
 
 from __future__ import annotations
 
@@ -27,14 +28,8 @@ def jobs_by_name(d: DaemonProcess) -> dict[str, dict]:
     return {j["name"]: j for j in d.call("jobs.list")["jobs"]}
 
 
-def restart(d: DaemonProcess, start: str) -> DaemonProcess:
-    d.terminate()
-    write_config(d.config_path, config(start))
-    return d.start()
-
-
-def test_jobs_list_shows_cron_next_run_and_last_result(spawn):
-    d = spawn(config("2026-11-20T12:00:00Z"))
+def test_jobs_list_shows_cron_next_run_and_last_result(in_process):
+    d = in_process(config("2026-11-20T12:00:00Z"), fake_embedder=True)
     jobs = jobs_by_name(d)
     assert set(jobs) == {"decay_sweep", "consolidate", "daily_log"}
     assert jobs["consolidate"]["cron"] == "30 3 * * *"
@@ -55,8 +50,8 @@ def test_jobs_list_shows_cron_next_run_and_last_result(spawn):
     assert err.value.code == -32001 and "decay_sweep" in err.value.message
 
 
-def test_clock_advance_runs_the_jobs_that_came_due_once_each(spawn):
-    d = spawn(config("2026-11-20T12:00:00Z"))
+def test_clock_advance_runs_the_jobs_that_came_due_once_each(in_process):
+    d = in_process(config("2026-11-20T12:00:00Z"), fake_embedder=True)
     ran = d.call("clock.advance", {"hours": 1})["jobs_ran"]  # 12:10 ... 13:00 is six daily_log fire times
     assert sorted(r["name"] for r in ran) == ["daily_log", "decay_sweep"]
     assert all(r["trigger"] == "schedule" and r["status"] == "ok" for r in ran)
@@ -68,11 +63,12 @@ def test_clock_advance_runs_the_jobs_that_came_due_once_each(spawn):
     assert jobs["consolidate"]["next_run"] == "2026-11-22T03:30:00.000000Z"
 
 
-def test_a_job_missed_while_the_daemon_was_down_runs_once_at_start(spawn):
-    d = spawn(config("2026-11-20T12:00:00Z"))
+def test_a_job_missed_while_the_daemon_was_down_runs_once_at_start(in_process):
+    d = in_process(config("2026-11-20T12:00:00Z"), fake_embedder=True)
     assert all(j["runs"] == 0 for j in jobs_by_name(d).values())
     # Down from Nov 20 12:00 to Nov 23 10:00: three 03:30 consolidations, ~400 daily logs missed.
-    restart(d, "2026-11-23T10:00:00Z")
+    d.terminate()
+    d = in_process(config("2026-11-23T10:00:00Z"), fake_embedder=True, root=d.root)
     jobs = jobs_by_name(d)
     for name in ("consolidate", "daily_log", "decay_sweep"):
         assert jobs[name]["runs"] == 1, name
@@ -80,7 +76,8 @@ def test_a_job_missed_while_the_daemon_was_down_runs_once_at_start(spawn):
         assert jobs[name]["last_run"]["status"] == "ok"
     assert jobs["consolidate"]["next_run"] == "2026-11-24T03:30:00.000000Z"
     # Restarted again with nothing missed since: no second catch-up.
-    restart(d, "2026-11-23T10:05:00Z")
+    d.terminate()
+    d = in_process(config("2026-11-23T10:05:00Z"), fake_embedder=True, root=d.root)
     assert {n: j["runs"] for n, j in jobs_by_name(d).items()} == {"decay_sweep": 1, "consolidate": 1, "daily_log": 1}
     runs = d.call("jobs.runs", {"name": "consolidate"})["runs"]
     assert [r["trigger"] for r in runs] == ["catch-up"]
@@ -100,9 +97,9 @@ def test_a_killed_run_is_marked_interrupted_and_the_daemon_restarts(spawn):
     assert jobs_by_name(d)["consolidate"]["running"] is False
 
 
-def test_runs_of_one_job_never_overlap(spawn):
-    """System clock (apscheduler running): two clients ask for the same job at once."""
-    d = spawn({"jobs": {**JOBS, "timezone": "UTC"}})
+def test_runs_of_one_job_never_overlap(in_process):
+    """System clock: three clients ask for the same job at once."""
+    d = in_process({"jobs": {**JOBS, "timezone": "UTC"}}, fake_embedder=True)
     d.call("memory.add_many", {"items": [
         {"content": f"Melanie took the kids to the {place} on day {i}", "type": "fact"}
         for i, place in enumerate(["beach", "lake", "museum", "park", "zoo", "beach", "lake", "museum"] * 25)]})

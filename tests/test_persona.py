@@ -7,7 +7,6 @@ is the scripted Nova conversation (persona/drift_script.py) and the labelled pai
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -409,11 +408,12 @@ def _judge(voice: float, constraint: float = 1.0) -> str:
                        "constraint": constraint})
 
 
-def test_the_anthropic_judge_uses_the_5_3_prompt_and_samples_twice_only_near_a_threshold(spawn):
+def test_the_anthropic_judge_uses_the_5_3_prompt_and_samples_twice_only_near_a_threshold(in_process, monkeypatch):
     with FakeAnthropic() as fake:
-        os.environ["AGENTMEMD_TEST_KEY"] = "test-key"
-        d = spawn({"llm": {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": "AGENTMEMD_TEST_KEY",
-                           "max_retries": 0}, "persona": {"score_assistant_turns": False}})
+        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        d = in_process({"llm": {"provider": "anthropic", "base_url": fake.base_url,
+                                "api_key_env": "AGENTMEMD_TEST_KEY", "max_retries": 0},
+                        "persona": {"score_assistant_turns": False}}, fake_embedder=True)
         fake.replies.append(message(_judge(0.95)))
         far = d.call("persona.score", {"response": "Sure, Thursday at 3 works."})
         assert far["samples"] == 1 and far["composite"] == pytest.approx(0.96, abs=1e-3)
@@ -435,7 +435,7 @@ def test_the_anthropic_judge_uses_the_5_3_prompt_and_samples_twice_only_near_a_t
         assert any(r["task"] == "judge" and r["ok"] == 4 for r in costs["by_task"])
 
 
-def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_the_facts(spawn):
+def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_the_facts(in_process, monkeypatch):
     observe = json.dumps({"observations": [{"priority": "MED", "category": "fact", "source_turns": [1],
                                             "content": "Oscar is fixing a webhook retry bug."}]})
     record = json.dumps({"traits": {"warmth": 0.8, "directness": 0.9}, "turns": 1,
@@ -444,10 +444,10 @@ def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_
                          "formatting_prefs": [], "emotional_register": [], "style_shifts": [],
                          "evidence": [{"snippet": "That retry logic is sneaky", "source": "turn:2"}]})
     with FakeAnthropic() as fake:
-        os.environ["AGENTMEMD_TEST_KEY"] = "test-key"
-        d = spawn({"llm": {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": "AGENTMEMD_TEST_KEY",
-                           "max_retries": 0, "json_repair_attempts": 1},
-                   "persona": {"score_assistant_turns": False}})
+        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        d = in_process({"llm": {"provider": "anthropic", "base_url": fake.base_url,
+                                "api_key_env": "AGENTMEMD_TEST_KEY", "max_retries": 0, "json_repair_attempts": 1},
+                        "persona": {"score_assistant_turns": False}}, fake_embedder=True)
         for session in ("good", "bad"):
             d.call("conversation.append", {"session": session, "role": "user",
                                            "content": "The webhook retry logic keeps failing silently."})

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import stat
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
+from conftest import EPOCH, NO_JOBS, DaemonProcess
 
 from agentmemd.daemon.socket.client import RpcCallError
 
@@ -15,6 +19,16 @@ from agentmemd.daemon.socket.client import RpcCallError
 def raw(daemon, line: bytes):
     with daemon.client() as c:
         return c.send_raw(line)
+
+
+@pytest.fixture(scope="module")
+def daemon():
+    """This file tests the socket itself: a real `agentmemd serve` process."""
+    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
+    d = DaemonProcess(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS}).start()
+    yield d
+    d.terminate()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def test_health_and_socket_mode(daemon):
