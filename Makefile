@@ -33,6 +33,7 @@ test: venv lint
 lint: venv
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 clean:
 	rm -rf $(VENV) $(DEMO) build *.egg-info

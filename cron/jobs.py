@@ -22,8 +22,9 @@ from agentmemd.memory.workspace.writeback import WorkspaceWriter
 from agentmemd.persona.tracking.tracker import sync_day_summary
 
 
-def register_jobs(runner: JobRunner, service: Memories, config: Config,
-                  writer: WorkspaceWriter | None, workspace_namespace: str) -> None:
+def register_jobs(
+    runner: JobRunner, service: Memories, config: Config, writer: WorkspaceWriter | None, workspace_namespace: str
+) -> None:
     schedule = config.jobs.schedule()
     consolidator = Consolidator(service, config.consolidation)
 
@@ -55,21 +56,33 @@ def register_jobs(runner: JobRunner, service: Memories, config: Config,
         day = first
         while day <= today:
             start, end = daily_log.day_bounds(day, runner.zone)
-            memories, total = daily_log.learned(service.store, workspace_namespace, start, end, config.daily_log.max_items)
-            seen, seen_total = daily_log.observed(service.store, workspace_namespace, start, end,
-                                                  config.daily_log.max_items)
+            memories, total = daily_log.learned(
+                service.store, workspace_namespace, start, end, config.daily_log.max_items
+            )
+            seen, seen_total = daily_log.observed(
+                service.store, workspace_namespace, start, end, config.daily_log.max_items
+            )
             sync = sync_day_summary(service.store, workspace_namespace, start, end)
-            body = daily_log.render(runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total,
-                                    sync)
+            body = daily_log.render(
+                runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total, sync
+            )
             if body is not None:
                 result = writer.write(daily_log.log_path(day), body, now, create_header=f"# {day.isoformat()}\n")
                 written += int(result.changed)
             day += timedelta(days=1)
         return {"files_written": written}
 
-    runner.add(Job("decay_sweep", "archive memories that decayed below the Cold tier", service.sweep,
-                   schedule["decay_sweep"]))
-    runner.add(Job("consolidate", "4-level consolidation: patterns, principles, insights (into MEMORY.md)",
-                   consolidate, schedule["consolidate"]))
-    runner.add(Job("daily_log", "what was learned today, into memory/YYYY-MM-DD.md", write_daily_log,
-                   schedule["daily_log"]))
+    runner.add(
+        Job("decay_sweep", "archive memories that decayed below the Cold tier", service.sweep, schedule["decay_sweep"])
+    )
+    runner.add(
+        Job(
+            "consolidate",
+            "4-level consolidation: patterns, principles, insights (into MEMORY.md)",
+            consolidate,
+            schedule["consolidate"],
+        )
+    )
+    runner.add(
+        Job("daily_log", "what was learned today, into memory/YYYY-MM-DD.md", write_daily_log, schedule["daily_log"])
+    )

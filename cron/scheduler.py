@@ -83,7 +83,9 @@ class JobRunner:
         return to_utc(fire) if fire is not None else None
 
     def _checked_through(self) -> dict[str, datetime]:
-        return {name: parse_time(at) for name, at in self.store.conn.execute("SELECT name, checked_through FROM job_state")}
+        return {
+            name: parse_time(at) for name, at in self.store.conn.execute("SELECT name, checked_through FROM job_state")
+        }
 
     def _set_checked_through(self, name: str, at: datetime) -> None:
         self.store.conn.execute(
@@ -171,7 +173,9 @@ class JobRunner:
         return self._select_runs(where + "ORDER BY id DESC LIMIT ?", params + (limit,))[::-1]
 
     def runs_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
-        return self._select_runs("WHERE started >= ? AND started < ? ORDER BY id", (format_time(start), format_time(end)))
+        return self._select_runs(
+            "WHERE started >= ? AND started < ? ORDER BY id", (format_time(start), format_time(end))
+        )
 
     def status(self) -> list[dict[str, Any]]:
         checked = self._checked_through()
@@ -181,19 +185,29 @@ class JobRunner:
             last = self.runs(name, limit=1)
             count = self.store.conn.execute("SELECT count(*) FROM job_runs WHERE name = ?", (name,)).fetchone()[0]
             nxt = self.next_fire(name, checked.get(name, now))
-            out.append({
-                "name": name,
-                "description": job.description,
-                "cron": job.cron or None,
-                "next_run": format_time(nxt) if nxt else None,
-                "running": name in self._running,
-                "runs": count,
-                "last_run": last[0] if last else None,
-            })
+            out.append(
+                {
+                    "name": name,
+                    "description": job.description,
+                    "cron": job.cron or None,
+                    "next_run": format_time(nxt) if nxt else None,
+                    "running": name in self._running,
+                    "runs": count,
+                    "last_run": last[0] if last else None,
+                }
+            )
         return out
 
 
 def _run_dict(row: tuple) -> dict[str, Any]:
     run_id, name, trigger, started, finished, status, result, error = row
-    return {"id": run_id, "name": name, "trigger": trigger, "started": started, "finished": finished,
-            "status": status, "result": json.loads(result) if result else None, "error": error}
+    return {
+        "id": run_id,
+        "name": name,
+        "trigger": trigger,
+        "started": started,
+        "finished": finished,
+        "status": status,
+        "result": json.loads(result) if result else None,
+        "error": error,
+    }

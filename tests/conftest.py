@@ -52,8 +52,18 @@ class DaemonProcess:
         self.proc: subprocess.Popen | None = None
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(self.data_dir),
-                "--socket", str(self.socket), "--config", str(self.config_path)]
+        return [
+            sys.executable,
+            "-m",
+            "agentmemd.daemon.cli",
+            "serve",
+            "--data-dir",
+            str(self.data_dir),
+            "--socket",
+            str(self.socket),
+            "--config",
+            str(self.config_path),
+        ]
 
     def start(self, timeout: float = 90.0) -> "DaemonProcess":
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -133,11 +143,20 @@ def in_process(short_tmp):
     """A factory of in-process daemons (Services + Dispatcher, no process, no socket) on temp dirs."""
     started: list[InProcessDaemon] = []
 
-    def _make(config: dict | None = None, *, fake_embedder: bool = False, root: Path | None = None,
-              workspace: Path | None = None) -> InProcessDaemon:
+    def _make(
+        config: dict | None = None,
+        *,
+        fake_embedder: bool = False,
+        root: Path | None = None,
+        workspace: Path | None = None,
+    ) -> InProcessDaemon:
         config = {"jobs": NO_JOBS, **(config or {})}
-        d = InProcessDaemon(root or short_tmp / f"ip{len(started)}", config,
-                            embedder=HashEmbedder() if fake_embedder else None, workspace=workspace)
+        d = InProcessDaemon(
+            root or short_tmp / f"ip{len(started)}",
+            config,
+            embedder=HashEmbedder() if fake_embedder else None,
+            workspace=workspace,
+        )
         started.append(d)
         return d
 

@@ -22,19 +22,40 @@ class Reply:
     delay: float = 0.0
 
 
-def message(text: str, *, input_tokens: int = 120, output_tokens: int = 30, cache_creation: int = 0,
-            cache_read: int = 0, model: str = "claude-haiku-4-5") -> Reply:
-    return Reply(body={
-        "id": "msg_test", "type": "message", "role": "assistant", "model": model,
-        "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
-                  "cache_creation_input_tokens": cache_creation, "cache_read_input_tokens": cache_read},
-    })
+def message(
+    text: str,
+    *,
+    input_tokens: int = 120,
+    output_tokens: int = 30,
+    cache_creation: int = 0,
+    cache_read: int = 0,
+    model: str = "claude-haiku-4-5",
+) -> Reply:
+    return Reply(
+        body={
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cache_creation_input_tokens": cache_creation,
+                "cache_read_input_tokens": cache_read,
+            },
+        }
+    )
 
 
 def error(status: int, kind: str, headers: dict | None = None) -> Reply:
-    return Reply(status=status, body={"type": "error", "error": {"type": kind, "message": f"{kind} (test)"}},
-                 headers=headers or {})
+    return Reply(
+        status=status,
+        body={"type": "error", "error": {"type": kind, "message": f"{kind} (test)"}},
+        headers=headers or {},
+    )
 
 
 class FakeAnthropic:
@@ -50,7 +71,9 @@ class FakeAnthropic:
             def do_POST(self):
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                fake.requests.append({"path": self.path, "body": body, "headers": {k.lower(): v for k, v in self.headers.items()}})
+                fake.requests.append(
+                    {"path": self.path, "body": body, "headers": {k.lower(): v for k, v in self.headers.items()}}
+                )
                 reply = fake.replies.popleft() if fake.replies else error(500, "api_error")
                 if reply.delay:
                     time.sleep(reply.delay)

@@ -65,8 +65,9 @@ def minilm() -> MiniLMEmbedder:
 class InProcessDaemon:
     """Services + Dispatcher over a temp data dir; ``call`` as over the socket."""
 
-    def __init__(self, root: Path, config: dict | None = None, *, embedder: Embedder | None = None,
-                 workspace: Path | None = None):
+    def __init__(
+        self, root: Path, config: dict | None = None, *, embedder: Embedder | None = None, workspace: Path | None = None
+    ):
         from agentmemd.memory.services.app import Services
 
         self.root = Path(root)
@@ -76,8 +77,13 @@ class InProcessDaemon:
         chosen = workspace or (self.config.workspace.path or None)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-store")
         self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="test-wait")
-        self.services = Services.open(self.config, self.data_dir, workspace=Path(chosen) if chosen else None,
-                                      embedder=embedder or minilm(), run_on_store=self.run_on_store)
+        self.services = Services.open(
+            self.config,
+            self.data_dir,
+            workspace=Path(chosen) if chosen else None,
+            embedder=embedder or minilm(),
+            run_on_store=self.run_on_store,
+        )
         self.dispatcher = Dispatcher(build_methods(self.services), self.executor, self.wait_executor)
         # What `serve` does before and right after the socket opens.
         if self.services.indexer is not None:

@@ -31,11 +31,15 @@ def consolidated(turns, tmp_path_factory):
     root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
     ws = tmp_path_factory.mktemp("c") / "workspace"
     shutil.copytree(ROOT / "workspace_template", ws)
-    d = InProcessDaemon(root, {"workspace": {"path": str(ws), "namespace": NS},
-                               "clock": {"start": "2023-10-23T02:00:00Z"}, "jobs": NO_JOBS})
+    d = InProcessDaemon(
+        root,
+        {"workspace": {"path": str(ws), "namespace": NS}, "clock": {"start": "2023-10-23T02:00:00Z"}, "jobs": NO_JOBS},
+    )
     early = [t for t in turns if t["session"] < 19]
-    ids = d.call("memory.add_many", {"items": [
-        {"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in early]})["ids"]
+    ids = d.call(
+        "memory.add_many",
+        {"items": [{"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in early]},
+    )["ids"]
     by_dia = dict(zip((t["dia_id"] for t in early), ids))
     template_memory = (ws / "MEMORY.md").read_text()
     run = d.call("jobs.run", {"name": "consolidate"})
@@ -119,8 +123,10 @@ def test_the_next_night_rederives_without_duplicating(consolidated, turns):
     # A new session arrives (session 19, Oct 2023); the next night re-derives the tree.
     d.call("clock.advance", {"hours": 24})
     late = [t for t in turns if t["session"] == 19]
-    d.call("memory.add_many", {"items": [
-        {"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in late]})
+    d.call(
+        "memory.add_many",
+        {"items": [{"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in late]},
+    )
     result = d.call("jobs.run", {"name": "consolidate"})["result"]
     now = {n["id"]: n for n in nodes(d)}
     assert result["level0"] == consolidated["run"]["result"]["level0"] + len(late)

@@ -17,8 +17,7 @@ from inprocess import InProcessDaemon
 from agentmemd.daemon.bench.benchmarks import wait_idle
 from agentmemd.daemon.socket.client import RpcCallError
 
-LOW_THRESHOLDS = {"observer_threshold_tokens": 600, "reflector_threshold_tokens": 1_000_000,
-                  "keep_recent_turns": 2}
+LOW_THRESHOLDS = {"observer_threshold_tokens": 600, "reflector_threshold_tokens": 1_000_000, "keep_recent_turns": 2}
 
 
 def stream(d, sample, session: str, sessions: range, **extra) -> list[dict]:
@@ -29,9 +28,19 @@ def stream(d, sample, session: str, sessions: range, **extra) -> list[dict]:
         when = locomo_date(conv[f"session_{n}_date_time"])
         for turn in conv[f"session_{n}"]:
             role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
-            answers.append(d.call("conversation.append", {
-                "session": session, "role": role, "content": turn["text"], "ts": when.isoformat(),
-                "speaker": turn["speaker"], **extra}))
+            answers.append(
+                d.call(
+                    "conversation.append",
+                    {
+                        "session": session,
+                        "role": role,
+                        "content": turn["text"],
+                        "ts": when.isoformat(),
+                        "speaker": turn["speaker"],
+                        **extra,
+                    },
+                )
+            )
     return answers
 
 
@@ -39,8 +48,9 @@ def stream(d, sample, session: str, sessions: range, **extra) -> list[dict]:
 def talk():
     """One daemon for this module (manual clock, low thresholds); tests use their own sessions."""
     root = Path(tempfile.mkdtemp(prefix="amc", dir="/tmp"))
-    d = InProcessDaemon(root, {"clock": {"start": "2023-05-08T00:00:00Z"}, "jobs": NO_JOBS,
-                               "conversation": LOW_THRESHOLDS})
+    d = InProcessDaemon(
+        root, {"clock": {"start": "2023-05-08T00:00:00Z"}, "jobs": NO_JOBS, "conversation": LOW_THRESHOLDS}
+    )
     yield d
     d.terminate()
     shutil.rmtree(root, ignore_errors=True)
@@ -79,17 +89,26 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
     assert len(observations) >= 20
     for o in observations:
         assert o["priority"] in ("HIGH", "MED", "LOW") and o["category"] in (
-            "fact", "preference", "decision", "emotional", "relational")
+            "fact",
+            "preference",
+            "decision",
+            "emotional",
+            "relational",
+        )
         assert o["source_turns"] and o["content"].split(": ")[0] in ("Caroline", "Melanie")
     assert [o["date"] for o in observations] == sorted(o["date"] for o in observations)
     # "I went to a LGBTQ support group yesterday" (said 8 May 2023) refers to 7 May 2023.
     group = next(o for o in observations if "support group yesterday" in o["content"])
-    assert (group["date"][:10], group["referenced_date"], group["relative_date"]) == ("2023-05-08", "2023-05-07",
-                                                                                      "yesterday")
+    assert (group["date"][:10], group["referenced_date"], group["relative_date"]) == (
+        "2023-05-08",
+        "2023-05-07",
+        "yesterday",
+    )
     assert group["priority"] in ("HIGH", "MED")
     # Observations are memories: search sees them, with provenance to their turns.
-    hits = talk.call("memory.search", {"query": "When did Caroline go to the LGBTQ support group?",
-                                       "namespace": "obs-a", "k": 5})["results"]
+    hits = talk.call(
+        "memory.search", {"query": "When did Caroline go to the LGBTQ support group?", "namespace": "obs-a", "k": 5}
+    )["results"]
     assert hits[0]["id"] == group["memory_id"]
     assert hits[0]["source"].startswith("conversation:conv26-a#turns:")
 
@@ -129,8 +148,10 @@ def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
         ("assistant", "Green tea it is."),
     ]
     for role, text in turns:
-        talk.call("conversation.append", {"session": "pref", "role": role, "content": text, "namespace": "pref",
-                                          "ts": "2023-06-12T09:00:00Z"})
+        talk.call(
+            "conversation.append",
+            {"session": "pref", "role": role, "content": text, "namespace": "pref", "ts": "2023-06-12T09:00:00Z"},
+        )
     talk.call("conversation.observe", {"session": "pref", "reflect": True})
     every = talk.call("observations.list", {"session": "pref", "include_replaced": True})["observations"]
     old = next(o for o in every if "black coffee" in o["content"])
@@ -146,17 +167,29 @@ def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
 def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budget(talk, locomo):
     conv = locomo[0]["conversation"]
     session, ns = "ctx", "ctx"
-    talk.call("memory.add", {"content": "You are Sol, a warm and direct companion.", "type": "persona",
-                             "namespace": ns})
-    known = talk.call("memory.add", {"content": "Caroline enrolled in a counseling certificate course in April.",
-                                     "type": "fact", "namespace": ns})["id"]
+    talk.call(
+        "memory.add", {"content": "You are Sol, a warm and direct companion.", "type": "persona", "namespace": ns}
+    )
+    known = talk.call(
+        "memory.add",
+        {"content": "Caroline enrolled in a counseling certificate course in April.", "type": "fact", "namespace": ns},
+    )["id"]
     when = locomo_date(conv["session_1_date_time"]).isoformat()
     turns = conv["session_1"]
 
     def append(turn):
         role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
-        talk.call("conversation.append", {"session": session, "role": role, "content": turn["text"], "ts": when,
-                                          "namespace": ns, "speaker": turn["speaker"]})
+        talk.call(
+            "conversation.append",
+            {
+                "session": session,
+                "role": role,
+                "content": turn["text"],
+                "ts": when,
+                "namespace": ns,
+                "speaker": turn["speaker"],
+            },
+        )
 
     for turn in turns[:8]:
         append(turn)
@@ -179,12 +212,16 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
     assert ctx["pack_id"]
     # The pack does not repeat what the prefix already shows (the persona, the observations in it).
     packed = {c["id"] for c in talk.call("context.explain", {"pack_id": ctx["pack_id"]})["candidates"] if c["chosen"]}
-    shown = {o["memory_id"] for o in talk.call("observations.list", {"session": session})["observations"]
-             if o["content"] in ctx["system"]}
+    shown = {
+        o["memory_id"]
+        for o in talk.call("observations.list", {"session": session})["observations"]
+        if o["content"] in ctx["system"]
+    }
     assert shown and not packed & shown and known in packed
     assert not any("You are Sol" in line for line in ctx["messages"][newest_user]["content"].splitlines())
     assert [m["content"] for m in ctx["messages"] if not m["content"].startswith("<memories>")] == [
-        t["text"] for t in turns[8:12] if t is not turns[8:12][newest_user]]
+        t["text"] for t in turns[8:12] if t is not turns[8:12][newest_user]
+    ]
 
     talk.call("conversation.observe", {"session": session})
     after = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
@@ -208,19 +245,41 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
 def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_tmp, monkeypatch):
     """The anthropic provider answers slowly; the daemon is killed while it waits. At the
     next start the interrupted run is redone and every turn is observed exactly once."""
-    reply = json.dumps({"observations": [
-        {"priority": "HIGH", "category": "preference", "content": "User loves hiking in the Alps.",
-         "source_turns": [1]}]})
+    reply = json.dumps(
+        {
+            "observations": [
+                {
+                    "priority": "HIGH",
+                    "category": "preference",
+                    "content": "User loves hiking in the Alps.",
+                    "source_turns": [1],
+                }
+            ]
+        }
+    )
     with FakeAnthropic() as fake:
         monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
-        config = {"llm": {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": "AGENTMEMD_TEST_KEY",
-                          "max_retries": 0, "timeout_seconds": 20},
-                  "conversation": {"observer_threshold_tokens": 10, "keep_recent_turns": 0}}
+        config = {
+            "llm": {
+                "provider": "anthropic",
+                "base_url": fake.base_url,
+                "api_key_env": "AGENTMEMD_TEST_KEY",
+                "max_retries": 0,
+                "timeout_seconds": 20,
+            },
+            "conversation": {"observer_threshold_tokens": 10, "keep_recent_turns": 0},
+        }
         fake.replies.append(message(reply, input_tokens=400, output_tokens=60))
         fake.replies[-1].delay = 8.0
         d = spawn(config)
-        d.call("conversation.append", {"session": "hike", "role": "user",
-                                       "content": "I love hiking in the Alps, we go every summer with friends."})
+        d.call(
+            "conversation.append",
+            {
+                "session": "hike",
+                "role": "user",
+                "content": "I love hiking in the Alps, we go every summer with friends.",
+            },
+        )
         deadline = time.monotonic() + 10
         while not fake.requests and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -240,12 +299,22 @@ def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_
 
 
 def test_a_model_citing_turns_it_was_not_shown_is_refused_and_stores_nothing(in_process, monkeypatch):
-    bad = json.dumps({"observations": [{"priority": "LOW", "category": "fact", "content": "Invented.",
-                                        "source_turns": [999]}]})
+    bad = json.dumps(
+        {"observations": [{"priority": "LOW", "category": "fact", "content": "Invented.", "source_turns": [999]}]}
+    )
     with FakeAnthropic() as fake:
         monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
-        d = in_process({"llm": {"provider": "anthropic", "base_url": fake.base_url,
-                                "api_key_env": "AGENTMEMD_TEST_KEY", "max_retries": 0}}, fake_embedder=True)
+        d = in_process(
+            {
+                "llm": {
+                    "provider": "anthropic",
+                    "base_url": fake.base_url,
+                    "api_key_env": "AGENTMEMD_TEST_KEY",
+                    "max_retries": 0,
+                }
+            },
+            fake_embedder=True,
+        )
         fake.replies.append(message(bad))
         d.call("conversation.append", {"session": "x", "role": "user", "content": "My sister Ana lives in Lisbon."})
         with pytest.raises(RpcCallError) as err:

@@ -35,9 +35,15 @@ def advance(d, hours: float) -> None:
 
 def test_retention_tiers_and_persona_floor(clocked):
     ns = "decay-tiers"
-    fact = clocked.call("memory.add", {"content": "The user's gym is on Baker Street.", "type": "fact", "namespace": ns})["id"]
-    persona = clocked.call("memory.add", {"content": "I am Nova and I keep answers short.", "type": "persona", "namespace": ns})["id"]
-    rel = clocked.call("memory.add", {"content": "Laia is the user's sister.", "type": "relational", "namespace": ns})["id"]
+    fact = clocked.call(
+        "memory.add", {"content": "The user's gym is on Baker Street.", "type": "fact", "namespace": ns}
+    )["id"]
+    persona = clocked.call(
+        "memory.add", {"content": "I am Nova and I keep answers short.", "type": "persona", "namespace": ns}
+    )["id"]
+    rel = clocked.call("memory.add", {"content": "Laia is the user's sister.", "type": "relational", "namespace": ns})[
+        "id"
+    ]
     assert clocked.call("memory.get", {"id": fact})["retention"] == pytest.approx(1.0)
     seen = {}
     elapsed = 0.0
@@ -62,9 +68,13 @@ def test_retention_tiers_and_persona_floor(clocked):
 def test_reinforcement_amounts_and_slower_decay(clocked):
     ns = "decay-reinforce"
     a = clocked.call("memory.add", {"content": "The user takes the 8:15 train.", "type": "fact", "namespace": ns})["id"]
-    b = clocked.call("memory.add", {"content": "The user's train is usually late.", "type": "fact", "namespace": ns})["id"]
-    counts = [clocked.call("memory.reinforce", {"id": a, "event": e})["access_count"]
-              for e in ("direct", "indirect", "used", "retrieved_unused")]
+    b = clocked.call("memory.add", {"content": "The user's train is usually late.", "type": "fact", "namespace": ns})[
+        "id"
+    ]
+    counts = [
+        clocked.call("memory.reinforce", {"id": a, "event": e})["access_count"]
+        for e in ("direct", "indirect", "used", "retrieved_unused")
+    ]
     assert counts == [4.0, 5.0, 7.0, 7.5]
     advance(clocked, 2000)
     ra, rb = (clocked.call("memory.get", {"id": i})["retention"] for i in (a, b))
@@ -75,8 +85,15 @@ def test_reinforcement_amounts_and_slower_decay(clocked):
 
 def test_importing_old_history_does_not_archive_it(clocked):
     ns = "decay-import"
-    mid = clocked.call("memory.add", {"content": "In 2019 the user ran the Berlin marathon.", "type": "fact",
-                                      "namespace": ns, "created": "2019-09-29T09:00:00Z"})["id"]
+    mid = clocked.call(
+        "memory.add",
+        {
+            "content": "In 2019 the user ran the Berlin marathon.",
+            "type": "fact",
+            "namespace": ns,
+            "created": "2019-09-29T09:00:00Z",
+        },
+    )["id"]
     rec = clocked.call("memory.get", {"id": mid})
     assert rec["created"].startswith("2019-09-29") and rec["tier"] == "active"
     clocked.call("memory.sweep")
@@ -85,7 +102,9 @@ def test_importing_old_history_does_not_archive_it(clocked):
 
 def test_tier_decides_pack_search_and_deep_search(clocked):
     ns = "decay-visibility"
-    mid = clocked.call("memory.add", {"content": "The user's passport expires in March.", "type": "fact", "namespace": ns})["id"]
+    mid = clocked.call(
+        "memory.add", {"content": "The user's passport expires in March.", "type": "fact", "namespace": ns}
+    )["id"]
     q = {"query": "when does the passport expire", "namespace": ns}
     assert mid in clocked.call("context.pack", {**q, "budget_tokens": 200})["text"]
     advance(clocked, 1500)  # Warm: searchable, not packed

@@ -15,8 +15,16 @@ from agentmemd.memory.workspace.markdown import MarkdownItem
 
 
 def candidate(i: int, mtype: str, score: float, text: str, vector: np.ndarray) -> PackCandidate:
-    return PackCandidate(id=f"m{i:03d}", type=mtype, score=score, content=text, content_tokens=count_tokens(text),
-                         source=None, created="2024-01-01T00:00:00.000000Z", vector=vector)
+    return PackCandidate(
+        id=f"m{i:03d}",
+        type=mtype,
+        score=score,
+        content=text,
+        content_tokens=count_tokens(text),
+        source=None,
+        created="2024-01-01T00:00:00.000000Z",
+        vector=vector,
+    )
 
 
 def unit(seed: int) -> np.ndarray:
@@ -26,8 +34,10 @@ def unit(seed: int) -> np.ndarray:
 
 @pytest.mark.parametrize("budget", [40, 80, 150, 400])
 def test_a_pack_never_exceeds_its_budget_and_keeps_its_quota(budget):
-    cands = [candidate(i, "fact", 0.9 - i / 100, f"Fact number {i} about the garden and the weather.", unit(i))
-             for i in range(30)]
+    cands = [
+        candidate(i, "fact", 0.9 - i / 100, f"Fact number {i} about the garden and the weather.", unit(i))
+        for i in range(30)
+    ]
     cands.append(candidate(99, "persona", 0.1, "Nova is warm and direct.", unit(99)))
     text, tokens, items, order = build_pack(cands, budget, PackConfig())
     assert tokens == count_tokens(text) <= budget
@@ -41,9 +51,11 @@ def test_a_pack_never_exceeds_its_budget_and_keeps_its_quota(budget):
 
 def test_a_type_share_caps_its_items_and_mmr_skips_a_near_duplicate():
     same = unit(1)
-    cands = [candidate(0, "fact", 0.9, "The user lives in Lisbon.", same),
-             candidate(1, "fact", 0.89, "The user lives in Lisbon, Portugal.", same),
-             candidate(2, "preference", 0.5, "The user prefers short answers.", unit(2))]
+    cands = [
+        candidate(0, "fact", 0.9, "The user lives in Lisbon.", same),
+        candidate(1, "fact", 0.89, "The user lives in Lisbon, Portugal.", same),
+        candidate(2, "preference", 0.5, "The user prefers short answers.", unit(2)),
+    ]
     _, _, items, order = build_pack(cands, 200, PackConfig(max_share={"fact": 0.1}))
     assert [it.candidate.id for it in items].count("m000") <= 1
     assert sum(it.tokens for it in items if it.candidate.type == "fact") <= 0.1 * 200
@@ -67,14 +79,23 @@ def test_anchors_go_at_a_third_and_two_thirds_or_ride_on_user_turns():
     as_user = [dict(m) for m in messages]
     carriers = place_anchors(as_user, "ANCHOR", 10, "user")
     assert carriers == [4, 8] and len(as_user) == 12
-    assert all(as_user[i]["role"] == "user" and as_user[i]["content"].startswith("<persona-anchor>ANCHOR")
-               for i in carriers)
+    assert all(
+        as_user[i]["role"] == "user" and as_user[i]["content"].startswith("<persona-anchor>ANCHOR") for i in carriers
+    )
     assert place_anchors([dict(m) for m in messages[:4]], "ANCHOR", 10, "system") == []
 
 
 def item(content: str, heading: tuple[str, ...] = ("Facts",), path: str = "USER.md") -> MarkdownItem:
-    return MarkdownItem(path=path, heading_path=heading, content=content, line_start=1, line_end=1, type="fact",
-                        priority=None, created=None)
+    return MarkdownItem(
+        path=path,
+        heading_path=heading,
+        content=content,
+        line_start=1,
+        line_end=1,
+        type="fact",
+        priority=None,
+        created=None,
+    )
 
 
 def row(content: str, heading: str = "Facts", path: str = "USER.md") -> dict:
@@ -95,8 +116,10 @@ def test_edits_pair_by_word_overlap_and_a_lone_rewrite_in_its_section():
 
 def test_consolidation_reconciles_instead_of_duplicating(in_process):
     d = in_process({"clock": {"start": "2024-01-01T00:00:00Z"}}, fake_embedder=True)
-    items = [{"content": f"Melanie took the kids to the {place} on a sunny day {i}", "type": "fact"}
-             for i, place in enumerate(["beach", "lake", "museum", "park"] * 10)]
+    items = [
+        {"content": f"Melanie took the kids to the {place} on a sunny day {i}", "type": "fact"}
+        for i, place in enumerate(["beach", "lake", "museum", "park"] * 10)
+    ]
     d.call("memory.add_many", {"items": items})
     first = d.call("jobs.run", {"name": "consolidate"})["result"]
     assert first["added"] > 0

@@ -88,8 +88,10 @@ def test_a_killed_run_is_marked_interrupted_and_the_daemon_restarts(spawn):
     d.kill9()
     # Simulate a daemon that died inside a job: its run row says 'running'.
     store = Store(d.data_dir / "agentmemd.db", dim=384, model="all-MiniLM-L6-v2")
-    store.conn.execute("INSERT INTO job_runs(name, trigger, started, status) VALUES ('consolidate', 'schedule', "
-                       "'2026-11-20T12:00:00.000000Z', 'running')")
+    store.conn.execute(
+        "INSERT INTO job_runs(name, trigger, started, status) VALUES ('consolidate', 'schedule', "
+        "'2026-11-20T12:00:00.000000Z', 'running')"
+    )
     store.close()
     d.start()
     runs = d.call("jobs.runs", {"name": "consolidate"})["runs"]
@@ -100,9 +102,15 @@ def test_a_killed_run_is_marked_interrupted_and_the_daemon_restarts(spawn):
 def test_runs_of_one_job_never_overlap(in_process):
     """System clock: three clients ask for the same job at once."""
     d = in_process({"jobs": {**JOBS, "timezone": "UTC"}}, fake_embedder=True)
-    d.call("memory.add_many", {"items": [
-        {"content": f"Melanie took the kids to the {place} on day {i}", "type": "fact"}
-        for i, place in enumerate(["beach", "lake", "museum", "park", "zoo", "beach", "lake", "museum"] * 25)]})
+    d.call(
+        "memory.add_many",
+        {
+            "items": [
+                {"content": f"Melanie took the kids to the {place} on day {i}", "type": "fact"}
+                for i, place in enumerate(["beach", "lake", "museum", "park", "zoo", "beach", "lake", "museum"] * 25)
+            ]
+        },
+    )
     runs: list[dict] = []
 
     def ask() -> None:
@@ -148,15 +156,31 @@ def test_a_failing_job_is_recorded_and_the_daemon_keeps_serving(tmp_path):
     store.close()
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"consolidate": "every night"}, "not a crontab expression"),
-    ({"consolidate": "61 3 * * *"}, "not a crontab expression"),
-    ({"timezone": "Mars/Olympus"}, "unknown time zone"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"consolidate": "every night"}, "not a crontab expression"),
+        ({"consolidate": "61 3 * * *"}, "not a crontab expression"),
+        ({"timezone": "Mars/Olympus"}, "unknown time zone"),
+    ],
+)
 def test_bad_schedules_are_config_errors_naming_the_key(tmp_path, bad, message):
     path = write_config(tmp_path / "a.toml", {"jobs": bad})
-    out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(tmp_path / "d"),
-                          "--config", str(path)], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentmemd.daemon.cli",
+            "serve",
+            "--data-dir",
+            str(tmp_path / "d"),
+            "--config",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2
     assert message in out.stderr and f"jobs.{next(iter(bad))}" in out.stderr
 

@@ -47,7 +47,9 @@ def test_acknowledged_writes_survive_kill_9(spawn):
             with d.client() as c:
                 i = 0
                 while not stop.is_set():
-                    mid = c.call("memory.add", {"content": f"writer {n} fact {i}: the kettle is blue", "type": "fact"})["id"]
+                    mid = c.call("memory.add", {"content": f"writer {n} fact {i}: the kettle is blue", "type": "fact"})[
+                        "id"
+                    ]
                     with lock:
                         acked.append(mid)
                     i += 1
@@ -81,17 +83,33 @@ def test_socket_path_that_is_a_regular_file_is_not_replaced(short_tmp):
     assert d.socket.read_text() == "not a socket"
 
 
-@pytest.mark.parametrize("config, needle", [
-    ("[scoring]\nsimilarity = 'high'\n", "scoring.similarity"),
-    ("[decay]\nactive_above = 0.2\n", "decay tiers"),
-    ("[nonsense]\nx = 1\n", "nonsense"),
-    ("[server\n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "config, needle",
+    [
+        ("[scoring]\nsimilarity = 'high'\n", "scoring.similarity"),
+        ("[decay]\nactive_above = 0.2\n", "decay tiers"),
+        ("[nonsense]\nx = 1\n", "nonsense"),
+        ("[server\n", "not valid TOML"),
+    ],
+)
 def test_bad_config_is_a_clear_error(short_tmp, config, needle):
     path = short_tmp / "bad.toml"
     path.write_text(config)
-    proc = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(short_tmp / "d"),
-                           "--config", str(path)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agentmemd.daemon.cli",
+            "serve",
+            "--data-dir",
+            str(short_tmp / "d"),
+            "--config",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and needle in proc.stderr
 
 
@@ -100,8 +118,9 @@ def test_cli_round_trip(spawn):
     env = {**os.environ, "AGENTMEMD_SOCKET": str(d.socket)}
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", *args], capture_output=True, text=True,
-                              env=env, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "agentmemd.daemon.cli", *args], capture_output=True, text=True, env=env, timeout=60
+        )
 
     added = cli("add", "Oscar works on the Ofertes project.", "--type", "fact", "--source", "cli")
     assert added.returncode == 0
@@ -112,6 +131,10 @@ def test_cli_round_trip(spawn):
     assert packed.returncode == 0 and "MEMORY PACK" in packed.stdout and "pack_id" in packed.stderr
     bad = cli("pack", "x", "--budget", "0")
     assert bad.returncode == 1 and "budget_tokens" in bad.stderr
-    gone = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", "/tmp/nope.sock", "health"],
-                          capture_output=True, text=True, timeout=60)
+    gone = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", "/tmp/nope.sock", "health"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert gone.returncode == 3 and "cannot reach agentmemd" in gone.stderr

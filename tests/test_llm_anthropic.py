@@ -55,8 +55,15 @@ def rows(ledger) -> list[dict]:
 
 
 def test_a_call_sends_the_stable_prefix_cached_and_books_exact_usage(server, ledger):
-    server.replies.append(message("Caroline found the support group powerful.", input_tokens=1200, output_tokens=40,
-                                  cache_creation=900, cache_read=0))
+    server.replies.append(
+        message(
+            "Caroline found the support group powerful.",
+            input_tokens=1200,
+            output_tokens=40,
+            cache_creation=900,
+            cache_read=0,
+        )
+    )
     server.replies.append(message("Second.", input_tokens=300, output_tokens=10, cache_creation=0, cache_read=900))
     p = provider(server, ledger)
     first = p.complete("observe", stable=STABLE, prompt=TURN, namespace="default")
@@ -72,9 +79,17 @@ def test_a_call_sends_the_stable_prefix_cached_and_books_exact_usage(server, led
     # The second call's system block is byte-identical: what makes the provider's cache hit.
     assert server.requests[1]["body"]["system"] == sent["body"]["system"]
     booked = rows(ledger)
-    assert [(r["task"], r["status"], r["input_tokens"], r["output_tokens"], r["cache_creation_input_tokens"],
-             r["cache_read_input_tokens"]) for r in booked] == [
-        ("observe", "ok", 1200, 40, 900, 0), ("observe", "ok", 300, 10, 0, 900)]
+    assert [
+        (
+            r["task"],
+            r["status"],
+            r["input_tokens"],
+            r["output_tokens"],
+            r["cache_creation_input_tokens"],
+            r["cache_read_input_tokens"],
+        )
+        for r in booked
+    ] == [("observe", "ok", 1200, 40, 900, 0), ("observe", "ok", 300, 10, 0, 900)]
     # Haiku list prices per MTok: input 1, output 5, cache write 1.25, cache read 0.1.
     assert booked[0]["cost_usd"] == pytest.approx((1200 * 1 + 40 * 5 + 900 * 1.25) / 1e6)
     assert booked[1]["cost_usd"] == pytest.approx((300 * 1 + 10 * 5 + 900 * 0.1) / 1e6)
@@ -83,7 +98,9 @@ def test_a_call_sends_the_stable_prefix_cached_and_books_exact_usage(server, led
 
 
 def test_a_json_reply_is_validated_against_the_schema(server, ledger):
-    reply = {"observations": [{"content": "Caroline attended an LGBTQ support group on 2023-05-07.", "priority": "HIGH"}]}
+    reply = {
+        "observations": [{"content": "Caroline attended an LGBTQ support group on 2023-05-07.", "priority": "HIGH"}]
+    }
     server.replies.append(message("```json\n" + json.dumps(reply) + "\n```"))
     got = provider(server, ledger).complete_json("observe", Observations, stable=STABLE, prompt=TURN)
     assert got.observations[0].priority == "HIGH"
@@ -93,7 +110,9 @@ def test_a_json_reply_is_validated_against_the_schema(server, ledger):
 
 def test_malformed_output_is_asked_again_then_accepted(server, ledger):
     server.replies.append(message("Sure! Here are the observations: Caroline went to a group."))
-    server.replies.append(message(json.dumps({"observations": [{"content": "Caroline went to a group.", "priority": "MED"}]})))
+    server.replies.append(
+        message(json.dumps({"observations": [{"content": "Caroline went to a group.", "priority": "MED"}]}))
+    )
     got = provider(server, ledger).complete_json("observe", Observations, stable=STABLE, prompt=TURN)
     assert got.observations[0].content == "Caroline went to a group."
     retry = server.requests[1]["body"]["messages"]
@@ -155,8 +174,13 @@ def test_costs_reports_the_ledger_over_the_socket(spawn, server):
     d.terminate()
     store = Store(d.data_dir / "agentmemd.db", dim=384, model="all-MiniLM-L6-v2")
     ledger = Ledger(store, ManualClock(parse_time("2026-11-22T10:00:00Z")), LLMConfig())
-    server.replies.extend([message("a", input_tokens=1000, output_tokens=100, cache_read=2000),
-                           message("not json"), message("still not json")])
+    server.replies.extend(
+        [
+            message("a", input_tokens=1000, output_tokens=100, cache_read=2000),
+            message("not json"),
+            message("still not json"),
+        ]
+    )
     p = provider(server, ledger, max_retries=0)
     p.complete("observe", stable=STABLE, prompt=TURN)
     with pytest.raises(LLMOutputError):
@@ -169,6 +193,10 @@ def test_costs_reports_the_ledger_over_the_socket(spawn, server):
     assert (by_task["observe"]["ok"], by_task["observe"]["cache_read_input_tokens"]) == (1, 2000)
     assert (by_task["reflect"]["calls"], by_task["reflect"]["rejected"]) == (2, 2)
     assert got["cost_usd"] == pytest.approx((1000 + 100 * 5 + 2000 * 0.1 + 2 * (120 + 30 * 5)) / 1e6)
-    out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket), "costs"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket), "costs"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and "3 calls" in out.stdout and "2 rejected" in out.stdout

@@ -18,10 +18,16 @@ from agentmemd.memory.llm.tasks import SummaryResult, TurnIn
 from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
 from agentmemd.memory.store.database import Store
 
-POTTERY = ["Melanie signed up for a pottery class yesterday.", "Melanie says pottery is calming and creative.",
-           "Melanie made a clay bowl in her pottery class."]
-POTTERY_AGAIN = ["Melanie signed up for a pottery class yesterday.", "Melanie says pottery is calming and creative.",
-                 "Melanie made a clay mug in her pottery class."]
+POTTERY = [
+    "Melanie signed up for a pottery class yesterday.",
+    "Melanie says pottery is calming and creative.",
+    "Melanie made a clay bowl in her pottery class.",
+]
+POTTERY_AGAIN = [
+    "Melanie signed up for a pottery class yesterday.",
+    "Melanie says pottery is calming and creative.",
+    "Melanie made a clay mug in her pottery class.",
+]
 ADOPTION = ["Caroline is researching adoption agencies.", "Caroline chose an agency that supports LGBTQ+ parents."]
 
 
@@ -39,8 +45,9 @@ def setup(tmp_path, embedder):
         provider = AnthropicProvider(cfg, Ledger(store, clock, cfg), api_key="test-key")
 
         def cache(**over) -> ResponseCache:
-            return ResponseCache(store, embedder, clock, CacheConfig(**{"similarity_threshold": 0.9, **over}),
-                                 provider.name)
+            return ResponseCache(
+                store, embedder, clock, CacheConfig(**{"similarity_threshold": 0.9, **over}), provider.name
+            )
 
         yield fake, provider, cache, store
     store.close()
@@ -110,7 +117,9 @@ def test_observe_answers_are_reused_only_for_the_exact_same_turns(setup):
     cache = make(similarity_threshold=0.5)
     reply = json.dumps({"observations": [{"priority": "MED", "category": "fact", "content": "x", "source_turns": [1]}]})
     fake.replies.extend([message(reply), message(reply)])
-    turns = [TurnIn(seq=1, role="user", speaker="Ana", content="I moved to Lisbon last May.", ts="2023-06-01T10:00:00Z")]
+    turns = [
+        TurnIn(seq=1, role="user", speaker="Ana", content="I moved to Lisbon last May.", ts="2023-06-01T10:00:00Z")
+    ]
     similar = [turns[0].model_copy(update={"content": "I moved to Porto last May."})]
     for batch in (turns, similar, turns):
         cache.through("observe", "default", batch, lambda b=batch: provider.observe(b, namespace="default"))
@@ -123,9 +132,15 @@ def test_an_uncacheable_task_always_reaches_the_model(setup):
     fake, provider, make, store = setup
     cache = make()
     fake.replies.extend([message("0.8"), message("0.6")])
-    answers = [cache.through("judge", "default", "same prompt",
-                             lambda: provider.complete("judge", stable="Score it.", prompt="same prompt").text)
-               for _ in range(2)]
+    answers = [
+        cache.through(
+            "judge",
+            "default",
+            "same prompt",
+            lambda: provider.complete("judge", stable="Score it.", prompt="same prompt").text,
+        )
+        for _ in range(2)
+    ]
     assert answers == ["0.8", "0.6"] and len(fake.requests) == 2
     assert stats(cache, "judge")["bypassed"] == 2
     assert store.conn.execute("SELECT count(*) FROM llm_cache").fetchone()[0] == 0

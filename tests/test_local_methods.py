@@ -60,12 +60,24 @@ def locomo_turn_index(sample: dict) -> dict[str, tuple[str, datetime]]:
 
 def test_relative_dates_resolve_against_the_turns_own_time():
     monday = date(2023, 5, 8)
-    got = {r.phrase: r.referenced for r in find_dates(
-        "Yesterday was great; last Friday we ran, two weeks ago I moved, next month I start, "
-        "last summer we camped, in 2022 I quit, on 7 May 2023 I went, last weekend we hiked.", monday)}
-    assert got == {"Yesterday": "2023-05-07", "last Friday": "2023-05-05", "two weeks ago": "2023-W17",
-                   "next month": "2023-06", "last summer": "2022-summer", "in 2022": "2022",
-                   "7 May 2023": "2023-05-07", "last weekend": "2023-05-06"}
+    got = {
+        r.phrase: r.referenced
+        for r in find_dates(
+            "Yesterday was great; last Friday we ran, two weeks ago I moved, next month I start, "
+            "last summer we camped, in 2022 I quit, on 7 May 2023 I went, last weekend we hiked.",
+            monday,
+        )
+    }
+    assert got == {
+        "Yesterday": "2023-05-07",
+        "last Friday": "2023-05-05",
+        "two weeks ago": "2023-W17",
+        "next month": "2023-06",
+        "last summer": "2022-summer",
+        "in 2022": "2022",
+        "7 May 2023": "2023-05-07",
+        "last weekend": "2023-05-06",
+    }
     # "may" the verb is not a month; nothing is resolved against today's date.
     assert find_dates("I may go there, and I might.", monday) == []
     assert find_dates("the other day", monday)[0].approximate
@@ -103,14 +115,23 @@ from agentmemd.memory.language.sentences import sentences  # noqa: E402
 
 
 def test_real_turns_split_into_sentences():
-    assert sentences("Hey Mel! Good to see you! How have you been?") == ["Hey Mel!", "Good to see you!",
-                                                                        "How have you been?"]
-    assert sentences("Thanks, Caroline! Painting's a fun way to express my feelings and get creative. It's a "
-                     "great way to relax after a long day.") == [
-        "Thanks, Caroline!", "Painting's a fun way to express my feelings and get creative.",
-        "It's a great way to relax after a long day."]
+    assert sentences("Hey Mel! Good to see you! How have you been?") == [
+        "Hey Mel!",
+        "Good to see you!",
+        "How have you been?",
+    ]
+    assert sentences(
+        "Thanks, Caroline! Painting's a fun way to express my feelings and get creative. It's a "
+        "great way to relax after a long day."
+    ) == [
+        "Thanks, Caroline!",
+        "Painting's a fun way to express my feelings and get creative.",
+        "It's a great way to relax after a long day.",
+    ]
     assert sentences("Dr. Lee said it costs $3.50, e.g. at the U.S. store... I paid.") == [
-        "Dr. Lee said it costs $3.50, e.g. at the U.S. store...", "I paid."]
+        "Dr. Lee said it costs $3.50, e.g. at the U.S. store...",
+        "I paid.",
+    ]
 
 
 # Sentences from LoCoMo conv-26, with the cue a person would give each.
@@ -118,8 +139,10 @@ LABELLED = [
     ("Hey Caroline! Good to see you!", None),
     ("Thanks, Melanie! That's really sweet.", None),
     ("What happened that was so awesome?", None),
-    ("I'm keen on counseling or working in mental health - I'd love to support those with similar issues.",
-     ("preference", "HIGH")),
+    (
+        "I'm keen on counseling or working in mental health - I'd love to support those with similar issues.",
+        ("preference", "HIGH"),
+    ),
     ("I love camping trips with my fam, 'cause nature brings such peace and serenity.", ("preference", "HIGH")),
     ("We're thinking about going camping next month.", ("decision", "HIGH")),
     ("I chose them 'cause they help LGBTQ+ folks with adoption.", ("decision", "HIGH")),
@@ -150,7 +173,7 @@ def _gold_observation_turns(sample: dict) -> set[str]:
     for by_speaker in sample["observation"].values():
         for items in by_speaker.values():
             for _, cited in items:
-                for ref in (cited if isinstance(cited, list) else [cited]):
+                for ref in cited if isinstance(cited, list) else [cited]:
                     out.update(x.strip() for x in str(ref).replace(",", ";").split(";"))
     return out
 
@@ -168,8 +191,10 @@ def test_the_local_observer_covers_the_turns_locomos_annotators_observed(locomo)
         gold = _gold_observation_turns(sample)
         index = locomo_turn_index(sample)
         dia = list(index)
-        turns = [TurnIn(seq=i, role="user", speaker="S", content=index[d][0], ts=index[d][1].isoformat())
-                 for i, d in enumerate(dia)]
+        turns = [
+            TurnIn(seq=i, role="user", speaker="S", content=index[d][0], ts=index[d][1].isoformat())
+            for i, d in enumerate(dia)
+        ]
         by_turn: dict[int, set[str]] = {}
         for o in provider.observe(turns, namespace="t").observations:
             by_turn.setdefault(o.source_turns[0], set()).add(o.priority)

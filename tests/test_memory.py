@@ -7,8 +7,22 @@ from conftest import evidence_ids, locomo_turns, turn_contexts
 
 from agentmemd.daemon.socket.client import RpcCallError
 
-GET_FIELDS = {"id", "content", "type", "namespace", "priority", "created", "last_accessed", "access_count",
-              "retention", "tier", "version", "supersedes", "superseded_by", "source"}
+GET_FIELDS = {
+    "id",
+    "content",
+    "type",
+    "namespace",
+    "priority",
+    "created",
+    "last_accessed",
+    "access_count",
+    "retention",
+    "tier",
+    "version",
+    "supersedes",
+    "superseded_by",
+    "source",
+}
 
 
 @pytest.fixture(scope="module")
@@ -19,19 +33,36 @@ def conv26(daemon, locomo):
     ns = "conv26"
     ids: list[str] = []
     # Each turn carries the two turns before it as context, as `bench locomo` stores them.
-    items = [{"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
-              "source": f"locomo:conv-26:{t['dia_id']}", **({"context": c} if c else {})}
-             for t, c in zip(turns, turn_contexts(turns, 2))]
+    items = [
+        {
+            "content": t["text"],
+            "type": "fact",
+            "namespace": ns,
+            "created": t["created"],
+            "source": f"locomo:conv-26:{t['dia_id']}",
+            **({"context": c} if c else {}),
+        }
+        for t, c in zip(turns, turn_contexts(turns, 2))
+    ]
     with daemon.client() as c:
         for start in range(0, len(items), 200):
-            ids += c.call("memory.add_many", {"items": items[start:start + 200]})["ids"]
+            ids += c.call("memory.add_many", {"items": items[start : start + 200]})["ids"]
     return ns, dict(zip(ids, (t["dia_id"] for t in turns))), sample
 
 
 def test_add_and_get_round_trip(daemon, ns):
-    mid = daemon.call("memory.add", {"content": "Melanie painted a lake sunrise last year.", "type": "fact",
-                                     "namespace": ns, "source": "chat:1", "created": "2023-05-08T13:56:00Z",
-                                     "tags": ["art"], "priority": 0.4})["id"]
+    mid = daemon.call(
+        "memory.add",
+        {
+            "content": "Melanie painted a lake sunrise last year.",
+            "type": "fact",
+            "namespace": ns,
+            "source": "chat:1",
+            "created": "2023-05-08T13:56:00Z",
+            "tags": ["art"],
+            "priority": 0.4,
+        },
+    )["id"]
     got = daemon.call("memory.get", {"id": mid})
     assert GET_FIELDS <= set(got)
     assert got["content"] == "Melanie painted a lake sunrise last year."
@@ -74,7 +105,10 @@ def test_namespaces_are_isolated(daemon, ns):
     daemon.call("memory.add", {"content": "I am Nova, patient and kind.", "type": "persona", "namespace": other})
     daemon.call("memory.add", {"content": "The user likes sailing.", "type": "preference", "namespace": ns})
     assert daemon.call("memory.search", {"query": "vault code", "namespace": ns})["results"] == [
-        r for r in daemon.call("memory.search", {"query": "vault code", "namespace": ns})["results"] if "vault" not in r["content"]]
+        r
+        for r in daemon.call("memory.search", {"query": "vault code", "namespace": ns})["results"]
+        if "vault" not in r["content"]
+    ]
     pack = daemon.call("context.pack", {"query": "vault code", "budget_tokens": 500, "namespace": ns})
     assert "4471" not in pack["text"] and "Nova" not in pack["text"]
     assert "sailing" in pack["text"]
@@ -83,21 +117,33 @@ def test_namespaces_are_isolated(daemon, ns):
 
 
 def test_type_filter(daemon, ns):
-    daemon.call("memory.add_many", {"items": [
-        {"content": "Oscar prefers tea to coffee.", "type": "preference", "namespace": ns},
-        {"content": "Oscar drank coffee at the meeting.", "type": "fact", "namespace": ns}]})
-    results = daemon.call("memory.search", {"query": "Oscar coffee", "namespace": ns, "types": ["preference"]})["results"]
+    daemon.call(
+        "memory.add_many",
+        {
+            "items": [
+                {"content": "Oscar prefers tea to coffee.", "type": "preference", "namespace": ns},
+                {"content": "Oscar drank coffee at the meeting.", "type": "fact", "namespace": ns},
+            ]
+        },
+    )
+    results = daemon.call("memory.search", {"query": "Oscar coffee", "namespace": ns, "types": ["preference"]})[
+        "results"
+    ]
     assert [r["type"] for r in results] == ["preference"]
 
 
 def test_update_supersedes(daemon, ns):
-    old = daemon.call("memory.add", {"content": "The user's favourite colour is blue.", "type": "preference", "namespace": ns})["id"]
+    old = daemon.call(
+        "memory.add", {"content": "The user's favourite colour is blue.", "type": "preference", "namespace": ns}
+    )["id"]
     res = daemon.call("memory.update", {"id": old, "content": "The user's favourite colour is green now."})
     assert res["supersedes"] == old and res["id"] != old
     old_rec, new_rec = daemon.call("memory.get", {"id": old}), daemon.call("memory.get", {"id": res["id"]})
     assert old_rec["superseded_by"] == res["id"] and old_rec["content"].endswith("blue.")
     assert new_rec["version"] == 2 and new_rec["supersedes"] == old and new_rec["type"] == "preference"
-    hits = daemon.call("memory.search", {"query": "favourite colour", "namespace": ns, "include_archived": True})["results"]
+    hits = daemon.call("memory.search", {"query": "favourite colour", "namespace": ns, "include_archived": True})[
+        "results"
+    ]
     assert [h["id"] for h in hits] == [res["id"]]
     pack = daemon.call("context.pack", {"query": "favourite colour", "budget_tokens": 400, "namespace": ns})
     assert "blue" not in pack["text"] and "green" in pack["text"]
@@ -107,13 +153,17 @@ def test_update_supersedes(daemon, ns):
 
 
 def test_archive_and_restore_by_direct_reference(daemon, ns):
-    mid = daemon.call("memory.add", {"content": "Jon's old bike was stolen in Lisbon.", "type": "fact", "namespace": ns})["id"]
+    mid = daemon.call(
+        "memory.add", {"content": "Jon's old bike was stolen in Lisbon.", "type": "fact", "namespace": ns}
+    )["id"]
     assert daemon.call("memory.archive", {"id": mid}) == {"tier": "archived"}
     assert daemon.call("memory.get", {"id": mid})["tier"] == "archived"
     assert not daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns})["results"]
     pack = daemon.call("context.pack", {"query": "bike stolen Lisbon", "budget_tokens": 300, "namespace": ns})
     assert "Lisbon" not in pack["text"]
-    deep = daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns, "include_archived": True})["results"]
+    deep = daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns, "include_archived": True})[
+        "results"
+    ]
     assert deep[0]["id"] == mid and deep[0]["tier"] == "archived"
     back = daemon.call("memory.reinforce", {"id": mid, "event": "direct"})
     assert back["tier"] == "active" and back["access_count"] == 4.0

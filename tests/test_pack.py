@@ -16,20 +16,37 @@ def stocked(daemon, ns, locomo):
     """A persona item plus 150 real LoCoMo turns (conv-30) in a fresh namespace."""
     turns = locomo_turns(locomo[1])[:150]
     daemon.call("memory.add", {"content": PERSONA, "type": "persona", "namespace": ns})
-    daemon.call("memory.add_many", {"items": [
-        {"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"], "source": f"locomo:{t['dia_id']}"}
-        for t in turns]})
+    daemon.call(
+        "memory.add_many",
+        {
+            "items": [
+                {
+                    "content": t["text"],
+                    "type": "fact",
+                    "namespace": ns,
+                    "created": t["created"],
+                    "source": f"locomo:{t['dia_id']}",
+                }
+                for t in turns
+            ]
+        },
+    )
     return ns
 
 
 @pytest.mark.parametrize("budget", [40, 80, 150, 400, 1500])
 def test_budget_is_hard_and_counted_exactly(daemon, stocked, budget):
-    pack = daemon.call("context.pack", {"query": "What does Jon do for work?", "budget_tokens": budget, "namespace": stocked})
+    pack = daemon.call(
+        "context.pack", {"query": "What does Jon do for work?", "budget_tokens": budget, "namespace": stocked}
+    )
     assert pack["tokens"] <= budget
     assert count_tokens(pack["text"]) == pack["tokens"]
     if pack["items"]:
         assert pack["text"].startswith(PACK_HEADER) and pack["text"].endswith(PACK_FOOTER)
-        assert sum(i["tokens"] for i in pack["items"]) + count_tokens(PACK_HEADER) + count_tokens(PACK_FOOTER) == pack["tokens"]
+        assert (
+            sum(i["tokens"] for i in pack["items"]) + count_tokens(PACK_HEADER) + count_tokens(PACK_FOOTER)
+            == pack["tokens"]
+        )
 
 
 def test_big_budget_uses_most_of_it(daemon, stocked):
@@ -38,7 +55,9 @@ def test_big_budget_uses_most_of_it(daemon, stocked):
 
 
 def test_persona_is_packed_even_when_irrelevant(daemon, stocked):
-    pack = daemon.call("context.pack", {"query": "Gina lost her job at Door Dash", "budget_tokens": 120, "namespace": stocked})
+    pack = daemon.call(
+        "context.pack", {"query": "Gina lost her job at Door Dash", "budget_tokens": 120, "namespace": stocked}
+    )
     assert [i for i in pack["items"] if i["type"] == "persona"]
     assert PERSONA in pack["text"]
 
@@ -76,8 +95,14 @@ def test_mmr_keeps_near_duplicates_from_filling_the_budget(daemon, ns):
         "Maria's daughter wants to study music at a conservatory.",
     ]
     daemon.call("memory.add_many", {"items": [{"content": c, "type": "fact", "namespace": ns} for c in dupes + others]})
-    pack = daemon.call("context.pack", {"query": "What instrument does Maria's daughter play in the orchestra?",
-                                        "budget_tokens": 200, "namespace": ns})
+    pack = daemon.call(
+        "context.pack",
+        {
+            "query": "What instrument does Maria's daughter play in the orchestra?",
+            "budget_tokens": 200,
+            "namespace": ns,
+        },
+    )
     packed_dupes = sum(d in pack["text"] for d in dupes)
     packed_others = sum(o in pack["text"] for o in others)
     assert packed_dupes >= 1 and packed_others >= 1

@@ -65,8 +65,12 @@ def scored(d, session: str, count: int) -> list[dict]:
 
 
 def nova_state() -> PersonaState:
-    lines = [SpecLine(line[2:], f"{name} L{i}", True) for name in ("SOUL.md", "IDENTITY.md")
-             for i, line in enumerate(PERSONA_FILES[name].splitlines(), 1) if line.startswith("- ")]
+    lines = [
+        SpecLine(line[2:], f"{name} L{i}", True)
+        for name in ("SOUL.md", "IDENTITY.md")
+        for i, line in enumerate(PERSONA_FILES[name].splitlines(), 1)
+        if line.startswith("- ")
+    ]
     return apply_spec(PersonaState(namespace="t"), parse_spec(lines), now="2026-01-01T00:00:00Z", top_k=8)
 
 
@@ -78,9 +82,15 @@ def nova():
     ws.mkdir()
     for name, text in PERSONA_FILES.items():
         (ws / name).write_text(text)
-    d = DaemonProcess(root, {"clock": {"start": "2026-05-04T08:00:00Z"}, "jobs": NO_JOBS,
-                             "workspace": {"path": str(ws), "debounce_ms": 50},
-                             "conversation": {"keep_recent_turns": 2}}).start()
+    d = DaemonProcess(
+        root,
+        {
+            "clock": {"start": "2026-05-04T08:00:00Z"},
+            "jobs": NO_JOBS,
+            "workspace": {"path": str(ws), "debounce_ms": 50},
+            "conversation": {"keep_recent_turns": 2},
+        },
+    ).start()
     d.workspace = ws
     yield d
     d.terminate()
@@ -93,14 +103,24 @@ def nova():
 def test_trait_scales_read_as_adjectives_and_come_from_the_persona_files():
     scale = TraitScale(name="passive-assertive", low="passive", high="assertive")
     assert [adjective(scale, x) for x in (0.05, 0.3, 0.4, 0.5, 0.6, 0.7, 0.95)] == [
-        "very passive", "passive", "somewhat passive", "between passive and assertive", "somewhat assertive",
-        "assertive", "very assertive"]
-    spec = parse_spec([SpecLine("I am Nova, warm, direct and honest.", "SOUL.md L3", True),
-                       SpecLine("Trait: passive / assertive 70", "IDENTITY.md L4", True),
-                       SpecLine("Trait: humour 80", "IDENTITY.md L5", True),
-                       SpecLine("Voice: plain, friendly, no corporate filler.", "IDENTITY.md L6", True),
-                       SpecLine("Never use emoji.", "IDENTITY.md L7", True),
-                       SpecLine("Never say anything rude.", "memory", False)])
+        "very passive",
+        "passive",
+        "somewhat passive",
+        "between passive and assertive",
+        "somewhat assertive",
+        "assertive",
+        "very assertive",
+    ]
+    spec = parse_spec(
+        [
+            SpecLine("I am Nova, warm, direct and honest.", "SOUL.md L3", True),
+            SpecLine("Trait: passive / assertive 70", "IDENTITY.md L4", True),
+            SpecLine("Trait: humour 80", "IDENTITY.md L5", True),
+            SpecLine("Voice: plain, friendly, no corporate filler.", "IDENTITY.md L6", True),
+            SpecLine("Never use emoji.", "IDENTITY.md L7", True),
+            SpecLine("Never say anything rude.", "memory", False),
+        ]
+    )
     state = apply_spec(PersonaState(namespace="t"), spec, now="2026-01-01T00:00:00Z", top_k=8)
     assert state.name == "Nova"
     assert state.traits["passive-assertive"] == 0.7 and state.traits["humor"] == 0.8
@@ -110,17 +130,28 @@ def test_trait_scales_read_as_adjectives_and_come_from_the_persona_files():
     # Only the person's files give hard rules: a persona memory added over the socket does not.
     assert state.rules() == ["Never use emoji."] and state.hard_rules[0].source == "workspace"
     # Declared style lines shape the reply profile until replies are measured.
-    coder = apply_spec(PersonaState(namespace="t"), parse_spec([
-        SpecLine("Style: bullet lists, code snippets.", "IDENTITY.md L3", True),
-        SpecLine("Never use markdown headers.", "IDENTITY.md L4", True)]), now="t", top_k=8)
+    coder = apply_spec(
+        PersonaState(namespace="t"),
+        parse_spec(
+            [
+                SpecLine("Style: bullet lists, code snippets.", "IDENTITY.md L3", True),
+                SpecLine("Never use markdown headers.", "IDENTITY.md L4", True),
+            ]
+        ),
+        now="t",
+        top_k=8,
+    )
     assert coder.style.bullets == 0.6 and coder.style.code == 0.6 and coder.style.headers == 0.0
 
 
 def test_merge_follows_5_2_exactly_ewma_traits_decayed_top_k_and_rules_untouched():
     state = nova_state().model_copy(update={"voice_markers": [Weighted(text=f"m{i}", weight=1.0) for i in range(3)]})
-    record = PersonaRecord(traits={"warmth": 0.2, "humor": 0.9, "made-up": 0.5},
-                           voice_markers=[Weighted(text="m0", weight=0.5), Weighted(text="new", weight=2.0)],
-                           evidence=[Evidence(snippet="Let's trace it.", source="conversation:s#turn:2")], turns=4)
+    record = PersonaRecord(
+        traits={"warmth": 0.2, "humor": 0.9, "made-up": 0.5},
+        voice_markers=[Weighted(text="m0", weight=0.5), Weighted(text="new", weight=2.0)],
+        evidence=[Evidence(snippet="Let's trace it.", source="conversation:s#turn:2")],
+        turns=4,
+    )
     merged = merge_record(state, record, alpha=0.3, decay=0.8, top_k=3, now="2026-01-02T00:00:00Z", reason="test")
     assert merged.version == state.version + 1
     assert merged.traits["warmth"] == round(0.3 * 0.2 + 0.7 * state.traits["warmth"], 4)
@@ -135,13 +166,16 @@ def test_merge_follows_5_2_exactly_ewma_traits_decayed_top_k_and_rules_untouched
 
 def test_hard_rules_are_checked_by_rule_where_checkable():
     cases = [
-        ("Never use emoji.", "Sure thing 😊", False), ("Never use emoji.", "Sure thing.", True),
+        ("Never use emoji.", "Sure thing 😊", False),
+        ("Never use emoji.", "Sure thing.", True),
         ("Always answer in English.", "Tu vuelo sale el domingo a las nueve de la noche.", False),
         ("Always answer in English.", "Your flight leaves on Sunday at nine in the evening.", True),
         ("Keep answers under 10 words.", "This answer has far more than ten words in it, clearly too many.", False),
-        ("Keep answers under 3 words.", "One two three.", False), ("At most 3 words.", "One two three.", True),
+        ("Keep answers under 3 words.", "One two three.", False),
+        ("At most 3 words.", "One two three.", True),
         ("Never say 'As an AI'.", "As an AI, I cannot feel.", False),
-        ("No exclamation marks.", "Done!", False), ("Don't use bullet points.", "- one\n- two", False),
+        ("No exclamation marks.", "Done!", False),
+        ("Don't use bullet points.", "- one\n- two", False),
     ]
     for rule, reply, ok in cases:
         result = check(rule, reply)
@@ -154,7 +188,14 @@ def test_ewma_trend_actions_and_anchor_positions_follow_5_3_and_5_4():
     assert update_ewma(0.8, None, 0.3) == 0.8
     # 0.6-0.7 reinforce, 0.5-0.6 anchor, < 0.5 rebase; a band's lower edge belongs to it.
     assert [band(x) for x in (0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.45)] == [
-        "none", "none", "reinforce", "reinforce", "anchor", "anchor", "rebase"]
+        "none",
+        "none",
+        "reinforce",
+        "reinforce",
+        "anchor",
+        "anchor",
+        "rebase",
+    ]
     assert trend_of([0.9, 0.85, 0.8, 0.7]) == "drifting" and trend_of([0.5, 0.6, 0.7]) == "recovering"
     assert trend_of([0.8, 0.81, 0.8]) == "stable"
     assert anchor_positions(9) == [] and anchor_positions(10) == [3, 6] and anchor_positions(30) == [10, 20]
@@ -165,8 +206,10 @@ def test_ewma_trend_actions_and_anchor_positions_follow_5_3_and_5_4():
 def test_the_local_persona_record_measures_the_agents_own_turns():
     turns = []
     for n, (_phase, user, reply) in enumerate(SCRIPT[:20]):
-        turns += [{"seq": 2 * n + 1, "role": "user", "content": user},
-                  {"seq": 2 * n + 2, "role": "assistant", "content": reply}]
+        turns += [
+            {"seq": 2 * n + 1, "role": "user", "content": user},
+            {"seq": 2 * n + 2, "role": "assistant", "content": reply},
+        ]
     record = local_record(turns, session="s")
     assert record.turns == 20 and len(record.evidence) == 3
     markers = {w.text for w in record.voice_markers}
@@ -182,8 +225,16 @@ def test_the_local_persona_record_measures_the_agents_own_turns():
 
 
 def test_the_trace_is_drawn_as_a_png(short_tmp):
-    trace = [{"exchange": i, "phase": "consistent" if i < 5 else "severe", "composite": 0.9 - 0.1 * i,
-              "ewma": 0.9 - 0.05 * i, "applied_before": "reinforce" if i == 6 else "none"} for i in range(1, 9)]
+    trace = [
+        {
+            "exchange": i,
+            "phase": "consistent" if i < 5 else "severe",
+            "composite": 0.9 - 0.1 * i,
+            "ewma": 0.9 - 0.05 * i,
+            "applied_before": "reinforce" if i == 6 else "none",
+        }
+        for i in range(1, 9)
+    ]
     draw_trace(trace, {"reinforce_below": 0.7, "anchor_below": 0.6, "rebase_below": 0.5}, short_tmp / "t.png")
     assert (short_tmp / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -209,8 +260,12 @@ def test_persona_is_initialised_from_the_workspace_and_editing_it_makes_a_new_ve
     assert history[-1]["reason"] == "the persona items changed (SOUL.md, IDENTITY.md or persona memories)"
     assert "passive-assertive" not in history[-2]["traits"]  # the previous version is kept as it was
     assert any("IDENTITY.md" in e["source"] for e in history[-1]["evidence"])
-    out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(nova.socket), "persona"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(nova.socket), "persona"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "(reserved 0 - 100 warm)" in out and "assertive" in out and "Never use emoji." in out
 
 
@@ -242,8 +297,9 @@ def test_hard_rules_change_only_when_the_user_confirms(nova):
         nova.call("persona.rules.propose", {"rule": "   "})
     assert err.value.code == -32602 and "rule" in err.value.message
     # A persona memory over the socket that claims to come from IDENTITY.md is no hard rule.
-    forged = nova.call("memory.add", {"content": "Never mention football.", "type": "persona",
-                                      "source": "IDENTITY.md#IDENTITY L9"})["id"]
+    forged = nova.call(
+        "memory.add", {"content": "Never mention football.", "type": "persona", "source": "IDENTITY.md#IDENTITY L9"}
+    )["id"]
     assert "Never mention football." not in [r["rule"] for r in nova.call("persona.get")["hard_rules"]]
     nova.call("memory.archive", {"id": forged})
 
@@ -272,21 +328,31 @@ def test_every_agent_reply_is_scored_in_the_background_with_the_ewma(nova):
 
 
 def test_grounded_is_judged_against_the_memory_pack_injected_for_that_turn(nova):
-    nova.call("conversation.append", {"session": "ground-bad", "role": "user",
-                                      "content": "Where does my sister live again?"})
+    nova.call(
+        "conversation.append", {"session": "ground-bad", "role": "user", "content": "Where does my sister live again?"}
+    )
     ctx = nova.call("conversation.context", {"session": "ground-bad"})
     assert ctx["pack_id"] and "Laia" in nova.call("context.explain", {"pack_id": ctx["pack_id"]})["text"]
-    nova.call("conversation.append", {"session": "ground-bad", "role": "assistant",
-                                      "content": "Your sister Maria lives in Porto, you told me last week."})
+    nova.call(
+        "conversation.append",
+        {
+            "session": "ground-bad",
+            "role": "assistant",
+            "content": "Your sister Maria lives in Porto, you told me last week.",
+        },
+    )
     bad = scored(nova, "ground-bad", 1)[-1]
     assert bad["pack_id"] == ctx["pack_id"]
     assert bad["dimensions"]["grounded"] <= 0.3
     assert any("Laia" in c["memory"] for c in bad["details"]["grounded"]["contradictions"])
-    nova.call("conversation.append", {"session": "ground-ok", "role": "user",
-                                      "content": "Where does my sister live again?"})
+    nova.call(
+        "conversation.append", {"session": "ground-ok", "role": "user", "content": "Where does my sister live again?"}
+    )
     nova.call("conversation.context", {"session": "ground-ok"})
-    nova.call("conversation.append", {"session": "ground-ok", "role": "assistant",
-                                      "content": "Laia lives in Lisbon. Planning a visit?"})
+    nova.call(
+        "conversation.append",
+        {"session": "ground-ok", "role": "assistant", "content": "Laia lives in Lisbon. Planning a visit?"},
+    )
     assert scored(nova, "ground-ok", 1)[-1]["dimensions"]["grounded"] == 1.0
 
 
@@ -310,8 +376,11 @@ def test_drift_actions_are_carried_out_by_the_context(nova):
         assert ctx["tokens"] <= 4000
         seen.setdefault(applied, {"n": n, "ctx": ctx, "previous": previous})
         if applied == "anchor" and "anchor-in-user-turns" not in seen:  # the same moment, for a no-system API
-            seen["anchor-in-user-turns"] = {"ctx": nova.call("conversation.context", {
-                "session": session, "budget_tokens": 4000, "anchors_as": "user"})}
+            seen["anchor-in-user-turns"] = {
+                "ctx": nova.call(
+                    "conversation.context", {"session": session, "budget_tokens": 4000, "anchors_as": "user"}
+                )
+            }
         previous = ctx
         nova.call("conversation.append", {"session": session, "role": "assistant", "content": reply})
         scored(nova, session, n)
@@ -373,8 +442,11 @@ def test_the_days_syncscore_line_is_written_to_the_workspace_log(nova):
 
 
 def test_persona_score_refuses_bad_input_with_the_field_named(nova):
-    for params, field in [({"response": ""}, "response"), ({"response": "hi", "session": "bad one!"}, "session"),
-                          ({"response": "hi", "extra": 1}, "extra")]:
+    for params, field in [
+        ({"response": ""}, "response"),
+        ({"response": "hi", "session": "bad one!"}, "session"),
+        ({"response": "hi", "extra": 1}, "extra"),
+    ]:
         with pytest.raises(RpcCallError) as err:
             nova.call("persona.score", params)
         assert err.value.code == -32602 and field in err.value.message
@@ -393,8 +465,14 @@ def test_calibration_against_the_hand_labelled_set(short_tmp):
     means = report["mean_composite_by_drift"]
     assert means["consistent"] > means["mild"] > means["severe"]
     bad = short_tmp / "bad.json"
-    bad.write_text(json.dumps({"personas": {}, "pairs": [{"id": "x", "persona": "nobody", "drift": "odd",
-                                                          "response": "hi", "labels": {}}] * 2}))
+    bad.write_text(
+        json.dumps(
+            {
+                "personas": {},
+                "pairs": [{"id": "x", "persona": "nobody", "drift": "odd", "response": "hi", "labels": {}}] * 2,
+            }
+        )
+    )
     with pytest.raises(LabelsError) as err:
         load_labels(bad)
     assert "drift" in str(err.value) and "labels" in str(err.value)
@@ -404,16 +482,26 @@ def test_calibration_against_the_hand_labelled_set(short_tmp):
 
 
 def _judge(voice: float, constraint: float = 1.0) -> str:
-    return json.dumps({"voice": voice, "relational": voice, "grounded": voice, "style": voice,
-                       "constraint": constraint})
+    return json.dumps(
+        {"voice": voice, "relational": voice, "grounded": voice, "style": voice, "constraint": constraint}
+    )
 
 
 def test_the_anthropic_judge_uses_the_5_3_prompt_and_samples_twice_only_near_a_threshold(in_process, monkeypatch):
     with FakeAnthropic() as fake:
         monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
-        d = in_process({"llm": {"provider": "anthropic", "base_url": fake.base_url,
-                                "api_key_env": "AGENTMEMD_TEST_KEY", "max_retries": 0},
-                        "persona": {"score_assistant_turns": False}}, fake_embedder=True)
+        d = in_process(
+            {
+                "llm": {
+                    "provider": "anthropic",
+                    "base_url": fake.base_url,
+                    "api_key_env": "AGENTMEMD_TEST_KEY",
+                    "max_retries": 0,
+                },
+                "persona": {"score_assistant_turns": False},
+            },
+            fake_embedder=True,
+        )
         fake.replies.append(message(_judge(0.95)))
         far = d.call("persona.score", {"response": "Sure, Thursday at 3 works."})
         assert far["samples"] == 1 and far["composite"] == pytest.approx(0.96, abs=1e-3)
@@ -436,23 +524,58 @@ def test_the_anthropic_judge_uses_the_5_3_prompt_and_samples_twice_only_near_a_t
 
 
 def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_the_facts(in_process, monkeypatch):
-    observe = json.dumps({"observations": [{"priority": "MED", "category": "fact", "source_turns": [1],
-                                            "content": "Oscar is fixing a webhook retry bug."}]})
-    record = json.dumps({"traits": {"warmth": 0.8, "directness": 0.9}, "turns": 1,
-                         "voice_markers": [{"text": "diagnostic, collaborative ('let's')", "weight": 0.9}],
-                         "relational_stance": [{"text": "peer-to-peer", "weight": 1.0}],
-                         "formatting_prefs": [], "emotional_register": [], "style_shifts": [],
-                         "evidence": [{"snippet": "That retry logic is sneaky", "source": "turn:2"}]})
+    observe = json.dumps(
+        {
+            "observations": [
+                {
+                    "priority": "MED",
+                    "category": "fact",
+                    "source_turns": [1],
+                    "content": "Oscar is fixing a webhook retry bug.",
+                }
+            ]
+        }
+    )
+    record = json.dumps(
+        {
+            "traits": {"warmth": 0.8, "directness": 0.9},
+            "turns": 1,
+            "voice_markers": [{"text": "diagnostic, collaborative ('let's')", "weight": 0.9}],
+            "relational_stance": [{"text": "peer-to-peer", "weight": 1.0}],
+            "formatting_prefs": [],
+            "emotional_register": [],
+            "style_shifts": [],
+            "evidence": [{"snippet": "That retry logic is sneaky", "source": "turn:2"}],
+        }
+    )
     with FakeAnthropic() as fake:
         monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
-        d = in_process({"llm": {"provider": "anthropic", "base_url": fake.base_url,
-                                "api_key_env": "AGENTMEMD_TEST_KEY", "max_retries": 0, "json_repair_attempts": 1},
-                        "persona": {"score_assistant_turns": False}}, fake_embedder=True)
+        d = in_process(
+            {
+                "llm": {
+                    "provider": "anthropic",
+                    "base_url": fake.base_url,
+                    "api_key_env": "AGENTMEMD_TEST_KEY",
+                    "max_retries": 0,
+                    "json_repair_attempts": 1,
+                },
+                "persona": {"score_assistant_turns": False},
+            },
+            fake_embedder=True,
+        )
         for session in ("good", "bad"):
-            d.call("conversation.append", {"session": session, "role": "user",
-                                           "content": "The webhook retry logic keeps failing silently."})
-            d.call("conversation.append", {"session": session, "role": "assistant",
-                                           "content": "That retry logic is sneaky. Let's trace the failure path."})
+            d.call(
+                "conversation.append",
+                {"session": session, "role": "user", "content": "The webhook retry logic keeps failing silently."},
+            )
+            d.call(
+                "conversation.append",
+                {
+                    "session": session,
+                    "role": "assistant",
+                    "content": "That retry logic is sneaky. Let's trace the failure path.",
+                },
+            )
         fake.replies.extend([message(observe), message(record)])
         report = d.call("conversation.observe", {"session": "good"})
         assert report["observe_runs"][0]["persona_record"] == "merged (1 agent turns)"
@@ -460,8 +583,9 @@ def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_
         state = d.call("persona.get")
         assert state["traits"]["warmth"] == pytest.approx(0.3 * 0.8 + 0.7 * 0.45, abs=1e-4)
         assert "peer-to-peer" in {w["text"] for w in state["relational_stance"]}
-        fake.replies.extend([message(observe.replace("[1]", "[3]")), message('{"traits": "warm"}'),
-                             message("not json at all")])
+        fake.replies.extend(
+            [message(observe.replace("[1]", "[3]")), message('{"traits": "warm"}'), message("not json at all")]
+        )
         report = d.call("conversation.observe", {"session": "bad"})
         assert report["observe_runs"][0]["persona_record"].startswith("failed: LLMOutputError")
         assert len(d.call("observations.list", {"session": "bad"})["observations"]) == 1

@@ -43,7 +43,9 @@ def test_parse_error_and_non_utf8(daemon):
     assert reply["error"]["code"] == -32700 and "UTF-8" in reply["error"]["message"]
 
 
-@pytest.mark.parametrize("line", [b"[1]", b'"hello"', b'{"id": 1, "method": "health"}', b'{"jsonrpc": "2.0", "id": 1, "method": 5}', b"[]"])
+@pytest.mark.parametrize(
+    "line", [b"[1]", b'"hello"', b'{"id": 1, "method": "health"}', b'{"jsonrpc": "2.0", "id": 1, "method": 5}', b"[]"]
+)
 def test_invalid_request(daemon, line):
     reply = raw(daemon, line)
     reply = reply[0] if isinstance(reply, list) else reply
@@ -73,7 +75,11 @@ def test_unknown_method(daemon):
         ("context.pack", {"query": "x", "budget_tokens": 0}, "budget_tokens"),
         ("context.pack", {"query": "x", "budget_tokens": -5}, "budget_tokens"),
         ("memory.reinforce", {"id": "m1", "event": "liked"}, "event"),
-        ("memory.add_many", {"items": [{"content": "ok", "type": "fact"}, {"content": "x", "type": "nope"}]}, "items.1.type"),
+        (
+            "memory.add_many",
+            {"items": [{"content": "ok", "type": "fact"}, {"content": "x", "type": "nope"}]},
+            "items.1.type",
+        ),
     ],
 )
 def test_invalid_params_name_the_field(daemon, ns, method, params, field):
@@ -96,8 +102,10 @@ def test_nan_embedding_is_rejected(daemon, ns):
 def test_bad_batch_item_writes_nothing(daemon, ns):
     good = {"content": "Caroline went to a pride parade in June.", "type": "fact", "namespace": ns}
     before = daemon.call("stats", {"namespace": ns})["live"]
-    for bad in ({"content": "y", "type": "fact", "namespace": ns, "embedding": [1.0] * 10},  # store-level check
-                {"content": "", "type": "fact", "namespace": ns}):  # schema-level check
+    for bad in (
+        {"content": "y", "type": "fact", "namespace": ns, "embedding": [1.0] * 10},  # store-level check
+        {"content": "", "type": "fact", "namespace": ns},
+    ):  # schema-level check
         with pytest.raises(RpcCallError) as exc:
             daemon.call("memory.add_many", {"items": [good, bad]})
         assert exc.value.code == -32602 and "items.1" in exc.value.message
@@ -106,7 +114,11 @@ def test_bad_batch_item_writes_nothing(daemon, ns):
 
 def test_oversized_line_gets_an_error_and_the_connection_lives(daemon):
     with daemon.client() as c:
-        big = b'{"jsonrpc":"2.0","id":1,"method":"memory.add","params":{"content":"' + b"a" * 1_100_000 + b'","type":"fact"}}'
+        big = (
+            b'{"jsonrpc":"2.0","id":1,"method":"memory.add","params":{"content":"'
+            + b"a" * 1_100_000
+            + b'","type":"fact"}}'
+        )
         reply = c.send_raw(big)
         assert reply["error"]["code"] == -32600 and "max_line_bytes" in reply["error"]["message"]
         assert c.call("health")["status"] == "ok"
@@ -119,10 +131,14 @@ def test_many_requests_per_connection_batch_and_notification(daemon, ns):
         # A notification gets no reply: the next line read answers the health call after it.
         c._sock.sendall(b'{"jsonrpc":"2.0","method":"health"}\n')
         assert c.call("health")["status"] == "ok"
-        batch = c.send_raw(json.dumps([
-            {"jsonrpc": "2.0", "id": "a", "method": "health"},
-            {"jsonrpc": "2.0", "id": "b", "method": "nope"},
-        ]).encode())
+        batch = c.send_raw(
+            json.dumps(
+                [
+                    {"jsonrpc": "2.0", "id": "a", "method": "health"},
+                    {"jsonrpc": "2.0", "id": "b", "method": "nope"},
+                ]
+            ).encode()
+        )
         assert [r["id"] for r in batch] == ["a", "b"] and batch[1]["error"]["code"] == -32601
     assert daemon.call("stats", {"namespace": ns})["live"] == 20
 
@@ -136,7 +152,9 @@ def test_concurrent_connections(daemon, ns):
         try:
             with daemon.client() as c:
                 for i in range(10):
-                    mid = c.call("memory.add", {"content": f"Worker {n} remembers item {i}.", "type": "fact", "namespace": ns})["id"]
+                    mid = c.call(
+                        "memory.add", {"content": f"Worker {n} remembers item {i}.", "type": "fact", "namespace": ns}
+                    )["id"]
                     with lock:
                         ids.append(mid)
                     c.call("memory.search", {"query": f"worker {n}", "namespace": ns})

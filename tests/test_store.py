@@ -19,10 +19,22 @@ def unit(i: int) -> np.ndarray:
 
 def row(i: int, namespace: str = "default", content: str | None = None) -> dict:
     return {
-        "id": f"m{i:015d}", "namespace": namespace, "content": content or f"memory number {i}", "context": None,
-        "type": "fact", "priority": 0.1, "source": None, "tags": [], "created": "2024-01-01T00:00:00Z",
-        "ingested": "2024-01-01T00:00:00Z", "last_accessed": "2024-01-01T00:00:00Z", "access_count": 1.0,
-        "version": 1, "supersedes": None, "superseded_by": None, "token_len": 3,
+        "id": f"m{i:015d}",
+        "namespace": namespace,
+        "content": content or f"memory number {i}",
+        "context": None,
+        "type": "fact",
+        "priority": 0.1,
+        "source": None,
+        "tags": [],
+        "created": "2024-01-01T00:00:00Z",
+        "ingested": "2024-01-01T00:00:00Z",
+        "last_accessed": "2024-01-01T00:00:00Z",
+        "access_count": 1.0,
+        "version": 1,
+        "supersedes": None,
+        "superseded_by": None,
+        "token_len": 3,
     }
 
 

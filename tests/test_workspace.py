@@ -48,8 +48,12 @@ def workspace(tmp_path) -> Path:
 @pytest.fixture
 def wsd(spawn, workspace):
     """A daemon on its own data dir, watching `workspace`, system clock."""
-    return spawn({"workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100,
-                                "max_file_bytes": 4096}, "jobs": NO_JOBS})
+    return spawn(
+        {
+            "workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100, "max_file_bytes": 4096},
+            "jobs": NO_JOBS,
+        }
+    )
 
 
 def find(d, text: str, path: str | None = None) -> dict | None:
@@ -89,8 +93,10 @@ def test_start_indexes_every_file_with_types_and_provenance(wsd):
     gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
     assert gym["type"] == "fact" and gym["source"].startswith("memory/topics/climbing.md#Climbing L3")
     # Guidance comments and the daemon's own section are not memories.
-    assert not any("xylophone" in h["content"] for h in
-                   wsd.call("memory.search", {"query": "xylophones", "k": 10, "namespace": NS})["results"])
+    assert not any(
+        "xylophone" in h["content"]
+        for h in wsd.call("memory.search", {"query": "xylophones", "k": 10, "namespace": NS})["results"]
+    )
     pack = wsd.call("context.pack", {"query": "who is Sam?", "budget_tokens": 300, "namespace": NS})
     assert "USER.md#USER > People L8" in pack["text"]
     status = wsd.call("workspace.status")
@@ -123,10 +129,16 @@ def test_an_edit_is_a_new_version_not_a_duplicate(wsd, workspace):
 def test_deleted_items_and_files_are_archived_not_lost(wsd, workspace):
     sam = find(wsd, "Sam is Oscar's younger brother; they go climbing on Sundays.")
     gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
-    (workspace / "USER.md").write_text(USER_MD.replace("- Sam is Oscar's younger brother; they go climbing on Sundays.\n", ""))
+    (workspace / "USER.md").write_text(
+        USER_MD.replace("- Sam is Oscar's younger brother; they go climbing on Sundays.\n", "")
+    )
     (workspace / "memory" / "topics" / "climbing.md").unlink()
-    wait_for(lambda: wsd.call("memory.get", {"id": gym["id"]})["tier"] == "archived"
-             and wsd.call("memory.get", {"id": sam["id"]})["tier"] == "archived")
+    wait_for(
+        lambda: (
+            wsd.call("memory.get", {"id": gym["id"]})["tier"] == "archived"
+            and wsd.call("memory.get", {"id": sam["id"]})["tier"] == "archived"
+        )
+    )
     assert wsd.call("memory.get", {"id": sam["id"]})["content"].startswith("Sam is")  # still recoverable
     assert find(wsd, "Oscar climbs at the Sharma gym in Gava.") is None
 
@@ -135,8 +147,13 @@ def test_a_renamed_file_keeps_its_memories(wsd, workspace):
     gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
     topics = workspace / "memory" / "topics"
     os.rename(topics / "climbing.md", topics / "sport.md")
-    moved, _ = wait_for(lambda: (h := find(wsd, "Oscar climbs at the Sharma gym in Gava.")) and
-                        h["source"].startswith("memory/topics/sport.md") and h)
+    moved, _ = wait_for(
+        lambda: (
+            (h := find(wsd, "Oscar climbs at the Sharma gym in Gava."))
+            and h["source"].startswith("memory/topics/sport.md")
+            and h
+        )
+    )
     assert moved["id"] == gym["id"]
     assert wsd.call("memory.get", {"id": gym["id"]})["superseded_by"] is None
 
@@ -144,11 +161,19 @@ def test_a_renamed_file_keeps_its_memories(wsd, workspace):
 def test_a_burst_of_saves_ends_in_the_last_text(wsd, workspace):
     path = workspace / "memory" / "topics" / "climbing.md"
     for n in range(1, 21):
-        write_atomically(path, f"# Climbing\n\n- Oscar climbs at the Sharma gym in Gava.\n- His project route is graded 7a, attempt {n}.\n")
+        write_atomically(
+            path,
+            f"# Climbing\n\n- Oscar climbs at the Sharma gym in Gava.\n- His project route is graded 7a, attempt {n}.\n",
+        )
         time.sleep(0.01)
     final, _ = wait_for(lambda: find(wsd, "His project route is graded 7a, attempt 20."), timeout=3)
-    live = [h for h in wsd.call("memory.search", {"query": "project route graded 7a attempt", "k": 10,
-                                                  "namespace": NS})["results"] if "project route" in h["content"]]
+    live = [
+        h
+        for h in wsd.call("memory.search", {"query": "project route graded 7a attempt", "k": 10, "namespace": NS})[
+            "results"
+        ]
+        if "project route" in h["content"]
+    ]
     assert [h["id"] for h in live] == [final["id"]]
 
 
@@ -159,9 +184,12 @@ def test_edits_made_while_the_daemon_was_down_are_caught_up_at_start(wsd, worksp
     assert wsd.terminate(signal.SIGTERM) == 0
     (workspace / "USER.md").write_text(
         USER_MD.replace("Ana is Oscar's manager at", "Ana is Oscar's former manager at")
-        + "\n## Health\n- Oscar runs 10 km every Saturday.\n")
+        + "\n## Health\n- Oscar runs 10 km every Saturday.\n"
+    )
     (workspace / "memory" / "topics" / "climbing.md").unlink()
-    (workspace / "memory" / "knowledge").joinpath("barcelona.md").write_text("# Barcelona\n\nThe Sagrada Familia is in Barcelona.\n")
+    (workspace / "memory" / "knowledge").joinpath("barcelona.md").write_text(
+        "# Barcelona\n\nThe Sagrada Familia is in Barcelona.\n"
+    )
     wsd.start()  # the socket answers only once the catch-up is done
     new_ana = find(wsd, "Ana is Oscar's former manager at the Ofertes project.")
     assert wsd.call("memory.get", {"id": ana["id"]})["superseded_by"] == new_ana["id"]
@@ -211,9 +239,17 @@ def test_cli_lists_workspace_files(wsd):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "indexed  USER.md" in out
-    out = subprocess.run([sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace",
-                          "--sync"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace", "--sync"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "added" in out

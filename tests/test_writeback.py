@@ -58,8 +58,9 @@ def test_an_edit_saved_while_the_daemon_writes_is_kept(tmp_path):
             tmp.write_text(text + "\n- A line the person added while the daemon was writing.\n")
             tmp.replace(path)  # how editors save
 
-    result = write_owned_section(path, "## agentmemd\n- second", last_written="## agentmemd\n- first",
-                                 before_replace=person_saves)
+    result = write_owned_section(
+        path, "## agentmemd\n- second", last_written="## agentmemd\n- first", before_replace=person_saves
+    )
     assert result.attempts == 2  # the changed file was noticed and the write redone on it
     text = path.read_text()
     assert "Thursday at 18:00." in text
@@ -85,12 +86,17 @@ def test_a_file_that_never_stops_changing_is_left_alone(tmp_path):
 
 def test_lines_a_person_edited_inside_the_section_are_moved_out_not_lost(tmp_path):
     path = tmp_path / "MEMORY.md"
-    write_owned_section(path, "## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m2`", create_header="# MEMORY\n")
+    write_owned_section(
+        path, "## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m2`", create_header="# MEMORY\n"
+    )
     edited = path.read_text().replace("- Pattern: adoption `m2`", "- Caroline adopted a girl named Ava in October.")
     path.write_text(edited)
-    result = write_owned_section(path, "## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m3`",
-                                 last_written="## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m2`",
-                                 note="moved out")
+    result = write_owned_section(
+        path,
+        "## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m3`",
+        last_written="## agentmemd\n- Pattern: pottery `m1`\n- Pattern: adoption `m2`",
+        note="moved out",
+    )
     assert result.kept_person_lines == 1
     text = path.read_text()
     before, section = text.split(OWNED_BEGIN)
@@ -98,11 +104,14 @@ def test_lines_a_person_edited_inside_the_section_are_moved_out_not_lost(tmp_pat
     assert "Ava" not in section and "`m3`" in section
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"caf\xe9 notes\n", "not valid UTF-8"),
-    (b"\x00\x01binary", "not a text file"),
-    (f"# x\n{OWNED_BEGIN}\n- no end marker\n".encode(), "without"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"caf\xe9 notes\n", "not valid UTF-8"),
+        (b"\x00\x01binary", "not a text file"),
+        (f"# x\n{OWNED_BEGIN}\n- no end marker\n".encode(), "without"),
+    ],
+)
 def test_files_it_cannot_safely_edit_are_not_touched(tmp_path, content, message):
     path = tmp_path / "log.md"
     path.write_bytes(content)
@@ -134,13 +143,19 @@ def workspace(tmp_path) -> Path:
 
 @pytest.fixture
 def wbd(spawn, workspace):
-    return spawn({"workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100},
-                  "clock": {"start": f"{DAY}T09:00:00Z"}, "jobs": NO_JOBS})
+    return spawn(
+        {
+            "workspace": {"path": str(workspace), "namespace": NS, "debounce_ms": 100},
+            "clock": {"start": f"{DAY}T09:00:00Z"},
+            "jobs": NO_JOBS,
+        }
+    )
 
 
 def sourced_from(d, path: str) -> list[dict]:
-    hits = d.call("memory.search", {"query": "Caroline Melanie adoption pottery agencies class", "k": 50,
-                                    "namespace": NS})["results"]
+    hits = d.call(
+        "memory.search", {"query": "Caroline Melanie adoption pottery agencies class", "k": 50, "namespace": NS}
+    )["results"]
     return [h for h in hits if (h["source"] or "").startswith(path)]
 
 
@@ -156,9 +171,13 @@ def wait_until(predicate, timeout: float = 5.0):
 
 def test_the_daily_log_gets_what_was_learned_and_is_not_reindexed(wbd, workspace):
     log = workspace / "memory" / f"{DAY}.md"
-    learned = ["Caroline passed the adoption agency interviews last Friday.",
-               "Melanie finished her first pottery bowl and painted it blue."]
-    ids = wbd.call("memory.add_many", {"items": [{"content": c, "type": "fact", "namespace": NS} for c in learned]})["ids"]
+    learned = [
+        "Caroline passed the adoption agency interviews last Friday.",
+        "Melanie finished her first pottery bowl and painted it blue.",
+    ]
+    ids = wbd.call("memory.add_many", {"items": [{"content": c, "type": "fact", "namespace": NS} for c in learned]})[
+        "ids"
+    ]
     before = {h["id"] for h in sourced_from(wbd, f"memory/{DAY}.md")}
     assert len(before) == 2  # the person's two bullets
     live_before = wbd.call("stats", {"namespace": NS})
@@ -182,22 +201,31 @@ def test_the_daily_log_gets_what_was_learned_and_is_not_reindexed(wbd, workspace
 
 def test_a_persons_edits_around_and_inside_the_section_survive_the_next_write(wbd, workspace):
     log = workspace / "memory" / f"{DAY}.md"
-    first = wbd.call("memory.add", {"content": "Caroline is researching adoption agencies.", "type": "fact",
-                                    "namespace": NS})["id"]
+    first = wbd.call(
+        "memory.add", {"content": "Caroline is researching adoption agencies.", "type": "fact", "namespace": NS}
+    )["id"]
     wbd.call("jobs.run", {"name": "daily_log"})
     # The person adds a line of their own and corrects the daemon's line in place.
     text = log.read_text()
-    text = text.replace("- Melanie's pottery class starts on Thursday.",
-                        "- Melanie's pottery class starts on Thursday.\n- Bought flowers for Melanie's birthday.")
-    text = text.replace(f"fact: Caroline is researching adoption agencies. `{first}`",
-                        "fact: Caroline chose an adoption agency in Boston.")
+    text = text.replace(
+        "- Melanie's pottery class starts on Thursday.",
+        "- Melanie's pottery class starts on Thursday.\n- Bought flowers for Melanie's birthday.",
+    )
+    text = text.replace(
+        f"fact: Caroline is researching adoption agencies. `{first}`",
+        "fact: Caroline chose an adoption agency in Boston.",
+    )
     log.write_text(text)
-    wait_until(lambda: any(h["content"] == "Bought flowers for Melanie's birthday."
-                           for h in sourced_from(wbd, f"memory/{DAY}.md")))
+    wait_until(
+        lambda: any(
+            h["content"] == "Bought flowers for Melanie's birthday." for h in sourced_from(wbd, f"memory/{DAY}.md")
+        )
+    )
 
     wbd.call("clock.advance", {"hours": 2})
-    second = wbd.call("memory.add", {"content": "Melanie's kids loved the beach trip.", "type": "fact",
-                                     "namespace": NS})["id"]
+    second = wbd.call(
+        "memory.add", {"content": "Melanie's kids loved the beach trip.", "type": "fact", "namespace": NS}
+    )["id"]
     run = wbd.call("jobs.run", {"name": "daily_log"})
     assert run["status"] == "ok"
     text = log.read_text()
@@ -213,11 +241,22 @@ def test_a_persons_edits_around_and_inside_the_section_survive_the_next_write(wb
 
 
 def test_the_days_observations_are_written_to_its_log(wbd, workspace):
-    turns = ["We adopted a rescue dog named Biscuit last weekend and she is settling in well.",
-             "I'm so excited about my pottery class, it starts next Thursday."]
+    turns = [
+        "We adopted a rescue dog named Biscuit last weekend and she is settling in well.",
+        "I'm so excited about my pottery class, it starts next Thursday.",
+    ]
     for text in turns:
-        wbd.call("conversation.append", {"session": "chat", "role": "user", "content": text, "namespace": NS,
-                                         "speaker": "Melanie", "ts": f"{DAY}T08:30:00Z"})
+        wbd.call(
+            "conversation.append",
+            {
+                "session": "chat",
+                "role": "user",
+                "content": text,
+                "namespace": NS,
+                "speaker": "Melanie",
+                "ts": f"{DAY}T08:30:00Z",
+            },
+        )
     wbd.call("conversation.observe", {"session": "chat"})
     observations = wbd.call("observations.list", {"session": "chat"})["observations"]
     assert len(observations) == 2
@@ -225,6 +264,8 @@ def test_the_days_observations_are_written_to_its_log(wbd, workspace):
     section = owned_body((workspace / "memory" / f"{DAY}.md").read_text())
     assert "### Observations (2)" in section and "### Learned" not in section  # not listed twice
     biscuit = next(o for o in observations if "Biscuit" in o["content"])
-    assert (f"- ({biscuit['priority']}) 08:30 [{biscuit['category']}] Melanie: We adopted a rescue dog named Biscuit "
-            f"last weekend and she is settling in well. (refers to 14 November 2026, \"last weekend\") "
-            f"`{biscuit['memory_id']}`") in section
+    assert (
+        f"- ({biscuit['priority']}) 08:30 [{biscuit['category']}] Melanie: We adopted a rescue dog named Biscuit "
+        f'last weekend and she is settling in well. (refers to 14 November 2026, "last weekend") '
+        f"`{biscuit['memory_id']}`"
+    ) in section

@@ -43,6 +43,7 @@ def code_of(exc: AgentmemdError) -> int:
             return ERROR_CODES[cls]
     return SERVER_ERROR
 
+
 log = logging.getLogger("agentmemd")
 
 
@@ -77,9 +78,7 @@ def error_response(req_id: Any, err: RpcError) -> dict[str, Any]:
 
 
 def params_error(exc: ValidationError) -> RpcError:
-    errors = [
-        {"field": ".".join(str(x) for x in e["loc"]) or "params", "message": e["msg"]} for e in exc.errors()
-    ]
+    errors = [{"field": ".".join(str(x) for x in e["loc"]) or "params", "message": e["msg"]} for e in exc.errors()]
     first = errors[0]
     return RpcError(INVALID_PARAMS, f"invalid params: {first['field']}: {first['message']}", {"errors": errors})
 
@@ -94,7 +93,14 @@ class Dispatcher:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
-            return encode(error_response(None, RpcError(PARSE_ERROR, f"parse error: request is not valid UTF-8 ({exc.reason} at byte {exc.start})")))
+            return encode(
+                error_response(
+                    None,
+                    RpcError(
+                        PARSE_ERROR, f"parse error: request is not valid UTF-8 ({exc.reason} at byte {exc.start})"
+                    ),
+                )
+            )
         try:
             payload = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -114,7 +120,9 @@ class Dispatcher:
         if req.get("jsonrpc") != "2.0":
             return error_response(req_id, RpcError(INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"'))
         if isinstance(req_id, bool) or (req_id is not None and not isinstance(req_id, (str, int))):
-            return error_response(None, RpcError(INVALID_REQUEST, 'invalid request: "id" must be a string, number or null'))
+            return error_response(
+                None, RpcError(INVALID_REQUEST, 'invalid request: "id" must be a string, number or null')
+            )
         method_name = req.get("method")
         if not isinstance(method_name, str):
             return error_response(req_id, RpcError(INVALID_REQUEST, 'invalid request: "method" must be a string'))
@@ -135,7 +143,11 @@ class Dispatcher:
         if raw_params is None:
             raw_params = {}
         if not isinstance(raw_params, dict):
-            raise RpcError(INVALID_PARAMS, "invalid params: params must be an object", {"errors": [{"field": "params", "message": "must be an object"}]})
+            raise RpcError(
+                INVALID_PARAMS,
+                "invalid params: params must be an object",
+                {"errors": [{"field": "params", "message": "must be an object"}]},
+            )
         try:
             params = method.params.model_validate(raw_params)
         except ValidationError as exc:

@@ -40,6 +40,7 @@ def _log_failure(message: str):
     def done(future: asyncio.Future) -> None:
         if not future.cancelled() and future.exception() is not None:
             log.error(message, extra={"error": repr(future.exception())})
+
     return done
 
 
@@ -76,7 +77,9 @@ class DataDirLock:
 
 def prepare_socket_path(path: Path) -> None:
     if len(os.fsencode(path)) > MAX_SOCKET_PATH:
-        raise StartupError(f"socket path is {len(os.fsencode(path))} bytes; Unix sockets allow {MAX_SOCKET_PATH}: {path}")
+        raise StartupError(
+            f"socket path is {len(os.fsencode(path))} bytes; Unix sockets allow {MAX_SOCKET_PATH}: {path}"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     if not os.path.lexists(path):
         return
@@ -116,8 +119,9 @@ class Daemon:
             prepare_socket_path(self.socket_path)
             if self.workspace is not None and not self.workspace.is_dir():
                 raise StartupError(f"workspace {self.workspace} is not a directory")
-            self.services = Services.open(self.config, self.data_dir, workspace=self.workspace,
-                                          run_on_store=self._run_on_store)
+            self.services = Services.open(
+                self.config, self.data_dir, workspace=self.workspace, run_on_store=self._run_on_store
+            )
         except BaseException:
             self.lock.release()
             raise
@@ -137,8 +141,9 @@ class Daemon:
             # Edits made while the daemon was down are in memory before the socket opens.
             report = await loop.run_in_executor(self.executor, services.indexer.catch_up)
             log.info("workspace caught up", extra=report.as_dict())
-            watcher = WorkspaceWatcher(services.indexer.root, services.indexer.relative,
-                                       self.config.workspace.debounce_ms)
+            watcher = WorkspaceWatcher(
+                services.indexer.root, services.indexer.relative, self.config.workspace.debounce_ms
+            )
             watcher.start()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stop.set)
@@ -159,9 +164,16 @@ class Daemon:
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
         scheduler = self._start_scheduler(loop)
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
-        log.info("listening", extra={"socket": str(self.socket_path), "data_dir": str(self.data_dir),
-                                     "workspace": str(self.workspace) if self.workspace else None,
-                                     "version": __version__, "pid": os.getpid()})
+        log.info(
+            "listening",
+            extra={
+                "socket": str(self.socket_path),
+                "data_dir": str(self.data_dir),
+                "workspace": str(self.workspace) if self.workspace else None,
+                "version": __version__,
+                "pid": os.getpid(),
+            },
+        )
         try:
             await self._stop.wait()
         finally:
@@ -224,8 +236,9 @@ class Daemon:
         for name, trigger in runner.triggers.items():
             # The runner decides what is due (from job_state), so a late or doubled fire
             # never runs a job twice for one fire time.
-            scheduler.add_job(fire, trigger, id=name, name=name, max_instances=1, coalesce=True,
-                              misfire_grace_time=None)
+            scheduler.add_job(
+                fire, trigger, id=name, name=name, max_instances=1, coalesce=True, misfire_grace_time=None
+            )
         scheduler.start()
         return scheduler
 
@@ -251,7 +264,9 @@ class Daemon:
             writer.write(data)
             await writer.drain()
 
-        too_long = encode(error_response(None, RpcError(INVALID_REQUEST, f"invalid request: line exceeds max_line_bytes ({limit})")))
+        too_long = encode(
+            error_response(None, RpcError(INVALID_REQUEST, f"invalid request: line exceeds max_line_bytes ({limit})"))
+        )
         try:
             while not self._stop.is_set():
                 chunk = await reader.read(65536)

@@ -74,9 +74,34 @@ class Node:
 def _stopwords() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-    return frozenset(ENGLISH_STOP_WORDS) | {"yeah", "really", "just", "like", "got", "thanks", "glad", "wow", "lot",
-                                            "things", "thing", "know", "think", "sounds", "great", "awesome", "cool",
-                                            "good", "love", "amazing", "hey", "don't", "it's", "i'm", "that's", "you're"}
+    return frozenset(ENGLISH_STOP_WORDS) | {
+        "yeah",
+        "really",
+        "just",
+        "like",
+        "got",
+        "thanks",
+        "glad",
+        "wow",
+        "lot",
+        "things",
+        "thing",
+        "know",
+        "think",
+        "sounds",
+        "great",
+        "awesome",
+        "cool",
+        "good",
+        "love",
+        "amazing",
+        "hey",
+        "don't",
+        "it's",
+        "i'm",
+        "that's",
+        "you're",
+    }
 
 
 def words(text: str, stop: frozenset[str]) -> list[str]:
@@ -128,8 +153,9 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
             break
         members = [[below[i] for i in g] for g in groups]
         covered = [sorted(frozenset().union(*(m.leaves for m in ms))) for ms in members]
-        keywords = keywords_by_cluster([[w for lid in ids for w in leaf_words[lid]] for ids in covered],
-                                       list(leaf_words.values()), top=4)
+        keywords = keywords_by_cluster(
+            [[w for lid in ids for w in leaf_words[lid]] for ids in covered], list(leaf_words.values()), top=4
+        )
         nodes = []
         for ms, ids, kws in zip(members, covered, keywords):
             leaf_vectors = np.stack([by_id[i].vector for i in ids])
@@ -172,7 +198,9 @@ class Consolidator:
         rows = self.store._rows(
             "SELECT c.memory_id, c.level, c.leaves, m.content FROM consolidation_nodes c "
             "LEFT JOIN memories m ON m.id = c.memory_id AND m.superseded_by IS NULL "
-            "WHERE c.namespace = ? ORDER BY c.level, c.rowid", (namespace,))
+            "WHERE c.namespace = ? ORDER BY c.level, c.rowid",
+            (namespace,),
+        )
         out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
         for r in rows:
             if r["content"] is None:
@@ -183,9 +211,13 @@ class Consolidator:
         return out
 
     def namespaces(self) -> list[str]:
-        return [r[0] for r in self.store.conn.execute(
-            "SELECT DISTINCT namespace FROM memories WHERE superseded_by IS NULL "
-            "UNION SELECT DISTINCT namespace FROM consolidation_nodes ORDER BY 1")]
+        return [
+            r[0]
+            for r in self.store.conn.execute(
+                "SELECT DISTINCT namespace FROM memories WHERE superseded_by IS NULL "
+                "UNION SELECT DISTINCT namespace FROM consolidation_nodes ORDER BY 1"
+            )
+        ]
 
     def run(self, namespace: str, now: datetime) -> dict[str, int]:
         leaves = self.level0(namespace)
@@ -198,11 +230,16 @@ class Consolidator:
                 counts[f"level{level}"] = len(tree[level])
         return dict(counts)
 
-    def _reconcile(self, namespace: str, level: int, new: list[Node], old: list[dict[str, Any]],
-                   now: datetime, counts: Counter) -> None:
+    def _reconcile(
+        self, namespace: str, level: int, new: list[Node], old: list[dict[str, Any]], now: datetime, counts: Counter
+    ) -> None:
         pairs = sorted(
-            ((_jaccard(n.leaves, o["leaves"]), i, j) for i, n in enumerate(new) for j, o in enumerate(old)
-             if not n.leaves.isdisjoint(o["leaves"])),
+            (
+                (_jaccard(n.leaves, o["leaves"]), i, j)
+                for i, n in enumerate(new)
+                for j, o in enumerate(old)
+                if not n.leaves.isdisjoint(o["leaves"])
+            ),
             key=lambda t: (-t[0], t[1], t[2]),
         )
         taken_new: dict[int, int] = {}
@@ -223,15 +260,25 @@ class Consolidator:
                 node.id = prev["memory_id"]
                 counts["kept"] += 1
             else:
-                node.id = self.service.update(UpdateParams(id=prev["memory_id"], content=node.content, source=source)).id
+                node.id = self.service.update(
+                    UpdateParams(id=prev["memory_id"], content=node.content, source=source)
+                ).id
                 self._drop_node(prev["memory_id"])
                 counts["revised"] += 1
         if additions:
-            ids = self.service.add_many([
-                AddParams(content=new[i].content, type=new[i].type, namespace=namespace, source=source,
-                          priority=LEVEL_PRIORITY[level], tags=["consolidated", f"level{level}"])
-                for i in additions
-            ])
+            ids = self.service.add_many(
+                [
+                    AddParams(
+                        content=new[i].content,
+                        type=new[i].type,
+                        namespace=namespace,
+                        source=source,
+                        priority=LEVEL_PRIORITY[level],
+                        tags=["consolidated", f"level{level}"],
+                    )
+                    for i in additions
+                ]
+            )
             for i, memory_id in zip(additions, ids):
                 new[i].id = memory_id
             counts["added"] += len(additions)
@@ -245,16 +292,25 @@ class Consolidator:
                 "INSERT INTO consolidation_nodes(memory_id, namespace, level, leaves, sources, keywords, derived_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET leaves = excluded.leaves, "
                 "sources = excluded.sources, keywords = excluded.keywords, derived_at = excluded.derived_at",
-                (node.id, namespace, level, json.dumps(sorted(node.leaves)), json.dumps(node.sources),
-                 json.dumps(node.keywords), format_time(now)),
+                (
+                    node.id,
+                    namespace,
+                    level,
+                    json.dumps(sorted(node.leaves)),
+                    json.dumps(node.sources),
+                    json.dumps(node.keywords),
+                    format_time(now),
+                ),
             )
 
     def _drop_node(self, memory_id: str) -> None:
         self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (memory_id,))
 
     def nodes(self, namespace: str, level: int | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT c.memory_id AS id, c.level, c.sources, c.leaves, c.keywords, c.derived_at, m.content, m.type "
-               "FROM consolidation_nodes c JOIN memories m ON m.id = c.memory_id WHERE c.namespace = ?")
+        sql = (
+            "SELECT c.memory_id AS id, c.level, c.sources, c.leaves, c.keywords, c.derived_at, m.content, m.type "
+            "FROM consolidation_nodes c JOIN memories m ON m.id = c.memory_id WHERE c.namespace = ?"
+        )
         params: list[Any] = [namespace]
         if level is not None:
             sql += " AND c.level = ?"
@@ -273,10 +329,13 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 def render_section(nodes: list[dict[str, Any]]) -> str:
     """The owned section of MEMORY.md: every node, highest level first, with its sources."""
-    out = ["## agentmemd: consolidated memory", "",
-           "<!-- Written by agentmemd's nightly consolidation from the memories listed after each arrow; "
-           "re-derived every night (an unchanged item keeps its id). Lines you edit here are moved above this section "
-           "(and indexed as yours); to drop an item run `agentmemd archive ID`. -->"]
+    out = [
+        "## agentmemd: consolidated memory",
+        "",
+        "<!-- Written by agentmemd's nightly consolidation from the memories listed after each arrow; "
+        "re-derived every night (an unchanged item keeps its id). Lines you edit here are moved above this section "
+        "(and indexed as yours); to drop an item run `agentmemd archive ID`. -->",
+    ]
     titles = {3: "Level 3: strategic insights", 2: "Level 2: principles", 1: "Level 1: patterns"}
     for level in (3, 2, 1):
         rows = [n for n in nodes if n["level"] == level]

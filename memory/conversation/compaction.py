@@ -24,8 +24,16 @@ log = logging.getLogger("agentmemd")
 
 
 class CompactionWorker:
-    def __init__(self, conversations: Conversations, provider: LanguageModel, cache: ResponseCache | None,
-                 run_on_store: Callable[[Callable[[], Any]], Any], *, target_ratio: float, persona=None):
+    def __init__(
+        self,
+        conversations: Conversations,
+        provider: LanguageModel,
+        cache: ResponseCache | None,
+        run_on_store: Callable[[Callable[[], Any]], Any],
+        *,
+        target_ratio: float,
+        persona=None,
+    ):
         self.conversations = conversations
         self.persona = persona  # PersonaTracker: the persona track and SyncScore (None: facts only)
         self.provider = provider
@@ -124,19 +132,26 @@ class CompactionWorker:
     def _observe(self, job) -> dict[str, Any]:
         """One Observer run: the model off the store thread, then one short transaction."""
         conv = self.conversations
-        result = self._call("observe", job.namespace, job.turns,
-                            lambda: self.provider.observe(job.turns, namespace=job.namespace))
+        result = self._call(
+            "observe", job.namespace, job.turns, lambda: self.provider.observe(job.turns, namespace=job.namespace)
+        )
         vectors = conv.embed_observations(job, result)  # on this thread, not the store's
         record, persona_note = self._persona_record(job)
-        merge = (lambda: self.persona.merge_record(job.namespace, record, session=job.session,
-                                                   run_id=job.run_id)) if record is not None else None
+        merge = (
+            (lambda: self.persona.merge_record(job.namespace, record, session=job.session, run_id=job.run_id))
+            if record is not None
+            else None
+        )
         done = self.run_on_store(lambda: conv.finish_observe(job, result, vectors, also=merge))
         return {**done, "persona_record": persona_note}
 
     def _reflect(self, job) -> dict[str, Any]:
-        result = self._call("reflect", job.namespace, job.observations,
-                            lambda: self.provider.reflect(job.observations, namespace=job.namespace,
-                                                          target_ratio=self.target_ratio))
+        result = self._call(
+            "reflect",
+            job.namespace,
+            job.observations,
+            lambda: self.provider.reflect(job.observations, namespace=job.namespace, target_ratio=self.target_ratio),
+        )
         return self.run_on_store(lambda: self.conversations.finish_reflect(job, result))
 
     def _persona_record(self, job) -> tuple[Any, str]:
@@ -149,15 +164,21 @@ class CompactionWorker:
         turns = [t for t in job.turns if not (t.role == "assistant" and t.seq in low)]
         mine = sum(1 for t in turns if t.role == "assistant")
         if not mine:
-            return None, "no agent turns" + (f" ({len(low & {t.seq for t in job.turns})} left out as drift)"
-                                             if low else "")
+            return None, "no agent turns" + (
+                f" ({len(low & {t.seq for t in job.turns})} left out as drift)" if low else ""
+            )
         try:
-            record = self._call("persona_record", job.namespace, turns,
-                                lambda: self.provider.persona_record(turns, namespace=job.namespace,
-                                                                     session=job.session))
+            record = self._call(
+                "persona_record",
+                job.namespace,
+                turns,
+                lambda: self.provider.persona_record(turns, namespace=job.namespace, session=job.session),
+            )
         except Exception as exc:
-            log.warning("persona record failed; the observations are stored without it",
-                        extra={"session": job.session, "error": f"{type(exc).__name__}: {exc}"})
+            log.warning(
+                "persona record failed; the observations are stored without it",
+                extra={"session": job.session, "error": f"{type(exc).__name__}: {exc}"},
+            )
             return None, f"failed: {type(exc).__name__}: {exc}"[:300]
         return record, f"merged ({mine} agent turns)"
 
@@ -167,12 +188,17 @@ class CompactionWorker:
         job = self.run_on_store(lambda: persona.begin_score(**params))
 
         def judge():
-            return self._call("judge", job.namespace, [job.request],
-                              lambda: self.provider.judge(job.request, job.state, namespace=job.namespace))
+            return self._call(
+                "judge",
+                job.namespace,
+                [job.request],
+                lambda: self.provider.judge(job.request, job.state, namespace=job.namespace),
+            )
 
         judged = [judge()]
         if getattr(self.provider, "samples_judgements", False) and persona.near_threshold(
-                persona.composite(judged[0].dimensions.model_dump())):
+            persona.composite(judged[0].dimensions.model_dump())
+        ):
             judged.append(judge())
         return self.run_on_store(lambda: persona.finish_score(job, judged))
 

@@ -101,8 +101,9 @@ def clip_to_tokens(text: str, limit: int) -> str:
     return cut + " …" if cut else ""
 
 
-def persona_contract(persona: list[dict[str, Any]], budget: int, record: str = "",
-                     record_limit: int | None = None) -> tuple[str, list[str]]:
+def persona_contract(
+    persona: list[dict[str, Any]], budget: int, record: str = "", record_limit: int | None = None
+) -> tuple[str, list[str]]:
     """The persona part of the prefix; (text, the persona memory ids it shows).
 
     With a Persona Preservation Record (PersonaState's, made from these same persona items and the
@@ -156,15 +157,18 @@ def place_anchors(messages: list[dict[str, str]], anchor_text: str, min_turns: i
         if i is not None:
             carriers.append(i)
     for i in carriers:
-        messages[i] = {"role": "user", "content": f"<persona-anchor>{anchor_text}</persona-anchor>\n\n"
-                                                  f"{messages[i]['content']}"}
+        messages[i] = {
+            "role": "user",
+            "content": f"<persona-anchor>{anchor_text}</persona-anchor>\n\n{messages[i]['content']}",
+        }
     return carriers
 
 
-def attach_pack(memories, messages: list[dict[str, str]], newest_user: int, note: str, left: int, namespace: str,
-                exclude: list[str]):
+def attach_pack(
+    memories, messages: list[dict[str, str]], newest_user: int, note: str, left: int, namespace: str, exclude: list[str]
+):
     """Put the Memory Pack for the newest user turn in front of it, within ``left`` tokens; the pack or None."""
-    query = messages[newest_user]["content"][len(note):]
+    query = messages[newest_user]["content"][len(note) :]
     wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
     pack_budget = left - wrapper_overhead
     while pack_budget > 0:
@@ -180,14 +184,24 @@ def attach_pack(memories, messages: list[dict[str, str]], newest_user: int, note
     return None
 
 
-def build_context(service, conversations, session: str, budget: int, *, persona_state=None,
-                  drift: str = "none", anchor_min_turns: int = 10, anchors_as: str = "system") -> dict[str, Any]:
+def build_context(
+    service,
+    conversations,
+    session: str,
+    budget: int,
+    *,
+    persona_state=None,
+    drift: str = "none",
+    anchor_min_turns: int = 10,
+    anchors_as: str = "system",
+) -> dict[str, Any]:
     cfg = service.config.conversation
     namespace = conversations.require(session)
     store = service.store
     persona = store._rows(
-        "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = 'persona' "
-        "AND superseded_by IS NULL", (namespace,))
+        "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = 'persona' AND superseded_by IS NULL",
+        (namespace,),
+    )
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""
     contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)
@@ -231,7 +245,7 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
         newest_user -= 1
         left = unspent()
     if note and left < 0:  # a budget too small for it: no reminder rather than over budget
-        messages[newest_user] = {"role": "user", "content": messages[newest_user]["content"][len(note):]}
+        messages[newest_user] = {"role": "user", "content": messages[newest_user]["content"][len(note) :]}
         note, drift = "", "none"
         left = unspent()
     if newest_user is not None and left > 20:
@@ -240,13 +254,22 @@ def build_context(service, conversations, session: str, budget: int, *, persona_
     wrapper = count_tokens("<persona-anchor></persona-anchor>") if anchors_as == "user" else 0
     persona_tokens = count_tokens(note) + (count_tokens(anchor_text) + wrapper) * len(positions)
     return {
-        "session": session, "namespace": namespace, "system": system, "messages": messages,
-        "prefix_hash": hashlib.sha256(system.encode("utf-8")).hexdigest(), "tokens": tokens,
+        "session": session,
+        "namespace": namespace,
+        "system": system,
+        "messages": messages,
+        "prefix_hash": hashlib.sha256(system.encode("utf-8")).hexdigest(),
+        "tokens": tokens,
         "budget_tokens": budget,
-        "parts": {"system": system_tokens, "history": used, "memories": tokens - system_tokens - used - persona_tokens,
-                  "persona": persona_tokens,
-                  "turns": len(messages), "unobserved_turns": len(turns),
-                  "observations": len(live)},
+        "parts": {
+            "system": system_tokens,
+            "history": used,
+            "memories": tokens - system_tokens - used - persona_tokens,
+            "persona": persona_tokens,
+            "turns": len(messages),
+            "unobserved_turns": len(turns),
+            "observations": len(live),
+        },
         "pack_id": pack.pack_id if pack else None,
         "drift_action": drift,
         "anchors": positions if drift == "anchor" else [],

@@ -35,8 +35,13 @@ from agentmemd.memory.llm.tasks import (
 from agentmemd.memory.store.database import indexed_text
 
 # Observation category -> memory type (packs and search see observations as memories).
-MEMORY_TYPE = {"fact": "fact", "preference": "preference", "decision": "fact", "emotional": "fact",
-               "relational": "relational"}
+MEMORY_TYPE = {
+    "fact": "fact",
+    "preference": "preference",
+    "decision": "fact",
+    "emotional": "fact",
+    "relational": "relational",
+}
 MEMORY_PRIORITY = {"HIGH": 0.8, "MED": 0.5, "LOW": 0.2}
 
 
@@ -73,12 +78,15 @@ class Conversations:
 
     # ---- turns -----------------------------------------------------------------------
 
-    def append(self, session: str, role: str, content: str, *, ts=None, namespace: str = "default",
-               speaker: str | None = None) -> dict[str, Any]:
+    def append(
+        self, session: str, role: str, content: str, *, ts=None, namespace: str = "default", speaker: str | None = None
+    ) -> dict[str, Any]:
         known = self.namespace_of(session)
         if known is not None and known != namespace:
-            raise Conflict(f"session {session!r} belongs to namespace {known!r}, not {namespace!r}",
-                           {"session": session, "namespace": known})
+            raise Conflict(
+                f"session {session!r} belongs to namespace {known!r}, not {namespace!r}",
+                {"session": session, "namespace": known},
+            )
         when = format_time(ts) if ts is not None else format_time(self.service.clock.now())
         with self.store.transaction():
             cur = self.store.conn.execute(
@@ -90,7 +98,8 @@ class Conversations:
 
     def namespace_of(self, session: str) -> str | None:
         row = self.store.conn.execute(
-            "SELECT namespace FROM conversation_turns WHERE session = ? LIMIT 1", (session,)).fetchone()
+            "SELECT namespace FROM conversation_turns WHERE session = ? LIMIT 1", (session,)
+        ).fetchone()
         return row[0] if row else None
 
     def require(self, session: str) -> str:
@@ -102,38 +111,53 @@ class Conversations:
     def counts(self, session: str) -> dict[str, Any]:
         turns, observed, unobserved_tokens = self.store.conn.execute(
             "SELECT count(*), count(observed_run), coalesce(sum(CASE WHEN observed_run IS NULL THEN tokens END), 0) "
-            "FROM conversation_turns WHERE session = ?", (session,)).fetchone()
+            "FROM conversation_turns WHERE session = ?",
+            (session,),
+        ).fetchone()
         reflected = self.store.conn.execute(
             "SELECT count(*) FROM conversation_runs WHERE session = ? AND kind = 'reflect' AND status = 'ok'",
-            (session,)).fetchone()[0]
-        return {"turns": turns, "observed": observed, "reflected": reflected,
-                "unobserved_tokens": unobserved_tokens, "observation_tokens": self.live_tokens(session)}
+            (session,),
+        ).fetchone()[0]
+        return {
+            "turns": turns,
+            "observed": observed,
+            "reflected": reflected,
+            "unobserved_tokens": unobserved_tokens,
+            "observation_tokens": self.live_tokens(session),
+        }
 
     def live_tokens(self, session: str) -> int:
         return self.store.conn.execute(
-            "SELECT coalesce(sum(tokens), 0) FROM observations WHERE session = ? AND status = 'live'",
-            (session,)).fetchone()[0]
+            "SELECT coalesce(sum(tokens), 0) FROM observations WHERE session = ? AND status = 'live'", (session,)
+        ).fetchone()[0]
 
     def unobserved(self, session: str) -> list[dict[str, Any]]:
         return self.store._rows(
             "SELECT seq, role, speaker, content, ts, tokens FROM conversation_turns "
-            "WHERE session = ? AND observed_run IS NULL ORDER BY seq", (session,))
+            "WHERE session = ? AND observed_run IS NULL ORDER BY seq",
+            (session,),
+        )
 
     def recent(self, session: str, count: int) -> list[dict[str, Any]]:
         """The newest ``count`` turns, observed or not, oldest first."""
         rows = self.store._rows(
             "SELECT seq, role, speaker, content, ts, tokens FROM conversation_turns WHERE session = ? "
-            "ORDER BY seq DESC LIMIT ?", (session, count))
+            "ORDER BY seq DESC LIMIT ?",
+            (session, count),
+        )
         return rows[::-1]
 
     def last_seq(self, session: str) -> int | None:
-        return self.store.conn.execute("SELECT max(seq) FROM conversation_turns WHERE session = ?",
-                                       (session,)).fetchone()[0]
+        return self.store.conn.execute(
+            "SELECT max(seq) FROM conversation_turns WHERE session = ?", (session,)
+        ).fetchone()[0]
 
     def due(self, session: str) -> bool:
         c = self.counts(session)
-        return (c["unobserved_tokens"] > self.cfg.observer_threshold_tokens
-                or c["observation_tokens"] > self.cfg.reflector_threshold_tokens)
+        return (
+            c["unobserved_tokens"] > self.cfg.observer_threshold_tokens
+            or c["observation_tokens"] > self.cfg.reflector_threshold_tokens
+        )
 
     # ---- runs ------------------------------------------------------------------------
 
@@ -142,7 +166,8 @@ class Conversations:
             cur = self.store.conn.execute(
                 "INSERT INTO conversation_runs(session, kind, trigger, provider, started, status) "
                 "VALUES (?, ?, ?, ?, ?, 'running')",
-                (session, kind, trigger, self.provider_name, format_time(self.service.clock.now())))
+                (session, kind, trigger, self.provider_name, format_time(self.service.clock.now())),
+            )
         return int(cur.lastrowid)
 
     def _finish_run(self, run_id: int, started: float, **counts: int) -> None:
@@ -150,20 +175,23 @@ class Conversations:
         self.store.conn.execute(
             f"UPDATE conversation_runs SET status = 'ok', finished = ?, wall_ms = ?{', ' if sets else ''}{sets} "
             "WHERE id = ?",
-            (format_time(self.service.clock.now()), (time.monotonic() - started) * 1000, *counts.values(), run_id))
+            (format_time(self.service.clock.now()), (time.monotonic() - started) * 1000, *counts.values(), run_id),
+        )
 
     def fail_run(self, run_id: int, error: str) -> None:
         with self.store.transaction():
             self.store.conn.execute(
                 "UPDATE conversation_runs SET status = 'failed', finished = ?, error = ? WHERE id = ?",
-                (format_time(self.service.clock.now()), error[:2000], run_id))
+                (format_time(self.service.clock.now()), error[:2000], run_id),
+            )
 
     def recover(self) -> list[str]:
         """At start: runs a crash left 'running' become 'interrupted'; the sessions whose work is due again."""
         with self.store.transaction():
             self.store.conn.execute(
                 "UPDATE conversation_runs SET status = 'interrupted', finished = ? WHERE status = 'running'",
-                (format_time(self.service.clock.now()),))
+                (format_time(self.service.clock.now()),),
+            )
         sessions = [r[0] for r in self.store.conn.execute("SELECT DISTINCT session FROM conversation_turns")]
         return [s for s in sessions if self.due(s)]
 
@@ -196,20 +224,27 @@ class Conversations:
         if not batch:
             return None
         run_id = self._start_run(session, "observe", "forced" if force else "threshold")
-        turns = [TurnIn(seq=t["seq"], role=t["role"], speaker=t["speaker"], content=t["content"], ts=t["ts"])
-                 for t in batch]
+        turns = [
+            TurnIn(seq=t["seq"], role=t["role"], speaker=t["speaker"], content=t["content"], ts=t["ts"]) for t in batch
+        ]
         return ObserveJob(run_id, session, namespace, turns, total)
 
     def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[list[float]]:
         """The observations' memory vectors, computed off the store thread (no SQLite here), so
         the run's one transaction does not hold up requests while the model embeds."""
         context = {t.seq: t.content for t in job.turns}
-        texts = [indexed_text(d.content, context.get(d.source_turns[0], "")[:20_000] or None)
-                 for d in result.observations]
+        texts = [
+            indexed_text(d.content, context.get(d.source_turns[0], "")[:20_000] or None) for d in result.observations
+        ]
         return [v.tolist() for v in self.service.embedder.embed(texts)] if texts else []
 
-    def finish_observe(self, job: ObserveJob, result: ObserveResult, vectors: list[list[float]] | None = None,
-                       also: Callable[[], Any] | None = None) -> dict[str, int]:
+    def finish_observe(
+        self,
+        job: ObserveJob,
+        result: ObserveResult,
+        vectors: list[list[float]] | None = None,
+        also: Callable[[], Any] | None = None,
+    ) -> dict[str, int]:
         """Store the run's observations in one transaction; ``also`` (the persona track's merge)
         runs inside it, so a crash leaves neither or both."""
         seqs = {t.seq for t in job.turns}
@@ -225,28 +260,57 @@ class Conversations:
         with self.store.transaction():
             marked = self.store.conn.execute(
                 f"UPDATE conversation_turns SET observed_run = ? WHERE observed_run IS NULL AND seq IN "
-                f"({', '.join('?' * len(seqs))})", (job.run_id, *sorted(seqs))).rowcount
+                f"({', '.join('?' * len(seqs))})",
+                (job.run_id, *sorted(seqs)),
+            ).rowcount
             if marked != len(seqs):
                 raise Conflict(f"turns of session {job.session!r} were observed by another run")
-            memory_ids = self.service.add_many([
-                AddParams(content=d.content, type=MEMORY_TYPE[d.category], priority=MEMORY_PRIORITY[d.priority],
-                          namespace=job.namespace, created=parse_time(when[d.source_turns[0]]),
-                          context=context[d.source_turns[0]][:20_000],
-                          source=f"conversation:{job.session}#turns:{','.join(map(str, d.source_turns))}"[:1000],
-                          tags=["observation", d.category, d.priority],
-                          embedding=vectors[i] if vectors else None)
-                for i, d in enumerate(drafts)
-            ]) if drafts else []
+            memory_ids = (
+                self.service.add_many(
+                    [
+                        AddParams(
+                            content=d.content,
+                            type=MEMORY_TYPE[d.category],
+                            priority=MEMORY_PRIORITY[d.priority],
+                            namespace=job.namespace,
+                            created=parse_time(when[d.source_turns[0]]),
+                            context=context[d.source_turns[0]][:20_000],
+                            source=f"conversation:{job.session}#turns:{','.join(map(str, d.source_turns))}"[:1000],
+                            tags=["observation", d.category, d.priority],
+                            embedding=vectors[i] if vectors else None,
+                        )
+                        for i, d in enumerate(drafts)
+                    ]
+                )
+                if drafts
+                else []
+            )
             for d, memory_id, ntok in zip(drafts, memory_ids, tokens):
                 self._insert_observation(
-                    session=job.session, namespace=job.namespace, memory_id=memory_id,
-                    date=when[min(d.source_turns)], priority=d.priority, category=d.category, content=d.content,
-                    referenced_date=d.referenced_date, relative_date=d.relative_date,
-                    source_turns=sorted(d.source_turns), sources=[], tokens=ntok, run_id=job.run_id)
+                    session=job.session,
+                    namespace=job.namespace,
+                    memory_id=memory_id,
+                    date=when[min(d.source_turns)],
+                    priority=d.priority,
+                    category=d.category,
+                    content=d.content,
+                    referenced_date=d.referenced_date,
+                    relative_date=d.relative_date,
+                    source_turns=sorted(d.source_turns),
+                    sources=[],
+                    tokens=ntok,
+                    run_id=job.run_id,
+                )
             if also is not None:
                 also()
-            self._finish_run(job.run_id, job.started, tokens_in=job.tokens, tokens_out=sum(tokens),
-                             items_in=len(job.turns), items_out=len(drafts))
+            self._finish_run(
+                job.run_id,
+                job.started,
+                tokens_in=job.tokens,
+                tokens_out=sum(tokens),
+                items_in=len(job.turns),
+                items_out=len(drafts),
+            )
         return {"turns": len(job.turns), "observations": len(drafts)}
 
     def _insert_observation(self, **row: Any) -> str:
@@ -255,9 +319,23 @@ class Conversations:
             "INSERT INTO observations(id, session, namespace, memory_id, date, referenced_date, relative_date, "
             "priority, category, content, source_turns, sources, tokens, run_id) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (oid, row["session"], row["namespace"], row["memory_id"], row["date"], row["referenced_date"],
-             row["relative_date"], row["priority"], row["category"], row["content"],
-             json.dumps(row["source_turns"]), json.dumps(row["sources"]), row["tokens"], row["run_id"]))
+            (
+                oid,
+                row["session"],
+                row["namespace"],
+                row["memory_id"],
+                row["date"],
+                row["referenced_date"],
+                row["relative_date"],
+                row["priority"],
+                row["category"],
+                row["content"],
+                json.dumps(row["source_turns"]),
+                json.dumps(row["sources"]),
+                row["tokens"],
+                row["run_id"],
+            ),
+        )
         return oid
 
     # ---- Reflector ---------------------------------------------------------------------
@@ -271,9 +349,18 @@ class Conversations:
         if len(rows) < 2 or (not force and size <= self.cfg.reflector_threshold_tokens):
             return None
         run_id = self._start_run(session, "reflect", "forced" if force else "threshold")
-        observations = [ObservationIn(id=r["id"], date=r["date"], priority=r["priority"], category=r["category"],
-                                      content=r["content"], referenced_date=r["referenced_date"],
-                                      relative_date=r["relative_date"]) for r in rows]
+        observations = [
+            ObservationIn(
+                id=r["id"],
+                date=r["date"],
+                priority=r["priority"],
+                category=r["category"],
+                content=r["content"],
+                referenced_date=r["referenced_date"],
+                relative_date=r["relative_date"],
+            )
+            for r in rows
+        ]
         return ReflectJob(run_id, session, namespace, observations, {r["id"]: r for r in rows})
 
     def finish_reflect(self, job: ReflectJob, result: ReflectResult) -> dict[str, int]:
@@ -288,13 +375,19 @@ class Conversations:
                 claimed[oid] = n
         lost_high = [oid for oid, r in rows.items() if r["priority"] == "HIGH" and oid not in claimed]
         if lost_high:  # seed 002 5.6 rule 4: every HIGH observation is kept unless contradicted
-            raise InvalidParams("observations", f"HIGH observations dropped without a superseding entry: {lost_high[:5]}")
+            raise InvalidParams(
+                "observations", f"HIGH observations dropped without a superseding entry: {lost_high[:5]}"
+            )
         tokens = count_tokens_many([it.content for it in result.observations])
         kept = changed = 0
         with self.store.transaction():
             for item, ntok in zip(result.observations, tokens):
-                if (len(item.sources) == 1 and not item.supersedes and rows[item.sources[0]]["content"] == item.content
-                        and rows[item.sources[0]]["priority"] == item.priority):
+                if (
+                    len(item.sources) == 1
+                    and not item.supersedes
+                    and rows[item.sources[0]]["content"] == item.content
+                    and rows[item.sources[0]]["priority"] == item.priority
+                ):
                     kept += 1
                     continue
                 changed += 1
@@ -302,10 +395,20 @@ class Conversations:
                 turns = sorted({t for m in members for t in json.loads(m["source_turns"])})
                 memory_id = self._memory_for(job, item, members, turns)
                 oid = self._insert_observation(
-                    session=job.session, namespace=job.namespace, memory_id=memory_id,
-                    date=min(m["date"] for m in members), priority=item.priority, category=item.category,
-                    content=item.content, referenced_date=item.referenced_date, relative_date=item.relative_date,
-                    source_turns=turns, sources=sorted(item.sources), tokens=ntok, run_id=job.run_id)
+                    session=job.session,
+                    namespace=job.namespace,
+                    memory_id=memory_id,
+                    date=min(m["date"] for m in members),
+                    priority=item.priority,
+                    category=item.category,
+                    content=item.content,
+                    referenced_date=item.referenced_date,
+                    relative_date=item.relative_date,
+                    source_turns=turns,
+                    sources=sorted(item.sources),
+                    tokens=ntok,
+                    run_id=job.run_id,
+                )
                 for old in item.sources:
                     self._retire(rows[old], "merged", oid)
                 for old in item.supersedes:
@@ -313,30 +416,55 @@ class Conversations:
             dropped = [oid for oid in rows if oid not in claimed]
             for oid in dropped:
                 self._retire(rows[oid], "dropped", None)
-            self._finish_run(job.run_id, job.started, tokens_in=sum(r["tokens"] for r in rows.values()),
-                             tokens_out=sum(tokens), items_in=len(rows), items_out=len(result.observations))
-        return {"in": len(rows), "out": len(result.observations), "kept": kept, "rewritten": changed,
-                "dropped": len(dropped)}
+            self._finish_run(
+                job.run_id,
+                job.started,
+                tokens_in=sum(r["tokens"] for r in rows.values()),
+                tokens_out=sum(tokens),
+                items_in=len(rows),
+                items_out=len(result.observations),
+            )
+        return {
+            "in": len(rows),
+            "out": len(result.observations),
+            "kept": kept,
+            "rewritten": changed,
+            "dropped": len(dropped),
+        }
 
     def _memory_for(self, job: ReflectJob, item, members: list[dict[str, Any]], turns: list[int]) -> str:
         """A changed preference becomes a new version of the old one's memory; anything else a new memory."""
         for old in item.supersedes:
             memory_id = job.rows[old]["memory_id"]
             try:
-                return self.service.update(UpdateParams(id=memory_id, content=item.content,
-                                                        type=MEMORY_TYPE[item.category],
-                                                        priority=MEMORY_PRIORITY[item.priority])).id
+                return self.service.update(
+                    UpdateParams(
+                        id=memory_id,
+                        content=item.content,
+                        type=MEMORY_TYPE[item.category],
+                        priority=MEMORY_PRIORITY[item.priority],
+                    )
+                ).id
             except (NotFound, Conflict):
                 continue  # the person edited or removed that memory meanwhile
-        return self.service.add_many([AddParams(
-            content=item.content, type=MEMORY_TYPE[item.category], priority=MEMORY_PRIORITY[item.priority],
-            namespace=job.namespace, created=parse_time(min(m["date"] for m in members)),
-            source=f"conversation:{job.session}#turns:{','.join(map(str, turns))}"[:1000],
-            tags=["observation", "reflected", item.category, item.priority])])[0]
+        return self.service.add_many(
+            [
+                AddParams(
+                    content=item.content,
+                    type=MEMORY_TYPE[item.category],
+                    priority=MEMORY_PRIORITY[item.priority],
+                    namespace=job.namespace,
+                    created=parse_time(min(m["date"] for m in members)),
+                    source=f"conversation:{job.session}#turns:{','.join(map(str, turns))}"[:1000],
+                    tags=["observation", "reflected", item.category, item.priority],
+                )
+            ]
+        )[0]
 
     def _retire(self, row: dict[str, Any], status: str, replaced_by: str | None) -> None:
-        self.store.conn.execute("UPDATE observations SET status = ?, replaced_by = ? WHERE id = ?",
-                                (status, replaced_by, row["id"]))
+        self.store.conn.execute(
+            "UPDATE observations SET status = ?, replaced_by = ? WHERE id = ?", (status, replaced_by, row["id"])
+        )
         memory_id = row["memory_id"]
         if not memory_id:
             return
@@ -348,7 +476,8 @@ class Conversations:
 
     def live(self, session: str) -> list[dict[str, Any]]:
         return self.store._rows(
-            "SELECT * FROM observations WHERE session = ? AND status = 'live' ORDER BY date, seq", (session,))
+            "SELECT * FROM observations WHERE session = ? AND status = 'live' ORDER BY date, seq", (session,)
+        )
 
     def observations(self, session: str | None, namespace: str | None, include_replaced: bool = False) -> list[dict]:
         clauses, params = [], []
@@ -363,10 +492,22 @@ class Conversations:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self.store._rows(f"SELECT * FROM observations {where} ORDER BY session, date, seq", params)
         return [
-            {"id": r["id"], "session": r["session"], "namespace": r["namespace"], "date": r["date"],
-             "referenced_date": r["referenced_date"], "relative_date": r["relative_date"], "priority": r["priority"],
-             "category": r["category"], "content": r["content"], "source_turns": json.loads(r["source_turns"]),
-             "sources": json.loads(r["sources"]), "memory_id": r["memory_id"], "status": r["status"],
-             "replaced_by": r["replaced_by"], "tokens": r["tokens"]}
+            {
+                "id": r["id"],
+                "session": r["session"],
+                "namespace": r["namespace"],
+                "date": r["date"],
+                "referenced_date": r["referenced_date"],
+                "relative_date": r["relative_date"],
+                "priority": r["priority"],
+                "category": r["category"],
+                "content": r["content"],
+                "source_turns": json.loads(r["source_turns"]),
+                "sources": json.loads(r["sources"]),
+                "memory_id": r["memory_id"],
+                "status": r["status"],
+                "replaced_by": r["replaced_by"],
+                "tokens": r["tokens"],
+            }
             for r in rows
         ]

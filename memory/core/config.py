@@ -43,11 +43,15 @@ class EmbeddingConfig(_Section):
 
 
 class RetrievalConfig(_Section):
-    vector_candidates: int = Field(100, gt=0, description="N for top-N nearest vectors (exact cosine over the vec0 vectors, held in RAM).")
+    vector_candidates: int = Field(
+        100, gt=0, description="N for top-N nearest vectors (exact cosine over the vec0 vectors, held in RAM)."
+    )
     fts_candidates: int = Field(50, gt=0, description="N for top-N FTS5/BM25 hits.")
     fts_max_postings: int = Field(
-        5000, gt=0, description="BM25 work bound: a query term in more memories than this is a stop word; "
-        "the others are used rarest first while their document frequencies add up to at most this."
+        5000,
+        gt=0,
+        description="BM25 work bound: a query term in more memories than this is a stop word; "
+        "the others are used rarest first while their document frequencies add up to at most this.",
     )
     pinned_candidates: int = Field(20, ge=0, description="Always-considered persona/relational items.")
     recent_candidates: int = Field(20, ge=0, description="Most recently accessed items.")
@@ -131,7 +135,9 @@ class JobsConfig(_Section):
             try:
                 ZoneInfo(value)
             except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(f"unknown time zone {value!r} (use an IANA name such as 'Europe/Madrid' or 'UTC')") from None
+                raise ValueError(
+                    f"unknown time zone {value!r} (use an IANA name such as 'Europe/Madrid' or 'UTC')"
+                ) from None
         return value
 
     @field_validator("decay_sweep", "consolidate", "daily_log")
@@ -143,7 +149,9 @@ class JobsConfig(_Section):
             try:
                 CronTrigger.from_crontab(value, timezone="UTC")
             except ValueError as exc:
-                raise ValueError(f"not a crontab expression (minute hour day month weekday): {value!r}: {exc}") from None
+                raise ValueError(
+                    f"not a crontab expression (minute hour day month weekday): {value!r}: {exc}"
+                ) from None
         return value.strip()
 
     def schedule(self) -> dict[str, str]:
@@ -155,21 +163,31 @@ class ConsolidationConfig(_Section):
 
     max_level0: int = Field(4000, gt=1, description="Most recently used level-0 memories clustered per namespace.")
     level1_similarity: float = Field(0.55, gt=0, lt=1, description="Average cosine that joins memories into a pattern.")
-    level2_similarity: float = Field(0.6, gt=0, lt=1, description="Average cosine that joins patterns into a principle.")
-    level3_similarity: float = Field(0.55, gt=0, lt=1, description="Average cosine that joins principles into an insight.")
+    level2_similarity: float = Field(
+        0.6, gt=0, lt=1, description="Average cosine that joins patterns into a principle."
+    )
+    level3_similarity: float = Field(
+        0.55, gt=0, lt=1, description="Average cosine that joins principles into an insight."
+    )
     min_sources: int = Field(2, ge=2, description="A node needs at least this many sources.")
-    memory_file: str = Field("MEMORY.md", min_length=1, description="Workspace file whose owned section shows the result.")
+    memory_file: str = Field(
+        "MEMORY.md", min_length=1, description="Workspace file whose owned section shows the result."
+    )
 
 
 class LLMConfig(_Section):
     """The daemon's language-model work (observing, reflecting, judging, summarising)."""
 
-    provider: Literal["local", "anthropic"] = Field("local", description="local: offline methods; anthropic: the Messages API.")
+    provider: Literal["local", "anthropic"] = Field(
+        "local", description="local: offline methods; anthropic: the Messages API."
+    )
     model: str = Field("claude-haiku-4-5", min_length=1, description="Model for the anthropic provider.")
     base_url: str = Field("", description="Messages API base URL ('' = the SDK's default, api.anthropic.com).")
     api_key_env: str = Field("ANTHROPIC_API_KEY", min_length=1, description="Environment variable holding the key.")
     timeout_seconds: float = Field(30.0, gt=0, description="Per-request timeout.")
-    max_retries: int = Field(3, ge=0, le=10, description="Retries with backoff on 429, 5xx, timeouts, connection errors.")
+    max_retries: int = Field(
+        3, ge=0, le=10, description="Retries with backoff on 429, 5xx, timeouts, connection errors."
+    )
     max_output_tokens: int = Field(1024, gt=0, le=64000)
     json_repair_attempts: int = Field(1, ge=0, le=3, description="Re-asks when a JSON reply does not validate.")
     # USD per million tokens (Claude Haiku 4.5 list prices); cache writes/reads are priced apart.
@@ -182,13 +200,19 @@ class LLMConfig(_Section):
 class ConversationConfig(_Section):
     """Conversations: Observer/Reflector compaction and the stable context (seed 002, 5.4 and 5.6)."""
 
-    observer_threshold_tokens: int = Field(30_000, gt=0, description="Unobserved turn tokens that trigger the Observer.")
+    observer_threshold_tokens: int = Field(
+        30_000, gt=0, description="Unobserved turn tokens that trigger the Observer."
+    )
     reflector_threshold_tokens: int = Field(40_000, gt=0, description="Observation tokens that trigger the Reflector.")
     observer_batch_tokens: int = Field(8_000, gt=0, description="Most turn tokens handed to one Observer call.")
     keep_recent_turns: int = Field(4, ge=0, description="Newest turns left raw when the Observer runs (not forced).")
-    reflector_target: float = Field(0.45, gt=0.05, lt=1, description="The Reflector's output size as a share of its input.")
+    reflector_target: float = Field(
+        0.45, gt=0.05, lt=1, description="The Reflector's output size as a share of its input."
+    )
     context_budget_tokens: int = Field(16_000, gt=100, description="conversation.context budget when none is given.")
-    system_share: float = Field(0.1, gt=0, lt=1, description="Budget share of the stable prefix (persona + observations).")
+    system_share: float = Field(
+        0.1, gt=0, lt=1, description="Budget share of the stable prefix (persona + observations)."
+    )
     memories_share: float = Field(0.3, ge=0, lt=1, description="Budget share of the Memory Pack.")
     history_share: float = Field(0.6, gt=0, lt=1, description="Budget share of the recent turns.")
 
@@ -204,7 +228,9 @@ class CacheConfig(_Section):
     """The semantic response cache in front of the LLM layer (seed 001, chapter 3)."""
 
     enabled: bool = True
-    similarity_threshold: float = Field(0.95, gt=0, le=1, description="Cosine at or above which a cached answer is reused.")
+    similarity_threshold: float = Field(
+        0.95, gt=0, le=1, description="Cosine at or above which a cached answer is reused."
+    )
     keyword_only: bool = Field(False, description="Embed only the prompt's keywords, not the whole variable part.")
     max_entries: int = Field(10_000, gt=0, description="Oldest unused entries are evicted past this many.")
 
@@ -213,21 +239,34 @@ class PersonaConfig(_Section):
     """PersonaState merging, SyncScore and drift actions (seed 002, 5.2-5.4)."""
 
     trait_alpha: float = Field(0.3, gt=0, le=1, description="EWMA weight of a compaction's observed traits.")
-    marker_decay: float = Field(0.8, gt=0, le=1, description="Old voice-marker/stance/format weights are multiplied by this at each merge.")
+    marker_decay: float = Field(
+        0.8, gt=0, le=1, description="Old voice-marker/stance/format weights are multiplied by this at each merge."
+    )
     top_k: int = Field(8, gt=0, le=50, description="Weighted items kept per categorical field.")
     record_max_tokens: int = Field(200, ge=50, le=1000, description="The injected Persona Preservation Record's size.")
     ewma_lambda: float = Field(0.3, gt=0, le=1, description="SyncScore EWMA: lambda*score + (1-lambda)*previous.")
-    reinforce_below: float = Field(0.7, gt=0, le=1, description="EWMA below this: a persona reminder in the next context.")
+    reinforce_below: float = Field(
+        0.7, gt=0, le=1, description="EWMA below this: a persona reminder in the next context."
+    )
     anchor_below: float = Field(0.6, gt=0, le=1, description="EWMA below this: persona anchors at ~33 % and ~66 %.")
     rebase_below: float = Field(0.5, gt=0, le=1, description="EWMA below this: forced compaction and a fresh context.")
-    rebase_cooldown_turns: int = Field(4, ge=0, description="Agent replies after a rebase before another one; anchors meanwhile.")
-    near_threshold: float = Field(0.05, ge=0, le=0.5, description="A judged composite this close to a threshold is sampled twice.")
-    anchor_min_turns: int = Field(10, ge=2, description="Anchors are placed in conversations of at least this many turns.")
-    record_min_score: float = Field(0.6, ge=0, le=1, description="Assistant turns scored below this are left out of persona records.")
+    rebase_cooldown_turns: int = Field(
+        4, ge=0, description="Agent replies after a rebase before another one; anchors meanwhile."
+    )
+    near_threshold: float = Field(
+        0.05, ge=0, le=0.5, description="A judged composite this close to a threshold is sampled twice."
+    )
+    anchor_min_turns: int = Field(
+        10, ge=2, description="Anchors are placed in conversations of at least this many turns."
+    )
+    record_min_score: float = Field(
+        0.6, ge=0, le=1, description="Assistant turns scored below this are left out of persona records."
+    )
     score_assistant_turns: bool = Field(True, description="Score every assistant turn conversation.append receives.")
     weights: dict[Dimension, float] = Field(
         default_factory=lambda: {"voice": 0.25, "relational": 0.2, "grounded": 0.2, "style": 0.15, "constraint": 0.2},
-        description="Composite = weighted mean of the five dimensions.")
+        description="Composite = weighted mean of the five dimensions.",
+    )
 
     @model_validator(mode="after")
     def _ordered(self) -> "PersonaConfig":
@@ -296,9 +335,7 @@ def load_config_text(text: str, overrides: dict | None = None, *, name: str | No
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}" for err in exc.errors())
         raise ConfigError(f"invalid config{f' {name}' if name else ''}: {problems}") from None
     return config
 

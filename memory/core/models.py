@@ -272,7 +272,9 @@ class PersonaHistoryParams(Params):
 class PersonaScoreParams(Params):
     response: Content
     session: SessionId | None = None  # scored into this session's EWMA, judged against its last turns and pack
-    context: Annotated[str, Field(max_length=100_000), AfterValidator(_utf8)] | None = None  # extra text the turn was given
+    context: Annotated[str, Field(max_length=100_000), AfterValidator(_utf8)] | None = (
+        None  # extra text the turn was given
+    )
     pack_id: Annotated[str, Field(min_length=1, max_length=64)] | None = None  # the Memory Pack it was given
     namespace: Namespace | None = None  # default: the session's, else "default"
 

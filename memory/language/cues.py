@@ -58,7 +58,9 @@ EMOTIONAL = _rx(
     r"pretty\s+|totally\s+|a bit\s+|kind of\s+|kinda\s+|quite\s+|incredibly\s+)?(" + EMOTION_WORDS + r")\b",
     r"\b(made|makes|make|making)\s+(me|us)\s+(feel|so|really|very)?\s*\w*",
     r"\bmy\s+(heart|feelings|mood|anxiety|stress|mental health)\b",
-    r"\b(it|that|this)\s+(was|is|has been|felt)\s+(so\s+|really\s+|very\s+|super\s+)?(" + EMOTION_WORDS + r")\b.*\b(me|my|i)\b",
+    r"\b(it|that|this)\s+(was|is|has been|felt)\s+(so\s+|really\s+|very\s+|super\s+)?("
+    + EMOTION_WORDS
+    + r")\b.*\b(me|my|i)\b",
 )
 KIN = (
     "mom|mother|mum|dad|father|parents?|husband|wife|partner|spouse|boyfriend|girlfriend|fianc[eé]e?|son|daughter|"
@@ -83,13 +85,17 @@ IDENTITY = _rx(
     r"\b(i'm|i am)\s+(\d{2}|twenty|thirty|forty|fifty|sixty|seventy)\b",
     r"\b(i|we)\s+(have|got)\s+(a|an|two|three|four|\d+)\s+(\w+\s+)?(kids?|children|sons?|daughters?|dogs?|cats?)\b",
 )
-LIFE_EVENTS = _rx(r"\b(married|divorced|engaged|pregnant|passed away|died|born|adopt\w*|funeral|wedding|"
-                  r"diagnos\w+|surgery|hospital|graduat\w+|promotion|promoted|fired|laid off|lost my job)\b")
-PAST_EVENT = _rx(r"\b(i|we)\s+(just\s+|finally\s+|recently\s+|also\s+|actually\s+)?(went|started|finished|"
-                 r"made|got|bought|took|visited|joined|ran|won|lost|saw|read|wrote|painted|built|learned|learnt|"
-                 r"tried|met|found|had|did|gave|attended|traveled|travelled|hiked|played|created|volunteered|"
-                 r"launched|opened|baked|cooked|signed|received|completed|organized|organised|hosted|"
-                 r"participated|performed|spoke|taught|adopted|published|released|bought|sold|celebrated)\b")
+LIFE_EVENTS = _rx(
+    r"\b(married|divorced|engaged|pregnant|passed away|died|born|adopt\w*|funeral|wedding|"
+    r"diagnos\w+|surgery|hospital|graduat\w+|promotion|promoted|fired|laid off|lost my job)\b"
+)
+PAST_EVENT = _rx(
+    r"\b(i|we)\s+(just\s+|finally\s+|recently\s+|also\s+|actually\s+)?(went|started|finished|"
+    r"made|got|bought|took|visited|joined|ran|won|lost|saw|read|wrote|painted|built|learned|learnt|"
+    r"tried|met|found|had|did|gave|attended|traveled|travelled|hiked|played|created|volunteered|"
+    r"launched|opened|baked|cooked|signed|received|completed|organized|organised|hosted|"
+    r"participated|performed|spoke|taught|adopted|published|released|bought|sold|celebrated)\b"
+)
 SMALL_TALK = _rx(
     r"^(hi|hey|hello|yo|thanks|thank you|thx|bye|goodbye|see ya|see you|take care|cheers|congrats|congratulations|"
     r"wow|whoa|cool|nice|great|awesome|amazing|lol|haha+|yeah|yep|yes|no|nope|ok|okay|sure|totally|definitely|"
@@ -103,7 +109,9 @@ _LEADING_FILLER = re.compile(
     r"(,?\s+[A-Z][a-z]+)?[,!.:\-–— ]+\s*)+",
     re.IGNORECASE,
 )
-_FILLER_WORDS = re.compile(r"\b(really|just|so|pretty|totally|super|actually|basically|literally|kinda|kind of)\s+", re.IGNORECASE)
+_FILLER_WORDS = re.compile(
+    r"\b(really|just|so|pretty|totally|super|actually|basically|literally|kinda|kind of)\s+", re.IGNORECASE
+)
 _STOP = frozenset(
     "a an the and or but if then so to of in on at for with from by as is are was were be been being am i me my "
     "we our us you your he she it its they them their this that these those there here what which who whom how "

@@ -23,13 +23,43 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _MONTH_ABBR = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
 SEASONS = ("spring", "summer", "fall", "autumn", "winter")
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "a couple of": 2,
-            "few": 3, "a few": 3, "several": 4}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "couple of": 2,
+    "a couple of": 2,
+    "few": 3,
+    "a few": 3,
+    "several": 4,
+}
 _VAGUE = {"few", "a few", "couple of", "a couple of", "several"}
 
 
@@ -53,8 +83,20 @@ def _month_shift(day: date, months: int) -> str:
 
 
 def _season_of(month: int) -> str:
-    return ("winter", "winter", "spring", "spring", "spring", "summer", "summer", "summer", "fall", "fall",
-            "fall", "winter")[month - 1]
+    return (
+        "winter",
+        "winter",
+        "spring",
+        "spring",
+        "spring",
+        "summer",
+        "summer",
+        "summer",
+        "fall",
+        "fall",
+        "fall",
+        "winter",
+    )[month - 1]
 
 
 def _previous_season(day: date, name: str) -> str:
@@ -104,7 +146,12 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("rel_weekend", r"\b(?P<rel>last|this|next|this past|past)\s+weekend\b"),
         ("rel_unit", r"\b(?P<rel>last|this|next|past)\s+(?P<unit>week|month|year)\b"),
         ("rel_season", r"\b(?P<rel>last|this|next|past)\s+(?P<season>spring|summer|fall|autumn|winter)\b"),
-        ("rel_month", r"\b(?P<rel>last|this|next|in|since|early|late|mid-?)\s+(?P<mon>" + "|".join(m.capitalize() for m in MONTHS) + r")\b"),
+        (
+            "rel_month",
+            r"\b(?P<rel>last|this|next|in|since|early|late|mid-?)\s+(?P<mon>"
+            + "|".join(m.capitalize() for m in MONTHS)
+            + r")\b",
+        ),
         ("in_year", r"\b(?:in|since|back in)\s+(?P<y>(?:19|20)\d{2})\b"),
     ]
 ]
@@ -201,7 +248,9 @@ def _month(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
         year = day.year
     else:  # "in May": the nearest May, the past one on a tie (recollection is the common case)
         ahead = (month - day.month) % 12
-        year = day.year + (1 if month < day.month else 0) if 0 < ahead < 6 else day.year - (1 if month > day.month else 0)
+        year = (
+            day.year + (1 if month < day.month else 0) if 0 < ahead < 6 else day.year - (1 if month > day.month else 0)
+        )
     return f"{year}-{month:02d}", "month", False
 
 
@@ -210,10 +259,18 @@ def _year(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
 
 
 _RESOLVERS = {
-    "dmy": _absolute, "mdy": _absolute, "iso": _absolute,
+    "dmy": _absolute,
+    "mdy": _absolute,
+    "iso": _absolute,
     **dict.fromkeys(_DAY_OFFSETS, _day_word),
-    "other_day": _other_day, "ago": _counted, "in_n": _counted,
-    "rel_wd": _weekday, "rel_weekend": _weekend, "rel_unit": _unit, "rel_season": _season, "rel_month": _month,
+    "other_day": _other_day,
+    "ago": _counted,
+    "in_n": _counted,
+    "rel_wd": _weekday,
+    "rel_weekend": _weekend,
+    "rel_unit": _unit,
+    "rel_season": _season,
+    "rel_month": _month,
     "in_year": _year,
 }
 

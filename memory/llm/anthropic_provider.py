@@ -99,8 +99,15 @@ class AnthropicProvider:
             api_key=key, base_url=cfg.base_url or None, timeout=cfg.timeout_seconds, max_retries=cfg.max_retries
         )
 
-    def complete(self, task: str, *, stable: str, prompt: str | list[dict], namespace: str | None = None,
-                 max_tokens: int | None = None) -> Completion:
+    def complete(
+        self,
+        task: str,
+        *,
+        stable: str,
+        prompt: str | list[dict],
+        namespace: str | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
         """One call. ``stable``: the cached system prefix; ``prompt``: the user turn (or whole messages)."""
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
         started = time.monotonic()
@@ -114,21 +121,39 @@ class AnthropicProvider:
         except anthropic.APIError as exc:
             latency = (time.monotonic() - started) * 1000
             message = f"{type(exc).__name__}: {getattr(exc, 'message', exc)}"
-            self.ledger.record(provider=self.name, model=self.cfg.model, task=task, namespace=namespace,
-                               status="error", usage=Usage(), latency_ms=latency, error=message)
-            raise LLMUnavailable(f"anthropic {task} call failed after {self.cfg.max_retries} retries: {message}") from exc
+            self.ledger.record(
+                provider=self.name,
+                model=self.cfg.model,
+                task=task,
+                namespace=namespace,
+                status="error",
+                usage=Usage(),
+                latency_ms=latency,
+                error=message,
+            )
+            raise LLMUnavailable(
+                f"anthropic {task} call failed after {self.cfg.max_retries} retries: {message}"
+            ) from exc
         latency = (time.monotonic() - started) * 1000
         usage = _usage(reply.usage)
         text = "".join(block.text for block in reply.content if getattr(block, "type", "") == "text")
-        call_id = self.ledger.record(provider=self.name, model=reply.model or self.cfg.model, task=task,
-                                     namespace=namespace, status="ok", usage=usage, latency_ms=latency)
+        call_id = self.ledger.record(
+            provider=self.name,
+            model=reply.model or self.cfg.model,
+            task=task,
+            namespace=namespace,
+            status="ok",
+            usage=usage,
+            latency_ms=latency,
+        )
         return Completion(text=text, model=reply.model or self.cfg.model, usage=usage, call_id=call_id)
 
-    def complete_json(self, task: str, schema: type[T], *, stable: str, prompt: str,
-                      namespace: str | None = None) -> T:
+    def complete_json(self, task: str, schema: type[T], *, stable: str, prompt: str, namespace: str | None = None) -> T:
         """A reply validated against ``schema``, re-asked on a malformed one, or LLMOutputError."""
-        stable = (f"{stable}\n\nReply with one JSON object and nothing else. Its JSON schema:\n"
-                  f"{json.dumps(schema.model_json_schema(), sort_keys=True)}")
+        stable = (
+            f"{stable}\n\nReply with one JSON object and nothing else. Its JSON schema:\n"
+            f"{json.dumps(schema.model_json_schema(), sort_keys=True)}"
+        )
         messages: list[dict] = [{"role": "user", "content": prompt}]
         problem = ""
         for _attempt in range(self.cfg.json_repair_attempts + 1):
@@ -136,15 +161,22 @@ class AnthropicProvider:
             try:
                 return parse_json_reply(reply.text, schema)
             except ValidationError as exc:
-                problem = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:5])
+                problem = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()[:5]
+                )
             self.ledger.mark_rejected(reply.call_id, f"invalid JSON: {problem}")
             messages = messages + [
                 {"role": "assistant", "content": reply.text or "(empty)"},
-                {"role": "user", "content": f"That reply is not valid: {problem}. "
-                                            "Reply again with only the JSON object the schema describes."},
+                {
+                    "role": "user",
+                    "content": f"That reply is not valid: {problem}. "
+                    "Reply again with only the JSON object the schema describes.",
+                },
             ]
-        raise LLMOutputError(f"anthropic {task}: no valid JSON after {self.cfg.json_repair_attempts + 1} replies; "
-                             f"last problem: {problem}")
+        raise LLMOutputError(
+            f"anthropic {task}: no valid JSON after {self.cfg.json_repair_attempts + 1} replies; "
+            f"last problem: {problem}"
+        )
 
     # ---- the daemon's tasks (memory/llm/tasks.py) ---------------------------------------
 
@@ -155,7 +187,7 @@ class AnthropicProvider:
     def reflect(self, observations: list[ObservationIn], *, namespace: str, target_ratio: float) -> ReflectResult:
         lines = []
         for o in observations:
-            ref = f" (refers to {o.referenced_date}, \"{o.relative_date}\")" if o.referenced_date else ""
+            ref = f' (refers to {o.referenced_date}, "{o.relative_date}")' if o.referenced_date else ""
             lines.append(f"[{o.id}] {o.date} ({o.priority}) [{o.category}] {o.content}{ref}")
         stable = f"{REFLECTOR_PROMPT}\nAim for about {round(target_ratio * 100)}% of the input's size."
         return self.complete_json("reflect", ReflectResult, stable=stable, prompt="\n".join(lines), namespace=namespace)
@@ -168,17 +200,20 @@ class AnthropicProvider:
 
     def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str):
         lines = [f"[seq {t.seq}] {t.speaker} ({t.role}): {t.content}" for t in turns]
-        return self.complete_json("persona_record", PersonaRecord, stable=PERSONA_RECORD_PROMPT,
-                                  prompt="\n".join(lines), namespace=namespace)
+        return self.complete_json(
+            "persona_record", PersonaRecord, stable=PERSONA_RECORD_PROMPT, prompt="\n".join(lines), namespace=namespace
+        )
 
     def judge(self, request: JudgeRequest, state, *, namespace: str):
         """The 5.3 judge prompt; hard rules a rule can check are checked by rule, and the
         judge's constraint score only counts for the rules it cannot check."""
         memories = "\n".join(f"- {m}" for m in request.memories) or "(none)"
         context = "\n".join(f"{t.role}: {t.content}" for t in request.turns) or "(none)"
-        prompt = (f"<persona_spec>\n{request.persona}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"
-                  f"</injected_memories>\n\n<response>\n{request.response}\n</response>\n\n"
-                  f"<conversation_context>\n{context}\n</conversation_context>")
+        prompt = (
+            f"<persona_spec>\n{request.persona}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"
+            f"</injected_memories>\n\n<response>\n{request.response}\n</response>\n\n"
+            f"<conversation_context>\n{context}\n</conversation_context>"
+        )
         scores = self.complete_json("judge", JudgeScores, stable=JUDGE_PROMPT, prompt=prompt, namespace=namespace)
         checks = check_all(state.rules(), request.response)
         by_rule = constraint_score([c for c in checks if c.checkable])

@@ -37,12 +37,14 @@ T = TypeVar("T", bound=BaseModel)
 
 def canonical(payload: Any) -> str:
     """The variable part of a prompt as canonical JSON (models dumped, keys sorted)."""
+
     def plain(x: Any) -> Any:
         if isinstance(x, BaseModel):
             return x.model_dump(mode="json")
         if isinstance(x, (list, tuple)):
             return [plain(v) for v in x]
         return x
+
     return json.dumps(plain(payload), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -59,8 +61,15 @@ class ResponseCache:
         self.cfg = cfg
         self.provider = provider
 
-    def through(self, task: str, namespace: str, payload: Any, compute: Callable[[], T], *,
-                run_on_store: Callable[[Callable[[], Any]], Any] = lambda f: f()) -> T:
+    def through(
+        self,
+        task: str,
+        namespace: str,
+        payload: Any,
+        compute: Callable[[], T],
+        *,
+        run_on_store: Callable[[Callable[[], Any]], Any] = lambda f: f(),
+    ) -> T:
         """The cached answer to this prompt, or ``compute()``'s (then cached)."""
         spec = TASKS[task]
         if not self.cfg.enabled or not spec.cacheable:
@@ -87,23 +96,30 @@ class ResponseCache:
 
     @staticmethod
     def _schema(task: str) -> type[BaseModel]:
-        return {"observe": ObserveResult, "reflect": ReflectResult, "summarise": SummaryResult,
-                "persona_record": PersonaRecord}[task]
+        return {
+            "observe": ObserveResult,
+            "reflect": ReflectResult,
+            "summarise": SummaryResult,
+            "persona_record": PersonaRecord,
+        }[task]
 
     # ---- store-thread steps -------------------------------------------------------------
 
-    def _lookup(self, category: str, task: str, namespace: str, digest: str,
-                vector: np.ndarray | None) -> tuple[str, int, str, int] | None:
+    def _lookup(
+        self, category: str, task: str, namespace: str, digest: str, vector: np.ndarray | None
+    ) -> tuple[str, int, str, int] | None:
         row = self.store.conn.execute(
             "SELECT id, response, tokens FROM llm_cache WHERE category = ? AND namespace = ? AND prompt_hash = ?",
-            (category, namespace, digest)).fetchone()
+            (category, namespace, digest),
+        ).fetchone()
         if row is not None:
             return "hits_exact", row[0], row[1], row[2]
         if vector is None:
             return None
         rows = self.store.conn.execute(
             "SELECT id, response, tokens, embedding FROM llm_cache WHERE category = ? AND namespace = ? AND task = ?",
-            (category, namespace, task)).fetchall()
+            (category, namespace, task),
+        ).fetchall()
         if not rows:
             return None
         sims = np.vstack([from_blob(r[3]) for r in rows]) @ vector
@@ -119,25 +135,48 @@ class ResponseCache:
                 f"INSERT INTO llm_cache_stats(task, namespace, {column}, tokens_saved) VALUES (?, ?, 1, ?) "
                 f"ON CONFLICT(task, namespace) DO UPDATE SET {column} = {column} + 1, "
                 "tokens_saved = tokens_saved + excluded.tokens_saved",
-                (task, namespace, tokens))
+                (task, namespace, tokens),
+            )
             if entry_id is not None:
                 self.store.conn.execute("UPDATE llm_cache SET hits = hits + 1 WHERE id = ?", (entry_id,))
 
-    def _put(self, category: str, task: str, namespace: str, digest: str, key_text: str, vector: np.ndarray,
-             response: str, tokens: int) -> None:
+    def _put(
+        self,
+        category: str,
+        task: str,
+        namespace: str,
+        digest: str,
+        key_text: str,
+        vector: np.ndarray,
+        response: str,
+        tokens: int,
+    ) -> None:
         with self.store.transaction():
             self._count(task, namespace, "misses")
             self.store.conn.execute(
                 "INSERT OR REPLACE INTO llm_cache(category, task, namespace, prompt_hash, key_text, embedding, "
                 "response, tokens, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (category, task, namespace, digest, key_text[:20_000], to_blob(vector), response, tokens,
-                 format_time(self.clock.now())))
+                (
+                    category,
+                    task,
+                    namespace,
+                    digest,
+                    key_text[:20_000],
+                    to_blob(vector),
+                    response,
+                    tokens,
+                    format_time(self.clock.now()),
+                ),
+            )
             # Past max_entries the entries least used, then oldest, go.
             self.store.conn.execute(
                 "DELETE FROM llm_cache WHERE id IN (SELECT id FROM llm_cache ORDER BY hits DESC, id DESC "
-                "LIMIT -1 OFFSET ?)", (self.cfg.max_entries,))
+                "LIMIT -1 OFFSET ?)",
+                (self.cfg.max_entries,),
+            )
 
     def totals(self) -> list[dict[str, Any]]:
         return self.store._rows(
             "SELECT task, sum(hits_exact) AS hits_exact, sum(hits_semantic) AS hits_semantic, sum(misses) AS misses, "
-            "sum(bypassed) AS bypassed, sum(tokens_saved) AS tokens_saved FROM llm_cache_stats GROUP BY task ORDER BY task")
+            "sum(bypassed) AS bypassed, sum(tokens_saved) AS tokens_saved FROM llm_cache_stats GROUP BY task ORDER BY task"
+        )

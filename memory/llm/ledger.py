@@ -18,9 +18,12 @@ class Usage:
     cache_read_input_tokens: int = 0
 
     def cost_usd(self, cfg: LLMConfig) -> float:
-        return (self.input_tokens * cfg.input_per_mtok + self.output_tokens * cfg.output_per_mtok
-                + self.cache_creation_input_tokens * cfg.cache_write_per_mtok
-                + self.cache_read_input_tokens * cfg.cache_read_per_mtok) / 1_000_000
+        return (
+            self.input_tokens * cfg.input_per_mtok
+            + self.output_tokens * cfg.output_per_mtok
+            + self.cache_creation_input_tokens * cfg.cache_write_per_mtok
+            + self.cache_read_input_tokens * cfg.cache_read_per_mtok
+        ) / 1_000_000
 
 
 class Ledger:
@@ -29,16 +32,38 @@ class Ledger:
         self.clock = clock
         self.cfg = cfg
 
-    def record(self, *, provider: str, model: str, task: str, namespace: str | None, status: str,
-               usage: Usage, latency_ms: float, error: str | None = None) -> int:
+    def record(
+        self,
+        *,
+        provider: str,
+        model: str,
+        task: str,
+        namespace: str | None,
+        status: str,
+        usage: Usage,
+        latency_ms: float,
+        error: str | None = None,
+    ) -> int:
         """Record one call; returns its ledger id."""
         cur = self.store.conn.execute(
             "INSERT INTO llm_calls(at, provider, model, task, namespace, status, input_tokens, output_tokens, "
             "cache_creation_input_tokens, cache_read_input_tokens, cost_usd, latency_ms, error) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (format_time(self.clock.now()), provider, model, task, namespace, status, usage.input_tokens,
-             usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens,
-             usage.cost_usd(self.cfg), latency_ms, error),
+            (
+                format_time(self.clock.now()),
+                provider,
+                model,
+                task,
+                namespace,
+                status,
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_creation_input_tokens,
+                usage.cache_read_input_tokens,
+                usage.cost_usd(self.cfg),
+                latency_ms,
+                error,
+            ),
         )
         return int(cur.lastrowid)
 

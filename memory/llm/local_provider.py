@@ -107,11 +107,16 @@ class LocalProvider:
                     continue
                 seen.add(key)
                 ref = dates[0] if dates else None
-                drafts.append(ObservationDraft(
-                    priority=cue.priority, category=cue.category, content=f"{turn.speaker}: {text}",
-                    source_turns=[turn.seq], referenced_date=ref.referenced if ref else None,
-                    relative_date=ref.phrase if ref else None,
-                ))
+                drafts.append(
+                    ObservationDraft(
+                        priority=cue.priority,
+                        category=cue.category,
+                        content=f"{turn.speaker}: {text}",
+                        source_turns=[turn.seq],
+                        referenced_date=ref.referenced if ref else None,
+                        relative_date=ref.phrase if ref else None,
+                    )
+                )
         return ObserveResult(observations=drafts)
 
     # ---- reflect -----------------------------------------------------------------
@@ -146,16 +151,20 @@ class LocalProvider:
         for rank in ("LOW", "MED"):
             if size <= budget:
                 break
-            doomed = sorted((it for it in items if it.priority == rank and not it.supersedes),
-                            key=lambda it: (information(it.content), first_date(it)))
+            doomed = sorted(
+                (it for it in items if it.priority == rank and not it.supersedes),
+                key=lambda it: (information(it.content), first_date(it)),
+            )
             for it in doomed:
                 if size <= budget:
                     break
                 items.remove(it)
                 size -= count_tokens_many([it.content])[0]
         if size > budget:  # 5. Still over: entries keep their main clause, at most MAX_ENTRY_WORDS/2 words.
-            items = [it.model_copy(update={"content": clip_words(main_clause(it.content), MAX_ENTRY_WORDS // 2)})
-                     for it in items]
+            items = [
+                it.model_copy(update={"content": clip_words(main_clause(it.content), MAX_ENTRY_WORDS // 2)})
+                for it in items
+            ]
             size = sum(count_tokens_many([it.content for it in items]))
         for similarity in (RELATED_COSINE, 0.5, 0.4):  # 6. Still over: related entries of a speaker combine.
             if size <= budget:
@@ -166,8 +175,13 @@ class LocalProvider:
         return ReflectResult(observations=items)
 
     @staticmethod
-    def _join_related(groups: list[list[str]], observations: list[ObservationIn], emb: np.ndarray,
-                      index: dict[str, int], speakers: dict[str, str]) -> list[list[str]]:
+    def _join_related(
+        groups: list[list[str]],
+        observations: list[ObservationIn],
+        emb: np.ndarray,
+        index: dict[str, int],
+        speakers: dict[str, str],
+    ) -> list[list[str]]:
         by_id = {o.id: o for o in observations}
         joinable = [g for g in groups if all(by_id[o].priority != "HIGH" for o in g)]
         keep = [g for g in groups if g not in joinable]
@@ -186,8 +200,14 @@ class LocalProvider:
         return keep
 
     @staticmethod
-    def _combine(items: list[ReflectedItem], emb: np.ndarray, index: dict[str, int], speakers: dict[str, str],
-                 similarity: float, shed: float) -> list[ReflectedItem]:
+    def _combine(
+        items: list[ReflectedItem],
+        emb: np.ndarray,
+        index: dict[str, int],
+        speakers: dict[str, str],
+        similarity: float,
+        shed: float,
+    ) -> list[ReflectedItem]:
         """Join entries of one speaker whose centroids are alike: the lead entry's words, then
         the others' distinctive keywords ("Also: pottery, class, July"). Every source stays claimed.
         Stops once ``shed`` tokens are gone, so the log lands near its target, not far below."""
@@ -206,15 +226,21 @@ class LocalProvider:
                 group = [mine[m] for m in members]
                 lead = max(group, key=lambda it: (_PRIORITY_RANK[it.priority] == 0, information(it.content)))
                 lead_words = set(content_words(lead.content))
-                extra = [w for it in group if it is not lead for w in content_words(_body(it.content))
-                         if w not in lead_words]
+                extra = [
+                    w for it in group if it is not lead for w in content_words(_body(it.content)) if w not in lead_words
+                ]
                 also = ", ".join(list(dict.fromkeys(extra))[:6])
-                out.append(ReflectedItem(
-                    content=f"{lead.content}{' Also: ' + also if also else ''}",
-                    priority=top_priority(it.priority for it in group), category=lead.category,
-                    sources=sorted(s for it in group for s in it.sources),
-                    supersedes=sorted(s for it in group for s in it.supersedes),
-                    referenced_date=lead.referenced_date, relative_date=lead.relative_date))
+                out.append(
+                    ReflectedItem(
+                        content=f"{lead.content}{' Also: ' + also if also else ''}",
+                        priority=top_priority(it.priority for it in group),
+                        category=lead.category,
+                        sources=sorted(s for it in group for s in it.sources),
+                        supersedes=sorted(s for it in group for s in it.supersedes),
+                        referenced_date=lead.referenced_date,
+                        relative_date=lead.relative_date,
+                    )
+                )
                 shed -= sum(count_tokens_many([it.content for it in group])) - count_tokens_many([out[-1].content])[0]
             out += [it for i, it in enumerate(mine) if i not in used]
         return out
@@ -224,8 +250,7 @@ class LocalProvider:
         members = [by_id[o] for o in group]
         priority = top_priority(m.priority for m in members)
         # The entry's wording: its most informative member among the highest-priority ones.
-        lead = max((m for m in members if m.priority == priority),
-                   key=lambda m: (information(m.content), m.date))
+        lead = max((m for m in members if m.priority == priority), key=lambda m: (information(m.content), m.date))
         replaced = sorted(old for old, new in superseded_by.items() if new in group)
         dated = [m for m in members if m.referenced_date]
         ref = max(dated, key=lambda m: m.date) if dated else None
@@ -236,8 +261,13 @@ class LocalProvider:
             label = "recurring" if len(members) >= 3 else "also said"
             content = f"{clip_words(content, MAX_ENTRY_WORDS)} ({label} {len(members)}x, {span})"
         return ReflectedItem(
-            content=content, priority=priority, category=lead.category, sources=sorted(group), supersedes=replaced,
-            referenced_date=ref.referenced_date if ref else None, relative_date=ref.relative_date if ref else None,
+            content=content,
+            priority=priority,
+            category=lead.category,
+            sources=sorted(group),
+            supersedes=replaced,
+            referenced_date=ref.referenced_date if ref else None,
+            relative_date=ref.relative_date if ref else None,
         )
 
     # ---- summarise -----------------------------------------------------------------
@@ -261,8 +291,13 @@ class LocalProvider:
 
     def judge(self, request: JudgeRequest, state: PersonaState, *, namespace: str) -> Judged:
         """Every SyncScore dimension from embeddings and stylometry against the PersonaState."""
-        return score_locally(state, request.response, turns=[t.model_dump() for t in request.turns],
-                             memories=request.memories, embedder=self.embedder)
+        return score_locally(
+            state,
+            request.response,
+            turns=[t.model_dump() for t in request.turns],
+            memories=request.memories,
+            embedder=self.embedder,
+        )
 
 
 def _supersessions(observations: list[ObservationIn], cos: np.ndarray, speakers: dict[str, str]) -> dict[str, str]:
@@ -273,9 +308,13 @@ def _supersessions(observations: list[ObservationIn], cos: np.ndarray, speakers:
             continue
         for i in range(j - 1, -1, -1):
             older = observations[i]
-            if (older.id not in superseded_by and older.category in ("preference", "decision")
-                    and speakers[older.id] == speakers[newer.id] and cos[i, j] >= SUPERSEDE_COSINE
-                    and set(content_words(_body(older.content))) & set(content_words(_body(newer.content)))):
+            if (
+                older.id not in superseded_by
+                and older.category in ("preference", "decision")
+                and speakers[older.id] == speakers[newer.id]
+                and cos[i, j] >= SUPERSEDE_COSINE
+                and set(content_words(_body(older.content))) & set(content_words(_body(newer.content)))
+            ):
                 superseded_by[older.id] = newer.id
                 break
     for old in list(superseded_by):
@@ -286,16 +325,23 @@ def _supersessions(observations: list[ObservationIn], cos: np.ndarray, speakers:
     return superseded_by
 
 
-def _near_duplicates(alive: list[str], cos: np.ndarray, index: dict[str, int],
-                     speakers: dict[str, str]) -> list[list[str]]:
+def _near_duplicates(
+    alive: list[str], cos: np.ndarray, index: dict[str, int], speakers: dict[str, str]
+) -> list[list[str]]:
     """Groups of one speaker's near-duplicates, the newest first in each (its wording wins)."""
     groups: list[list[str]] = []
     placed: set[str] = set()
     for oid in reversed(alive):
         if oid in placed:
             continue
-        twins = [o for o in alive if o not in placed and o != oid and speakers[o] == speakers[oid]
-                 and cos[index[o], index[oid]] >= DUPLICATE_COSINE]
+        twins = [
+            o
+            for o in alive
+            if o not in placed
+            and o != oid
+            and speakers[o] == speakers[oid]
+            and cos[index[o], index[oid]] >= DUPLICATE_COSINE
+        ]
         placed.update([oid, *twins])
         groups.append([oid, *twins])
     return groups

@@ -178,8 +178,11 @@ class Memories:
                 self.store.restore_from_archive(old["seq"])
             self.store.mark_superseded(old["seq"], new)
             mtype = p.type or old["type"]
-            priority = old["priority"] if p.priority is None and p.type is None else (
-                effective_priority(p.priority, mtype, self.config.scoring))
+            priority = (
+                old["priority"]
+                if p.priority is None and p.type is None
+                else (effective_priority(p.priority, mtype, self.config.scoring))
+            )
             self.store.insert(
                 {
                     **{k: old[k] for k in ("namespace", "context")},
@@ -229,17 +232,39 @@ class Memories:
 
     def get(self, memory_id: str) -> MemoryRecord:
         row, archived = self._lookup(memory_id)
-        value = retention(parse_time(row["last_accessed"]), row["access_count"], row["type"], self.clock.now(), self.config.decay)
+        value = retention(
+            parse_time(row["last_accessed"]), row["access_count"], row["type"], self.clock.now(), self.config.decay
+        )
         return MemoryRecord(
-            **{k: row[k] for k in ("id", "content", "type", "namespace", "priority", "created", "last_accessed",
-                                   "access_count", "version", "supersedes", "superseded_by", "source")},
+            **{
+                k: row[k]
+                for k in (
+                    "id",
+                    "content",
+                    "type",
+                    "namespace",
+                    "priority",
+                    "created",
+                    "last_accessed",
+                    "access_count",
+                    "version",
+                    "supersedes",
+                    "superseded_by",
+                    "source",
+                )
+            },
             tags=json.loads(row["tags"]),
             retention=value,
             tier="archived" if archived else tier_of(value, self.config.decay),
         )
 
     def _score_rows(
-        self, rows: list[dict[str, Any]], qvec: np.ndarray, lexical: dict[int, float], now: datetime, archived: bool = False
+        self,
+        rows: list[dict[str, Any]],
+        qvec: np.ndarray,
+        lexical: dict[int, float],
+        now: datetime,
+        archived: bool = False,
     ) -> list[Scored]:
         if not rows:
             return []
@@ -256,8 +281,14 @@ class Memories:
                 frequency=frequency_boost(row["access_count"]),
             )
             out.append(
-                Scored(row, vec, signals, injection_score(signals, cfg.scoring), value,
-                       "archived" if archived else tier_of(value, cfg.decay))
+                Scored(
+                    row,
+                    vec,
+                    signals,
+                    injection_score(signals, cfg.scoring),
+                    value,
+                    "archived" if archived else tier_of(value, cfg.decay),
+                )
             )
         return out
 
@@ -268,7 +299,9 @@ class Memories:
         bm25 = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings)
         extra: list[int] = []
         if for_pack:
-            extra = self.store.pinned(namespace, rc.pinned_candidates) + self.store.recent(namespace, rc.recent_candidates)
+            extra = self.store.pinned(namespace, rc.pinned_candidates) + self.store.recent(
+                namespace, rc.recent_candidates
+            )
         qvec = embedding.result()
         seqs: dict[int, None] = dict.fromkeys(seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates))
         # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
@@ -314,12 +347,19 @@ class Memories:
         scored, _ = self._candidates(p.namespace, p.query, for_pack=True)
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
-        eligible = [s for s in scored if (s.tier == "active" or s.row["type"] in IDENTITY_TYPES)
-                    and s.row["id"] not in excluded]
+        eligible = [
+            s for s in scored if (s.tier == "active" or s.row["type"] in IDENTITY_TYPES) and s.row["id"] not in excluded
+        ]
         candidates = [
             PackCandidate(
-                id=s.row["id"], type=s.row["type"], score=round(s.score, 6), content=s.row["content"],
-                content_tokens=s.row["token_len"], source=s.row["source"], created=s.row["created"], vector=s.vector,
+                id=s.row["id"],
+                type=s.row["type"],
+                score=round(s.score, 6),
+                content=s.row["content"],
+                content_tokens=s.row["token_len"],
+                source=s.row["source"],
+                created=s.row["created"],
+                vector=s.vector,
             )
             for s in eligible
         ]
@@ -330,28 +370,44 @@ class Memories:
         mmr_rank = {ordered_ids[idx]: rank for rank, idx in enumerate(mmr)}
         log_candidates = [
             {
-                "id": s.row["id"], "type": s.row["type"], "tier": s.tier, "score": round(s.score, 6),
+                "id": s.row["id"],
+                "type": s.row["type"],
+                "tier": s.tier,
+                "score": round(s.score, 6),
                 "signals": {k: round(v, 6) for k, v in s.signals.model_dump().items()},
                 "eligible": s.row["id"] in mmr_rank,
-                "mmr_rank": mmr_rank.get(s.row["id"]), "chosen": s.row["id"] in chosen_ids,
+                "mmr_rank": mmr_rank.get(s.row["id"]),
+                "chosen": s.row["id"] in chosen_ids,
             }
             for s in sorted(scored, key=lambda s: (-s.score, s.row["id"]))
         ]
         result_items = [
-            PackItem(id=it.candidate.id, type=it.candidate.type, score=it.candidate.score, tokens=it.tokens,
-                     source=it.candidate.source)
+            PackItem(
+                id=it.candidate.id,
+                type=it.candidate.type,
+                score=it.candidate.score,
+                tokens=it.tokens,
+                source=it.candidate.source,
+            )
             for it in items
         ]
         with self.store.transaction():
             self.store.log_pack(
                 {
-                    "pack_id": pack_id, "namespace": p.namespace, "query": p.query, "budget_tokens": p.budget_tokens,
-                    "at": format_time(self.clock.now()), "tokens": tokens, "text": text,
+                    "pack_id": pack_id,
+                    "namespace": p.namespace,
+                    "query": p.query,
+                    "budget_tokens": p.budget_tokens,
+                    "at": format_time(self.clock.now()),
+                    "tokens": tokens,
+                    "text": text,
                     "candidates": json.dumps(log_candidates),
-                    "chosen": json.dumps([
-                        {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
-                        for i, it in zip(result_items, items)
-                    ]),
+                    "chosen": json.dumps(
+                        [
+                            {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
+                            for i, it in zip(result_items, items)
+                        ]
+                    ),
                 }
             )
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items)

@@ -52,7 +52,9 @@ def render_lines(candidates: list[PackCandidate]) -> list[tuple[str, int, bool]]
     for c in candidates:
         safe, changed = sanitize(c.content)
         provenance = (
-            f"- [{c.type} | {c.created[:10]} | id={c.id}" + (f" | source={sanitize(c.source)[0]}" if c.source else "") + "] "
+            f"- [{c.type} | {c.created[:10]} | id={c.id}"
+            + (f" | source={sanitize(c.source)[0]}" if c.source else "")
+            + "] "
         )
         parts.append((provenance, safe, changed or safe != c.content))
     recount = [safe for _, safe, changed in parts if changed]
@@ -124,7 +126,9 @@ class _Packer:
         return True
 
 
-def build_pack(candidates: list[PackCandidate], budget: int, cfg: PackConfig) -> tuple[str, int, list[PackedItem], list[int]]:
+def build_pack(
+    candidates: list[PackCandidate], budget: int, cfg: PackConfig
+) -> tuple[str, int, list[PackedItem], list[int]]:
     """Return (text, tokens, packed items in score order, MMR order of the candidates)."""
     ordered = sorted(candidates, key=lambda c: (-c.score, c.id))
     if not ordered:

@@ -63,12 +63,19 @@ class Services:
     worker: CompactionWorker
 
     @classmethod
-    def open(cls, config: Config, data_dir: Path, *, workspace: Path | None = None,
-             embedder: Embedder | None = None, run_on_store: Callable[[Callable[[], Any]], Any] = run_here
-             ) -> "Services":
+    def open(
+        cls,
+        config: Config,
+        data_dir: Path,
+        *,
+        workspace: Path | None = None,
+        embedder: Embedder | None = None,
+        run_on_store: Callable[[Callable[[], Any]], Any] = run_here,
+    ) -> "Services":
         embedder = embedder or MiniLMEmbedder(config.embedding.query_cache_size)
-        store = Store(Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name,
-                      synchronous=config.store.synchronous)
+        store = Store(
+            Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous
+        )
         try:
             return cls._build(config, store, embedder, workspace, run_on_store)
         except BaseException:
@@ -76,13 +83,23 @@ class Services:
             raise
 
     @classmethod
-    def _build(cls, config: Config, store: Store, embedder: Embedder, workspace: Path | None,
-               run_on_store: Callable[[Callable[[], Any]], Any]) -> "Services":
+    def _build(
+        cls,
+        config: Config,
+        store: Store,
+        embedder: Embedder,
+        workspace: Path | None,
+        run_on_store: Callable[[Callable[[], Any]], Any],
+    ) -> "Services":
         memories = Memories(store, embedder, make_clock(config.clock.start), config)
         indexer = None
         if workspace is not None:
-            indexer = WorkspaceIndexer(memories, workspace, namespace=config.workspace.namespace,
-                                       max_file_bytes=config.workspace.max_file_bytes)
+            indexer = WorkspaceIndexer(
+                memories,
+                workspace,
+                namespace=config.workspace.namespace,
+                max_file_bytes=config.workspace.max_file_bytes,
+            )
         runner = JobRunner(store, memories.clock, local_zone(config.jobs.timezone))
         writer = WorkspaceWriter(store, workspace) if workspace is not None else None
         register_jobs(runner, memories, config, writer, config.workspace.namespace)
@@ -94,16 +111,26 @@ class Services:
         conversations = Conversations(memories, config, provider.name)
         tracker = PersonaTracker(memories, config, provider.name)
         cache = ResponseCache(store, embedder, memories.clock, config.cache, provider.name)
-        worker = CompactionWorker(conversations, provider, cache, run_on_store,
-                                  target_ratio=config.conversation.reflector_target, persona=tracker)
+        worker = CompactionWorker(
+            conversations,
+            provider,
+            cache,
+            run_on_store,
+            target_ratio=config.conversation.reflector_target,
+            persona=tracker,
+        )
         return cls(
-            config=config, store=store, memories=memories,
+            config=config,
+            store=store,
+            memories=memories,
             conversations=ConversationService(memories, conversations, tracker, worker, config, run_on_store),
             persona=PersonaService(tracker, conversations, worker, run_on_store),
             workspace=WorkspaceService(indexer),
             jobs=JobService(runner, Consolidator(memories, config.consolidation), memories.clock),
             costs=CostService(ledger, cache, config.llm.provider),
-            indexer=indexer, runner=runner, worker=worker,
+            indexer=indexer,
+            runner=runner,
+            worker=worker,
         )
 
     def health(self) -> HealthResult:

@@ -28,8 +28,15 @@ RunOnStore = Callable[[Callable[[], Any]], Any]
 
 
 class ConversationService:
-    def __init__(self, memories: Memories, conversations: Conversations, tracker: PersonaTracker,
-                 worker: CompactionWorker, config: Config, run_on_store: RunOnStore):
+    def __init__(
+        self,
+        memories: Memories,
+        conversations: Conversations,
+        tracker: PersonaTracker,
+        worker: CompactionWorker,
+        config: Config,
+        run_on_store: RunOnStore,
+    ):
         self.memories = memories
         self.conversations = conversations
         self.tracker = tracker
@@ -39,8 +46,9 @@ class ConversationService:
 
     def append(self, p: AppendParams) -> dict[str, Any]:
         """Store one turn; the SyncScore of an assistant turn and any due compaction are queued."""
-        counts = self.conversations.append(p.session, p.role, p.content, ts=p.ts, namespace=p.namespace,
-                                           speaker=p.speaker)
+        counts = self.conversations.append(
+            p.session, p.role, p.content, ts=p.ts, namespace=p.namespace, speaker=p.speaker
+        )
         scoring = p.role == "assistant" and self.config.persona.score_assistant_turns
         if scoring:  # queued before any compaction this turn triggers
             self.worker.score(namespace=p.namespace, session=p.session, turn_seq=counts["seq"], response=p.content)
@@ -54,8 +62,11 @@ class ConversationService:
         budget = p.budget_tokens or self.config.conversation.context_budget_tokens
         action, latest = self.run_on_store(lambda: self._due_action(p.session))
         if action == "rebase":  # severe drift: compaction with persona preservation, then a fresh context
-            self._wait(self.worker.run_now(p.session, force=True), REBASE_WAIT_SECONDS,
-                       f"the rebase compaction of {p.session!r} is still running after {REBASE_WAIT_SECONDS}s")
+            self._wait(
+                self.worker.run_now(p.session, force=True),
+                REBASE_WAIT_SECONDS,
+                f"the rebase compaction of {p.session!r} is still running after {REBASE_WAIT_SECONDS}s",
+            )
         return self.run_on_store(lambda: self._build(p, budget, action, latest))
 
     def _due_action(self, session: str) -> tuple[str, dict | None]:
@@ -64,15 +75,27 @@ class ConversationService:
 
     def _build(self, p: ContextParams, budget: int, action: str, latest: dict | None) -> dict[str, Any]:
         namespace = self.conversations.require(p.session)
-        ctx = build_context(self.memories, self.conversations, p.session, budget,
-                            persona_state=self.tracker.state(namespace), drift=action,
-                            anchor_min_turns=self.config.persona.anchor_min_turns, anchors_as=p.anchors_as)
+        ctx = build_context(
+            self.memories,
+            self.conversations,
+            p.session,
+            budget,
+            persona_state=self.tracker.state(namespace),
+            drift=action,
+            anchor_min_turns=self.config.persona.anchor_min_turns,
+            anchors_as=p.anchors_as,
+        )
         score_id = latest["id"] if latest else None
-        self.tracker.record_context(p.session, self.conversations.last_seq(p.session), ctx["pack_id"],
-                                    ctx["drift_action"], score_id)
-        ctx["drift"] = {"due": action, "applied": ctx["drift_action"],
-                        "ewma": latest["ewma"] if latest else None, "trend": latest["trend"] if latest else None,
-                        "score_id": score_id}
+        self.tracker.record_context(
+            p.session, self.conversations.last_seq(p.session), ctx["pack_id"], ctx["drift_action"], score_id
+        )
+        ctx["drift"] = {
+            "due": action,
+            "applied": ctx["drift_action"],
+            "ewma": latest["ewma"] if latest else None,
+            "trend": latest["trend"] if latest else None,
+            "score_id": score_id,
+        }
         return ctx
 
     def observe(self, p: ObserveParams) -> dict[str, Any]:
@@ -81,14 +104,19 @@ class ConversationService:
         future = self.worker.run_now(p.session, force=p.force, reflect=p.reflect)
         if not p.wait:
             return {"session": p.session, "scheduled": True}
-        return self._wait(future, p.timeout_seconds,
-                          f"compaction of {p.session!r} still running after {p.timeout_seconds:g}s; "
-                          "it goes on in the background")
+        return self._wait(
+            future,
+            p.timeout_seconds,
+            f"compaction of {p.session!r} still running after {p.timeout_seconds:g}s; it goes on in the background",
+        )
 
     def status(self, session: str) -> dict[str, Any]:
         self.conversations.require(session)
-        return {**self.conversations.counts(session), "runs": self.conversations.runs(session),
-                "idle": self.worker.idle()}
+        return {
+            **self.conversations.counts(session),
+            "runs": self.conversations.runs(session),
+            "idle": self.worker.idle(),
+        }
 
     def observations(self, p: ObservationsListParams) -> dict[str, Any]:
         return {"observations": self.conversations.observations(p.session, p.namespace, p.include_replaced)}

@@ -19,6 +19,10 @@ class CostService:
     def costs(self) -> dict[str, Any]:
         rows = self.ledger.totals()
         cached = self.cache.totals()
-        return {"provider": self.provider, "by_task": rows,
-                "calls": sum(r["calls"] for r in rows), "cost_usd": round(sum(r["cost_usd"] for r in rows), 6),
-                "cache": {"by_task": cached, **{k: sum(r[k] for r in cached) for k in CACHE_COUNTERS}}}
+        return {
+            "provider": self.provider,
+            "by_task": rows,
+            "calls": sum(r["calls"] for r in rows),
+            "cost_usd": round(sum(r["cost_usd"] for r in rows), 6),
+            "cache": {"by_task": cached, **{k: sum(r[k] for r in cached) for k in CACHE_COUNTERS}},
+        }

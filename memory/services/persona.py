@@ -23,8 +23,13 @@ SCORE_WAIT_SECONDS = 120  # persona.score waits this long for the judge; the sco
 
 
 class PersonaService:
-    def __init__(self, tracker: PersonaTracker, conversations: Conversations, worker: CompactionWorker,
-                 run_on_store: Callable[[Callable[[], Any]], Any]):
+    def __init__(
+        self,
+        tracker: PersonaTracker,
+        conversations: Conversations,
+        worker: CompactionWorker,
+        run_on_store: Callable[[Callable[[], Any]], Any],
+    ):
         self.tracker = tracker
         self.conversations = conversations
         self.worker = worker
@@ -33,11 +38,22 @@ class PersonaService:
     def get(self, p: PersonaGetParams) -> dict[str, Any]:
         """The PersonaState with its traits as 0-100 scores and adjectives, and pending rule proposals."""
         state = self.tracker.state(p.namespace)
-        traits = [{"name": sc.name, "low": sc.low, "high": sc.high, "builtin": sc.builtin,
-                   "score": percent(state.traits.get(sc.name, 0.5)),
-                   "adjective": adjective(sc, state.traits.get(sc.name, 0.5))} for sc in state.scales]
-        return {**state.model_dump(), "readable_traits": traits,
-                "pending_rules": self.tracker.proposals(p.namespace, "pending")}
+        traits = [
+            {
+                "name": sc.name,
+                "low": sc.low,
+                "high": sc.high,
+                "builtin": sc.builtin,
+                "score": percent(state.traits.get(sc.name, 0.5)),
+                "adjective": adjective(sc, state.traits.get(sc.name, 0.5)),
+            }
+            for sc in state.scales
+        ]
+        return {
+            **state.model_dump(),
+            "readable_traits": traits,
+            "pending_rules": self.tracker.proposals(p.namespace, "pending"),
+        }
 
     def history(self, p: PersonaHistoryParams) -> dict[str, Any]:
         return {"versions": self.tracker.history(p.namespace, p.limit)}
@@ -48,13 +64,15 @@ class PersonaService:
     def score(self, p: PersonaScoreParams) -> dict[str, Any]:
         """SyncScore one response on the background judge and wait for it (runs off the store thread)."""
         namespace = self.run_on_store(lambda: self._namespace_of(p))
-        future = self.worker.score(namespace=namespace, session=p.session, response=p.response,
-                                   context=p.context, pack_id=p.pack_id)
+        future = self.worker.score(
+            namespace=namespace, session=p.session, response=p.response, context=p.context, pack_id=p.pack_id
+        )
         try:
             return future.result(timeout=SCORE_WAIT_SECONDS)
         except TimeoutError:
-            raise Timeout(f"the SyncScore judge did not answer within {SCORE_WAIT_SECONDS}s; "
-                          "the score is stored when it does") from None
+            raise Timeout(
+                f"the SyncScore judge did not answer within {SCORE_WAIT_SECONDS}s; the score is stored when it does"
+            ) from None
 
     def _namespace_of(self, p: PersonaScoreParams) -> str:
         if p.session is None:
@@ -77,5 +95,7 @@ class PersonaService:
         return self.tracker.decide_rule(p.id, confirm=False)
 
     def rules(self, p: RulesListParams) -> dict[str, Any]:
-        return {"proposals": self.tracker.proposals(p.namespace, None if p.status == "all" else p.status),
-                "hard_rules": [r.model_dump() for r in self.tracker.state(p.namespace).hard_rules]}
+        return {
+            "proposals": self.tracker.proposals(p.namespace, None if p.status == "all" else p.status),
+            "hard_rules": [r.model_dump() for r in self.tracker.state(p.namespace).hard_rules],
+        }

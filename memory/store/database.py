@@ -100,7 +100,9 @@ class Store:
     def _check_embedding_meta(self, dim: int, model: str) -> None:
         rows = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
         if not rows:
-            self.conn.execute("INSERT INTO meta(key, value) VALUES ('embedding_dim', ?), ('embedding_model', ?)", (str(dim), model))
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('embedding_dim', ?), ('embedding_model', ?)", (str(dim), model)
+            )
             return
         if int(rows.get("embedding_dim", dim)) != dim:
             raise DimensionMismatch(
@@ -216,7 +218,9 @@ class Store:
         self.conn.execute("DELETE FROM memories WHERE seq = ?", (seq,))
 
     def restore_from_archive(self, seq: int) -> None:
-        self.conn.execute(f"INSERT INTO memories ({COLUMNS}) SELECT {COLUMNS} FROM memory_archive WHERE seq = ?", (seq,))
+        self.conn.execute(
+            f"INSERT INTO memories ({COLUMNS}) SELECT {COLUMNS} FROM memory_archive WHERE seq = ?", (seq,)
+        )
         self.conn.execute("DELETE FROM memory_archive WHERE seq = ?", (seq,))
         row = self.conn.execute(
             "SELECT namespace, content, context, embedding, superseded_by FROM memories WHERE seq = ?", (seq,)

@@ -38,9 +38,7 @@ def m001_memories(db):
     db.execute("CREATE INDEX idx_memories_ns_accessed ON memories(namespace, last_accessed)")
     # The archive: memories that decayed below the Cold tier or were archived by hand.
     # Not indexed for search; restored to `memories` by a direct reference.
-    db.execute(
-        f"CREATE TABLE memory_archive (seq INTEGER PRIMARY KEY, {_MEMORY_COLUMNS}, archived_at TEXT NOT NULL)"
-    )
+    db.execute(f"CREATE TABLE memory_archive (seq INTEGER PRIMARY KEY, {_MEMORY_COLUMNS}, archived_at TEXT NOT NULL)")
     db.execute("CREATE INDEX idx_archive_ns ON memory_archive(namespace)")
     # Contentless: it indexes content plus the optional context, which is not a column
     # of its own anywhere; contentless_delete lets a row leave the index by rowid.
@@ -110,7 +108,6 @@ def m004_workspace(db):
     )
 
 
-
 @migrations()
 def m005_jobs(db):
     # job_state.checked_through: every fire time of the job up to this instant has been
@@ -174,6 +171,7 @@ def m006_llm_ledger(db):
         )"""
     )
     db.execute("CREATE INDEX idx_llm_calls_at ON llm_calls(at)")
+
 
 @migrations()
 def m007_conversations(db):

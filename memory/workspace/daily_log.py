@@ -29,22 +29,30 @@ def day_bounds(day: date, zone: tzinfo) -> tuple[datetime, datetime]:
     return start, datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone)
 
 
-def learned(store: Store, namespace: str, start: datetime, end: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+def learned(
+    store: Store, namespace: str, start: datetime, end: datetime, limit: int
+) -> tuple[list[dict[str, Any]], int]:
     """(first ``limit`` memories learned in [start, end), how many in all)."""
-    where = ("FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
-             "AND id NOT IN (SELECT memory_id FROM workspace_items) "
-             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
-             "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)")
+    where = (
+        "FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
+        "AND id NOT IN (SELECT memory_id FROM workspace_items) "
+        "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
+        "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)"
+    )
     params = (namespace, format_time(start), format_time(end))
     total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
     rows = store._rows(f"SELECT id, type, content, ingested {where} ORDER BY ingested, seq LIMIT ?", params + (limit,))
     return rows, total
 
 
-def observed(store: Store, namespace: str, start: datetime, end: datetime, limit: int) -> tuple[list[dict[str, Any]], int]:
+def observed(
+    store: Store, namespace: str, start: datetime, end: datetime, limit: int
+) -> tuple[list[dict[str, Any]], int]:
     """(first ``limit`` live observations the Observer/Reflector made in [start, end), how many in all)."""
-    where = ("FROM observations o JOIN conversation_runs r ON r.id = o.run_id WHERE o.namespace = ? "
-             "AND o.status = 'live' AND r.finished >= ? AND r.finished < ?")
+    where = (
+        "FROM observations o JOIN conversation_runs r ON r.id = o.run_id WHERE o.namespace = ? "
+        "AND o.status = 'live' AND r.finished >= ? AND r.finished < ?"
+    )
     params = (namespace, format_time(start), format_time(end))
     total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
     rows = store._rows(f"SELECT o.* {where} ORDER BY o.date, o.seq LIMIT ?", params + (limit,))
@@ -59,23 +67,38 @@ def _summary(result: dict[str, Any] | None) -> str:
 
 def syncscore_line(summary: dict[str, Any]) -> str:
     acted = ", ".join(f"{n} {a}" for a, n in sorted(summary["actions"].items())) or "no drift actions"
-    return (f"- SyncScore: {summary['scored']} replies scored in {summary['sessions']} session(s), "
-            f"mean {summary['mean']:.2f}, lowest {summary['min']:.2f}; EWMA at the last score "
-            f"{summary['last_ewma']:.2f} ({summary['last_trend']}); {acted}")
+    return (
+        f"- SyncScore: {summary['scored']} replies scored in {summary['sessions']} session(s), "
+        f"mean {summary['mean']:.2f}, lowest {summary['min']:.2f}; EWMA at the last score "
+        f"{summary['last_ewma']:.2f} ({summary['last_trend']}); {acted}"
+    )
 
 
-def render(zone: tzinfo, memories: list[dict[str, Any]], total: int, runs: list[dict[str, Any]],
-           observations: list[dict[str, Any]] = (), observations_total: int = 0,
-           syncscore: dict[str, Any] | None = None) -> str | None:
+def render(
+    zone: tzinfo,
+    memories: list[dict[str, Any]],
+    total: int,
+    runs: list[dict[str, Any]],
+    observations: list[dict[str, Any]] = (),
+    observations_total: int = 0,
+    syncscore: dict[str, Any] | None = None,
+) -> str | None:
     """The section's body, or None when there is nothing to say for the day."""
-    shown_runs = [r for r in runs if r["name"] != "daily_log" and (r["status"] != "ok" or any(
-        isinstance(v, (int, float)) and v for v in (r["result"] or {}).values()))]
+    shown_runs = [
+        r
+        for r in runs
+        if r["name"] != "daily_log"
+        and (r["status"] != "ok" or any(isinstance(v, (int, float)) and v for v in (r["result"] or {}).values()))
+    ]
     if not memories and not shown_runs and not observations and not syncscore:
         return None
-    out = ["## agentmemd", "",
-           "<!-- Written by agentmemd: what it learned today. Lines you edit here are moved above this "
-           "section on the next write; to correct a memory run `agentmemd update ID TEXT`, to drop it "
-           "`agentmemd archive ID`. -->"]
+    out = [
+        "## agentmemd",
+        "",
+        "<!-- Written by agentmemd: what it learned today. Lines you edit here are moved above this "
+        "section on the next write; to correct a memory run `agentmemd update ID TEXT`, to drop it "
+        "`agentmemd archive ID`. -->",
+    ]
     if memories:
         out += ["", f"### Learned ({total})", ""]
         for m in memories:

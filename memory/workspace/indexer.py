@@ -142,8 +142,10 @@ class WorkspaceIndexer:
                 continue
             reads[rel] = read
             record = known.get(rel)
-            if record is not None and record["sha256"] == read.sha256 and (
-                record["status"] == "indexed" or not recheck_skipped
+            if (
+                record is not None
+                and record["sha256"] == read.sha256
+                and (record["status"] == "indexed" or not recheck_skipped)
             ):
                 del reads[rel]
                 continue  # our own write-back, or a save that changed nothing
@@ -162,8 +164,16 @@ class WorkspaceIndexer:
             now = format_time(self.service.clock.now())
             for rel, read in reads.items():
                 status = "skipped" if read.reason else "indexed"
-                self.store.put_workspace_file({"path": rel, "sha256": read.sha256, "size": read.size,
-                                               "status": status, "reason": read.reason, "indexed_at": now})
+                self.store.put_workspace_file(
+                    {
+                        "path": rel,
+                        "sha256": read.sha256,
+                        "size": read.size,
+                        "status": status,
+                        "reason": read.reason,
+                        "indexed_at": now,
+                    }
+                )
             for rel in gone:
                 self.store.drop_workspace_file(rel)
         report.files = len(parsed) + len(gone)
@@ -226,7 +236,9 @@ class WorkspaceIndexer:
                 report.archived += 1
 
     @staticmethod
-    def _pair_edits(vanished: list[dict[str, Any]], new: list[MarkdownItem]) -> list[tuple[dict[str, Any], MarkdownItem]]:
+    def _pair_edits(
+        vanished: list[dict[str, Any]], new: list[MarkdownItem]
+    ) -> list[tuple[dict[str, Any], MarkdownItem]]:
         gone_sections = [(r["path"], r["heading_path"]) for r in vanished]
         new_sections = [(it.path, " > ".join(it.heading_path)) for it in new]
         gone_per = Counter(gone_sections)
@@ -254,10 +266,17 @@ class WorkspaceIndexer:
     # ---- the four outcomes ------------------------------------------------------
 
     def _bookkeep(self, memory_id: str, it: MarkdownItem) -> None:
-        self.store.put_workspace_item({
-            "memory_id": memory_id, "namespace": self.namespace, "path": it.path, "item_key": it.key,
-            "anchor": it.anchor, "heading_path": " > ".join(it.heading_path), "content": it.content,
-        })
+        self.store.put_workspace_item(
+            {
+                "memory_id": memory_id,
+                "namespace": self.namespace,
+                "path": it.path,
+                "item_key": it.key,
+                "anchor": it.anchor,
+                "heading_path": " > ".join(it.heading_path),
+                "content": it.content,
+            }
+        )
 
     def _keep(self, row: dict[str, Any], it: MarkdownItem) -> None:
         found = self.store.get(row["memory_id"])
@@ -277,8 +296,18 @@ class WorkspaceIndexer:
     def _add(self, items: list[MarkdownItem]) -> None:
         if not items:
             return
-        params = [AddParams(content=it.content, type=it.type, priority=it.priority, namespace=self.namespace,
-                            source=it.source, created=it.created, tags=["workspace"]) for it in items]
+        params = [
+            AddParams(
+                content=it.content,
+                type=it.type,
+                priority=it.priority,
+                namespace=self.namespace,
+                source=it.source,
+                created=it.created,
+                tags=["workspace"],
+            )
+            for it in items
+        ]
         for memory_id, it in zip(self.service.add_many(params), items):
             self._bookkeep(memory_id, it)
 
@@ -288,8 +317,9 @@ class WorkspaceIndexer:
         if current is None:  # the memory is gone from the store: treat the item as new
             self._add([it])
             return
-        result = self.service.update(UpdateParams(id=current, content=it.content, type=it.type,
-                                                  priority=it.priority, source=it.source))
+        result = self.service.update(
+            UpdateParams(id=current, content=it.content, type=it.type, priority=it.priority, source=it.source)
+        )
         self._bookkeep(result.id, it)
 
     def _archive(self, row: dict[str, Any]) -> None:

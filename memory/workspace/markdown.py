@@ -36,7 +36,9 @@ _ANNOTATION_FIELD = re.compile(r"(type|priority)\s*:\s*([\w.]+)", re.IGNORECASE)
 _HASHTAG = re.compile(r"(?<![\w#])#(" + "|".join(TYPES) + r")\b", re.IGNORECASE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _DAILY_LOG = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
-_RELATIONAL_HEADINGS = re.compile(r"\b(people|person|relationships?|family|friends?|contacts?|colleagues?|team)\b", re.I)
+_RELATIONAL_HEADINGS = re.compile(
+    r"\b(people|person|relationships?|family|friends?|contacts?|colleagues?|team)\b", re.I
+)
 _PREFERENCE_HEADINGS = re.compile(r"\b(preferences?|likes?|dislikes?|prefers?|style|habits?)\b", re.I)
 
 

@@ -42,8 +42,12 @@ class WriteResult:
     kept_person_lines: int  # lines a person wrote inside the section, moved above it
 
     def as_dict(self) -> dict:
-        return {"path": str(self.path), "changed": self.changed, "attempts": self.attempts,
-                "kept_person_lines": self.kept_person_lines}
+        return {
+            "path": str(self.path),
+            "changed": self.changed,
+            "attempts": self.attempts,
+            "kept_person_lines": self.kept_person_lines,
+        }
 
 
 def neutralise(text: str) -> str:
@@ -65,15 +69,17 @@ def owned_span(lines: list[str]) -> tuple[int, int] | None:
         return None
     end = next((i for i in range(begin + 1, len(lines)) if lines[i].strip() == OWNED_END), None)
     if end is None:
-        raise WriteBackError(f"{OWNED_BEGIN} without {OWNED_END}: the daemon's section is broken; "
-                             "restore the end marker or delete the begin marker")
+        raise WriteBackError(
+            f"{OWNED_BEGIN} without {OWNED_END}: the daemon's section is broken; "
+            "restore the end marker or delete the begin marker"
+        )
     return begin, end
 
 
 def owned_body(text: str) -> str | None:
     lines = text.split("\n")
     span = owned_span(lines)
-    return None if span is None else "\n".join(lines[span[0] + 1: span[1]])
+    return None if span is None else "\n".join(lines[span[0] + 1 : span[1]])
 
 
 def merge(text: str, body: str, last_written: str | None, note: str) -> tuple[str, int]:
@@ -85,13 +91,13 @@ def merge(text: str, body: str, last_written: str | None, note: str) -> tuple[st
         head = text.rstrip("\n")
         return (head + "\n\n" if head else "") + "\n".join(block) + "\n", 0
     begin, end = span
-    current = lines[begin + 1: end]
+    current = lines[begin + 1 : end]
     kept: list[str] = []
     if last_written is not None:
         ours = set(last_written.split("\n"))
         kept = [line for line in current if line.strip() and line not in ours]
     moved = [f"<!-- {note} -->", *kept, ""] if kept else []
-    return "\n".join(lines[:begin] + moved + block + lines[end + 1:]), len(kept)
+    return "\n".join(lines[:begin] + moved + block + lines[end + 1 :]), len(kept)
 
 
 def _read(path: Path) -> bytes | None:

@@ -27,7 +27,10 @@ class WorkspaceWriter:
 
     def write(self, rel_path: str, body: str, now: datetime, *, create_header: str = "") -> WriteResult:
         result = write_owned_section(
-            self.root / rel_path, body, last_written=self.last_written(rel_path), create_header=create_header,
+            self.root / rel_path,
+            body,
+            last_written=self.last_written(rel_path),
+            create_header=create_header,
             note=f"moved out of the agentmemd section, where you edited it ({now:%Y-%m-%d})",
         )
         self.store.conn.execute(

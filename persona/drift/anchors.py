@@ -52,9 +52,18 @@ def anchor(state: PersonaState, *, context_note: str = "") -> str:
         parts.append(f"Now: {context_note}.")
     text = _fit(parts, ANCHOR_MAX_TOKENS - 1) + "]"
     if count_tokens(text) < ANCHOR_MIN_TOKENS:  # a sparse persona: repeat its traits in full to reach 50
-        text = text[:-1] + " " + _fit([f"Keep these traits: {trait_phrase(state, 6)}.",
-                                       "Answer in this same voice for the rest of the conversation."],
-                                      ANCHOR_MAX_TOKENS - count_tokens(text)) + "]"
+        text = (
+            text[:-1]
+            + " "
+            + _fit(
+                [
+                    f"Keep these traits: {trait_phrase(state, 6)}.",
+                    "Answer in this same voice for the rest of the conversation.",
+                ],
+                ANCHOR_MAX_TOKENS - count_tokens(text),
+            )
+            + "]"
+        )
     return text
 
 
@@ -62,5 +71,7 @@ def reminder(state: PersonaState) -> str:
     """The 'reinforce' action's persona reminder, placed with the newest user turn."""
     rules = " ".join(f"{r.rule.rstrip('.')}." for r in state.hard_rules)
     who = f"you are {state.name}: " if state.name else ""
-    return (f"<persona-reminder>Your last replies drifted from your voice; {who}{trait_phrase(state, 4)}."
-            f"{' ' + rules if rules else ''}</persona-reminder>")
+    return (
+        f"<persona-reminder>Your last replies drifted from your voice; {who}{trait_phrase(state, 4)}."
+        f"{' ' + rules if rules else ''}</persona-reminder>"
+    )

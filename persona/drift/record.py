@@ -67,12 +67,16 @@ def local_record(turns: list[dict], *, session: str = "") -> PersonaRecord | Non
         emoji=sum(1 for *_, s in styles if s.emoji) / n,
         exclamations=sum(s.per_sentence(s.exclamations) for *_, s in styles) / n,
         questions=sum(s.per_sentence(s.questions) for *_, s in styles) / n,
-        replies=n)
+        replies=n,
+    )
     shifts: list[str] = []
     if n >= 3:
         for (i, _t, _s), tr in zip(styles, traits_each):
-            moved = {k: tr[k] - traits[k] for k in ("warmth", "formality", "humor", "verbosity", "directness")
-                     if abs(tr[k] - traits[k]) >= 0.2}
+            moved = {
+                k: tr[k] - traits[k]
+                for k in ("warmth", "formality", "humor", "verbosity", "directness")
+                if abs(tr[k] - traits[k]) >= 0.2
+            }
             if not moved:
                 continue
             before = next((turns[j] for j in range(i - 1, -1, -1) if turns[j]["role"] == "user"), None)
@@ -80,21 +84,33 @@ def local_record(turns: list[dict], *, session: str = "") -> PersonaRecord | Non
             how = ", ".join(f"{'more' if d > 0 else 'less'} {k}" for k, d in sorted(moved.items()))
             shifts.append(f"after '{topic}': {how}")
     strongest.sort(key=lambda x: -x[0])
-    evidence = [Evidence(snippet=t["content"][:300], source=f"conversation:{session}#turn:{t['seq']}")
-                for _, t in strongest[:3]]
-    return PersonaRecord(traits=traits, voice_markers=_weighted(markers, n), relational_stance=_weighted(stances, n),
-                         formatting_prefs=_weighted(formats, n), emotional_register=_weighted(registers, n),
-                         style_shifts=shifts[:3], style=style, evidence=evidence, turns=n)
+    evidence = [
+        Evidence(snippet=t["content"][:300], source=f"conversation:{session}#turn:{t['seq']}") for _, t in strongest[:3]
+    ]
+    return PersonaRecord(
+        traits=traits,
+        voice_markers=_weighted(markers, n),
+        relational_stance=_weighted(stances, n),
+        formatting_prefs=_weighted(formats, n),
+        emotional_register=_weighted(registers, n),
+        style_shifts=shifts[:3],
+        style=style,
+        evidence=evidence,
+        turns=n,
+    )
 
 
 def trait_phrase(state: PersonaState, limit: int = 6) -> str:
     """The most pronounced traits as adjectives: 'warm (85), direct (80), concise (20)'."""
+
     def distinct(s) -> float:  # how far from plain text with no cue either way
         return abs(state.traits.get(s.name, 0.5) - NEUTRAL_TRAITS.get(s.name, 0.5))
 
     ranked = [s for s in sorted(state.scales, key=lambda s: -distinct(s)) if distinct(s) >= 0.05] or state.scales
-    parts = [f"{adjective(s, state.traits.get(s.name, 0.5))} ({percent(state.traits.get(s.name, 0.5))})"
-             for s in ranked[:limit]]
+    parts = [
+        f"{adjective(s, state.traits.get(s.name, 0.5))} ({percent(state.traits.get(s.name, 0.5))})"
+        for s in ranked[:limit]
+    ]
     return ", ".join(parts)
 
 
@@ -114,9 +130,16 @@ def render_record(state: PersonaState, max_tokens: int = 200) -> str:
         lines.append(f"Stance: {_top(state.relational_stance, 2)}.")
     style = state.style
     shape = [f"about {round(style.words)} words"]
-    shape += [f"{name} {'often' if rate >= 0.5 else 'sometimes'}" for name, rate in
-              (("bullets", style.bullets), ("headers", style.headers), ("code", style.code), ("emoji", style.emoji))
-              if rate >= 0.25]
+    shape += [
+        f"{name} {'often' if rate >= 0.5 else 'sometimes'}"
+        for name, rate in (
+            ("bullets", style.bullets),
+            ("headers", style.headers),
+            ("code", style.code),
+            ("emoji", style.emoji),
+        )
+        if rate >= 0.25
+    ]
     prefs = _top(state.formatting_prefs, 4)
     lines.append(f"Style: {', '.join(shape)}{'; ' + prefs if prefs else ''}.")
     if state.emotional_register:

@@ -37,20 +37,40 @@ PERSONA_FILES = ("SOUL.md", "IDENTITY.md")
 
 _NAME = re.compile(r"\b(?i:I am|I'm|my name is|name:|you are|call me)\s+([A-Z][\w'-]{1,40})\b")
 _TRAIT_LINE = re.compile(r"^\s*traits?\s*:\s*(?P<scale>.+?)\s+(?P<score>\d{1,3})\s*%?\s*\.?\s*$", re.IGNORECASE)
-_PREFIXED = re.compile(r"^\s*(?P<key>voice|tone|stance|relationship|role|style|format(?:ting)?|rule)\s*:\s*(?P<rest>.+)$",
-                       re.IGNORECASE)
+_PREFIXED = re.compile(
+    r"^\s*(?P<key>voice|tone|stance|relationship|role|style|format(?:ting)?|rule)\s*:\s*(?P<rest>.+)$", re.IGNORECASE
+)
 _RULE = re.compile(r"^\s*(?:never|always|do not|don't|must|only|avoid|no)\b", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?:,|;|\band\b)\s*")
-_TRAIT_ALIASES = {"humour": "humor", "technical depth": "technical_depth", "technicaldepth": "technical_depth",
-                  "technical": "technical_depth", "tech": "technical_depth"}
+_TRAIT_ALIASES = {
+    "humour": "humor",
+    "technical depth": "technical_depth",
+    "technicaldepth": "technical_depth",
+    "technical": "technical_depth",
+    "tech": "technical_depth",
+}
 
 # adjective -> (trait, value): how people describe a voice.
 ADJECTIVES: dict[str, tuple[str, float]] = {
-    **{w: ("warmth", 0.75) for w in ("warm", "caring", "kind", "friendly", "empathetic", "gentle", "supportive",
-                                       "affectionate", "compassionate")},
+    **{
+        w: ("warmth", 0.75)
+        for w in (
+            "warm",
+            "caring",
+            "kind",
+            "friendly",
+            "empathetic",
+            "gentle",
+            "supportive",
+            "affectionate",
+            "compassionate",
+        )
+    },
     **{w: ("warmth", 0.25) for w in ("cold", "reserved", "aloof", "detached", "distant", "stern")},
-    **{w: ("directness", 0.78) for w in ("direct", "blunt", "straightforward", "frank", "candid", "decisive",
-                                          "assertive", "honest")},
+    **{
+        w: ("directness", 0.78)
+        for w in ("direct", "blunt", "straightforward", "frank", "candid", "decisive", "assertive", "honest")
+    },
     **{w: ("directness", 0.35) for w in ("diplomatic", "tactful", "indirect", "tentative", "cautious")},
     **{w: ("formality", 0.75) for w in ("formal", "professional", "polite", "courteous", "proper")},
     **{w: ("formality", 0.35) for w in ("casual", "informal", "relaxed", "laid-back", "chatty", "plain")},
@@ -61,8 +81,9 @@ ADJECTIVES: dict[str, tuple[str, float]] = {
     **{w: ("technical_depth", 0.6) for w in ("technical", "precise", "rigorous", "nerdy", "engineer")},
     **{w: ("technical_depth", 0.1) for w in ("non-technical", "jargon-free", "simple", "layperson")},
 }
-_ADJ = re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, ADJECTIVES), key=len, reverse=True)) + r")(?![\w-])",
-                  re.IGNORECASE)
+_ADJ = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted(map(re.escape, ADJECTIVES), key=len, reverse=True)) + r")(?![\w-])", re.IGNORECASE
+)
 _NEGATED = re.compile(r"\b(?:not|never|no|without|avoid)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 
 
@@ -169,25 +190,32 @@ def apply_spec(state: PersonaState, spec: PersonaSpec, *, now: str, top_k: int) 
                 return 0.0
             return usual if any(w in declared_style for w in words) else default
 
-        style = StyleProfile(words=round(words_for_verbosity(traits["verbosity"]), 1),
-                             emoji=rate(("emoji",), ("emoji",), 0.6, style.emoji),
-                             bullets=rate(("bullet", "list"), ("bullet",), 0.6, style.bullets),
-                             headers=rate(("header", "heading"), ("header", "markdown"), 0.5, style.headers),
-                             code=rate(("code",), ("code",), 0.6, style.code))
-    return state.model_copy(update={
-        "version": state.version + 1,
-        "name": spec.name or state.name,
-        "scales": scales,
-        "traits": traits,
-        "voice_markers": declared(state.voice_markers, spec.voice_markers),
-        "relational_stance": declared(state.relational_stance, spec.relational_stance),
-        "formatting_prefs": declared(state.formatting_prefs, spec.formatting_prefs),
-        "hard_rules": rules,
-        "style": style,
-        "spec": spec.text,
-        "spec_hash": spec.hash,
-        "evidence": [Evidence(snippet=line.text[:400], source=line.source[:300]) for line in spec.lines[:3]],
-        "reason": ("the persona items changed (SOUL.md, IDENTITY.md or persona memories)" if state.version
-                   else "initialised from the persona items"),
-        "updated_at": now,
-    })
+        style = StyleProfile(
+            words=round(words_for_verbosity(traits["verbosity"]), 1),
+            emoji=rate(("emoji",), ("emoji",), 0.6, style.emoji),
+            bullets=rate(("bullet", "list"), ("bullet",), 0.6, style.bullets),
+            headers=rate(("header", "heading"), ("header", "markdown"), 0.5, style.headers),
+            code=rate(("code",), ("code",), 0.6, style.code),
+        )
+    return state.model_copy(
+        update={
+            "version": state.version + 1,
+            "name": spec.name or state.name,
+            "scales": scales,
+            "traits": traits,
+            "voice_markers": declared(state.voice_markers, spec.voice_markers),
+            "relational_stance": declared(state.relational_stance, spec.relational_stance),
+            "formatting_prefs": declared(state.formatting_prefs, spec.formatting_prefs),
+            "hard_rules": rules,
+            "style": style,
+            "spec": spec.text,
+            "spec_hash": spec.hash,
+            "evidence": [Evidence(snippet=line.text[:400], source=line.source[:300]) for line in spec.lines[:3]],
+            "reason": (
+                "the persona items changed (SOUL.md, IDENTITY.md or persona memories)"
+                if state.version
+                else "initialised from the persona items"
+            ),
+            "updated_at": now,
+        }
+    )

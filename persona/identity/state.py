@@ -27,8 +27,14 @@ from agentmemd.persona.identity.traits import BUILTIN_SCALES, TraitScale
 Snippet = str
 # What stylometry reads from text with no cue either way (persona/stylometry.estimate_traits):
 # an undeclared, unlearned trait starts there, so plain replies do not count as drift.
-NEUTRAL_TRAITS = {"directness": 0.6, "formality": 0.5, "verbosity": 0.5, "humor": 0.15, "warmth": 0.45,
-                  "technical_depth": 0.1}
+NEUTRAL_TRAITS = {
+    "directness": 0.6,
+    "formality": 0.5,
+    "verbosity": 0.5,
+    "humor": 0.15,
+    "warmth": 0.45,
+    "technical_depth": 0.1,
+}
 
 
 class _Model(BaseModel):
@@ -116,8 +122,9 @@ def ewma(new: float, old: float, alpha: float) -> float:
     return alpha * new + (1 - alpha) * old
 
 
-def merge_record(state: PersonaState, record: PersonaRecord, *, alpha: float, decay: float, top_k: int,
-                 now: str, reason: str) -> PersonaState:
+def merge_record(
+    state: PersonaState, record: PersonaRecord, *, alpha: float, decay: float, top_k: int, now: str, reason: str
+) -> PersonaState:
     """The next version of ``state`` after a Persona Preservation Record (5.2's merge rule)."""
     traits = dict(state.traits)
     for name, value in record.traits.items():
@@ -130,20 +137,26 @@ def merge_record(state: PersonaState, record: PersonaRecord, *, alpha: float, de
         a = 1 - (1 - alpha) ** min(record.turns, 3)
         rs = record.style
         style = StyleProfile(
-            words=round(ewma(rs.words, style.words, a), 2), bullets=round(ewma(rs.bullets, style.bullets, a), 4),
-            headers=round(ewma(rs.headers, style.headers, a), 4), code=round(ewma(rs.code, style.code, a), 4),
+            words=round(ewma(rs.words, style.words, a), 2),
+            bullets=round(ewma(rs.bullets, style.bullets, a), 4),
+            headers=round(ewma(rs.headers, style.headers, a), 4),
+            code=round(ewma(rs.code, style.code, a), 4),
             emoji=round(ewma(rs.emoji, style.emoji, a), 4),
             exclamations=round(ewma(rs.exclamations, style.exclamations, a), 4),
-            questions=round(ewma(rs.questions, style.questions, a), 4), replies=style.replies + record.turns)
-    return state.model_copy(update={
-        "version": state.version + 1,
-        "traits": traits,
-        "voice_markers": _merge_weighted(state.voice_markers, record.voice_markers, decay, top_k),
-        "relational_stance": _merge_weighted(state.relational_stance, record.relational_stance, decay, top_k),
-        "formatting_prefs": _merge_weighted(state.formatting_prefs, record.formatting_prefs, decay, top_k),
-        "emotional_register": _merge_weighted(state.emotional_register, record.emotional_register, decay, top_k),
-        "style": style,
-        "evidence": record.evidence[:3],
-        "reason": reason,
-        "updated_at": now,
-    })
+            questions=round(ewma(rs.questions, style.questions, a), 4),
+            replies=style.replies + record.turns,
+        )
+    return state.model_copy(
+        update={
+            "version": state.version + 1,
+            "traits": traits,
+            "voice_markers": _merge_weighted(state.voice_markers, record.voice_markers, decay, top_k),
+            "relational_stance": _merge_weighted(state.relational_stance, record.relational_stance, decay, top_k),
+            "formatting_prefs": _merge_weighted(state.formatting_prefs, record.formatting_prefs, decay, top_k),
+            "emotional_register": _merge_weighted(state.emotional_register, record.emotional_register, decay, top_k),
+            "style": style,
+            "evidence": record.evidence[:3],
+            "reason": reason,
+            "updated_at": now,
+        }
+    )

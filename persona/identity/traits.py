@@ -30,7 +30,8 @@ class TraitScale(BaseModel):
 
 
 BUILTIN_SCALES: dict[str, TraitScale] = {
-    s.name: s for s in (
+    s.name: s
+    for s in (
         TraitScale(name="directness", low="indirect", high="direct", builtin=True),
         TraitScale(name="formality", low="casual", high="formal", builtin=True),
         TraitScale(name="verbosity", low="concise", high="expansive", builtin=True),
@@ -42,8 +43,15 @@ BUILTIN_SCALES: dict[str, TraitScale] = {
 BUILTIN_TRAITS: tuple[str, ...] = tuple(BUILTIN_SCALES)
 
 # Bands of a 0..1 score and how each reads; the middle band names both anchors.
-_BANDS = ((0.15, "very {low}"), (0.35, "{low}"), (0.45, "somewhat {low}"), (0.55, "between {low} and {high}"),
-          (0.65, "somewhat {high}"), (0.85, "{high}"), (1.01, "very {high}"))
+_BANDS = (
+    (0.15, "very {low}"),
+    (0.35, "{low}"),
+    (0.45, "somewhat {low}"),
+    (0.55, "between {low} and {high}"),
+    (0.65, "somewhat {high}"),
+    (0.85, "{high}"),
+    (1.01, "very {high}"),
+)
 
 
 def adjective(scale: TraitScale, score: float) -> str:

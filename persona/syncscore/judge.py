@@ -98,33 +98,85 @@ def action_for(ewma: float, reinforce_below: float, anchor_below: float, rebase_
 
 _VOICE_TRAITS = {"directness": 1.0, "formality": 1.0, "humor": 1.0, "warmth": 1.2, "technical_depth": 0.5}
 # Habits a reply can show that mark a different voice when the persona lacks them.
-_MARKED = {"pleasantries (great question, hope this helps)": 0.25, "curt or dismissive phrasing": 0.35,
-           "assistant boilerplate (as an AI, I am unable)": 0.3,
-           "exclamations": 0.12, "humour": 0.12, "hedges (maybe, perhaps, I think)": 0.12,
-           "formal vocabulary": 0.12, "casual vocabulary": 0.12}
-_STANCE_KEYS = {"peer": "peer-to-peer collaborator", "collaborat": "peer-to-peer collaborator",
-                "partner": "peer-to-peer collaborator", "advis": "advisor", "coach": "advisor", "mentor": "advisor",
-                "friend": "friend", "companion": "friend", "teach": "teacher", "tutor": "teacher",
-                "servant": "deferential servant", "butler": "deferential servant", "assistant": "deferential servant"}
-_NEG = re.compile(r"\b(?:not|no|never|none|nothing|nobody|cannot|can't|don't|doesn't|didn't|isn't|wasn't|won't|"
-                  r"aren't|weren't|haven't|hasn't|stopped|quit|anymore|no longer)\b|n't\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\b(\d+)(?:[.,:]\d+)?(?:st|nd|rd|th|am|pm)?\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
-                     r"twelve|twenty)\b", re.IGNORECASE)
-_DAY = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|"
-                  r"june|july|august|september|october|november|december)\b", re.IGNORECASE)
+_MARKED = {
+    "pleasantries (great question, hope this helps)": 0.25,
+    "curt or dismissive phrasing": 0.35,
+    "assistant boilerplate (as an AI, I am unable)": 0.3,
+    "exclamations": 0.12,
+    "humour": 0.12,
+    "hedges (maybe, perhaps, I think)": 0.12,
+    "formal vocabulary": 0.12,
+    "casual vocabulary": 0.12,
+}
+_STANCE_KEYS = {
+    "peer": "peer-to-peer collaborator",
+    "collaborat": "peer-to-peer collaborator",
+    "partner": "peer-to-peer collaborator",
+    "advis": "advisor",
+    "coach": "advisor",
+    "mentor": "advisor",
+    "friend": "friend",
+    "companion": "friend",
+    "teach": "teacher",
+    "tutor": "teacher",
+    "servant": "deferential servant",
+    "butler": "deferential servant",
+    "assistant": "deferential servant",
+}
+_NEG = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|cannot|can't|don't|doesn't|didn't|isn't|wasn't|won't|"
+    r"aren't|weren't|haven't|hasn't|stopped|quit|anymore|no longer)\b|n't\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(
+    r"\b(\d+)(?:[.,:]\d+)?(?:st|nd|rd|th|am|pm)?\b|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"twelve|twenty)\b",
+    re.IGNORECASE,
+)
+_DAY = re.compile(
+    r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|"
+    r"june|july|august|september|october|november|december)\b",
+    re.IGNORECASE,
+)
 _INTERJECTION = re.compile(r"^\W*(?:oh\s+)?no+\b[,!.]*|\bno worries\b|\bno problem\b", re.IGNORECASE)
 _CAPITAL = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]{2,}")
 # Words that cannot both be true of one thing: one in the claim, the other in the memory.
-_ANTONYMS = [("love", "hate"), ("like", "dislike"), ("love", "dislike"), ("enjoy", "dislike"),
-             ("older", "younger"), ("before", "after"), ("early", "late"), ("morning", "evening"),
-             ("allowed", "forbidden"), ("vegetarian", "steak"), ("vegetarian", "meat"), ("vegetarian", "chicken"),
-             ("vegan", "cheese"), ("sister", "brother"), ("son", "daughter"), ("wife", "husband"), ("cat", "dog"),
-             ("kitten", "dog"), ("tea", "coffee"), ("left", "right"), ("more", "less"), ("hot", "cold"),
-             ("first", "last"), ("keep", "rip"), ("keeping", "replacing"), ("moved", "cancelled"),
-             ("approved", "rejected"), ("never", "always")]
-_RECALL = re.compile(r"\b(?:you (?:told|said|mentioned|shared|asked)|you'?ve (?:told|said|mentioned)|as you said|"
-                     r"your (?:sister|brother|mother|mum|mom|father|dad|wife|husband|partner|son|daughter|dog|cat|"
-                     r"friend|boss|job|birthday|name)|last (?:time|week|month) you|remember when you)\b", re.IGNORECASE)
+_ANTONYMS = [
+    ("love", "hate"),
+    ("like", "dislike"),
+    ("love", "dislike"),
+    ("enjoy", "dislike"),
+    ("older", "younger"),
+    ("before", "after"),
+    ("early", "late"),
+    ("morning", "evening"),
+    ("allowed", "forbidden"),
+    ("vegetarian", "steak"),
+    ("vegetarian", "meat"),
+    ("vegetarian", "chicken"),
+    ("vegan", "cheese"),
+    ("sister", "brother"),
+    ("son", "daughter"),
+    ("wife", "husband"),
+    ("cat", "dog"),
+    ("kitten", "dog"),
+    ("tea", "coffee"),
+    ("left", "right"),
+    ("more", "less"),
+    ("hot", "cold"),
+    ("first", "last"),
+    ("keep", "rip"),
+    ("keeping", "replacing"),
+    ("moved", "cancelled"),
+    ("approved", "rejected"),
+    ("never", "always"),
+]
+_RECALL = re.compile(
+    r"\b(?:you (?:told|said|mentioned|shared|asked)|you'?ve (?:told|said|mentioned)|as you said|"
+    r"your (?:sister|brother|mother|mum|mom|father|dad|wife|husband|partner|son|daughter|dog|cat|"
+    r"friend|boss|job|birthday|name)|last (?:time|week|month) you|remember when you)\b",
+    re.IGNORECASE,
+)
 
 
 def _stance_of(text: str) -> str | None:
@@ -167,8 +219,12 @@ def _voice(state: PersonaState, style: Style, response: str, embedder) -> tuple[
 
 
 # Stances that sit together: a warm peer is friendly, a teacher advises.
-_COMPATIBLE = {"peer-to-peer collaborator": {"friend"}, "friend": {"peer-to-peer collaborator"},
-               "advisor": {"teacher"}, "teacher": {"advisor"}}
+_COMPATIBLE = {
+    "peer-to-peer collaborator": {"friend"},
+    "friend": {"peer-to-peer collaborator"},
+    "advisor": {"teacher"},
+    "teacher": {"advisor"},
+}
 
 
 def _relational(state: PersonaState, style: Style) -> tuple[float, dict]:
@@ -196,8 +252,10 @@ def _numbers(text: str) -> set[str]:
 
 def _stems(text: str) -> set[str]:
     """Words without a plural/third-person -s, enough to match 'dislikes' with 'dislike'."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            for w in re.findall(r"[a-z]+", text.lower())}
+    return {
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in re.findall(r"[a-z]+", text.lower())
+    }
 
 
 def _conflict(claim: str, fact: str) -> str | None:
@@ -236,7 +294,7 @@ def _grounded(response_sentences: list[str], support: list[str], embedder) -> tu
         unsupported = len(recalls)
         return _clamp(1 - 0.3 * unsupported), {"claims": len(claims), "unsupported_recalls": unsupported}
     vecs = embedder.embed_cached(claims + support)
-    sims = vecs[: len(claims)] @ vecs[len(claims):].T
+    sims = vecs[: len(claims)] @ vecs[len(claims) :].T
     contradictions, unsupported = [], 0
     for i, claim in enumerate(claims):
         found = None
@@ -268,8 +326,12 @@ def _style(state: PersonaState, style: Style, asked: str = "") -> tuple[float, d
         expected_words *= 0.7
     ratio = max(style.words, 1) / max(expected_words, 1)
     length = _clamp(1 - (abs(math.log2(ratio)) - 0.8) / 2.2)
-    used = {"bullets": style.bullets >= 2, "headers": style.headers > 0,
-            "code": bool(style.code_blocks or style.inline_code), "emoji": style.emoji > 0}
+    used = {
+        "bullets": style.bullets >= 2,
+        "headers": style.headers > 0,
+        "code": bool(style.code_blocks or style.inline_code),
+        "emoji": style.emoji > 0,
+    }
     misses = {}
     for name, on in used.items():
         rate = getattr(state.style, name)
@@ -285,15 +347,19 @@ def _style(state: PersonaState, style: Style, asked: str = "") -> tuple[float, d
     excess = max(0.0, style.per_sentence(style.exclamations) - state.style.exclamations - 0.3)
     shouting = min(0.5, 2 * style.per_word(style.shouting) * 3)
     formatting = _clamp(1 - sum(misses.values()) - min(0.6, excess) - shouting)
-    return _clamp(0.5 * length + 0.5 * formatting), {"words": style.words, "expected_words": round(expected_words),
-                                                     "formatting_misses": misses}
+    return _clamp(0.5 * length + 0.5 * formatting), {
+        "words": style.words,
+        "expected_words": round(expected_words),
+        "formatting_misses": misses,
+    }
 
 
 _PROHIBITION = re.compile(r"^\s*(?:never|don'?t|do not|avoid|no)\s+", re.IGNORECASE)
 
 
-def judge_rules(unchecked: list[str], response_sentences: list[str], embedder,
-                threshold: float = 0.55) -> list[RuleCheck]:
+def judge_rules(
+    unchecked: list[str], response_sentences: list[str], embedder, threshold: float = 0.55
+) -> list[RuleCheck]:
     """The local judge of rules no rule check covers: a prohibition ("Never discuss politics")
     is broken when a sentence of the reply is about what it forbids (cosine >= threshold)."""
     out = []
@@ -303,12 +369,15 @@ def judge_rules(unchecked: list[str], response_sentences: list[str], embedder,
             out.append(RuleCheck(rule, False, None, "no local judgement for a rule that is not a prohibition"))
     if prohibitions and response_sentences and embedder is not None:
         vecs = embedder.embed_cached([obj for _, obj in prohibitions] + response_sentences)
-        sims = vecs[: len(prohibitions)] @ vecs[len(prohibitions):].T
+        sims = vecs[: len(prohibitions)] @ vecs[len(prohibitions) :].T
         for k, (rule, _) in enumerate(prohibitions):
             j = int(np.argmax(sims[k]))
             hit = float(sims[k, j]) >= threshold
-            out.append(RuleCheck(rule, False, not hit,
-                                 f"judged: {response_sentences[j][:100]!r} (cosine {float(sims[k, j]):.2f})"))
+            out.append(
+                RuleCheck(
+                    rule, False, not hit, f"judged: {response_sentences[j][:100]!r} (cosine {float(sims[k, j]):.2f})"
+                )
+            )
     return out
 
 
@@ -338,12 +407,23 @@ def score_locally(state: PersonaState, response: str, *, turns: list[dict], memo
     asked = next((t["content"] for t in reversed(turns) if t["role"] == "user"), "")
     style_score, style_notes = _style(state, style, asked)
     checks = check_all(state.rules(), response)
-    checks = [c for c in checks if c.checkable] + judge_rules([c.rule for c in checks if not c.checkable],
-                                                              style.sentence_texts, embedder)
-    dims = Dimensions(voice=round(voice, 4), relational=round(relational, 4), grounded=round(grounded, 4),
-                      style=round(style_score, 4), constraint=constraint_score(checks))
-    notes = {"voice": voice_notes, "relational": rel_notes, "grounded": ground_notes, "style": style_notes,
-             "rules": [c.as_dict() for c in checks]}
+    checks = [c for c in checks if c.checkable] + judge_rules(
+        [c.rule for c in checks if not c.checkable], style.sentence_texts, embedder
+    )
+    dims = Dimensions(
+        voice=round(voice, 4),
+        relational=round(relational, 4),
+        grounded=round(grounded, 4),
+        style=round(style_score, 4),
+        constraint=constraint_score(checks),
+    )
+    notes = {
+        "voice": voice_notes,
+        "relational": rel_notes,
+        "grounded": ground_notes,
+        "style": style_notes,
+        "rules": [c.as_dict() for c in checks],
+    }
     if len(response) > MAX_JUDGED_CHARS:
         notes["judged_chars"] = MAX_JUDGED_CHARS
     return Judged(dims, notes)

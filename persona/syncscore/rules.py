@@ -19,12 +19,15 @@ from agentmemd.persona.syncscore.stylometry import _BULLET, _HEADER, _WORD
 _NEGATIVE = re.compile(r"\b(?:never|no|don'?t|do not|avoid|without|not|nothing|zero)\b", re.IGNORECASE)
 _LANGUAGE_RULE = re.compile(r"\b(" + "|".join(LANGUAGES) + r")\b", re.IGNORECASE)
 _LANGUAGE_VERB = re.compile(r"\b(?:speak|answer|respond|reply|write|talk|use|language|only)\w*\b", re.IGNORECASE)
-_LENGTH = re.compile(r"\b(?:under|at most|no more than|fewer than|less than|max(?:imum)?(?: of)?|up to|within|"
-                     r"not exceed|shorter than)\s+(\d+)\s+(words?|sentences?|lines?|characters?|paragraphs?)\b",
-                     re.IGNORECASE)
+_LENGTH = re.compile(
+    r"\b(?:under|at most|no more than|fewer than|less than|max(?:imum)?(?: of)?|up to|within|"
+    r"not exceed|shorter than)\s+(\d+)\s+(words?|sentences?|lines?|characters?|paragraphs?)\b",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,80})[\"”’']")
-_SAY = re.compile(r"\b(?:say|saying|use|using|write|writing|phrase|words?|start with|open with|begin with)\b",
-                  re.IGNORECASE)
+_SAY = re.compile(
+    r"\b(?:say|saying|use|using|write|writing|phrase|words?|start with|open with|begin with)\b", re.IGNORECASE
+)
 
 
 @dataclass

@@ -30,77 +30,396 @@ _INLINE_CODE = re.compile(r"`[^`\n]+`")
 _BOLD = re.compile(r"\*\*[^*\n]+\*\*")
 _SHOUT = re.compile(r"\b[A-Z]{3,}\b(?!\d)")  # OMG, LEGEND (acronyms like API count too; rare in chat)
 # What a user says when they want a long answer, or a short one.
-DEPTH_REQUEST = re.compile(r"\b(?:in detail|detailed|in depth|in-depth|thorough(?:ly)?|explain (?:fully|everything)|"
-                           r"long(?:er)? version|step by step|walk me through|deep dive|elaborate)\b", re.IGNORECASE)
-BRIEF_REQUEST = re.compile(r"\b(?:quick(?:ly)?|brief(?:ly)?|short|in (?:one|two|a few) (?:lines?|sentences?|words)|"
-                           r"tl;?dr|one-liner|summar[iy]\w*)\b", re.IGNORECASE)
+DEPTH_REQUEST = re.compile(
+    r"\b(?:in detail|detailed|in depth|in-depth|thorough(?:ly)?|explain (?:fully|everything)|"
+    r"long(?:er)? version|step by step|walk me through|deep dive|elaborate)\b",
+    re.IGNORECASE,
+)
+BRIEF_REQUEST = re.compile(
+    r"\b(?:quick(?:ly)?|brief(?:ly)?|short|in (?:one|two|a few) (?:lines?|sentences?|words)|"
+    r"tl;?dr|one-liner|summar[iy]\w*)\b",
+    re.IGNORECASE,
+)
 
 
 def _lexicon(*phrases: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w'])(?:" + "|".join(phrases) + r")(?![\w'])", re.IGNORECASE)
 
 
-HEDGES = _lexicon(r"maybe", r"perhaps", r"might", r"possibly", r"i think", r"i guess", r"i suppose", r"sort of",
-                  r"kind of", r"it seems", r"it depends", r"not sure", r"probably", r"could be", r"somewhat",
-                  r"i'?d say", r"arguably", r"if you like", r"if that helps", r"just a thought", r"i wonder")
-FORMAL = _lexicon(r"therefore", r"however", r"furthermore", r"moreover", r"regarding", r"additionally",
-                  r"please note", r"kindly", r"shall", r"utili[sz]e", r"assist(?:ance)?", r"accordingly",
-                  r"consequently", r"nevertheless", r"hereby", r"pursuant", r"in accordance", r"sincerely",
-                  r"dear", r"respectfully", r"thus", r"hence", r"whereas", r"i would like to", r"it is advisable",
-                  r"one should", r"ensure")
-INFORMAL = _lexicon(r"yeah", r"yep", r"nope", r"gonna", r"wanna", r"gotta", r"kinda", r"hey", r"cool", r"awesome",
-                    r"lol", r"haha+", r"stuff", r"ok(?:ay)?", r"super", r"totally", r"dude", r"folks", r"y'?all",
-                    r"btw", r"tbh", r"nah", r"sure thing", r"no worries", r"nice")
-HUMOR = _lexicon(r"haha+", r"lol", r"lmao", r"joke", r"joking", r"kidding", r"pun", r"funny", r"hilarious",
-                 r"ha", r"heh", r"tongue[- ]in[- ]cheek", r"plot twist", r"spoiler", r"no pressure", r"famous last words")
-WARM = _lexicon(r"glad", r"happy for you", r"sorry to hear", r"that sounds (?:hard|tough|rough|difficult|lovely|great)",
-                r"i'?m here", r"take care", r"you'?ve got this", r"proud of you", r"that'?s wonderful",
-                r"i understand", r"no rush", r"be kind to yourself", r"hugs?", r"i love", r"so good to hear",
-                r"rooting for you", r"well done", r"congrat\w*", r"thank you for sharing", r"that must",
-                r"how are you feeling", r"i care", r"gently", r"warmly", r"lovely", r"sweet", r"oh no", r"poor \w+",
-                r"that'?s rough", r"fair enough", r"nice idea", r"love you", r"you did it", r"paid off",
-                r"everything okay", r"how are you", r"anytime", r"makes sense", r"holding up", r"ugh", r"shout if")
-COLD = _lexicon(r"as stated", r"as previously (?:stated|mentioned)", r"the user", r"it is required", r"per policy",
-                r"not my (?:problem|concern)", r"irrelevant", r"obviously", r"clearly you", r"as i already (?:said|told you)",
-                r"whatever(?=[.!,])", r"whatever you want", r"i don'?t care", r"figure it out", r"that'?s your problem", r"stop asking",
-                r"calm down", r"do your own research", r"not interested", r"pathetic", r"stop making excuses",
-                r"you'?ll never", r"useless", r"waste my time", r"is right about you", r"isn'?t your thing",
-                r"your fault", r"should have", r"stop worrying", r"ist mir egal", r"nicht wichtig")
-BOILERPLATE = _lexicon(r"as an ai", r"language model", r"i do not have feelings", r"i am unable", r"i'?m unable",
-                       r"i cannot", r"real-time", r"my records", r"as stored", r"i apologi[sz]e", r"any inconvenience",
-                       r"how may i assist", r"please consult", r"licensed \w+", r"official \w+ documentation")
-TECHNICAL = _lexicon(r"api", r"function", r"database", r"latency", r"algorithm", r"server", r"query", r"queries",
-                     r"code", r"stack", r"config(?:uration)?", r"thread", r"schema", r"index(?:es)?", r"cache",
-                     r"regex", r"endpoint", r"deploy\w*", r"compile\w*", r"runtime", r"memory leak", r"retry",
-                     r"timeout", r"webhook", r"sql", r"json", r"http", r"async", r"kernel", r"bytes?", r"cpu",
-                     r"gpu", r"o\(n\)", r"variable", r"parameter", r"refactor\w*", r"unit tests?", r"stack trace",
-                     r"exception", r"debug\w*", r"repo(?:sitory)?", r"commit", r"branch", r"docker", r"python",
-                     r"javascript", r"rust", r"library", r"dependency", r"protocol", r"throughput", r"mutex",
-                     r"race condition", r"pointer", r"socket", r"payload", r"migration", r"vector", r"embedding")
+HEDGES = _lexicon(
+    r"maybe",
+    r"perhaps",
+    r"might",
+    r"possibly",
+    r"i think",
+    r"i guess",
+    r"i suppose",
+    r"sort of",
+    r"kind of",
+    r"it seems",
+    r"it depends",
+    r"not sure",
+    r"probably",
+    r"could be",
+    r"somewhat",
+    r"i'?d say",
+    r"arguably",
+    r"if you like",
+    r"if that helps",
+    r"just a thought",
+    r"i wonder",
+)
+FORMAL = _lexicon(
+    r"therefore",
+    r"however",
+    r"furthermore",
+    r"moreover",
+    r"regarding",
+    r"additionally",
+    r"please note",
+    r"kindly",
+    r"shall",
+    r"utili[sz]e",
+    r"assist(?:ance)?",
+    r"accordingly",
+    r"consequently",
+    r"nevertheless",
+    r"hereby",
+    r"pursuant",
+    r"in accordance",
+    r"sincerely",
+    r"dear",
+    r"respectfully",
+    r"thus",
+    r"hence",
+    r"whereas",
+    r"i would like to",
+    r"it is advisable",
+    r"one should",
+    r"ensure",
+)
+INFORMAL = _lexicon(
+    r"yeah",
+    r"yep",
+    r"nope",
+    r"gonna",
+    r"wanna",
+    r"gotta",
+    r"kinda",
+    r"hey",
+    r"cool",
+    r"awesome",
+    r"lol",
+    r"haha+",
+    r"stuff",
+    r"ok(?:ay)?",
+    r"super",
+    r"totally",
+    r"dude",
+    r"folks",
+    r"y'?all",
+    r"btw",
+    r"tbh",
+    r"nah",
+    r"sure thing",
+    r"no worries",
+    r"nice",
+)
+HUMOR = _lexicon(
+    r"haha+",
+    r"lol",
+    r"lmao",
+    r"joke",
+    r"joking",
+    r"kidding",
+    r"pun",
+    r"funny",
+    r"hilarious",
+    r"ha",
+    r"heh",
+    r"tongue[- ]in[- ]cheek",
+    r"plot twist",
+    r"spoiler",
+    r"no pressure",
+    r"famous last words",
+)
+WARM = _lexicon(
+    r"glad",
+    r"happy for you",
+    r"sorry to hear",
+    r"that sounds (?:hard|tough|rough|difficult|lovely|great)",
+    r"i'?m here",
+    r"take care",
+    r"you'?ve got this",
+    r"proud of you",
+    r"that'?s wonderful",
+    r"i understand",
+    r"no rush",
+    r"be kind to yourself",
+    r"hugs?",
+    r"i love",
+    r"so good to hear",
+    r"rooting for you",
+    r"well done",
+    r"congrat\w*",
+    r"thank you for sharing",
+    r"that must",
+    r"how are you feeling",
+    r"i care",
+    r"gently",
+    r"warmly",
+    r"lovely",
+    r"sweet",
+    r"oh no",
+    r"poor \w+",
+    r"that'?s rough",
+    r"fair enough",
+    r"nice idea",
+    r"love you",
+    r"you did it",
+    r"paid off",
+    r"everything okay",
+    r"how are you",
+    r"anytime",
+    r"makes sense",
+    r"holding up",
+    r"ugh",
+    r"shout if",
+)
+COLD = _lexicon(
+    r"as stated",
+    r"as previously (?:stated|mentioned)",
+    r"the user",
+    r"it is required",
+    r"per policy",
+    r"not my (?:problem|concern)",
+    r"irrelevant",
+    r"obviously",
+    r"clearly you",
+    r"as i already (?:said|told you)",
+    r"whatever(?=[.!,])",
+    r"whatever you want",
+    r"i don'?t care",
+    r"figure it out",
+    r"that'?s your problem",
+    r"stop asking",
+    r"calm down",
+    r"do your own research",
+    r"not interested",
+    r"pathetic",
+    r"stop making excuses",
+    r"you'?ll never",
+    r"useless",
+    r"waste my time",
+    r"is right about you",
+    r"isn'?t your thing",
+    r"your fault",
+    r"should have",
+    r"stop worrying",
+    r"ist mir egal",
+    r"nicht wichtig",
+)
+BOILERPLATE = _lexicon(
+    r"as an ai",
+    r"language model",
+    r"i do not have feelings",
+    r"i am unable",
+    r"i'?m unable",
+    r"i cannot",
+    r"real-time",
+    r"my records",
+    r"as stored",
+    r"i apologi[sz]e",
+    r"any inconvenience",
+    r"how may i assist",
+    r"please consult",
+    r"licensed \w+",
+    r"official \w+ documentation",
+)
+TECHNICAL = _lexicon(
+    r"api",
+    r"function",
+    r"database",
+    r"latency",
+    r"algorithm",
+    r"server",
+    r"query",
+    r"queries",
+    r"code",
+    r"stack",
+    r"config(?:uration)?",
+    r"thread",
+    r"schema",
+    r"index(?:es)?",
+    r"cache",
+    r"regex",
+    r"endpoint",
+    r"deploy\w*",
+    r"compile\w*",
+    r"runtime",
+    r"memory leak",
+    r"retry",
+    r"timeout",
+    r"webhook",
+    r"sql",
+    r"json",
+    r"http",
+    r"async",
+    r"kernel",
+    r"bytes?",
+    r"cpu",
+    r"gpu",
+    r"o\(n\)",
+    r"variable",
+    r"parameter",
+    r"refactor\w*",
+    r"unit tests?",
+    r"stack trace",
+    r"exception",
+    r"debug\w*",
+    r"repo(?:sitory)?",
+    r"commit",
+    r"branch",
+    r"docker",
+    r"python",
+    r"javascript",
+    r"rust",
+    r"library",
+    r"dependency",
+    r"protocol",
+    r"throughput",
+    r"mutex",
+    r"race condition",
+    r"pointer",
+    r"socket",
+    r"payload",
+    r"migration",
+    r"vector",
+    r"embedding",
+)
 COLLABORATIVE = _lexicon(r"let'?s", r"we can", r"we could", r"we'?ll", r"together", r"our", r"shall we", r"us")
-ADVISORY = _lexicon(r"you should", r"i recommend", r"i'?d recommend", r"i suggest", r"i'?d suggest", r"my advice",
-                    r"consider", r"the best option", r"you might want to", r"i'?d go with")
-TEACHING = _lexicon(r"think of it as", r"the reason is", r"this means", r"in other words", r"for example",
-                    r"for instance", r"here'?s why", r"the idea is", r"notice that", r"the key is")
-SERVILE = _lexicon(r"happy to help", r"at your service", r"as you wish", r"certainly", r"of course!",
-                   r"my pleasure", r"i apologi[sz]e", r"i'?m sorry for any confusion", r"right away",
-                   r"your humble", r"i live to serve", r"anything you (?:need|want|say)", r"sir", r"madam",
-                   r"absolutely!", r"i'?m so sorry", r"delighted to", r"(?:to )?assist you", r"at once")
-PLEASANTRIES = _lexicon(r"great question", r"good question", r"happy to help", r"i hope this helps",
-                        r"hope this helps", r"feel free to", r"don'?t hesitate", r"i hope you'?re having",
-                        r"thanks for asking", r"what a great", r"certainly!", r"absolutely!", r"i'?d be delighted",
-                        r"have a (?:great|wonderful|lovely) day")
+ADVISORY = _lexicon(
+    r"you should",
+    r"i recommend",
+    r"i'?d recommend",
+    r"i suggest",
+    r"i'?d suggest",
+    r"my advice",
+    r"consider",
+    r"the best option",
+    r"you might want to",
+    r"i'?d go with",
+)
+TEACHING = _lexicon(
+    r"think of it as",
+    r"the reason is",
+    r"this means",
+    r"in other words",
+    r"for example",
+    r"for instance",
+    r"here'?s why",
+    r"the idea is",
+    r"notice that",
+    r"the key is",
+)
+SERVILE = _lexicon(
+    r"happy to help",
+    r"at your service",
+    r"as you wish",
+    r"certainly",
+    r"of course!",
+    r"my pleasure",
+    r"i apologi[sz]e",
+    r"i'?m sorry for any confusion",
+    r"right away",
+    r"your humble",
+    r"i live to serve",
+    r"anything you (?:need|want|say)",
+    r"sir",
+    r"madam",
+    r"absolutely!",
+    r"i'?m so sorry",
+    r"delighted to",
+    r"(?:to )?assist you",
+    r"at once",
+)
+PLEASANTRIES = _lexicon(
+    r"great question",
+    r"good question",
+    r"happy to help",
+    r"i hope this helps",
+    r"hope this helps",
+    r"feel free to",
+    r"don'?t hesitate",
+    r"i hope you'?re having",
+    r"thanks for asking",
+    r"what a great",
+    r"certainly!",
+    r"absolutely!",
+    r"i'?d be delighted",
+    r"have a (?:great|wonderful|lovely) day",
+)
 GREETING = re.compile(r"^\s*(?:hi|hello|hey|good (?:morning|afternoon|evening)|greetings|dear)\b", re.IGNORECASE)
-CLOSING = _lexicon(r"let me know", r"hope this helps", r"cheers", r"take care", r"best(?: regards)?,?$",
-                   r"talk soon", r"anything else", r"good luck", r"have a (?:great|good|nice|lovely) day")
+CLOSING = _lexicon(
+    r"let me know",
+    r"hope this helps",
+    r"cheers",
+    r"take care",
+    r"best(?: regards)?,?$",
+    r"talk soon",
+    r"anything else",
+    r"good luck",
+    r"have a (?:great|good|nice|lovely) day",
+)
 EXPERIENCE = _lexicon(r"i'?ve seen", r"in my experience", r"i'?ve found", r"this pattern", r"every time i")
-METAPHOR = _lexicon(r"like a", r"think of it as", r"it'?s as if", r"as if", r"kind of like", r"is a bit like",
-                    r"sneaky", r"a rabbit hole", r"under the hood", r"a moving target")
+METAPHOR = _lexicon(
+    r"like a",
+    r"think of it as",
+    r"it'?s as if",
+    r"as if",
+    r"kind of like",
+    r"is a bit like",
+    r"sneaky",
+    r"a rabbit hole",
+    r"under the hood",
+    r"a moving target",
+)
 CONTRACTION = re.compile(r"\b\w+(?:'|’)(?:s|re|ve|ll|d|m|t)\b", re.IGNORECASE)
-NEGATIVE = _lexicon(r"sad", r"angry", r"upset", r"frustrat\w*", r"annoy\w*", r"worr\w*", r"afraid", r"scared",
-                    r"terrible", r"awful", r"hate", r"disappoint\w*", r"stupid", r"ridiculous", r"pathetic", r"ugh")
-POSITIVE = _lexicon(r"great", r"wonderful", r"lovely", r"happy", r"glad", r"exciting", r"excited", r"fantastic",
-                    r"amazing", r"love", r"awesome", r"nice", r"fun", r"enjoy\w*", r"beautiful")
+NEGATIVE = _lexicon(
+    r"sad",
+    r"angry",
+    r"upset",
+    r"frustrat\w*",
+    r"annoy\w*",
+    r"worr\w*",
+    r"afraid",
+    r"scared",
+    r"terrible",
+    r"awful",
+    r"hate",
+    r"disappoint\w*",
+    r"stupid",
+    r"ridiculous",
+    r"pathetic",
+    r"ugh",
+)
+POSITIVE = _lexicon(
+    r"great",
+    r"wonderful",
+    r"lovely",
+    r"happy",
+    r"glad",
+    r"exciting",
+    r"excited",
+    r"fantastic",
+    r"amazing",
+    r"love",
+    r"awesome",
+    r"nice",
+    r"fun",
+    r"enjoy\w*",
+    r"beautiful",
+)
 IMPERATIVE_START = re.compile(
     r"^\s*(?:[-*•]\s+|\d+[.)]\s+)?(?:please\s+)?(?:do|don'?t|use|try|run|check|add|remove|set|put|make|keep|take|go|"
     r"start|stop|open|close|write|read|call|install|restart|delete|avoid|pick|choose|move|drop|skip|turn|switch|"
@@ -167,8 +486,9 @@ _FIRST = _lexicon(r"i", r"i'?m", r"i'?ve", r"i'?ll", r"i'?d", r"me", r"my")
 
 def measure(text: str) -> Style:
     # Lines first: a bullet or a header is a unit of its own even without a full stop.
-    parts = [s for line in text.splitlines() if line.strip() for s in sentences(line.strip(" #*-•\t"))
-             if _WORD.search(s)]
+    parts = [
+        s for line in text.splitlines() if line.strip() for s in sentences(line.strip(" #*-•\t")) if _WORD.search(s)
+    ]
     s = Style(words=len(_WORD.findall(text)), sentences=max(1, len(parts)), sentence_texts=parts)
     s.bullets = len(_BULLET.findall(text))
     s.numbered = len(_NUMBERED.findall(text))
@@ -232,14 +552,16 @@ def estimate_traits(s: Style) -> dict[str, float]:
     hedging = s.per_sentence(s.hedges)
     directness = 0.6 + 0.35 * s.per_sentence(s.imperatives) - 0.55 * hedging - 0.15 * s.per_sentence(s.questions)
     directness -= 0.1 * s.per_sentence(s.pleasantries + s.servile)
-    formal_balance = (s.formal + 0.5 * s.boilerplate - s.informal - 0.5 * s.contractions - 0.5 * s.emoji
-                      - 0.3 * s.exclamations) / n
+    formal_balance = (
+        s.formal + 0.5 * s.boilerplate - s.informal - 0.5 * s.contractions - 0.5 * s.emoji - 0.3 * s.exclamations
+    ) / n
     if s.sentences >= 2 and s.words >= 15 and not s.contractions:  # "It is", "do not": written, not said
         formal_balance += 0.4
     formality = 0.5 + 0.45 * math.tanh(1.5 * formal_balance)
     humor = 0.15 + 0.85 * math.tanh(1.2 * s.per_sentence(s.humor + 0.5 * s.emoji))
-    warm_balance = (s.warm + 0.5 * s.positive + 0.3 * s.collaborative - 1.5 * s.cold - 0.5 * s.negative
-                    - 0.5 * s.boilerplate) / n
+    warm_balance = (
+        s.warm + 0.5 * s.positive + 0.3 * s.collaborative - 1.5 * s.cold - 0.5 * s.negative - 0.5 * s.boilerplate
+    ) / n
     if impersonal(s):
         warm_balance -= 0.3
     warmth = 0.45 + 0.5 * math.tanh(1.6 * warm_balance)
