@@ -9,9 +9,11 @@ import sys
 import threading
 
 import pytest
+from click.testing import CliRunner
 from conftest import DaemonProcess, write_config
 
 from agentmemd.cron.scheduler import Job, JobRunner
+from agentmemd.daemon.cli.main import cli
 from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.core.clock import ManualClock, parse_time
 from agentmemd.memory.core.errors import Conflict
@@ -187,14 +189,17 @@ def test_bad_schedules_are_config_errors_naming_the_key(tmp_path, bad, message):
 
 def test_cli_jobs_and_run_job(spawn):
     d = spawn(config("2026-11-20T12:00:00Z"))
-    env_cli = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket)]
-    out = subprocess.run(env_cli + ["run-job", "decay_sweep"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0 and "decay_sweep [manual] ok" in out.stdout
-    out = subprocess.run(env_cli + ["jobs"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0
+
+    def cli_run(*args: str):
+        return CliRunner().invoke(cli, ["--socket", str(d.socket), *args])
+
+    out = cli_run("run-job", "decay_sweep")
+    assert out.exit_code == 0 and "decay_sweep [manual] ok" in out.stdout
+    out = cli_run("jobs")
+    assert out.exit_code == 0
     assert "cron times in UTC" in out.stdout and "consolidate  30 3 * * *" in out.stdout
     assert "next 2026-11-21T03:30:00.000000Z" in out.stdout
-    out = subprocess.run(env_cli + ["--json", "jobs"], capture_output=True, text=True, timeout=60)
+    out = cli_run("--json", "jobs")
     assert json.loads(out.stdout)["jobs"][0]["last_run"]["result"] == {"archived": 0}
-    out = subprocess.run(env_cli + ["run-job", "nope"], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 1 and "no job named 'nope'" in out.stderr
+    out = cli_run("run-job", "nope")
+    assert out.exit_code == 1 and "no job named 'nope'" in out.stderr

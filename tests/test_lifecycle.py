@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -111,30 +110,3 @@ def test_bad_config_is_a_clear_error(short_tmp, config, needle):
         timeout=60,
     )
     assert proc.returncode == 2 and needle in proc.stderr
-
-
-def test_cli_round_trip(spawn):
-    d = spawn()
-    env = {**os.environ, "AGENTMEMD_SOCKET": str(d.socket)}
-
-    def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "agentmemd.daemon.cli", *args], capture_output=True, text=True, env=env, timeout=60
-        )
-
-    added = cli("add", "Oscar works on the Ofertes project.", "--type", "fact", "--source", "cli")
-    assert added.returncode == 0
-    mid = added.stdout.strip()
-    assert "Ofertes" in cli("search", "what is Oscar working on").stdout
-    assert '"id": "%s"' % mid in cli("--json", "get", mid).stdout
-    packed = cli("pack", "Oscar's project", "--budget", "100")
-    assert packed.returncode == 0 and "MEMORY PACK" in packed.stdout and "pack_id" in packed.stderr
-    bad = cli("pack", "x", "--budget", "0")
-    assert bad.returncode == 1 and "budget_tokens" in bad.stderr
-    gone = subprocess.run(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", "/tmp/nope.sock", "health"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert gone.returncode == 3 and "cannot reach agentmemd" in gone.stderr

@@ -167,8 +167,9 @@ def test_no_key_is_a_clear_error(ledger, monkeypatch):
 def test_costs_reports_the_ledger_over_the_socket(spawn, server):
     """Calls booked by the provider (here into the daemon's own data dir while it is down)
     are what `costs` reports once it is up."""
-    import subprocess
-    import sys
+    from click.testing import CliRunner
+
+    from agentmemd.daemon.cli.main import cli
 
     d = spawn()
     d.terminate()
@@ -193,10 +194,5 @@ def test_costs_reports_the_ledger_over_the_socket(spawn, server):
     assert (by_task["observe"]["ok"], by_task["observe"]["cache_read_input_tokens"]) == (1, 2000)
     assert (by_task["reflect"]["calls"], by_task["reflect"]["rejected"]) == (2, 2)
     assert got["cost_usd"] == pytest.approx((1000 + 100 * 5 + 2000 * 0.1 + 2 * (120 + 30 * 5)) / 1e6)
-    out = subprocess.run(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket), "costs"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert out.returncode == 0 and "3 calls" in out.stdout and "2 rejected" in out.stdout
+    out = CliRunner().invoke(cli, ["--socket", str(d.socket), "costs"])
+    assert out.exit_code == 0 and "3 calls" in out.stdout and "2 rejected" in out.stdout

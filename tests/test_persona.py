@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import NO_JOBS, REPO, DaemonProcess
 from fake_anthropic import FakeAnthropic, message
 
@@ -26,6 +25,7 @@ from agentmemd.daemon.bench.drift_script import (
     SCRIPT,
     SEVERE,
 )
+from agentmemd.daemon.cli.main import cli
 from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.persona.drift.anchors import anchor, anchor_positions
@@ -260,12 +260,7 @@ def test_persona_is_initialised_from_the_workspace_and_editing_it_makes_a_new_ve
     assert history[-1]["reason"] == "the persona items changed (SOUL.md, IDENTITY.md or persona memories)"
     assert "passive-assertive" not in history[-2]["traits"]  # the previous version is kept as it was
     assert any("IDENTITY.md" in e["source"] for e in history[-1]["evidence"])
-    out = subprocess.run(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(nova.socket), "persona"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = CliRunner().invoke(cli, ["--socket", str(nova.socket), "persona"]).stdout
     assert "(reserved 0 - 100 warm)" in out and "assertive" in out and "Never use emoji." in out
 
 

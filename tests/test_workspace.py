@@ -236,20 +236,11 @@ def test_init_copies_the_template_without_overwriting(tmp_path):
 
 
 def test_cli_lists_workspace_files(wsd):
-    import subprocess
-    import sys
+    from click.testing import CliRunner
 
-    out = subprocess.run(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    from agentmemd.daemon.cli.main import cli
+
+    out = CliRunner().invoke(cli, ["--socket", str(wsd.socket), "workspace"]).stdout
     assert "indexed  USER.md" in out
-    out = subprocess.run(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(wsd.socket), "workspace", "--sync"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = CliRunner().invoke(cli, ["--socket", str(wsd.socket), "workspace", "--sync"]).stdout
     assert "added" in out

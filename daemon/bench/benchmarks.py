@@ -78,8 +78,22 @@ def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     log = open(root / "daemon.log", "ab")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(root / "data"), "--socket",
-         str(sock), "--config", str(root / "bench.toml")], stdout=log, stderr=subprocess.STDOUT, env=env)
+        [
+            sys.executable,
+            "-m",
+            "agentmemd.daemon.cli",
+            "serve",
+            "--data-dir",
+            str(root / "data"),
+            "--socket",
+            str(sock),
+            "--config",
+            str(root / "bench.toml"),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -119,6 +133,7 @@ def _pct(values: list[float], q: float) -> float:
 
 # ---- bench pack ----------------------------------------------------------------
 
+
 def zipf_phrases(rng: np.random.Generator, count: int, length: int) -> list[str]:
     """``count`` phrases of ``length`` words drawn from a Zipf (s=1) vocabulary.
 
@@ -155,19 +170,34 @@ def bench_pack(args) -> dict[str, Any]:
     types = ["fact"] * 7 + ["preference", "procedural", "relational"]
     phrases = zipf_phrases(rng, n + args.queries, 8)
     queries = [" ".join(p.split()[:4]) + "?" for p in phrases[n:]]
-    out: dict[str, Any] = {"memories": n, "queries": args.queries, "budget_tokens": args.budget,
-                           "text": "'Memory i: the user mentioned' + 8 Zipf-distributed words; queries 4 such words"}
+    out: dict[str, Any] = {
+        "memories": n,
+        "queries": args.queries,
+        "budget_tokens": args.budget,
+        "text": "'Memory i: the user mentioned' + 8 Zipf-distributed words; queries 4 such words",
+    }
     with bench_daemon(args.work_dir) as (client, proc):
         # A handful of persona items, as a real agent has.
-        client.call("memory.add_many", {"items": [
-            {"content": f"Persona rule {i}: speak warmly and directly.", "type": "persona"} for i in range(5)]})
+        client.call(
+            "memory.add_many",
+            {
+                "items": [
+                    {"content": f"Persona rule {i}: speak warmly and directly.", "type": "persona"} for i in range(5)
+                ]
+            },
+        )
         t0 = time.perf_counter()
         batch = 100  # 100 vectors as JSON stay under max_line_bytes
         for start in range(0, n, batch):
             items = []
             for i in range(start, min(n, start + batch)):
-                items.append({"content": f"Memory {i}: the user mentioned {phrases[i]}.", "type": types[i % 10],
-                              "embedding": vectors[i].tolist()})
+                items.append(
+                    {
+                        "content": f"Memory {i}: the user mentioned {phrases[i]}.",
+                        "type": types[i % 10],
+                        "embedding": vectors[i].tolist(),
+                    }
+                )
             client.call("memory.add_many", {"items": items})
         ingest_s = time.perf_counter() - t0
         out["ingest_per_s"] = round(n / ingest_s, 1)
@@ -220,13 +250,24 @@ def bench_locomo(args) -> dict[str, Any]:
             vecs = embedder.embed(texts)
             # What a streaming agent knows when it stores a turn: the turn before it.
             contexts = turn_contexts(turns, args.context_turns)
-            ctx_vecs = embedder.embed([indexed_text(t, c) for t, c in zip(texts, contexts)]) if args.context_turns else vecs
-            items = [{"content": t["text"], "type": "fact", "namespace": ns, "created": t["created"],
-                      "source": f"locomo:{ns}:{t['dia_id']}", "embedding": v.tolist(),
-                      **({"context": c} if c else {})} for t, v, c in zip(turns, ctx_vecs, contexts)]
+            ctx_vecs = (
+                embedder.embed([indexed_text(t, c) for t, c in zip(texts, contexts)]) if args.context_turns else vecs
+            )
+            items = [
+                {
+                    "content": t["text"],
+                    "type": "fact",
+                    "namespace": ns,
+                    "created": t["created"],
+                    "source": f"locomo:{ns}:{t['dia_id']}",
+                    "embedding": v.tolist(),
+                    **({"context": c} if c else {}),
+                }
+                for t, v, c in zip(turns, ctx_vecs, contexts)
+            ]
             ids = []
             for start in range(0, len(items), 100):  # 100 vectors as JSON stay under max_line_bytes
-                ids += client.call("memory.add_many", {"items": items[start:start + 100]})["ids"]
+                ids += client.call("memory.add_many", {"items": items[start : start + 100]})["ids"]
             dia_of = {mid: t["dia_id"] for mid, t in zip(ids, turns)}
             # Baselines in this process: plain FTS5 BM25 (same tokenizer), plain cosine.
             conn = sqlean.connect(":memory:")
@@ -251,21 +292,32 @@ def bench_locomo(args) -> dict[str, Any]:
                 ranked["bm25"] = [turns[i]["dia_id"] for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0]
                 ranked["dense"] = [turns[i]["dia_id"] for i in np.argsort(-dense, kind="stable")[:10]]
                 hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
-                ranked["hybrid_0.7dense_0.3bm25"] = [turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]]
+                ranked["hybrid_0.7dense_0.3bm25"] = [
+                    turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]
+                ]
                 for name, got in ranked.items():
                     per_cat[name].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
             conn.close()
     names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-    report: dict[str, Any] = {"context": f"{args.context_turns} previous turn(s) of the session", "conversations": len(data), "questions": sum(len(v) for v in per_cat["bm25"].values())}
+    report: dict[str, Any] = {
+        "context": f"{args.context_turns} previous turn(s) of the session",
+        "conversations": len(data),
+        "questions": sum(len(v) for v in per_cat["bm25"].values()),
+    }
     for name in systems:
         cats = per_cat[name]
         allv = [x for v in cats.values() for x in v]
         report[name] = {
             "recall@5": round(statistics.fmean(x[0] for x in allv), 3),
             "recall@10": round(statistics.fmean(x[1] for x in allv), 3),
-            "by_category": {f"{c} {names[c]}": {"n": len(v), "recall@5": round(statistics.fmean(x[0] for x in v), 3),
-                                                "recall@10": round(statistics.fmean(x[1] for x in v), 3)}
-                            for c, v in sorted(cats.items())},
+            "by_category": {
+                f"{c} {names[c]}": {
+                    "n": len(v),
+                    "recall@5": round(statistics.fmean(x[0] for x in v), 3),
+                    "recall@10": round(statistics.fmean(x[1] for x in v), 3),
+                }
+                for c, v in sorted(cats.items())
+            },
         }
     report["memory.search_ms"] = {"p50": _pct(search_ms, 50), "p95": _pct(search_ms, 95)}
     return report
@@ -283,8 +335,10 @@ def bench_observe(args) -> dict[str, Any]:
     data = json.loads(Path(args.data).read_text())
     if args.conversations:
         data = data[: args.conversations]
-    extra = (f"[conversation]\nobserver_threshold_tokens = {args.observer_tokens}\n"
-             f"reflector_threshold_tokens = {args.reflector_tokens}\n")
+    extra = (
+        f"[conversation]\nobserver_threshold_tokens = {args.observer_tokens}\n"
+        f"reflector_threshold_tokens = {args.reflector_tokens}\n"
+    )
     per_conv: list[dict[str, Any]] = []
     append_ms: list[float] = []
     context_ms: list[float] = []
@@ -306,9 +360,17 @@ def bench_observe(args) -> dict[str, Any]:
                         context_ms.append((time.perf_counter() - t) * 1000)
                         hashes.append(ctx["prefix_hash"])
                     t = time.perf_counter()
-                    answer = client.call("conversation.append", {
-                        "session": session, "role": role, "content": turn["text"], "ts": when, "namespace": ns,
-                        "speaker": turn["speaker"]})
+                    answer = client.call(
+                        "conversation.append",
+                        {
+                            "session": session,
+                            "role": role,
+                            "content": turn["text"],
+                            "ts": when,
+                            "namespace": ns,
+                            "speaker": turn["speaker"],
+                        },
+                    )
                     append_ms.append((time.perf_counter() - t) * 1000)
                     seq_of[turn["dia_id"]] = answer["seq"]
                     raw += count_tokens(turn["text"])
@@ -320,27 +382,38 @@ def bench_observe(args) -> dict[str, Any]:
             live = [o for o in every if o["status"] == "live"]
             observed_turns = {t for o in every if not o["sources"] for t in o["source_turns"]}
             surviving_turns = {t for o in live for t in o["source_turns"]}
-            evidence = {seq_of[e] for qa in sample["qa"] if qa.get("category") in (1, 2, 3, 4)
-                        for e in evidence_ids(qa) if e in seq_of}
+            evidence = {
+                seq_of[e]
+                for qa in sample["qa"]
+                if qa.get("category") in (1, 2, 3, 4)
+                for e in evidence_ids(qa)
+                if e in seq_of
+            }
             runs = status["runs"]
             observe_out = sum(r["tokens_out"] for r in runs if r["kind"] == "observe" and r["status"] == "ok")
             live_tokens = sum(o["tokens"] for o in live)
             reflects = [r for r in runs if r["kind"] == "reflect" and r["status"] == "ok"]
-            per_conv.append({
-                "conversation": session, "turns": status["turns"], "raw_tokens": raw,
-                "observer_runs": sum(r["kind"] == "observe" for r in runs), "reflector_runs": len(reflects),
-                "observation_tokens_observed": observe_out, "observation_tokens_final": live_tokens,
-                "compression_observer": round(raw / max(1, observe_out), 2),
-                "compression_final": round(raw / max(1, live_tokens), 2),
-                "reflector_output_share": [round(r["tokens_out"] / r["tokens_in"], 3) for r in reflects],
-                "evidence_turns": len(evidence),
-                "evidence_observed_share": round(len(evidence & observed_turns) / max(1, len(evidence)), 3),
-                "evidence_surviving_share": round(len(evidence & surviving_turns) / max(1, len(evidence)), 3),
-                "context_calls": len(hashes),
-                "prefix_reuse": round(sum(a == b for a, b in zip(hashes, hashes[1:])) / max(1, len(hashes) - 1), 3),
-                "observer_wall_ms": [round(r["wall_ms"], 1) for r in runs if r["kind"] == "observe"],
-                "reflector_wall_ms": [round(r["wall_ms"], 1) for r in reflects],
-            })
+            per_conv.append(
+                {
+                    "conversation": session,
+                    "turns": status["turns"],
+                    "raw_tokens": raw,
+                    "observer_runs": sum(r["kind"] == "observe" for r in runs),
+                    "reflector_runs": len(reflects),
+                    "observation_tokens_observed": observe_out,
+                    "observation_tokens_final": live_tokens,
+                    "compression_observer": round(raw / max(1, observe_out), 2),
+                    "compression_final": round(raw / max(1, live_tokens), 2),
+                    "reflector_output_share": [round(r["tokens_out"] / r["tokens_in"], 3) for r in reflects],
+                    "evidence_turns": len(evidence),
+                    "evidence_observed_share": round(len(evidence & observed_turns) / max(1, len(evidence)), 3),
+                    "evidence_surviving_share": round(len(evidence & surviving_turns) / max(1, len(evidence)), 3),
+                    "context_calls": len(hashes),
+                    "prefix_reuse": round(sum(a == b for a, b in zip(hashes, hashes[1:])) / max(1, len(hashes) - 1), 3),
+                    "observer_wall_ms": [round(r["wall_ms"], 1) for r in runs if r["kind"] == "observe"],
+                    "reflector_wall_ms": [round(r["wall_ms"], 1) for r in reflects],
+                }
+            )
         peak = _peak_rss_mb(proc.pid)
 
     def mean(key: str) -> float:
@@ -350,21 +423,32 @@ def bench_observe(args) -> dict[str, Any]:
     reflector_ms = [ms for c in per_conv for ms in c["reflector_wall_ms"]]
     shares = [s for c in per_conv for s in c["reflector_output_share"]]
     return {
-        "provider": "local", "conversations": len(per_conv), "budget_tokens": args.budget,
-        "observer_threshold_tokens": args.observer_tokens, "reflector_threshold_tokens": args.reflector_tokens,
+        "provider": "local",
+        "conversations": len(per_conv),
+        "budget_tokens": args.budget,
+        "observer_threshold_tokens": args.observer_tokens,
+        "reflector_threshold_tokens": args.reflector_tokens,
         "raw_tokens": sum(c["raw_tokens"] for c in per_conv),
-        "compression_observer": round(sum(c["raw_tokens"] for c in per_conv)
-                                      / max(1, sum(c["observation_tokens_observed"] for c in per_conv)), 2),
-        "compression_final": round(sum(c["raw_tokens"] for c in per_conv)
-                                   / max(1, sum(c["observation_tokens_final"] for c in per_conv)), 2),
-        "reflector_output_share": {"min": min(shares, default=None), "max": max(shares, default=None),
-                                   "mean": round(statistics.fmean(shares), 3) if shares else None},
+        "compression_observer": round(
+            sum(c["raw_tokens"] for c in per_conv) / max(1, sum(c["observation_tokens_observed"] for c in per_conv)), 2
+        ),
+        "compression_final": round(
+            sum(c["raw_tokens"] for c in per_conv) / max(1, sum(c["observation_tokens_final"] for c in per_conv)), 2
+        ),
+        "reflector_output_share": {
+            "min": min(shares, default=None),
+            "max": max(shares, default=None),
+            "mean": round(statistics.fmean(shares), 3) if shares else None,
+        },
         "evidence_observed_share": mean("evidence_observed_share"),
         "evidence_surviving_share": mean("evidence_surviving_share"),
         "prefix_reuse": mean("prefix_reuse"),
         "observer_run_ms": {"n": len(observer_ms), "p50": _pct(observer_ms, 50), "p95": _pct(observer_ms, 95)},
-        "reflector_run_ms": {"n": len(reflector_ms), "p50": _pct(reflector_ms, 50) if reflector_ms else None,
-                             "p95": _pct(reflector_ms, 95) if reflector_ms else None},
+        "reflector_run_ms": {
+            "n": len(reflector_ms),
+            "p50": _pct(reflector_ms, 50) if reflector_ms else None,
+            "p95": _pct(reflector_ms, 95) if reflector_ms else None,
+        },
         "append_ms": {"p50": _pct(append_ms, 50), "p95": _pct(append_ms, 95)},
         "context_ms": {"p50": _pct(context_ms, 50), "p95": _pct(context_ms, 95)},
         "daemon_peak_rss_mb": peak,
@@ -414,16 +498,26 @@ def draw_trace(trace: list[dict[str, Any]], thresholds: dict[str, float], path: 
             start = i
     ax.scatter(xs, [t["composite"] for t in trace], s=14, color="#888", label="SyncScore composite", zorder=2)
     ax.plot(xs, [t["ewma"] for t in trace], color="#1f4e99", linewidth=2, label="EWMA (λ = 0.3)", zorder=3)
-    for name, y, style in (("reinforce", thresholds["reinforce_below"], ":"),
-                           ("anchor", thresholds["anchor_below"], "--"), ("rebase", thresholds["rebase_below"], "-.")):
+    for name, y, style in (
+        ("reinforce", thresholds["reinforce_below"], ":"),
+        ("anchor", thresholds["anchor_below"], "--"),
+        ("rebase", thresholds["rebase_below"], "-."),
+    ):
         ax.axhline(y, color="#b03a2e", linestyle=style, linewidth=1)
         ax.text(xs[-1] + 0.6, y, f"{name} < {y:g}", va="center", fontsize=8, color="#b03a2e")
     marks = {"reinforce": "^", "anchor": "s", "rebase": "X"}
     for action, marker in marks.items():
         hit = [t for t in trace if t["applied_before"] == action]
         if hit:
-            ax.scatter([t["exchange"] for t in hit], [0.03] * len(hit), marker=marker, s=40, color="#b03a2e",
-                       label=f"context applied {action}", zorder=4)
+            ax.scatter(
+                [t["exchange"] for t in hit],
+                [0.03] * len(hit),
+                marker=marker,
+                s=40,
+                color="#b03a2e",
+                label=f"context applied {action}",
+                zorder=4,
+            )
     ax.set_xlim(0.5, xs[-1] + 4)
     ax.set_ylim(0, 1.08)
     ax.set_xlabel("exchange (user turn + agent reply)")
@@ -459,13 +553,22 @@ def bench_persona(args) -> dict[str, Any]:
         for n, (phase, user, reply) in enumerate(SCRIPT, start=1):
             client.call("conversation.append", {"session": session, "role": "user", "content": user})
             ctx = client.call("conversation.context", {"session": session, "budget_tokens": 4000})
-            seq = client.call("conversation.append", {"session": session, "role": "assistant",
-                                                      "content": reply})["seq"]
+            seq = client.call("conversation.append", {"session": session, "role": "assistant", "content": reply})["seq"]
             score = _wait_score(client, session, seq)
-            trace.append({"exchange": n, "phase": phase, "composite": score["composite"], "ewma": score["ewma"],
-                          "trend": score["trend"], "action": score["action"], "applied_before": ctx["drift_action"],
-                          "anchors": ctx["anchors"], "context_tokens": ctx["tokens"],
-                          "dimensions": score["dimensions"]})
+            trace.append(
+                {
+                    "exchange": n,
+                    "phase": phase,
+                    "composite": score["composite"],
+                    "ewma": score["ewma"],
+                    "trend": score["trend"],
+                    "action": score["action"],
+                    "applied_before": ctx["drift_action"],
+                    "anchors": ctx["anchors"],
+                    "context_tokens": ctx["tokens"],
+                    "dimensions": score["dimensions"],
+                }
+            )
         status = client.call("conversation.status", {"session": session})
         versions = client.call("persona.history", {"namespace": "default", "limit": 1000})["versions"]
         client.call("jobs.run", {"name": "daily_log"})
@@ -483,26 +586,43 @@ def bench_persona(args) -> dict[str, Any]:
     drift_start = first(lambda t: t["phase"] != CONSISTENT)
     good = [t["composite"] for t in trace if t["phase"] in (CONSISTENT, RECOVERED)]
     bad = [t["composite"] for t in trace if t["phase"] in (MILD, SEVERE)]
-    by_phase = {p: round(float(np.mean([t["composite"] for t in trace if t["phase"] == p])), 3)
-                for p in (CONSISTENT, MILD, SEVERE, RECOVERED)}
+    by_phase = {
+        p: round(float(np.mean([t["composite"] for t in trace if t["phase"] == p])), 3)
+        for p in (CONSISTENT, MILD, SEVERE, RECOVERED)
+    }
     dims = ("voice", "relational", "grounded", "style", "constraint")
     return {
-        "exchanges": len(trace), "assistant_turns": len(trace), "drift_starts_at": drift_start,
+        "exchanges": len(trace),
+        "assistant_turns": len(trace),
+        "drift_starts_at": drift_start,
         "severe_starts_at": first(lambda t: t["phase"] == SEVERE),
         "recovery_starts_at": first(lambda t: t["phase"] == RECOVERED),
         "escalation": {a: first(lambda t, a=a: t["action"] == a) for a in ("reinforce", "anchor", "rebase")},
-        "first_action_after_drift_start": first(lambda t: t["exchange"] >= (drift_start or 0) and t["action"] != "none"),
+        "first_action_after_drift_start": first(
+            lambda t: t["exchange"] >= (drift_start or 0) and t["action"] != "none"
+        ),
         "false_actions_before_drift": sum(1 for t in trace if t["phase"] == CONSISTENT and t["action"] != "none"),
         "back_to_none_at": first(lambda t: t["phase"] == RECOVERED and t["action"] == "none"),
-        "applied": {a: [t["exchange"] for t in trace if t["applied_before"] == a] for a in ("reinforce", "anchor", "rebase")},
+        "applied": {
+            a: [t["exchange"] for t in trace if t["applied_before"] == a] for a in ("reinforce", "anchor", "rebase")
+        },
         "auc_consistent_vs_drifted": auc(good, bad),
-        "auc_by_dimension": {d: auc([t["dimensions"][d] for t in trace if t["phase"] in (CONSISTENT, RECOVERED)],
-                                    [t["dimensions"][d] for t in trace if t["phase"] in (MILD, SEVERE)]) for d in dims},
+        "auc_by_dimension": {
+            d: auc(
+                [t["dimensions"][d] for t in trace if t["phase"] in (CONSISTENT, RECOVERED)],
+                [t["dimensions"][d] for t in trace if t["phase"] in (MILD, SEVERE)],
+            )
+            for d in dims
+        },
         "mean_composite_by_phase": by_phase,
         "ewma_trace": [t["ewma"] for t in trace],
         "actions_trace": [t["action"] for t in trace],
-        "compaction_runs": len(status["runs"]), "persona_versions": len(versions), "daily_log_line": daily,
-        "png": str(png.resolve()), "wall_s": round(time.monotonic() - started, 1), "daemon_peak_rss_mb": rss,
+        "compaction_runs": len(status["runs"]),
+        "persona_versions": len(versions),
+        "daily_log_line": daily,
+        "png": str(png.resolve()),
+        "wall_s": round(time.monotonic() - started, 1),
+        "daemon_peak_rss_mb": rss,
     }
 
 

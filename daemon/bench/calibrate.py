@@ -94,8 +94,10 @@ def correlations(scores: list[float], labels: list[float]) -> dict[str, float | 
     s, h = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
     if len(s) < 3 or s.std() == 0 or h.std() == 0:
         return {"pearson": None, "spearman": None}
-    return {"pearson": round(float(pearsonr(s, h).statistic), 4),
-            "spearman": round(float(spearmanr(s, h).statistic), 4)}
+    return {
+        "pearson": round(float(pearsonr(s, h).statistic), 4),
+        "spearman": round(float(spearmanr(s, h).statistic), 4),
+    }
 
 
 def _score_pairs(labels: LabelsFile, persona: str, work_dir: Path | None) -> list[dict[str, Any]]:
@@ -113,8 +115,10 @@ def _score_pairs(labels: LabelsFile, persona: str, work_dir: Path | None) -> lis
             session = f"calibrate-{n}"
             if pair.user:
                 client.call("conversation.append", {"session": session, "role": "user", "content": pair.user})
-            result = client.call("persona.score", {"response": pair.response, "session": session,
-                                                   "context": "\n".join(pair.memories) or None})
+            result = client.call(
+                "persona.score",
+                {"response": pair.response, "session": session, "context": "\n".join(pair.memories) or None},
+            )
             out.append({"pair": pair, "result": result})
     return out
 
@@ -125,23 +129,37 @@ def calibrate(labels: LabelsFile, *, min_correlation: float = 0.7, work_dir: Pat
     for dim in DIMENSIONS:
         sc = [r["result"]["dimensions"][dim] for r in scored]
         hu = [getattr(r["pair"].labels, dim) for r in scored]
-        report["dimensions"][dim] = {**correlations(sc, hu), "mean_score": round(float(np.mean(sc)), 3),
-                                     "mean_label": round(float(np.mean(hu)), 3)}
+        report["dimensions"][dim] = {
+            **correlations(sc, hu),
+            "mean_score": round(float(np.mean(sc)), 3),
+            "mean_label": round(float(np.mean(hu)), 3),
+        }
     composite = [r["result"]["composite"] for r in scored]
     human = [float(np.mean([getattr(r["pair"].labels, d) for d in DIMENSIONS])) for r in scored]
     report["composite"] = correlations(composite, human)
-    report["flagged"] = sorted(d for d, v in report["dimensions"].items()
-                               if v["pearson"] is None or v["pearson"] < min_correlation)
+    report["flagged"] = sorted(
+        d for d, v in report["dimensions"].items() if v["pearson"] is None or v["pearson"] < min_correlation
+    )
     report["min_correlation"] = min_correlation
-    by_class = {c: [r["result"]["composite"] for r in scored if r["pair"].drift == c]
-                for c in ("consistent", "mild", "severe")}
+    by_class = {
+        c: [r["result"]["composite"] for r in scored if r["pair"].drift == c] for c in ("consistent", "mild", "severe")
+    }
     report["mean_composite_by_drift"] = {c: round(float(np.mean(v)), 3) if v else None for c, v in by_class.items()}
     report["auc_consistent_vs_drifted"] = auc(by_class["consistent"], by_class["mild"] + by_class["severe"])
     report["auc_consistent_vs_severe"] = auc(by_class["consistent"], by_class["severe"])
     report["worst_misses"] = sorted(
-        ({"id": r["pair"].id, "dimension": d, "score": r["result"]["dimensions"][d],
-          "label": getattr(r["pair"].labels, d)} for r in scored for d in DIMENSIONS),
-        key=lambda m: -abs(m["score"] - m["label"]))[:8]
+        (
+            {
+                "id": r["pair"].id,
+                "dimension": d,
+                "score": r["result"]["dimensions"][d],
+                "label": getattr(r["pair"].labels, d),
+            }
+            for r in scored
+            for d in DIMENSIONS
+        ),
+        key=lambda m: -abs(m["score"] - m["label"]),
+    )[:8]
     return report
 
 
@@ -152,8 +170,13 @@ def _decode_items(path: Path, limit: int) -> list[dict[str, Any]]:
         last = row["turns"][-1]
         earlier = [t["text"] for t in row["turns"][:-1] if t["agent_id"] == last["agent_id"] and t["text"].strip()]
         if earlier:
-            out.append({"response": last["text"], "context": "\n".join(earlier),
-                        "contradiction": bool(row["is_contradiction"])})
+            out.append(
+                {
+                    "response": last["text"],
+                    "context": "\n".join(earlier),
+                    "contradiction": bool(row["is_contradiction"]),
+                }
+            )
     if limit and len(out) > limit:  # keep the classes balanced as they are in the file
         pos = [o for o in out if o["contradiction"]][: limit // 2]
         neg = [o for o in out if not o["contradiction"]][: limit - len(pos)]
@@ -169,9 +192,11 @@ def decode_check(path: Path, *, limit: int = 0, work_dir: Path | None = None) ->
     rct_path = Path(path).with_name("rct.jsonl")
     rct = _decode_items(rct_path, limit) if rct_path.exists() else []
     with bench_daemon(work_dir) as (client, _proc):
+
         def grounded(item: dict[str, Any]) -> float:
-            result = client.call("persona.score", {"response": item["response"], "context": item["context"],
-                                                   "namespace": "decode"})
+            result = client.call(
+                "persona.score", {"response": item["response"], "context": item["context"], "namespace": "decode"}
+            )
             return result["dimensions"]["grounded"]
 
         for item in items + rct:
@@ -180,10 +205,15 @@ def decode_check(path: Path, *, limit: int = 0, work_dir: Path | None = None) ->
     neg = [1 - i["grounded"] for i in items if not i["contradiction"]]
     flagged = [i for i in items if i["grounded"] < 1]
     tp = sum(1 for i in flagged if i["contradiction"])
-    report = {"set": str(path), "dialogues": len(items), "contradictions": len(pos),
-              "auc_contradiction_vs_grounded": auc(pos, neg),
-              "flagged": len(flagged), "precision": round(tp / len(flagged), 4) if flagged else None,
-              "recall": round(tp / len(pos), 4) if pos else None}
+    report = {
+        "set": str(path),
+        "dialogues": len(items),
+        "contradictions": len(pos),
+        "auc_contradiction_vs_grounded": auc(pos, neg),
+        "flagged": len(flagged),
+        "precision": round(tp / len(flagged), 4) if flagged else None,
+        "recall": round(tp / len(pos), 4) if pos else None,
+    }
     if rct:
         report["rct_dialogues"] = len(rct)
         report["rct_false_positive_rate"] = round(sum(1 for i in rct if i["grounded"] < 1) / len(rct), 4)

@@ -1,0 +1,225 @@
+"""How the CLI shows each result to a person (``--json`` prints the raw result instead)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def print_kv(data: dict[str, Any]) -> None:
+    width = max((len(k) for k in data), default=0)
+    for key, value in data.items():
+        if isinstance(value, (dict, list)):
+            value = json.dumps(value, ensure_ascii=False)
+        print(f"{key:<{width}}  {value}")
+
+
+def human_search(result: dict[str, Any]) -> None:
+    if not result["results"]:
+        print("no results")
+    for hit in result["results"]:
+        s = hit["signals"]
+        print(f"{hit['score']:.3f}  {hit['id']}  [{hit['type']}/{hit['tier']}]  {hit['content']}")
+        print(
+            f"       sim={s['similarity']:.3f} prio={s['priority']:.2f} decay={s['decay']:.3f} freq={s['frequency']:.3f}"
+            + (f"  source={hit['source']}" if hit["source"] else "")
+        )
+
+
+def human_pack(result: dict[str, Any]) -> None:
+    print(result["text"] or "(empty pack)")
+    print(f"\n{result['tokens']} tokens, {len(result['items'])} items, pack_id {result['pack_id']}", file=sys.stderr)
+
+
+def human_explain(result: dict[str, Any]) -> None:
+    print(f"pack {result['pack_id']}  query={result['query']!r}  namespace={result['namespace']}  at {result['at']}")
+    print(
+        f"{result['tokens']}/{result['budget_tokens']} tokens, {len(result['chosen'])} chosen of {len(result['candidates'])} candidates"
+    )
+    print(f"{'':2}{'score':>7}  {'id':<16} {'type':<10} {'tier':<8} {'mmr':>4}  signals")
+    for c in result["candidates"]:
+        sig = c["signals"]
+        mark = "*" if c["chosen"] else " "
+        print(
+            f"{mark} {c['score']:7.4f}  {c['id']:<16} {c['type']:<10} {c['tier']:<8} {str(c['mmr_rank'] if c['mmr_rank'] is not None else '-'):>4}"
+            f"  sim={sig['similarity']:.3f} prio={sig['priority']:.2f} decay={sig['decay']:.3f} freq={sig['frequency']:.3f}"
+        )
+
+
+def human_persona(result: dict[str, Any]) -> None:
+    print(
+        f"{result['name'] or '(unnamed)'}  namespace {result['namespace']}  version {result['version']}"
+        f"  ({result['reason']}, {result['updated_at']})"
+    )
+    print("\ntraits")
+    for t in result["readable_traits"]:
+        bar = "#" * round(t["score"] / 5)
+        print(f"  {t['name']:<18} {t['score']:>3}  {bar:<20}  {t['adjective']}   ({t['low']} 0 - 100 {t['high']})")
+    for key, title in (
+        ("voice_markers", "voice markers"),
+        ("relational_stance", "relational stance"),
+        ("formatting_prefs", "formatting"),
+        ("emotional_register", "emotional register"),
+    ):
+        if result[key]:
+            print(f"\n{title}")
+            for w in result[key]:
+                print(f"  {w['weight']:5.2f}  {w['text']}")
+    print("\nhard rules" + ("" if result["hard_rules"] else ": none"))
+    for r in result["hard_rules"]:
+        print(f"  - {r['rule']}  ({r['source']})")
+    for prop in result["pending_rules"]:
+        print(f"  ? proposal {prop['id']}: {prop['action']} {prop['rule']!r}  (agentmemd rule confirm {prop['id']})")
+    style = result["style"]
+    print(
+        f"\nstyle: about {style['words']:.0f} words; bullets {style['bullets']:.0%}, headers {style['headers']:.0%}, "
+        f"code {style['code']:.0%}, emoji {style['emoji']:.0%} of replies ({style['replies']} measured)"
+    )
+    print(f"\nrecord (injected into the system prompt)\n{result['record']}")
+    if result["evidence"]:
+        print("\nevidence for this version")
+        for e in result["evidence"]:
+            print(f"  {e['source']}: {e['snippet'][:120]}")
+
+
+def human_score(result: dict[str, Any]) -> None:
+    dims = "  ".join(f"{k} {v:.2f}" for k, v in result["dimensions"].items())
+    print(f"{result['composite']:.3f}  {dims}")
+    print(f"ewma {result['ewma']:.3f}  trend {result['trend']}  action {result['action']}")
+    for rule in result["details"].get("rules", []):
+        if rule["ok"] is False:
+            print(f"  broken: {rule['rule']} ({rule['why']})")
+
+
+def human_scores(result: dict[str, Any]) -> None:
+    for r in result["scores"]:
+        d = r["dimensions"]
+        print(
+            f"{r['at'][:19]}  turn {r['turn_seq'] if r['turn_seq'] is not None else '-':>4}  {r['composite']:.3f}  "
+            f"ewma {r['ewma']:.3f} {r['trend']:<10} {r['action']:<9}  v{d['voice']:.2f} r{d['relational']:.2f} "
+            f"g{d['grounded']:.2f} s{d['style']:.2f} c{d['constraint']:.2f}"
+        )
+
+
+def human_history(result: dict[str, Any]) -> None:
+    for v in result["versions"]:
+        traits = " ".join(f"{k}={round(x * 100)}" for k, x in v["traits"].items())
+        print(f"v{v['version']:<3} {v['created'][:19]}  {v['reason']}\n      {traits}")
+        for e in v["evidence"]:
+            print(f"      evidence {e['source']}: {e['snippet'][:100]}")
+
+
+def human_rules(result: dict[str, Any]) -> None:
+    print("hard rules in force" + ("" if result["hard_rules"] else ": none"))
+    for r in result["hard_rules"]:
+        print(f"  - {r['rule']}  ({r['source']}, {r['added_at'][:10]})")
+    for p in result["proposals"]:
+        print(f"proposal {p['id']} [{p['status']}]: {p['action']} {p['rule']!r} ({p['origin']}, {p['created'][:19]})")
+
+
+def human_costs(result: dict[str, Any]) -> None:
+    print(f"provider {result['provider']}: {result['calls']} calls, ${result['cost_usd']:.6f}")
+    for r in result["by_task"]:
+        print(
+            f"  {r['provider']}/{r['model']} {r['task']}: {r['calls']} calls ({r['ok']} ok, {r['rejected']} rejected, "
+            f"{r['errors']} errors), in {r['input_tokens']} out {r['output_tokens']} cache write "
+            f"{r['cache_creation_input_tokens']} read {r['cache_read_input_tokens']} tokens, ${r['cost_usd']:.6f}"
+        )
+    c = result["cache"]
+    print(
+        f"response cache: {c['hits_exact']} exact hits, {c['hits_semantic']} semantic hits, {c['misses']} misses, "
+        f"{c['bypassed']} uncacheable, {c['tokens_saved']} tokens saved"
+    )
+    for r in c["by_task"]:
+        print(
+            f"  {r['task']}: {r['hits_exact']} exact, {r['hits_semantic']} semantic, {r['misses']} misses, "
+            f"{r['bypassed']} bypassed, {r['tokens_saved']} tokens saved"
+        )
+
+
+def human_context(result: dict[str, Any]) -> None:
+    print("=== system (stable prefix) ===")
+    print(result["system"] or "(empty)")
+    for m in result["messages"]:
+        print(f"=== {m['role']} ===")
+        print(m["content"])
+    parts = result["parts"]
+    print(
+        f"\n{result['tokens']}/{result['budget_tokens']} tokens (system {parts['system']}, history {parts['history']}, "
+        f"memories {parts['memories']}, persona {parts.get('persona', 0)}); prefix_hash {result['prefix_hash'][:16]}",
+        file=sys.stderr,
+    )
+    drift = result.get("drift") or {}
+    if drift.get("ewma") is not None:
+        print(
+            f"SyncScore EWMA {drift['ewma']:.3f} ({drift['trend']}): drift action {result['drift_action']}"
+            + (f" (due: {drift['due']})" if drift["due"] != result["drift_action"] else ""),
+            file=sys.stderr,
+        )
+
+
+def human_observations(result: dict[str, Any]) -> None:
+    if not result["observations"]:
+        print(
+            "no observations yet (they appear once a conversation passes observer_threshold_tokens, "
+            "or after agentmemd observe SESSION)"
+        )
+    for o in result["observations"]:
+        ref = f' (refers to {o["referenced_date"]}, "{o["relative_date"]}")' if o["referenced_date"] else ""
+        status = (
+            "" if o["status"] == "live" else f"  [{o['status']}{' -> ' + o['replaced_by'] if o['replaced_by'] else ''}]"
+        )
+        print(f"{o['date'][:16].replace('T', ' ')} ({o['priority']}) [{o['category']}] {o['content']}{ref}{status}")
+        print(f"{'':17}{o['id']}  turns {','.join(map(str, o['source_turns']))}  memory {o['memory_id']}")
+
+
+def human_conversation(result: dict[str, Any]) -> None:
+    print(
+        f"{result['turns']} turns, {result['observed']} observed, {result['unobserved_tokens']} unobserved tokens, "
+        f"{result['observation_tokens']} observation tokens, {result['reflected']} reflections"
+        + ("" if result["idle"] else "  (compaction running)")
+    )
+    for r in result["runs"]:
+        print(
+            f"  {r['kind']:<8} [{r['trigger']}] {r['status']:<11} {r['started']}  {r['items_in']} -> {r['items_out']} "
+            f"items, {r['tokens_in']} -> {r['tokens_out']} tokens" + (f"  {r['error']}" if r["error"] else "")
+        )
+
+
+def human_run(run: dict[str, Any]) -> None:
+    outcome = json.dumps(run["result"], ensure_ascii=False) if run["status"] == "ok" else run["error"]
+    print(f"{run['name']} [{run['trigger']}] {run['status']} {run['started']} -> {run['finished']}  {outcome}")
+
+
+def human_jobs(result: dict[str, Any]) -> None:
+    print(f"cron times in {result['timezone']}")
+    for job in result["jobs"]:
+        print(
+            f"{job['name']:<12} {job['cron'] or '(manual only)':<16} next {job['next_run'] or '-':<28} "
+            f"runs {job['runs']}{'  RUNNING' if job['running'] else ''}"
+        )
+        print(f"{'':12} {job['description']}")
+        if job["last_run"]:
+            print(f"{'':12} last: ", end="")
+            human_run(job["last_run"])
+
+
+def human_consolidated(result: dict[str, Any]) -> None:
+    if not result["nodes"]:
+        print("nothing consolidated yet (agentmemd run-job consolidate)")
+    for node in result["nodes"]:
+        print(f"L{node['level']} {node['id']}  {node['content']}")
+        print(
+            f"   built from {len(node['sources'])} ({node['leaves']} level-0 memories): {' '.join(node['sources'][:12])}"
+            + (" ..." if len(node["sources"]) > 12 else "")
+        )
+
+
+def human_workspace(result: dict[str, Any]) -> None:
+    if "files" not in result or not isinstance(result["files"], list):  # workspace.sync's report
+        print_kv(result)
+        return
+    print(f"workspace {result['root']} (namespace {result['namespace']})")
+    for f in result["files"]:
+        print(f"  {f['status']:<8} {f['path']}" + (f"  ({f['reason']})" if f["reason"] else ""))

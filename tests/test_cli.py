@@ -1,0 +1,96 @@
+"""The `agentmemd` command, in-process with click's CliRunner (against a real daemon where it talks to one)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from agentmemd.daemon.cli.main import cli, main
+
+
+def commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
+    out = {}
+    for name, command in group.commands.items():
+        out[prefix + name] = command
+        if isinstance(command, click.Group):
+            out |= commands(command, f"{prefix}{name} ")
+    return out
+
+
+def test_every_command_has_help_with_an_example():
+    for name, command in commands(cli).items():
+        if isinstance(command, click.Group):
+            continue
+        assert command.help and "agentmemd " in command.help, f"`agentmemd {name}` has no example in its help"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from conftest import NO_JOBS, DaemonProcess
+
+    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
+    d = DaemonProcess(root, {"jobs": NO_JOBS}).start()
+    yield d
+    d.terminate()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def run(d, *args: str, stdin: str | None = None):
+    return CliRunner().invoke(cli, ["--socket", str(d.socket), *args], input=stdin)
+
+
+def test_a_round_trip_through_the_daemon(served):
+    added = run(served, "add", "Oscar works on the Ofertes project.", "--type", "fact", "--source", "cli")
+    assert added.exit_code == 0, added.output
+    mid = added.stdout.strip()
+    assert "Ofertes" in run(served, "search", "what is Oscar working on").stdout
+    assert json.loads(run(served, "--json", "get", mid).stdout)["id"] == mid
+    packed = run(served, "pack", "Oscar's project", "--budget", "100")
+    assert packed.exit_code == 0 and "MEMORY PACK" in packed.stdout and "pack_id" in packed.stderr
+    explained = run(served, "explain", packed.stderr.split("pack_id ")[1].strip())
+    assert explained.exit_code == 0 and mid in explained.stdout
+
+
+def test_a_refused_request_exits_1_naming_the_field(served):
+    bad = run(served, "pack", "x", "--budget", "0")
+    assert bad.exit_code == 1 and "budget_tokens" in bad.stderr
+    assert run(served, "rule", "confirm", "seven").exit_code == 1
+    assert run(served, "add", "x", "--type", "nonsense").exit_code == 2  # click's usage error names the choices
+
+
+def test_a_rule_changes_only_when_confirmed(served):
+    pending = run(served, "rule", "add", "Never use emoji")  # no terminal: nothing is confirmed
+    assert pending.exit_code == 0 and "is pending" in pending.stderr
+    assert run(served, "--json", "rule", "list").stdout.count('"pending"') == 1
+    confirmed = run(served, "rule", "add", "Never say 'as an AI'", "--yes")
+    assert confirmed.exit_code == 0
+    rules = json.loads(run(served, "--json", "rule", "list").stdout)["hard_rules"]
+    assert "Never say 'as an AI'" in [r["rule"] for r in rules]
+    assert "Never use emoji" not in [r["rule"] for r in rules]
+
+
+def test_no_daemon_exits_3():
+    gone = CliRunner().invoke(cli, ["--socket", "/tmp/agentmemd-nope.sock", "health"])
+    assert gone.exit_code == 3 and "cannot reach agentmemd" in gone.stderr
+
+
+def test_bench_names_the_missing_extra(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+    out = CliRunner().invoke(cli, ["bench", "persona"])
+    assert out.exit_code == 2 and "pip install 'agentmemd[bench]'" in out.stderr and "matplotlib" in out.stderr
+
+
+def test_main_returns_the_exit_code(capsys):
+    assert main(["--version"]) == 0
+    assert main(["--socket", "/tmp/agentmemd-nope.sock", "health"]) == 3
+    assert main(["no-such-command"]) == 2
