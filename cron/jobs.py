@@ -26,19 +26,28 @@ def register_jobs(
     runner: JobRunner, service: Memories, config: Config, writer: WorkspaceWriter | None, workspace_namespace: str
 ) -> None:
     schedule = config.jobs.schedule()
-    consolidator = Consolidator(service, config.consolidation)
+    run_on_store = runner.run_on_store
+    consolidator = Consolidator(service, config.consolidation, run_on_store)
 
     def consolidate() -> dict[str, Any]:
+        """Runs beside the store thread: each namespace is clustered and embedded here and
+        committed there in one short transaction (Job.prepares)."""
         now = service.clock.now()
         totals: dict[str, Any] = {"namespaces": 0}
-        for namespace in consolidator.namespaces():
+        for namespace in run_on_store(consolidator.namespaces):
             counts = consolidator.run(namespace, now)
             totals["namespaces"] += 1
             for key, value in counts.items():
                 totals[key] = totals.get(key, 0) + value
         if writer is not None:
-            body = render_section(consolidator.nodes(workspace_namespace))
-            result = writer.write(config.consolidation.memory_file, body, now, create_header="# MEMORY\n")
+            result = run_on_store(
+                lambda: writer.write(
+                    config.consolidation.memory_file,
+                    render_section(consolidator.nodes(workspace_namespace)),
+                    now,
+                    create_header="# MEMORY\n",
+                )
+            )
             totals["memory_file_changed"] = result.changed
             totals["kept_person_lines"] = result.kept_person_lines
         return totals
@@ -81,6 +90,7 @@ def register_jobs(
             "4-level consolidation: patterns, principles, insights (into MEMORY.md)",
             consolidate,
             schedule["consolidate"],
+            prepares=True,
         )
     )
     runner.add(

@@ -40,6 +40,10 @@ class Job:
     description: str
     run: Callable[[], dict[str, Any]]
     cron: str = ""  # "" = only by `run-job`
+    # False: the whole job runs on the store thread. True: it runs on the caller's thread and hands
+    # its SQLite steps to the store thread itself, so its model work (clustering, embedding) does not
+    # hold up requests.
+    prepares: bool = False
 
 
 def local_zone(name: str) -> tzinfo:
@@ -56,14 +60,17 @@ def local_zone(name: str) -> tzinfo:
 class JobRunner:
     """Runs jobs on the caller's thread (the daemon calls it on its one store thread)."""
 
-    def __init__(self, store: Store, clock: Clock, zone: tzinfo):
+    def __init__(self, store: Store, clock: Clock, zone: tzinfo, run_on_store=None):
         self.store = store
         self.clock = clock
         self.zone = zone
+        self.run_on_store = run_on_store or (lambda fn: fn())
         self.jobs: dict[str, Job] = {}
         self.triggers: dict[str, CronTrigger] = {}
         self._running: set[str] = set()
         self._guard = threading.Lock()
+        # Runs are one at a time (re-entrant, so a job that asks for itself is refused, not deadlocked).
+        self._serial = threading.RLock()
 
     def add(self, job: Job) -> None:
         self.jobs[job.name] = job
@@ -113,48 +120,61 @@ class JobRunner:
     def catch_up(self) -> list[dict[str, Any]]:
         """At start: each job that missed one or more fire times runs once."""
         # A run the daemon died in the middle of (kill -9, power loss) is over.
-        self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running'")
+        self.run_on_store(
+            lambda: self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running'")
+        )
         now = self.clock.now()
-        return [self.run(name, "catch-up", now) for name in self.due(now)]
+        return [self.run(name, "catch-up", now) for name in self.run_on_store(lambda: self.due(now))]
 
     def run_due(self) -> list[dict[str, Any]]:
+        """Run the jobs whose fire time has come (never on the store thread: runs hop to it)."""
         now = self.clock.now()
-        return [self.run(name, "schedule", now) for name in self.due(now)]
+        return [self.run(name, "schedule", now) for name in self.run_on_store(lambda: self.due(now))]
 
     def run(self, name: str, trigger: Trigger, now: datetime | None = None) -> dict[str, Any]:
         """Run one job now and record the run. A job already running is not started twice."""
         job = self.jobs.get(name)
         if job is None:
             raise NotFound(f"no job named {name!r}; jobs: {', '.join(sorted(self.jobs))}", {"name": name})
-        with self._guard:
-            if name in self._running:
-                raise Conflict(f"job {name!r} is already running", {"name": name})
-            self._running.add(name)
-        now = now or self.clock.now()
-        try:
-            cur = self.store.conn.execute(
-                "INSERT INTO job_runs(name, trigger, started, status) VALUES (?, ?, ?, 'running')",
-                (name, trigger, format_time(now)),
-            )
-            run_id = cur.lastrowid
-            if name in self.triggers and trigger != "manual":
-                # Before the work, so a job that crashes the daemon is not re-run in a loop at every start.
-                self._set_checked_through(name, now)
-            try:
-                result, status, error = job.run(), "ok", None
-            except Exception as exc:  # a failed job is recorded, never fatal to the daemon
-                log.error("job failed", extra={"job": name, "error": traceback.format_exc(limit=5)})
-                result, status, error = None, "error", f"{type(exc).__name__}: {exc}"
-            finished = self.clock.now()
-            self.store.conn.execute(
-                "UPDATE job_runs SET finished = ?, status = ?, result = ?, error = ? WHERE id = ?",
-                (format_time(finished), status, json.dumps(result) if result is not None else None, error, run_id),
-            )
-            log.info("job ran", extra={"job": name, "trigger": trigger, "status": status, "result": result})
-            return self._run_row(run_id)
-        finally:
+        with self._serial:
             with self._guard:
-                self._running.discard(name)
+                if name in self._running:
+                    raise Conflict(f"job {name!r} is already running", {"name": name})
+                self._running.add(name)
+            try:
+                return self._run(job, trigger, now or self.clock.now())
+            finally:
+                with self._guard:
+                    self._running.discard(name)
+
+    def _run(self, job: Job, trigger: Trigger, now: datetime) -> dict[str, Any]:
+        run_id = self.run_on_store(lambda: self._start(job.name, trigger, now))
+        try:
+            result = job.run() if job.prepares else self.run_on_store(job.run)
+            status, error = "ok", None
+        except Exception as exc:  # a failed job is recorded, never fatal to the daemon
+            log.error("job failed", extra={"job": job.name, "error": traceback.format_exc(limit=5)})
+            result, status, error = None, "error", f"{type(exc).__name__}: {exc}"
+        finished = format_time(self.clock.now())
+        outcome = json.dumps(result) if result is not None else None
+        self.run_on_store(
+            lambda: self.store.conn.execute(
+                "UPDATE job_runs SET finished = ?, status = ?, result = ?, error = ? WHERE id = ?",
+                (finished, status, outcome, error, run_id),
+            )
+        )
+        log.info("job ran", extra={"job": job.name, "trigger": trigger, "status": status, "result": result})
+        return self.run_on_store(lambda: self._run_row(run_id))
+
+    def _start(self, name: str, trigger: Trigger, now: datetime) -> int:
+        cur = self.store.conn.execute(
+            "INSERT INTO job_runs(name, trigger, started, status) VALUES (?, ?, ?, 'running')",
+            (name, trigger, format_time(now)),
+        )
+        if name in self.triggers and trigger != "manual":
+            # Before the work, so a job that crashes the daemon is not re-run in a loop at every start.
+            self._set_checked_through(name, now)
+        return int(cur.lastrowid)
 
     # ---- reporting ---------------------------------------------------------------
 

@@ -87,8 +87,8 @@ class InProcessDaemon:
         self.dispatcher = Dispatcher(build_methods(self.services), self.executor, self.wait_executor)
         # What `serve` does before and right after the socket opens.
         if self.services.indexer is not None:
-            self.run_on_store(self.services.indexer.catch_up)
-        self.run_on_store(self.services.runner.catch_up)
+            self.services.indexer.catch_up()  # it hands its transaction to the store thread itself
+        self.services.runner.catch_up()
         self.run_on_store(self.services.recover)
         self._ids = 0
         self._stopped = False

@@ -32,12 +32,12 @@ def build_methods(s: Services) -> dict[str, Method]:
             m.EmptyParams, lambda p: s.workspace.status(), "Indexed workspace files, skipped ones with why."
         ),
         "workspace.sync": Method(
-            m.EmptyParams, lambda p: s.workspace.sync(), "Re-index every changed workspace file now."
+            m.EmptyParams, lambda p: s.workspace.sync(), "Re-index every changed workspace file now.", waits=True
         ),
         "jobs.list": Method(
             m.EmptyParams, lambda p: jobs.list(), "Scheduled jobs: cron, next run, last run and result."
         ),
-        "jobs.run": Method(m.JobRunParams, jobs.run, "Run one job now and wait for it."),
+        "jobs.run": Method(m.JobRunParams, jobs.run, "Run one job now and wait for it.", waits=True),
         "jobs.runs": Method(m.JobRunsParams, jobs.runs, "Recent job runs, oldest first."),
         "consolidation.list": Method(
             m.ConsolidationListParams,
@@ -98,5 +98,5 @@ def build_methods(s: Services) -> dict[str, Method]:
             "Language-model calls, tokens and USD by provider, model and task.",
         ),
         "clock.now": Method(m.EmptyParams, lambda p: jobs.now(), "The daemon's current time."),
-        "clock.advance": Method(m.ClockAdvanceParams, jobs.advance_clock, "Move a manual clock forward."),
+        "clock.advance": Method(m.ClockAdvanceParams, jobs.advance_clock, "Move a manual clock forward.", waits=True),
     }

@@ -107,6 +107,10 @@ class Daemon:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
         # Requests that wait on background work (conversation.observe) wait here, not on the store thread.
         self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmemd-wait")
+        # Workspace syncs read, parse and embed here, one at a time; only their commit runs on the store thread.
+        self.sync_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-sync")
+        # Scheduled jobs and their catch-up run here; their SQLite steps hop to the store thread.
+        self.jobs_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-jobs")
         self.services: Services | None = None
         self._connections: set[asyncio.Task] = set()
         self._inflight = 0
@@ -139,12 +143,19 @@ class Daemon:
         watcher = None
         if services.indexer is not None:
             # Edits made while the daemon was down are in memory before the socket opens.
-            report = await loop.run_in_executor(self.executor, services.indexer.catch_up)
+            report = await loop.run_in_executor(self.sync_executor, services.indexer.catch_up)
             log.info("workspace caught up", extra=report.as_dict())
             watcher = WorkspaceWatcher(
                 services.indexer.root, services.indexer.relative, self.config.workspace.debounce_ms
             )
             watcher.start()
+        # Jobs that missed a fire time while the daemon was down run once now, before the socket
+        # opens, so the first answer already reflects them. (They run beside the store thread and
+        # hand it their SQLite steps.) A failed catch-up is logged; the daemon serves anyway.
+        try:
+            await loop.run_in_executor(self.jobs_executor, services.runner.catch_up)
+        except Exception:
+            log.exception("job catch-up failed")
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stop.set)
         old_umask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
@@ -155,10 +166,6 @@ class Daemon:
         finally:
             os.umask(old_umask)
         os.chmod(self.socket_path, 0o600)
-        # Jobs that missed a fire time while the daemon was down run once now. Queued on the
-        # store thread before any request, so the first answer already reflects them.
-        catch_up = loop.run_in_executor(self.executor, services.runner.catch_up)
-        catch_up.add_done_callback(_log_failure("job catch-up failed"))
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
         recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
@@ -195,6 +202,8 @@ class Daemon:
             for task in list(self._connections):
                 task.cancel()
             await asyncio.gather(*self._connections, return_exceptions=True)
+            self.sync_executor.shutdown(wait=True)
+            self.jobs_executor.shutdown(wait=True)
             self.executor.shutdown(wait=True)
             self.wait_executor.shutdown(wait=False, cancel_futures=True)
             self.close()
@@ -229,7 +238,7 @@ class Daemon:
 
         async def fire() -> None:
             try:
-                await loop.run_in_executor(self.executor, runner.run_due)
+                await loop.run_in_executor(self.jobs_executor, runner.run_due)
             except Exception:
                 log.exception("scheduled jobs failed")
 
@@ -249,9 +258,9 @@ class Daemon:
         async for paths, rescan in watcher.changes():
             try:
                 if rescan:
-                    await loop.run_in_executor(self.executor, indexer.catch_up)
+                    await loop.run_in_executor(self.sync_executor, indexer.catch_up)
                 if paths:
-                    await loop.run_in_executor(self.executor, indexer.sync, sorted(paths))
+                    await loop.run_in_executor(self.sync_executor, indexer.sync, sorted(paths))
             except Exception:
                 log.exception("workspace sync failed", extra={"paths": sorted(paths)})
 

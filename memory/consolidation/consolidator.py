@@ -178,10 +178,12 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
 class Consolidator:
     """Derives the tree for a namespace and reconciles it with the stored one."""
 
-    def __init__(self, service, cfg: ConsolidationConfig):
+    def __init__(self, service, cfg: ConsolidationConfig, run_on_store=None):
         self.service = service
         self.store = service.store
         self.cfg = cfg
+        self.run_on_store = run_on_store or (lambda fn: fn())
+        self._vectors: dict = {}  # content -> embedding, made off the store thread for the commit
 
     def level0(self, namespace: str) -> list[Leaf]:
         rows = self.store.conn.execute(
@@ -220,14 +222,26 @@ class Consolidator:
         ]
 
     def run(self, namespace: str, now: datetime) -> dict[str, int]:
-        leaves = self.level0(namespace)
+        """Cluster and embed on the calling thread; then one short transaction on the store thread."""
+        leaves = self.run_on_store(lambda: self.level0(namespace))
         tree = build_tree(leaves, self.cfg)
+        contents = sorted({node.content for level in (1, 2, 3) for node in tree[level]})
+        vectors = dict(zip(contents, self.service.embedder.embed(contents))) if contents else {}
+        return self.run_on_store(lambda: self._commit(namespace, leaves, tree, now, vectors))
+
+    def _commit(
+        self, namespace: str, leaves: list[Leaf], tree: dict[int, list[Node]], now: datetime, vectors: dict
+    ) -> dict[str, int]:
         counts = Counter(level0=len(leaves), level1=0, level2=0, level3=0, added=0, revised=0, kept=0, archived=0)
-        with self.store.transaction():
-            old = self.stored(namespace)
-            for level in (1, 2, 3):
-                self._reconcile(namespace, level, tree[level], old[level], now, counts)
-                counts[f"level{level}"] = len(tree[level])
+        self._vectors = vectors
+        try:
+            with self.store.transaction():
+                old = self.stored(namespace)
+                for level in (1, 2, 3):
+                    self._reconcile(namespace, level, tree[level], old[level], now, counts)
+                    counts[f"level{level}"] = len(tree[level])
+        finally:
+            self._vectors = {}
         return dict(counts)
 
     def _reconcile(
@@ -261,7 +275,8 @@ class Consolidator:
                 counts["kept"] += 1
             else:
                 node.id = self.service.update(
-                    UpdateParams(id=prev["memory_id"], content=node.content, source=source)
+                    UpdateParams(id=prev["memory_id"], content=node.content, source=source),
+                    vector=self._vectors.get(node.content),
                 ).id
                 self._drop_node(prev["memory_id"])
                 counts["revised"] += 1
@@ -275,6 +290,7 @@ class Consolidator:
                         source=source,
                         priority=LEVEL_PRIORITY[level],
                         tags=["consolidated", f"level{level}"],
+                        embedding=self._vector(new[i].content),
                     )
                     for i in additions
                 ]
@@ -302,6 +318,10 @@ class Consolidator:
                     format_time(now),
                 ),
             )
+
+    def _vector(self, content: str) -> list[float] | None:
+        vec = self._vectors.get(content)
+        return None if vec is None else vec.tolist()
 
     def _drop_node(self, memory_id: str) -> None:
         self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (memory_id,))

@@ -152,7 +152,8 @@ class CompactionWorker:
             job.observations,
             lambda: self.provider.reflect(job.observations, namespace=job.namespace, target_ratio=self.target_ratio),
         )
-        return self.run_on_store(lambda: self.conversations.finish_reflect(job, result))
+        vectors = self.conversations.embed_reflection(job, result, self.run_on_store)  # on this thread
+        return self.run_on_store(lambda: self.conversations.finish_reflect(job, result, vectors))
 
     def _persona_record(self, job) -> tuple[Any, str]:
         """Track 2 of the compaction: the persona record of the batch's assistant turns. Turns

@@ -21,6 +21,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
 from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
@@ -363,7 +365,43 @@ class Conversations:
         ]
         return ReflectJob(run_id, session, namespace, observations, {r["id"]: r for r in rows})
 
-    def finish_reflect(self, job: ReflectJob, result: ReflectResult) -> dict[str, int]:
+    @staticmethod
+    def _unchanged(rows: dict[str, dict[str, Any]], item) -> bool:
+        """A Reflector entry that is one observation as it was: nothing to write."""
+        source = rows.get(item.sources[0]) if len(item.sources) == 1 else None
+        return (
+            source is not None
+            and not item.supersedes
+            and source["content"] == item.content
+            and source["priority"] == item.priority
+        )
+
+    def embed_reflection(self, job: ReflectJob, result: ReflectResult, run_on_store) -> dict[int, np.ndarray]:
+        """The memory vectors of the entries a Reflector run rewrites, made off the store thread.
+        A changed preference becomes a new version of the memory it supersedes, embedded with
+        that memory's context, as ``update`` would."""
+        changed = {n: item for n, item in enumerate(result.observations) if not self._unchanged(job.rows, item)}
+        if not changed:
+            return {}
+        first_old = {
+            n: job.rows[item.supersedes[0]]["memory_id"]
+            for n, item in changed.items()
+            if item.supersedes and item.supersedes[0] in job.rows and job.rows[item.supersedes[0]]["memory_id"]
+        }
+
+        def contexts() -> dict[str, str | None]:
+            found = {mid: self.store.get(mid) for mid in set(first_old.values())}
+            return {mid: f[0]["context"] for mid, f in found.items() if f is not None}
+
+        context_of = run_on_store(contexts) if first_old else {}
+        order = list(changed)
+        texts = [indexed_text(changed[n].content, context_of.get(first_old.get(n, ""))) for n in order]
+        return dict(zip(order, self.service.embedder.embed(texts)))
+
+    def finish_reflect(
+        self, job: ReflectJob, result: ReflectResult, vectors: dict[int, np.ndarray] | None = None
+    ) -> dict[str, int]:
+        vectors = vectors or {}
         rows = job.rows
         claimed: dict[str, int] = {}
         for n, item in enumerate(result.observations):
@@ -381,19 +419,14 @@ class Conversations:
         tokens = count_tokens_many([it.content for it in result.observations])
         kept = changed = 0
         with self.store.transaction():
-            for item, ntok in zip(result.observations, tokens):
-                if (
-                    len(item.sources) == 1
-                    and not item.supersedes
-                    and rows[item.sources[0]]["content"] == item.content
-                    and rows[item.sources[0]]["priority"] == item.priority
-                ):
+            for n, (item, ntok) in enumerate(zip(result.observations, tokens)):
+                if self._unchanged(rows, item):
                     kept += 1
                     continue
                 changed += 1
                 members = [rows[s] for s in item.sources]
                 turns = sorted({t for m in members for t in json.loads(m["source_turns"])})
-                memory_id = self._memory_for(job, item, members, turns)
+                memory_id = self._memory_for(job, item, members, turns, vectors.get(n))
                 oid = self._insert_observation(
                     session=job.session,
                     namespace=job.namespace,
@@ -432,9 +465,12 @@ class Conversations:
             "dropped": len(dropped),
         }
 
-    def _memory_for(self, job: ReflectJob, item, members: list[dict[str, Any]], turns: list[int]) -> str:
-        """A changed preference becomes a new version of the old one's memory; anything else a new memory."""
-        for old in item.supersedes:
+    def _memory_for(
+        self, job: ReflectJob, item, members: list[dict[str, Any]], turns: list[int], vector: np.ndarray | None
+    ) -> str:
+        """A changed preference becomes a new version of the old one's memory; anything else a new memory.
+        ``vector`` was made off the store thread (for the first superseded memory, or a new one)."""
+        for i, old in enumerate(item.supersedes):
             memory_id = job.rows[old]["memory_id"]
             try:
                 return self.service.update(
@@ -443,7 +479,8 @@ class Conversations:
                         content=item.content,
                         type=MEMORY_TYPE[item.category],
                         priority=MEMORY_PRIORITY[item.priority],
-                    )
+                    ),
+                    vector=vector if i == 0 else None,
                 ).id
             except (NotFound, Conflict):
                 continue  # the person edited or removed that memory meanwhile
@@ -457,6 +494,7 @@ class Conversations:
                     created=parse_time(min(m["date"] for m in members)),
                     source=f"conversation:{job.session}#turns:{','.join(map(str, turns))}"[:1000],
                     tags=["observation", "reflected", item.category, item.priority],
+                    embedding=vector.tolist() if vector is not None and not item.supersedes else None,
                 )
             ]
         )[0]

@@ -167,9 +167,11 @@ class Memories:
         value = retention(now, count, row["type"], now, self.config.decay)
         return ReinforceResult(access_count=count, retention=value, tier=tier_of(value, self.config.decay))
 
-    def update(self, p: UpdateParams) -> UpdateResult:
+    def update(self, p: UpdateParams, *, vector: np.ndarray | None = None) -> UpdateResult:
+        """A new version; ``vector``: the new content's embedding when the caller made it already
+        (off the store thread), else it is embedded here."""
         old, archived = self._current_version(p.id, "update")
-        vec = self.embedder.embed([indexed_text(p.content, old["context"])])[0]
+        vec = vector if vector is not None else self.embedder.embed([indexed_text(p.content, old["context"])])[0]
         token_len = count_tokens_many([p.content])[0]
         now = format_time(self.clock.now())
         new = new_id()

@@ -72,6 +72,7 @@ class Services:
         embedder: Embedder | None = None,
         run_on_store: Callable[[Callable[[], Any]], Any] = run_here,
     ) -> "Services":
+        Path(data_dir).mkdir(parents=True, exist_ok=True)
         embedder = embedder or MiniLMEmbedder(config.embedding.query_cache_size)
         store = Store(
             Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous
@@ -99,8 +100,9 @@ class Services:
                 workspace,
                 namespace=config.workspace.namespace,
                 max_file_bytes=config.workspace.max_file_bytes,
+                run_on_store=run_on_store,
             )
-        runner = JobRunner(store, memories.clock, local_zone(config.jobs.timezone))
+        runner = JobRunner(store, memories.clock, local_zone(config.jobs.timezone), run_on_store)
         writer = WorkspaceWriter(store, workspace) if workspace is not None else None
         register_jobs(runner, memories, config, writer, config.workspace.namespace)
         ledger = Ledger(store, memories.clock, config.llm)
@@ -126,7 +128,7 @@ class Services:
             conversations=ConversationService(memories, conversations, tracker, worker, config, run_on_store),
             persona=PersonaService(tracker, conversations, worker, run_on_store),
             workspace=WorkspaceService(indexer),
-            jobs=JobService(runner, Consolidator(memories, config.consolidation), memories.clock),
+            jobs=JobService(runner, Consolidator(memories, config.consolidation, run_on_store), memories.clock),
             costs=CostService(ledger, cache, config.llm.provider),
             indexer=indexer,
             runner=runner,

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.workspace.markdown import (
@@ -72,13 +74,33 @@ def _overlap(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb) if wa | wb else 0.0
 
 
+@dataclass
+class _Prepared:
+    """A sync's work done off the store thread: files read and parsed, new items embedded."""
+
+    parsed: dict[str, list[MarkdownItem]] = field(default_factory=dict)
+    reads: dict[str, _FileRead] = field(default_factory=dict)
+    gone: list[str] = field(default_factory=list)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # item key -> embedding
+
+
 class WorkspaceIndexer:
-    def __init__(self, service, root: Path, *, namespace: str = "default", max_file_bytes: int = 1 << 20):
+    """Keeps the store in step with the Markdown workspace.
+
+    A sync reads, parses and embeds on the calling thread, then hands one short transaction
+    to ``run_on_store`` (the daemon's store thread; a direct call as a library), so a big
+    edit never holds up other requests while the model runs."""
+
+    def __init__(
+        self, service, root: Path, *, namespace: str = "default", max_file_bytes: int = 1 << 20, run_on_store=None
+    ):
         self.service = service
         self.store = service.store
         self.root = Path(root).resolve()
         self.namespace = namespace
         self.max_file_bytes = max_file_bytes
+        self.run_on_store = run_on_store or (lambda fn: fn())
+        self._vectors: dict[str, np.ndarray] = {}  # the sync being committed
 
     # ---- files ---------------------------------------------------------------
 
@@ -121,7 +143,8 @@ class WorkspaceIndexer:
     def catch_up(self) -> SyncReport:
         """Index every file whose content changed since it was last indexed, and drop gone ones."""
         present = self.markdown_files()
-        gone = [p for p in self.store.workspace_files() if p not in set(present)]
+        known = self.run_on_store(self.store.workspace_files)
+        gone = [p for p in known if p not in set(present)]
         # sync() reads each file once and passes over those whose SHA-256 is as recorded.
         return self.sync(present + gone, recheck_skipped=False)
 
@@ -130,11 +153,20 @@ class WorkspaceIndexer:
         over; with ``recheck_skipped`` one recorded as skipped is looked at again (and its
         reason reported) even so."""
         report = SyncReport()
-        paths = sorted(set(paths))
-        known = self.store.workspace_files()
-        parsed: dict[str, list[MarkdownItem]] = {}
-        reads: dict[str, _FileRead] = {}
-        gone: list[str] = []
+        prepared = self._prepare(sorted(set(paths)), recheck_skipped, report)
+        if not prepared.parsed and not prepared.gone and not prepared.reads:
+            return report
+        self.run_on_store(lambda: self._commit(prepared, report))
+        report.files = len(prepared.parsed) + len(prepared.gone)
+        if report.added or report.updated or report.archived or report.moved or report.skipped:
+            log.info("workspace synced", extra=report.as_dict())
+        return report
+
+    def _prepare(self, paths: list[str], recheck_skipped: bool, report: SyncReport) -> _Prepared:
+        """Read, parse and embed (no transaction; store reads hop to the store thread)."""
+        known = self.run_on_store(self.store.workspace_files)
+        out = _Prepared()
+        parsed, reads, gone = out.parsed, out.reads, out.gone
         for rel in paths:
             read = self._read(rel)
             if read is None:
@@ -157,29 +189,43 @@ class WorkspaceIndexer:
             if read.reason:
                 report.skipped[rel] = read.reason
                 log.warning("workspace file skipped", extra={"path": rel, "reason": read.reason})
-        if not parsed and not gone and not reads:
-            return report
-        with self.store.transaction():
-            self._apply(parsed, gone, report)
-            now = format_time(self.service.clock.now())
-            for rel, read in reads.items():
-                status = "skipped" if read.reason else "indexed"
-                self.store.put_workspace_file(
-                    {
-                        "path": rel,
-                        "sha256": read.sha256,
-                        "size": read.size,
-                        "status": status,
-                        "reason": read.reason,
-                        "indexed_at": now,
-                    }
-                )
-            for rel in gone:
-                self.store.drop_workspace_file(rel)
-        report.files = len(parsed) + len(gone)
-        if report.added or report.updated or report.archived or report.moved or report.skipped:
-            log.info("workspace synced", extra=report.as_dict())
-        return report
+        if parsed:
+            # Items whose identity the store does not know yet are the ones a commit may add or
+            # rewrite: embed them here. The commit still decides from the store as it is then.
+            old_keys = {r["item_key"] for r in self.run_on_store(lambda: self.store.workspace_items(sorted(parsed)))}
+            fresh = {it.key: it for rel in sorted(parsed) for it in parsed[rel] if it.key not in old_keys}
+            if fresh:
+                embedded = self.service.embedder.embed([it.content for it in fresh.values()])
+                out.vectors = dict(zip(fresh, embedded))
+        return out
+
+    def _commit(self, prepared: _Prepared, report: SyncReport) -> None:
+        """One transaction on the store thread: the items, then the files' records."""
+        parsed, reads, gone = prepared.parsed, prepared.reads, prepared.gone
+        self._vectors = prepared.vectors
+        try:
+            with self.store.transaction():
+                self._apply(parsed, gone, report)
+                self._record_files(reads, gone)
+        finally:
+            self._vectors = {}
+
+    def _record_files(self, reads: dict[str, _FileRead], gone: list[str]) -> None:
+        now = format_time(self.service.clock.now())
+        for rel, read in reads.items():
+            status = "skipped" if read.reason else "indexed"
+            self.store.put_workspace_file(
+                {
+                    "path": rel,
+                    "sha256": read.sha256,
+                    "size": read.size,
+                    "status": status,
+                    "reason": read.reason,
+                    "indexed_at": now,
+                }
+            )
+        for rel in gone:
+            self.store.drop_workspace_file(rel)
 
     def _apply(self, parsed: dict[str, list[MarkdownItem]], gone: list[str], report: SyncReport) -> None:
         old_rows = self.store.workspace_items(sorted([*parsed, *gone]))
@@ -293,11 +339,17 @@ class WorkspaceIndexer:
         memory = found[0]
         return memory["type"] != it.type or (it.priority is not None and memory["priority"] != it.priority)
 
+    def _vector(self, it: MarkdownItem) -> list[float] | None:
+        """The embedding made off the store thread for this item, if there is one."""
+        vec = self._vectors.get(it.key)
+        return None if vec is None else vec.tolist()
+
     def _add(self, items: list[MarkdownItem]) -> None:
         if not items:
             return
         params = [
             AddParams(
+                embedding=self._vector(it),
                 content=it.content,
                 type=it.type,
                 priority=it.priority,
@@ -318,7 +370,8 @@ class WorkspaceIndexer:
             self._add([it])
             return
         result = self.service.update(
-            UpdateParams(id=current, content=it.content, type=it.type, priority=it.priority, source=it.source)
+            UpdateParams(id=current, content=it.content, type=it.type, priority=it.priority, source=it.source),
+            vector=self._vectors.get(it.key),
         )
         self._bookkeep(result.id, it)
 

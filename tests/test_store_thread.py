@@ -1,0 +1,69 @@
+"""Model work never runs on the store thread: workspace syncs, Reflector rewrites and consolidation
+prepare (embed, cluster) beside it and commit in one short transaction on it (in-process)."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+from inprocess import HashEmbedder, InProcessDaemon
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class RecordingEmbedder(HashEmbedder):
+    """The fake embedder, noting which thread asked."""
+
+    def __init__(self) -> None:
+        self.threads: list[str] = []
+
+    def embed(self, texts: list[str]):
+        self.threads.append(threading.current_thread().name)
+        return super().embed(texts)
+
+
+def test_syncs_reflections_and_consolidation_embed_beside_the_store_thread(short_tmp):
+    ws = short_tmp / "ws"
+    shutil.copytree(ROOT / "workspace_template", ws, ignore=shutil.ignore_patterns("__init__.py", "*.toml"))
+    embedder = RecordingEmbedder()
+    d = InProcessDaemon(
+        short_tmp / "d",
+        {"clock": {"start": "2024-05-01T09:00:00Z"}, "conversation": {"keep_recent_turns": 0}},
+        embedder=embedder,
+        workspace=ws,
+    )
+    try:
+        assert embedder.threads, "the start-up catch-up embedded the template's items"
+        d.call(
+            "memory.add_many",
+            {
+                "items": [
+                    {"content": f"Melanie took the kids to the beach on day {i}", "type": "fact"} for i in range(12)
+                ]
+            },
+        )
+        embedder.threads.clear()  # memory.add_many embeds on its request's thread; what follows must not
+        # A person's edit, synced on request.
+        with open(ws / "USER.md", "a") as f:
+            f.write("\n## Pets\n- Oscar has a grey cat called Miso.\n- Oscar's cat Miso hates the vet.\n")
+        assert d.call("workspace.sync")["added"] == 2
+        # A conversation observed and reflected (the local provider embeds to merge near-duplicates).
+        turns = [
+            "I love hiking in the Alps, we go every summer.",
+            "My sister Ana just moved to Lisbon for a new job.",
+            "I decided to learn Portuguese before visiting her.",
+            "Honestly I prefer tea over coffee in the mornings.",
+            "We adopted a grey cat called Miso last week!",
+            "Actually I now prefer coffee over tea, since the new job.",
+        ]
+        for text in turns:
+            d.call("conversation.append", {"session": "s", "role": "user", "content": text})
+        report = d.call("conversation.observe", {"session": "s", "reflect": True})
+        assert report["reflect_runs"], report
+        # Consolidation clusters the memories and embeds the new nodes.
+        assert d.call("jobs.run", {"name": "consolidate"})["status"] == "ok"
+        assert len(embedder.threads) >= 3
+        assert not [t for t in embedder.threads if t.startswith("test-store")], embedder.threads
+    finally:
+        d.terminate()
