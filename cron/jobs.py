@@ -23,11 +23,19 @@ from agentmemd.persona.tracking.tracker import sync_day_summary
 
 
 def register_jobs(
-    runner: JobRunner, service: Memories, config: Config, writer: WorkspaceWriter | None, workspace_namespace: str
+    runner: JobRunner,
+    service: Memories,
+    config: Config,
+    writer: WorkspaceWriter | None,
+    workspace_namespace: str,
+    *,
+    summarise=None,
 ) -> None:
+    """``summarise(texts, namespace) -> str``: the language model's summaries for consolidated nodes
+    (the `anthropic` provider); None keeps them extractive."""
     schedule = config.jobs.schedule()
     run_on_store = runner.run_on_store
-    consolidator = Consolidator(service, config.consolidation, run_on_store)
+    consolidator = Consolidator(service, config.consolidation, run_on_store, summarise)
 
     def consolidate() -> dict[str, Any]:
         """Runs beside the store thread: each namespace is clustered and embedded here and

@@ -28,6 +28,7 @@ from apscheduler.triggers.cron import CronTrigger
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
 from agentmemd.memory.core.errors import Conflict, NotFound
 from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.job_tables import JobTables
 
 log = logging.getLogger("agentmemd.cron")
 
@@ -62,6 +63,7 @@ class JobRunner:
 
     def __init__(self, store: Store, clock: Clock, zone: tzinfo, run_on_store=None):
         self.store = store
+        self.tables = JobTables(store)
         self.clock = clock
         self.zone = zone
         self.run_on_store = run_on_store or (lambda fn: fn())
@@ -90,16 +92,10 @@ class JobRunner:
         return to_utc(fire) if fire is not None else None
 
     def _checked_through(self) -> dict[str, datetime]:
-        return {
-            name: parse_time(at) for name, at in self.store.conn.execute("SELECT name, checked_through FROM job_state")
-        }
+        return {name: parse_time(at) for name, at in self.tables.checked_through().items()}
 
     def _set_checked_through(self, name: str, at: datetime) -> None:
-        self.store.conn.execute(
-            "INSERT INTO job_state(name, checked_through) VALUES (?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET checked_through = excluded.checked_through",
-            (name, format_time(at)),
-        )
+        self.tables.set_checked_through(name, format_time(at))
 
     def due(self, now: datetime) -> list[str]:
         """Jobs with a fire time in (checked_through, now]. A job seen for the first time is
@@ -120,9 +116,7 @@ class JobRunner:
     def catch_up(self) -> list[dict[str, Any]]:
         """At start: each job that missed one or more fire times runs once."""
         # A run the daemon died in the middle of (kill -9, power loss) is over.
-        self.run_on_store(
-            lambda: self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running'")
-        )
+        self.run_on_store(self.tables.interrupt_running)
         now = self.clock.now()
         return [self.run(name, "catch-up", now) for name in self.run_on_store(lambda: self.due(now))]
 
@@ -157,32 +151,21 @@ class JobRunner:
             result, status, error = None, "error", f"{type(exc).__name__}: {exc}"
         finished = format_time(self.clock.now())
         outcome = json.dumps(result) if result is not None else None
-        self.run_on_store(
-            lambda: self.store.conn.execute(
-                "UPDATE job_runs SET finished = ?, status = ?, result = ?, error = ? WHERE id = ?",
-                (finished, status, outcome, error, run_id),
-            )
-        )
+        self.run_on_store(lambda: self.tables.finish_run(run_id, finished, status, outcome, error))
         log.info("job ran", extra={"job": job.name, "trigger": trigger, "status": status, "result": result})
         return self.run_on_store(lambda: self._run_row(run_id))
 
     def _start(self, name: str, trigger: Trigger, now: datetime) -> int:
-        cur = self.store.conn.execute(
-            "INSERT INTO job_runs(name, trigger, started, status) VALUES (?, ?, ?, 'running')",
-            (name, trigger, format_time(now)),
-        )
+        run_id = self.tables.start_run(name, trigger, format_time(now))
         if name in self.triggers and trigger != "manual":
             # Before the work, so a job that crashes the daemon is not re-run in a loop at every start.
             self._set_checked_through(name, now)
-        return int(cur.lastrowid)
+        return run_id
 
     # ---- reporting ---------------------------------------------------------------
 
     def _select_runs(self, rest: str, params: tuple) -> list[dict[str, Any]]:
-        rows = self.store.conn.execute(
-            "SELECT id, name, trigger, started, finished, status, result, error FROM job_runs " + rest, params
-        ).fetchall()
-        return [_run_dict(r) for r in rows]
+        return [_run_dict(r) for r in self.tables.runs(rest, params)]
 
     def _run_row(self, run_id: int) -> dict[str, Any]:
         return self._select_runs("WHERE id = ?", (run_id,))[0]
@@ -203,7 +186,7 @@ class JobRunner:
         out = []
         for name, job in self.jobs.items():
             last = self.runs(name, limit=1)
-            count = self.store.conn.execute("SELECT count(*) FROM job_runs WHERE name = ?", (name,)).fetchone()[0]
+            count = self.tables.count_runs(name)
             nxt = self.next_fire(name, checked.get(name, now))
             out.append(
                 {

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,9 +21,8 @@ from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.rpc import Dispatcher
 from agentmemd.memory.core.config import load_config
+from agentmemd.memory.core.text import words
 from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
-
-_WORDS = re.compile(r"[^\W_]+")
 
 
 class HashEmbedder:
@@ -39,7 +37,7 @@ class HashEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
-            for word in _WORDS.findall(text.lower()) or [""]:
+            for word in words(text) or [""]:
                 seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "little")
                 out[row] += np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
             out[row] /= max(float(np.linalg.norm(out[row])), 1e-12)

@@ -140,3 +140,43 @@ def test_the_next_night_rederives_without_duplicating(consolidated, turns):
     section = owned_body((ws / "MEMORY.md").read_text())
     assert all(f"`{i}`" in section for i in now) and not any(f"`{i}`" in section for i in set(first) - set(now))
     assert (ws / "MEMORY.md").read_text().count(OWNED_BEGIN) == 1
+
+
+def test_the_anthropic_provider_summarises_the_nodes_through_the_cache(in_process, monkeypatch):
+    import json
+
+    from fake_anthropic import FakeAnthropic, message
+
+    with FakeAnthropic() as fake:
+        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        d = in_process(
+            {
+                "llm": {
+                    "provider": "anthropic",
+                    "base_url": fake.base_url,
+                    "api_key_env": "AGENTMEMD_TEST_KEY",
+                    "max_retries": 0,
+                }
+            },
+            fake_embedder=True,
+        )
+        places = ["beach", "lake", "museum", "park"] * 10
+        d.call(
+            "memory.add_many",
+            {
+                "items": [
+                    {"content": f"Melanie took the kids to the {place} on a sunny day {i}", "type": "fact"}
+                    for i, place in enumerate(places)
+                ]
+            },
+        )
+        fake.replies.extend(message(json.dumps({"summary": f"Summary number {i}."})) for i in range(40))
+        assert d.call("jobs.run", {"name": "consolidate"})["status"] == "ok"
+        nodes = d.call("consolidation.list", {})["nodes"]
+        asked = [r for r in fake.requests if r["body"]["system"][0]["text"].startswith("Summarise what these")]
+        assert nodes and len(asked) == len(nodes)
+        assert all("Summary number" in n["content"] and n["content"].endswith("]") for n in nodes)
+        # The same sources again: answered from the response cache, nothing asked, nothing revised.
+        before = len(fake.requests)
+        again = d.call("jobs.run", {"name": "consolidate"})["result"]
+        assert len(fake.requests) == before and again.get("revised", 0) == 0 and again.get("added", 0) == 0

@@ -127,3 +127,20 @@ def test_consolidation_reconciles_instead_of_duplicating(in_process):
     again = d.call("jobs.run", {"name": "consolidate"})["result"]
     assert again.get("added", 0) == 0  # the same tree is already stored: nothing new
     assert {n["id"] for n in d.call("consolidation.list", {})["nodes"]} == {n["id"] for n in nodes}
+
+
+def test_every_method_is_a_params_model_a_service_call_and_a_result_model(in_process):
+    from pydantic import BaseModel
+
+    from agentmemd.daemon.socket.methods import build_methods
+
+    d = in_process(fake_embedder=True)
+    methods = build_methods(d.services)
+    for name, method in methods.items():
+        assert issubclass(method.params, BaseModel) and issubclass(method.result, BaseModel), name
+        assert method.result.model_json_schema()["type"] == "object", name  # an output schema for every door
+    # A service that breaks its documented shape is an internal error, never a silent change.
+    methods["stats"].handler = lambda p: {"live": "many"}
+    d.dispatcher.methods = methods
+    reply = d.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": "stats"}')
+    assert reply["error"]["code"] == -32603 and "does not match its model" in reply["error"]["message"]

@@ -1,102 +1,213 @@
-"""The socket's method table: each JSON-RPC method is a params model and one service call.
+"""The socket's method table: each JSON-RPC method is a params model, one service call and a
+result model.
 
-Wiring only. What a method does lives in ``memory/services``; the CLI and every other
-door call the same services.
+Wiring only. What a method does lives in ``memory/services``; the CLI and every other door
+call the same services. The dispatcher validates each result against its model.
 """
 
 from __future__ import annotations
 
 from agentmemd.daemon.socket.rpc import Method
 from agentmemd.memory.core import models as m
+from agentmemd.memory.core import results as r
 from agentmemd.memory.services.app import Services
 
 
 def build_methods(s: Services) -> dict[str, Method]:
     mem, conv, persona, jobs = s.memories, s.conversations, s.persona, s.jobs
-    return {
-        "health": Method(m.EmptyParams, lambda p: s.health(), "Liveness, version and live memory count."),
-        "stats": Method(m.StatsParams, lambda p: mem.stats(p.namespace), "Counts by type, tier and namespace."),
-        "memory.add": Method(m.AddParams, lambda p: m.AddResult(id=mem.add(p)), "Store one memory."),
-        "memory.add_many": Method(
-            m.AddManyParams, lambda p: m.AddManyResult(ids=mem.add_many(p.items)), "Store many memories atomically."
+    table = [
+        ("health", m.EmptyParams, lambda p: s.health(), m.HealthResult, "Liveness, version and live memory count."),
+        (
+            "stats",
+            m.StatsParams,
+            lambda p: mem.stats(p.namespace),
+            r.StatsResult,
+            "Counts by type, tier and namespace.",
         ),
-        "memory.get": Method(m.IdParams, lambda p: mem.get(p.id), "One memory, live, superseded or archived."),
-        "memory.search": Method(m.SearchParams, mem.search, "Scored hybrid search."),
-        "memory.reinforce": Method(m.ReinforceParams, mem.reinforce, "Record an access event."),
-        "memory.update": Method(m.UpdateParams, mem.update, "Write a new version; the old one is superseded."),
-        "memory.archive": Method(m.IdParams, lambda p: mem.archive(p.id), "Move a memory to the archive."),
-        "memory.sweep": Method(m.EmptyParams, lambda p: mem.sweep(), "Archive memories below the Cold tier."),
-        "context.pack": Method(m.PackParams, mem.pack, "Build a Memory Pack within a token budget."),
-        "context.explain": Method(m.ExplainParams, lambda p: mem.explain(p.pack_id), "Why a pack holds what it holds."),
-        "workspace.status": Method(
-            m.EmptyParams, lambda p: s.workspace.status(), "Indexed workspace files, skipped ones with why."
+        ("memory.add", m.AddParams, lambda p: m.AddResult(id=mem.add(p)), m.AddResult, "Store one memory."),
+        (
+            "memory.add_many",
+            m.AddManyParams,
+            lambda p: m.AddManyResult(ids=mem.add_many(p.items)),
+            m.AddManyResult,
+            "Store many memories atomically.",
         ),
-        "workspace.sync": Method(
-            m.EmptyParams, lambda p: s.workspace.sync(), "Re-index every changed workspace file now.", waits=True
+        (
+            "memory.get",
+            m.IdParams,
+            lambda p: mem.get(p.id),
+            m.MemoryRecord,
+            "One memory, live, superseded or archived.",
         ),
-        "jobs.list": Method(
-            m.EmptyParams, lambda p: jobs.list(), "Scheduled jobs: cron, next run, last run and result."
+        ("memory.search", m.SearchParams, mem.search, m.SearchResult, "Scored hybrid search."),
+        ("memory.reinforce", m.ReinforceParams, mem.reinforce, m.ReinforceResult, "Record an access event."),
+        (
+            "memory.update",
+            m.UpdateParams,
+            mem.update,
+            m.UpdateResult,
+            "Write a new version; the old one is superseded.",
         ),
-        "jobs.run": Method(m.JobRunParams, jobs.run, "Run one job now and wait for it.", waits=True),
-        "jobs.runs": Method(m.JobRunsParams, jobs.runs, "Recent job runs, oldest first."),
-        "consolidation.list": Method(
+        ("memory.archive", m.IdParams, lambda p: mem.archive(p.id), m.ArchiveResult, "Move a memory to the archive."),
+        ("memory.sweep", m.EmptyParams, lambda p: mem.sweep(), r.SweepResult, "Archive memories below the Cold tier."),
+        ("context.pack", m.PackParams, mem.pack, m.PackResult, "Build a Memory Pack within a token budget."),
+        (
+            "context.explain",
+            m.ExplainParams,
+            lambda p: mem.explain(p.pack_id),
+            r.ExplainResult,
+            "Why a pack holds what it holds.",
+        ),
+        (
+            "workspace.status",
+            m.EmptyParams,
+            lambda p: s.workspace.status(),
+            r.WorkspaceStatusResult,
+            "Indexed workspace files, skipped ones with why.",
+        ),
+        (
+            "workspace.sync",
+            m.EmptyParams,
+            lambda p: s.workspace.sync(),
+            r.WorkspaceSyncResult,
+            "Re-index every changed workspace file now.",
+            True,
+        ),
+        (
+            "jobs.list",
+            m.EmptyParams,
+            lambda p: jobs.list(),
+            r.JobsListResult,
+            "Scheduled jobs: cron, next run, last run and result.",
+        ),
+        ("jobs.run", m.JobRunParams, jobs.run, r.JobRun, "Run one job now and wait for it.", True),
+        ("jobs.runs", m.JobRunsParams, jobs.runs, r.JobRunsResult, "Recent job runs, oldest first."),
+        (
+            "consolidation.list",
             m.ConsolidationListParams,
             jobs.consolidation,
+            r.ConsolidationListResult,
             "Consolidated memories (levels 1-3) with the memories each was built from.",
         ),
-        "conversation.append": Method(
-            m.AppendParams, conv.append, "Store one turn; the Observer/Reflector run in the background when due."
+        (
+            "conversation.append",
+            m.AppendParams,
+            conv.append,
+            r.AppendResult,
+            "Store one turn; the Observer/Reflector run in the background when due.",
         ),
-        "conversation.context": Method(
+        (
+            "conversation.context",
             m.ContextParams,
             conv.context,
+            r.ContextResult,
             "Stable prefix + recent turns + Memory Pack within a token budget; carries out the SyncScore drift action.",
-            waits=True,
+            True,
         ),
-        "conversation.observe": Method(
-            m.ObserveParams, conv.observe, "Run the Observer (and Reflector) now; waits for the report.", waits=True
+        (
+            "conversation.observe",
+            m.ObserveParams,
+            conv.observe,
+            r.ObserveResult,
+            "Run the Observer (and Reflector) now; waits for the report.",
+            True,
         ),
-        "conversation.status": Method(
-            m.SessionParams, lambda p: conv.status(p.session), "Turns, tokens and compaction runs."
+        (
+            "conversation.status",
+            m.SessionParams,
+            lambda p: conv.status(p.session),
+            r.ConversationStatusResult,
+            "Turns, tokens and compaction runs.",
         ),
-        "observations.list": Method(
-            m.ObservationsListParams, conv.observations, "Observations, oldest first, with their source turns."
+        (
+            "observations.list",
+            m.ObservationsListParams,
+            conv.observations,
+            r.ObservationsResult,
+            "Observations, oldest first, with their source turns.",
         ),
-        "persona.get": Method(
+        (
+            "persona.get",
             m.PersonaGetParams,
             persona.get,
+            r.PersonaResult,
             "PersonaState (traits as 0-100 and adjectives, markers, stance, rules, record).",
         ),
-        "persona.history": Method(
-            m.PersonaHistoryParams, persona.history, "Every PersonaState version with why it changed and its evidence."
+        (
+            "persona.history",
+            m.PersonaHistoryParams,
+            persona.history,
+            r.PersonaHistoryResult,
+            "Every PersonaState version with why it changed and its evidence.",
         ),
-        "persona.records": Method(
-            m.PersonaHistoryParams, persona.records, "Persona Preservation Records made by compactions."
+        (
+            "persona.records",
+            m.PersonaHistoryParams,
+            persona.records,
+            r.PersonaRecordsResult,
+            "Persona Preservation Records made by compactions.",
         ),
-        "persona.score": Method(
+        (
+            "persona.score",
             m.PersonaScoreParams,
             persona.score,
+            r.SyncScoreResult,
             "SyncScore one response: five dimensions, composite, EWMA, trend, action.",
-            waits=True,
+            True,
         ),
-        "persona.scores": Method(
-            m.PersonaScoresParams, persona.scores, "SyncScore history of a session or a namespace, oldest first."
+        (
+            "persona.scores",
+            m.PersonaScoresParams,
+            persona.scores,
+            r.SyncScoresResult,
+            "SyncScore history of a session or a namespace, oldest first.",
         ),
-        "persona.rules.propose": Method(
+        (
+            "persona.rules.propose",
             m.RuleProposeParams,
             persona.propose_rule,
+            r.RuleProposal,
             "Propose adding or removing a hard rule; nothing changes until it is confirmed.",
         ),
-        "persona.rules.confirm": Method(
-            m.RuleDecisionParams, persona.confirm_rule, "Confirm a hard-rule proposal: a new PersonaState version."
+        (
+            "persona.rules.confirm",
+            m.RuleDecisionParams,
+            persona.confirm_rule,
+            r.RuleProposal,
+            "Confirm a hard-rule proposal: a new PersonaState version.",
         ),
-        "persona.rules.reject": Method(m.RuleDecisionParams, persona.reject_rule, "Reject a hard-rule proposal."),
-        "persona.rules.list": Method(m.RulesListParams, persona.rules, "Hard rules in force and proposals."),
-        "costs": Method(
+        (
+            "persona.rules.reject",
+            m.RuleDecisionParams,
+            persona.reject_rule,
+            r.RuleProposal,
+            "Reject a hard-rule proposal.",
+        ),
+        (
+            "persona.rules.list",
+            m.RulesListParams,
+            persona.rules,
+            r.RulesListResult,
+            "Hard rules in force and proposals.",
+        ),
+        (
+            "costs",
             m.EmptyParams,
             lambda p: s.costs.costs(),
+            r.CostsResult,
             "Language-model calls, tokens and USD by provider, model and task.",
         ),
-        "clock.now": Method(m.EmptyParams, lambda p: jobs.now(), "The daemon's current time."),
-        "clock.advance": Method(m.ClockAdvanceParams, jobs.advance_clock, "Move a manual clock forward.", waits=True),
+        ("clock.now", m.EmptyParams, lambda p: jobs.now(), r.ClockResult, "The daemon's current time."),
+        (
+            "clock.advance",
+            m.ClockAdvanceParams,
+            jobs.advance_clock,
+            r.ClockResult,
+            "Move a manual clock forward.",
+            True,
+        ),
+    ]
+    return {
+        name: Method(params, handler, result, summary, *waits)
+        for name, params, handler, result, summary, *waits in table
     }

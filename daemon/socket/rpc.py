@@ -49,8 +49,11 @@ log = logging.getLogger("agentmemd")
 
 @dataclass
 class Method:
+    """One JSON-RPC method: its params model, the one service call, its result model."""
+
     params: type[BaseModel]
     handler: Callable[[BaseModel], Any]
+    result: type[BaseModel]
     summary: str
     # True: the handler waits on other work (it runs beside the store thread, not on it, and
     # hands its SQLite steps to the store thread itself).
@@ -163,7 +166,17 @@ class Dispatcher:
         except Exception as exc:  # the daemon never dies of a request
             log.exception("internal error", extra={"method": method_name})
             raise RpcError(INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}") from None
-        return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+        if isinstance(result, method.result):
+            return result.model_dump(mode="json")
+        try:
+            typed = method.result.model_validate(result)
+        except ValidationError as exc:  # the service broke its documented shape: our bug, never the client's
+            log.error("result does not match its model", extra={"method": method_name, "error": str(exc)})
+            raise RpcError(
+                INTERNAL_ERROR, f"internal error: the {method_name} result does not match its model"
+            ) from None
+        # The keys the service gave, typed (an optional key it left out stays out).
+        return typed.model_dump(mode="json", exclude_unset=True)
 
 
 def _ms(started: float) -> float:

@@ -23,7 +23,7 @@ the same (Jaccard >= 0.5) become a new version of it, the rest are added or arch
 from __future__ import annotations
 
 import json
-import re
+import logging
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,16 +34,20 @@ import numpy as np
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.config import ConsolidationConfig
 from agentmemd.memory.core.models import AddParams, UpdateParams
+from agentmemd.memory.core.text import STOPWORDS
+from agentmemd.memory.core.text import words as text_words
 from agentmemd.memory.retrieval.clustering import cluster
 from agentmemd.memory.retrieval.embeddings import normalise
-from agentmemd.memory.store.database import from_blob
+from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.workspace.owned_sections import clip, neutralise
 
 LEVEL_NAMES = {1: "pattern", 2: "principle", 3: "insight"}
 LEVEL_PRIORITY = {1: 0.4, 2: 0.5, 3: 0.6}
-_WORD = re.compile(r"[a-z][a-z'-]{2,}")
 MATCH_JACCARD = 0.5
 QUOTE_CHARS = 220
+
+
+log = logging.getLogger("agentmemd")
 
 
 @dataclass
@@ -65,48 +69,23 @@ class Node:
     content: str
     type: str
     id: str | None = None  # memory id once stored
+    head: str = ""  # "Pattern (hiking, alps): "; the content is head + the quotes (or a summary) + tail
+    tail: str = ""  # " [5 memories, 2023-05-08 to 2023-06-01]"
 
     @property
     def sources(self) -> list[str]:
         return [c.id for c in self.children if c.id is not None]
 
 
-def _stopwords() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS) | {
-        "yeah",
-        "really",
-        "just",
-        "like",
-        "got",
-        "thanks",
-        "glad",
-        "wow",
-        "lot",
-        "things",
-        "thing",
-        "know",
-        "think",
-        "sounds",
-        "great",
-        "awesome",
-        "cool",
-        "good",
-        "love",
-        "amazing",
-        "hey",
-        "don't",
-        "it's",
-        "i'm",
-        "that's",
-        "you're",
-    }
+# Words too generic to name what a cluster of chat lines is about (beside the stopwords): small talk.
+GENERIC_CHAT_WORDS = frozenset(
+    "yeah like got thanks glad wow lot things thing know think sounds great awesome cool good love amazing hey".split()
+)
 
 
 def words(text: str, stop: frozenset[str]) -> list[str]:
-    stripped = (w.strip("'-") for w in _WORD.findall(text.lower()))
-    return [w for w in stripped if w not in stop and len(w) > 2]
+    """A memory's label candidates: its words less ``stop``, numbers and words of one or two letters."""
+    return [w for w in text_words(text) if w not in stop and len(w) > 2 and not w.isdigit()]
 
 
 def keywords_by_cluster(texts: list[list[str]], reference: list[list[str]], top: int = 4) -> list[list[str]]:
@@ -137,7 +116,7 @@ def _representative(vectors: np.ndarray, texts: list[list[str]], keywords: list[
 
 def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[Node]]:
     """Levels 1-3 over the given level-0 memories (deterministic for the same input)."""
-    stop = _stopwords()
+    stop = STOPWORDS | GENERIC_CHAT_WORDS
     by_id = {leaf.id: leaf for leaf in leaves}
     leaf_words = {leaf.id: words(leaf.content, stop) for leaf in leaves}
     thresholds = {1: cfg.level1_similarity, 2: cfg.level2_similarity, 3: cfg.level3_similarity}
@@ -165,9 +144,11 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
             dates = sorted(by_id[i].created[:10] for i in ids)
             span = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
             size = f"{len(ids)} memories" if level == 1 else f"{len(ms)} {LEVEL_NAMES[level - 1]}s, {len(ids)} memories"
-            text = f"{LEVEL_NAMES[level].capitalize()} ({', '.join(kws)}): " + " / ".join(quotes) + f" [{size}, {span}]"
+            head, tail = f"{LEVEL_NAMES[level].capitalize()} ({', '.join(kws)}): ", f" [{size}, {span}]"
             mtype = Counter(by_id[i].type for i in ids).most_common(1)[0][0]
-            nodes.append(Node(level, ms, frozenset(ids), centre, kws, text, mtype))
+            nodes.append(
+                Node(level, ms, frozenset(ids), centre, kws, head + " / ".join(quotes) + tail, mtype, None, head, tail)
+            )
         tree[level] = nodes
         below = nodes
     for level in (1, 2, 3):
@@ -178,31 +159,23 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
 class Consolidator:
     """Derives the tree for a namespace and reconciles it with the stored one."""
 
-    def __init__(self, service, cfg: ConsolidationConfig, run_on_store=None):
+    def __init__(self, service, cfg: ConsolidationConfig, run_on_store=None, summarise=None):
+        """``summarise(texts, namespace) -> str``: a language model's summary of a node's sources
+        (the `anthropic` provider's, through the response cache); None keeps the extractive quotes."""
         self.service = service
         self.store = service.store
+        self.tables = ConsolidationTables(service.store)
         self.cfg = cfg
         self.run_on_store = run_on_store or (lambda fn: fn())
+        self.summarise = summarise
         self._vectors: dict = {}  # content -> embedding, made off the store thread for the commit
 
     def level0(self, namespace: str) -> list[Leaf]:
-        rows = self.store.conn.execute(
-            "SELECT id, content, type, created, embedding FROM memories "
-            "WHERE namespace = ? AND superseded_by IS NULL AND type != 'persona' "
-            "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
-            "ORDER BY last_accessed DESC, seq DESC LIMIT ?",
-            (namespace, self.cfg.max_level0),
-        ).fetchall()
-        return [Leaf(r[0], r[1], r[2], r[3], from_blob(r[4])) for r in rows]
+        return [Leaf(*row) for row in self.tables.level0(namespace, self.cfg.max_level0)]
 
     def stored(self, namespace: str) -> dict[int, list[dict[str, Any]]]:
         """Stored nodes whose memory is still live; rows of archived nodes are dropped."""
-        rows = self.store._rows(
-            "SELECT c.memory_id, c.level, c.leaves, m.content FROM consolidation_nodes c "
-            "LEFT JOIN memories m ON m.id = c.memory_id AND m.superseded_by IS NULL "
-            "WHERE c.namespace = ? ORDER BY c.level, c.rowid",
-            (namespace,),
-        )
+        rows = self.tables.stored(namespace)
         out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
         for r in rows:
             if r["content"] is None:
@@ -213,21 +186,30 @@ class Consolidator:
         return out
 
     def namespaces(self) -> list[str]:
-        return [
-            r[0]
-            for r in self.store.conn.execute(
-                "SELECT DISTINCT namespace FROM memories WHERE superseded_by IS NULL "
-                "UNION SELECT DISTINCT namespace FROM consolidation_nodes ORDER BY 1"
-            )
-        ]
+        return self.tables.namespaces()
 
     def run(self, namespace: str, now: datetime) -> dict[str, int]:
         """Cluster and embed on the calling thread; then one short transaction on the store thread."""
         leaves = self.run_on_store(lambda: self.level0(namespace))
         tree = build_tree(leaves, self.cfg)
+        if self.summarise is not None:
+            self._summarise(tree, namespace)
         contents = sorted({node.content for level in (1, 2, 3) for node in tree[level]})
         vectors = dict(zip(contents, self.service.embedder.embed(contents))) if contents else {}
         return self.run_on_store(lambda: self._commit(namespace, leaves, tree, now, vectors))
+
+    def _summarise(self, tree: dict[int, list[Node]], namespace: str) -> None:
+        """Each node's quotes become a summary of what it was built from, level by level (a level-2
+        node summarises its patterns' summaries). A failed call keeps the node's quotes."""
+        for level in (1, 2, 3):
+            for node in tree[level]:
+                texts = [child.content for child in node.children]
+                try:
+                    summary = self.summarise(texts, namespace)
+                except Exception as exc:  # the nightly job goes on; the node keeps its quotes
+                    log.warning("consolidation summary failed; the quotes stay", extra={"error": repr(exc)})
+                    continue
+                node.content = node.head + " ".join(summary.split()) + node.tail
 
     def _commit(
         self, namespace: str, leaves: list[Leaf], tree: dict[int, list[Node]], now: datetime, vectors: dict
@@ -304,19 +286,8 @@ class Consolidator:
                 self._drop_node(prev["memory_id"])
                 counts["archived"] += 1
         for node in new:
-            self.store.conn.execute(
-                "INSERT INTO consolidation_nodes(memory_id, namespace, level, leaves, sources, keywords, derived_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET leaves = excluded.leaves, "
-                "sources = excluded.sources, keywords = excluded.keywords, derived_at = excluded.derived_at",
-                (
-                    node.id,
-                    namespace,
-                    level,
-                    json.dumps(sorted(node.leaves)),
-                    json.dumps(node.sources),
-                    json.dumps(node.keywords),
-                    format_time(now),
-                ),
+            self.tables.put_node(
+                node.id, namespace, level, sorted(node.leaves), node.sources, node.keywords, format_time(now)
             )
 
     def _vector(self, content: str) -> list[float] | None:
@@ -324,18 +295,10 @@ class Consolidator:
         return None if vec is None else vec.tolist()
 
     def _drop_node(self, memory_id: str) -> None:
-        self.store.conn.execute("DELETE FROM consolidation_nodes WHERE memory_id = ?", (memory_id,))
+        self.tables.drop_node(memory_id)
 
     def nodes(self, namespace: str, level: int | None = None) -> list[dict[str, Any]]:
-        sql = (
-            "SELECT c.memory_id AS id, c.level, c.sources, c.leaves, c.keywords, c.derived_at, m.content, m.type "
-            "FROM consolidation_nodes c JOIN memories m ON m.id = c.memory_id WHERE c.namespace = ?"
-        )
-        params: list[Any] = [namespace]
-        if level is not None:
-            sql += " AND c.level = ?"
-            params.append(level)
-        rows = self.store._rows(sql + " ORDER BY c.level DESC, c.rowid", params)
+        rows = self.tables.nodes(namespace, level)
         for r in rows:
             r["sources"] = json.loads(r["sources"])
             r["leaves"] = len(json.loads(r["leaves"]))

@@ -197,11 +197,7 @@ def build_context(
 ) -> dict[str, Any]:
     cfg = service.config.conversation
     namespace = conversations.require(session)
-    store = service.store
-    persona = store._rows(
-        "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = 'persona' AND superseded_by IS NULL",
-        (namespace,),
-    )
+    persona = service.store.live_of_type(namespace, "persona")
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""
     contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)

@@ -34,6 +34,7 @@ from agentmemd.memory.llm.tasks import (
     ReflectResult,
     TurnIn,
 )
+from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import indexed_text
 
 # Observation category -> memory type (packs and search see observations as memories).
@@ -75,6 +76,7 @@ class Conversations:
     def __init__(self, service, config: Config, provider_name: str):
         self.service = service
         self.store = service.store
+        self.tables = ConversationTables(service.store)
         self.cfg = config.conversation
         self.provider_name = provider_name
 
@@ -90,19 +92,21 @@ class Conversations:
                 {"session": session, "namespace": known},
             )
         when = format_time(ts) if ts is not None else format_time(self.service.clock.now())
+        row = {
+            "session": session,
+            "namespace": namespace,
+            "role": role,
+            "speaker": speaker or role.capitalize(),
+            "content": content,
+            "ts": when,
+            "tokens": count_tokens(content),
+        }
         with self.store.transaction():
-            cur = self.store.conn.execute(
-                "INSERT INTO conversation_turns(session, namespace, role, speaker, content, ts, tokens) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session, namespace, role, speaker or role.capitalize(), content, when, count_tokens(content)),
-            )
-        return {"seq": int(cur.lastrowid), **self.counts(session)}
+            seq = self.tables.add_turn(row)
+        return {"seq": seq, **self.counts(session)}
 
     def namespace_of(self, session: str) -> str | None:
-        row = self.store.conn.execute(
-            "SELECT namespace FROM conversation_turns WHERE session = ? LIMIT 1", (session,)
-        ).fetchone()
-        return row[0] if row else None
+        return self.tables.namespace_of(session)
 
     def require(self, session: str) -> str:
         namespace = self.namespace_of(session)
@@ -111,15 +115,7 @@ class Conversations:
         return namespace
 
     def counts(self, session: str) -> dict[str, Any]:
-        turns, observed, unobserved_tokens = self.store.conn.execute(
-            "SELECT count(*), count(observed_run), coalesce(sum(CASE WHEN observed_run IS NULL THEN tokens END), 0) "
-            "FROM conversation_turns WHERE session = ?",
-            (session,),
-        ).fetchone()
-        reflected = self.store.conn.execute(
-            "SELECT count(*) FROM conversation_runs WHERE session = ? AND kind = 'reflect' AND status = 'ok'",
-            (session,),
-        ).fetchone()[0]
+        turns, observed, unobserved_tokens, reflected = self.tables.turn_counts(session)
         return {
             "turns": turns,
             "observed": observed,
@@ -129,30 +125,17 @@ class Conversations:
         }
 
     def live_tokens(self, session: str) -> int:
-        return self.store.conn.execute(
-            "SELECT coalesce(sum(tokens), 0) FROM observations WHERE session = ? AND status = 'live'", (session,)
-        ).fetchone()[0]
+        return self.tables.live_tokens(session)
 
     def unobserved(self, session: str) -> list[dict[str, Any]]:
-        return self.store._rows(
-            "SELECT seq, role, speaker, content, ts, tokens FROM conversation_turns "
-            "WHERE session = ? AND observed_run IS NULL ORDER BY seq",
-            (session,),
-        )
+        return self.tables.unobserved(session)
 
     def recent(self, session: str, count: int) -> list[dict[str, Any]]:
         """The newest ``count`` turns, observed or not, oldest first."""
-        rows = self.store._rows(
-            "SELECT seq, role, speaker, content, ts, tokens FROM conversation_turns WHERE session = ? "
-            "ORDER BY seq DESC LIMIT ?",
-            (session, count),
-        )
-        return rows[::-1]
+        return self.tables.recent(session, count)
 
     def last_seq(self, session: str) -> int | None:
-        return self.store.conn.execute(
-            "SELECT max(seq) FROM conversation_turns WHERE session = ?", (session,)
-        ).fetchone()[0]
+        return self.tables.last_seq(session)
 
     def due(self, session: str) -> bool:
         c = self.counts(session)
@@ -165,42 +148,27 @@ class Conversations:
 
     def _start_run(self, session: str, kind: str, trigger: str) -> int:
         with self.store.transaction():
-            cur = self.store.conn.execute(
-                "INSERT INTO conversation_runs(session, kind, trigger, provider, started, status) "
-                "VALUES (?, ?, ?, ?, ?, 'running')",
-                (session, kind, trigger, self.provider_name, format_time(self.service.clock.now())),
+            return self.tables.start_run(
+                session, kind, trigger, self.provider_name, format_time(self.service.clock.now())
             )
-        return int(cur.lastrowid)
 
     def _finish_run(self, run_id: int, started: float, **counts: int) -> None:
-        sets = ", ".join(f"{k} = ?" for k in counts)
-        self.store.conn.execute(
-            f"UPDATE conversation_runs SET status = 'ok', finished = ?, wall_ms = ?{', ' if sets else ''}{sets} "
-            "WHERE id = ?",
-            (format_time(self.service.clock.now()), (time.monotonic() - started) * 1000, *counts.values(), run_id),
+        self.tables.finish_run(
+            run_id, format_time(self.service.clock.now()), (time.monotonic() - started) * 1000, **counts
         )
 
     def fail_run(self, run_id: int, error: str) -> None:
         with self.store.transaction():
-            self.store.conn.execute(
-                "UPDATE conversation_runs SET status = 'failed', finished = ?, error = ? WHERE id = ?",
-                (format_time(self.service.clock.now()), error[:2000], run_id),
-            )
+            self.tables.fail_run(run_id, format_time(self.service.clock.now()), error[:2000])
 
     def recover(self) -> list[str]:
         """At start: runs a crash left 'running' become 'interrupted'; the sessions whose work is due again."""
         with self.store.transaction():
-            self.store.conn.execute(
-                "UPDATE conversation_runs SET status = 'interrupted', finished = ? WHERE status = 'running'",
-                (format_time(self.service.clock.now()),),
-            )
-        sessions = [r[0] for r in self.store.conn.execute("SELECT DISTINCT session FROM conversation_turns")]
-        return [s for s in sessions if self.due(s)]
+            self.tables.interrupt_running(format_time(self.service.clock.now()))
+        return [s for s in self.tables.sessions() if self.due(s)]
 
     def runs(self, session: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        where, params = ("WHERE session = ?", (session,)) if session else ("", ())
-        rows = self.store._rows(f"SELECT * FROM conversation_runs {where} ORDER BY id DESC LIMIT ?", (*params, limit))
-        return rows[::-1]
+        return self.tables.runs(session, limit)
 
     # ---- Observer ----------------------------------------------------------------------
 
@@ -260,11 +228,7 @@ class Conversations:
             drafts.append(d)
         tokens = count_tokens_many([d.content for d in drafts])
         with self.store.transaction():
-            marked = self.store.conn.execute(
-                f"UPDATE conversation_turns SET observed_run = ? WHERE observed_run IS NULL AND seq IN "
-                f"({', '.join('?' * len(seqs))})",
-                (job.run_id, *sorted(seqs)),
-            ).rowcount
+            marked = self.tables.mark_observed(sorted(seqs), job.run_id)
             if marked != len(seqs):
                 raise Conflict(f"turns of session {job.session!r} were observed by another run")
             memory_ids = (
@@ -317,27 +281,7 @@ class Conversations:
 
     def _insert_observation(self, **row: Any) -> str:
         oid = new_observation_id()
-        self.store.conn.execute(
-            "INSERT INTO observations(id, session, namespace, memory_id, date, referenced_date, relative_date, "
-            "priority, category, content, source_turns, sources, tokens, run_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                oid,
-                row["session"],
-                row["namespace"],
-                row["memory_id"],
-                row["date"],
-                row["referenced_date"],
-                row["relative_date"],
-                row["priority"],
-                row["category"],
-                row["content"],
-                json.dumps(row["source_turns"]),
-                json.dumps(row["sources"]),
-                row["tokens"],
-                row["run_id"],
-            ),
-        )
+        self.tables.add_observation({"id": oid, **row})
         return oid
 
     # ---- Reflector ---------------------------------------------------------------------
@@ -500,9 +444,7 @@ class Conversations:
         )[0]
 
     def _retire(self, row: dict[str, Any], status: str, replaced_by: str | None) -> None:
-        self.store.conn.execute(
-            "UPDATE observations SET status = ?, replaced_by = ? WHERE id = ?", (status, replaced_by, row["id"])
-        )
+        self.tables.retire_observation(row["id"], status, replaced_by)
         memory_id = row["memory_id"]
         if not memory_id:
             return
@@ -513,22 +455,10 @@ class Conversations:
     # ---- reads -------------------------------------------------------------------------
 
     def live(self, session: str) -> list[dict[str, Any]]:
-        return self.store._rows(
-            "SELECT * FROM observations WHERE session = ? AND status = 'live' ORDER BY date, seq", (session,)
-        )
+        return self.tables.live(session)
 
     def observations(self, session: str | None, namespace: str | None, include_replaced: bool = False) -> list[dict]:
-        clauses, params = [], []
-        if session:
-            clauses.append("session = ?")
-            params.append(session)
-        if namespace:
-            clauses.append("namespace = ?")
-            params.append(namespace)
-        if not include_replaced:
-            clauses.append("status = 'live'")
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self.store._rows(f"SELECT * FROM observations {where} ORDER BY session, date, seq", params)
+        rows = self.tables.observations(session, namespace, include_replaced)
         return [
             {
                 "id": r["id"],

@@ -25,7 +25,6 @@ def _non_blank(value: str) -> str:
     return value
 
 
-Text = Annotated[str, AfterValidator(_utf8)]
 Content = Annotated[str, Field(min_length=1, max_length=100_000), AfterValidator(_utf8), AfterValidator(_non_blank)]
 Namespace = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_utf8)]

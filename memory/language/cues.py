@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from agentmemd.memory.core.text import content_words
+
 Category = Literal["fact", "preference", "decision", "emotional", "relational"]
 Priority = Literal["HIGH", "MED", "LOW"]
 CATEGORIES: tuple[str, ...] = ("fact", "preference", "decision", "emotional", "relational")
@@ -112,13 +114,6 @@ _LEADING_FILLER = re.compile(
 _FILLER_WORDS = re.compile(
     r"\b(really|just|so|pretty|totally|super|actually|basically|literally|kinda|kind of)\s+", re.IGNORECASE
 )
-_STOP = frozenset(
-    "a an the and or but if then so to of in on at for with from by as is are was were be been being am i me my "
-    "we our us you your he she it its they them their this that these those there here what which who whom how "
-    "why when where do does did done have has had having not no yes can could would should will shall may might "
-    "must just really very too also about into out up down over again more most some any all each other such only "
-    "own same than s t don't i'm it's that's you're i've i'll we're let's".split()
-)
 
 
 @dataclass(frozen=True)
@@ -129,20 +124,11 @@ class Cue:
     text: str  # the sentence condensed (see condense)
 
 
-def content_words(sentence: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z][a-z'-]+|\d+", sentence.lower()) if w not in _STOP and len(w) > 2]
-
-
 def information(sentence: str) -> int:
     words = content_words(sentence)
     names = len(re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}", sentence))
     numbers = len(re.findall(r"\b\d+\b", sentence))
     return len(words) + names + numbers
-
-
-def is_small_talk(sentence: str) -> bool:
-    """Greetings, thanks, one-line reactions: nothing to remember."""
-    return _small_talk(condense(sentence))
 
 
 def _small_talk(condensed: str) -> bool:

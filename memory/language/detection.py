@@ -9,10 +9,11 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 import emoji
+
+from agentmemd.memory.core.text import count_words
 
 # The languages a person names in a rule ("Always answer in Catalan"), by ISO 639-1 code.
 LANGUAGE_NAMES: dict[str, str] = {
@@ -64,7 +65,6 @@ LANGUAGE_NAMES: dict[str, str] = {
 LANGUAGES: tuple[str, ...] = tuple(sorted(set(LANGUAGE_NAMES.values())))
 MIN_WORDS = 4  # fewer words than this: too little text to tell
 MIN_PROBABILITY = 0.5  # the model's normalised probability below this: unsure
-_WORDS = re.compile(r"[^\W\d_]+")
 
 
 @lru_cache(maxsize=1)
@@ -80,7 +80,7 @@ def detect_language(text: str) -> str | None:
     >>> detect_language("Bon dia, com estàs? Avui fa molt bon temps a Barcelona.")
     'catalan'
     """
-    if len(_WORDS.findall(text)) < MIN_WORDS:
+    if count_words(text) < MIN_WORDS:
         return None
     code, probability = _identifier().classify(text)
     if probability < MIN_PROBABILITY:

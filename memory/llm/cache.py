@@ -25,11 +25,12 @@ from pydantic import BaseModel
 
 from agentmemd.memory.core.clock import Clock, format_time
 from agentmemd.memory.core.config import CacheConfig
+from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.tokens import count_tokens
-from agentmemd.memory.language.cues import content_words
 from agentmemd.memory.llm.tasks import TASKS, ObserveResult, ReflectResult, SummaryResult
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.store.database import Store, from_blob, to_blob
+from agentmemd.memory.store.llm_tables import LLMTables
 from agentmemd.persona.identity.state import PersonaRecord
 
 T = TypeVar("T", bound=BaseModel)
@@ -56,6 +57,7 @@ def keywords(text: str) -> str:
 class ResponseCache:
     def __init__(self, store: Store, embedder: Embedder, clock: Clock, cfg: CacheConfig, provider: str):
         self.store = store
+        self.tables = LLMTables(store)
         self.embedder = embedder
         self.clock = clock
         self.cfg = cfg
@@ -108,18 +110,12 @@ class ResponseCache:
     def _lookup(
         self, category: str, task: str, namespace: str, digest: str, vector: np.ndarray | None
     ) -> tuple[str, int, str, int] | None:
-        row = self.store.conn.execute(
-            "SELECT id, response, tokens FROM llm_cache WHERE category = ? AND namespace = ? AND prompt_hash = ?",
-            (category, namespace, digest),
-        ).fetchone()
+        row = self.tables.exact(category, namespace, digest)
         if row is not None:
             return "hits_exact", row[0], row[1], row[2]
         if vector is None:
             return None
-        rows = self.store.conn.execute(
-            "SELECT id, response, tokens, embedding FROM llm_cache WHERE category = ? AND namespace = ? AND task = ?",
-            (category, namespace, task),
-        ).fetchall()
+        rows = self.tables.entries(category, namespace, task)
         if not rows:
             return None
         sims = np.vstack([from_blob(r[3]) for r in rows]) @ vector
@@ -131,14 +127,7 @@ class ResponseCache:
     def _count(self, task: str, namespace: str, kind: str, *, tokens: int = 0, entry_id: int | None = None) -> None:
         column = kind if kind in ("hits_exact", "hits_semantic", "bypassed") else "misses"
         with self.store.transaction():
-            self.store.conn.execute(
-                f"INSERT INTO llm_cache_stats(task, namespace, {column}, tokens_saved) VALUES (?, ?, 1, ?) "
-                f"ON CONFLICT(task, namespace) DO UPDATE SET {column} = {column} + 1, "
-                "tokens_saved = tokens_saved + excluded.tokens_saved",
-                (task, namespace, tokens),
-            )
-            if entry_id is not None:
-                self.store.conn.execute("UPDATE llm_cache SET hits = hits + 1 WHERE id = ?", (entry_id,))
+            self.tables.count(task, namespace, column, tokens, entry_id)
 
     def _put(
         self,
@@ -153,30 +142,20 @@ class ResponseCache:
     ) -> None:
         with self.store.transaction():
             self._count(task, namespace, "misses")
-            self.store.conn.execute(
-                "INSERT OR REPLACE INTO llm_cache(category, task, namespace, prompt_hash, key_text, embedding, "
-                "response, tokens, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    category,
-                    task,
-                    namespace,
-                    digest,
-                    key_text[:20_000],
-                    to_blob(vector),
-                    response,
-                    tokens,
-                    format_time(self.clock.now()),
-                ),
-            )
-            # Past max_entries the entries least used, then oldest, go.
-            self.store.conn.execute(
-                "DELETE FROM llm_cache WHERE id IN (SELECT id FROM llm_cache ORDER BY hits DESC, id DESC "
-                "LIMIT -1 OFFSET ?)",
-                (self.cfg.max_entries,),
+            self.tables.put(
+                {
+                    "category": category,
+                    "task": task,
+                    "namespace": namespace,
+                    "prompt_hash": digest,
+                    "key_text": key_text[:20_000],
+                    "embedding": to_blob(vector),
+                    "response": response,
+                    "tokens": tokens,
+                    "created": format_time(self.clock.now()),
+                },
+                self.cfg.max_entries,
             )
 
     def totals(self) -> list[dict[str, Any]]:
-        return self.store._rows(
-            "SELECT task, sum(hits_exact) AS hits_exact, sum(hits_semantic) AS hits_semantic, sum(misses) AS misses, "
-            "sum(bypassed) AS bypassed, sum(tokens_saved) AS tokens_saved FROM llm_cache_stats GROUP BY task ORDER BY task"
-        )
+        return self.tables.cache_totals()

@@ -23,13 +23,9 @@ from datetime import datetime
 import numpy as np
 
 from agentmemd.memory.core.clock import parse_time
+from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.tokens import count_tokens_many
-from agentmemd.memory.language.cues import (
-    classify,
-    content_words,
-    information,
-    main_clause,
-)
+from agentmemd.memory.language.cues import classify, information, main_clause
 from agentmemd.memory.language.dates import find_dates, human_date
 from agentmemd.memory.language.sentences import sentences
 from agentmemd.memory.llm.tasks import (

@@ -102,17 +102,24 @@ class Services:
                 max_file_bytes=config.workspace.max_file_bytes,
                 run_on_store=run_on_store,
             )
-        runner = JobRunner(store, memories.clock, local_zone(config.jobs.timezone), run_on_store)
-        writer = WorkspaceWriter(store, workspace) if workspace is not None else None
-        register_jobs(runner, memories, config, writer, config.workspace.namespace)
         ledger = Ledger(store, memories.clock, config.llm)
         try:
             provider = make_provider(config, ledger, embedder)
         except LLMError as exc:
             raise StartupError(str(exc)) from None
+        cache = ResponseCache(store, embedder, memories.clock, config.cache, provider.name)
+        runner = JobRunner(store, memories.clock, local_zone(config.jobs.timezone), run_on_store)
+        writer = WorkspaceWriter(store, workspace) if workspace is not None else None
+        summarise = None
+        if config.llm.provider == "anthropic":  # a model writes the consolidated nodes; locally they stay extractive
+
+            def summarise(texts: list[str], namespace: str) -> str:
+                compute = lambda: provider.summarise(texts, namespace=namespace)  # noqa: E731
+                return cache.through("summarise", namespace, texts, compute, run_on_store=run_on_store).summary
+
+        register_jobs(runner, memories, config, writer, config.workspace.namespace, summarise=summarise)
         conversations = Conversations(memories, config, provider.name)
         tracker = PersonaTracker(memories, config, provider.name)
-        cache = ResponseCache(store, embedder, memories.clock, config.cache, provider.name)
         worker = CompactionWorker(
             conversations,
             provider,

@@ -19,6 +19,7 @@ import sqlite_utils
 import sqlite_vec
 
 from agentmemd.memory.core.errors import StoreError
+from agentmemd.memory.core.text import STOPWORDS, words
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
 from agentmemd.memory.store.migrations import create_vector_index, migrations
 from agentmemd.memory.store.vector_index import VectorIndex
@@ -27,16 +28,7 @@ COLUMNS = (
     "seq, id, namespace, content, context, type, priority, source, tags, created, ingested, "
     "last_accessed, access_count, version, supersedes, superseded_by, token_len, embedding"
 )
-_STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had has
-    have having he her here hers herself him himself his how i if in into is it its itself just me more
-    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
-    should so some such than that the their theirs them themselves then there these they this those
-    through to too under until up very was we were what when where which while who whom why will with
-    would you your yours yourself yourselves ever also""".split()
-)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_PARTS = re.compile(r"['’-]")  # FTS5's unicode61 splits words at these
 
 
 class DimensionMismatch(StoreError):
@@ -46,9 +38,10 @@ class DimensionMismatch(StoreError):
 def fts_terms(text: str) -> list[str]:
     """The distinct non-stopword words of ``text``, lower-cased, in order."""
     terms: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if word not in _STOPWORDS and word not in terms:
-            terms.append(word)
+    for word in words(text):
+        for part in _PARTS.split(word):
+            if part and part not in STOPWORDS and part not in terms:
+                terms.append(part)
     return terms
 
 
@@ -263,6 +256,14 @@ class Store:
     def drop_workspace_file(self, path: str) -> None:
         self.conn.execute("DELETE FROM workspace_files WHERE path = ?", (path,))
 
+    def owned_section(self, rel_path: str) -> str | None:
+        """What the daemon last wrote into a file's owned section."""
+        row = self.conn.execute("SELECT body FROM owned_sections WHERE path = ?", (rel_path,)).fetchone()
+        return row[0] if row else None
+
+    def put_owned_section(self, rel_path: str, body: str, written_at: str) -> None:
+        self.db["owned_sections"].upsert({"path": rel_path, "body": body, "written_at": written_at}, pk="path")
+
     def log_pack(self, entry: dict[str, Any]) -> None:
         self.conn.execute(
             "INSERT INTO pack_log (pack_id, namespace, query, budget_tokens, at, tokens, text, candidates, chosen) "
@@ -361,6 +362,34 @@ class Store:
         return self._rows(
             f"SELECT {COLUMNS} FROM memory_archive WHERE namespace = ? AND superseded_by IS NULL", (namespace,)
         )
+
+    def pack_chosen(self, pack_id: str) -> str | None:
+        """The JSON list of what a logged pack chose."""
+        row = self.conn.execute("SELECT chosen FROM pack_log WHERE pack_id = ?", (pack_id,)).fetchone()
+        return row[0] if row else None
+
+    def live_of_type(self, namespace: str, mtype: str) -> list[dict[str, Any]]:
+        """(id, content, priority) of the namespace's live memories of one type."""
+        return self._rows(
+            "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = ? AND superseded_by IS NULL",
+            (namespace, mtype),
+        )
+
+    def learned_between(self, namespace: str, start: str, end: str, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """(first ``limit`` memories learned in [start, end) that no workspace file, consolidation or
+        observation made, how many in all): the daily log's."""
+        where = (
+            "FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
+            "AND id NOT IN (SELECT memory_id FROM workspace_items) "
+            "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
+            "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)"
+        )
+        params = (namespace, start, end)
+        total = self.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
+        rows = self._rows(
+            f"SELECT id, type, content, ingested {where} ORDER BY ingested, seq LIMIT ?", params + (limit,)
+        )
+        return rows, total
 
     def get_pack(self, pack_id: str) -> dict[str, Any] | None:
         rows = self._rows("SELECT * FROM pack_log WHERE pack_id = ?", (pack_id,))

@@ -14,6 +14,7 @@ from typing import Any
 
 from agentmemd.memory.conversation.context import observation_line
 from agentmemd.memory.core.clock import format_time, parse_time
+from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.workspace.owned_sections import clip, neutralise
 
@@ -33,30 +34,14 @@ def learned(
     store: Store, namespace: str, start: datetime, end: datetime, limit: int
 ) -> tuple[list[dict[str, Any]], int]:
     """(first ``limit`` memories learned in [start, end), how many in all)."""
-    where = (
-        "FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
-        "AND id NOT IN (SELECT memory_id FROM workspace_items) "
-        "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
-        "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)"
-    )
-    params = (namespace, format_time(start), format_time(end))
-    total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
-    rows = store._rows(f"SELECT id, type, content, ingested {where} ORDER BY ingested, seq LIMIT ?", params + (limit,))
-    return rows, total
+    return store.learned_between(namespace, format_time(start), format_time(end), limit)
 
 
 def observed(
     store: Store, namespace: str, start: datetime, end: datetime, limit: int
 ) -> tuple[list[dict[str, Any]], int]:
     """(first ``limit`` live observations the Observer/Reflector made in [start, end), how many in all)."""
-    where = (
-        "FROM observations o JOIN conversation_runs r ON r.id = o.run_id WHERE o.namespace = ? "
-        "AND o.status = 'live' AND r.finished >= ? AND r.finished < ?"
-    )
-    params = (namespace, format_time(start), format_time(end))
-    total = store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
-    rows = store._rows(f"SELECT o.* {where} ORDER BY o.date, o.seq LIMIT ?", params + (limit,))
-    return rows, total
+    return ConversationTables(store).observed_between(namespace, format_time(start), format_time(end), limit)
 
 
 def _summary(result: dict[str, Any] | None) -> str:

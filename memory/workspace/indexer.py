@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ import numpy as np
 
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.models import AddParams, UpdateParams
+from agentmemd.memory.core.text import words
 from agentmemd.memory.workspace.markdown import (
     AnnotationError,
     MarkdownItem,
@@ -39,7 +39,6 @@ from agentmemd.memory.workspace.markdown import (
 
 log = logging.getLogger("agentmemd.workspace")
 
-_WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 EDIT_MIN_OVERLAP = 0.3  # word-set Jaccard above which a vanished and a new item are one edited item
 
 
@@ -66,7 +65,7 @@ class _FileRead:
 
 
 def _words(text: str) -> set[str]:
-    return set(_WORDS.findall(text.lower()))
+    return set(words(text))
 
 
 def _overlap(a: str, b: str) -> float:

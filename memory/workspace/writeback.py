@@ -22,8 +22,7 @@ class WorkspaceWriter:
         self.root = root
 
     def last_written(self, rel_path: str) -> str | None:
-        row = self.store.conn.execute("SELECT body FROM owned_sections WHERE path = ?", (rel_path,)).fetchone()
-        return row[0] if row else None
+        return self.store.owned_section(rel_path)
 
     def write(self, rel_path: str, body: str, now: datetime, *, create_header: str = "") -> WriteResult:
         result = write_owned_section(
@@ -33,9 +32,5 @@ class WorkspaceWriter:
             create_header=create_header,
             note=f"moved out of the agentmemd section, where you edited it ({now:%Y-%m-%d})",
         )
-        self.store.conn.execute(
-            "INSERT INTO owned_sections(path, body, written_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(path) DO UPDATE SET body = excluded.body, written_at = excluded.written_at",
-            (rel_path, body.strip("\n"), format_time(now)),
-        )
+        self.store.put_owned_section(rel_path, body.strip("\n"), format_time(now))
         return result

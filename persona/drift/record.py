@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.tokens import count_tokens
-from agentmemd.memory.language.cues import content_words
 from agentmemd.persona.identity.state import (
     NEUTRAL_TRAITS,
     Evidence,

@@ -26,12 +26,11 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentmemd.memory.language.cues import content_words
+from agentmemd.memory.core.text import content_words, count_words
 from agentmemd.memory.language.detection import detect_language
 from agentmemd.persona.identity.state import PersonaState
 from agentmemd.persona.syncscore.rules import RuleCheck, check_all
 from agentmemd.persona.syncscore.stylometry import (
-    _WORD,
     BRIEF_REQUEST,
     DEPTH_REQUEST,
     Style,
@@ -399,7 +398,7 @@ MAX_JUDGED_CHARS = 8000
 def score_locally(state: PersonaState, response: str, *, turns: list[dict], memories: list[str], embedder) -> Judged:
     style = measure(response[:MAX_JUDGED_CHARS])
     if len(response) > MAX_JUDGED_CHARS:
-        style.words = len(_WORD.findall(response))
+        style.words = count_words(response)
     voice, voice_notes = _voice(state, style, response, embedder)
     relational, rel_notes = _relational(state, style)
     support = [m for m in memories if m.strip()] + [t["content"] for t in turns if t["role"] == "user"][-3:]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentmemd.memory.core.text import count_words
 from agentmemd.memory.language.detection import LANGUAGES, detect_language, emoji_in
 from agentmemd.memory.language.sentences import sentences
-from agentmemd.persona.syncscore.stylometry import _BULLET, _HEADER, _WORD
+from agentmemd.persona.syncscore.stylometry import _BULLET, _HEADER
 
 _NEGATIVE = re.compile(r"\b(?:never|no|don'?t|do not|avoid|without|not|nothing|zero)\b", re.IGNORECASE)
 _LANGUAGE_RULE = re.compile(r"\b(" + "|".join(LANGUAGES) + r")\b", re.IGNORECASE)
@@ -44,7 +45,7 @@ class RuleCheck:
 def _count_units(text: str, unit: str) -> int:
     unit = unit.lower().rstrip("s")
     if unit == "word":
-        return len(_WORD.findall(text))
+        return count_words(text)
     if unit == "character":
         return len(text)
     if unit == "line":

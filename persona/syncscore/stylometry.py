@@ -18,10 +18,10 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from agentmemd.memory.core.text import WORD, count_words
 from agentmemd.memory.language.detection import emoji_in
 from agentmemd.memory.language.sentences import sentences
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+", re.MULTILINE)
 _HEADER = re.compile(r"^\s{0,3}#{1,6}\s+\S", re.MULTILINE)
@@ -487,9 +487,9 @@ _FIRST = _lexicon(r"i", r"i'?m", r"i'?ve", r"i'?ll", r"i'?d", r"me", r"my")
 def measure(text: str) -> Style:
     # Lines first: a bullet or a header is a unit of its own even without a full stop.
     parts = [
-        s for line in text.splitlines() if line.strip() for s in sentences(line.strip(" #*-•\t")) if _WORD.search(s)
+        s for line in text.splitlines() if line.strip() for s in sentences(line.strip(" #*-•\t")) if WORD.search(s)
     ]
-    s = Style(words=len(_WORD.findall(text)), sentences=max(1, len(parts)), sentence_texts=parts)
+    s = Style(words=count_words(text), sentences=max(1, len(parts)), sentence_texts=parts)
     s.bullets = len(_BULLET.findall(text))
     s.numbered = len(_NUMBERED.findall(text))
     s.headers = len(_HEADER.findall(text))

@@ -20,6 +20,8 @@ from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.vocabulary import DIMENSIONS
 from agentmemd.memory.llm.tasks import ContextTurn, JudgeRequest
+from agentmemd.memory.store.conversation_tables import ConversationTables
+from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.drift.record import render_record
 from agentmemd.persona.identity.spec import (
     PERSONA_FILES,
@@ -51,6 +53,8 @@ class PersonaTracker:
     def __init__(self, service, config, provider_name: str):
         self.service = service
         self.store = service.store
+        self.tables = PersonaTables(service.store)
+        self.conversation_tables = ConversationTables(service.store)
         self.cfg = config.persona
         self.provider_name = provider_name
 
@@ -60,17 +64,14 @@ class PersonaTracker:
     # ---- state -------------------------------------------------------------------------
 
     def _latest(self, namespace: str) -> PersonaState | None:
-        row = self.store.conn.execute(
-            "SELECT state FROM persona_states WHERE namespace = ? ORDER BY version DESC LIMIT 1", (namespace,)
-        ).fetchone()
-        return PersonaState.model_validate_json(row[0]) if row else None
+        latest = self.tables.latest_state(namespace)
+        return PersonaState.model_validate_json(latest) if latest else None
 
     def _save(self, state: PersonaState) -> PersonaState:
         state = state.model_copy(update={"record": render_record(state, self.cfg.record_max_tokens)})
         with self.store.transaction():
-            self.store.conn.execute(
-                "INSERT INTO persona_states(namespace, version, state, reason, created) VALUES (?, ?, ?, ?, ?)",
-                (state.namespace, state.version, state.model_dump_json(), state.reason, state.updated_at),
+            self.tables.add_state(
+                state.namespace, state.version, state.model_dump_json(), state.reason, state.updated_at
             )
         return state
 
@@ -78,11 +79,7 @@ class PersonaTracker:
         """The namespace's live persona memories: SOUL.md / IDENTITY.md items first, in file order.
         Whether an item is the person's own comes from ``workspace_items`` (what the indexer wrote),
         never from a memory's ``source`` text, which any client of memory.add can set."""
-        rows = self.store._rows(
-            "SELECT m.content, m.source, w.path FROM memories m LEFT JOIN workspace_items w ON w.memory_id = m.id "
-            "WHERE m.namespace = ? AND m.type = 'persona' AND m.superseded_by IS NULL",
-            (namespace,),
-        )
+        rows = self.tables.persona_items(namespace)
 
         def order(row: dict[str, Any]) -> tuple:
             path, source = row["path"] or "", row["source"] or ""
@@ -112,13 +109,8 @@ class PersonaTracker:
 
     def history(self, namespace: str, limit: int = 20) -> list[dict[str, Any]]:
         self.state(namespace)
-        rows = self.store._rows(
-            "SELECT version, reason, created, state FROM persona_states WHERE namespace = ? "
-            "ORDER BY version DESC LIMIT ?",
-            (namespace, limit),
-        )
         out = []
-        for r in rows[::-1]:
+        for r in self.tables.states(namespace, limit):
             st = PersonaState.model_validate_json(r["state"])
             out.append(
                 {
@@ -149,27 +141,15 @@ class PersonaTracker:
                 now=self._now(),
                 reason=f"compaction of {session or 'a conversation'}: {record.turns} agent turns",
             )
-            self.store.conn.execute(
-                "INSERT INTO persona_records(namespace, session, run_id, record, created) VALUES (?, ?, ?, ?, ?)",
-                (namespace, session, run_id, record.model_dump_json(), self._now()),
-            )
+            self.tables.add_record(namespace, session, run_id, record.model_dump_json(), self._now())
             return self._save(nxt)
 
     def low_scored_turns(self, session: str) -> set[int]:
         """Assistant turns whose SyncScore was below record_min_score: drift is not learned as persona."""
-        return {
-            r[0]
-            for r in self.store.conn.execute(
-                "SELECT turn_seq FROM sync_scores WHERE session = ? AND turn_seq IS NOT NULL AND composite < ?",
-                (session, self.cfg.record_min_score),
-            )
-        }
+        return self.tables.low_scored_turns(session, self.cfg.record_min_score)
 
     def records(self, namespace: str, limit: int = 20) -> list[dict[str, Any]]:
-        rows = self.store._rows(
-            "SELECT * FROM persona_records WHERE namespace = ? ORDER BY id DESC LIMIT ?", (namespace, limit)
-        )
-        return [{**r, "record": json.loads(r["record"])} for r in rows[::-1]]
+        return [{**r, "record": json.loads(r["record"])} for r in self.tables.records(namespace, limit)]
 
     # ---- hard rules: never inferred silently -------------------------------------------------
 
@@ -188,39 +168,28 @@ class PersonaTracker:
                     f"{rule!r} is written in the persona files; remove it there ({', '.join(PERSONA_FILES)})",
                     {"rule": rule},
                 )
-        pending = self.store.conn.execute(
-            "SELECT id FROM persona_rule_proposals WHERE namespace = ? AND action = ? AND lower(rule) = lower(?) "
-            "AND status = 'pending'",
-            (namespace, action, rule),
-        ).fetchone()
-        if pending:
-            return self.proposal(pending[0])
+        pending = self.tables.pending_proposal(namespace, action, rule)
+        if pending is not None:
+            return self.proposal(pending)
         with self.store.transaction():
-            cur = self.store.conn.execute(
-                "INSERT INTO persona_rule_proposals(namespace, action, rule, origin, created) VALUES (?, ?, ?, ?, ?)",
-                (namespace, action, rule, origin, self._now()),
-            )
-        return self.proposal(int(cur.lastrowid))
+            proposal_id = self.tables.add_proposal(namespace, action, rule, origin, self._now())
+        return self.proposal(proposal_id)
 
     def proposal(self, proposal_id: int) -> dict[str, Any]:
-        rows = self.store._rows("SELECT * FROM persona_rule_proposals WHERE id = ?", (proposal_id,))
-        if not rows:
+        found = self.tables.proposal(proposal_id)
+        if found is None:
             raise NotFound(f"no hard-rule proposal {proposal_id}", {"id": proposal_id})
-        return rows[0]
+        return found
 
     def proposals(self, namespace: str, status: str | None = "pending") -> list[dict[str, Any]]:
-        where, params = ("AND status = ?", (namespace, status)) if status else ("", (namespace,))
-        return self.store._rows(f"SELECT * FROM persona_rule_proposals WHERE namespace = ? {where} ORDER BY id", params)
+        return self.tables.proposals(namespace, status)
 
     def decide_rule(self, proposal_id: int, *, confirm: bool) -> dict[str, Any]:
         prop = self.proposal(proposal_id)
         if prop["status"] != "pending":
             raise Conflict(f"proposal {proposal_id} was already {prop['status']}", {"id": proposal_id})
         with self.store.transaction():
-            self.store.conn.execute(
-                "UPDATE persona_rule_proposals SET status = ?, decided = ? WHERE id = ?",
-                ("confirmed" if confirm else "rejected", self._now(), proposal_id),
-            )
+            self.tables.decide_proposal(proposal_id, "confirmed" if confirm else "rejected", self._now())
             if not confirm:
                 return {**self.proposal(proposal_id), "version": self.state(prop["namespace"]).version}
             state = self.state(prop["namespace"])
@@ -258,18 +227,10 @@ class PersonaTracker:
         turns: list[ContextTurn] = []
         memories: list[str] = []
         if session is not None:
-            before = "AND seq < ?" if turn_seq is not None else ""
-            params: tuple = (session, turn_seq) if turn_seq is not None else (session,)
-            rows = self.store._rows(
-                f"SELECT role, content FROM conversation_turns WHERE session = ? {before} ORDER BY seq DESC LIMIT 3",
-                params,
-            )
-            turns = [ContextTurn(role=r["role"], content=r["content"]) for r in rows[::-1]]
+            rows = self.conversation_tables.turns_before(session, turn_seq, 3)
+            turns = [ContextTurn(role=r["role"], content=r["content"]) for r in rows]
             if pack_id is None:
-                built = self.store.conn.execute(
-                    "SELECT pack_id FROM context_builds WHERE session = ? ORDER BY id DESC LIMIT 1", (session,)
-                ).fetchone()
-                pack_id = built[0] if built else None
+                pack_id = self.tables.latest_pack_of(session)
         if pack_id is not None:
             memories = self.pack_items(pack_id)
         if context:  # one fact per line, like a pack's items
@@ -278,10 +239,10 @@ class PersonaTracker:
         return ScoreJob(namespace, session, turn_seq, pack_id, state, request)
 
     def pack_items(self, pack_id: str) -> list[str]:
-        row = self.store.conn.execute("SELECT chosen FROM pack_log WHERE pack_id = ?", (pack_id,)).fetchone()
-        if not row:
+        chosen = self.store.pack_chosen(pack_id)
+        if chosen is None:
             return []
-        ids = [c["id"] if isinstance(c, dict) else c for c in json.loads(row[0])]
+        ids = [c["id"] if isinstance(c, dict) else c for c in json.loads(chosen)]
         out = []
         for memory_id in ids:
             found = self.store.get(memory_id)
@@ -309,12 +270,7 @@ class PersonaTracker:
         composite = round(self.composite(dims), 4)
         previous: list[float] = []
         if job.session is not None:
-            previous = [
-                r[0]
-                for r in self.store.conn.execute(
-                    "SELECT ewma FROM sync_scores WHERE session = ? ORDER BY id DESC LIMIT 4", (job.session,)
-                )
-            ][::-1]
+            previous = self.tables.recent_ewmas(job.session, 4)
         ewma = round(update_ewma(composite, previous[-1] if previous else None, self.cfg.ewma_lambda), 4)
         trend = trend_of(previous + [ewma])
         c = self.cfg
@@ -324,32 +280,29 @@ class PersonaTracker:
             **({"samples": [j.dimensions.model_dump() for j in judged]} if len(judged) > 1 else {}),
         }
         with self.store.transaction():
-            cur = self.store.conn.execute(
-                "INSERT INTO sync_scores(namespace, session, turn_seq, at, voice, relational, grounded, style, "
-                "constraint_adherence, composite, ewma, trend, action, provider, samples, pack_id, details) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    job.namespace,
-                    job.session,
-                    job.turn_seq,
-                    self._now(),
-                    dims["voice"],
-                    dims["relational"],
-                    dims["grounded"],
-                    dims["style"],
-                    dims["constraint"],
-                    composite,
-                    ewma,
-                    trend,
-                    action,
-                    self.provider_name,
-                    len(judged),
-                    job.pack_id,
-                    json.dumps(details, default=str),
-                ),
+            score_id = self.tables.add_score(
+                {
+                    "namespace": job.namespace,
+                    "session": job.session,
+                    "turn_seq": job.turn_seq,
+                    "at": self._now(),
+                    "voice": dims["voice"],
+                    "relational": dims["relational"],
+                    "grounded": dims["grounded"],
+                    "style": dims["style"],
+                    "constraint_adherence": dims["constraint"],
+                    "composite": composite,
+                    "ewma": ewma,
+                    "trend": trend,
+                    "action": action,
+                    "provider": self.provider_name,
+                    "samples": len(judged),
+                    "pack_id": job.pack_id,
+                    "details": json.dumps(details, default=str),
+                }
             )
         return {
-            "id": int(cur.lastrowid),
+            "id": score_id,
             "namespace": job.namespace,
             "session": job.session,
             "turn_seq": job.turn_seq,
@@ -368,9 +321,7 @@ class PersonaTracker:
     ) -> list[dict[str, Any]]:
         if session is None and namespace is None:
             raise InvalidParams("session", "give a session or a namespace")
-        where, params = ("session = ?", session) if session is not None else ("namespace = ?", namespace)
-        rows = self.store._rows(f"SELECT * FROM sync_scores WHERE {where} ORDER BY id DESC LIMIT ?", (params, limit))
-        return [self._score_row(r) for r in rows[::-1]]
+        return [self._score_row(r) for r in self.tables.scores(session=session, namespace=namespace, limit=limit)]
 
     @staticmethod
     def _score_row(r: dict[str, Any]) -> dict[str, Any]:
@@ -398,7 +349,7 @@ class PersonaTracker:
         }
 
     def latest_score(self, session: str) -> dict[str, Any] | None:
-        rows = self.store._rows("SELECT * FROM sync_scores WHERE session = ? ORDER BY id DESC LIMIT 1", (session,))
+        rows = self.tables.scores(session=session, namespace=None, limit=1)
         return self._score_row(rows[0]) if rows else None
 
     # ---- drift actions in conversation.context -----------------------------------------
@@ -411,16 +362,9 @@ class PersonaTracker:
             return "none", None
         action = latest["action"]
         if action == "rebase":
-            last = self.store.conn.execute(
-                "SELECT score_id, last_seq FROM context_builds WHERE session = ? AND drift_action = 'rebase' "
-                "ORDER BY id DESC LIMIT 1",
-                (session,),
-            ).fetchone()
+            last = self.tables.last_rebase(session)
             if last is not None:
-                replies_since = self.store.conn.execute(
-                    "SELECT count(*) FROM conversation_turns WHERE session = ? AND role = 'assistant' AND seq > ?",
-                    (session, last[1] or 0),
-                ).fetchone()[0]
+                replies_since = self.conversation_tables.replies_after(session, last[1] or 0)
                 if last[0] == latest["id"] or replies_since < self.cfg.rebase_cooldown_turns:
                     action = "anchor"  # a fresh context was just built: anchors until the cool-down ends
         return action, latest
@@ -429,43 +373,23 @@ class PersonaTracker:
         self, session: str, last_seq: int | None, pack_id: str | None, action: str, score_id: int | None
     ) -> None:
         with self.store.transaction():
-            self.store.conn.execute(
-                "INSERT INTO context_builds(session, at, last_seq, pack_id, drift_action, score_id) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (session, self._now(), last_seq, pack_id, action, score_id),
-            )
+            self.tables.add_context_build(session, self._now(), last_seq, pack_id, action, score_id)
 
 
 def sync_day_summary(store, namespace: str, start: datetime, end: datetime) -> dict[str, Any] | None:
     """The day's SyncScore line for the workspace log: how many replies were scored, the mean
     and lowest composite, the EWMA at the day's last score, and the drift actions carried out."""
-    span = (namespace, format_time(start), format_time(end))
-    row = store.conn.execute(
-        "SELECT count(*), avg(composite), min(composite), count(DISTINCT session) FROM sync_scores "
-        "WHERE namespace = ? AND at >= ? AND at < ?",
-        span,
-    ).fetchone()
-    if not row[0]:
+    day = PersonaTables(store).day_summary(namespace, format_time(start), format_time(end))
+    if day is None:
         return None
-    last = store.conn.execute(
-        "SELECT ewma, trend, session FROM sync_scores WHERE namespace = ? AND at >= ? AND at < ? "
-        "ORDER BY id DESC LIMIT 1",
-        span,
-    ).fetchone()
-    actions = dict(
-        store.conn.execute(
-            "SELECT drift_action, count(*) FROM context_builds WHERE at >= ? AND at < ? AND drift_action != 'none' "
-            "AND session IN (SELECT DISTINCT session FROM sync_scores WHERE namespace = ?) GROUP BY drift_action",
-            (span[1], span[2], namespace),
-        )
-    )
+    ewma, trend, session = day["last"]
     return {
-        "scored": row[0],
-        "mean": round(row[1], 3),
-        "min": round(row[2], 3),
-        "sessions": row[3],
-        "last_ewma": round(last[0], 3),
-        "last_trend": last[1],
-        "last_session": last[2],
-        "actions": actions,
+        "scored": day["count"],
+        "mean": round(day["mean"], 3),
+        "min": round(day["min"], 3),
+        "sessions": day["sessions"],
+        "last_ewma": round(ewma, 3),
+        "last_trend": trend,
+        "last_session": session,
+        "actions": day["actions"],
     }

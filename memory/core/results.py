@@ -1,0 +1,267 @@
+"""The typed results of the socket's methods that return more than one model of their own.
+
+Each method's result is validated against its model at the door (``daemon/socket/rpc.py``),
+so a service that drifts from its documented shape is a loud internal error in the tests,
+never a silent change for clients; the models are also the methods' output schemas for the
+doors to come (MCP tools). Rows read from SQLite pass through as dicts of their columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Row = dict[str, Any]
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TierCounts(Result):
+    active: int
+    warm: int
+    cold: int
+    archived_pending_sweep: int
+
+
+class StatsResult(Result):
+    live: int
+    by_type: dict[str, int]
+    superseded: int
+    archived: int
+    namespaces: list[str]
+    packs_logged: int
+    tiers: TierCounts
+    now: str
+    embedding_model: str
+
+
+class SweepResult(Result):
+    archived: int
+
+
+class ExplainResult(Result):
+    pack_id: str
+    namespace: str
+    query: str
+    budget_tokens: int
+    at: str
+    tokens: int
+    text: str
+    candidates: list[Row]
+    chosen: list[Any]
+
+
+class WorkspaceStatusResult(Result):
+    root: str
+    namespace: str
+    files: list[Row]
+
+
+class WorkspaceSyncResult(Result):
+    files: int
+    added: int
+    updated: int
+    archived: int
+    moved: int
+    unchanged: int
+    skipped: dict[str, str]
+
+
+class JobRun(Result):
+    id: int
+    name: str
+    trigger: Literal["schedule", "catch-up", "manual"]
+    started: str
+    finished: str | None
+    status: Literal["running", "ok", "error", "interrupted"]
+    result: Any
+    error: str | None
+
+
+class JobStatus(Result):
+    name: str
+    description: str
+    cron: str | None
+    next_run: str | None
+    running: bool
+    runs: int
+    last_run: JobRun | None
+
+
+class JobsListResult(Result):
+    timezone: str
+    jobs: list[JobStatus]
+
+
+class JobRunsResult(Result):
+    runs: list[JobRun]
+
+
+class ConsolidationListResult(Result):
+    nodes: list[Row]
+
+
+class ClockResult(Result):
+    now: str
+    manual: bool
+    jobs_ran: list[JobRun] | None = None
+
+
+class TurnCounts(Result):
+    turns: int
+    observed: int
+    reflected: int
+    unobserved_tokens: int
+    observation_tokens: int
+
+
+class AppendResult(TurnCounts):
+    seq: int
+    compaction_scheduled: bool
+    scoring_scheduled: bool
+
+
+class ConversationStatusResult(TurnCounts):
+    runs: list[Row]
+    idle: bool
+
+
+class Message(Result):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class DriftState(Result):
+    due: str
+    applied: str
+    ewma: float | None
+    trend: str | None
+    score_id: int | None
+
+
+class ContextResult(Result):
+    session: str
+    namespace: str
+    system: str
+    messages: list[Message]
+    prefix_hash: str
+    tokens: int
+    budget_tokens: int
+    parts: dict[str, int]
+    pack_id: str | None
+    drift_action: Literal["none", "reinforce", "anchor", "rebase"]
+    anchors: list[int]
+    drift: DriftState
+
+
+class ObserveResult(Result):
+    """With ``wait``: the runs' report; without: that the run is scheduled."""
+
+    session: str
+    scheduled: bool | None = None
+    observe_runs: list[Row] | None = None
+    reflect_runs: list[Row] | None = None
+    counts: TurnCounts | None = None
+
+
+class ObservationsResult(Result):
+    observations: list[Row]
+
+
+class ReadableTrait(Result):
+    name: str
+    low: str
+    high: str
+    builtin: bool
+    score: int
+    adjective: str
+
+
+class PersonaResult(Result):
+    """The PersonaState (``persona/identity/state.py``) with its traits made readable."""
+
+    namespace: str
+    version: int
+    name: str | None
+    scales: list[Row]
+    traits: dict[str, float]
+    voice_markers: list[Row]
+    relational_stance: list[Row]
+    formatting_prefs: list[Row]
+    emotional_register: list[Row]
+    hard_rules: list[Row]
+    style: Row
+    spec: str
+    spec_hash: str
+    record: str
+    evidence: list[Row]
+    reason: str
+    updated_at: str
+    readable_traits: list[ReadableTrait]
+    pending_rules: list[Row]
+
+
+class PersonaHistoryResult(Result):
+    versions: list[Row]
+
+
+class PersonaRecordsResult(Result):
+    records: list[Row]
+
+
+class SyncScoreResult(Result):
+    id: int
+    namespace: str
+    session: str | None
+    turn_seq: int | None
+    at: str | None = None
+    dimensions: dict[str, float]
+    composite: float
+    ewma: float
+    trend: Literal["stable", "drifting", "recovering"]
+    action: Literal["none", "reinforce", "anchor", "rebase"]
+    provider: str | None = None
+    samples: int
+    pack_id: str | None
+    details: Row
+
+
+class SyncScoresResult(Result):
+    scores: list[SyncScoreResult]
+
+
+class RuleProposal(Result):
+    id: int
+    namespace: str
+    action: Literal["add", "remove"]
+    rule: str
+    origin: str
+    status: Literal["pending", "confirmed", "rejected"]
+    created: str
+    decided: str | None
+    version: int | None = None  # after a decision: the PersonaState version it left
+
+
+class RulesListResult(Result):
+    proposals: list[RuleProposal]
+    hard_rules: list[Row]
+
+
+class CacheTotals(Result):
+    by_task: list[Row]
+    hits_exact: int
+    hits_semantic: int
+    misses: int
+    bypassed: int
+    tokens_saved: int
+
+
+class CostsResult(Result):
+    provider: str
+    by_task: list[Row]
+    calls: int
+    cost_usd: float
+    cache: CacheTotals

@@ -1,0 +1,38 @@
+"""The scheduled jobs' tables: every run (job_runs) and how far each job's schedule was checked."""
+
+from __future__ import annotations
+
+from agentmemd.memory.store.database import Store
+
+RUN_COLUMNS = "id, name, trigger, started, finished, status, result, error"
+
+
+class JobTables:
+    def __init__(self, store: Store):
+        self.store = store
+        self.db = store.db
+
+    def checked_through(self) -> dict[str, str]:
+        return dict(self.store.conn.execute("SELECT name, checked_through FROM job_state").fetchall())
+
+    def set_checked_through(self, name: str, at: str) -> None:
+        self.db["job_state"].upsert({"name": name, "checked_through": at}, pk="name")
+
+    def start_run(self, name: str, trigger: str, started: str) -> int:
+        table = self.db["job_runs"]
+        table.insert({"name": name, "trigger": trigger, "started": started, "status": "running"})
+        return int(table.last_pk)
+
+    def finish_run(self, run_id: int, finished: str, status: str, result: str | None, error: str | None) -> None:
+        self.db["job_runs"].update(run_id, {"finished": finished, "status": status, "result": result, "error": error})
+
+    def interrupt_running(self) -> None:
+        """A run the daemon died in the middle of (kill -9, power loss) is over."""
+        self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running'")
+
+    def runs(self, rest: str, params: tuple) -> list[tuple]:
+        """Run rows as tuples of RUN_COLUMNS; ``rest`` is the WHERE/ORDER/LIMIT clause."""
+        return self.store.conn.execute(f"SELECT {RUN_COLUMNS} FROM job_runs " + rest, params).fetchall()
+
+    def count_runs(self, name: str) -> int:
+        return self.store.conn.execute("SELECT count(*) FROM job_runs WHERE name = ?", (name,)).fetchone()[0]

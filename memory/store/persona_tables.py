@@ -1,0 +1,168 @@
+"""The persona's tables: PersonaState versions, Persona Preservation Records, hard-rule proposals,
+SyncScores and the drift actions each context build carried out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmemd.memory.store.database import Store
+
+
+class PersonaTables:
+    def __init__(self, store: Store):
+        self.store = store
+        self.db = store.db
+
+    # ---- persona_states ----------------------------------------------------------------
+
+    def latest_state(self, namespace: str) -> str | None:
+        """The newest version's JSON."""
+        row = self.store.conn.execute(
+            "SELECT state FROM persona_states WHERE namespace = ? ORDER BY version DESC LIMIT 1", (namespace,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def add_state(self, namespace: str, version: int, state_json: str, reason: str, created: str) -> None:
+        self.db["persona_states"].insert(
+            {"namespace": namespace, "version": version, "state": state_json, "reason": reason, "created": created}
+        )
+
+    def states(self, namespace: str, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` versions, oldest first."""
+        rows = self.store._rows(
+            "SELECT version, reason, created, state FROM persona_states WHERE namespace = ? "
+            "ORDER BY version DESC LIMIT ?",
+            (namespace, limit),
+        )
+        return rows[::-1]
+
+    def persona_items(self, namespace: str) -> list[dict[str, Any]]:
+        """Live persona memories with the workspace file each came from (None: not the person's file)."""
+        return self.store._rows(
+            "SELECT m.content, m.source, w.path FROM memories m LEFT JOIN workspace_items w ON w.memory_id = m.id "
+            "WHERE m.namespace = ? AND m.type = 'persona' AND m.superseded_by IS NULL",
+            (namespace,),
+        )
+
+    # ---- persona_records -------------------------------------------------------------------
+
+    def add_record(self, namespace: str, session: str | None, run_id: int | None, record_json: str, created: str):
+        self.db["persona_records"].insert(
+            {"namespace": namespace, "session": session, "run_id": run_id, "record": record_json, "created": created}
+        )
+
+    def records(self, namespace: str, limit: int) -> list[dict[str, Any]]:
+        rows = self.store._rows(
+            "SELECT * FROM persona_records WHERE namespace = ? ORDER BY id DESC LIMIT ?", (namespace, limit)
+        )
+        return rows[::-1]
+
+    # ---- persona_rule_proposals ----------------------------------------------------------------
+
+    def pending_proposal(self, namespace: str, action: str, rule: str) -> int | None:
+        row = self.store.conn.execute(
+            "SELECT id FROM persona_rule_proposals WHERE namespace = ? AND action = ? AND lower(rule) = lower(?) "
+            "AND status = 'pending'",
+            (namespace, action, rule),
+        ).fetchone()
+        return row[0] if row else None
+
+    def add_proposal(self, namespace: str, action: str, rule: str, origin: str, created: str) -> int:
+        table = self.db["persona_rule_proposals"]
+        table.insert({"namespace": namespace, "action": action, "rule": rule, "origin": origin, "created": created})
+        return int(table.last_pk)
+
+    def proposal(self, proposal_id: int) -> dict[str, Any] | None:
+        rows = self.store._rows("SELECT * FROM persona_rule_proposals WHERE id = ?", (proposal_id,))
+        return rows[0] if rows else None
+
+    def proposals(self, namespace: str, status: str | None) -> list[dict[str, Any]]:
+        where, params = ("AND status = ?", (namespace, status)) if status else ("", (namespace,))
+        return self.store._rows(f"SELECT * FROM persona_rule_proposals WHERE namespace = ? {where} ORDER BY id", params)
+
+    def decide_proposal(self, proposal_id: int, status: str, decided: str) -> None:
+        self.db["persona_rule_proposals"].update(proposal_id, {"status": status, "decided": decided})
+
+    # ---- sync_scores --------------------------------------------------------------------------
+
+    def add_score(self, row: dict[str, Any]) -> int:
+        table = self.db["sync_scores"]
+        table.insert(row)
+        return int(table.last_pk)
+
+    def recent_ewmas(self, session: str, n: int) -> list[float]:
+        """The session's last ``n`` EWMAs, oldest first."""
+        rows = self.store.conn.execute(
+            "SELECT ewma FROM sync_scores WHERE session = ? ORDER BY id DESC LIMIT ?", (session, n)
+        ).fetchall()
+        return [r[0] for r in rows][::-1]
+
+    def low_scored_turns(self, session: str, below: float) -> set[int]:
+        return {
+            r[0]
+            for r in self.store.conn.execute(
+                "SELECT turn_seq FROM sync_scores WHERE session = ? AND turn_seq IS NOT NULL AND composite < ?",
+                (session, below),
+            )
+        }
+
+    def scores(self, *, session: str | None, namespace: str | None, limit: int) -> list[dict[str, Any]]:
+        """A session's (or else a namespace's) newest ``limit`` scores, oldest first."""
+        where, value = ("session = ?", session) if session is not None else ("namespace = ?", namespace)
+        rows = self.store._rows(f"SELECT * FROM sync_scores WHERE {where} ORDER BY id DESC LIMIT ?", (value, limit))
+        return rows[::-1]
+
+    def day_summary(self, namespace: str, start: str, end: str) -> dict[str, Any] | None:
+        """Scores of [start, end): count, mean, min, sessions, the last one, and drift actions carried out."""
+        span = (namespace, start, end)
+        row = self.store.conn.execute(
+            "SELECT count(*), avg(composite), min(composite), count(DISTINCT session) FROM sync_scores "
+            "WHERE namespace = ? AND at >= ? AND at < ?",
+            span,
+        ).fetchone()
+        if not row[0]:
+            return None
+        last = self.store.conn.execute(
+            "SELECT ewma, trend, session FROM sync_scores WHERE namespace = ? AND at >= ? AND at < ? "
+            "ORDER BY id DESC LIMIT 1",
+            span,
+        ).fetchone()
+        actions = dict(
+            self.store.conn.execute(
+                "SELECT drift_action, count(*) FROM context_builds WHERE at >= ? AND at < ? AND drift_action != 'none' "
+                "AND session IN (SELECT DISTINCT session FROM sync_scores WHERE namespace = ?) GROUP BY drift_action",
+                (start, end, namespace),
+            )
+        )
+        return {"count": row[0], "mean": row[1], "min": row[2], "sessions": row[3], "last": last, "actions": actions}
+
+    # ---- context_builds ------------------------------------------------------------------------
+
+    def add_context_build(
+        self, session: str, at: str, last_seq: int | None, pack_id: str | None, action: str, score_id: int | None
+    ) -> None:
+        self.db["context_builds"].insert(
+            {
+                "session": session,
+                "at": at,
+                "last_seq": last_seq,
+                "pack_id": pack_id,
+                "drift_action": action,
+                "score_id": score_id,
+            }
+        )
+
+    def latest_pack_of(self, session: str) -> str | None:
+        """The pack the session's latest context build held."""
+        row = self.store.conn.execute(
+            "SELECT pack_id FROM context_builds WHERE session = ? ORDER BY id DESC LIMIT 1", (session,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def last_rebase(self, session: str) -> tuple[int | None, int | None] | None:
+        """(score_id, last_seq) of the session's latest rebase, or None."""
+        return self.store.conn.execute(
+            "SELECT score_id, last_seq FROM context_builds WHERE session = ? AND drift_action = 'rebase' "
+            "ORDER BY id DESC LIMIT 1",
+            (session,),
+        ).fetchone()
