@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
-from conftest import NO_JOBS, locomo_date
+from conftest import NO_JOBS, locomo_date, wait_for
 from fake_anthropic import FakeAnthropic, message
 from inprocess import InProcessDaemon
 
@@ -280,10 +279,7 @@ def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_
                 "content": "I love hiking in the Alps, we go every summer with friends.",
             },
         )
-        deadline = time.monotonic() + 10
-        while not fake.requests and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert fake.requests, "the Observer never called the model"
+        wait_for(lambda: fake.requests, timeout=10)  # the Observer called the model
         d.kill9()
         fake.replies.append(message(reply, input_tokens=400, output_tokens=60))
         d.start()
@@ -323,3 +319,90 @@ def test_a_model_citing_turns_it_was_not_shown_is_refused_and_stores_nothing(in_
         status = d.call("conversation.status", {"session": "x"})
         assert status["observed"] == 0 and status["runs"][-1]["status"] == "failed"
         assert d.call("observations.list", {"session": "x"})["observations"] == []
+
+
+SMALL_THRESHOLDS = {"observer_threshold_tokens": 150, "reflector_threshold_tokens": 1_000_000, "keep_recent_turns": 2}
+
+
+def test_invariants_on_a_small_conversation_observer_memories_and_dates(in_process, small_conversation):
+    d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
+    answers = stream(d, small_conversation, "s", range(1, 4), namespace="small")
+    assert answers[-1]["turns"] == 38 and any(a["compaction_scheduled"] for a in answers)
+    status = wait_idle(d, "s", timeout=60)
+    assert status["observed"] > 0 and status["unobserved_tokens"] <= 150 + 60
+    observations = d.call("observations.list", {"session": "s"})["observations"]
+    assert observations and [o["date"] for o in observations] == sorted(o["date"] for o in observations)
+    for o in observations:
+        assert o["priority"] in ("HIGH", "MED", "LOW") and o["source_turns"]
+        assert o["content"].split(": ")[0] in ("Ana", "Ben")
+    # "I went to a pottery workshop yesterday" (said 8 May 2023) refers to 7 May 2023.
+    workshop = next(o for o in observations if "pottery workshop yesterday" in o["content"])
+    assert (workshop["date"][:10], workshop["referenced_date"], workshop["relative_date"]) == (
+        "2023-05-08",
+        "2023-05-07",
+        "yesterday",
+    )
+    # Observations are memories: search finds this one, with provenance to its turns.
+    hits = d.call("memory.search", {"query": "When did Ana go to the pottery workshop?", "namespace": "small", "k": 3})
+    hit = next(h for h in hits["results"] if h["id"] == workshop["memory_id"])
+    assert hit["source"].startswith("conversation:s#turns:")
+
+
+def test_invariants_on_a_small_conversation_reflector_keeps_every_high(in_process, small_conversation):
+    d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
+    stream(d, small_conversation, "r", range(1, 4), namespace="small-r")
+    wait_idle(d, "r", timeout=60)
+    report = d.call("conversation.observe", {"session": "r", "reflect": True})
+    assert report["reflect_runs"], report
+    run = next(r for r in d.call("conversation.status", {"session": "r"})["runs"] if r["kind"] == "reflect")
+    assert run["tokens_out"] < run["tokens_in"], run
+    every = d.call("observations.list", {"session": "r", "include_replaced": True})["observations"]
+    by_id = {o["id"]: o for o in every}
+    live = [o for o in every if o["status"] == "live"]
+    assert [o["date"] for o in live] == sorted(o["date"] for o in live)
+    for o in every:
+        if o["priority"] == "HIGH":  # kept, or carried by the live entry that replaced it
+            carrier = o
+            while carrier["status"] != "live":
+                assert carrier["status"] in ("merged", "superseded"), carrier
+                carrier = by_id[carrier["replaced_by"]]
+
+
+def test_invariants_on_a_small_conversation_the_prefix_is_stable_and_fits(in_process, small_conversation):
+    d = in_process(
+        {
+            "clock": {"start": "2023-05-08T00:00:00Z"},
+            "conversation": SMALL_THRESHOLDS | {"observer_threshold_tokens": 100_000},
+        }
+    )
+    d.call("memory.add", {"content": "You are Sol, a warm and direct companion.", "type": "persona", "namespace": "c"})
+    conv = small_conversation["conversation"]
+    when = locomo_date(conv["session_1_date_time"]).isoformat()
+
+    def append(turn):
+        role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
+        d.call(
+            "conversation.append",
+            {
+                "session": "c",
+                "role": role,
+                "content": turn["text"],
+                "ts": when,
+                "namespace": "c",
+                "speaker": turn["speaker"],
+            },
+        )
+
+    for turn in conv["session_1"][:8]:
+        append(turn)
+    d.call("conversation.observe", {"session": "c"})
+    first = d.call("conversation.context", {"session": "c", "budget_tokens": 2000})
+    for turn in conv["session_1"][8:12]:  # below the threshold: no Observer, the prefix must not move
+        append(turn)
+        ctx = d.call("conversation.context", {"session": "c", "budget_tokens": 2000})
+        assert ctx["prefix_hash"] == first["prefix_hash"] and ctx["tokens"] <= 2000
+    assert "Sol" in first["system"] and "Date: 2023-05-08" in first["system"]
+    d.call("clock.advance", {"hours": 72})  # nothing in the prefix is relative to "now"
+    assert (
+        d.call("conversation.context", {"session": "c", "budget_tokens": 2000})["prefix_hash"] == first["prefix_hash"]
+    )

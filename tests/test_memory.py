@@ -99,6 +99,21 @@ def test_search_signals_match_the_score_formula(daemon, conv26):
         assert r["score"] == pytest.approx(expected, abs=1e-5)
 
 
+def test_search_signals_match_the_score_formula_on_the_small_conversation(daemon, ns, small_conversation):
+    conv = small_conversation["conversation"]
+    turns = [t for n in (1, 2, 3) for t in conv[f"session_{n}"]]
+    daemon.call(
+        "memory.add_many",
+        {"items": [{"content": f"{t['speaker']}: {t['text']}", "type": "fact", "namespace": ns} for t in turns]},
+    )
+    results = daemon.call("memory.search", {"query": "pottery course", "namespace": ns, "k": 5})["results"]
+    assert results and "pottery" in results[0]["content"]
+    for r in results:
+        s = r["signals"]
+        expected = 0.35 * s["similarity"] + 0.25 * s["priority"] + 0.20 * s["decay"] + 0.20 * s["frequency"]
+        assert r["score"] == pytest.approx(expected, abs=1e-5)
+
+
 def test_namespaces_are_isolated(daemon, ns):
     other = ns + "-b"
     daemon.call("memory.add", {"content": "The vault code is 4471.", "type": "fact", "namespace": other})

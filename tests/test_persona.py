@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import NO_JOBS, REPO, DaemonProcess
+from conftest import NO_JOBS, REPO, DaemonProcess, wait_for
 from fake_anthropic import FakeAnthropic, message
 
 from agentmemd.daemon.bench.benchmarks import draw_trace
@@ -48,16 +47,6 @@ TRAITS = tuple(BUILTIN_SCALES)
 
 def band(ewma: float) -> str:
     return action_for(ewma, 0.7, 0.6, 0.5)
-
-
-def wait_for(predicate, timeout: float = 30.0, step: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError("condition not met in time")
 
 
 def scored(d, session: str, count: int) -> list[dict]:
@@ -590,12 +579,12 @@ def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_
 DECODE = REPO.parent / "shared" / "bench" / "persona" / "decode" / "human-bot.jsonl"
 
 
-@pytest.mark.skipif(not DECODE.exists(), reason=f"DECODE data not found at {DECODE}")
 def test_grounded_on_decode_flags_few_non_contradictions_and_is_mostly_right_when_it_flags(short_tmp):
     """DECODE (Nie et al. 2021), the public labelled consistency set in ../shared: the bot's earlier
     turns are the context its last turn is judged against. Low recall is known (README)."""
     from agentmemd.daemon.bench.calibrate import decode_check
 
+    assert DECODE.exists(), f"DECODE data not found at {DECODE}: this test measures on ../shared/bench"
     report = decode_check(DECODE, limit=120, work_dir=short_tmp)
     assert report["dialogues"] == 120 and report["contradictions"] == 60
     assert report["rct_false_positive_rate"] <= 0.08

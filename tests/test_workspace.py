@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import NO_JOBS
+from conftest import NO_JOBS, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "ws"
@@ -63,17 +63,11 @@ def find(d, text: str, path: str | None = None) -> dict | None:
     return None
 
 
-def wait_for(predicate, timeout: float = 2.0):
-    """Poll until predicate() is truthy; return (value, seconds) or fail after `timeout`."""
+def indexed(predicate, timeout: float = 2.0):
+    """(value, seconds until it was true): the watcher must index a save within ``timeout``."""
     start = time.monotonic()
-    while True:
-        value = predicate()
-        elapsed = time.monotonic() - start
-        if value:
-            return value, elapsed
-        if elapsed > timeout:
-            pytest.fail(f"not true within {timeout} s")
-        time.sleep(0.05)
+    value = wait_for(predicate, timeout=timeout)
+    return value, time.monotonic() - start
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -106,7 +100,7 @@ def test_start_indexes_every_file_with_types_and_provenance(wsd):
 def test_a_new_item_is_searchable_within_two_seconds(wsd, workspace):
     user = workspace / "USER.md"
     user.write_text(USER_MD.replace("## Preferences\n", "## Preferences\n- Oscar is allergic to penicillin.\n"))
-    hit, seconds = wait_for(lambda: find(wsd, "Oscar is allergic to penicillin."))
+    hit, seconds = indexed(lambda: find(wsd, "Oscar is allergic to penicillin."))
     print(f"searchable after {seconds:.2f} s")
     assert hit["type"] == "preference" and hit["source"] == "USER.md#USER > Preferences L12"
     # The items below it moved down a line: same memory, provenance follows.
@@ -117,7 +111,7 @@ def test_a_new_item_is_searchable_within_two_seconds(wsd, workspace):
 def test_an_edit_is_a_new_version_not_a_duplicate(wsd, workspace):
     old = find(wsd, "Ana is Oscar's manager at the Ofertes project.")
     write_atomically(workspace / "USER.md", USER_MD.replace("Ana is Oscar's manager", "Ana was Oscar's manager"))
-    new, _ = wait_for(lambda: find(wsd, "Ana was Oscar's manager at the Ofertes project."))
+    new, _ = indexed(lambda: find(wsd, "Ana was Oscar's manager at the Ofertes project."))
     before = wsd.call("memory.get", {"id": old["id"]})
     assert before["superseded_by"] == new["id"] and before["content"].startswith("Ana is")
     after = wsd.call("memory.get", {"id": new["id"]})
@@ -133,7 +127,7 @@ def test_deleted_items_and_files_are_archived_not_lost(wsd, workspace):
         USER_MD.replace("- Sam is Oscar's younger brother; they go climbing on Sundays.\n", "")
     )
     (workspace / "memory" / "topics" / "climbing.md").unlink()
-    wait_for(
+    indexed(
         lambda: (
             wsd.call("memory.get", {"id": gym["id"]})["tier"] == "archived"
             and wsd.call("memory.get", {"id": sam["id"]})["tier"] == "archived"
@@ -147,7 +141,7 @@ def test_a_renamed_file_keeps_its_memories(wsd, workspace):
     gym = find(wsd, "Oscar climbs at the Sharma gym in Gava.")
     topics = workspace / "memory" / "topics"
     os.rename(topics / "climbing.md", topics / "sport.md")
-    moved, _ = wait_for(
+    moved, _ = indexed(
         lambda: (
             (h := find(wsd, "Oscar climbs at the Sharma gym in Gava."))
             and h["source"].startswith("memory/topics/sport.md")
@@ -166,7 +160,7 @@ def test_a_burst_of_saves_ends_in_the_last_text(wsd, workspace):
             f"# Climbing\n\n- Oscar climbs at the Sharma gym in Gava.\n- His project route is graded 7a, attempt {n}.\n",
         )
         time.sleep(0.01)
-    final, _ = wait_for(lambda: find(wsd, "His project route is graded 7a, attempt 20."), timeout=3)
+    final, _ = indexed(lambda: find(wsd, "His project route is graded 7a, attempt 20."), timeout=3)
     live = [
         h
         for h in wsd.call("memory.search", {"query": "project route graded 7a attempt", "k": 10, "namespace": NS})[
@@ -205,7 +199,7 @@ def test_invalid_files_are_skipped_with_a_reason(wsd, workspace):
     (workspace / "memory" / "topics" / "huge.md").write_text("- big line\n" * 1000)
     (workspace / "memory" / "topics" / "bad-tag.md").write_text("<!-- type: wizard -->\n- a wizard item\n")
     (workspace / "memory" / "topics" / "fine.md").write_text("- Oscar's bike is a blue Brompton.\n")
-    wait_for(lambda: find(wsd, "Oscar's bike is a blue Brompton."))
+    indexed(lambda: find(wsd, "Oscar's bike is a blue Brompton."))
 
     def reasons():
         files = {f["path"]: f for f in wsd.call("workspace.status")["files"]}
@@ -214,7 +208,7 @@ def test_invalid_files_are_skipped_with_a_reason(wsd, workspace):
             return {n: files[f"memory/topics/{n}.md"]["reason"] for n in names}
         return None
 
-    why, _ = wait_for(reasons)
+    why, _ = indexed(reasons)
     assert "binary" in why["photo"] and "not UTF-8" in why["latin1"]
     assert "max_file_bytes" in why["huge"] and "unknown type 'wizard'" in why["bad-tag"]
     assert wsd.call("health")["status"] == "ok"

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import NO_JOBS
+from conftest import NO_JOBS, wait_for
 
 from agentmemd.memory.workspace.markdown import OWNED_BEGIN, OWNED_END
 from agentmemd.memory.workspace.owned_sections import (
@@ -159,16 +159,6 @@ def sourced_from(d, path: str) -> list[dict]:
     return [h for h in hits if (h["source"] or "").startswith(path)]
 
 
-def wait_until(predicate, timeout: float = 5.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    pytest.fail(f"not true within {timeout} s")
-
-
 def test_the_daily_log_gets_what_was_learned_and_is_not_reindexed(wbd, workspace):
     log = workspace / "memory" / f"{DAY}.md"
     learned = [
@@ -216,10 +206,11 @@ def test_a_persons_edits_around_and_inside_the_section_survive_the_next_write(wb
         "fact: Caroline chose an adoption agency in Boston.",
     )
     log.write_text(text)
-    wait_until(
+    wait_for(
         lambda: any(
             h["content"] == "Bought flowers for Melanie's birthday." for h in sourced_from(wbd, f"memory/{DAY}.md")
-        )
+        ),
+        timeout=5.0,
     )
 
     wbd.call("clock.advance", {"hours": 2})
@@ -236,7 +227,9 @@ def test_a_persons_edits_around_and_inside_the_section_survive_the_next_write(wb
     assert "Boston" not in section
     # Their correction is indexed as theirs.
     wbd.call("workspace.sync")
-    moved = wait_until(lambda: [h for h in sourced_from(wbd, f"memory/{DAY}.md") if "Boston" in h["content"]])
+    moved = wait_for(
+        lambda: [h for h in sourced_from(wbd, f"memory/{DAY}.md") if "Boston" in h["content"]], timeout=5.0
+    )
     assert moved[0]["type"] == "fact"
 
 

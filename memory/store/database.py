@@ -19,7 +19,7 @@ import sqlite_utils
 import sqlite_vec
 
 from agentmemd.memory.core.errors import StoreError
-from agentmemd.memory.core.text import STOPWORDS, words
+from agentmemd.memory.core.text import QUERY_STOPWORDS, words
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
 from agentmemd.memory.store.migrations import create_vector_index, migrations
 from agentmemd.memory.store.vector_index import VectorIndex
@@ -40,7 +40,7 @@ def fts_terms(text: str) -> list[str]:
     terms: list[str] = []
     for word in words(text):
         for part in _PARTS.split(word):
-            if part and part not in STOPWORDS and part not in terms:
+            if part and part not in QUERY_STOPWORDS and part not in terms:
                 terms.append(part)
     return terms
 
