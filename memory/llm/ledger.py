@@ -28,11 +28,16 @@ class Usage:
 
 
 class Ledger:
-    def __init__(self, store: Store, clock: Clock, cfg: LLMConfig):
+    """Books every API call. Providers call it from the background worker, so its writes go
+    through ``run_on_store`` (the daemon's store thread; a direct call as a library): a write from
+    another thread would land inside whatever transaction the store thread has open."""
+
+    def __init__(self, store: Store, clock: Clock, cfg: LLMConfig, run_on_store=None):
         self.store = store
         self.tables = LLMTables(store)
         self.clock = clock
         self.cfg = cfg
+        self.run_on_store = run_on_store or (lambda fn: fn())
 
     def record(
         self,
@@ -47,27 +52,26 @@ class Ledger:
         error: str | None = None,
     ) -> int:
         """Record one call; returns its ledger id."""
-        return self.tables.add_call(
-            {
-                "at": format_time(self.clock.now()),
-                "provider": provider,
-                "model": model,
-                "task": task,
-                "namespace": namespace,
-                "status": status,
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-                "cache_read_input_tokens": usage.cache_read_input_tokens,
-                "cost_usd": usage.cost_usd(self.cfg),
-                "latency_ms": latency_ms,
-                "error": error,
-            }
-        )
+        row = {
+            "at": format_time(self.clock.now()),
+            "provider": provider,
+            "model": model,
+            "task": task,
+            "namespace": namespace,
+            "status": status,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+            "cache_read_input_tokens": usage.cache_read_input_tokens,
+            "cost_usd": usage.cost_usd(self.cfg),
+            "latency_ms": latency_ms,
+            "error": error,
+        }
+        return self.run_on_store(lambda: self.tables.add_call(row))
 
     def mark_rejected(self, call_id: int, problem: str) -> None:
         """The call was paid for (its tokens stay counted) but its output was refused."""
-        self.tables.reject_call(call_id, problem)
+        self.run_on_store(lambda: self.tables.reject_call(call_id, problem))
 
     def totals(self) -> list[dict[str, Any]]:
         """Per provider, model and task: calls by status, tokens and cost."""

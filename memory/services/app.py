@@ -102,7 +102,7 @@ class Services:
                 max_file_bytes=config.workspace.max_file_bytes,
                 run_on_store=run_on_store,
             )
-        ledger = Ledger(store, memories.clock, config.llm)
+        ledger = Ledger(store, memories.clock, config.llm, run_on_store)
         try:
             provider = make_provider(config, ledger, embedder)
         except LLMError as exc:
