@@ -104,3 +104,11 @@ class FakeAnthropic:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+KEY_ENV = "AGENTMEMD_TEST_KEY"
+
+
+def llm_config(fake: FakeAnthropic, **extra) -> dict:
+    """The [llm] section that points agentmemd at this fake server (the key is read from KEY_ENV)."""
+    return {"provider": "anthropic", "base_url": fake.base_url, "api_key_env": KEY_ENV, "max_retries": 0, **extra}

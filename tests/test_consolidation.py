@@ -145,19 +145,12 @@ def test_the_next_night_rederives_without_duplicating(consolidated, turns):
 def test_the_anthropic_provider_summarises_the_nodes_through_the_cache(in_process, monkeypatch):
     import json
 
-    from fake_anthropic import FakeAnthropic, message
+    from fake_anthropic import KEY_ENV, FakeAnthropic, llm_config, message
 
     with FakeAnthropic() as fake:
-        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        monkeypatch.setenv(KEY_ENV, "test-key")
         d = in_process(
-            {
-                "llm": {
-                    "provider": "anthropic",
-                    "base_url": fake.base_url,
-                    "api_key_env": "AGENTMEMD_TEST_KEY",
-                    "max_retries": 0,
-                }
-            },
+            {"llm": llm_config(fake)},
             fake_embedder=True,
         )
         places = ["beach", "lake", "museum", "park"] * 10

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import NO_JOBS, locomo_date, wait_for
-from fake_anthropic import FakeAnthropic, message
+from fake_anthropic import KEY_ENV, FakeAnthropic, llm_config, message
 from inprocess import InProcessDaemon
 
 from agentmemd.daemon.bench.benchmarks import wait_idle
@@ -257,15 +257,9 @@ def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_
         }
     )
     with FakeAnthropic() as fake:
-        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        monkeypatch.setenv(KEY_ENV, "test-key")
         config = {
-            "llm": {
-                "provider": "anthropic",
-                "base_url": fake.base_url,
-                "api_key_env": "AGENTMEMD_TEST_KEY",
-                "max_retries": 0,
-                "timeout_seconds": 20,
-            },
+            "llm": llm_config(fake, timeout_seconds=20),
             "conversation": {"observer_threshold_tokens": 10, "keep_recent_turns": 0},
         }
         fake.replies.append(message(reply, input_tokens=400, output_tokens=60))
@@ -299,16 +293,9 @@ def test_a_model_citing_turns_it_was_not_shown_is_refused_and_stores_nothing(in_
         {"observations": [{"priority": "LOW", "category": "fact", "content": "Invented.", "source_turns": [999]}]}
     )
     with FakeAnthropic() as fake:
-        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        monkeypatch.setenv(KEY_ENV, "test-key")
         d = in_process(
-            {
-                "llm": {
-                    "provider": "anthropic",
-                    "base_url": fake.base_url,
-                    "api_key_env": "AGENTMEMD_TEST_KEY",
-                    "max_retries": 0,
-                }
-            },
+            {"llm": llm_config(fake)},
             fake_embedder=True,
         )
         fake.replies.append(message(bad))

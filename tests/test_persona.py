@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import NO_JOBS, REPO, DaemonProcess, wait_for
-from fake_anthropic import FakeAnthropic, message
+from fake_anthropic import KEY_ENV, FakeAnthropic, llm_config, message
 
 from agentmemd.daemon.bench.benchmarks import draw_trace
 from agentmemd.daemon.bench.calibrate import LabelsError, calibrate, load_labels
@@ -473,15 +473,10 @@ def _judge(voice: float, constraint: float = 1.0) -> str:
 
 def test_the_anthropic_judge_uses_the_5_3_prompt_and_samples_twice_only_near_a_threshold(in_process, monkeypatch):
     with FakeAnthropic() as fake:
-        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        monkeypatch.setenv(KEY_ENV, "test-key")
         d = in_process(
             {
-                "llm": {
-                    "provider": "anthropic",
-                    "base_url": fake.base_url,
-                    "api_key_env": "AGENTMEMD_TEST_KEY",
-                    "max_retries": 0,
-                },
+                "llm": llm_config(fake),
                 "persona": {"score_assistant_turns": False},
             },
             fake_embedder=True,
@@ -533,16 +528,10 @@ def test_the_anthropic_persona_record_is_validated_and_a_bad_one_does_not_block_
         }
     )
     with FakeAnthropic() as fake:
-        monkeypatch.setenv("AGENTMEMD_TEST_KEY", "test-key")
+        monkeypatch.setenv(KEY_ENV, "test-key")
         d = in_process(
             {
-                "llm": {
-                    "provider": "anthropic",
-                    "base_url": fake.base_url,
-                    "api_key_env": "AGENTMEMD_TEST_KEY",
-                    "max_retries": 0,
-                    "json_repair_attempts": 1,
-                },
+                "llm": llm_config(fake, json_repair_attempts=1),
                 "persona": {"score_assistant_turns": False},
             },
             fake_embedder=True,
