@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -108,6 +109,8 @@ class Dispatcher:
             payload = json.loads(text)
         except json.JSONDecodeError as exc:
             return encode(error_response(None, RpcError(PARSE_ERROR, f"parse error: {exc.msg} at column {exc.colno}")))
+        except RecursionError:  # [[[[... a thousand deep: refused, the connection stays usable
+            return encode(error_response(None, RpcError(PARSE_ERROR, "parse error: JSON nested too deeply")))
         if isinstance(payload, list):
             if not payload:
                 return encode(error_response(None, RpcError(INVALID_REQUEST, "invalid request: empty batch")))
@@ -120,12 +123,12 @@ class Dispatcher:
         if not isinstance(req, dict):
             return error_response(None, RpcError(INVALID_REQUEST, "invalid request: expected a JSON object"))
         req_id = req.get("id")
-        if req.get("jsonrpc") != "2.0":
-            return error_response(req_id, RpcError(INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"'))
-        if isinstance(req_id, bool) or (req_id is not None and not isinstance(req_id, (str, int))):
+        if not _valid_id(req_id):
             return error_response(
                 None, RpcError(INVALID_REQUEST, 'invalid request: "id" must be a string, number or null')
             )
+        if req.get("jsonrpc") != "2.0":
+            return error_response(req_id, RpcError(INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"'))
         method_name = req.get("method")
         if not isinstance(method_name, str):
             return error_response(req_id, RpcError(INVALID_REQUEST, 'invalid request: "method" must be a string'))
@@ -177,6 +180,15 @@ class Dispatcher:
             ) from None
         # The keys the service gave, typed (an optional key it left out stays out).
         return typed.model_dump(mode="json", exclude_unset=True)
+
+
+def _valid_id(req_id: Any) -> bool:
+    """JSON-RPC ids: a string, a number (1, 1.5, 1e2; not a boolean) or null."""
+    if req_id is None or isinstance(req_id, str):
+        return True
+    if isinstance(req_id, bool) or not isinstance(req_id, (int, float)):
+        return False
+    return isinstance(req_id, int) or math.isfinite(req_id)  # 1e400 parses as inf: not a number to echo
 
 
 def _ms(started: float) -> float:

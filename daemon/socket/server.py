@@ -264,6 +264,15 @@ class Daemon:
             except Exception:
                 log.exception("workspace sync failed", extra={"paths": sorted(paths)})
 
+    async def _answer(self, line: bytes, dispatcher: Dispatcher, reply) -> None:
+        self._inflight += 1
+        try:
+            response = await dispatcher.handle_line(line)
+        finally:
+            self._inflight -= 1
+        if response is not None:
+            await reply(response)
+
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, dispatcher: Dispatcher) -> None:
         limit = self.config.server.max_line_bytes
         buffer = bytearray()
@@ -280,6 +289,9 @@ class Daemon:
             while not self._stop.is_set():
                 chunk = await reader.read(65536)
                 if not chunk:
+                    # The client half-closed: a last request without its newline still gets its answer.
+                    if buffer.strip() and not discarding and len(buffer) <= limit:
+                        await self._answer(bytes(buffer), dispatcher, reply)
                     break
                 buffer += chunk
                 while True:
@@ -299,15 +311,8 @@ class Daemon:
                     if len(line) > limit:
                         await reply(too_long)
                         continue
-                    if not line.strip():
-                        continue
-                    self._inflight += 1
-                    try:
-                        response = await dispatcher.handle_line(line)
-                    finally:
-                        self._inflight -= 1
-                    if response is not None:
-                        await reply(response)
+                    if line.strip():
+                        await self._answer(line, dispatcher, reply)
         except (ConnectionResetError, BrokenPipeError):
             pass
         finally:

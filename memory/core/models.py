@@ -6,8 +6,10 @@ import math
 from datetime import datetime
 from typing import Annotated, Literal
 
+import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from agentmemd.memory.core.clock import to_utc
 from agentmemd.memory.core.vocabulary import MemoryType, ReinforceEvent, Role, Tier
 
 
@@ -28,6 +30,22 @@ def _non_blank(value: str) -> str:
 Content = Annotated[str, Field(min_length=1, max_length=100_000), AfterValidator(_utf8), AfterValidator(_non_blank)]
 Namespace = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_utf8)]
+SQLITE_MAX_INT = 2**63 - 1
+
+
+def _storable_time(value: datetime) -> datetime:
+    """One canonical form for every time at the edge: aware UTC, a four-digit year (what the store
+    writes and sorts as text). Unrepresentable times are refused here, never deep inside."""
+    try:
+        utc = to_utc(value)
+    except OverflowError:
+        raise ValueError("is out of range once converted to UTC") from None
+    if not 1000 <= utc.year <= 9999:
+        raise ValueError(f"year {utc.year} (UTC) is outside 1000-9999") from None
+    return utc
+
+
+Timestamp = Annotated[datetime, AfterValidator(_storable_time)]
 
 
 class Params(BaseModel):
@@ -43,7 +61,7 @@ class AddParams(Params):
     priority: float | None = Field(None, ge=0.0, le=1.0)
     namespace: Namespace = "default"
     source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
-    created: datetime | None = None
+    created: Timestamp | None = None
     tags: list[Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)]] = Field(
         default_factory=list, max_length=64
     )
@@ -58,8 +76,13 @@ class AddParams(Params):
             raise ValueError("must not be empty")
         if not all(math.isfinite(x) for x in value):
             raise ValueError("must contain only finite numbers (no NaN or Infinity)")
-        if not any(x != 0.0 for x in value):
-            raise ValueError("must not be the zero vector")
+        # It is stored as float32: what does not survive that conversion is refused now.
+        with np.errstate(over="ignore"):  # an overflow is the finding, not a warning
+            as_stored = np.asarray(value, dtype=np.float32)
+        if not np.isfinite(as_stored).all():
+            raise ValueError("has values too large for float32 (|x| > 3.4e38)")
+        if not float(np.linalg.norm(as_stored.astype(np.float64))) > 0.0:
+            raise ValueError("must not be the zero vector (as float32)")
         return value
 
 
@@ -225,7 +248,7 @@ class AppendParams(Params):
     session: SessionId
     role: Role
     content: Content
-    ts: datetime | None = None  # when it was said; relative dates in it resolve against this
+    ts: Timestamp | None = None  # when it was said; relative dates in it resolve against this
     namespace: Namespace = "default"
     speaker: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)] | None = None
 
@@ -294,7 +317,7 @@ class RuleProposeParams(Params):
 
 
 class RuleDecisionParams(Params):
-    id: int = Field(gt=0)
+    id: int = Field(gt=0, le=SQLITE_MAX_INT)
 
 
 class RulesListParams(Params):

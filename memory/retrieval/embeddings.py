@@ -108,7 +108,9 @@ def _torch_threads(n: int | None) -> Iterator[None]:
 
 
 def normalise(vec: np.ndarray) -> np.ndarray:
-    norm = float(np.linalg.norm(vec))
-    if norm == 0.0:
-        raise ValueError("embedding has zero length")
-    return (vec / norm).astype(np.float32)
+    """Unit length, float32 (the norm in float64, so large components do not overflow it)."""
+    wide = np.asarray(vec, dtype=np.float64)
+    norm = float(np.linalg.norm(wide))
+    if not norm > 0.0 or not np.isfinite(norm):
+        raise ValueError("embedding has zero or non-finite length")
+    return (wide / norm).astype(np.float32)

@@ -7,7 +7,7 @@ from typing import Any
 from agentmemd.cron.scheduler import JobRunner
 from agentmemd.memory.consolidation.consolidator import Consolidator
 from agentmemd.memory.core.clock import Clock, ManualClock, format_time
-from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.core.errors import Conflict, InvalidParams
 from agentmemd.memory.core.models import ClockAdvanceParams, ConsolidationListParams, JobRunParams, JobRunsParams
 
 
@@ -37,5 +37,8 @@ class JobService:
         """Move a manual clock forward; the scheduled jobs that came due run now."""
         if not isinstance(self.clock, ManualClock):
             raise Conflict("the clock is the system clock; set [clock] start in the config for a manual clock")
-        now = self.clock.advance(p.hours)
+        try:
+            now = self.clock.advance(p.hours)
+        except OverflowError:
+            raise InvalidParams("hours", "moves the clock past the year 9999") from None
         return {"now": format_time(now), "manual": True, "jobs_ran": self.runner.run_due()}

@@ -1,0 +1,129 @@
+"""Bad input gets a clear error naming the problem, changes nothing, and the connection lives
+(issue 13's first class of defects). In-process through the Dispatcher, and over a real socket
+for what only the socket shows (framing, half-close)."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+DEEP = 1000
+
+
+def error_of(reply: dict) -> tuple[int, str]:
+    return reply["error"]["code"], reply["error"]["message"]
+
+
+def req(method: str, params: dict, req_id=1) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": req_id, "method": method, "params": params}).encode()
+
+
+@pytest.fixture
+def d(in_process):
+    return in_process({"clock": {"start": "2024-01-01T00:00:00Z"}}, fake_embedder=True)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"[" * DEEP + b"]" * DEEP,
+        b'{"jsonrpc": "2.0", "id": 1, "method": "health", "params": ' + b"[" * DEEP + b"]" * DEEP + b"}",
+        b'{"jsonrpc": "2.0", "method": "health", "id": ' + b"[" * DEEP + b"]" * DEEP + b"}",
+        b'{"jsonrpc": "2.0", "id": 1, "method": "memory.add", "params": {"content": "x", "type": "fact", "tags": '
+        + b"[" * DEEP
+        + b"]" * DEEP
+        + b"}}",
+        b'{"jsonrpc": "2.0", "id": NaN, "method": "health"}',
+    ],
+)
+def test_deep_nesting_and_non_json_constants_are_refused_as_requests(d, line):
+    reply = d.send_raw(line)
+    reply = reply[0] if isinstance(reply, list) else reply
+    assert error_of(reply)[0] in (-32700, -32600, -32602), reply
+    assert d.call("health")["status"] == "ok"
+
+
+@pytest.mark.parametrize(
+    "when", ["9999-12-31T23:59:59-12:00", "0001-01-01T00:00:00+14:00", "0999-06-01T00:00:00Z", "999-06-01T00:00:00Z"]
+)
+def test_unrepresentable_times_are_refused_naming_the_field(d, when):
+    before = d.call("stats")["live"]
+    code, message = error_of(d.send_raw(req("memory.add", {"content": "a fact", "type": "fact", "created": when})))
+    assert code == -32602 and "created" in message
+    code, message = error_of(
+        d.send_raw(req("conversation.append", {"session": "s", "role": "user", "content": "hi", "ts": when}))
+    )
+    assert code == -32602 and "ts" in message
+    assert d.call("stats")["live"] == before
+
+
+def test_times_are_stored_in_one_canonical_form(d):
+    added = d.call("memory.add", {"content": "a fact", "type": "fact", "created": "1999-12-31T23:00:00-02:00"})
+    assert d.call("memory.get", {"id": added["id"]})["created"] == "2000-01-01T01:00:00.000000Z"
+
+
+@pytest.mark.parametrize(("value", "why"), [(5e-324, "zero vector"), (1e308, "float32"), (1e39, "float32")])
+def test_embeddings_that_do_not_survive_float32_are_refused(d, value, why):
+    code, message = error_of(
+        d.send_raw(req("memory.add", {"content": "x", "type": "fact", "embedding": [value] * 384}))
+    )
+    assert code == -32602 and "embedding" in message and why in message
+
+
+def test_large_but_finite_embeddings_are_normalised_not_broken(d):
+    added = d.call("memory.add", {"content": "x", "type": "fact", "embedding": [1e30] * 384})
+    assert d.call("memory.get", {"id": added["id"]})["id"] == added["id"]
+
+
+def test_ids_beyond_sqlites_integers_are_refused_and_any_json_number_is_an_id(d):
+    code, message = error_of(d.send_raw(req("persona.rules.confirm", {"id": 2**63})))
+    assert code == -32602 and "id" in message
+    for req_id in (1.5, 100.0):
+        reply = d.send_raw(b'{"jsonrpc": "2.0", "id": ' + json.dumps(req_id).encode() + b', "method": "health"}')
+        assert reply["id"] == req_id and reply["result"]["status"] == "ok"
+    reply = d.send_raw(b'{"jsonrpc": "2.0", "id": 1e2, "method": "health"}')
+    assert reply["id"] == 100.0 and "result" in reply
+    assert error_of(d.send_raw(b'{"jsonrpc": "2.0", "id": 1e400, "method": "health"}'))[0] == -32600
+
+
+def test_a_clock_cannot_be_moved_past_year_9999(in_process):
+    d = in_process({"clock": {"start": "9990-01-01T00:00:00Z"}}, fake_embedder=True)
+    code, message = error_of(d.send_raw(req("clock.advance", {"hours": 24 * 365 * 20})))
+    assert code == -32602 and "hours" in message
+
+
+@pytest.fixture(scope="module")
+def served():
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from conftest import NO_JOBS, DaemonProcess
+
+    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
+    daemon = DaemonProcess(root, {"jobs": NO_JOBS}).start()
+    yield daemon
+    daemon.terminate()
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_over_the_socket_deep_nesting_gets_an_answer_and_the_connection_lives(served):
+    with served.client() as c:
+        reply = c.send_raw(b"[" * DEEP + b"]" * DEEP)
+        assert error_of(reply)[0] == -32700
+        assert c.call("health")["status"] == "ok"
+
+
+def test_a_last_line_without_newline_then_a_half_close_gets_its_answer(served):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(str(served.socket))
+    s.sendall(b'{"jsonrpc": "2.0", "id": 7, "method": "health"}')  # no newline
+    s.shutdown(socket.SHUT_WR)
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    s.close()
+    assert json.loads(data)["id"] == 7
