@@ -99,6 +99,12 @@ def test_no_frame_kills_the_door_or_gets_an_internal_error(in_process, seed):
     for _ in range(FRAMES):
         line = frame(rng, d.dispatcher.methods)
         reply = d.send_raw(line)
+        try:
+            parsed = json.loads(line)
+        except ValueError:
+            parsed = None
+        if not (isinstance(parsed, dict) and "id" not in parsed):  # only a notification goes unanswered
+            assert reply, line[:300]
         for r in reply if isinstance(reply, list) else [reply] if reply else []:
             if "error" in r and r["error"]["code"] == -32603:
                 internal.append((line[:300], r["error"]))
