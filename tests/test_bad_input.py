@@ -127,3 +127,24 @@ def test_a_last_line_without_newline_then_a_half_close_gets_its_answer(served):
         data += chunk
     s.close()
     assert json.loads(data)["id"] == 7
+
+
+def test_the_data_dir_is_private_and_an_open_one_is_tightened(in_process, short_tmp, caplog):
+    import stat
+
+    old = short_tmp / "old" / "data"
+    old.mkdir(parents=True, mode=0o755)
+    old.chmod(0o755)
+    (old / "notes.txt").write_text("left here by hand")
+    (old / "notes.txt").chmod(0o644)
+    with caplog.at_level("WARNING", logger="agentmemd"):
+        d = in_process({}, fake_embedder=True, root=short_tmp / "old")
+    d.call("memory.add", {"content": "A secret the user told the agent", "type": "fact"})
+    assert stat.S_IMODE(old.stat().st_mode) == 0o700
+    for path in old.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path  # the db, its -wal and -shm, the stray file
+    assert any("permissions tightened" in r.getMessage() for r in caplog.records)
+    fresh = in_process({}, fake_embedder=True, root=short_tmp / "fresh")
+    fresh.call("memory.add", {"content": "Another secret", "type": "fact"})
+    assert stat.S_IMODE((short_tmp / "fresh" / "data").stat().st_mode) == 0o700
+    assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in (short_tmp / "fresh" / "data").iterdir()} == {"0o600"}

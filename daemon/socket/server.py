@@ -117,7 +117,7 @@ class Daemon:
         self._stop = asyncio.Event()
 
     def open(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # memories are private
         self.lock.acquire()
         try:
             prepare_socket_path(self.socket_path)

@@ -10,6 +10,7 @@ The daemon passes a ``run_on_store`` that hands SQLite work to its single store 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -34,12 +35,13 @@ from agentmemd.memory.services.costs import CostService
 from agentmemd.memory.services.jobs import JobService
 from agentmemd.memory.services.persona import PersonaService
 from agentmemd.memory.services.workspace import WorkspaceService
-from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.database import Store, secure_data_dir
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 DB_FILE = "agentmemd.db"
+log = logging.getLogger("agentmemd")
 
 
 def run_here(fn: Callable[[], Any]) -> Any:
@@ -72,7 +74,9 @@ class Services:
         embedder: Embedder | None = None,
         run_on_store: Callable[[Callable[[], Any]], Any] = run_here,
     ) -> "Services":
-        Path(data_dir).mkdir(parents=True, exist_ok=True)
+        tightened = secure_data_dir(Path(data_dir))
+        if tightened:
+            log.warning("data dir permissions tightened (memories are private)", extra={"changed": tightened})
         embedder = embedder or MiniLMEmbedder(config.embedding.query_cache_size)
         store = Store(
             Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous

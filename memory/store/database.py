@@ -7,7 +7,9 @@ The store is deliberately dumb: it reads and writes rows; policy lives in servic
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,10 +67,29 @@ def from_blob(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+
+
+def secure_data_dir(data_dir: Path) -> list[str]:
+    """Make the data dir 0700 and every file in it 0600 (memories are private), creating the
+    dir if needed. Returns what had to be tightened, for a log line."""
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    fixed: list[str] = []
+    for path, wanted in [(data_dir, PRIVATE_DIR), *((p, PRIVATE_FILE) for p in data_dir.iterdir() if p.is_file())]:
+        mode = stat.S_IMODE(path.lstat().st_mode)
+        if mode & ~wanted:
+            os.chmod(path, wanted)
+            fixed.append(f"{path.name or path} {oct(mode)} -> {oct(wanted)}")
+    return fixed
+
+
 class Store:
     def __init__(self, path: str | Path, *, dim: int, model: str, synchronous: str = "NORMAL"):
         self.path = str(path)
         self.dim = dim
+        # Born private: SQLite gives the -wal and -shm files the database file's mode.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
         conn = sqlean.connect(self.path, check_same_thread=False, isolation_level=None)
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)
