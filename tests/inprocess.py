@@ -70,7 +70,7 @@ class InProcessDaemon:
 
         self.root = Path(root)
         self.data_dir = self.root / "data"
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self.config = load_config(None, config or {})
         chosen = workspace or (self.config.workspace.path or None)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-store")

@@ -9,6 +9,8 @@ import socket
 
 import pytest
 
+from agentmemd.daemon.socket.client import RpcCallError
+
 DEEP = 1000
 
 
@@ -148,3 +150,48 @@ def test_the_data_dir_is_private_and_an_open_one_is_tightened(in_process, short_
     fresh.call("memory.add", {"content": "Another secret", "type": "fact"})
     assert stat.S_IMODE((short_tmp / "fresh" / "data").stat().st_mode) == 0o700
     assert {oct(stat.S_IMODE(p.stat().st_mode)) for p in (short_tmp / "fresh" / "data").iterdir()} == {"0o600"}
+
+
+def test_reads_of_namespaces_with_no_memories_keep_nothing_in_ram(d):
+    d.call("memory.add", {"content": "The user lives in Porto", "type": "fact", "namespace": "real"})
+    d.call("memory.search", {"query": "where?", "namespace": "real"})
+    vectors = d.services.store.vectors
+    before = vectors.loaded()
+    for n in range(300):
+        d.call("memory.search", {"query": "anything", "namespace": f"made-up-{n}"})
+        d.call("context.pack", {"query": "anything", "budget_tokens": 100, "namespace": f"made-up-{n}"})
+    assert vectors.loaded() == before
+    # A namespace's first memory is found by the next search.
+    d.call("memory.add", {"content": "Ana has a grey cat", "type": "fact", "namespace": "made-up-7"})
+    assert d.call("memory.search", {"query": "grey cat", "namespace": "made-up-7"})["results"]
+
+
+def test_the_pack_log_keeps_its_retention_compactly_and_says_so(in_process):
+    from agentmemd.memory.retrieval.memories import PRUNE_EVERY
+
+    d = in_process(
+        {"clock": {"start": "2024-01-01T00:00:00Z"}, "pack": {"log_keep_packs": 5, "log_keep_days": 1}},
+        fake_embedder=True,
+    )
+    d.call("memory.add_many", {"items": [{"content": f"Fact {i} about the garden", "type": "fact"} for i in range(50)]})
+    conn = d.services.store.conn
+    # A pack logged before the log was compressed (plain JSON text) is still explained.
+    conn.execute(
+        "INSERT INTO pack_log VALUES ('pold', 'default', 'q', 100, '2024-01-01T00:00:00.000000Z', 0, '', "
+        "'[{\"id\": \"m1\"}]', '[]')"
+    )
+    assert d.call("context.explain", {"pack_id": "pold"})["candidates"] == [{"id": "m1"}]
+    first = d.call("context.pack", {"query": "garden", "budget_tokens": 300})["pack_id"]
+    stored = conn.execute("SELECT candidates FROM pack_log WHERE pack_id = ?", (first,)).fetchone()[0]
+    assert isinstance(stored, bytes)  # compressed
+    for _ in range(PRUNE_EVERY + 1):
+        d.call("context.pack", {"query": "garden", "budget_tokens": 300})
+    assert conn.execute("SELECT count(*) FROM pack_log").fetchone()[0] <= 5 + 1
+    with pytest.raises(RpcCallError) as err:
+        d.call("context.explain", {"pack_id": first})
+    assert err.value.code == -32001 and "log_keep_packs" in err.value.message
+    d.call("clock.advance", {"hours": 48})
+    for _ in range(PRUNE_EVERY):
+        d.call("context.pack", {"query": "garden", "budget_tokens": 300})
+    ats = [r[0] for r in conn.execute("SELECT at FROM pack_log")]
+    assert len(ats) <= 5 + PRUNE_EVERY and all(at >= "2024-01-03" for at in ats)

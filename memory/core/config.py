@@ -100,6 +100,8 @@ class PackConfig(_Section):
     mmr_lambda: float = Field(0.7, ge=0, le=1)
     min_items: dict[MemoryType, int] = Field(default_factory=lambda: {"persona": 1})
     max_share: dict[MemoryType, float] = Field(default_factory=dict)
+    log_keep_packs: int = Field(10_000, ge=1, description="context.explain can explain this many of the newest packs.")
+    log_keep_days: float = Field(30.0, gt=0, description="... and none older than this.")
 
 
 class ClockConfig(_Section):

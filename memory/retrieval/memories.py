@@ -17,7 +17,7 @@ import json
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,8 @@ from agentmemd.memory.retrieval.scoring import (
 )
 from agentmemd.memory.store.database import Store, from_blob, fts_terms, indexed_text
 
+PRUNE_EVERY = 100  # packs between two prunings of the pack log
+
 
 @dataclass
 class Scored:
@@ -82,6 +84,7 @@ class Memories:
         self.embedder = embedder
         self.clock = clock
         self.config = config
+        self._packs_logged = 0
         self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-embed")
 
     # ---- writes -------------------------------------------------------------
@@ -403,23 +406,29 @@ class Memories:
                     "at": format_time(self.clock.now()),
                     "tokens": tokens,
                     "text": text,
-                    "candidates": json.dumps(log_candidates),
-                    "chosen": json.dumps(
-                        [
-                            {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
-                            for i, it in zip(result_items, items)
-                        ]
-                    ),
+                    "candidates": log_candidates,
+                    "chosen": [
+                        {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
+                        for i, it in zip(result_items, items)
+                    ],
                 }
             )
+            self._packs_logged += 1
+            if self._packs_logged % PRUNE_EVERY == 1:  # the log stays within its retention (+ PRUNE_EVERY)
+                cfg = self.config.pack
+                oldest = self.clock.now() - timedelta(days=cfg.log_keep_days)
+                self.store.prune_pack_log(cfg.log_keep_packs, format_time(oldest))
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items)
 
     def explain(self, pack_id: str) -> dict[str, Any]:
         entry = self.store.get_pack(pack_id)
         if entry is None:
-            raise NotFound(f"no pack with id {pack_id!r}", {"pack_id": pack_id})
-        entry["candidates"] = json.loads(entry["candidates"])
-        entry["chosen"] = json.loads(entry["chosen"])
+            cfg = self.config.pack
+            raise NotFound(
+                f"no pack with id {pack_id!r} in the pack log, which keeps the newest {cfg.log_keep_packs} packs "
+                f"for {cfg.log_keep_days:g} days ([pack] log_keep_packs, log_keep_days): it may be past that",
+                {"pack_id": pack_id},
+            )
         return entry
 
     def stats(self, namespace: str | None = None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import os
 import re
 import stat
 import threading
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -65,6 +66,15 @@ def to_blob(vec: np.ndarray) -> bytes:
 
 def from_blob(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
+
+
+def _pack_json(value: Any) -> bytes:
+    return zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 6)
+
+
+def _unpack_json(stored: str | bytes) -> Any:
+    """Logged before the pack log was compressed: plain JSON text."""
+    return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
 
 
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
@@ -286,11 +296,22 @@ class Store:
         self.db["owned_sections"].upsert({"path": rel_path, "body": body, "written_at": written_at}, pk="path")
 
     def log_pack(self, entry: dict[str, Any]) -> None:
+        """Log a pack; its candidates and choices are stored as zlib-compressed JSON (a BLOB)."""
+        row = {**entry, "candidates": _pack_json(entry["candidates"]), "chosen": _pack_json(entry["chosen"])}
         self.conn.execute(
             "INSERT INTO pack_log (pack_id, namespace, query, budget_tokens, at, tokens, text, candidates, chosen) "
             "VALUES (:pack_id, :namespace, :query, :budget_tokens, :at, :tokens, :text, :candidates, :chosen)",
-            entry,
+            row,
         )
+
+    def prune_pack_log(self, keep: int, older_than: str) -> int:
+        """Drop logged packs past the newest ``keep`` or from before ``older_than``; how many went."""
+        gone = self.conn.execute("DELETE FROM pack_log WHERE at < ?", (older_than,)).rowcount
+        gone += self.conn.execute(
+            "DELETE FROM pack_log WHERE pack_id IN (SELECT pack_id FROM pack_log ORDER BY at DESC LIMIT -1 OFFSET ?)",
+            (keep,),
+        ).rowcount
+        return gone
 
     # ---- reads ---------------------------------------------------------------
 
@@ -384,10 +405,10 @@ class Store:
             f"SELECT {COLUMNS} FROM memory_archive WHERE namespace = ? AND superseded_by IS NULL", (namespace,)
         )
 
-    def pack_chosen(self, pack_id: str) -> str | None:
-        """The JSON list of what a logged pack chose."""
+    def pack_chosen(self, pack_id: str) -> list[Any] | None:
+        """What a logged pack chose."""
         row = self.conn.execute("SELECT chosen FROM pack_log WHERE pack_id = ?", (pack_id,)).fetchone()
-        return row[0] if row else None
+        return _unpack_json(row[0]) if row else None
 
     def live_of_type(self, namespace: str, mtype: str) -> list[dict[str, Any]]:
         """(id, content, priority) of the namespace's live memories of one type."""
@@ -413,8 +434,12 @@ class Store:
         return rows, total
 
     def get_pack(self, pack_id: str) -> dict[str, Any] | None:
+        """A logged pack, its candidates and choices decoded."""
         rows = self._rows("SELECT * FROM pack_log WHERE pack_id = ?", (pack_id,))
-        return rows[0] if rows else None
+        if not rows:
+            return None
+        row = rows[0]
+        return {**row, "candidates": _unpack_json(row["candidates"]), "chosen": _unpack_json(row["chosen"])}
 
     def counts(self, namespace: str | None = None) -> dict[str, Any]:
         where, params = ("WHERE namespace = ?", (namespace,)) if namespace else ("", ())

@@ -89,13 +89,22 @@ class VectorIndex:
         self.dim = dim
         self._loader = loader
         self._spaces: dict[str, _NamespaceMatrix] = {}
+        self._empty = _NamespaceMatrix(dim, [], [])  # read-only: what a namespace with no memories searches
 
     def _space(self, namespace: str) -> _NamespaceMatrix:
         space = self._spaces.get(namespace)
         if space is None:
             seqs, chunks = self._loader(namespace)
+            if not seqs:
+                # Nothing is kept for a namespace with no memories, so reads of made-up names cost
+                # no RAM; its first memory is read from vec0 by the next search.
+                return self._empty
             space = self._spaces[namespace] = _NamespaceMatrix(self.dim, seqs, chunks)
         return space
+
+    def loaded(self) -> int:
+        """How many namespaces have a matrix in RAM."""
+        return len(self._spaces)
 
     def search(self, namespace: str, qvec: np.ndarray, n: int) -> list[tuple[int, float]]:
         """[(seq, cosine)] best first; vectors are L2-normalised, so cosine is a dot product."""

@@ -242,7 +242,7 @@ class PersonaTracker:
         chosen = self.store.pack_chosen(pack_id)
         if chosen is None:
             return []
-        ids = [c["id"] if isinstance(c, dict) else c for c in json.loads(chosen)]
+        ids = [c["id"] if isinstance(c, dict) else c for c in chosen]
         out = []
         for memory_id in ids:
             found = self.store.get(memory_id)
