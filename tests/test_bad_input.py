@@ -195,3 +195,57 @@ def test_the_pack_log_keeps_its_retention_compactly_and_says_so(in_process):
         d.call("context.pack", {"query": "garden", "budget_tokens": 300})
     ats = [r[0] for r in conn.execute("SELECT at FROM pack_log")]
     assert len(ats) <= 5 + PRUNE_EVERY and all(at >= "2024-01-03" for at in ats)
+
+
+def test_a_workspace_file_named_in_bytes_that_are_not_utf8_is_skipped_and_the_rest_indexed(in_process, short_tmp):
+    import os
+    import shutil
+    from pathlib import Path
+
+    ws = short_tmp / "ws"
+    shutil.copytree(
+        Path(__file__).resolve().parent.parent / "workspace_template",
+        ws,
+        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
+    )
+    fd = os.open(os.fsencode(ws) + b"/caf\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"- A note in a file whose name is Latin-1.\n")
+    os.close(fd)
+    (ws / "USER.md").write_text("# USER\n- Oscar keeps bees on his balcony.\n")
+    d = in_process({}, fake_embedder=True, workspace=ws)  # the start-up catch-up must not fail
+    assert d.call("memory.search", {"query": "bees on the balcony"})["results"]
+    assert "USER.md" in [f["path"] for f in d.call("workspace.status")["files"]]
+    assert d.call("workspace.sync")["files"] == 0
+    d.terminate()
+    again = in_process({}, fake_embedder=True, workspace=ws, root=d.root)  # and a restart starts
+    assert again.call("health")["status"] == "ok"
+
+
+def test_a_write_back_never_replaces_a_link_and_never_writes_outside_the_workspace(in_process, short_tmp, caplog):
+    import shutil
+    from pathlib import Path
+
+    ws = short_tmp / "ws"
+    shutil.copytree(
+        Path(__file__).resolve().parent.parent / "workspace_template",
+        ws,
+        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
+    )
+    outside = short_tmp / "elsewhere.md"
+    outside.write_text("# Someone else's notes\n- not the agent's to write\n")
+    (ws / "MEMORY.md").unlink()
+    (ws / "MEMORY.md").symlink_to(outside)
+    inside = ws / "memory" / "topics" / "real-memory.md"
+    inside.write_text("# MEMORY\n")
+    d = in_process({"clock": {"start": "2024-01-01T00:00:00Z"}}, fake_embedder=True, workspace=ws)
+    with caplog.at_level("WARNING", logger="agentmemd"):
+        run = d.call("jobs.run", {"name": "consolidate"})
+    assert run["status"] == "ok" and run["result"]["memory_file_changed"] is False
+    assert (ws / "MEMORY.md").is_symlink() and outside.read_text().startswith("# Someone else's notes\n- not")
+    assert "<!-- agentmemd:begin -->" not in outside.read_text()
+    assert any("links outside the workspace" in str(getattr(r, "reason", "")) for r in caplog.records)
+    # A link to a file inside the workspace is written through, and stays a link.
+    (ws / "MEMORY.md").unlink()
+    (ws / "MEMORY.md").symlink_to(inside)
+    assert d.call("jobs.run", {"name": "consolidate"})["result"]["memory_file_changed"] is True
+    assert (ws / "MEMORY.md").is_symlink() and "<!-- agentmemd:begin -->" in inside.read_text()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,7 @@ class WorkspaceIndexer:
         self.max_file_bytes = max_file_bytes
         self.run_on_store = run_on_store or (lambda fn: fn())
         self._vectors: dict[str, np.ndarray] = {}  # the sync being committed
+        self._bad_names: set[str] = set()  # files skipped because their names are not UTF-8 (logged once)
 
     # ---- files ---------------------------------------------------------------
 
@@ -112,7 +114,16 @@ class WorkspaceIndexer:
             return None
         if rel.suffix.lower() != ".md" or any(part.startswith(".") for part in rel.parts):
             return None
-        return rel.as_posix()
+        name = rel.as_posix()
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:  # a name that is not UTF-8 (surrogate-escaped bytes) cannot be stored
+            shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+            if shown not in self._bad_names:
+                self._bad_names.add(shown)
+                log.warning("workspace file skipped", extra={"path": shown, "reason": "its name is not UTF-8"})
+            return None
+        return name
 
     def markdown_files(self) -> list[str]:
         found = (self.relative(p) for p in self.root.rglob("*") if p.is_file())

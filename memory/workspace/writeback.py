@@ -8,12 +8,15 @@ file and finds nothing new: owned sections are blanked before indexing.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from pathlib import Path
 
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.workspace.owned_sections import WriteResult, write_owned_section
+
+log = logging.getLogger("agentmemd")
 
 
 class WorkspaceWriter:
@@ -25,8 +28,17 @@ class WorkspaceWriter:
         return self.store.owned_section(rel_path)
 
     def write(self, rel_path: str, body: str, now: datetime, *, create_header: str = "") -> WriteResult:
+        """Write the owned section of ``rel_path``. A link is never replaced: the write goes through it
+        when its target is inside the workspace, and is skipped (logged) when it points outside."""
+        path = self.root / rel_path
+        resolved = path.resolve()
+        if resolved != path.absolute() and not resolved.is_relative_to(self.root.resolve()):
+            log.warning(
+                "write-back skipped", extra={"path": rel_path, "reason": f"it links outside the workspace ({resolved})"}
+            )
+            return WriteResult(path, False, 0, 0)
         result = write_owned_section(
-            self.root / rel_path,
+            resolved,
             body,
             last_written=self.last_written(rel_path),
             create_header=create_header,
