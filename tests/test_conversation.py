@@ -19,27 +19,20 @@ from agentmemd.daemon.socket.client import RpcCallError
 LOW_THRESHOLDS = {"observer_threshold_tokens": 600, "reflector_threshold_tokens": 1_000_000, "keep_recent_turns": 2}
 
 
+def append_turn(d, conv: dict, turn: dict, session: str, when: str, **extra) -> dict:
+    """Append one LoCoMo-format turn: speaker_a is the user, speaker_b the assistant."""
+    role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
+    params = {"session": session, "role": role, "content": turn["text"], "ts": when, "speaker": turn["speaker"]}
+    return d.call("conversation.append", {**params, **extra})
+
+
 def stream(d, sample, session: str, sessions: range, **extra) -> list[dict]:
-    """Append LoCoMo turns as a chat between speaker_a (user) and speaker_b (assistant)."""
+    """Append whole LoCoMo-format sessions, each turn at its session's time."""
     conv = sample["conversation"]
     answers = []
     for n in sessions:
-        when = locomo_date(conv[f"session_{n}_date_time"])
-        for turn in conv[f"session_{n}"]:
-            role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
-            answers.append(
-                d.call(
-                    "conversation.append",
-                    {
-                        "session": session,
-                        "role": role,
-                        "content": turn["text"],
-                        "ts": when.isoformat(),
-                        "speaker": turn["speaker"],
-                        **extra,
-                    },
-                )
-            )
+        when = locomo_date(conv[f"session_{n}_date_time"]).isoformat()
+        answers += [append_turn(d, conv, turn, session, when, **extra) for turn in conv[f"session_{n}"]]
     return answers
 
 
@@ -177,18 +170,7 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
     turns = conv["session_1"]
 
     def append(turn):
-        role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
-        talk.call(
-            "conversation.append",
-            {
-                "session": session,
-                "role": role,
-                "content": turn["text"],
-                "ts": when,
-                "namespace": ns,
-                "speaker": turn["speaker"],
-            },
-        )
+        append_turn(talk, conv, turn, session, when, namespace=ns)
 
     for turn in turns[:8]:
         append(turn)
@@ -367,18 +349,7 @@ def test_invariants_on_a_small_conversation_the_prefix_is_stable_and_fits(in_pro
     when = locomo_date(conv["session_1_date_time"]).isoformat()
 
     def append(turn):
-        role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
-        d.call(
-            "conversation.append",
-            {
-                "session": "c",
-                "role": role,
-                "content": turn["text"],
-                "ts": when,
-                "namespace": "c",
-                "speaker": turn["speaker"],
-            },
-        )
+        append_turn(d, conv, turn, "c", when, namespace="c")
 
     for turn in conv["session_1"][:8]:
         append(turn)
