@@ -27,6 +27,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
 from agentmemd.memory.core.errors import Conflict, NotFound
+from agentmemd.memory.core.threads import run_here
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.store.job_tables import JobTables
 
@@ -66,7 +67,7 @@ class JobRunner:
         self.tables = JobTables(store)
         self.clock = clock
         self.zone = zone
-        self.run_on_store = run_on_store or (lambda fn: fn())
+        self.run_on_store = run_on_store or run_here
         self.jobs: dict[str, Job] = {}
         self.triggers: dict[str, CronTrigger] = {}
         self._running: set[str] = set()

@@ -36,6 +36,7 @@ from agentmemd.memory.core.config import ConsolidationConfig
 from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.text import STOPWORDS
 from agentmemd.memory.core.text import words as text_words
+from agentmemd.memory.core.threads import run_here
 from agentmemd.memory.retrieval.clustering import cluster
 from agentmemd.memory.retrieval.embeddings import normalise
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
@@ -166,7 +167,7 @@ class Consolidator:
         self.store = service.store
         self.tables = ConsolidationTables(service.store)
         self.cfg = cfg
-        self.run_on_store = run_on_store or (lambda fn: fn())
+        self.run_on_store = run_on_store or run_here
         self.summarise = summarise
         self._vectors: dict = {}  # content -> embedding, made off the store thread for the commit
 
@@ -272,10 +273,10 @@ class Consolidator:
                         source=source,
                         priority=LEVEL_PRIORITY[level],
                         tags=["consolidated", f"level{level}"],
-                        embedding=self._vector(new[i].content),
                     )
                     for i in additions
-                ]
+                ],
+                vectors=[self._vectors.get(new[i].content) for i in additions],
             )
             for i, memory_id in zip(additions, ids):
                 new[i].id = memory_id
@@ -289,10 +290,6 @@ class Consolidator:
             self.tables.put_node(
                 node.id, namespace, level, sorted(node.leaves), node.sources, node.keywords, format_time(now)
             )
-
-    def _vector(self, content: str) -> list[float] | None:
-        vec = self._vectors.get(content)
-        return None if vec is None else vec.tolist()
 
     def _drop_node(self, memory_id: str) -> None:
         self.tables.drop_node(memory_id)

@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from typing import Any, Callable
 
 from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.tasks import LanguageModel
 
@@ -29,7 +30,7 @@ class CompactionWorker:
         conversations: Conversations,
         provider: LanguageModel,
         cache: ResponseCache | None,
-        run_on_store: Callable[[Callable[[], Any]], Any],
+        run_on_store: RunOnStore,
         *,
         target_ratio: float,
         persona=None,

@@ -199,20 +199,20 @@ class Conversations:
         ]
         return ObserveJob(run_id, session, namespace, turns, total)
 
-    def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[list[float]]:
+    def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[np.ndarray]:
         """The observations' memory vectors, computed off the store thread (no SQLite here), so
         the run's one transaction does not hold up requests while the model embeds."""
         context = {t.seq: t.content for t in job.turns}
         texts = [
             indexed_text(d.content, context.get(d.source_turns[0], "")[:20_000] or None) for d in result.observations
         ]
-        return [v.tolist() for v in self.service.embedder.embed(texts)] if texts else []
+        return list(self.service.embedder.embed(texts)) if texts else []
 
     def finish_observe(
         self,
         job: ObserveJob,
         result: ObserveResult,
-        vectors: list[list[float]] | None = None,
+        vectors: list[np.ndarray] | None = None,
         also: Callable[[], Any] | None = None,
     ) -> dict[str, int]:
         """Store the run's observations in one transaction; ``also`` (the persona track's merge)
@@ -243,10 +243,10 @@ class Conversations:
                             context=context[d.source_turns[0]][:20_000],
                             source=f"conversation:{job.session}#turns:{','.join(map(str, d.source_turns))}"[:1000],
                             tags=["observation", d.category, d.priority],
-                            embedding=vectors[i] if vectors else None,
                         )
-                        for i, d in enumerate(drafts)
-                    ]
+                        for d in drafts
+                    ],
+                    vectors=vectors or None,
                 )
                 if drafts
                 else []
@@ -438,9 +438,9 @@ class Conversations:
                     created=parse_time(min(m["date"] for m in members)),
                     source=f"conversation:{job.session}#turns:{','.join(map(str, turns))}"[:1000],
                     tags=["observation", "reflected", item.category, item.priority],
-                    embedding=vector.tolist() if vector is not None and not item.supersedes else None,
                 )
-            ]
+            ],
+            vectors=[None if item.supersedes else vector],
         )[0]
 
     def _retire(self, row: dict[str, Any], status: str, replaced_by: str | None) -> None:

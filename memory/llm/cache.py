@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from agentmemd.memory.core.clock import Clock, format_time
 from agentmemd.memory.core.config import CacheConfig
 from agentmemd.memory.core.text import content_words
+from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.llm.tasks import TASKS, ObserveResult, ReflectResult, SummaryResult
 from agentmemd.memory.retrieval.embeddings import Embedder
@@ -70,7 +71,7 @@ class ResponseCache:
         payload: Any,
         compute: Callable[[], T],
         *,
-        run_on_store: Callable[[Callable[[], Any]], Any] = lambda f: f(),
+        run_on_store: RunOnStore = run_here,
     ) -> T:
         """The cached answer to this prompt, or ``compute()``'s (then cached)."""
         spec = TASKS[task]

@@ -7,6 +7,7 @@ from typing import Any
 
 from agentmemd.memory.core.clock import Clock, format_time
 from agentmemd.memory.core.config import LLMConfig
+from agentmemd.memory.core.threads import run_here
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.store.llm_tables import LLMTables
 
@@ -37,7 +38,7 @@ class Ledger:
         self.tables = LLMTables(store)
         self.clock = clock
         self.cfg = cfg
-        self.run_on_store = run_on_store or (lambda fn: fn())
+        self.run_on_store = run_on_store or run_here
 
     def record(
         self,

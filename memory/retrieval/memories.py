@@ -89,8 +89,12 @@ class Memories:
 
     # ---- writes -------------------------------------------------------------
 
-    def add_many(self, items: list[AddParams], *, field_prefix: str = "items") -> list[str]:
-        vectors = self._vectors_for(items, field_prefix)
+    def add_many(
+        self, items: list[AddParams], *, field_prefix: str = "items", vectors: list[np.ndarray | None] | None = None
+    ) -> list[str]:
+        """Store memories in one transaction. ``vectors``: embeddings the caller already made (off the
+        store thread), one per item or None; the others are embedded here."""
+        vectors = self._vectors_for(items, field_prefix, vectors)
         token_lens = count_tokens_many([p.content for p in items])
         now = format_time(self.clock.now())
         ids: list[str] = []
@@ -125,8 +129,12 @@ class Memories:
     def add(self, item: AddParams) -> str:
         return self.add_many([item], field_prefix="")[0]
 
-    def _vectors_for(self, items: list[AddParams], field_prefix: str) -> list[np.ndarray]:
-        out: list[np.ndarray | None] = [None] * len(items)
+    def _vectors_for(
+        self, items: list[AddParams], field_prefix: str, given: list[np.ndarray | None] | None
+    ) -> list[np.ndarray]:
+        out: list[np.ndarray | None] = [
+            None if given is None or given[i] is None else normalise(given[i]) for i in range(len(items))
+        ]
         for i, p in enumerate(items):
             if p.embedding is not None:
                 field = f"{field_prefix}.{i}.embedding" if field_prefix else "embedding"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
 
 from agentmemd.cron.jobs import register_jobs
 from agentmemd.cron.scheduler import JobRunner, local_zone
@@ -25,6 +24,7 @@ from agentmemd.memory.core.clock import make_clock
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import LLMError, StartupError
 from agentmemd.memory.core.models import HealthResult
+from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm import make_provider
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
@@ -42,11 +42,6 @@ from agentmemd.persona.tracking.tracker import PersonaTracker
 
 DB_FILE = "agentmemd.db"
 log = logging.getLogger("agentmemd")
-
-
-def run_here(fn: Callable[[], Any]) -> Any:
-    """``run_on_store`` for library use: the caller's thread is the store thread."""
-    return fn()
 
 
 @dataclass
@@ -72,7 +67,7 @@ class Services:
         *,
         workspace: Path | None = None,
         embedder: Embedder | None = None,
-        run_on_store: Callable[[Callable[[], Any]], Any] = run_here,
+        run_on_store: RunOnStore = run_here,
     ) -> "Services":
         tightened = secure_data_dir(Path(data_dir))
         if tightened:
@@ -94,7 +89,7 @@ class Services:
         store: Store,
         embedder: Embedder,
         workspace: Path | None,
-        run_on_store: Callable[[Callable[[], Any]], Any],
+        run_on_store: RunOnStore,
     ) -> "Services":
         memories = Memories(store, embedder, make_clock(config.clock.start), config)
         indexer = None

@@ -6,25 +6,23 @@ on the background worker: those run beside it and hand their SQLite steps to ``r
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.context import build_context
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.core.errors import Timeout
 from agentmemd.memory.core.models import (
     AppendParams,
     ContextParams,
     ObservationsListParams,
     ObserveParams,
 )
+from agentmemd.memory.core.threads import RunOnStore, result_within
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 REBASE_WAIT_SECONDS = 300  # a forced rebase compaction the context waits for (seed 002, 5.3)
-
-RunOnStore = Callable[[Callable[[], Any]], Any]
 
 
 class ConversationService:
@@ -62,7 +60,7 @@ class ConversationService:
         budget = p.budget_tokens or self.config.conversation.context_budget_tokens
         action, latest = self.run_on_store(lambda: self._due_action(p.session))
         if action == "rebase":  # severe drift: compaction with persona preservation, then a fresh context
-            self._wait(
+            result_within(
                 self.worker.run_now(p.session, force=True),
                 REBASE_WAIT_SECONDS,
                 f"the rebase compaction of {p.session!r} is still running after {REBASE_WAIT_SECONDS}s",
@@ -104,7 +102,7 @@ class ConversationService:
         future = self.worker.run_now(p.session, force=p.force, reflect=p.reflect)
         if not p.wait:
             return {"session": p.session, "scheduled": True}
-        return self._wait(
+        return result_within(
             future,
             p.timeout_seconds,
             f"compaction of {p.session!r} still running after {p.timeout_seconds:g}s; it goes on in the background",
@@ -120,10 +118,3 @@ class ConversationService:
 
     def observations(self, p: ObservationsListParams) -> dict[str, Any]:
         return {"observations": self.conversations.observations(p.session, p.namespace, p.include_replaced)}
-
-    @staticmethod
-    def _wait(future, seconds: float, message: str) -> Any:
-        try:
-            return future.result(timeout=seconds)
-        except TimeoutError:
-            raise Timeout(message) from None

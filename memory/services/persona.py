@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
-from agentmemd.memory.core.errors import Conflict, Timeout
+from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
     PersonaGetParams,
     PersonaHistoryParams,
@@ -16,6 +16,7 @@ from agentmemd.memory.core.models import (
     RuleProposeParams,
     RulesListParams,
 )
+from agentmemd.memory.core.threads import RunOnStore, result_within
 from agentmemd.persona.identity.traits import adjective, percent
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
@@ -28,7 +29,7 @@ class PersonaService:
         tracker: PersonaTracker,
         conversations: Conversations,
         worker: CompactionWorker,
-        run_on_store: Callable[[Callable[[], Any]], Any],
+        run_on_store: RunOnStore,
     ):
         self.tracker = tracker
         self.conversations = conversations
@@ -67,12 +68,11 @@ class PersonaService:
         future = self.worker.score(
             namespace=namespace, session=p.session, response=p.response, context=p.context, pack_id=p.pack_id
         )
-        try:
-            return future.result(timeout=SCORE_WAIT_SECONDS)
-        except TimeoutError:
-            raise Timeout(
-                f"the SyncScore judge did not answer within {SCORE_WAIT_SECONDS}s; the score is stored when it does"
-            ) from None
+        return result_within(
+            future,
+            SCORE_WAIT_SECONDS,
+            f"the SyncScore judge did not answer within {SCORE_WAIT_SECONDS}s; the score is stored when it does",
+        )
 
     def _namespace_of(self, p: PersonaScoreParams) -> str:
         if p.session is None:

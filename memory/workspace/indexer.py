@@ -32,6 +32,7 @@ import numpy as np
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.text import words
+from agentmemd.memory.core.threads import run_here
 from agentmemd.memory.workspace.markdown import (
     AnnotationError,
     MarkdownItem,
@@ -99,7 +100,7 @@ class WorkspaceIndexer:
         self.root = Path(root).resolve()
         self.namespace = namespace
         self.max_file_bytes = max_file_bytes
-        self.run_on_store = run_on_store or (lambda fn: fn())
+        self.run_on_store = run_on_store or run_here
         self._vectors: dict[str, np.ndarray] = {}  # the sync being committed
         self._bad_names: set[str] = set()  # files skipped because their names are not UTF-8 (logged once)
 
@@ -349,17 +350,11 @@ class WorkspaceIndexer:
         memory = found[0]
         return memory["type"] != it.type or (it.priority is not None and memory["priority"] != it.priority)
 
-    def _vector(self, it: MarkdownItem) -> list[float] | None:
-        """The embedding made off the store thread for this item, if there is one."""
-        vec = self._vectors.get(it.key)
-        return None if vec is None else vec.tolist()
-
     def _add(self, items: list[MarkdownItem]) -> None:
         if not items:
             return
         params = [
             AddParams(
-                embedding=self._vector(it),
                 content=it.content,
                 type=it.type,
                 priority=it.priority,
@@ -370,7 +365,9 @@ class WorkspaceIndexer:
             )
             for it in items
         ]
-        for memory_id, it in zip(self.service.add_many(params), items):
+        for memory_id, it in zip(
+            self.service.add_many(params, vectors=[self._vectors.get(it.key) for it in items]), items
+        ):
             self._bookkeep(memory_id, it)
 
     def _supersede(self, row: dict[str, Any], it: MarkdownItem) -> None:
