@@ -165,21 +165,15 @@ class JobRunner:
 
     # ---- reporting ---------------------------------------------------------------
 
-    def _select_runs(self, rest: str, params: tuple) -> list[dict[str, Any]]:
-        return [_run_dict(r) for r in self.tables.runs(rest, params)]
-
     def _run_row(self, run_id: int) -> dict[str, Any]:
-        return self._select_runs("WHERE id = ?", (run_id,))[0]
+        return _run_dict(self.tables.run(run_id))
 
     def runs(self, name: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         """The latest ``limit`` runs (of one job, or all), oldest first."""
-        where, params = ("WHERE name = ? ", (name,)) if name is not None else ("", ())
-        return self._select_runs(where + "ORDER BY id DESC LIMIT ?", params + (limit,))[::-1]
+        return [_run_dict(r) for r in self.tables.latest_runs(name, limit)]
 
     def runs_between(self, start: datetime, end: datetime) -> list[dict[str, Any]]:
-        return self._select_runs(
-            "WHERE started >= ? AND started < ? ORDER BY id", (format_time(start), format_time(end))
-        )
+        return [_run_dict(r) for r in self.tables.runs_started_between(format_time(start), format_time(end))]
 
     def status(self) -> list[dict[str, Any]]:
         checked = self._checked_through()

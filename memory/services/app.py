@@ -146,10 +146,7 @@ class Services:
 
     def recover(self) -> list[str]:
         """Sessions whose Observer/Reflector run a crash interrupted; the worker looks at them again."""
-        sessions = self.conversations.conversations.recover()
-        for session in sessions:
-            self.worker.request(session)
-        return sessions
+        return self.conversations.recover()
 
     def close(self) -> None:
         """Stop the background worker (the run in progress finishes), then close the store."""

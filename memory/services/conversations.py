@@ -108,6 +108,13 @@ class ConversationService:
             f"compaction of {p.session!r} still running after {p.timeout_seconds:g}s; it goes on in the background",
         )
 
+    def recover(self) -> list[str]:
+        """At start: runs a crash interrupted are marked so, and their sessions queued again."""
+        sessions = self.conversations.recover()
+        for session in sessions:
+            self.worker.request(session)
+        return sessions
+
     def status(self, session: str) -> dict[str, Any]:
         self.conversations.require(session)
         return {

@@ -30,9 +30,20 @@ class JobTables:
         """A run the daemon died in the middle of (kill -9, power loss) is over."""
         self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running'")
 
-    def runs(self, rest: str, params: tuple) -> list[tuple]:
-        """Run rows as tuples of RUN_COLUMNS; ``rest`` is the WHERE/ORDER/LIMIT clause."""
+    def _select(self, rest: str, params: tuple) -> list[tuple]:
         return self.store.conn.execute(f"SELECT {RUN_COLUMNS} FROM job_runs " + rest, params).fetchall()
+
+    def run(self, run_id: int) -> tuple:
+        """One run as a tuple of RUN_COLUMNS."""
+        return self._select("WHERE id = ?", (run_id,))[0]
+
+    def latest_runs(self, name: str | None, limit: int) -> list[tuple]:
+        """The newest ``limit`` runs (of one job, or all), oldest first."""
+        where, params = ("WHERE name = ? ", (name,)) if name is not None else ("", ())
+        return self._select(where + "ORDER BY id DESC LIMIT ?", params + (limit,))[::-1]
+
+    def runs_started_between(self, start: str, end: str) -> list[tuple]:
+        return self._select("WHERE started >= ? AND started < ? ORDER BY id", (start, end))
 
     def count_runs(self, name: str) -> int:
         return self.store.conn.execute("SELECT count(*) FROM job_runs WHERE name = ?", (name,)).fetchone()[0]
