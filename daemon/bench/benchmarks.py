@@ -633,4 +633,8 @@ def run_bench(args) -> dict[str, Any]:
         return bench_persona(args)
     if args.bench == "observe":
         return bench_observe(args)
+    if args.bench == "injection":
+        from agentmemd.daemon.bench.injection import bench_injection
+
+        return bench_injection(args)
     return bench_locomo(args)

@@ -576,6 +576,22 @@ def bench_pack(**options: Any) -> None:
     _run_bench("pack", options)
 
 
+@bench.command("injection")
+@click.option(
+    "--locomo", type=click.Path(exists=True, path_type=Path), help="LoCoMo JSON: false positives on its turns."
+)
+@click.option(
+    "--longmemeval", type=click.Path(exists=True, path_type=Path), help="LongMemEval_S JSON: the same on its turns."
+)
+def bench_injection(**options: Any) -> None:
+    """The neutraliser's catch rate on its corpus and false positives on ordinary turns.
+
+    \b
+        agentmemd bench injection --locomo ../shared/bench/locomo/locomo10.json
+    """
+    _run_bench("injection", options)
+
+
 @bench.command("locomo")
 @click.option("--data", type=click.Path(path_type=Path), required=True)
 @click.option("--conversations", type=int, help="Only the first N conversations.")

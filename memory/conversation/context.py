@@ -34,6 +34,7 @@ from typing import Any
 from agentmemd.memory.core.models import PackParams
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.language.dates import human_date
+from agentmemd.memory.safety.neutraliser import as_data, as_data_lines
 from agentmemd.persona.drift.anchors import anchor, anchor_positions, reminder
 
 PERSONA_HEADER = "# Who you are\n"
@@ -42,10 +43,11 @@ _PRIORITY_ORDER = {"HIGH": 0, "MED": 1, "LOW": 2}
 
 
 def observation_line(row: dict[str, Any]) -> str:
+    """One line of the observation log; the observation's words as data (they are the user's)."""
     when = row["date"][11:16]
-    line = f"- ({row['priority']}) {when} [{row['category']}] {row['content']}"
+    line = f"- ({row['priority']}) {when} [{row['category']}] {as_data(row['content']).text}"
     if row.get("referenced_date"):
-        said = f', "{row["relative_date"]}"' if row.get("relative_date") else ""
+        said = f', "{as_data(row["relative_date"]).text}"' if row.get("relative_date") else ""
         line += f" (refers to {human_date(row['referenced_date'])}{said})"
     return line
 
@@ -113,10 +115,10 @@ def persona_contract(
     text, ids = PERSONA_HEADER, []
     if record:  # the record stands for the persona items, so the pack need not repeat them
         limit = record_limit if record_limit is not None else budget
-        body = clip_to_tokens(record, max(0, limit - count_tokens(text + "\n\n")))
+        body = clip_to_tokens(as_data_lines(record), max(0, limit - count_tokens(text + "\n\n")))
         return (text + body + "\n\n", [r["id"] for r in persona]) if body else ("", [])
     for row in sorted(persona, key=lambda r: (-r["priority"], r["id"])):
-        line = f"- {' '.join(row['content'].split())}\n"
+        line = f"- {as_data(row['content']).text}\n"
         if count_tokens(text + line) > budget:
             break
         text += line

@@ -43,12 +43,18 @@ from agentmemd.memory.llm.tasks import (
     SummaryResult,
     TurnIn,
 )
+from agentmemd.memory.safety.neutraliser import as_data, as_data_lines
 from agentmemd.persona.identity.state import PersonaRecord
 from agentmemd.persona.syncscore.judge import Dimensions, Judged, constraint_score
 from agentmemd.persona.syncscore.rules import check_all
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def _d(text: str | None) -> str:
+    """A person's words inside a task prompt: data on one line, never instructions (memory/safety)."""
+    return as_data(text or "").text
 
 
 class LLMUnavailable(LLMError):
@@ -181,25 +187,25 @@ class AnthropicProvider:
     # ---- the daemon's tasks (memory/llm/tasks.py) ---------------------------------------
 
     def observe(self, turns: list[TurnIn], *, namespace: str) -> ObserveResult:
-        prompt = "\n".join(f"[seq {t.seq}] {t.ts} {t.speaker} ({t.role}): {t.content}" for t in turns)
+        prompt = "\n".join(f"[seq {t.seq}] {t.ts} {_d(t.speaker)} ({t.role}): {_d(t.content)}" for t in turns)
         return self.complete_json("observe", ObserveResult, stable=OBSERVER_PROMPT, prompt=prompt, namespace=namespace)
 
     def reflect(self, observations: list[ObservationIn], *, namespace: str, target_ratio: float) -> ReflectResult:
         lines = []
         for o in observations:
-            ref = f' (refers to {o.referenced_date}, "{o.relative_date}")' if o.referenced_date else ""
-            lines.append(f"[{o.id}] {o.date} ({o.priority}) [{o.category}] {o.content}{ref}")
+            ref = f' (refers to {o.referenced_date}, "{_d(o.relative_date)}")' if o.referenced_date else ""
+            lines.append(f"[{o.id}] {o.date} ({o.priority}) [{o.category}] {_d(o.content)}{ref}")
         stable = f"{REFLECTOR_PROMPT}\nAim for about {round(target_ratio * 100)}% of the input's size."
         return self.complete_json("reflect", ReflectResult, stable=stable, prompt="\n".join(lines), namespace=namespace)
 
     def summarise(self, texts: list[str], *, namespace: str) -> SummaryResult:
-        prompt = "\n".join(f"- {t}" for t in texts)
+        prompt = "\n".join(f"- {_d(t)}" for t in texts)
         return self.complete_json("summarise", SummaryResult, stable=SUMMARY_PROMPT, prompt=prompt, namespace=namespace)
 
     # ---- persona (seed 002, 5.2 and 5.3) ------------------------------------------------
 
     def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str):
-        lines = [f"[seq {t.seq}] {t.speaker} ({t.role}): {t.content}" for t in turns]
+        lines = [f"[seq {t.seq}] {_d(t.speaker)} ({t.role}): {_d(t.content)}" for t in turns]
         return self.complete_json(
             "persona_record", PersonaRecord, stable=PERSONA_RECORD_PROMPT, prompt="\n".join(lines), namespace=namespace
         )
@@ -207,11 +213,11 @@ class AnthropicProvider:
     def judge(self, request: JudgeRequest, state, *, namespace: str):
         """The 5.3 judge prompt; hard rules a rule can check are checked by rule, and the
         judge's constraint score only counts for the rules it cannot check."""
-        memories = "\n".join(f"- {m}" for m in request.memories) or "(none)"
-        context = "\n".join(f"{t.role}: {t.content}" for t in request.turns) or "(none)"
+        memories = "\n".join(f"- {_d(m)}" for m in request.memories) or "(none)"
+        context = "\n".join(f"{t.role}: {_d(t.content)}" for t in request.turns) or "(none)"
         prompt = (
-            f"<persona_spec>\n{request.persona}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"
-            f"</injected_memories>\n\n<response>\n{request.response}\n</response>\n\n"
+            f"<persona_spec>\n{as_data_lines(request.persona)}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"
+            f"</injected_memories>\n\n<response>\n{as_data_lines(request.response)}\n</response>\n\n"
             f"<conversation_context>\n{context}\n</conversation_context>"
         )
         scores = self.complete_json("judge", JudgeScores, stable=JUDGE_PROMPT, prompt=prompt, namespace=namespace)

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.persona.drift.record import trait_phrase
 from agentmemd.persona.identity.state import PersonaState
 
@@ -39,17 +40,18 @@ def _fit(parts: list[str], limit: int) -> str:
 
 def anchor(state: PersonaState, *, context_note: str = "") -> str:
     """A compact reminder of who the agent is, 50-100 tokens (5.4's persona anchor)."""
-    who = f"You are {state.name}." if state.name else "Stay in persona."
+    # The persona's words come from persona memories and replies: data, never instructions.
+    who = f"You are {as_data(state.name).text}." if state.name else "Stay in persona."
     parts = [f"[Persona anchor: {who}", f"Voice: {trait_phrase(state, 4)}."]
     if state.voice_markers:
-        parts.append("Markers: " + "; ".join(w.text for w in state.voice_markers[:3]) + ".")
+        parts.append("Markers: " + "; ".join(as_data(w.text).text for w in state.voice_markers[:3]) + ".")
     if state.relational_stance:
-        parts.append(f"Stance: {state.relational_stance[0].text}.")
+        parts.append(f"Stance: {as_data(state.relational_stance[0].text).text}.")
     parts.append(f"Style: about {round(state.style.words)} words per reply.")
     for rule in state.hard_rules:
-        parts.append(f"Rule: {rule.rule.rstrip('.')}.")
+        parts.append(f"Rule: {as_data(rule.rule).text.rstrip('.')}.")
     if context_note:
-        parts.append(f"Now: {context_note}.")
+        parts.append(f"Now: {as_data(context_note).text}.")
     text = _fit(parts, ANCHOR_MAX_TOKENS - 1) + "]"
     if count_tokens(text) < ANCHOR_MIN_TOKENS:  # a sparse persona: repeat its traits in full to reach 50
         text = (
@@ -69,8 +71,8 @@ def anchor(state: PersonaState, *, context_note: str = "") -> str:
 
 def reminder(state: PersonaState) -> str:
     """The 'reinforce' action's persona reminder, placed with the newest user turn."""
-    rules = " ".join(f"{r.rule.rstrip('.')}." for r in state.hard_rules)
-    who = f"you are {state.name}: " if state.name else ""
+    rules = " ".join(f"{as_data(r.rule).text.rstrip('.')}." for r in state.hard_rules)
+    who = f"you are {as_data(state.name).text}: " if state.name else ""
     return (
         f"<persona-reminder>Your last replies drifted from your voice; {who}{trait_phrase(state, 4)}."
         f"{' ' + rules if rules else ''}</persona-reminder>"
