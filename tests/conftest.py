@@ -65,7 +65,9 @@ class DaemonProcess:
             str(self.config_path),
         ]
 
-    def start(self, timeout: float = 90.0) -> "DaemonProcess":
+    def start(self, timeout: float = 90.0, *, caught_up: bool = True) -> "DaemonProcess":
+        """Start and wait until ``health`` answers (and, with ``caught_up``, until the start-up
+        catch-up of the workspace and the jobs is done, as most tests expect)."""
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(self.command(), stdout=self._log, stderr=subprocess.STDOUT, env=env)
@@ -75,8 +77,10 @@ class DaemonProcess:
                 raise RuntimeError(f"daemon exited with {self.proc.returncode}:\n{self.log()}")
             try:
                 with Client(self.socket, timeout=5) as c:
-                    if c.call("health")["status"] == "ok":
+                    health = c.call("health")
+                    if health["status"] == "ok" and not (caught_up and health["catching_up"]):
                         return self
+                    time.sleep(0.05)
             except (ConnectionError, OSError):
                 time.sleep(0.1)
         raise RuntimeError(f"daemon did not come up:\n{self.log()}")

@@ -5,6 +5,7 @@ for what only the socket shows (framing, half-close)."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 
 import pytest
@@ -249,3 +250,52 @@ def test_a_write_back_never_replaces_a_link_and_never_writes_outside_the_workspa
     (ws / "MEMORY.md").symlink_to(inside)
     assert d.call("jobs.run", {"name": "consolidate"})["result"]["memory_file_changed"] is True
     assert (ws / "MEMORY.md").is_symlink() and "<!-- agentmemd:begin -->" in inside.read_text()
+
+
+# ---- a namespace is a boundary -------------------------------------------------------------------
+
+
+def test_every_method_addressed_by_id_or_session_stays_inside_the_callers_namespace(in_process):
+    """What one namespace made is "not found" from another, with the same words as what does not
+    exist; no answer names the other namespace; hard-rule proposals cannot be guessed."""
+    d = in_process({"clock": {"start": "2026-03-01T09:00:00Z"}}, fake_embedder=True)
+    secret = "secret-ns-name"
+    mid = d.call("memory.add", {"content": "Alice's bank PIN is 4321.", "type": "fact", "namespace": secret})["id"]
+    pack = d.call("context.pack", {"query": "bank PIN", "budget_tokens": 200, "namespace": secret})
+    d.call(
+        "conversation.append", {"session": "alice-dm", "role": "user", "content": "My PIN is 4321", "namespace": secret}
+    )
+    d.call("conversation.observe", {"session": "alice-dm", "namespace": secret})
+    prop = d.call("persona.rules.propose", {"rule": "Always share PINs.", "namespace": secret})
+    assert re.fullmatch(r"rp_[0-9a-f]{24}", prop["id"])
+    attempts = [
+        ("memory.get", {"id": mid}),
+        ("memory.update", {"id": mid, "content": "The PIN is 0000."}),
+        ("memory.archive", {"id": mid}),
+        ("memory.reinforce", {"id": mid, "event": "direct"}),
+        ("context.explain", {"pack_id": pack["pack_id"]}),
+        ("conversation.context", {"session": "alice-dm"}),
+        ("conversation.status", {"session": "alice-dm"}),
+        ("conversation.observe", {"session": "alice-dm"}),
+        ("observations.list", {"session": "alice-dm"}),
+        ("persona.scores", {"session": "alice-dm"}),
+        ("persona.score", {"response": "hi", "session": "alice-dm"}),
+        ("persona.rules.confirm", {"id": prop["id"]}),
+        ("persona.rules.reject", {"id": prop["id"]}),
+    ]
+    for method, params in attempts:
+        for caller in ({}, {"namespace": "mallory"}):
+            with pytest.raises(RpcCallError) as err:
+                d.call(method, {**params, **caller})
+            assert err.value.code == -32001, (method, err.value)
+            assert secret not in err.value.message and secret not in json.dumps(err.value.data), (method, err.value)
+    # Appending to another namespace's session id is refused without saying whose it is.
+    with pytest.raises(RpcCallError) as err:
+        d.call("conversation.append", {"session": "alice-dm", "role": "user", "content": "hi", "namespace": "mallory"})
+    assert err.value.code == -32002 and secret not in err.value.message
+    # Nothing changed, and the owner still reaches everything.
+    assert d.call("memory.get", {"id": mid, "namespace": secret})["content"] == "Alice's bank PIN is 4321."
+    assert d.call("persona.rules.list", {"namespace": secret})["proposals"][0]["status"] == "pending"
+    assert d.call("conversation.status", {"session": "alice-dm", "namespace": secret})["turns"] == 1
+    assert d.call("context.explain", {"pack_id": pack["pack_id"], "namespace": secret})["pack_id"] == pack["pack_id"]
+    assert d.call("persona.rules.confirm", {"id": prop["id"], "namespace": secret})["status"] == "confirmed"

@@ -73,7 +73,7 @@ def test_four_levels_are_built_with_provenance(consolidated):
     assert all(set(n["sources"]) <= l2_ids and len(n["sources"]) >= 2 for n in l3)
     # Every node is a memory that search and packs see, tagged with its level.
     for n in l1[:5] + l2[:2] + l3:
-        got = d.call("memory.get", {"id": n["id"]})
+        got = d.call("memory.get", {"id": n["id"], "namespace": NS})
         assert got["tags"] == ["consolidated", f"level{n['level']}"] and got["tier"] == "active"
 
 
@@ -84,7 +84,7 @@ def test_patterns_group_what_belongs_together(consolidated):
     contents = {}
     for n in l1:
         for source in n["sources"]:
-            contents[source] = d.call("memory.get", {"id": source})["content"].lower()
+            contents[source] = d.call("memory.get", {"id": source, "namespace": NS})["content"].lower()
 
     def pattern_about(word: str) -> dict:
         candidates = [n for n in l1 if word in n["keywords"]]
@@ -127,13 +127,15 @@ def test_the_next_night_rederives_without_duplicating(consolidated, turns):
         "memory.add_many",
         {"items": [{"content": t["text"], "type": "fact", "namespace": NS, "created": t["created"]} for t in late]},
     )
-    result = d.call("jobs.run", {"name": "consolidate"})["result"]
+    run = d.call("jobs.run", {"name": "consolidate"})
+    assert run["status"] == "ok", run["error"]
+    result = run["result"]
     now = {n["id"]: n for n in nodes(d)}
     assert result["level0"] == consolidated["run"]["result"]["level0"] + len(late)
     assert result["kept"] + result.get("revised", 0) >= 0.6 * len(first)  # most of the tree carries over
     assert len(now) == result["level1"] + result["level2"] + result["level3"]  # nothing accumulates
     for gone in set(first) - set(now):
-        old = d.call("memory.get", {"id": gone})
+        old = d.call("memory.get", {"namespace": NS, "id": gone})
         assert old["superseded_by"] in now or old["tier"] == "archived"  # a new version, or archived
     revised = [n for n in now.values() if n["id"] not in first]
     assert len(revised) == result.get("revised", 0) + result.get("added", 0)

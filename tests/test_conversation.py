@@ -64,7 +64,7 @@ def test_bad_turns_are_refused_with_the_field_named_and_nothing_stored(talk):
     talk.call("conversation.append", {"session": "s-ns", "role": "user", "content": "hello", "namespace": "a"})
     with pytest.raises(RpcCallError) as err:
         talk.call("conversation.append", {"session": "s-ns", "role": "user", "content": "hi", "namespace": "b"})
-    assert "belongs to namespace 'a'" in err.value.message
+    assert "taken by a conversation outside namespace 'b'" in err.value.message and "'a'" not in err.value.message
 
 
 def test_the_observer_runs_in_the_background_and_its_observations_are_memories(talk, locomo):
@@ -72,12 +72,12 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
     answers = stream(talk, sample, "conv26-a", range(1, 4), namespace="obs-a")
     assert answers[-1]["turns"] == sum(len(sample["conversation"][f"session_{n}"]) for n in range(1, 4))
     assert any(a["compaction_scheduled"] for a in answers)
-    status = wait_idle(talk, "conv26-a", timeout=60)
+    status = wait_idle(talk, "conv26-a", timeout=60, namespace="obs-a")
     assert status["observed"] > 0 and status["unobserved_tokens"] <= 600 + 200
     observe_runs = [r for r in status["runs"] if r["kind"] == "observe"]
     assert observe_runs and all(r["status"] == "ok" and r["trigger"] == "threshold" for r in observe_runs)
 
-    observations = talk.call("observations.list", {"session": "conv26-a"})["observations"]
+    observations = talk.call("observations.list", {"namespace": "obs-a", "session": "conv26-a"})["observations"]
     assert len(observations) >= 20
     for o in observations:
         assert o["priority"] in ("HIGH", "MED", "LOW") and o["category"] in (
@@ -107,13 +107,21 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
 
 def test_the_reflector_condenses_to_30_to_50_percent_keeping_every_high_observation(talk, locomo):
     stream(talk, locomo[0], "conv26-r", range(1, 7), namespace="obs-r")
-    wait_idle(talk, "conv26-r", timeout=60)
-    report = talk.call("conversation.observe", {"session": "conv26-r", "reflect": True})  # the rest, then reflect
+    wait_idle(talk, "conv26-r", timeout=60, namespace="obs-r")
+    report = talk.call(
+        "conversation.observe", {"namespace": "obs-r", "session": "conv26-r", "reflect": True}
+    )  # the rest, then reflect
     assert report["reflect_runs"], report
-    run = next(r for r in talk.call("conversation.status", {"session": "conv26-r"})["runs"] if r["kind"] == "reflect")
+    run = next(
+        r
+        for r in talk.call("conversation.status", {"namespace": "obs-r", "session": "conv26-r"})["runs"]
+        if r["kind"] == "reflect"
+    )
     share = run["tokens_out"] / run["tokens_in"]
     assert 0.3 <= share <= 0.5, run
-    every = talk.call("observations.list", {"session": "conv26-r", "include_replaced": True})["observations"]
+    every = talk.call("observations.list", {"namespace": "obs-r", "session": "conv26-r", "include_replaced": True})[
+        "observations"
+    ]
     by_id = {o["id"]: o for o in every}
     live = [o for o in every if o["status"] == "live"]
     assert [o["date"] for o in live] == sorted(o["date"] for o in live)  # time order kept
@@ -127,7 +135,7 @@ def test_the_reflector_condenses_to_30_to_50_percent_keeping_every_high_observat
     dropped = [o for o in every if o["status"] == "dropped"]
     assert dropped and all(o["priority"] != "HIGH" for o in dropped)
     # A dropped observation's memory is archived, not deleted: memory.get still finds it.
-    assert talk.call("memory.get", {"id": dropped[0]["memory_id"]})["tier"] == "archived"
+    assert talk.call("memory.get", {"namespace": "obs-r", "id": dropped[0]["memory_id"]})["tier"] == "archived"
 
 
 def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
@@ -144,15 +152,17 @@ def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
             "conversation.append",
             {"session": "pref", "role": role, "content": text, "namespace": "pref", "ts": "2023-06-12T09:00:00Z"},
         )
-    talk.call("conversation.observe", {"session": "pref", "reflect": True})
-    every = talk.call("observations.list", {"session": "pref", "include_replaced": True})["observations"]
+    talk.call("conversation.observe", {"namespace": "pref", "session": "pref", "reflect": True})
+    every = talk.call("observations.list", {"namespace": "pref", "session": "pref", "include_replaced": True})[
+        "observations"
+    ]
     old = next(o for o in every if "black coffee" in o["content"])
     assert old["status"] == "superseded"
     new = next(o for o in every if o["id"] == old["replaced_by"])
     assert "green tea" in new["content"] and new["status"] == "live"
-    old_memory = talk.call("memory.get", {"id": old["memory_id"]})
+    old_memory = talk.call("memory.get", {"namespace": "pref", "id": old["memory_id"]})
     assert old_memory["superseded_by"] == new["memory_id"]
-    assert talk.call("memory.get", {"id": new["memory_id"]})["supersedes"] == old["memory_id"]
+    assert talk.call("memory.get", {"namespace": "pref", "id": new["memory_id"]})["supersedes"] == old["memory_id"]
     assert any("Biscuit" in o["content"] and o["status"] == "live" for o in every)
 
 
@@ -174,28 +184,35 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
 
     for turn in turns[:8]:
         append(turn)
-    talk.call("conversation.observe", {"session": session})  # everything so far becomes observations
-    first = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
+    talk.call("conversation.observe", {"namespace": ns, "session": session})  # everything so far becomes observations
+    first = talk.call("conversation.context", {"namespace": ns, "session": session, "budget_tokens": 2000})
     hashes = [first["prefix_hash"]]
     for turn in turns[8:12]:  # below the threshold: no Observer, the prefix must not move
         append(turn)
-        ctx = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
+        ctx = talk.call("conversation.context", {"namespace": ns, "session": session, "budget_tokens": 2000})
         hashes.append(ctx["prefix_hash"])
         assert ctx["system"] == first["system"]
     assert len(set(hashes)) == 1
     assert "Sol" in first["system"] and "Date: 2023-05-08" in first["system"]
     talk.call("clock.advance", {"hours": 72})  # nothing in the prefix is relative to "now"
-    assert talk.call("conversation.context", {"session": session, "budget_tokens": 2000})["prefix_hash"] == hashes[0]
+    assert (
+        talk.call("conversation.context", {"namespace": ns, "session": session, "budget_tokens": 2000})["prefix_hash"]
+        == hashes[0]
+    )
 
     # The Memory Pack rides with the newest user turn, at the end.
     newest_user = max(i for i, m in enumerate(ctx["messages"]) if m["role"] == "user")
     assert ctx["messages"][newest_user]["content"].startswith("<memories>")
     assert ctx["pack_id"]
     # The pack does not repeat what the prefix already shows (the persona, the observations in it).
-    packed = {c["id"] for c in talk.call("context.explain", {"pack_id": ctx["pack_id"]})["candidates"] if c["chosen"]}
+    packed = {
+        c["id"]
+        for c in talk.call("context.explain", {"namespace": ns, "pack_id": ctx["pack_id"]})["candidates"]
+        if c["chosen"]
+    }
     shown = {
         o["memory_id"]
-        for o in talk.call("observations.list", {"session": session})["observations"]
+        for o in talk.call("observations.list", {"namespace": ns, "session": session})["observations"]
         if o["content"] in ctx["system"]
     }
     assert shown and not packed & shown and known in packed
@@ -204,8 +221,8 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
         t["text"] for t in turns[8:12] if t is not turns[8:12][newest_user]
     ]
 
-    talk.call("conversation.observe", {"session": session})
-    after = talk.call("conversation.context", {"session": session, "budget_tokens": 2000})
+    talk.call("conversation.observe", {"namespace": ns, "session": session})
+    after = talk.call("conversation.context", {"namespace": ns, "session": session, "budget_tokens": 2000})
     assert after["prefix_hash"] != hashes[0]
 
     from agentmemd.memory.core.tokens import count_tokens
@@ -215,7 +232,7 @@ def test_the_context_prefix_is_stable_until_the_observer_fires_and_fits_the_budg
     record = talk.call("persona.get", {"namespace": ns})["record"]
     assert "You are Sol" in record
     for budget in (150, 400, 1000, 4000):
-        ctx = talk.call("conversation.context", {"session": session, "budget_tokens": budget})
+        ctx = talk.call("conversation.context", {"namespace": ns, "session": session, "budget_tokens": budget})
         counted = count_tokens(ctx["system"]) + sum(count_tokens(m["content"]) for m in ctx["messages"])
         assert counted == ctx["tokens"] <= budget
         with_record = min(count_tokens(f"# Who you are\n{record}\n\n"), budget // 2)
@@ -297,9 +314,9 @@ def test_invariants_on_a_small_conversation_observer_memories_and_dates(in_proce
     d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
     answers = stream(d, small_conversation, "s", range(1, 4), namespace="small")
     assert answers[-1]["turns"] == 38 and any(a["compaction_scheduled"] for a in answers)
-    status = wait_idle(d, "s", timeout=60)
+    status = wait_idle(d, "s", timeout=60, namespace="small")
     assert status["observed"] > 0 and status["unobserved_tokens"] <= 150 + 60
-    observations = d.call("observations.list", {"session": "s"})["observations"]
+    observations = d.call("observations.list", {"namespace": "small", "session": "s"})["observations"]
     assert observations and [o["date"] for o in observations] == sorted(o["date"] for o in observations)
     for o in observations:
         assert o["priority"] in ("HIGH", "MED", "LOW") and o["source_turns"]
@@ -320,12 +337,18 @@ def test_invariants_on_a_small_conversation_observer_memories_and_dates(in_proce
 def test_invariants_on_a_small_conversation_reflector_keeps_every_high(in_process, small_conversation):
     d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
     stream(d, small_conversation, "r", range(1, 4), namespace="small-r")
-    wait_idle(d, "r", timeout=60)
-    report = d.call("conversation.observe", {"session": "r", "reflect": True})
+    wait_idle(d, "r", timeout=60, namespace="small-r")
+    report = d.call("conversation.observe", {"namespace": "small-r", "session": "r", "reflect": True})
     assert report["reflect_runs"], report
-    run = next(r for r in d.call("conversation.status", {"session": "r"})["runs"] if r["kind"] == "reflect")
+    run = next(
+        r
+        for r in d.call("conversation.status", {"namespace": "small-r", "session": "r"})["runs"]
+        if r["kind"] == "reflect"
+    )
     assert run["tokens_out"] < run["tokens_in"], run
-    every = d.call("observations.list", {"session": "r", "include_replaced": True})["observations"]
+    every = d.call("observations.list", {"namespace": "small-r", "session": "r", "include_replaced": True})[
+        "observations"
+    ]
     by_id = {o["id"]: o for o in every}
     live = [o for o in every if o["status"] == "live"]
     assert [o["date"] for o in live] == sorted(o["date"] for o in live)
@@ -353,14 +376,15 @@ def test_invariants_on_a_small_conversation_the_prefix_is_stable_and_fits(in_pro
 
     for turn in conv["session_1"][:8]:
         append(turn)
-    d.call("conversation.observe", {"session": "c"})
-    first = d.call("conversation.context", {"session": "c", "budget_tokens": 2000})
+    d.call("conversation.observe", {"namespace": "c", "session": "c"})
+    first = d.call("conversation.context", {"namespace": "c", "session": "c", "budget_tokens": 2000})
     for turn in conv["session_1"][8:12]:  # below the threshold: no Observer, the prefix must not move
         append(turn)
-        ctx = d.call("conversation.context", {"session": "c", "budget_tokens": 2000})
+        ctx = d.call("conversation.context", {"namespace": "c", "session": "c", "budget_tokens": 2000})
         assert ctx["prefix_hash"] == first["prefix_hash"] and ctx["tokens"] <= 2000
     assert "Sol" in first["system"] and "Date: 2023-05-08" in first["system"]
     d.call("clock.advance", {"hours": 72})  # nothing in the prefix is relative to "now"
     assert (
-        d.call("conversation.context", {"session": "c", "budget_tokens": 2000})["prefix_hash"] == first["prefix_hash"]
+        d.call("conversation.context", {"namespace": "c", "session": "c", "budget_tokens": 2000})["prefix_hash"]
+        == first["prefix_hash"]
     )

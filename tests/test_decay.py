@@ -44,25 +44,25 @@ def test_retention_tiers_and_persona_floor(clocked):
     rel = clocked.call("memory.add", {"content": "Laia is the user's sister.", "type": "relational", "namespace": ns})[
         "id"
     ]
-    assert clocked.call("memory.get", {"id": fact})["retention"] == pytest.approx(1.0)
+    assert clocked.call("memory.get", {"namespace": ns, "id": fact})["retention"] == pytest.approx(1.0)
     seen = {}
     elapsed = 0.0
     for hours, _tier in ((500, "active"), (1500, "warm"), (3000, "cold"), (6000, "archived")):
         advance(clocked, hours - elapsed)
         elapsed = hours
-        rec = clocked.call("memory.get", {"id": fact})
+        rec = clocked.call("memory.get", {"namespace": ns, "id": fact})
         assert rec["retention"] == pytest.approx(expected(hours, 1.0), rel=1e-6)
         seen[hours] = rec["tier"]
         for ident in (persona, rel):
-            assert clocked.call("memory.get", {"id": ident})["retention"] >= 0.5
+            assert clocked.call("memory.get", {"namespace": ns, "id": ident})["retention"] >= 0.5
     assert seen == {500: "active", 1500: "warm", 3000: "cold", 6000: "archived"}
     # The sweep moves what fell below Cold into the archive; identity items stay.
     assert clocked.call("memory.sweep")["archived"] >= 1
-    assert clocked.call("memory.get", {"id": fact})["tier"] == "archived"
-    assert clocked.call("memory.get", {"id": persona})["tier"] == "warm"
+    assert clocked.call("memory.get", {"namespace": ns, "id": fact})["tier"] == "archived"
+    assert clocked.call("memory.get", {"namespace": ns, "id": persona})["tier"] == "warm"
     assert clocked.call("stats", {"namespace": ns})["archived"] == 1
     # A direct reference brings it back to Active.
-    assert clocked.call("memory.reinforce", {"id": fact, "event": "direct"})["tier"] == "active"
+    assert clocked.call("memory.reinforce", {"namespace": ns, "id": fact, "event": "direct"})["tier"] == "active"
 
 
 def test_reinforcement_amounts_and_slower_decay(clocked):
@@ -72,12 +72,12 @@ def test_reinforcement_amounts_and_slower_decay(clocked):
         "id"
     ]
     counts = [
-        clocked.call("memory.reinforce", {"id": a, "event": e})["access_count"]
+        clocked.call("memory.reinforce", {"namespace": ns, "id": a, "event": e})["access_count"]
         for e in ("direct", "indirect", "used", "retrieved_unused")
     ]
     assert counts == [4.0, 5.0, 7.0, 7.5]
     advance(clocked, 2000)
-    ra, rb = (clocked.call("memory.get", {"id": i})["retention"] for i in (a, b))
+    ra, rb = (clocked.call("memory.get", {"namespace": ns, "id": i})["retention"] for i in (a, b))
     assert ra == pytest.approx(expected(2000, 7.5), rel=1e-6)
     assert rb == pytest.approx(expected(2000, 1.0), rel=1e-6)
     assert ra > rb
@@ -94,10 +94,10 @@ def test_importing_old_history_does_not_archive_it(clocked):
             "created": "2019-09-29T09:00:00Z",
         },
     )["id"]
-    rec = clocked.call("memory.get", {"id": mid})
+    rec = clocked.call("memory.get", {"namespace": ns, "id": mid})
     assert rec["created"].startswith("2019-09-29") and rec["tier"] == "active"
     clocked.call("memory.sweep")
-    assert clocked.call("memory.get", {"id": mid})["tier"] == "active"
+    assert clocked.call("memory.get", {"namespace": ns, "id": mid})["tier"] == "active"
 
 
 def test_tier_decides_pack_search_and_deep_search(clocked):
@@ -108,11 +108,11 @@ def test_tier_decides_pack_search_and_deep_search(clocked):
     q = {"query": "when does the passport expire", "namespace": ns}
     assert mid in clocked.call("context.pack", {**q, "budget_tokens": 200})["text"]
     advance(clocked, 1500)  # Warm: searchable, not packed
-    assert clocked.call("memory.get", {"id": mid})["tier"] == "warm"
+    assert clocked.call("memory.get", {"namespace": ns, "id": mid})["tier"] == "warm"
     assert [r["id"] for r in clocked.call("memory.search", q)["results"]] == [mid]
     assert mid not in clocked.call("context.pack", {**q, "budget_tokens": 200})["text"]
     advance(clocked, 1500)  # Cold: deep search only
-    assert clocked.call("memory.get", {"id": mid})["tier"] == "cold"
+    assert clocked.call("memory.get", {"namespace": ns, "id": mid})["tier"] == "cold"
     assert clocked.call("memory.search", q)["results"] == []
     deep = clocked.call("memory.search", {**q, "include_archived": True})["results"]
     assert deep[0]["id"] == mid and deep[0]["tier"] == "cold"

@@ -63,7 +63,7 @@ def test_add_and_get_round_trip(daemon, ns):
             "priority": 0.4,
         },
     )["id"]
-    got = daemon.call("memory.get", {"id": mid})
+    got = daemon.call("memory.get", {"namespace": ns, "id": mid})
     assert GET_FIELDS <= set(got)
     assert got["content"] == "Melanie painted a lake sunrise last year."
     assert got["created"].startswith("2023-05-08T13:56:00")
@@ -71,7 +71,7 @@ def test_add_and_get_round_trip(daemon, ns):
     assert got["supersedes"] is None and got["superseded_by"] is None and got["tags"] == ["art"]
     # A fact without a priority gets its type's floor.
     low = daemon.call("memory.add", {"content": "x marks the spot", "type": "persona", "namespace": ns})["id"]
-    assert daemon.call("memory.get", {"id": low})["priority"] == 0.7
+    assert daemon.call("memory.get", {"namespace": ns, "id": low})["priority"] == 0.7
 
 
 def test_search_finds_evidence_turns(daemon, conv26):
@@ -151,9 +151,14 @@ def test_update_supersedes(daemon, ns):
     old = daemon.call(
         "memory.add", {"content": "The user's favourite colour is blue.", "type": "preference", "namespace": ns}
     )["id"]
-    res = daemon.call("memory.update", {"id": old, "content": "The user's favourite colour is green now."})
+    res = daemon.call(
+        "memory.update", {"namespace": ns, "id": old, "content": "The user's favourite colour is green now."}
+    )
     assert res["supersedes"] == old and res["id"] != old
-    old_rec, new_rec = daemon.call("memory.get", {"id": old}), daemon.call("memory.get", {"id": res["id"]})
+    old_rec, new_rec = (
+        daemon.call("memory.get", {"namespace": ns, "id": old}),
+        daemon.call("memory.get", {"namespace": ns, "id": res["id"]}),
+    )
     assert old_rec["superseded_by"] == res["id"] and old_rec["content"].endswith("blue.")
     assert new_rec["version"] == 2 and new_rec["supersedes"] == old and new_rec["type"] == "preference"
     hits = daemon.call("memory.search", {"query": "favourite colour", "namespace": ns, "include_archived": True})[
@@ -163,7 +168,7 @@ def test_update_supersedes(daemon, ns):
     pack = daemon.call("context.pack", {"query": "favourite colour", "budget_tokens": 400, "namespace": ns})
     assert "blue" not in pack["text"] and "green" in pack["text"]
     with pytest.raises(RpcCallError) as exc:
-        daemon.call("memory.update", {"id": old, "content": "again"})
+        daemon.call("memory.update", {"namespace": ns, "id": old, "content": "again"})
     assert exc.value.code == -32002 and res["id"] in exc.value.message
 
 
@@ -171,8 +176,8 @@ def test_archive_and_restore_by_direct_reference(daemon, ns):
     mid = daemon.call(
         "memory.add", {"content": "Jon's old bike was stolen in Lisbon.", "type": "fact", "namespace": ns}
     )["id"]
-    assert daemon.call("memory.archive", {"id": mid}) == {"tier": "archived"}
-    assert daemon.call("memory.get", {"id": mid})["tier"] == "archived"
+    assert daemon.call("memory.archive", {"namespace": ns, "id": mid}) == {"tier": "archived"}
+    assert daemon.call("memory.get", {"namespace": ns, "id": mid})["tier"] == "archived"
     assert not daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns})["results"]
     pack = daemon.call("context.pack", {"query": "bike stolen Lisbon", "budget_tokens": 300, "namespace": ns})
     assert "Lisbon" not in pack["text"]
@@ -180,6 +185,6 @@ def test_archive_and_restore_by_direct_reference(daemon, ns):
         "results"
     ]
     assert deep[0]["id"] == mid and deep[0]["tier"] == "archived"
-    back = daemon.call("memory.reinforce", {"id": mid, "event": "direct"})
+    back = daemon.call("memory.reinforce", {"namespace": ns, "id": mid, "event": "direct"})
     assert back["tier"] == "active" and back["access_count"] == 4.0
     assert daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns})["results"][0]["id"] == mid

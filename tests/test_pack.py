@@ -118,12 +118,12 @@ def test_injection_is_neutralised_in_the_pack_but_kept_in_the_store(daemon, ns):
         assert phrase not in pack["text"]
     assert pack["text"].count("[END MEMORY PACK]") == 1 and pack["text"].endswith("[END MEMORY PACK]")
     assert "[instruction-like text removed]" in pack["text"]
-    assert daemon.call("memory.get", {"id": mid})["content"] == evil
+    assert daemon.call("memory.get", {"namespace": ns, "id": mid})["content"] == evil
 
 
 def test_explain_accounts_for_every_candidate(daemon, stocked):
     pack = daemon.call("context.pack", {"query": "adoption", "budget_tokens": 200, "namespace": stocked})
-    why = daemon.call("context.explain", {"pack_id": pack["pack_id"]})
+    why = daemon.call("context.explain", {"namespace": stocked, "pack_id": pack["pack_id"]})
     assert why["query"] == "adoption" and why["text"] == pack["text"] and why["tokens"] == pack["tokens"]
     chosen = [c["id"] for c in why["candidates"] if c["chosen"]]
     assert sorted(chosen) == sorted(i["id"] for i in pack["items"])

@@ -434,9 +434,10 @@ def test_persona_score_refuses_bad_input_with_the_field_named(nova):
         with pytest.raises(RpcCallError) as err:
             nova.call("persona.score", params)
         assert err.value.code == -32602 and field in err.value.message
+    nova.call("conversation.append", {"session": "ns-check", "role": "user", "content": "hi"})
     with pytest.raises(RpcCallError) as err:
-        nova.call("persona.score", {"response": "hi", "session": "drift", "namespace": "other"})
-    assert "belongs to namespace 'default'" in err.value.message
+        nova.call("persona.score", {"response": "hi", "session": "ns-check", "namespace": "other"})
+    assert err.value.code == -32001 and "'default'" not in err.value.message  # a boundary names no other namespace
 
 
 def test_calibration_against_the_hand_labelled_set(short_tmp):

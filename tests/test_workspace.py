@@ -112,9 +112,9 @@ def test_an_edit_is_a_new_version_not_a_duplicate(wsd, workspace):
     old = find(wsd, "Ana is Oscar's manager at the Ofertes project.")
     write_atomically(workspace / "USER.md", USER_MD.replace("Ana is Oscar's manager", "Ana was Oscar's manager"))
     new, _ = indexed(lambda: find(wsd, "Ana was Oscar's manager at the Ofertes project."))
-    before = wsd.call("memory.get", {"id": old["id"]})
+    before = wsd.call("memory.get", {"namespace": NS, "id": old["id"]})
     assert before["superseded_by"] == new["id"] and before["content"].startswith("Ana is")
-    after = wsd.call("memory.get", {"id": new["id"]})
+    after = wsd.call("memory.get", {"namespace": NS, "id": new["id"]})
     assert after["supersedes"] == old["id"] and after["version"] == 2 and after["type"] == "relational"
     hits = wsd.call("memory.search", {"query": "Ana manager Ofertes", "k": 10, "namespace": NS})["results"]
     assert [h["id"] for h in hits if "Ana" in h["content"]] == [new["id"]]
@@ -129,11 +129,13 @@ def test_deleted_items_and_files_are_archived_not_lost(wsd, workspace):
     (workspace / "memory" / "topics" / "climbing.md").unlink()
     indexed(
         lambda: (
-            wsd.call("memory.get", {"id": gym["id"]})["tier"] == "archived"
-            and wsd.call("memory.get", {"id": sam["id"]})["tier"] == "archived"
+            wsd.call("memory.get", {"id": gym["id"], "namespace": NS})["tier"] == "archived"
+            and wsd.call("memory.get", {"id": sam["id"], "namespace": NS})["tier"] == "archived"
         )
     )
-    assert wsd.call("memory.get", {"id": sam["id"]})["content"].startswith("Sam is")  # still recoverable
+    assert wsd.call("memory.get", {"id": sam["id"], "namespace": NS})["content"].startswith(
+        "Sam is"
+    )  # still recoverable
     assert find(wsd, "Oscar climbs at the Sharma gym in Gava.") is None
 
 
@@ -149,7 +151,7 @@ def test_a_renamed_file_keeps_its_memories(wsd, workspace):
         )
     )
     assert moved["id"] == gym["id"]
-    assert wsd.call("memory.get", {"id": gym["id"]})["superseded_by"] is None
+    assert wsd.call("memory.get", {"id": gym["id"], "namespace": NS})["superseded_by"] is None
 
 
 def test_a_burst_of_saves_ends_in_the_last_text(wsd, workspace):
@@ -184,12 +186,12 @@ def test_edits_made_while_the_daemon_was_down_are_caught_up_at_start(wsd, worksp
     (workspace / "memory" / "knowledge").joinpath("barcelona.md").write_text(
         "# Barcelona\n\nThe Sagrada Familia is in Barcelona.\n"
     )
-    wsd.start()  # the socket answers only once the catch-up is done
+    wsd.start()  # waits until health reports the background catch-up done
     new_ana = find(wsd, "Ana is Oscar's former manager at the Ofertes project.")
-    assert wsd.call("memory.get", {"id": ana["id"]})["superseded_by"] == new_ana["id"]
+    assert wsd.call("memory.get", {"id": ana["id"], "namespace": NS})["superseded_by"] == new_ana["id"]
     assert find(wsd, "Oscar runs 10 km every Saturday.")["source"] == "USER.md#USER > Health L20"
     assert find(wsd, "The Sagrada Familia is in Barcelona.")["type"] == "fact"
-    assert wsd.call("memory.get", {"id": gym["id"]})["tier"] == "archived"
+    assert wsd.call("memory.get", {"id": gym["id"], "namespace": NS})["tier"] == "archived"
     assert find(wsd, "Oscar drinks green tea, never coffee after noon.")["id"] == tea["id"]  # untouched: same memory
 
 
@@ -238,3 +240,29 @@ def test_cli_lists_workspace_files(wsd):
     assert "indexed  USER.md" in out
     out = CliRunner().invoke(cli, ["--socket", str(wsd.socket), "workspace", "--sync"]).stdout
     assert "added" in out
+
+
+def test_the_socket_opens_before_a_big_catch_up_and_a_huge_file_is_cut(spawn, workspace):
+    """A big edit made while the daemon was down is indexed after the socket opens, in batches,
+    with requests answered meanwhile; a file of one-word bullets is cut at max_items_per_file."""
+    d = spawn(
+        {
+            "workspace": {"path": str(workspace), "namespace": NS, "max_items_per_file": 300, "sync_batch_files": 8},
+            "jobs": NO_JOBS,
+        }
+    )
+    assert d.terminate(signal.SIGTERM) == 0
+    (workspace / "memory" / "knowledge" / "words.md").write_text(
+        "# Words\n" + "".join(f"- word{i}\n" for i in range(20_000))
+    )
+    for n in range(60):
+        (workspace / "memory" / "knowledge" / f"note{n:02d}.md").write_text(f"# Note {n}\n\n- Fact number {n}.\n")
+    d.start(caught_up=False)
+    health = d.call("health")
+    assert health["catching_up"], health  # answering while the catch-up runs
+    done = wait_for(lambda: not (h := d.call("health"))["catching_up"] and h, timeout=120)
+    assert done["status"] == "ok"
+    files = {f["path"]: f for f in d.call("workspace.status")["files"]}
+    assert "cut at max_items_per_file: 300 of 20000" in files["memory/knowledge/words.md"]["reason"]
+    assert files["memory/knowledge/note59.md"]["status"] == "indexed"
+    assert d.call("stats", {"namespace": NS})["live"] >= 300 + 60

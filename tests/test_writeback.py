@@ -250,8 +250,8 @@ def test_the_days_observations_are_written_to_its_log(wbd, workspace):
                 "ts": f"{DAY}T08:30:00Z",
             },
         )
-    wbd.call("conversation.observe", {"session": "chat"})
-    observations = wbd.call("observations.list", {"session": "chat"})["observations"]
+    wbd.call("conversation.observe", {"namespace": NS, "session": "chat"})
+    observations = wbd.call("observations.list", {"namespace": NS, "session": "chat"})["observations"]
     assert len(observations) == 2
     assert wbd.call("jobs.run", {"name": "daily_log"})["result"] == {"files_written": 1}
     section = owned_body((workspace / "memory" / f"{DAY}.md").read_text())

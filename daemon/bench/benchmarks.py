@@ -356,7 +356,9 @@ def bench_observe(args) -> dict[str, Any]:
                     role = "user" if turn["speaker"] == conv["speaker_a"] else "assistant"
                     if role == "user" and seq_of:
                         t = time.perf_counter()
-                        ctx = client.call("conversation.context", {"session": session, "budget_tokens": args.budget})
+                        ctx = client.call(
+                            "conversation.context", {"session": session, "namespace": ns, "budget_tokens": args.budget}
+                        )
                         context_ms.append((time.perf_counter() - t) * 1000)
                         hashes.append(ctx["prefix_hash"])
                     t = time.perf_counter()
@@ -375,10 +377,14 @@ def bench_observe(args) -> dict[str, Any]:
                     seq_of[turn["dia_id"]] = answer["seq"]
                     raw += count_tokens(turn["text"])
                 n += 1
-            wait_idle(client, session)
-            client.call("conversation.observe", {"session": session})  # the tail below the threshold (no reflection)
-            status = client.call("conversation.status", {"session": session})
-            every = client.call("observations.list", {"session": session, "include_replaced": True})["observations"]
+            wait_idle(client, session, namespace=ns)
+            client.call(
+                "conversation.observe", {"session": session, "namespace": ns}
+            )  # the tail below the threshold (no reflection)
+            status = client.call("conversation.status", {"session": session, "namespace": ns})
+            every = client.call("observations.list", {"session": session, "namespace": ns, "include_replaced": True})[
+                "observations"
+            ]
             live = [o for o in every if o["status"] == "live"]
             observed_turns = {t for o in every if not o["sources"] for t in o["source_turns"]}
             surviving_turns = {t for o in live for t in o["source_turns"]}
@@ -456,11 +462,11 @@ def bench_observe(args) -> dict[str, Any]:
     }
 
 
-def wait_idle(client, session: str, timeout: float = 600.0) -> dict[str, Any]:
+def wait_idle(client, session: str, timeout: float = 600.0, namespace: str = "default") -> dict[str, Any]:
     """Poll conversation.status until no Observer/Reflector work is queued or running; the status."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        status = client.call("conversation.status", {"session": session})
+        status = client.call("conversation.status", {"session": session, "namespace": namespace})
         if status["idle"] and not any(r["status"] == "running" for r in status["runs"]):
             return status
         time.sleep(0.1)

@@ -33,6 +33,12 @@ class Settings:
         self.as_json = as_json
 
 
+# Ids and sessions are looked up inside one namespace: another namespace's are "not found".
+NAMESPACE = click.option(
+    "--namespace", default="default", show_default=True, help="The namespace the id or session belongs to."
+)
+
+
 def _params(**values: Any) -> dict[str, Any]:
     """Request params without the options that were not given."""
     return {k: v for k, v in values.items() if v is not None and v != () and v != []}
@@ -270,43 +276,48 @@ def pack(query: str, budget_tokens: int, namespace: str) -> None:
 
 @cli.command()
 @click.argument("id")
-def get(id: str) -> None:
+@NAMESPACE
+def get(id: str, namespace: str) -> None:
     """Show one memory (live, superseded or archived).  `agentmemd get m1a2b3...`"""
-    _call("memory.get", {"id": id})
+    _call("memory.get", {"id": id, "namespace": namespace})
 
 
 @cli.command()
 @click.argument("id")
 @click.argument("event", type=click.Choice(REINFORCE_EVENTS))
-def reinforce(id: str, event: str) -> None:
+@NAMESPACE
+def reinforce(id: str, event: str, namespace: str) -> None:
     """Record an access event.  `agentmemd reinforce m1a2b3... used`"""
-    _call("memory.reinforce", {"id": id, "event": event})
+    _call("memory.reinforce", {"id": id, "event": event, "namespace": namespace})
 
 
 @cli.command()
 @click.argument("id")
 @click.argument("content")
-def update(id: str, content: str) -> None:
+@NAMESPACE
+def update(id: str, content: str, namespace: str) -> None:
     """Write a new version of a memory.  `agentmemd update m1a2b3... "Lives in Porto now"`"""
-    _call("memory.update", {"id": id, "content": content})
+    _call("memory.update", {"id": id, "content": content, "namespace": namespace})
 
 
 @cli.command()
 @click.argument("id")
-def archive(id: str) -> None:
+@NAMESPACE
+def archive(id: str, namespace: str) -> None:
     """Move a memory to the archive.  `agentmemd archive m1a2b3...`"""
-    _call("memory.archive", {"id": id})
+    _call("memory.archive", {"id": id, "namespace": namespace})
 
 
 @cli.command()
 @click.argument("pack_id")
-def explain(pack_id: str) -> None:
+@NAMESPACE
+def explain(pack_id: str, namespace: str) -> None:
     """Show how a pack was chosen: every candidate, its signals, MMR rank, chosen or not.
 
     \b
         agentmemd explain p9f8e7...
     """
-    _call("context.explain", {"pack_id": pack_id}, printer=show.human_explain)
+    _call("context.explain", {"pack_id": pack_id, "namespace": namespace}, printer=show.human_explain)
 
 
 @cli.command()
@@ -351,7 +362,8 @@ def append(session: str, role: str, content: str, namespace: str, speaker: str |
     type=click.Choice(("system", "user")),
     help="Persona anchors as system messages (default) or inside user turns.",
 )
-def context(session: str, budget_tokens: int | None, anchors_as: str | None) -> None:
+@NAMESPACE
+def context(session: str, budget_tokens: int | None, anchors_as: str | None, namespace: str) -> None:
     """The context for the next model call: stable prefix, recent turns, Memory Pack.
 
     \b
@@ -359,7 +371,7 @@ def context(session: str, budget_tokens: int | None, anchors_as: str | None) -> 
     """
     _call(
         "conversation.context",
-        _params(session=session, budget_tokens=budget_tokens, anchors_as=anchors_as),
+        _params(session=session, namespace=namespace, budget_tokens=budget_tokens, anchors_as=anchors_as),
         printer=show.human_context,
     )
 
@@ -368,13 +380,17 @@ def context(session: str, budget_tokens: int | None, anchors_as: str | None) -> 
 @click.argument("session")
 @click.option("--when-due", is_flag=True, help="Only what the thresholds call for (default: every turn).")
 @click.option("--reflect", is_flag=True, help="Also run the Reflector now (default: only when due).")
-def observe(session: str, when_due: bool, reflect: bool) -> None:
+@NAMESPACE
+def observe(session: str, when_due: bool, reflect: bool, namespace: str) -> None:
     """Run the Observer and Reflector on a conversation now and wait for them.
 
     \b
         agentmemd observe chat-1 --reflect
     """
-    _call("conversation.observe", {"session": session, "force": not when_due, "reflect": reflect})
+    _call(
+        "conversation.observe",
+        {"session": session, "namespace": namespace, "force": not when_due, "reflect": reflect},
+    )
 
 
 @cli.command()
@@ -392,9 +408,10 @@ def observations(session: str | None, namespace: str | None, include_replaced: b
 
 @cli.command()
 @click.argument("session")
-def conversation(session: str) -> None:
+@NAMESPACE
+def conversation(session: str, namespace: str) -> None:
     """A conversation's turns, tokens and Observer/Reflector runs.  `agentmemd conversation chat-1`"""
-    _call("conversation.status", {"session": session}, printer=show.human_conversation)
+    _call("conversation.status", {"session": session, "namespace": namespace}, printer=show.human_conversation)
 
 
 # ---- jobs and the clock ------------------------------------------------------------------------
@@ -485,7 +502,7 @@ def rule(action: str, text: str | None, namespace: str, yes: bool) -> None:
 
     \b
         agentmemd rule add "Never use emoji"
-        agentmemd rule confirm 7
+        agentmemd rule confirm rp_3f9a0c6d2b1e4f5a6b7c8d9e
     """
     if action == "list":
         _call("persona.rules.list", {"namespace": namespace, "status": "all"}, printer=show.human_rules)
@@ -493,9 +510,7 @@ def rule(action: str, text: str | None, namespace: str, yes: bool) -> None:
     if not text:
         _fail(f"rule {action} needs {'an id' if action in ('confirm', 'reject') else 'the rule text'}", 1)
     if action in ("confirm", "reject"):
-        if not text.isdigit():
-            _fail(f"rule {action} takes a proposal id (a number), not {text!r}", 1)
-        _call(f"persona.rules.{action}", {"id": int(text)})
+        _call(f"persona.rules.{action}", {"id": text, "namespace": namespace})
         return
     with _connected() as client:
         proposal = client.call("persona.rules.propose", {"namespace": namespace, "action": action, "rule": text})
@@ -504,7 +519,7 @@ def rule(action: str, text: str | None, namespace: str, yes: bool) -> None:
             and click.confirm(f"{action} the hard rule {proposal['rule']!r} for namespace {namespace}?", default=False)
         )
         if confirmed:
-            _print(client.call("persona.rules.confirm", {"id": proposal["id"]}), show.print_kv)
+            _print(client.call("persona.rules.confirm", {"id": proposal["id"], "namespace": namespace}), show.print_kv)
             return
     click.echo(
         f"proposal {proposal['id']} is pending; confirm it with `agentmemd rule confirm {proposal['id']}`", err=True

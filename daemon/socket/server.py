@@ -142,20 +142,13 @@ class Daemon:
         loop = asyncio.get_running_loop()
         watcher = None
         if services.indexer is not None:
-            # Edits made while the daemon was down are in memory before the socket opens.
-            report = await loop.run_in_executor(self.sync_executor, services.indexer.catch_up)
-            log.info("workspace caught up", extra=report.as_dict())
+            # Watching starts before the catch-up, so a save made during it is not missed.
             watcher = WorkspaceWatcher(
                 services.indexer.root, services.indexer.relative, self.config.workspace.debounce_ms
             )
             watcher.start()
-        # Jobs that missed a fire time while the daemon was down run once now, before the socket
-        # opens, so the first answer already reflects them. (They run beside the store thread and
-        # hand it their SQLite steps.) A failed catch-up is logged; the daemon serves anyway.
-        try:
-            await loop.run_in_executor(self.jobs_executor, services.runner.catch_up)
-        except Exception:
-            log.exception("job catch-up failed")
+            services.catching_up.add("workspace")
+        services.catching_up.add("jobs")
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self._stop.set)
         old_umask = os.umask(0o177)  # the socket is born 0600: no window where others can connect
@@ -169,7 +162,8 @@ class Daemon:
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
         recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
-        scheduler = self._start_scheduler(loop)
+        scheduler_box: list = []
+        catching_up = asyncio.create_task(self._catch_up(loop, scheduler_box))
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
         log.info(
             "listening",
@@ -185,7 +179,8 @@ class Daemon:
             await self._stop.wait()
         finally:
             log.info("shutting down")
-            if scheduler is not None:
+            catching_up.cancel()
+            for scheduler in scheduler_box:
                 scheduler.shutdown(wait=False)
             if watcher is not None:
                 indexing.cancel()
@@ -250,6 +245,29 @@ class Daemon:
             )
         scheduler.start()
         return scheduler
+
+    async def _catch_up(self, loop: asyncio.AbstractEventLoop, scheduler_box: list) -> None:
+        """After the socket opens: index what was edited while the daemon was down, run once the
+        jobs whose time passed meanwhile, then start the schedule. ``health`` lists what is left.
+        Each step prepares beside the store thread and commits in short batches, so requests are
+        answered throughout; a failed step is logged and the daemon serves anyway."""
+        services = self.services
+        assert services is not None
+        if services.indexer is not None:
+            try:
+                report = await loop.run_in_executor(self.sync_executor, services.indexer.catch_up)
+                log.info("workspace caught up", extra=report.as_dict())
+            except Exception:
+                log.exception("workspace catch-up failed")
+            services.catching_up.discard("workspace")
+        try:
+            await loop.run_in_executor(self.jobs_executor, services.runner.catch_up)
+        except Exception:
+            log.exception("job catch-up failed")
+        services.catching_up.discard("jobs")
+        scheduler = self._start_scheduler(loop)
+        if scheduler is not None:
+            scheduler_box.append(scheduler)
 
     async def _index_changes(self, watcher: WorkspaceWatcher) -> None:
         loop = asyncio.get_running_loop()

@@ -258,7 +258,7 @@ class Consolidator:
                 counts["kept"] += 1
             else:
                 node.id = self.service.update(
-                    UpdateParams(id=prev["memory_id"], content=node.content, source=source),
+                    UpdateParams(id=prev["memory_id"], namespace=namespace, content=node.content, source=source),
                     vector=self._vectors.get(node.content),
                 ).id
                 self._drop_node(prev["memory_id"])

@@ -190,6 +190,7 @@ def build_context(
     service,
     conversations,
     session: str,
+    namespace: str,
     budget: int,
     *,
     persona_state=None,
@@ -198,7 +199,7 @@ def build_context(
     anchors_as: str = "system",
 ) -> dict[str, Any]:
     cfg = service.config.conversation
-    namespace = conversations.require(session)
+    conversations.require(session, namespace)
     persona = service.store.live_of_type(namespace, "persona")
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""

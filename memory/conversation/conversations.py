@@ -87,9 +87,11 @@ class Conversations:
     ) -> dict[str, Any]:
         known = self.namespace_of(session)
         if known is not None and known != namespace:
+            # Session ids are unique across the daemon; saying whose it is would leak a namespace.
             raise Conflict(
-                f"session {session!r} belongs to namespace {known!r}, not {namespace!r}",
-                {"session": session, "namespace": known},
+                f"session id {session!r} is taken by a conversation outside namespace {namespace!r}; "
+                "session ids are unique across the daemon: choose another",
+                {"session": session},
             )
         when = format_time(ts) if ts is not None else format_time(self.service.clock.now())
         row = {
@@ -108,10 +110,14 @@ class Conversations:
     def namespace_of(self, session: str) -> str | None:
         return self.tables.namespace_of(session)
 
-    def require(self, session: str) -> str:
-        namespace = self.namespace_of(session)
-        if namespace is None:
-            raise NotFound(f"no conversation with session {session!r}", {"session": session})
+    def require(self, session: str, namespace: str) -> str:
+        """``namespace`` when ``session`` is one of its conversations; else NotFound, the same
+        words whether the session does not exist or belongs to another namespace."""
+        if self.namespace_of(session) != namespace:
+            raise NotFound(
+                f"no conversation with session {session!r} in namespace {namespace!r}",
+                {"session": session, "namespace": namespace},
+            )
         return namespace
 
     def counts(self, session: str) -> dict[str, Any]:
@@ -420,6 +426,7 @@ class Conversations:
                 return self.service.update(
                     UpdateParams(
                         id=memory_id,
+                        namespace=job.namespace,
                         content=item.content,
                         type=MEMORY_TYPE[item.category],
                         priority=MEMORY_PRIORITY[item.priority],

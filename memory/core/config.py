@@ -115,6 +115,12 @@ class WorkspaceConfig(_Section):
     namespace: str = Field("default", min_length=1, max_length=200, description="Namespace its items live in.")
     max_file_bytes: int = Field(1_048_576, gt=0, description="Larger files are skipped with a logged reason.")
     debounce_ms: int = Field(300, ge=0, le=10_000, description="Quiet time after a save before indexing.")
+    max_items_per_file: int = Field(
+        2000, gt=0, le=1_000_000, description="Items indexed from one file; the rest are cut, with a logged reason."
+    )
+    sync_batch_files: int = Field(
+        32, gt=0, le=10_000, description="Files read, embedded and committed together; requests run between batches."
+    )
 
 
 JOB_NAMES: tuple[str, ...] = ("decay_sweep", "consolidate", "daily_log")

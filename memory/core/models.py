@@ -92,6 +92,8 @@ class AddManyParams(Params):
 
 class IdParams(Params):
     id: MemoryId
+    # The caller's namespace: an id from another one is "not found" (a namespace is a boundary).
+    namespace: Namespace = "default"
 
 
 class SearchParams(Params):
@@ -105,10 +107,12 @@ class SearchParams(Params):
 class ReinforceParams(Params):
     id: MemoryId
     event: ReinforceEvent
+    namespace: Namespace = "default"
 
 
 class UpdateParams(Params):
     id: MemoryId
+    namespace: Namespace = "default"  # the memory's; a new version stays in it
     content: Content
     # Unset: the new version keeps the old one's.
     type: MemoryType | None = None
@@ -126,6 +130,7 @@ class PackParams(Params):
 
 class ExplainParams(Params):
     pack_id: MemoryId
+    namespace: Namespace = "default"
 
 
 class StatsParams(Params):
@@ -225,6 +230,8 @@ class HealthResult(BaseModel):
     status: Literal["ok"]
     version: str
     memories: int
+    # What start-up still does in the background ("workspace", "jobs"); requests are answered meanwhile.
+    catching_up: list[str] = []
 
 
 class JobRunParams(Params):
@@ -259,14 +266,17 @@ class ContextParams(Params):
     # Persona anchors as system-role messages (seed 002, 5.4 Strategy B), or inside user turns for
     # APIs that take no system messages mid-conversation (Anthropic's Messages API).
     anchors_as: Literal["system", "user"] = "system"
+    namespace: Namespace = "default"  # the session's: a session of another namespace is "not found"
 
 
 class SessionParams(Params):
     session: SessionId
+    namespace: Namespace = "default"
 
 
 class ObserveParams(Params):
     session: SessionId
+    namespace: Namespace = "default"
     force: bool = True  # observe every unobserved turn now, threshold or not
     reflect: bool = False  # also run the Reflector now, threshold or not (else only when due)
     wait: bool = True
@@ -317,7 +327,8 @@ class RuleProposeParams(Params):
 
 
 class RuleDecisionParams(Params):
-    id: int = Field(gt=0, le=SQLITE_MAX_INT)
+    id: Annotated[str, Field(pattern=r"^rp_[0-9a-f]{24}$", description="the proposal's id, as proposed")]
+    namespace: Namespace = "default"
 
 
 class RulesListParams(Params):

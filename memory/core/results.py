@@ -234,7 +234,7 @@ class SyncScoresResult(Result):
 
 
 class RuleProposal(Result):
-    id: int
+    id: str  # random ("rp_" + 24 hex digits): not guessable
     namespace: str
     action: Literal["add", "remove"]
     rule: str

@@ -150,16 +150,20 @@ class Memories:
                 out[i] = v
         return out  # type: ignore[return-value]
 
-    def _lookup(self, memory_id: str) -> tuple[dict[str, Any], bool]:
-        """(row, archived) or NotFound."""
+    def _lookup(self, memory_id: str, namespace: str | None) -> tuple[dict[str, Any], bool]:
+        """(row, archived) or NotFound. A namespace is a boundary: a memory of another one is not
+        found, with the same words as one that does not exist. ``None``: the daemon's own callers."""
         found = self.store.get(memory_id)
-        if found is None:
-            raise NotFound(f"no memory with id {memory_id!r}", {"id": memory_id})
+        if found is None or (namespace is not None and found[0]["namespace"] != namespace):
+            raise NotFound(
+                f"no memory with id {memory_id!r}" + (f" in namespace {namespace!r}" if namespace else ""),
+                {"id": memory_id},
+            )
         return found
 
-    def _current_version(self, memory_id: str, action: str) -> tuple[dict[str, Any], bool]:
+    def _current_version(self, memory_id: str, namespace: str | None, action: str) -> tuple[dict[str, Any], bool]:
         """Like _lookup, but a superseded version is a Conflict naming its successor."""
-        row, archived = self._lookup(memory_id)
+        row, archived = self._lookup(memory_id, namespace)
         if row["superseded_by"]:
             raise Conflict(
                 f"memory {memory_id} is superseded by {row['superseded_by']}; {action} the current version",
@@ -168,7 +172,7 @@ class Memories:
         return row, archived
 
     def reinforce(self, p: ReinforceParams) -> ReinforceResult:
-        row, archived = self._current_version(p.id, "reinforce")
+        row, archived = self._current_version(p.id, p.namespace, "reinforce")
         now = self.clock.now()
         count = row["access_count"] + reinforcement_amount(p.event, self.config.reinforcement)
         with self.store.transaction():
@@ -181,7 +185,7 @@ class Memories:
     def update(self, p: UpdateParams, *, vector: np.ndarray | None = None) -> UpdateResult:
         """A new version; ``vector``: the new content's embedding when the caller made it already
         (off the store thread), else it is embedded here."""
-        old, archived = self._current_version(p.id, "update")
+        old, archived = self._current_version(p.id, p.namespace, "update")
         vec = vector if vector is not None else self.embedder.embed([indexed_text(p.content, old["context"])])[0]
         token_len = count_tokens_many([p.content])[0]
         now = format_time(self.clock.now())
@@ -218,8 +222,8 @@ class Memories:
             )
         return UpdateResult(id=new, supersedes=old["id"])
 
-    def archive(self, memory_id: str) -> ArchiveResult:
-        row, archived = self._lookup(memory_id)
+    def archive(self, memory_id: str, namespace: str | None = None) -> ArchiveResult:
+        row, archived = self._lookup(memory_id, namespace)
         if not archived:
             with self.store.transaction():
                 self.store.move_to_archive(row["seq"], format_time(self.clock.now()))
@@ -243,8 +247,8 @@ class Memories:
 
     # ---- reads ---------------------------------------------------------------
 
-    def get(self, memory_id: str) -> MemoryRecord:
-        row, archived = self._lookup(memory_id)
+    def get(self, memory_id: str, namespace: str | None = None) -> MemoryRecord:
+        row, archived = self._lookup(memory_id, namespace)
         value = retention(
             parse_time(row["last_accessed"]), row["access_count"], row["type"], self.clock.now(), self.config.decay
         )
@@ -428,12 +432,12 @@ class Memories:
                 self.store.prune_pack_log(cfg.log_keep_packs, format_time(oldest))
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items)
 
-    def explain(self, pack_id: str) -> dict[str, Any]:
+    def explain(self, pack_id: str, namespace: str | None = None) -> dict[str, Any]:
         entry = self.store.get_pack(pack_id)
-        if entry is None:
+        if entry is None or (namespace is not None and entry["namespace"] != namespace):
             cfg = self.config.pack
             raise NotFound(
-                f"no pack with id {pack_id!r} in the pack log, which keeps the newest {cfg.log_keep_packs} packs "
+                f"no pack with id {pack_id!r}{f' in namespace {namespace!r}' if namespace else ''} in the pack log, which keeps the newest {cfg.log_keep_packs} packs "
                 f"for {cfg.log_keep_days:g} days ([pack] log_keep_packs, log_keep_days): it may be past that",
                 {"pack_id": pack_id},
             )

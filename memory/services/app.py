@@ -11,7 +11,7 @@ The daemon passes a ``run_on_store`` that hands SQLite work to its single store 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmemd.cron.jobs import register_jobs
@@ -58,6 +58,8 @@ class Services:
     indexer: WorkspaceIndexer | None
     runner: JobRunner
     worker: CompactionWorker
+    # Start-up work still running in the background ("workspace", "jobs"), as health reports it.
+    catching_up: set[str] = field(default_factory=set)
 
     @classmethod
     def open(
@@ -99,6 +101,8 @@ class Services:
                 workspace,
                 namespace=config.workspace.namespace,
                 max_file_bytes=config.workspace.max_file_bytes,
+                max_items_per_file=config.workspace.max_items_per_file,
+                batch_files=config.workspace.sync_batch_files,
                 run_on_store=run_on_store,
             )
         ledger = Ledger(store, memories.clock, config.llm, run_on_store)
@@ -142,7 +146,12 @@ class Services:
         )
 
     def health(self) -> HealthResult:
-        return HealthResult(status="ok", version=__version__, memories=self.memories.health_count())
+        return HealthResult(
+            status="ok",
+            version=__version__,
+            memories=self.memories.health_count(),
+            catching_up=sorted(self.catching_up),
+        )
 
     def recover(self) -> list[str]:
         """Sessions whose Observer/Reflector run a crash interrupted; the worker looks at them again."""

@@ -58,7 +58,7 @@ class ConversationService:
     def context(self, p: ContextParams) -> dict[str, Any]:
         """Stable prefix + observations + recent turns + Memory Pack, carrying out the drift action due."""
         budget = p.budget_tokens or self.config.conversation.context_budget_tokens
-        action, latest = self.run_on_store(lambda: self._due_action(p.session))
+        action, latest = self.run_on_store(lambda: self._due_action(p.session, p.namespace))
         if action == "rebase":  # severe drift: compaction with persona preservation, then a fresh context
             result_within(
                 self.worker.run_now(p.session, force=True),
@@ -67,16 +67,17 @@ class ConversationService:
             )
         return self.run_on_store(lambda: self._build(p, budget, action, latest))
 
-    def _due_action(self, session: str) -> tuple[str, dict | None]:
-        self.conversations.require(session)
+    def _due_action(self, session: str, namespace: str) -> tuple[str, dict | None]:
+        self.conversations.require(session, namespace)
         return self.tracker.due_action(session)
 
     def _build(self, p: ContextParams, budget: int, action: str, latest: dict | None) -> dict[str, Any]:
-        namespace = self.conversations.require(p.session)
+        namespace = self.conversations.require(p.session, p.namespace)
         ctx = build_context(
             self.memories,
             self.conversations,
             p.session,
+            namespace,
             budget,
             persona_state=self.tracker.state(namespace),
             drift=action,
@@ -98,7 +99,7 @@ class ConversationService:
 
     def observe(self, p: ObserveParams) -> dict[str, Any]:
         """Run the Observer (and Reflector) now; with ``wait``, return their report."""
-        self.run_on_store(lambda: self.conversations.require(p.session))
+        self.run_on_store(lambda: self.conversations.require(p.session, p.namespace))
         future = self.worker.run_now(p.session, force=p.force, reflect=p.reflect)
         if not p.wait:
             return {"session": p.session, "scheduled": True}
@@ -115,8 +116,8 @@ class ConversationService:
             self.worker.request(session)
         return sessions
 
-    def status(self, session: str) -> dict[str, Any]:
-        self.conversations.require(session)
+    def status(self, session: str, namespace: str = "default") -> dict[str, Any]:
+        self.conversations.require(session, namespace)
         return {
             **self.conversations.counts(session),
             "runs": self.conversations.runs(session),
@@ -124,4 +125,6 @@ class ConversationService:
         }
 
     def observations(self, p: ObservationsListParams) -> dict[str, Any]:
+        if p.session is not None:  # by session: the session must be the caller's namespace's
+            self.conversations.require(p.session, p.namespace or "default")
         return {"observations": self.conversations.observations(p.session, p.namespace, p.include_replaced)}

@@ -6,7 +6,6 @@ from typing import Any
 
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
-from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
     PersonaGetParams,
     PersonaHistoryParams,
@@ -75,24 +74,26 @@ class PersonaService:
         )
 
     def _namespace_of(self, p: PersonaScoreParams) -> str:
-        if p.session is None:
-            return p.namespace or "default"
-        known = self.conversations.namespace_of(p.session)
-        if known is not None and p.namespace is not None and known != p.namespace:
-            raise Conflict(f"session {p.session!r} belongs to namespace {known!r}, not {p.namespace!r}")
-        return known or p.namespace or "default"
+        """The caller's namespace (default "default"); a session, when named, must be one of its own
+        or not started yet."""
+        namespace = p.namespace or "default"
+        if p.session is not None and self.conversations.namespace_of(p.session) not in (None, namespace):
+            self.conversations.require(p.session, namespace)  # raises: another namespace's session is not found
+        return namespace
 
     def scores(self, p: PersonaScoresParams) -> dict[str, Any]:
+        if p.session is not None:
+            self.conversations.require(p.session, p.namespace or "default")
         return {"scores": self.tracker.scores(session=p.session, namespace=p.namespace, limit=p.limit)}
 
     def propose_rule(self, p: RuleProposeParams) -> dict[str, Any]:
         return self.tracker.propose_rule(p.namespace, p.action, p.rule, "api")
 
     def confirm_rule(self, p: RuleDecisionParams) -> dict[str, Any]:
-        return self.tracker.decide_rule(p.id, confirm=True)
+        return self.tracker.decide_rule(p.id, p.namespace, confirm=True)
 
     def reject_rule(self, p: RuleDecisionParams) -> dict[str, Any]:
-        return self.tracker.decide_rule(p.id, confirm=False)
+        return self.tracker.decide_rule(p.id, p.namespace, confirm=False)
 
     def rules(self, p: RulesListParams) -> dict[str, Any]:
         return {

@@ -5,6 +5,8 @@ Never edit an applied migration; add the next number.
 
 from __future__ import annotations
 
+import secrets
+
 from sqlite_utils import Migrations
 
 migrations = Migrations("agentmemd.memory")
@@ -348,6 +350,20 @@ def m008_persona(db):
         )"""
     )
     db.execute("CREATE INDEX idx_context_builds ON context_builds(session, id)")
+
+
+@migrations()
+def m009_unguessable_proposal_ids(db):
+    """A hard-rule proposal is addressed by a random id, so no caller can confirm another
+    namespace's proposal by counting (issue 13); existing proposals get one too."""
+    db.execute("ALTER TABLE persona_rule_proposals ADD COLUMN public_id TEXT")
+    for (rowid,) in db.execute("SELECT id FROM persona_rule_proposals").fetchall():
+        db.execute("UPDATE persona_rule_proposals SET public_id = ? WHERE id = ?", (new_proposal_id(), rowid))
+    db.execute("CREATE UNIQUE INDEX idx_rule_proposals_public ON persona_rule_proposals(public_id)")
+
+
+def new_proposal_id() -> str:
+    return "rp_" + secrets.token_hex(12)
 
 
 def create_vector_index(db, dim: int) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.migrations import new_proposal_id
 
 
 class PersonaTables:
@@ -59,29 +60,46 @@ class PersonaTables:
 
     # ---- persona_rule_proposals ----------------------------------------------------------------
 
-    def pending_proposal(self, namespace: str, action: str, rule: str) -> int | None:
+    # A proposal's id, as callers see it, is its random public_id (m009); the row id stays inside.
+    _PROPOSAL = (
+        "SELECT public_id AS id, namespace, action, rule, origin, status, created, decided FROM persona_rule_proposals"
+    )
+
+    def pending_proposal(self, namespace: str, action: str, rule: str) -> str | None:
         row = self.store.conn.execute(
-            "SELECT id FROM persona_rule_proposals WHERE namespace = ? AND action = ? AND lower(rule) = lower(?) "
+            "SELECT public_id FROM persona_rule_proposals WHERE namespace = ? AND action = ? AND lower(rule) = lower(?) "
             "AND status = 'pending'",
             (namespace, action, rule),
         ).fetchone()
         return row[0] if row else None
 
-    def add_proposal(self, namespace: str, action: str, rule: str, origin: str, created: str) -> int:
-        table = self.db["persona_rule_proposals"]
-        table.insert({"namespace": namespace, "action": action, "rule": rule, "origin": origin, "created": created})
-        return int(table.last_pk)
+    def add_proposal(self, namespace: str, action: str, rule: str, origin: str, created: str) -> str:
+        public_id = new_proposal_id()
+        self.db["persona_rule_proposals"].insert(
+            {
+                "namespace": namespace,
+                "action": action,
+                "rule": rule,
+                "origin": origin,
+                "created": created,
+                "public_id": public_id,
+            }
+        )
+        return public_id
 
-    def proposal(self, proposal_id: int) -> dict[str, Any] | None:
-        rows = self.store._rows("SELECT * FROM persona_rule_proposals WHERE id = ?", (proposal_id,))
+    def proposal(self, proposal_id: str) -> dict[str, Any] | None:
+        rows = self.store._rows(f"{self._PROPOSAL} WHERE public_id = ?", (proposal_id,))
         return rows[0] if rows else None
 
     def proposals(self, namespace: str, status: str | None) -> list[dict[str, Any]]:
         where, params = ("AND status = ?", (namespace, status)) if status else ("", (namespace,))
-        return self.store._rows(f"SELECT * FROM persona_rule_proposals WHERE namespace = ? {where} ORDER BY id", params)
+        return self.store._rows(f"{self._PROPOSAL} WHERE namespace = ? {where} ORDER BY rowid", params)
 
-    def decide_proposal(self, proposal_id: int, status: str, decided: str) -> None:
-        self.db["persona_rule_proposals"].update(proposal_id, {"status": status, "decided": decided})
+    def decide_proposal(self, proposal_id: str, status: str, decided: str) -> None:
+        self.store.conn.execute(
+            "UPDATE persona_rule_proposals SET status = ?, decided = ? WHERE public_id = ?",
+            (status, decided, proposal_id),
+        )
 
     # ---- sync_scores --------------------------------------------------------------------------
 

@@ -63,7 +63,8 @@ class _FileRead:
     sha256: str | None
     size: int
     text: str | None = None
-    reason: str | None = None
+    reason: str | None = None  # why the file was skipped
+    note: str | None = None  # indexed, but not whole (its items were cut)
 
 
 def _words(text: str) -> set[str]:
@@ -93,13 +94,23 @@ class WorkspaceIndexer:
     edit never holds up other requests while the model runs."""
 
     def __init__(
-        self, service, root: Path, *, namespace: str = "default", max_file_bytes: int = 1 << 20, run_on_store=None
+        self,
+        service,
+        root: Path,
+        *,
+        namespace: str = "default",
+        max_file_bytes: int = 1 << 20,
+        max_items_per_file: int = 2000,
+        batch_files: int = 32,
+        run_on_store=None,
     ):
         self.service = service
         self.store = service.store
         self.root = Path(root).resolve()
         self.namespace = namespace
         self.max_file_bytes = max_file_bytes
+        self.max_items_per_file = max_items_per_file
+        self.batch_files = batch_files
         self.run_on_store = run_on_store or run_here
         self._vectors: dict[str, np.ndarray] = {}  # the sync being committed
         self._bad_names: set[str] = set()  # files skipped because their names are not UTF-8 (logged once)
@@ -162,16 +173,36 @@ class WorkspaceIndexer:
     def sync(self, paths: list[str], *, recheck_skipped: bool = True) -> SyncReport:
         """Make the store match these files. A file whose bytes are as last recorded is passed
         over; with ``recheck_skipped`` one recorded as skipped is looked at again (and its
-        reason reported) even so."""
+        reason reported) even so. Files go in batches of ``batch_files``, each prepared off the
+        store thread and committed in one short transaction, so requests are answered between."""
         report = SyncReport()
-        prepared = self._prepare(sorted(set(paths)), recheck_skipped, report)
-        if not prepared.parsed and not prepared.gone and not prepared.reads:
-            return report
-        self.run_on_store(lambda: self._commit(prepared, report))
-        report.files = len(prepared.parsed) + len(prepared.gone)
+        ordered = sorted(set(paths))
+        # Files that are gone go with every batch: an item moved from one into a file of a later
+        # batch is matched there (a move, not an archive and an add); they are archived at the end.
+        missing = [p for p in ordered if not os.path.lexists(self.root / p)]
+        present = [p for p in ordered if p not in set(missing)]
+        batches = [present[i : i + self.batch_files] for i in range(0, len(present), self.batch_files)] or [[]]
+        for number, batch in enumerate(batches, 1):
+            final = number == len(batches)
+            prepared = self._prepare(batch + missing, recheck_skipped, report)
+            if not prepared.parsed and not prepared.gone and not prepared.reads:
+                continue
+            self.run_on_store(lambda prepared=prepared, final=final: self._commit(prepared, report, final))
+            report.files += len(prepared.parsed) + (len(prepared.gone) if final else 0)
         if report.added or report.updated or report.archived or report.moved or report.skipped:
             log.info("workspace synced", extra=report.as_dict())
         return report
+
+    def _bounded(self, rel: str, items: list, read: _FileRead) -> list:
+        """At most ``max_items_per_file`` items of one file; the cut is logged and kept as the file's reason."""
+        if len(items) <= self.max_items_per_file:
+            return items
+        read.note = (
+            f"cut at max_items_per_file: {self.max_items_per_file} of {len(items)} items indexed "
+            "(split the file, or raise [workspace] max_items_per_file)"
+        )
+        log.warning("workspace file cut", extra={"path": rel, "reason": read.note})
+        return items[: self.max_items_per_file]
 
     def _prepare(self, paths: list[str], recheck_skipped: bool, report: SyncReport) -> _Prepared:
         """Read, parse and embed (no transaction; store reads hop to the store thread)."""
@@ -194,7 +225,7 @@ class WorkspaceIndexer:
                 continue  # our own write-back, or a save that changed nothing
             if read.text is not None:
                 try:
-                    parsed[rel] = parse_markdown(rel, read.text)
+                    parsed[rel] = self._bounded(rel, parse_markdown(rel, read.text), read)
                 except AnnotationError as exc:
                     read.reason = str(exc)
             if read.reason:
@@ -210,14 +241,15 @@ class WorkspaceIndexer:
                 out.vectors = dict(zip(fresh, embedded))
         return out
 
-    def _commit(self, prepared: _Prepared, report: SyncReport) -> None:
-        """One transaction on the store thread: the items, then the files' records."""
+    def _commit(self, prepared: _Prepared, report: SyncReport, final: bool = True) -> None:
+        """One transaction on the store thread: the items, then the files' records. Gone files'
+        remaining items are archived, and their records dropped, only in the ``final`` batch."""
         parsed, reads, gone = prepared.parsed, prepared.reads, prepared.gone
         self._vectors = prepared.vectors
         try:
             with self.store.transaction():
-                self._apply(parsed, gone, report)
-                self._record_files(reads, gone)
+                self._apply(parsed, gone, report, archive_gone=final)
+                self._record_files(reads, gone if final else [])
         finally:
             self._vectors = {}
 
@@ -231,14 +263,16 @@ class WorkspaceIndexer:
                     "sha256": read.sha256,
                     "size": read.size,
                     "status": status,
-                    "reason": read.reason,
+                    "reason": read.reason or read.note,
                     "indexed_at": now,
                 }
             )
         for rel in gone:
             self.store.drop_workspace_file(rel)
 
-    def _apply(self, parsed: dict[str, list[MarkdownItem]], gone: list[str], report: SyncReport) -> None:
+    def _apply(
+        self, parsed: dict[str, list[MarkdownItem]], gone: list[str], report: SyncReport, *, archive_gone: bool = True
+    ) -> None:
         old_rows = self.store.workspace_items(sorted([*parsed, *gone]))
         new_items = [it for rel in sorted(parsed) for it in parsed[rel]]
         # 1. unchanged identity
@@ -287,8 +321,9 @@ class WorkspaceIndexer:
         added = [it for it in still_new if id(it) not in paired_items]
         self._add(added)
         report.added += len(added)
+        later = set() if archive_gone else set(gone)  # a later batch may still find these items moved
         for row in vanished:
-            if id(row) not in paired_rows:
+            if id(row) not in paired_rows and row["path"] not in later:
                 self._archive(row)
                 report.archived += 1
 
@@ -377,7 +412,14 @@ class WorkspaceIndexer:
             self._add([it])
             return
         result = self.service.update(
-            UpdateParams(id=current, content=it.content, type=it.type, priority=it.priority, source=it.source),
+            UpdateParams(
+                id=current,
+                namespace=self.namespace,
+                content=it.content,
+                type=it.type,
+                priority=it.priority,
+                source=it.source,
+            ),
             vector=self._vectors.get(it.key),
         )
         self._bookkeep(result.id, it)

@@ -175,17 +175,19 @@ class PersonaTracker:
             proposal_id = self.tables.add_proposal(namespace, action, rule, origin, self._now())
         return self.proposal(proposal_id)
 
-    def proposal(self, proposal_id: int) -> dict[str, Any]:
+    def proposal(self, proposal_id: str, namespace: str | None = None) -> dict[str, Any]:
+        """The proposal, or NotFound; with ``namespace``, one of another namespace is not found either."""
         found = self.tables.proposal(proposal_id)
-        if found is None:
-            raise NotFound(f"no hard-rule proposal {proposal_id}", {"id": proposal_id})
+        if found is None or (namespace is not None and found["namespace"] != namespace):
+            where = f" in namespace {namespace!r}" if namespace else ""
+            raise NotFound(f"no hard-rule proposal {proposal_id}{where}", {"id": proposal_id})
         return found
 
     def proposals(self, namespace: str, status: str | None = "pending") -> list[dict[str, Any]]:
         return self.tables.proposals(namespace, status)
 
-    def decide_rule(self, proposal_id: int, *, confirm: bool) -> dict[str, Any]:
-        prop = self.proposal(proposal_id)
+    def decide_rule(self, proposal_id: str, namespace: str, *, confirm: bool) -> dict[str, Any]:
+        prop = self.proposal(proposal_id, namespace)
         if prop["status"] != "pending":
             raise Conflict(f"proposal {proposal_id} was already {prop['status']}", {"id": proposal_id})
         with self.store.transaction():
