@@ -639,6 +639,10 @@ def run_bench(args) -> dict[str, Any]:
         return bench_persona(args)
     if args.bench == "observe":
         return bench_observe(args)
+    if args.bench == "stalls":
+        from agentmemd.daemon.bench.stalls import bench_stalls
+
+        return bench_stalls(args)
     if args.bench == "injection":
         from agentmemd.daemon.bench.injection import bench_injection
 

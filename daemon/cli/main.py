@@ -591,6 +591,16 @@ def bench_pack(**options: Any) -> None:
     _run_bench("pack", options)
 
 
+@bench.command("stalls")
+@click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
+@click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")
+@click.option("--ops", type=int, default=60, show_default=True, help="Requests per client in the mixed load.")
+@click.option("--work-dir", type=click.Path(path_type=Path))
+def bench_stalls(**options: Any) -> None:
+    """Start time after a killed edit, latency during consolidation, 8-client mixed load.  `agentmemd bench stalls`"""
+    _run_bench("stalls", options)
+
+
 @bench.command("injection")
 @click.option(
     "--locomo", type=click.Path(exists=True, path_type=Path), help="LoCoMo JSON: false positives on its turns."

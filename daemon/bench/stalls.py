@@ -1,0 +1,177 @@
+"""``agentmemd bench stalls``: does anything stall the socket? (issue 13)
+
+Three measurements on real daemons, each printed as JSON:
+
+* ``start``: time until ``health`` answers, and until the background catch-up is done, after a
+  daemon was killed (-9) while indexing a big edit of a workspace file;
+* ``consolidation``: ``health`` and ``context.pack`` latency while ``jobs.run consolidate`` runs
+  over ``--memories`` memories, next to the same probes idle;
+* ``mixed_load``: 8 clients (40 % add, 40 % search, 20 % pack) with a consolidation midway: errors.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon
+from agentmemd.daemon.socket.client import Client
+
+TOPICS = ("hiking", "cooking", "python", "guitar", "garden", "travel", "chess", "running", "coffee", "books")
+
+
+def _wait_caught_up(client: Client, timeout: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout
+    while client.call("health")["catching_up"]:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the start-up catch-up did not finish")
+        time.sleep(0.05)
+
+
+def _start_after_killed_edit(root: Path, bullets: int) -> dict[str, Any]:
+    ws = root / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# MEMORY\n- A seed fact.\n")
+    toml = f'[workspace]\npath = "{ws}"\n'
+    with bench_daemon(root, toml) as (client, proc):
+        _wait_caught_up(client)
+        (ws / "memory" / "big.md").write_text(
+            "# Notes\n" + "".join(f"- Note {i} about {TOPICS[i % 10]}, detail {i * 7}.\n" for i in range(bullets))
+        )
+        time.sleep(0.5)  # past the watcher's 300 ms debounce: the sync is under way
+        proc.kill()
+        proc.wait()
+    started = time.monotonic()
+    with bench_daemon(root, toml) as (client, _):
+        answered = time.monotonic() - started
+        _wait_caught_up(client)
+        caught_up = time.monotonic() - started
+        memories = client.call("health")["memories"]
+    return {
+        "edit_bullets": bullets,
+        "health_answers_s": round(answered, 2),
+        "caught_up_s": round(caught_up, 2),
+        "memories": memories,
+    }
+
+
+def _probe(sock: Path, method: str, params: dict[str, Any], out: list[float], stop: threading.Event) -> None:
+    with Client(sock, timeout=600) as c:
+        while not stop.is_set():
+            t = time.perf_counter()
+            c.call(method, params)
+            out.append((time.perf_counter() - t) * 1000)
+            time.sleep(0.02)
+
+
+def _latency(values: list[float]) -> dict[str, Any]:
+    return {"n": len(values), "p50_ms": round(_pct(values, 50), 1), "p99_ms": round(_pct(values, 99), 1)}
+
+
+def _seed(client: Client, memories: int) -> None:
+    for start in range(0, memories, 500):
+        items = [
+            {"content": f"The user talked about {TOPICS[i % 10]}, detail {i}, with friend {i % 53}.", "type": "fact"}
+            for i in range(start, min(memories, start + 500))
+        ]
+        client.call("memory.add_many", {"items": items})
+
+
+def _during_consolidation(root: Path, memories: int) -> dict[str, Any]:
+    out: dict[str, Any] = {"memories": memories}
+    with bench_daemon(root) as (client, _):
+        _seed(client, memories)
+        sock = root / "s.sock"
+        for phase in ("idle", "consolidating"):
+            health: list[float] = []
+            packs: list[float] = []
+            stop = threading.Event()
+            probes = [
+                threading.Thread(target=_probe, args=(sock, "health", {}, health, stop)),
+                threading.Thread(
+                    target=_probe,
+                    args=(
+                        sock,
+                        "context.pack",
+                        {"query": "what does the user cook", "budget_tokens": 800},
+                        packs,
+                        stop,
+                    ),
+                ),
+            ]
+            for t in probes:
+                t.start()
+            began = time.perf_counter()
+            if phase == "idle":
+                time.sleep(5)
+            else:
+                out["consolidate_status"] = client.call("jobs.run", {"name": "consolidate"})["status"]
+                out["consolidate_s"] = round(time.perf_counter() - began, 2)
+            stop.set()
+            for t in probes:
+                t.join()
+            out[phase] = {"health": _latency(health), "pack": _latency(packs)}
+    return out
+
+
+def _mixed_load(root: Path, clients: int, ops: int) -> dict[str, Any]:
+    errors: list[str] = []
+    latencies: list[float] = []
+    lock = threading.Lock()
+    with bench_daemon(root) as (client, _):
+        _seed(client, 2000)
+        sock = root / "s.sock"
+
+        def run(n: int) -> None:
+            rnd = random.Random(n)
+            with Client(sock, timeout=600) as c:
+                for i in range(ops):
+                    draw, began = rnd.random(), time.perf_counter()
+                    try:
+                        if draw < 0.4:
+                            c.call(
+                                "memory.add", {"content": f"Client {n} note {i} on {TOPICS[i % 10]}.", "type": "fact"}
+                            )
+                        elif draw < 0.8:
+                            c.call("memory.search", {"query": f"{TOPICS[i % 10]} notes", "k": 5})
+                        else:
+                            c.call("context.pack", {"query": f"what about {TOPICS[i % 10]}", "budget_tokens": 600})
+                    except Exception as exc:  # counted, not raised: the figure is how many
+                        with lock:
+                            errors.append(repr(exc))
+                    with lock:
+                        latencies.append((time.perf_counter() - began) * 1000)
+
+        threads = [threading.Thread(target=run, args=(n,)) for n in range(clients)]
+        for t in threads:
+            t.start()
+        time.sleep(1.0)
+        status = client.call("jobs.run", {"name": "consolidate"})["status"]
+        for t in threads:
+            t.join()
+    return {
+        "clients": clients,
+        "ops": len(latencies),
+        "errors": len(errors),
+        "first_errors": errors[:3],
+        "consolidate_status": status,
+        **_latency(latencies),
+    }
+
+
+def bench_stalls(args) -> dict[str, Any]:
+    base = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amds", dir="/tmp"))
+    try:
+        return {
+            "start": _start_after_killed_edit(base / "start", args.edit_bullets),
+            "consolidation": _during_consolidation(base / "consolidation", args.memories),
+            "mixed_load": _mixed_load(base / "mixed", 8, args.ops),
+        }
+    finally:
+        if not args.work_dir:
+            shutil.rmtree(base, ignore_errors=True)
