@@ -6,7 +6,9 @@ Three measurements on real daemons, each printed as JSON:
   daemon was killed (-9) while indexing a big edit of a workspace file;
 * ``consolidation``: ``health`` and ``context.pack`` latency while ``jobs.run consolidate`` runs
   over ``--memories`` memories, next to the same probes idle;
-* ``mixed_load``: 8 clients (40 % add, 40 % search, 20 % pack) with a consolidation midway: errors.
+* ``mixed_load``: 8 clients (40 % add, 40 % search, 20 % pack) with a consolidation midway: errors;
+* ``growth``: RSS added by read-only requests to 1,000 never-seen namespaces, and bytes on disk
+  (database + WAL) per logged pack over 500 packs.
 """
 
 from __future__ import annotations
@@ -164,6 +166,41 @@ def _mixed_load(root: Path, clients: int, ops: int) -> dict[str, Any]:
     }
 
 
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def _data_bytes(data_dir: Path) -> int:
+    return sum(f.stat().st_size for f in data_dir.glob("agentmemd.db*"))
+
+
+def _growth(root: Path, namespaces: int, packs: int) -> dict[str, Any]:
+    """RSS after read-only requests to never-seen namespaces, and bytes on disk per logged pack."""
+    with bench_daemon(root) as (client, proc):
+        _seed(client, 2000)
+        client.call("context.pack", {"query": "warm up", "budget_tokens": 800})
+        before = _rss_mb(proc.pid)
+        for n in range(namespaces):
+            client.call("memory.search", {"query": "anything at all", "namespace": f"fresh-{n}"})
+            client.call("context.pack", {"query": "anything at all", "budget_tokens": 300, "namespace": f"fresh-{n}"})
+        after = _rss_mb(proc.pid)
+        start_bytes, start_logged = _data_bytes(root / "data"), client.call("stats")["packs_logged"]
+        for i in range(packs):
+            client.call("context.pack", {"query": f"what about {TOPICS[i % 10]} and friend {i}", "budget_tokens": 800})
+        logged = client.call("stats")["packs_logged"] - start_logged
+        grown = _data_bytes(root / "data") - start_bytes
+    return {
+        "fresh_namespaces": namespaces,
+        "rss_mb_per_1000_fresh_namespaces": round((after - before) * 1000 / namespaces, 2),
+        "packs": packs,
+        "packs_logged": logged,
+        "bytes_per_pack": round(grown / max(1, logged)),
+    }
+
+
 def bench_stalls(args) -> dict[str, Any]:
     base = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amds", dir="/tmp"))
     try:
@@ -171,6 +208,7 @@ def bench_stalls(args) -> dict[str, Any]:
             "start": _start_after_killed_edit(base / "start", args.edit_bullets),
             "consolidation": _during_consolidation(base / "consolidation", args.memories),
             "mixed_load": _mixed_load(base / "mixed", 8, args.ops),
+            "growth": _growth(base / "growth", 1000, 500),
         }
     finally:
         if not args.work_dir:
