@@ -451,8 +451,12 @@ class Store:
             f"SELECT COUNT(*) FROM memories {where} {'AND' if where else 'WHERE'} superseded_by IS NOT NULL", params
         ).fetchone()[0]
         archived = self.conn.execute(f"SELECT COUNT(*) FROM memory_archive {where}", params).fetchone()[0]
-        namespaces = [r[0] for r in self.conn.execute("SELECT DISTINCT namespace FROM memories ORDER BY namespace")]
-        packs = self.conn.execute("SELECT COUNT(*) FROM pack_log").fetchone()[0]
+        # Asked about one namespace, the answer names no other (a namespace is a boundary).
+        namespaces = [
+            r[0]
+            for r in self.conn.execute(f"SELECT DISTINCT namespace FROM memories {where} ORDER BY namespace", params)
+        ]
+        packs = self.conn.execute(f"SELECT COUNT(*) FROM pack_log {where}", params).fetchone()[0]
         by_type = {t: c for t, c in live}
         return {
             "live": sum(by_type.values()),
