@@ -293,6 +293,7 @@ def test_every_method_addressed_by_id_or_session_stays_inside_the_callers_namesp
     with pytest.raises(RpcCallError) as err:
         d.call("conversation.append", {"session": "alice-dm", "role": "user", "content": "hi", "namespace": "mallory"})
     assert err.value.code == -32002 and secret not in err.value.message
+    assert d.call("observations.list", {})["observations"] == []  # the default namespace's: none
     stats = d.call("stats", {"namespace": "mallory"})
     assert secret not in json.dumps(stats) and stats["packs_logged"] == 0
     # Nothing changed, and the owner still reaches everything.

@@ -125,6 +125,7 @@ class ConversationService:
         }
 
     def observations(self, p: ObservationsListParams) -> dict[str, Any]:
-        if p.session is not None:  # by session: the session must be the caller's namespace's
-            self.conversations.require(p.session, p.namespace or "default")
-        return {"observations": self.conversations.observations(p.session, p.namespace, p.include_replaced)}
+        namespace = p.namespace or "default"  # the caller's: never another namespace's observations
+        if p.session is not None:
+            self.conversations.require(p.session, namespace)
+        return {"observations": self.conversations.observations(p.session, namespace, p.include_replaced)}
