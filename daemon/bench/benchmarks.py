@@ -117,14 +117,20 @@ def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _peak_rss_mb(pid: int) -> float | None:
+def proc_status_mb(pid: int, key: str) -> float | None:
+    """A /proc/PID/status memory line (``VmHWM``: peak RSS, ``VmRSS``: now) in MB; None if unreadable."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
+            if line.startswith(f"{key}:"):
+                return int(line.split()[1]) / 1024
     except OSError:
         return None
     return None
+
+
+def _peak_rss_mb(pid: int) -> float | None:
+    peak = proc_status_mb(pid, "VmHWM")
+    return round(peak, 1) if peak is not None else None
 
 
 def _pct(values: list[float], q: float) -> float:

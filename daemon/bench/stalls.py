@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon
+from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon, proc_status_mb
 from agentmemd.daemon.socket.client import Client
 
 TOPICS = ("hiking", "cooking", "python", "guitar", "garden", "travel", "chess", "running", "coffee", "books")
@@ -166,13 +166,6 @@ def _mixed_load(root: Path, clients: int, ops: int) -> dict[str, Any]:
     }
 
 
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
-
-
 def _data_bytes(data_dir: Path) -> int:
     return sum(f.stat().st_size for f in data_dir.glob("agentmemd.db*"))
 
@@ -182,11 +175,11 @@ def _growth(root: Path, namespaces: int, packs: int) -> dict[str, Any]:
     with bench_daemon(root) as (client, proc):
         _seed(client, 2000)
         client.call("context.pack", {"query": "warm up", "budget_tokens": 800})
-        before = _rss_mb(proc.pid)
+        before = proc_status_mb(proc.pid, "VmRSS")
         for n in range(namespaces):
             client.call("memory.search", {"query": "anything at all", "namespace": f"fresh-{n}"})
             client.call("context.pack", {"query": "anything at all", "budget_tokens": 300, "namespace": f"fresh-{n}"})
-        after = _rss_mb(proc.pid)
+        after = proc_status_mb(proc.pid, "VmRSS")
         start_bytes, start_logged = _data_bytes(root / "data"), client.call("stats")["packs_logged"]
         for i in range(packs):
             client.call("context.pack", {"query": f"what about {TOPICS[i % 10]} and friend {i}", "budget_tokens": 800})

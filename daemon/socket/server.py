@@ -115,6 +115,7 @@ class Daemon:
         self._connections: set[asyncio.Task] = set()
         self._inflight = 0
         self._stop = asyncio.Event()
+        self._scheduler = None  # started once the start-up catch-up is done
 
     def open(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # memories are private
@@ -162,8 +163,7 @@ class Daemon:
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
         recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
-        scheduler_box: list = []
-        catching_up = asyncio.create_task(self._catch_up(loop, scheduler_box))
+        catching_up = asyncio.create_task(self._catch_up(loop))
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
         log.info(
             "listening",
@@ -180,8 +180,8 @@ class Daemon:
         finally:
             log.info("shutting down")
             catching_up.cancel()
-            for scheduler in scheduler_box:
-                scheduler.shutdown(wait=False)
+            if self._scheduler is not None:
+                self._scheduler.shutdown(wait=False)
             if watcher is not None:
                 indexing.cancel()
                 watcher.stop()
@@ -246,7 +246,7 @@ class Daemon:
         scheduler.start()
         return scheduler
 
-    async def _catch_up(self, loop: asyncio.AbstractEventLoop, scheduler_box: list) -> None:
+    async def _catch_up(self, loop: asyncio.AbstractEventLoop) -> None:
         """After the socket opens: index what was edited while the daemon was down, run once the
         jobs whose time passed meanwhile, then start the schedule. ``health`` lists what is left.
         Each step prepares beside the store thread and commits in short batches, so requests are
@@ -265,9 +265,7 @@ class Daemon:
         except Exception:
             log.exception("job catch-up failed")
         services.catching_up.discard("jobs")
-        scheduler = self._start_scheduler(loop)
-        if scheduler is not None:
-            scheduler_box.append(scheduler)
+        self._scheduler = self._start_scheduler(loop)
 
     async def _index_changes(self, watcher: WorkspaceWatcher) -> None:
         loop = asyncio.get_running_loop()

@@ -77,8 +77,8 @@ class PersonaService:
         """The caller's namespace (default "default"); a session, when named, must be one of its own
         or not started yet."""
         namespace = p.namespace or "default"
-        if p.session is not None and self.conversations.namespace_of(p.session) not in (None, namespace):
-            self.conversations.require(p.session, namespace)  # raises: another namespace's session is not found
+        if p.session is not None and self.conversations.namespace_of(p.session) is not None:
+            self.conversations.require(p.session, namespace)  # another namespace's session is not found
         return namespace
 
     def scores(self, p: PersonaScoresParams) -> dict[str, Any]:

@@ -180,7 +180,8 @@ class WorkspaceIndexer:
         # Files that are gone go with every batch: an item moved from one into a file of a later
         # batch is matched there (a move, not an archive and an add); they are archived at the end.
         missing = [p for p in ordered if not os.path.lexists(self.root / p)]
-        present = [p for p in ordered if p not in set(missing)]
+        gone = set(missing)
+        present = [p for p in ordered if p not in gone]
         batches = [present[i : i + self.batch_files] for i in range(0, len(present), self.batch_files)] or [[]]
         for number, batch in enumerate(batches, 1):
             final = number == len(batches)
