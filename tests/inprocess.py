@@ -19,7 +19,7 @@ import numpy as np
 
 from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.daemon.socket.methods import build_methods
-from agentmemd.daemon.socket.rpc import Dispatcher
+from agentmemd.daemon.socket.rpc import Caller, Dispatcher
 from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.text import words
 from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
@@ -60,6 +60,30 @@ def minilm() -> MiniLMEmbedder:
     return _MINILM[0]
 
 
+class InProcessConnection:
+    """One connection's standing (a Caller) over the shared Dispatcher."""
+
+    def __init__(self, dispatcher: Dispatcher, token: str | None = None):
+        self.dispatcher = dispatcher
+        self.caller = Caller()
+        self._ids = 0
+        if token is not None:
+            self.call("auth", {"token": token})
+
+    def send_raw(self, line: bytes) -> Any:
+        reply = asyncio.run(self.dispatcher.handle_line(line, self.caller))
+        return None if reply is None else json.loads(reply)
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        self._ids += 1
+        request = {"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params or {}}
+        response = self.send_raw(json.dumps(request).encode("ascii"))
+        if "error" in response:
+            err = response["error"]
+            raise RpcCallError(err["code"], err["message"], err.get("data"))
+        return response["result"]
+
+
 class InProcessDaemon:
     """Services + Dispatcher over a temp data dir; ``call`` as over the socket."""
 
@@ -82,30 +106,29 @@ class InProcessDaemon:
             embedder=embedder or minilm(),
             run_on_store=self.run_on_store,
         )
-        self.dispatcher = Dispatcher(build_methods(self.services), self.executor, self.wait_executor)
+        self.dispatcher = Dispatcher(
+            build_methods(self.services), self.executor, self.wait_executor, self.services.access.admit
+        )
         # What `serve` does before and right after the socket opens.
         if self.services.indexer is not None:
             self.services.indexer.catch_up()  # it hands its transaction to the store thread itself
         self.services.runner.catch_up()
         self.run_on_store(self.services.recover)
-        self._ids = 0
+        self._owner = InProcessConnection(self.dispatcher)
         self._stopped = False
 
     def run_on_store(self, fn):
         return self.executor.submit(fn).result()
 
     def send_raw(self, line: bytes) -> Any:
-        reply = asyncio.run(self.dispatcher.handle_line(line))
-        return None if reply is None else json.loads(reply)
+        return self._owner.send_raw(line)
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        self._ids += 1
-        request = {"jsonrpc": "2.0", "id": self._ids, "method": method, "params": params or {}}
-        response = self.send_raw(json.dumps(request).encode("ascii"))
-        if "error" in response:
-            err = response["error"]
-            raise RpcCallError(err["code"], err["message"], err.get("data"))
-        return response["result"]
+        return self._owner.call(method, params)
+
+    def connect(self, token: str | None = None) -> "InProcessConnection":
+        """A connection of its own (as a second socket client), authenticated with ``token`` if given."""
+        return InProcessConnection(self.dispatcher, token)
 
     def client(self) -> "InProcessDaemon":
         return self

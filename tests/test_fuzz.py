@@ -94,11 +94,14 @@ def test_no_frame_kills_the_door_or_gets_an_internal_error(in_process, seed):
     d = in_process({"clock": {"start": "2024-01-01T00:00:00Z"}}, fake_embedder=True)
     d.call("memory.add", {"content": "The user prefers short answers", "type": "preference"})
     d.call("conversation.append", {"session": "s", "role": "user", "content": "hello there"})
+    scoped = d.call("access.tokens.create", {"name": "fuzz", "namespaces": ["default", "other"]})["secret"]
     rng = random.Random(seed)
     internal: list[tuple[bytes, dict]] = []
     for _ in range(FRAMES):
         line = frame(rng, d.dispatcher.methods)
-        reply = d.send_raw(line)
+        # Each frame on a fresh connection (a fuzzed `auth` must not leave the rest with no access),
+        # some of them scoped, so the access check is fuzzed too.
+        reply = d.connect(scoped if rng.random() < 0.3 else None).send_raw(line)
         try:
             parsed = json.loads(line)
         except ValueError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import time
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import NO_JOBS, wait_for
+
+from agentmemd.memory.workspace.markdown import parse_markdown, parse_markdown_bounded
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "ws"
@@ -263,6 +266,55 @@ def test_the_socket_opens_before_a_big_catch_up_and_a_huge_file_is_cut(spawn, wo
     done = wait_for(lambda: not (h := d.call("health"))["catching_up"] and h, timeout=120)
     assert done["status"] == "ok"
     files = {f["path"]: f for f in d.call("workspace.status")["files"]}
-    assert "cut at max_items_per_file: 300 of 20000" in files["memory/knowledge/words.md"]["reason"]
+    reason = files["memory/knowledge/words.md"]["reason"]
+    assert "cut at max_items_per_file: the first 300 items indexed, the rest from line 302 on" in reason
     assert files["memory/knowledge/note59.md"]["status"] == "indexed"
     assert d.call("stats", {"namespace": NS})["live"] >= 300 + 60
+
+
+def _mixed_markdown(rng: random.Random, blocks: int) -> str:
+    """Every block kind whose parse depends on the lines after it: setext underlines, fences,
+    lazy paragraph continuations, nested lists, tables, owned sections, annotations."""
+    kinds = [
+        lambda i: f"- bullet {i}\n",
+        lambda i: f"1. numbered {i}\n   continued {i}\n",
+        lambda i: f"Paragraph {i} line one\nline two {i}\n\n",
+        lambda i: f"Setext {i}\n===\n\n",
+        lambda i: f"## Heading {i}\n\n",
+        lambda i: f"```\ncode {i}\n\n- not a bullet {i}\n```\n\n",
+        lambda i: f"| a | b |\n|---|---|\n| {i} | x |\n\n",
+        lambda i: f"- outer {i}\n  - inner {i}\n\n",
+        lambda i: f"<!-- agentmemd:begin -->\n- owned {i}\n<!-- agentmemd:end -->\n",
+        lambda i: f"<!-- type: fact -->\n- annotated {i}\n\n",
+        lambda i: f"> quoted {i}\nlazy {i}\n\n",
+    ]
+    return "".join(rng.choice(kinds)(i) for i in range(blocks))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_bounded_parse_keeps_exactly_the_items_a_whole_parse_starts_with(seed):
+    """The cut parses a growing prefix, never the whole of a huge file; what it keeps is what the
+    whole parse would have given, item for item, whatever block the cut falls in."""
+    rng = random.Random(seed)
+    text = _mixed_markdown(rng, rng.randrange(300, 1500))
+    whole = parse_markdown("memory/notes.md", text)
+    cases = [(n, None) for n in (1, 7, 50, 256, 2000, 10_000)]
+    # First prefixes that end inside every kind of block, with the item limit right at the edge.
+    for window in range(5, 200, 6):
+        near_edge = sum(1 for it in whole if it.line_end < window)
+        cases += [(n, window) for n in {max(1, near_edge - 1), max(1, near_edge), near_edge + 1}]
+    for max_items, window in cases:
+        bounded = parse_markdown_bounded("memory/notes.md", text, max_items, first_window=window)
+        assert bounded.items == whole[:max_items], (seed, max_items, window)
+        if len(whole) > max_items:
+            assert bounded.cut_at_line == whole[max_items].line_start
+        else:
+            assert bounded.cut_at_line is None
+
+
+def test_a_huge_file_is_cut_without_parsing_all_of_it():
+    """200,000 one-word bullets (1.3 MB): the whole parse is what took 17 s and 1.5 GB."""
+    text = "".join(f"- w{i}\n" for i in range(200_000))
+    bounded = parse_markdown_bounded("memory/words.md", text, 2000)
+    assert len(bounded.items) == 2000 and bounded.cut_at_line == 2001
+    assert bounded.items[-1].content == "w1999"

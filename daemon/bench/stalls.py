@@ -7,6 +7,8 @@ Three measurements on real daemons, each printed as JSON:
 * ``consolidation``: ``health`` and ``context.pack`` latency while ``jobs.run consolidate`` runs
   over ``--memories`` memories, next to the same probes idle;
 * ``mixed_load``: 8 clients (40 % add, 40 % search, 20 % pack) with a consolidation midway: errors;
+* ``huge_edits``: ``health`` latency, time to index and peak RSS while the watcher syncs a 1 MB
+  file of 200,000 one-word bullets, then 1,500 new small files;
 * ``growth``: RSS added by read-only requests to 1,000 never-seen namespaces, and bytes on disk
   (database + WAL) per logged pack over 500 packs.
 """
@@ -166,6 +168,56 @@ def _mixed_load(root: Path, clients: int, ops: int) -> dict[str, Any]:
     }
 
 
+def _indexed(client: Client, paths: set[str]) -> bool:
+    recorded = {f["path"] for f in client.call("workspace.status")["files"]}
+    return paths <= recorded
+
+
+def _synced_while_probed(client: Client, sock: Path, write, paths: set[str]) -> dict[str, Any]:
+    health: list[float] = []
+    stop = threading.Event()
+    probe = threading.Thread(target=_probe, args=(sock, "health", {}, health, stop))
+    probe.start()
+    began = time.monotonic()
+    write()
+    deadline = began + 600
+    while not _indexed(client, paths):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the workspace sync did not finish in 10 minutes")
+        time.sleep(0.1)
+    indexed_s = time.monotonic() - began
+    stop.set()
+    probe.join()
+    return {"indexed_s": round(indexed_s, 2), "health": _latency(health)}
+
+
+def _huge_edits(root: Path, bullets: int, files: int) -> dict[str, Any]:
+    """What stalled the daemon for 8 minutes at 1.5 GB (one file) and health for 9-18 s (many files)."""
+    ws = root / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# MEMORY\n- A seed fact.\n")
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = [a + b for a in letters for b in letters]
+    big = "".join(f"- {words[i % len(words)]}\n" for i in range(bullets))  # 5 bytes a bullet
+    with bench_daemon(root, f'[workspace]\npath = "{ws}"\n') as (client, proc):
+        _wait_caught_up(client)
+        sock = root / "s.sock"
+        one = _synced_while_probed(
+            client, sock, lambda: (ws / "memory" / "words.md").write_text(big), {"memory/words.md"}
+        )
+        record = next(f for f in client.call("workspace.status")["files"] if f["path"] == "memory/words.md")
+        one.update(file_bytes=len(big), bullets=bullets, recorded=record["reason"] or record["status"])
+
+        def write_many() -> None:
+            for n in range(files):
+                (ws / "memory" / f"note{n:04d}.md").write_text(f"# Note {n}\n\n- Fact {n} about {TOPICS[n % 10]}.\n")
+
+        many = _synced_while_probed(client, sock, write_many, {f"memory/note{n:04d}.md" for n in range(files)})
+        many["files"] = files
+        peak = proc_status_mb(proc.pid, "VmHWM")
+    return {"one_huge_file": one, "many_small_files": many, "peak_rss_mb": round(peak, 1)}
+
+
 def _data_bytes(data_dir: Path) -> int:
     return sum(f.stat().st_size for f in data_dir.glob("agentmemd.db*"))
 
@@ -194,15 +246,20 @@ def _growth(root: Path, namespaces: int, packs: int) -> dict[str, Any]:
     }
 
 
+CASES = ("start", "consolidation", "mixed_load", "huge_edits", "growth")
+
+
 def bench_stalls(args) -> dict[str, Any]:
     base = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amds", dir="/tmp"))
+    cases = {
+        "start": lambda: _start_after_killed_edit(base / "start", args.edit_bullets),
+        "consolidation": lambda: _during_consolidation(base / "consolidation", args.memories),
+        "mixed_load": lambda: _mixed_load(base / "mixed", 8, args.ops),
+        "huge_edits": lambda: _huge_edits(base / "huge", 200_000, 1500),
+        "growth": lambda: _growth(base / "growth", 1000, 500),
+    }
     try:
-        return {
-            "start": _start_after_killed_edit(base / "start", args.edit_bullets),
-            "consolidation": _during_consolidation(base / "consolidation", args.memories),
-            "mixed_load": _mixed_load(base / "mixed", 8, args.ops),
-            "growth": _growth(base / "growth", 1000, 500),
-        }
+        return {name: cases[name]() for name in CASES if not args.only or name in args.only}
     finally:
         if not args.work_dir:
             shutil.rmtree(base, ignore_errors=True)

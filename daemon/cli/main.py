@@ -18,7 +18,7 @@ import click
 
 from agentmemd.daemon import __version__
 from agentmemd.daemon.cli import printers as show
-from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
+from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket, default_token
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS
 from agentmemd.memory.workspace.template import init_workspace
@@ -28,14 +28,16 @@ Printer = Callable[[Any], None]
 
 
 class Settings:
-    def __init__(self, socket: str | None, as_json: bool):
+    def __init__(self, socket: str | None, as_json: bool, token: str | None = None):
         self.socket = socket
         self.as_json = as_json
+        self.token = token
 
 
 # Ids and sessions are looked up inside one namespace: another namespace's are "not found".
+# Left out, the daemon picks: "default", or with --token the token's first namespace.
 NAMESPACE = click.option(
-    "--namespace", default="default", show_default=True, help="The namespace the id or session belongs to."
+    "--namespace", default=None, help='Namespace (default: "default"; with --token, the token\'s first).'
 )
 
 
@@ -64,9 +66,11 @@ class _connected:
     def __enter__(self) -> Client:
         settings: Settings = click.get_current_context().obj
         try:
-            self.client = Client(settings.socket or default_socket())
+            self.client = Client(settings.socket or default_socket(), token=settings.token)
         except ConnectionError as exc:
             _fail(str(exc), 3)
+        except RpcCallError as exc:  # the token was refused
+            _fail(exc.message, 1)
         return self.client
 
     def __exit__(self, kind, exc, tb) -> bool:
@@ -89,8 +93,13 @@ def _fail(message: str, code: int) -> None:
     "--socket", default=None, help="Daemon socket (default: $AGENTMEMD_SOCKET or ~/.agentmemd/agentmemd.sock)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the raw JSON result.")
+@click.option(
+    "--token",
+    default=None,
+    help="Act with an access token's namespaces only (default: $AGENTMEMD_TOKEN; none: the owner's access).",
+)
 @click.pass_context
-def cli(ctx: click.Context, socket: str | None, as_json: bool) -> None:
+def cli(ctx: click.Context, socket: str | None, as_json: bool, token: str | None) -> None:
     """Persistent memory daemon for personal AI agents.
 
     \b
@@ -98,7 +107,7 @@ def cli(ctx: click.Context, socket: str | None, as_json: bool) -> None:
         agentmemd add "The user prefers short answers" --type preference
         agentmemd pack "how should I answer?" --budget 200
     """
-    ctx.obj = Settings(socket, as_json)
+    ctx.obj = Settings(socket, as_json, token or default_token())
 
 
 # ---- the daemon and the workspace ---------------------------------------------------------
@@ -189,7 +198,7 @@ def health() -> None:
 
 
 @cli.command()
-@click.option("--namespace")
+@NAMESPACE
 def stats(namespace: str | None) -> None:
     """Counts by type, tier and namespace.  `agentmemd stats --namespace default`"""
     _call("stats", _params(namespace=namespace))
@@ -202,7 +211,7 @@ def stats(namespace: str | None) -> None:
 @click.argument("content")
 @click.option("--type", "mtype", required=True, type=click.Choice(MEMORY_TYPES))
 @click.option("--priority", type=float)
-@click.option("--namespace", default="default", show_default=True)
+@NAMESPACE
 @click.option("--source")
 @click.option("--created", help="ISO-8601 time the remembered thing happened.")
 @click.option("--tag", "tags", multiple=True)
@@ -211,7 +220,7 @@ def add(
     content: str,
     mtype: str,
     priority: float | None,
-    namespace: str,
+    namespace: str | None,
     source: str | None,
     created: str | None,
     tags: tuple[str, ...],
@@ -241,10 +250,10 @@ def add(
 @cli.command()
 @click.argument("query")
 @click.option("-k", "k", type=int, default=10, show_default=True)
-@click.option("--namespace", default="default", show_default=True)
+@NAMESPACE
 @click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES))
 @click.option("--include-archived", is_flag=True, help="Deep search: the Cold tier and the archive too.")
-def search(query: str, k: int, namespace: str, types: tuple[str, ...], include_archived: bool) -> None:
+def search(query: str, k: int, namespace: str | None, types: tuple[str, ...], include_archived: bool) -> None:
     """Scored hybrid search.
 
     \b
@@ -260,8 +269,8 @@ def search(query: str, k: int, namespace: str, types: tuple[str, ...], include_a
 @cli.command()
 @click.argument("query")
 @click.option("--budget", "budget_tokens", type=int, required=True)
-@click.option("--namespace", default="default", show_default=True)
-def pack(query: str, budget_tokens: int, namespace: str) -> None:
+@NAMESPACE
+def pack(query: str, budget_tokens: int, namespace: str | None) -> None:
     """Build a Memory Pack within a token budget.
 
     \b
@@ -269,7 +278,7 @@ def pack(query: str, budget_tokens: int, namespace: str) -> None:
     """
     _call(
         "context.pack",
-        {"query": query, "budget_tokens": budget_tokens, "namespace": namespace},
+        _params(query=query, budget_tokens=budget_tokens, namespace=namespace),
         printer=show.human_pack,
     )
 
@@ -277,47 +286,47 @@ def pack(query: str, budget_tokens: int, namespace: str) -> None:
 @cli.command()
 @click.argument("id")
 @NAMESPACE
-def get(id: str, namespace: str) -> None:
+def get(id: str, namespace: str | None) -> None:
     """Show one memory (live, superseded or archived).  `agentmemd get m1a2b3...`"""
-    _call("memory.get", {"id": id, "namespace": namespace})
+    _call("memory.get", _params(id=id, namespace=namespace))
 
 
 @cli.command()
 @click.argument("id")
 @click.argument("event", type=click.Choice(REINFORCE_EVENTS))
 @NAMESPACE
-def reinforce(id: str, event: str, namespace: str) -> None:
+def reinforce(id: str, event: str, namespace: str | None) -> None:
     """Record an access event.  `agentmemd reinforce m1a2b3... used`"""
-    _call("memory.reinforce", {"id": id, "event": event, "namespace": namespace})
+    _call("memory.reinforce", _params(id=id, event=event, namespace=namespace))
 
 
 @cli.command()
 @click.argument("id")
 @click.argument("content")
 @NAMESPACE
-def update(id: str, content: str, namespace: str) -> None:
+def update(id: str, content: str, namespace: str | None) -> None:
     """Write a new version of a memory.  `agentmemd update m1a2b3... "Lives in Porto now"`"""
-    _call("memory.update", {"id": id, "content": content, "namespace": namespace})
+    _call("memory.update", _params(id=id, content=content, namespace=namespace))
 
 
 @cli.command()
 @click.argument("id")
 @NAMESPACE
-def archive(id: str, namespace: str) -> None:
+def archive(id: str, namespace: str | None) -> None:
     """Move a memory to the archive.  `agentmemd archive m1a2b3...`"""
-    _call("memory.archive", {"id": id, "namespace": namespace})
+    _call("memory.archive", _params(id=id, namespace=namespace))
 
 
 @cli.command()
 @click.argument("pack_id")
 @NAMESPACE
-def explain(pack_id: str, namespace: str) -> None:
+def explain(pack_id: str, namespace: str | None) -> None:
     """Show how a pack was chosen: every candidate, its signals, MMR rank, chosen or not.
 
     \b
         agentmemd explain p9f8e7...
     """
-    _call("context.explain", {"pack_id": pack_id, "namespace": namespace}, printer=show.human_explain)
+    _call("context.explain", _params(pack_id=pack_id, namespace=namespace), printer=show.human_explain)
 
 
 @cli.command()
@@ -339,10 +348,10 @@ def costs() -> None:
 @click.argument("session")
 @click.argument("role", type=click.Choice(("user", "assistant")))
 @click.argument("content")
-@click.option("--namespace", default="default", show_default=True)
+@NAMESPACE
 @click.option("--speaker", help="Display name, e.g. the user's name.")
 @click.option("--ts", help="ISO-8601 time it was said (default: now).")
-def append(session: str, role: str, content: str, namespace: str, speaker: str | None, ts: str | None) -> None:
+def append(session: str, role: str, content: str, namespace: str | None, speaker: str | None, ts: str | None) -> None:
     """Store one conversation turn (the Observer runs in the background when due).
 
     \b
@@ -363,7 +372,7 @@ def append(session: str, role: str, content: str, namespace: str, speaker: str |
     help="Persona anchors as system messages (default) or inside user turns.",
 )
 @NAMESPACE
-def context(session: str, budget_tokens: int | None, anchors_as: str | None, namespace: str) -> None:
+def context(session: str, budget_tokens: int | None, anchors_as: str | None, namespace: str | None) -> None:
     """The context for the next model call: stable prefix, recent turns, Memory Pack.
 
     \b
@@ -381,7 +390,7 @@ def context(session: str, budget_tokens: int | None, anchors_as: str | None, nam
 @click.option("--when-due", is_flag=True, help="Only what the thresholds call for (default: every turn).")
 @click.option("--reflect", is_flag=True, help="Also run the Reflector now (default: only when due).")
 @NAMESPACE
-def observe(session: str, when_due: bool, reflect: bool, namespace: str) -> None:
+def observe(session: str, when_due: bool, reflect: bool, namespace: str | None) -> None:
     """Run the Observer and Reflector on a conversation now and wait for them.
 
     \b
@@ -389,13 +398,13 @@ def observe(session: str, when_due: bool, reflect: bool, namespace: str) -> None
     """
     _call(
         "conversation.observe",
-        {"session": session, "namespace": namespace, "force": not when_due, "reflect": reflect},
+        _params(session=session, namespace=namespace, force=not when_due, reflect=reflect),
     )
 
 
 @cli.command()
 @click.option("--session")
-@click.option("--namespace")
+@NAMESPACE
 @click.option("--all", "include_replaced", is_flag=True, help="Also merged, superseded and dropped ones.")
 def observations(session: str | None, namespace: str | None, include_replaced: bool) -> None:
     """Observations, oldest first, with their source turns.  `agentmemd observations --session chat-1`"""
@@ -409,9 +418,9 @@ def observations(session: str | None, namespace: str | None, include_replaced: b
 @cli.command()
 @click.argument("session")
 @NAMESPACE
-def conversation(session: str, namespace: str) -> None:
+def conversation(session: str, namespace: str | None) -> None:
     """A conversation's turns, tokens and Observer/Reflector runs.  `agentmemd conversation chat-1`"""
-    _call("conversation.status", {"session": session, "namespace": namespace}, printer=show.human_conversation)
+    _call("conversation.status", _params(session=session, namespace=namespace), printer=show.human_conversation)
 
 
 # ---- jobs and the clock ------------------------------------------------------------------------
@@ -431,9 +440,9 @@ def run_job(name: str) -> None:
 
 
 @cli.command()
-@click.option("--namespace", default="default", show_default=True)
+@NAMESPACE
 @click.option("--level", type=click.IntRange(1, 3))
-def consolidated(namespace: str, level: int | None) -> None:
+def consolidated(namespace: str | None, level: int | None) -> None:
     """Consolidated memories (patterns, principles, insights) and their sources.  `agentmemd consolidated --level 2`"""
     _call("consolidation.list", _params(namespace=namespace, level=level), printer=show.human_consolidated)
 
@@ -452,14 +461,14 @@ def clock(advance_hours: float | None) -> None:
 
 
 @cli.command()
-@click.option("--namespace", default="default", show_default=True)
+@NAMESPACE
 @click.option("--history", is_flag=True, help="Every version, why it changed and its evidence.")
-def persona(namespace: str, history: bool) -> None:
+def persona(namespace: str | None, history: bool) -> None:
     """The agent's PersonaState: traits as adjectives, voice, stance, rules, record.  `agentmemd persona`"""
     if history:
-        _call("persona.history", {"namespace": namespace}, printer=show.human_history)
+        _call("persona.history", _params(namespace=namespace), printer=show.human_history)
     else:
-        _call("persona.get", {"namespace": namespace}, printer=show.human_persona)
+        _call("persona.get", _params(namespace=namespace), printer=show.human_persona)
 
 
 @cli.command()
@@ -467,7 +476,7 @@ def persona(namespace: str, history: bool) -> None:
 @click.option("--session", help="Count it in this session's EWMA; judge it against its last turns and pack.")
 @click.option("--context", help="Text the response was given (memories, notes) to judge groundedness against.")
 @click.option("--pack-id", help="The Memory Pack the response was given.")
-@click.option("--namespace")
+@NAMESPACE
 def score(response: str, session: str | None, context: str | None, pack_id: str | None, namespace: str | None) -> None:
     """SyncScore one response against the persona (five dimensions, EWMA, action).
 
@@ -483,7 +492,7 @@ def score(response: str, session: str | None, context: str | None, pack_id: str 
 
 @cli.command()
 @click.option("--session")
-@click.option("--namespace")
+@NAMESPACE
 @click.option("--limit", type=int, default=100, show_default=True)
 def scores(session: str | None, namespace: str | None, limit: int) -> None:
     """SyncScore history of a session (or a namespace), oldest first.  `agentmemd scores --session chat-1`"""
@@ -493,9 +502,9 @@ def scores(session: str | None, namespace: str | None, limit: int) -> None:
 @cli.command()
 @click.argument("action", type=click.Choice(("add", "remove", "confirm", "reject", "list")))
 @click.argument("text", required=False)
-@click.option("--namespace", default="default", show_default=True)
+@NAMESPACE
 @click.option("--yes", is_flag=True, help="Confirm the proposal without asking.")
-def rule(action: str, text: str | None, namespace: str, yes: bool) -> None:
+def rule(action: str, text: str | None, namespace: str | None, yes: bool) -> None:
     """Hard rules: propose adding or removing one (then confirm it), confirm, reject, list.
 
     A rule never changes unconfirmed: `add` and `remove` ask y/N (or take --yes).
@@ -505,26 +514,69 @@ def rule(action: str, text: str | None, namespace: str, yes: bool) -> None:
         agentmemd rule confirm rp_3f9a0c6d2b1e4f5a6b7c8d9e
     """
     if action == "list":
-        _call("persona.rules.list", {"namespace": namespace, "status": "all"}, printer=show.human_rules)
+        _call("persona.rules.list", _params(namespace=namespace, status="all"), printer=show.human_rules)
         return
     if not text:
         _fail(f"rule {action} needs {'an id' if action in ('confirm', 'reject') else 'the rule text'}", 1)
     if action in ("confirm", "reject"):
-        _call(f"persona.rules.{action}", {"id": text, "namespace": namespace})
+        _call(f"persona.rules.{action}", _params(id=text, namespace=namespace))
         return
     with _connected() as client:
-        proposal = client.call("persona.rules.propose", {"namespace": namespace, "action": action, "rule": text})
+        proposal = client.call("persona.rules.propose", _params(namespace=namespace, action=action, rule=text))
         confirmed = yes or (
             sys.stdin.isatty()
-            and click.confirm(f"{action} the hard rule {proposal['rule']!r} for namespace {namespace}?", default=False)
+            and click.confirm(
+                f"{action} the hard rule {proposal['rule']!r} for namespace {namespace or 'default'}?", default=False
+            )
         )
         if confirmed:
-            _print(client.call("persona.rules.confirm", {"id": proposal["id"], "namespace": namespace}), show.print_kv)
+            _print(client.call("persona.rules.confirm", _params(id=proposal["id"], namespace=namespace)), show.print_kv)
             return
     click.echo(
         f"proposal {proposal['id']} is pending; confirm it with `agentmemd rule confirm {proposal['id']}`", err=True
     )
     _print(proposal, show.print_kv)
+
+
+# ---- access tokens ------------------------------------------------------------------------------
+
+
+@cli.group()
+def token() -> None:
+    """Access tokens for doors that serve someone else: each reaches only its namespaces.
+
+    The socket itself is the owner's (mode 0600) and needs no token.
+    """
+
+
+@token.command("create")
+@click.argument("name")
+@click.option(
+    "--namespace", "namespaces", multiple=True, help="A namespace it may use (repeat; the first is its default)."
+)
+@click.option("--all", "every", is_flag=True, help="Every namespace: as strong as the socket itself.")
+def token_create(name: str, namespaces: tuple[str, ...], every: bool) -> None:
+    """Create a token; its secret is printed once and only its SHA-256 is kept.
+
+    \b
+        agentmemd token create alice-mcp --namespace alice
+    """
+    if every == bool(namespaces):
+        _fail("token create needs --namespace NS (repeatable) or --all, not both", 2)
+    _call("access.tokens.create", {"name": name, "namespaces": None if every else list(namespaces)})
+
+
+@token.command("list")
+def token_list() -> None:
+    """Access tokens with their namespaces (never their secrets).  `agentmemd token list`"""
+    _call("access.tokens.list", printer=show.human_tokens)
+
+
+@token.command("revoke")
+@click.argument("name")
+def token_revoke(name: str) -> None:
+    """Revoke a token: its next auth fails.  `agentmemd token revoke alice-mcp`"""
+    _call("access.tokens.revoke", {"name": name})
 
 
 # ---- measuring (the `bench` extra) -----------------------------------------------------------------
@@ -595,9 +647,19 @@ def bench_pack(**options: Any) -> None:
 @click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
 @click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")
 @click.option("--ops", type=int, default=60, show_default=True, help="Requests per client in the mixed load.")
+@click.option(
+    "--only",
+    multiple=True,
+    type=click.Choice(("start", "consolidation", "mixed_load", "huge_edits", "growth")),
+    help="Run only these cases (repeat; default: all).",
+)
 @click.option("--work-dir", type=click.Path(path_type=Path))
 def bench_stalls(**options: Any) -> None:
-    """Start time after a killed edit, latency during consolidation, 8-client mixed load.  `agentmemd bench stalls`"""
+    """Start after a killed edit, latency during consolidation and huge workspace edits, mixed load, growth.
+
+    \b
+        agentmemd bench stalls --only huge_edits
+    """
     _run_bench("stalls", options)
 
 

@@ -223,3 +223,12 @@ def human_workspace(result: dict[str, Any]) -> None:
     print(f"workspace {result['root']} (namespace {result['namespace']})")
     for f in result["files"]:
         print(f"  {f['status']:<8} {f['path']}" + (f"  ({f['reason']})" if f["reason"] else ""))
+
+
+def human_tokens(result: dict[str, Any]) -> None:
+    if not result["tokens"]:
+        print("no access tokens (agentmemd token create NAME --namespace NS)")
+    for t in result["tokens"]:
+        reach = "every namespace" if t["namespaces"] is None else ", ".join(t["namespaces"])
+        state = f"revoked {t['revoked']}" if t["revoked"] else "live"
+        print(f"{t['name']:<24} {state:<34} {reach}")

@@ -22,8 +22,15 @@ class RpcCallError(Exception):
         self.code, self.message, self.data = code, message, data
 
 
+def default_token() -> str | None:
+    return os.environ.get("AGENTMEMD_TOKEN") or None
+
+
 class Client:
-    def __init__(self, socket_path: str | os.PathLike | None = None, timeout: float = 120.0):
+    """One connection. With ``token``, its first call is `auth`: every later call is admitted
+    against that token's namespaces (a door serving someone else passes their token here)."""
+
+    def __init__(self, socket_path: str | os.PathLike | None = None, timeout: float = 120.0, token: str | None = None):
         self.socket_path = str(socket_path or default_socket())
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(timeout)
@@ -34,6 +41,13 @@ class Client:
             raise ConnectionError(f"cannot reach agentmemd at {self.socket_path}: {exc.strerror or exc}") from None
         self._file = self._sock.makefile("rb")
         self._ids = itertools.count(1)
+        self.scope: dict[str, Any] | None = None  # what `auth` answered, when a token was given
+        if token is not None:
+            try:
+                self.scope = self.call("auth", {"token": token})
+            except BaseException:
+                self.close()
+                raise
 
     def send_raw(self, line: bytes) -> dict[str, Any] | list[Any]:
         """Send one raw line (newline added if missing) and read one response line."""

@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from agentmemd.memory.core.errors import AgentmemdError, Conflict, InvalidParams, NotFound, Timeout
+from agentmemd.memory.core.errors import AgentmemdError, Conflict, Forbidden, InvalidParams, NotFound, Timeout
+from agentmemd.memory.services.access import NO_ACCESS, OWNER, Scope
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -29,11 +30,13 @@ SERVER_ERROR = -32000
 NOT_FOUND = -32001
 CONFLICT = -32002
 TIMEOUT = -32003
+FORBIDDEN = -32004
 ERROR_CODES: dict[type[AgentmemdError], int] = {
     InvalidParams: INVALID_PARAMS,
     NotFound: NOT_FOUND,
     Conflict: CONFLICT,
     Timeout: TIMEOUT,
+    Forbidden: FORBIDDEN,
 }
 
 
@@ -59,6 +62,15 @@ class Method:
     # True: the handler waits on other work (it runs beside the store thread, not on it, and
     # hands its SQLite steps to the store thread itself).
     waits: bool = False
+    # True: the handler returns the Scope the connection holds from now on (`auth`).
+    authenticates: bool = False
+
+
+@dataclass
+class Caller:
+    """One connection's standing: the owner's until an `auth` call binds it to a token."""
+
+    scope: Scope = OWNER
 
 
 class RpcError(Exception):
@@ -87,13 +99,28 @@ def params_error(exc: ValidationError) -> RpcError:
     return RpcError(INVALID_PARAMS, f"invalid params: {first['field']}: {first['message']}", {"errors": errors})
 
 
+Admit = Callable[[Scope, str, BaseModel], BaseModel]
+
+
+def admit_all(scope: Scope, method: str, params: BaseModel) -> BaseModel:
+    return params
+
+
 class Dispatcher:
-    def __init__(self, methods: dict[str, Method], executor: Executor, wait_executor: Executor | None = None):
+    def __init__(
+        self,
+        methods: dict[str, Method],
+        executor: Executor,
+        wait_executor: Executor | None = None,
+        admit: Admit = admit_all,
+    ):
         self.methods = methods
         self.executor = executor
         self.wait_executor = wait_executor or executor
+        self.admit = admit  # the service layer's access check, run on every request's params
 
-    async def handle_line(self, line: bytes) -> bytes | None:
+    async def handle_line(self, line: bytes, caller: Caller | None = None) -> bytes | None:
+        caller = caller or Caller()
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -114,12 +141,12 @@ class Dispatcher:
         if isinstance(payload, list):
             if not payload:
                 return encode(error_response(None, RpcError(INVALID_REQUEST, "invalid request: empty batch")))
-            responses = [r for r in [await self._handle_one(item) for item in payload] if r is not None]
+            responses = [r for r in [await self._handle_one(item, caller) for item in payload] if r is not None]
             return encode(responses) if responses else None
-        response = await self._handle_one(payload)
+        response = await self._handle_one(payload, caller)
         return encode(response) if response is not None else None
 
-    async def _handle_one(self, req: Any) -> dict[str, Any] | None:
+    async def _handle_one(self, req: Any, caller: Caller) -> dict[str, Any] | None:
         if not isinstance(req, dict):
             return error_response(None, RpcError(INVALID_REQUEST, "invalid request: expected a JSON object"))
         req_id = req.get("id")
@@ -135,14 +162,14 @@ class Dispatcher:
         is_notification = "id" not in req
         started = time.perf_counter()
         try:
-            result = await self._call(method_name, req.get("params"))
+            result = await self._call(method_name, req.get("params"), caller)
         except RpcError as err:
             log.info("request", extra={"method": method_name, "ms": _ms(started), "error": err.code})
             return None if is_notification else error_response(req_id, err)
         log.info("request", extra={"method": method_name, "ms": _ms(started)})
         return None if is_notification else {"jsonrpc": "2.0", "id": req_id, "result": result}
 
-    async def _call(self, method_name: str, raw_params: Any) -> Any:
+    async def _call(self, method_name: str, raw_params: Any, caller: Caller) -> Any:
         method = self.methods.get(method_name)
         if method is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method_name}", {"methods": sorted(self.methods)})
@@ -160,9 +187,14 @@ class Dispatcher:
             raise params_error(exc) from None
         loop = asyncio.get_running_loop()
         try:
+            params = self.admit(caller.scope, method_name, params)
             executor = self.wait_executor if method.waits else self.executor
             result = await loop.run_in_executor(executor, method.handler, params)
+            if method.authenticates:
+                caller.scope, result = result, result.describe()
         except AgentmemdError as exc:
+            if method.authenticates:  # a failed auth fails closed: no access until a valid token
+                caller.scope = NO_ACCESS
             raise RpcError(code_of(exc), exc.message, exc.data) from None
         except ValidationError as exc:  # a nested model built inside a handler
             raise params_error(exc) from None

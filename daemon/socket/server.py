@@ -21,6 +21,7 @@ from agentmemd.daemon import __version__
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.rpc import (
     INVALID_REQUEST,
+    Caller,
     Dispatcher,
     RpcError,
     encode,
@@ -139,7 +140,7 @@ class Daemon:
         self.open()
         services = self.services
         assert services is not None
-        dispatcher = Dispatcher(build_methods(services), self.executor, self.wait_executor)
+        dispatcher = Dispatcher(build_methods(services), self.executor, self.wait_executor, services.access.admit)
         loop = asyncio.get_running_loop()
         watcher = None
         if services.indexer is not None:
@@ -280,10 +281,10 @@ class Daemon:
             except Exception:
                 log.exception("workspace sync failed", extra={"paths": sorted(paths)})
 
-    async def _answer(self, line: bytes, dispatcher: Dispatcher, reply) -> None:
+    async def _answer(self, line: bytes, dispatcher: Dispatcher, reply, caller: Caller) -> None:
         self._inflight += 1
         try:
-            response = await dispatcher.handle_line(line)
+            response = await dispatcher.handle_line(line, caller)
         finally:
             self._inflight -= 1
         if response is not None:
@@ -293,6 +294,7 @@ class Daemon:
         limit = self.config.server.max_line_bytes
         buffer = bytearray()
         discarding = False  # inside an over-long line: drop bytes until its newline
+        caller = Caller()  # the owner's (the socket is 0600) until an `auth` call scopes it
 
         async def reply(data: bytes) -> None:
             writer.write(data)
@@ -307,7 +309,7 @@ class Daemon:
                 if not chunk:
                     # The client half-closed: a last request without its newline still gets its answer.
                     if buffer.strip() and not discarding and len(buffer) <= limit:
-                        await self._answer(bytes(buffer), dispatcher, reply)
+                        await self._answer(bytes(buffer), dispatcher, reply, caller)
                     break
                 buffer += chunk
                 while True:
@@ -328,7 +330,7 @@ class Daemon:
                         await reply(too_long)
                         continue
                     if line.strip():
-                        await self._answer(line, dispatcher, reply)
+                        await self._answer(line, dispatcher, reply, caller)
         except (ConnectionResetError, BrokenPipeError):
             pass
         finally:

@@ -5,6 +5,7 @@
     │   ├── InvalidParams          params passed the schema but not the rules (field named)
     │   ├── NotFound               no such memory, session, pack or proposal
     │   ├── Conflict               the request contradicts the state (superseded version, no workspace)
+    │   ├── Forbidden              the caller's token does not reach that namespace or method
     │   └── Timeout                work the request waits on did not finish in time; it goes on
     ├── ConfigError                agentmemd.toml (or an override) is invalid
     ├── StoreError                 the data dir cannot be used (e.g. DimensionMismatch)
@@ -45,6 +46,10 @@ class NotFound(RequestError):
 
 class Conflict(RequestError):
     """The request contradicts the current state."""
+
+
+class Forbidden(RequestError):
+    """The caller's access token does not reach that namespace or method (or its auth failed)."""
 
 
 class Timeout(RequestError):

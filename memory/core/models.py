@@ -334,3 +334,30 @@ class RuleDecisionParams(Params):
 class RulesListParams(Params):
     namespace: Namespace = "default"
     status: Literal["pending", "confirmed", "rejected", "all"] = "pending"
+
+
+# ---- access (memory/services/access.py) -----------------------------------------------
+
+TokenName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]
+
+
+class AuthParams(Params):
+    token: Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class TokenCreateParams(Params):
+    name: TokenName
+    # The namespaces the token may use; its first is where a request that names none goes.
+    # None: every namespace (a token as strong as the socket itself).
+    namespaces: Annotated[list[Namespace], Field(min_length=1, max_length=64)] | None
+
+    @field_validator("namespaces")
+    @classmethod
+    def _distinct(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            raise ValueError("lists a namespace twice")
+        return value
+
+
+class TokenNameParams(Params):
+    name: TokenName

@@ -265,3 +265,24 @@ class CostsResult(Result):
     calls: int
     cost_usd: float
     cache: CacheTotals
+
+
+class AuthResult(Result):
+    token: str  # the token's name, never its secret
+    namespaces: list[str] | None  # None: every namespace
+    default_namespace: str | None  # where a request that names no namespace goes
+
+
+class AccessToken(Result):
+    name: str
+    namespaces: list[str] | None
+    created: str
+    revoked: str | None
+
+
+class TokenCreated(AccessToken):
+    secret: str  # shown once; only its SHA-256 is stored
+
+
+class TokensResult(Result):
+    tokens: list[AccessToken]

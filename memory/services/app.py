@@ -30,6 +30,7 @@ from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
 from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.services.access import AccessService
 from agentmemd.memory.services.conversations import ConversationService
 from agentmemd.memory.services.costs import CostService
 from agentmemd.memory.services.jobs import JobService
@@ -54,6 +55,7 @@ class Services:
     workspace: WorkspaceService
     jobs: JobService
     costs: CostService
+    access: AccessService
     # What the daemon runs beside the requests: the watcher's indexer, the job runner, the worker.
     indexer: WorkspaceIndexer | None
     runner: JobRunner
@@ -140,6 +142,7 @@ class Services:
             workspace=WorkspaceService(indexer),
             jobs=JobService(runner, Consolidator(memories, config.consolidation, run_on_store), memories.clock),
             costs=CostService(ledger, cache, config.llm.provider),
+            access=AccessService(store, memories.clock, config.workspace.namespace),
             indexer=indexer,
             runner=runner,
             worker=worker,

@@ -362,6 +362,21 @@ def m009_unguessable_proposal_ids(db):
     db.execute("CREATE UNIQUE INDEX idx_rule_proposals_public ON persona_rule_proposals(public_id)")
 
 
+@migrations()
+def m010_access_tokens(db):
+    """Scoped access (issue 13): a door serving someone else presents a token bound to a set of
+    namespaces. Only a SHA-256 of each token is kept; namespaces NULL means every namespace."""
+    db.execute(
+        """CREATE TABLE access_tokens (
+            name TEXT PRIMARY KEY,
+            token_sha256 TEXT NOT NULL UNIQUE,
+            namespaces TEXT,
+            created TEXT NOT NULL,
+            revoked TEXT
+        )"""
+    )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -35,8 +35,9 @@ from agentmemd.memory.core.text import words
 from agentmemd.memory.core.threads import run_here
 from agentmemd.memory.workspace.markdown import (
     AnnotationError,
+    BoundedParse,
     MarkdownItem,
-    parse_markdown,
+    parse_markdown_bounded,
 )
 
 log = logging.getLogger("agentmemd.workspace")
@@ -194,16 +195,15 @@ class WorkspaceIndexer:
             log.info("workspace synced", extra=report.as_dict())
         return report
 
-    def _bounded(self, rel: str, items: list, read: _FileRead) -> list:
-        """At most ``max_items_per_file`` items of one file; the cut is logged and kept as the file's reason."""
-        if len(items) <= self.max_items_per_file:
-            return items
-        read.note = (
-            f"cut at max_items_per_file: {self.max_items_per_file} of {len(items)} items indexed "
-            "(split the file, or raise [workspace] max_items_per_file)"
-        )
-        log.warning("workspace file cut", extra={"path": rel, "reason": read.note})
-        return items[: self.max_items_per_file]
+    def _bounded(self, rel: str, parse: BoundedParse, read: _FileRead) -> list[MarkdownItem]:
+        """The file's items; a cut at ``max_items_per_file`` is logged and kept as the file's reason."""
+        if parse.cut_at_line is not None:
+            read.note = (
+                f"cut at max_items_per_file: the first {self.max_items_per_file} items indexed, the rest "
+                f"from line {parse.cut_at_line} on not read (split the file, or raise [workspace] max_items_per_file)"
+            )
+            log.warning("workspace file cut", extra={"path": rel, "reason": read.note})
+        return parse.items
 
     def _prepare(self, paths: list[str], recheck_skipped: bool, report: SyncReport) -> _Prepared:
         """Read, parse and embed (no transaction; store reads hop to the store thread)."""
@@ -226,7 +226,9 @@ class WorkspaceIndexer:
                 continue  # our own write-back, or a save that changed nothing
             if read.text is not None:
                 try:
-                    parsed[rel] = self._bounded(rel, parse_markdown(rel, read.text), read)
+                    parsed[rel] = self._bounded(
+                        rel, parse_markdown_bounded(rel, read.text, self.max_items_per_file), read
+                    )
                 except AnnotationError as exc:
                     read.reason = str(exc)
             if read.reason:

@@ -147,7 +147,38 @@ def _parser() -> MarkdownIt:
 
 def parse_markdown(path: str, text: str) -> list[MarkdownItem]:
     """Items of one file, in document order. Raises AnnotationError on a bad override."""
+    return _parse_lines(path, blank_owned_sections(text).split("\n"))
+
+
+@dataclass(frozen=True)
+class BoundedParse:
+    items: list[MarkdownItem]
+    cut_at_line: int | None  # the first item left out (1-based), when the file had more than allowed
+
+
+def parse_markdown_bounded(path: str, text: str, max_items: int, *, first_window: int | None = None) -> BoundedParse:
+    """The first ``max_items`` items of a file, without parsing all of a huge one.
+
+    A 1 MB file of 200,000 one-word bullets took markdown-it 17 s and 1.5 GB before any cut.
+    So a growing prefix of lines is parsed instead, until it holds more than ``max_items``
+    items. The prefix's last item may be changed by the cut (an open fence, a setext
+    underline), but the items kept all end before another item that lies wholly inside it,
+    so they parse as in the whole file. Cost: at most about twice one parse of what is read.
+    """
     lines = blank_owned_sections(text).split("\n")
+    window = first_window or max(4 * max_items, 1024)  # lines in the first prefix parsed
+    while window < len(lines):
+        items = [it for it in _parse_lines(path, lines[:window]) if it.line_end < window]
+        if len(items) > max_items:
+            return BoundedParse(items[:max_items], items[max_items].line_start)
+        window *= 4
+    items = _parse_lines(path, lines)
+    if len(items) > max_items:
+        return BoundedParse(items[:max_items], items[max_items].line_start)
+    return BoundedParse(items, None)
+
+
+def _parse_lines(path: str, lines: list[str]) -> list[MarkdownItem]:
     tokens = _parser().parse("\n".join(lines))
     created = log_date(path)
     headings: list[tuple[int, str]] = []

@@ -1,0 +1,137 @@
+"""Scoped access: who may use which namespaces, enforced here for every door.
+
+The socket is the owner's (mode 0600, one user), so a connection starts with every namespace
+and the single-user setup needs no configuration. A door that serves someone else (an MCP host,
+a proxy, a chat channel) presents that caller's token once per connection (`auth`); from then
+on every request of the connection is admitted, or refused, against the token's namespaces:
+
+    access = AccessService(store, clock)
+    created = access.create(TokenCreateParams(name="alice-mcp", namespaces=["alice"]))
+    scope = access.authenticate(AuthParams(token=created["secret"]))
+    access.admit(scope, "memory.search", SearchParams(query="coffee"))   # namespace -> "alice"
+    access.admit(scope, "memory.search", SearchParams(query="x", namespace="bob"))  # Forbidden
+
+A scoped request that names no namespace goes to the token's first namespace. Methods that act
+on every namespace at once (sweep, jobs, costs, the clock) stay the owner's. A failed `auth`
+leaves the connection with no access at all, so a door that ignores the error fails closed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from agentmemd.memory.core.clock import Clock, format_time
+from agentmemd.memory.core.errors import Conflict, Forbidden, NotFound
+from agentmemd.memory.core.models import AddManyParams, AuthParams, TokenCreateParams, TokenNameParams
+from agentmemd.memory.store.access_tables import AccessTables
+from agentmemd.memory.store.database import Store
+
+TOKEN_PREFIX = "amt_"
+# Methods any connection may call, whatever its scope: they reveal nothing about any namespace's content.
+OPEN_METHODS = frozenset({"health", "clock.now", "auth"})
+# Methods about the Markdown workspace: allowed to a token that reaches the workspace's namespace.
+WORKSPACE_METHODS = frozenset({"workspace.status"})
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one connection may reach. ``namespaces`` None: every namespace (the owner)."""
+
+    name: str
+    namespaces: tuple[str, ...] | None
+
+    @property
+    def everything(self) -> bool:
+        return self.namespaces is None
+
+    def reaches(self, namespace: str) -> bool:
+        return self.namespaces is None or namespace in self.namespaces
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "token": self.name,
+            "namespaces": None if self.namespaces is None else list(self.namespaces),
+            "default_namespace": self.namespaces[0] if self.namespaces else None,
+        }
+
+
+OWNER = Scope("owner", None)
+# After a failed auth: nothing but the open methods until a valid token is presented.
+NO_ACCESS = Scope("none", ())
+
+
+def _sha256(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class AccessService:
+    def __init__(self, store: Store, clock: Clock, workspace_namespace: str = "default"):
+        self.tables = AccessTables(store)
+        self.clock = clock
+        self.workspace_namespace = workspace_namespace
+
+    # ---- tokens --------------------------------------------------------------------------
+
+    def create(self, p: TokenCreateParams) -> dict[str, Any]:
+        """A new token; its secret is returned once and only its SHA-256 is kept."""
+        if self.tables.exists(p.name):
+            raise Conflict(f"a token named {p.name!r} already exists (revoked ones keep their name)")
+        secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        created = format_time(self.clock.now())
+        self.tables.add(p.name, _sha256(secret), p.namespaces, created)
+        return {"name": p.name, "namespaces": p.namespaces, "created": created, "revoked": None, "secret": secret}
+
+    def list(self) -> dict[str, Any]:
+        return {"tokens": self.tables.all()}
+
+    def revoke(self, p: TokenNameParams) -> dict[str, Any]:
+        """Revoke a token: new `auth` calls with it fail. Connections already authenticated
+        keep their scope until they close (the door holding them is the one being cut off)."""
+        if not self.tables.revoke(p.name, format_time(self.clock.now())):
+            raise NotFound(f"no live token named {p.name!r}")
+        return next(t for t in self.tables.all() if t["name"] == p.name)
+
+    def authenticate(self, p: AuthParams) -> Scope:
+        # Looked up by the secret's hash: an index walk's timing says nothing about the secret.
+        row = self.tables.live_by_hash(_sha256(p.token))
+        if row is None:
+            raise Forbidden("auth failed: unknown or revoked token; this connection now has no access")
+        namespaces = row["namespaces"]
+        return Scope(row["name"], None if namespaces is None else tuple(namespaces))
+
+    # ---- admission -------------------------------------------------------------------------
+
+    def admit(self, scope: Scope, method: str, params: BaseModel) -> BaseModel:
+        """The params to run ``method`` with for this scope, or Forbidden. Changes nothing but
+        an omitted namespace, which becomes the scope's first."""
+        if scope.everything or method in OPEN_METHODS:
+            return params
+        if not scope.namespaces:
+            raise Forbidden(f"{method}: this connection has no access (its auth failed); call auth with a valid token")
+        if method in WORKSPACE_METHODS:
+            self._require(scope, method, self.workspace_namespace)
+            return params
+        if isinstance(params, AddManyParams):
+            items = [self._namespaced(scope, method, item) for item in params.items]
+            return params.model_copy(update={"items": items})
+        if "namespace" in type(params).model_fields:
+            return self._namespaced(scope, method, params)
+        # Safe by default: a method that names no namespace acts on all of them.
+        raise Forbidden(f"{method} acts on every namespace; token {scope.name!r} may not call it")
+
+    def _namespaced(self, scope: Scope, method: str, params: BaseModel) -> BaseModel:
+        namespace = getattr(params, "namespace", None) if "namespace" in params.model_fields_set else None
+        if namespace is None:
+            return params.model_copy(update={"namespace": scope.namespaces[0]})
+        self._require(scope, method, namespace)
+        return params
+
+    @staticmethod
+    def _require(scope: Scope, method: str, namespace: str) -> None:
+        if not scope.reaches(namespace):
+            raise Forbidden(f"{method}: token {scope.name!r} may not use namespace {namespace!r}")

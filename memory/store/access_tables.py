@@ -1,0 +1,50 @@
+"""Access tokens: each a name, the SHA-256 of its secret, and the namespaces it may use."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentmemd.memory.store.database import Store
+
+COLUMNS = "name, namespaces, created, revoked"
+
+
+class AccessTables:
+    def __init__(self, store: Store):
+        self.store = store
+
+    def add(self, name: str, token_sha256: str, namespaces: list[str] | None, created: str) -> None:
+        self.store.conn.execute(
+            "INSERT INTO access_tokens (name, token_sha256, namespaces, created) VALUES (?, ?, ?, ?)",
+            (name, token_sha256, None if namespaces is None else json.dumps(namespaces), created),
+        )
+
+    def exists(self, name: str) -> bool:
+        return self.store.conn.execute("SELECT 1 FROM access_tokens WHERE name = ?", (name,)).fetchone() is not None
+
+    def live_by_hash(self, token_sha256: str) -> dict[str, Any] | None:
+        rows = self._select("WHERE token_sha256 = ? AND revoked IS NULL", (token_sha256,))
+        return rows[0] if rows else None
+
+    def all(self) -> list[dict[str, Any]]:
+        return self._select("ORDER BY created, name", ())
+
+    def revoke(self, name: str, at: str) -> bool:
+        """True when a live token of that name was revoked now."""
+        cursor = self.store.conn.execute(
+            "UPDATE access_tokens SET revoked = ? WHERE name = ? AND revoked IS NULL", (at, name)
+        )
+        return cursor.rowcount > 0
+
+    def _select(self, rest: str, params: tuple) -> list[dict[str, Any]]:
+        rows = self.store.conn.execute(f"SELECT {COLUMNS} FROM access_tokens {rest}", params).fetchall()
+        return [
+            {
+                "name": name,
+                "namespaces": None if namespaces is None else json.loads(namespaces),
+                "created": created,
+                "revoked": revoked,
+            }
+            for name, namespaces, created, revoked in rows
+        ]

@@ -1,0 +1,221 @@
+"""Scoped access: a token bound to namespaces, enforced in the service layer for every method.
+
+In-process for the rules (every method, escalation, failed auth, revocation); one real daemon
+for what only it shows: the socket, the CLI's --token, tokens surviving a restart.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from agentmemd.daemon.cli.main import cli
+from agentmemd.daemon.socket.client import Client, RpcCallError
+from agentmemd.daemon.socket.methods import build_methods
+from agentmemd.memory.services.access import OPEN_METHODS, WORKSPACE_METHODS
+
+FORBIDDEN = -32004
+# Methods that act on every namespace at once: a scoped token is refused them. A new method
+# without a namespace lands here by default; this list makes adding one a decision.
+OWNER_ONLY = {
+    "memory.sweep",
+    "workspace.sync",
+    "jobs.list",
+    "jobs.run",
+    "jobs.runs",
+    "costs",
+    "clock.advance",
+    "access.tokens.create",
+    "access.tokens.list",
+    "access.tokens.revoke",
+}
+
+
+def _refused(conn, method: str, params: dict) -> RpcCallError:
+    with pytest.raises(RpcCallError) as err:
+        conn.call(method, params)
+    assert err.value.code == FORBIDDEN, (method, err.value)
+    return err.value
+
+
+def test_every_method_is_either_open_namespaced_or_the_owners(in_process):
+    d = in_process(fake_embedder=True)
+    methods = build_methods(d.services)
+    owner_only = {
+        name
+        for name, method in methods.items()
+        if name not in OPEN_METHODS | WORKSPACE_METHODS
+        and "namespace" not in method.params.model_fields
+        and "items" not in method.params.model_fields
+    }
+    assert owner_only == OWNER_ONLY
+    assert OPEN_METHODS <= set(methods)
+
+
+def test_a_scoped_token_reaches_only_its_namespaces_and_cannot_widen_itself(in_process):
+    d = in_process({"clock": {"start": "2026-03-01T09:00:00Z"}}, fake_embedder=True)
+    bob = d.call("memory.add", {"content": "Bob's locker code is 7788.", "type": "fact", "namespace": "bob"})["id"]
+    bob_pack = d.call("context.pack", {"query": "locker code", "budget_tokens": 200, "namespace": "bob"})
+    d.call("conversation.append", {"session": "bob-dm", "role": "user", "content": "code 7788", "namespace": "bob"})
+    bob_rule = d.call("persona.rules.propose", {"rule": "Share locker codes.", "namespace": "bob"})
+    created = d.call("access.tokens.create", {"name": "alice-door", "namespaces": ["alice", "alice-work"]})
+    assert created["secret"].startswith("amt_") and created["namespaces"] == ["alice", "alice-work"]
+    assert created["secret"] not in json.dumps(d.call("access.tokens.list"))  # only its hash is kept
+
+    alice = d.connect(created["secret"])
+    # A request that names no namespace goes to the token's first one.
+    mine = alice.call("memory.add", {"content": "Alice's locker code is 1234.", "type": "fact"})["id"]
+    assert d.call("memory.get", {"id": mine, "namespace": "alice"})["namespace"] == "alice"
+    alice.call("memory.add", {"content": "Alice's work locker is 55.", "type": "fact", "namespace": "alice-work"})
+    hits = alice.call("memory.search", {"query": "locker code"})["results"]
+    assert [h["id"] for h in hits] == [mine]
+    assert "7788" not in alice.call("context.pack", {"query": "locker code", "budget_tokens": 300})["text"]
+    stats = alice.call("stats", {})
+    assert stats["namespaces"] == ["alice"] and "bob" not in json.dumps(stats)
+    alice.call("conversation.append", {"session": "alice-dm", "role": "user", "content": "hi"})
+    assert alice.call("conversation.status", {"session": "alice-dm"})["turns"] == 1
+
+    # Everything of bob's, by namespace, id or session, is refused, and nothing changes.
+    into_bob = [
+        ("stats", {"namespace": "bob"}),
+        ("memory.add", {"content": "x", "type": "fact", "namespace": "bob"}),
+        (
+            "memory.add_many",
+            {"items": [{"content": "ok", "type": "fact"}, {"content": "x", "type": "fact", "namespace": "bob"}]},
+        ),
+        ("memory.get", {"id": bob, "namespace": "bob"}),
+        ("memory.search", {"query": "locker", "namespace": "bob"}),
+        ("memory.update", {"id": bob, "content": "0000", "namespace": "bob"}),
+        ("memory.archive", {"id": bob, "namespace": "bob"}),
+        ("memory.reinforce", {"id": bob, "event": "direct", "namespace": "bob"}),
+        ("context.pack", {"query": "locker", "budget_tokens": 100, "namespace": "bob"}),
+        ("context.explain", {"pack_id": bob_pack["pack_id"], "namespace": "bob"}),
+        ("conversation.append", {"session": "bob-dm", "role": "user", "content": "x", "namespace": "bob"}),
+        ("conversation.context", {"session": "bob-dm", "namespace": "bob"}),
+        ("conversation.status", {"session": "bob-dm", "namespace": "bob"}),
+        ("conversation.observe", {"session": "bob-dm", "namespace": "bob"}),
+        ("observations.list", {"session": "bob-dm", "namespace": "bob"}),
+        ("persona.get", {"namespace": "bob"}),
+        ("persona.history", {"namespace": "bob"}),
+        ("persona.records", {"namespace": "bob"}),
+        ("persona.score", {"response": "hi", "session": "bob-dm", "namespace": "bob"}),
+        ("persona.scores", {"namespace": "bob"}),
+        ("persona.rules.propose", {"rule": "x", "namespace": "bob"}),
+        ("persona.rules.confirm", {"id": bob_rule["id"], "namespace": "bob"}),
+        ("persona.rules.reject", {"id": bob_rule["id"], "namespace": "bob"}),
+        ("persona.rules.list", {"namespace": "bob"}),
+        ("consolidation.list", {"namespace": "bob"}),
+        ("workspace.status", {}),  # the workspace is the "default" namespace's
+    ]
+    into_bob += [  # every namespace at once, or widening itself: the owner's
+        ("memory.sweep", {}),
+        ("workspace.sync", {}),
+        ("jobs.list", {}),
+        ("jobs.run", {"name": "consolidate"}),
+        ("jobs.runs", {}),
+        ("costs", {}),
+        ("clock.advance", {"hours": 1}),
+        ("access.tokens.create", {"name": "escalate", "namespaces": None}),
+        ("access.tokens.list", {}),
+        ("access.tokens.revoke", {"name": "alice-door"}),
+    ]
+    assert {m for m, _ in into_bob} >= OWNER_ONLY
+    for method, params in into_bob:
+        _refused(alice, method, params)
+    # By id without a namespace the lookup is in alice's: bob's objects are simply not found there.
+    with pytest.raises(RpcCallError) as err:
+        alice.call("memory.get", {"id": bob})
+    assert err.value.code == -32001
+    assert d.call("memory.get", {"id": bob, "namespace": "bob"})["content"] == "Bob's locker code is 7788."
+    assert d.call("stats", {"namespace": "alice"})["live"] == 1  # the refused add_many added nothing
+    assert d.call("persona.rules.list", {"namespace": "bob"})["proposals"][0]["status"] == "pending"
+    assert [t["name"] for t in d.call("access.tokens.list")["tokens"]] == ["alice-door"]
+    # The open methods still answer, and the owner's connection is untouched.
+    assert alice.call("health")["status"] == "ok" and alice.call("clock.now")["manual"] is True
+    assert d.call("stats", {})["namespaces"] == ["alice", "alice-work", "bob"]
+
+
+def test_a_failed_auth_leaves_no_access_until_a_valid_token(in_process):
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "The owner's note.", "type": "fact"})
+    secret = d.call("access.tokens.create", {"name": "door", "namespaces": ["door"]})["secret"]
+    conn = d.connect()  # the owner's, as every socket connection starts
+    assert conn.call("stats", {})["live"] == 1
+    with pytest.raises(RpcCallError) as err:
+        conn.call("auth", {"token": "amt_not-a-real-token"})
+    assert err.value.code == FORBIDDEN and "amt_" not in err.value.message
+    # Fails closed: a door that ignored the error does not keep the owner's access.
+    refused = _refused(conn, "memory.search", {"query": "note"})
+    assert "auth" in refused.message
+    _refused(conn, "stats", {})
+    assert conn.call("health")["status"] == "ok"
+    assert conn.call("auth", {"token": secret}) == {
+        "token": "door",
+        "namespaces": ["door"],
+        "default_namespace": "door",
+    }
+    assert conn.call("memory.search", {"query": "note"})["results"] == []
+
+
+def test_tokens_are_named_once_revoked_for_good_and_validated(in_process):
+    d = in_process(fake_embedder=True)
+    first = d.call("access.tokens.create", {"name": "door", "namespaces": ["a"]})["secret"]
+    with pytest.raises(RpcCallError) as err:
+        d.call("access.tokens.create", {"name": "door", "namespaces": ["b"]})
+    assert err.value.code == -32002
+    for bad in (
+        {"name": "door 2", "namespaces": ["a"]},
+        {"name": "d2", "namespaces": []},
+        {"name": "d2", "namespaces": ["a", "a"]},
+        {"name": "d2", "namespaces": ["../x"]},
+        {"name": "d2"},
+    ):
+        with pytest.raises(RpcCallError) as err:
+            d.call("access.tokens.create", bad)
+        assert err.value.code == -32602, bad
+    held = d.connect(first)
+    revoked = d.call("access.tokens.revoke", {"name": "door"})
+    assert revoked["revoked"] is not None
+    with pytest.raises(RpcCallError) as err:
+        d.connect(first)
+    assert err.value.code == FORBIDDEN
+    # A connection authenticated before the revocation keeps its (scoped) standing until it closes.
+    assert held.call("stats", {})["namespaces"] == []
+    with pytest.raises(RpcCallError) as err:
+        d.call("access.tokens.revoke", {"name": "door"})
+    assert err.value.code == -32001
+    every = d.call("access.tokens.create", {"name": "all", "namespaces": None})["secret"]
+    assert d.connect(every).call("access.tokens.list")["tokens"][0]["name"] == "door"
+
+
+def test_tokens_work_over_the_socket_and_the_cli_and_survive_a_restart(spawn):
+    d = spawn()
+    run = lambda *args: CliRunner().invoke(cli, ["--socket", str(d.socket), *args])  # noqa: E731
+    made = run("--json", "token", "create", "alice-mcp", "--namespace", "alice")
+    assert made.exit_code == 0, made.output
+    secret = json.loads(made.output)["secret"]
+    assert run("token", "create", "both", "--namespace", "x", "--all").exit_code == 2
+    d.call("memory.add", {"content": "Bob's locker code is 7788.", "type": "fact", "namespace": "bob"})
+    with Client(d.socket, token=secret) as alice:
+        assert alice.scope["default_namespace"] == "alice"
+        alice.call("memory.add", {"content": "Alice likes oat flat whites.", "type": "preference"})
+        with pytest.raises(RpcCallError) as err:
+            alice.call("memory.search", {"query": "locker", "namespace": "bob"})
+        assert err.value.code == FORBIDDEN
+    out = run("--token", secret, "search", "locker code")
+    assert out.exit_code == 0 and "7788" not in out.output
+    refused = run("--token", secret, "stats", "--namespace", "bob")
+    assert refused.exit_code == 1 and "may not use namespace 'bob'" in refused.output
+    assert run("--token", "amt_wrong", "health").exit_code == 1
+    listed = run("token", "list")
+    assert "alice-mcp" in listed.output and secret not in listed.output
+    d.terminate()
+    d.start()
+    with Client(d.socket, token=secret) as alice:
+        assert [h["content"] for h in alice.call("memory.search", {"query": "flat white"})["results"]] == [
+            "Alice likes oat flat whites."
+        ]
+    assert run("token", "revoke", "alice-mcp").exit_code == 0
+    assert run("--token", secret, "health").exit_code == 1
