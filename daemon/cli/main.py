@@ -538,6 +538,66 @@ def rule(action: str, text: str | None, namespace: str | None, yes: bool) -> Non
     _print(proposal, show.print_kv)
 
 
+# ---- doors -------------------------------------------------------------------------------------
+
+
+@cli.command()
+@click.option(
+    "--socket",
+    "mcp_socket",
+    help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET, ~/.agentmemd).",
+)
+@click.option(
+    "--token", "mcp_token", help="Over stdio: act with this access token's namespaces (default: the owner's)."
+)
+@click.option(
+    "--http", "listen", metavar="HOST:PORT", help="Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio."
+)
+@click.option("--allow-remote", is_flag=True, help="Let --http bind an address other than loopback.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for the daemon per call.")
+@click.pass_context
+def mcp(
+    ctx: click.Context,
+    mcp_socket: str | None,
+    mcp_token: str | None,
+    listen: str | None,
+    allow_remote: bool,
+    timeout: float,
+) -> None:
+    """The MCP server: memory tools, resources and a persona prompt for MCP hosts.
+
+    Over stdio (what Claude Desktop and Claude Code launch) nothing but MCP goes to stdout.
+    Over HTTP every request needs `Authorization: Bearer <token>` (`agentmemd token create`).
+
+    \b
+        agentmemd mcp --socket ~/.agentmemd/agentmemd.sock
+        agentmemd mcp --http 127.0.0.1:8789
+    """
+    from agentmemd.daemon.mcp.server import build_server
+
+    settings: Settings = ctx.obj
+    socket_path = Path(mcp_socket or settings.socket or default_socket()).expanduser()
+    token = mcp_token or settings.token
+    if listen is None:
+        build_server(socket_path, token, timeout).run("stdio")
+        return
+    from agentmemd.daemon.mcp.http import is_loopback, parse_listen, serve_http
+
+    try:
+        host, port = parse_listen(listen)
+    except ValueError as exc:
+        _fail(f"--http: {exc}", 2)
+    if not is_loopback(host) and not allow_remote:
+        _fail(
+            f"--http {listen}: {host} is not loopback; pass --allow-remote to listen there (tokens are still checked)",
+            2,
+        )
+    if mcp_token:
+        _fail("--token is for stdio; over HTTP each caller sends its own bearer token", 2)
+    click.echo(f"agentmemd mcp: http://{host}:{port}/mcp (bearer token required)", err=True)
+    serve_http(build_server(socket_path, None, timeout, per_caller=True), socket_path, host, port)
+
+
 # ---- access tokens ------------------------------------------------------------------------------
 
 

@@ -26,6 +26,34 @@ def default_token() -> str | None:
     return os.environ.get("AGENTMEMD_TOKEN") or None
 
 
+class DaemonUnavailable(ConnectionError):
+    """The daemon could not be reached, or did not answer in time (a door says so; it never hangs)."""
+
+
+def call_once(
+    socket_path: str | os.PathLike,
+    method: str,
+    params: dict[str, Any] | None = None,
+    *,
+    token: str | None = None,
+    timeout: float = 60.0,
+) -> Any:
+    """One request on a connection of its own, as a door makes it on behalf of a caller.
+
+    Raises RpcCallError when the daemon refuses (its message names the bad field), and
+    DaemonUnavailable when there is no daemon, it went away, or it did not answer in ``timeout``.
+    """
+    try:
+        with Client(socket_path, timeout=timeout, token=token) as client:
+            return client.call(method, params)
+    except TimeoutError:
+        raise DaemonUnavailable(f"agentmemd at {socket_path} did not answer {method} within {timeout:g} s") from None
+    except ConnectionError as exc:
+        raise DaemonUnavailable(
+            f"{exc}; is the daemon running? (agentmemd serve --data-dir DIR --socket {socket_path})"
+        ) from None
+
+
 class Client:
     """One connection. With ``token``, its first call is `auth`: every later call is admitted
     against that token's namespaces (a door serving someone else passes their token here)."""

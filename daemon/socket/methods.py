@@ -72,6 +72,13 @@ def build_methods(s: Services) -> dict[str, Method]:
             "Indexed workspace files, skipped ones with why.",
         ),
         (
+            "workspace.read",
+            m.WorkspaceReadParams,
+            s.workspace.read,
+            r.WorkspaceFileText,
+            "One workspace Markdown file's text, read-only.",
+        ),
+        (
             "workspace.sync",
             m.EmptyParams,
             lambda p: s.workspace.sync(),

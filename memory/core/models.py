@@ -336,6 +336,10 @@ class RulesListParams(Params):
     status: Literal["pending", "confirmed", "rejected", "all"] = "pending"
 
 
+class WorkspaceReadParams(Params):
+    path: Annotated[str, Field(min_length=1, max_length=1000), AfterValidator(_utf8)]
+
+
 # ---- access (memory/services/access.py) -----------------------------------------------
 
 TokenName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]

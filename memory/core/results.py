@@ -60,6 +60,11 @@ class WorkspaceStatusResult(Result):
     files: list[Row]
 
 
+class WorkspaceFileText(Result):
+    path: str
+    text: str
+
+
 class WorkspaceSyncResult(Result):
     files: int
     added: int

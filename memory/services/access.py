@@ -35,7 +35,7 @@ TOKEN_PREFIX = "amt_"
 # Methods any connection may call, whatever its scope: they reveal nothing about any namespace's content.
 OPEN_METHODS = frozenset({"health", "clock.now", "auth"})
 # Methods about the Markdown workspace: allowed to a token that reaches the workspace's namespace.
-WORKSPACE_METHODS = frozenset({"workspace.status"})
+WORKSPACE_METHODS = frozenset({"workspace.status", "workspace.read"})
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.core.errors import Conflict, NotFound
+from agentmemd.memory.core.models import WorkspaceReadParams
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 
 
@@ -25,3 +26,13 @@ class WorkspaceService:
     def sync(self) -> dict[str, Any]:
         """Re-index every workspace file that changed since it was last indexed."""
         return self._require().catch_up().as_dict()
+
+    def read(self, p: WorkspaceReadParams) -> dict[str, Any]:
+        """One workspace Markdown file, read-only (what `workspace.status` lists as indexed or skipped)."""
+        text = self._require().read_text(p.path)
+        if text is None:
+            raise NotFound(
+                f"no readable workspace Markdown file {p.path!r} (a path relative to the workspace root, "
+                "as `workspace.status` lists it)"
+            )
+        return {"path": p.path, "text": text}

@@ -142,6 +142,15 @@ class WorkspaceIndexer:
         found = (self.relative(p) for p in self.root.rglob("*") if p.is_file())
         return sorted(p for p in found if p)
 
+    def read_text(self, rel: str) -> str | None:
+        """A workspace Markdown file's text, for a door to show read-only. None unless ``rel`` is
+        a file this indexer would index, inside the root (a link out of it is not), readable,
+        UTF-8 and within ``max_file_bytes``; the reason is the file's ``skipped`` reason."""
+        if self.relative(rel) != rel:
+            return None
+        read = self._read(rel)
+        return None if read is None or read.text is None else read.text
+
     def _read(self, rel: str) -> _FileRead | None:
         path = self.root / rel
         try:

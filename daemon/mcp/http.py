@@ -1,0 +1,115 @@
+"""The MCP door over Streamable HTTP: one `/mcp` endpoint, on loopback unless told otherwise.
+
+Every request must carry `Authorization: Bearer <access token>` (an `agentmemd token create`
+secret): a TCP port on loopback is open to every local user and to any web page the browser
+runs, unlike the daemon's 0600 socket. The daemon checks the token (a missing, unknown or
+revoked one is a 401) and later scopes each tool call to the token's namespaces. The SDK's
+transport security refuses a `Host` that is not this listener (421) and an `Origin` that is
+not loopback (403), which stops DNS rebinding.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`127.0.0.1:8789`, `localhost:8789` or `[::1]:8789` → (host, port); a clear error otherwise."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"expected HOST:PORT (e.g. 127.0.0.1:8789), got {value!r}")
+    return host, int(port)
+
+
+def _security(host: str, port: int) -> TransportSecuritySettings:
+    hosts = {f"{name}:{port}" for name in LOOPBACK_NAMES} | {f"{host}:{port}"}
+    origins = {f"http://{name}:{port}" for name in LOOPBACK_NAMES} | {f"http://{host}:{port}"}
+    return TransportSecuritySettings(allowed_hosts=sorted(hosts), allowed_origins=sorted(origins))
+
+
+class BearerTokenCheck:
+    """ASGI middleware: 401 unless the request's bearer token is a live access token."""
+
+    def __init__(self, app: ASGIApp, socket_path: Path):
+        self.app = app
+        self.socket_path = socket_path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        value = headers.get("authorization", "")
+        token = value[7:].strip() if value[:7].lower() == "bearer " else ""
+        if not token:
+            await _answer(
+                send,
+                401,
+                "missing bearer token: create one with `agentmemd token create NAME --namespace NS` "
+                "and send `Authorization: Bearer <secret>`",
+            )
+            return
+        try:
+            await anyio.to_thread.run_sync(lambda: call_once(self.socket_path, "health", token=token, timeout=10))
+        except RpcCallError as exc:
+            await _answer(send, 401, exc.message)
+            return
+        except DaemonUnavailable as exc:
+            await _answer(send, 503, str(exc))
+            return
+        await self.app(scope, receive, send)
+
+
+async def _answer(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers: list[tuple[bytes, bytes]] = [
+        (b"content-type", b"application/json"),
+        (b"content-length", b"%d" % len(body)),
+    ]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="agentmemd"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def build_http_app(server: MCPServer, socket_path: Path, host: str, port: int) -> Any:
+    """The ASGI app: the token check around the SDK's Streamable HTTP app at `/mcp`.
+
+    Stateless: each POST stands alone, so nothing one caller's session holds can serve another.
+    """
+    app = server.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        transport_security=_security(host, port),
+        host=host,
+    )
+    return BearerTokenCheck(app, Path(socket_path))
+
+
+def serve_http(server: MCPServer, socket_path: Path, host: str, port: int) -> None:
+    import uvicorn
+
+    app = build_http_app(server, socket_path, host, port)
+    uvicorn.run(app, host=host.strip("[]"), port=port, log_level="warning", lifespan="on")

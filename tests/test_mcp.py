@@ -1,0 +1,242 @@
+"""The MCP door, driven end to end by the official SDK's client over both transports:
+`agentmemd mcp` launched over stdio as a host launches it, and `agentmemd mcp --http`."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+TOOLS = {
+    "memory_search": (True, False, True),  # readOnlyHint, destructiveHint, idempotentHint
+    "memory_get": (True, False, True),
+    "memory_add": (False, False, False),
+    "memory_update": (False, False, False),
+    "memory_forget": (False, True, True),
+    "context_pack": (True, False, True),
+    "conversation_append": (False, False, False),
+    "conversation_context": (False, False, False),
+    "persona_get": (True, False, True),
+    "observations_list": (True, False, True),
+}
+ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def _stdio(sock: Path, *extra: str) -> Client:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agentmemd.daemon.cli", "mcp", "--socket", str(sock), *extra],
+        env={**ENV, "PYTHONPATH": os.environ.get("PYTHONPATH", "")},
+    )
+    return Client(params, read_timeout_seconds=60)
+
+
+def _data(result) -> dict:
+    assert not result.is_error, result.content
+    return json.loads(result.content[0].text)
+
+
+def _error_text(result) -> str:
+    assert result.is_error, result.content
+    return result.content[0].text
+
+
+def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argument(spawn):
+    d = spawn()
+
+    async def main() -> None:
+        async with _stdio(d.socket) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(tools) == set(TOOLS)
+            for name, (read_only, destructive, idempotent) in TOOLS.items():
+                hints = tools[name].annotations
+                assert (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint) == (
+                    read_only,
+                    destructive,
+                    idempotent,
+                ), name
+                assert tools[name].description and "namespace" in tools[name].input_schema["properties"]
+
+            added = _data(
+                await client.call_tool(
+                    "memory_add", {"content": "The user's favourite coffee is a flat white.", "type": "preference"}
+                )
+            )
+            other = _data(
+                await client.call_tool(
+                    "memory_add", {"content": "Bob's locker code is 7788.", "type": "fact", "namespace": "bob"}
+                )
+            )
+            hits = _data(await client.call_tool("memory_search", {"query": "what coffee does the user like"}))
+            assert [h["id"] for h in hits["results"]] == [added["id"]]  # bob's namespace is a hard filter
+            assert _data(await client.call_tool("memory_get", {"id": added["id"]}))["type"] == "preference"
+            pack = _data(await client.call_tool("context_pack", {"query": "coffee", "budget_tokens": 200}))
+            assert "flat white" in pack["text"] and "7788" not in pack["text"]
+            new = _data(
+                await client.call_tool("memory_update", {"id": added["id"], "content": "The user now drinks tea."})
+            )
+            assert new["supersedes"] == added["id"]
+            assert _data(await client.call_tool("memory_forget", {"id": other["id"], "namespace": "bob"}))
+            assert _data(await client.call_tool("memory_forget", {"id": other["id"], "namespace": "bob"}))  # idempotent
+            turn = {"session": "chat-1", "role": "user", "content": "I moved to Lisbon last month."}
+            assert _data(await client.call_tool("conversation_append", turn))["turns"] == 1
+            context = _data(await client.call_tool("conversation_context", {"session": "chat-1"}))
+            assert context["messages"][-1]["content"].endswith("I moved to Lisbon last month.")
+            assert "traits" in _data(await client.call_tool("persona_get", {}))
+            assert _data(await client.call_tool("observations_list", {"session": "chat-1"}))["observations"] == []
+
+            # Bad arguments: a tool error whose text names the argument; nothing is written.
+            assert "type" in _error_text(await client.call_tool("memory_add", {"content": "x", "type": "opinion"}))
+            assert "query" in _error_text(await client.call_tool("memory_search", {"query": ""}))
+            assert "budget_tokens" in _error_text(
+                await client.call_tool("context_pack", {"query": "x", "budget_tokens": 0})
+            )
+            assert "namespace" in _error_text(
+                await client.call_tool("memory_search", {"query": "x", "namespace": "no spaces allowed"})
+            )
+            assert "no memory with id" in _error_text(await client.call_tool("memory_get", {"id": "m0000000000000000"}))
+            assert "created" in _error_text(
+                await client.call_tool(
+                    "memory_add", {"content": "x", "type": "fact", "created": "9999-12-31T23:59:59-12:00"}
+                )
+            )
+
+            # Resources and the prompt.
+            persona = await client.read_resource("agentmemd://persona")
+            assert "traits" in json.loads(persona.contents[0].text)
+            memory = await client.read_resource(f"agentmemd://memory/{new['id']}")
+            assert json.loads(memory.contents[0].text)["content"] == "The user now drinks tea."
+            prompt = await client.get_prompt("persona", {})
+            assert prompt.messages and prompt.messages[0].content.text
+
+    anyio.run(main)
+    assert d.call("stats", {"namespace": "default"})["live"] == 1  # the tea; the flat white is superseded
+
+
+def test_workspace_files_are_resources_and_a_link_out_is_not(spawn, tmp_path):
+    workspace = tmp_path / "workspace"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "workspace_template", workspace)
+    outside = tmp_path / "secret.md"
+    outside.write_text("# Secret\n- outside the workspace\n")
+    (workspace / "memory" / "linked.md").symlink_to(outside)
+    d = spawn({"workspace": {"path": str(workspace)}})
+
+    async def main() -> None:
+        async with _stdio(d.socket) as client:
+            index = json.loads((await client.read_resource("agentmemd://workspace")).contents[0].text)
+            uris = {f["uri"] for f in index["files"]}
+            assert "agentmemd://workspace/USER.md" in uris
+            user = await client.read_resource("agentmemd://workspace/USER.md")
+            assert user.contents[0].text == (workspace / "USER.md").read_text()
+            for uri in ("agentmemd://workspace/memory/linked.md", "agentmemd://workspace/../etc/passwd"):
+                with pytest.raises(Exception):
+                    await client.read_resource(uri)
+
+    anyio.run(main)
+
+
+def test_a_daemon_that_is_down_gives_a_clear_tool_error_and_no_hang(short_tmp):
+    async def main() -> None:
+        async with _stdio(short_tmp / "nobody.sock") as client:
+            started = time.monotonic()
+            text = _error_text(await client.call_tool("memory_search", {"query": "anything"}))
+            assert "is the daemon running" in text and time.monotonic() - started < 10
+
+    anyio.run(main)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve_http(sock: Path, port: int, log: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "mcp", "--socket", str(sock), "--http", f"127.0.0.1:{port}"],
+        stdout=open(log, "ab"),
+        stderr=subprocess.STDOUT,
+        env={**os.environ, **ENV},
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return proc
+        except OSError:
+            assert proc.poll() is None, log.read_text()
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(log.read_text())
+
+
+def test_streamable_http_checks_the_token_the_origin_and_scopes_every_call(spawn, short_tmp):
+    d = spawn()
+    d.call("memory.add", {"content": "Bob's locker code is 7788.", "type": "fact", "namespace": "bob"})
+    alice = d.call("access.tokens.create", {"name": "alice-http", "namespaces": ["alice"]})["secret"]
+    port = _free_port()
+    proc = _serve_http(d.socket, port, short_tmp / "mcp-http.log")
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        accept = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        with httpx2.Client(timeout=30) as http:
+            missing = http.post(url, json=ping, headers=accept)
+            assert missing.status_code == 401 and "token create" in missing.json()["error"]
+            wrong = http.post(url, json=ping, headers={**accept, "authorization": "Bearer amt_wrong"})
+            assert wrong.status_code == 401
+            rebound = {**accept, "authorization": f"Bearer {alice}", "origin": "http://evil.example"}
+            assert http.post(url, json=ping, headers=rebound).status_code == 403
+            host = {**accept, "authorization": f"Bearer {alice}", "host": f"evil.example:{port}"}
+            assert http.post(url, json=ping, headers=host).status_code == 421
+
+        async def main() -> None:
+            headers = {"authorization": f"Bearer {alice}"}
+            async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+                async with Client(streamable_http_client(url, http_client=http)) as client:
+                    assert len((await client.list_tools()).tools) == len(TOOLS)
+                    added = _data(
+                        await client.call_tool("memory_add", {"content": "Alice likes oat milk.", "type": "preference"})
+                    )
+                    assert d.call("memory.get", {"id": added["id"], "namespace": "alice"})["namespace"] == "alice"
+                    hits = _data(await client.call_tool("memory_search", {"query": "locker code"}))
+                    assert "7788" not in json.dumps(hits)
+                    refused = _error_text(
+                        await client.call_tool("memory_search", {"query": "locker", "namespace": "bob"})
+                    )
+                    assert "may not use namespace 'bob'" in refused
+                    templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+                    assert "agentmemd://memory/{id}" in templates
+                    assert (await client.list_resources()).resources == []  # static ones need one identity
+
+        anyio.run(main)
+        d.call("access.tokens.revoke", {"name": "alice-http"})
+        with httpx2.Client(timeout=30) as http:
+            revoked = http.post(url, json=ping, headers={**accept, "authorization": f"Bearer {alice}"})
+            assert revoked.status_code == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_http_refuses_a_public_address_unless_told(short_tmp):
+    out = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "mcp", "--socket", str(short_tmp / "s"), "--http", "0.0.0.0:1"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **ENV},
+        timeout=60,
+    )
+    assert out.returncode == 2 and "--allow-remote" in out.stderr
