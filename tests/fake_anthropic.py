@@ -20,6 +20,90 @@ class Reply:
     body: dict | str | None = None
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
+    events: list[bytes] | None = None  # a streamed (SSE) reply: these chunks, flushed one by one
+
+
+def _sse(kind: str | None, data: dict | str) -> bytes:
+    payload = data if isinstance(data, str) else json.dumps(data)
+    return (f"event: {kind}\n" if kind else "").encode() + f"data: {payload}\n\n".encode()
+
+
+def message_stream(text: str, pieces: int = 3) -> Reply:
+    """An Anthropic Messages stream whose text deltas add up to ``text``."""
+    step = max(1, len(text) // pieces)
+    deltas = [text[i : i + step] for i in range(0, len(text), step)]
+    start = {
+        "type": "message",
+        "id": "msg_stream",
+        "role": "assistant",
+        "content": [],
+        "model": "claude-haiku-4-5",
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 50, "output_tokens": 1},
+    }
+    events = [
+        _sse("message_start", {"type": "message_start", "message": start}),
+        _sse(
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        _sse("ping", {"type": "ping"}),
+        *[
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": d}},
+            )
+            for d in deltas
+        ],
+        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 12},
+            },
+        ),
+        _sse("message_stop", {"type": "message_stop"}),
+    ]
+    return Reply(events=events, headers={"content-type": "text/event-stream"})
+
+
+def chat_completion(text: str) -> Reply:
+    """An OpenAI chat completion."""
+    return Reply(
+        body={
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": "gpt-test",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+        }
+    )
+
+
+def chat_stream(text: str, pieces: int = 3) -> Reply:
+    step = max(1, len(text) // pieces)
+    chunk = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1700000000, "model": "gpt-test"}
+    events = [
+        _sse(
+            None,
+            {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]},
+        )
+    ]
+    events += [
+        _sse(
+            None, {**chunk, "choices": [{"index": 0, "delta": {"content": text[i : i + step]}, "finish_reason": None}]}
+        )
+        for i in range(0, len(text), step)
+    ]
+    events += [
+        _sse(None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
+        _sse(None, "[DONE]"),
+    ]
+    return Reply(events=events, headers={"content-type": "text/event-stream"})
 
 
 def message(
@@ -77,6 +161,9 @@ class FakeAnthropic:
                 reply = fake.replies.popleft() if fake.replies else error(500, "api_error")
                 if reply.delay:
                     time.sleep(reply.delay)
+                if reply.events is not None:
+                    self._stream(reply)
+                    return
                 data = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
                 try:
                     self.send_response(reply.status)
@@ -88,6 +175,28 @@ class FakeAnthropic:
                     self.wfile.write(data.encode())
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
+
+            def do_GET(self):
+                fake.requests.append(
+                    {"path": self.path, "body": None, "headers": {k.lower(): v for k, v in self.headers.items()}}
+                )
+                data = json.dumps({"data": [{"type": "model", "id": "claude-haiku-4-5"}], "has_more": False}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, reply: Reply) -> None:
+                self.send_response(reply.status)
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.send_header("cache-control", "no-cache")
+                self.end_headers()  # no content-length: the body ends when the connection closes
+                self.close_connection = True
+                for event in reply.events:
+                    self.wfile.write(event)
+                    self.wfile.flush()
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

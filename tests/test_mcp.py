@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -15,7 +14,8 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp import Client
+from conftest import free_port, start_listener
+from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -140,9 +140,10 @@ def test_workspace_files_are_resources_and_a_link_out_is_not(spawn, tmp_path):
             assert "agentmemd://workspace/USER.md" in uris
             user = await client.read_resource("agentmemd://workspace/USER.md")
             assert user.contents[0].text == (workspace / "USER.md").read_text()
-            for uri in ("agentmemd://workspace/memory/linked.md", "agentmemd://workspace/../etc/passwd"):
-                with pytest.raises(Exception):
-                    await client.read_resource(uri)
+            with pytest.raises(MCPError, match="no readable workspace Markdown file 'memory/linked.md'"):
+                await client.read_resource("agentmemd://workspace/memory/linked.md")
+            with pytest.raises(MCPError):  # the SDK's own path-traversal check
+                await client.read_resource("agentmemd://workspace/../etc/passwd")
 
     anyio.run(main)
 
@@ -157,37 +158,13 @@ def test_a_daemon_that_is_down_gives_a_clear_tool_error_and_no_hang(short_tmp):
     anyio.run(main)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _serve_http(sock: Path, port: int, log: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "mcp", "--socket", str(sock), "--http", f"127.0.0.1:{port}"],
-        stdout=open(log, "ab"),
-        stderr=subprocess.STDOUT,
-        env={**os.environ, **ENV},
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return proc
-        except OSError:
-            assert proc.poll() is None, log.read_text()
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(log.read_text())
-
-
 def test_streamable_http_checks_the_token_the_origin_and_scopes_every_call(spawn, short_tmp):
     d = spawn()
     d.call("memory.add", {"content": "Bob's locker code is 7788.", "type": "fact", "namespace": "bob"})
     alice = d.call("access.tokens.create", {"name": "alice-http", "namespaces": ["alice"]})["secret"]
-    port = _free_port()
-    proc = _serve_http(d.socket, port, short_tmp / "mcp-http.log")
+    port = free_port()
+    args = ["mcp", "--socket", str(d.socket), "--http", f"127.0.0.1:{port}"]
+    proc = start_listener(args, port, short_tmp / "mcp-http.log")
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -240,3 +217,24 @@ def test_http_refuses_a_public_address_unless_told(short_tmp):
         timeout=60,
     )
     assert out.returncode == 2 and "--allow-remote" in out.stderr
+
+
+def test_the_readme_config_snippet_launches_as_written(spawn):
+    """The JSON a person pastes into Claude Desktop or Claude Code, launched the way a host does;
+    only the placeholder socket path and the venv's `agentmemd` are filled in."""
+    d = spawn()
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("<!-- mcp-config -->", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    server = json.loads(block)["mcpServers"]["agentmemd"]
+    args = [str(d.socket) if a.endswith("agentmemd.sock") else a for a in server["args"]]
+    command = shutil.which(server["command"], path=str(Path(sys.executable).parent))
+    assert command, "the agentmemd command is installed next to this Python"
+
+    async def main() -> None:
+        params = StdioServerParameters(command=command, args=args, env=ENV)
+        async with Client(params, read_timeout_seconds=60) as client:
+            assert {t.name for t in (await client.list_tools()).tools} == set(TOOLS)
+            hits = await client.call_tool("memory_search", {"query": "anything"})
+            assert _data(hits)["results"] == []
+
+    anyio.run(main)

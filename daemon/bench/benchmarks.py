@@ -649,6 +649,10 @@ def run_bench(args) -> dict[str, Any]:
         from agentmemd.daemon.bench.stalls import bench_stalls
 
         return bench_stalls(args)
+    if args.bench == "proxy":
+        from agentmemd.daemon.bench.proxy import bench_proxy
+
+        return bench_proxy(args)
     if args.bench == "injection":
         from agentmemd.daemon.bench.injection import bench_injection
 

@@ -598,6 +598,75 @@ def mcp(
     serve_http(build_server(socket_path, None, timeout, per_caller=True), socket_path, host, port)
 
 
+@cli.command()
+@click.option("--listen", default="127.0.0.1:8788", show_default=True, metavar="HOST:PORT", help="Where apps connect.")
+@click.option(
+    "--upstream", default="https://api.anthropic.com", show_default=True, help="The Messages API it forwards to."
+)
+@click.option(
+    "--openai-upstream",
+    default="https://api.openai.com",
+    show_default=True,
+    help="Where /v1/chat/completions goes (an OpenAI-compatible server; a base ending in /v1 works too).",
+)
+@click.option("--socket", "proxy_socket", help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET).")
+@click.option(
+    "--mode",
+    type=click.Choice(("augment", "compact")),
+    default="augment",
+    show_default=True,
+    help="augment: the app's messages pass unchanged, memory is added. compact: past the budget, older turns "
+    "are replaced by the observation log.",
+)
+@click.option(
+    "--budget",
+    "budget_tokens",
+    type=int,
+    help="Context budget in tokens (default: [conversation] context_budget_tokens).",
+)
+@click.option("--allow-remote", is_flag=True, help="Let --listen bind an address other than loopback.")
+@click.pass_context
+def proxy(
+    ctx: click.Context,
+    listen: str,
+    upstream: str,
+    openai_upstream: str,
+    proxy_socket: str | None,
+    mode: str,
+    budget_tokens: int | None,
+    allow_remote: bool,
+) -> None:
+    """An Anthropic Messages (and OpenAI chat completions) proxy that gives an app memory and persona.
+
+    Point the app at it, with an access token in the base URL; nothing else changes:
+
+    \b
+        agentmemd token create my-app --namespace default
+        agentmemd proxy --listen 127.0.0.1:8788 --upstream https://api.anthropic.com
+        ANTHROPIC_BASE_URL=http://127.0.0.1:8788/t/amt_… python my_app.py
+    """
+    import uvicorn
+
+    from agentmemd.daemon.mcp.http import is_loopback, parse_listen
+    from agentmemd.daemon.proxy.app import ProxySettings, build_proxy_app
+
+    try:
+        host, port = parse_listen(listen)
+    except ValueError as exc:
+        _fail(f"--listen: {exc}", 2)
+    if not is_loopback(host) and not allow_remote:
+        _fail(f"--listen {listen}: {host} is not loopback; pass --allow-remote to listen there", 2)
+    settings = ProxySettings(
+        socket_path=Path(proxy_socket or ctx.obj.socket or default_socket()).expanduser(),
+        upstream=upstream,
+        openai_upstream=openai_upstream,
+        mode=mode,  # type: ignore[arg-type]
+        budget_tokens=budget_tokens,
+    )
+    click.echo(f"agentmemd proxy: http://{host}:{port} -> {upstream} ({mode})", err=True)
+    uvicorn.run(build_proxy_app(settings), host=host.strip("[]"), port=port, log_level="warning")
+
+
 # ---- access tokens ------------------------------------------------------------------------------
 
 
@@ -721,6 +790,20 @@ def bench_stalls(**options: Any) -> None:
         agentmemd bench stalls --only huge_edits
     """
     _run_bench("stalls", options)
+
+
+@bench.command("proxy")
+@click.option("--memories", type=int, default=2000, show_default=True, help="Memories in the store the packs draw on.")
+@click.option("--turns", type=int, default=120, show_default=True, help="Turns of the scripted session.")
+@click.option("--budget", type=int, default=2000, show_default=True, help="compact mode's context budget.")
+@click.option("--work-dir", type=click.Path(path_type=Path))
+def bench_proxy(**options: Any) -> None:
+    """Latency the proxy adds over direct calls, and tokens sent per turn (augment, compact, full).
+
+    \b
+        agentmemd bench proxy --turns 120
+    """
+    _run_bench("proxy", options)
 
 
 @bench.command("injection")

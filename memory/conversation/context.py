@@ -228,6 +228,7 @@ def build_context(
         if not positions:
             drift = "reinforce"  # too few turns for anchors: the reminder is the nearest repair
     newest_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
+    raw_newest = messages[newest_user]["content"] if newest_user is not None else ""
     note = reminder(persona_state) + "\n\n" if drift == "reinforce" and newest_user is not None else ""
     if note:
         messages[newest_user] = {"role": "user", "content": note + messages[newest_user]["content"]}
@@ -250,6 +251,12 @@ def build_context(
     if newest_user is not None and left > 20:
         pack = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix)
     tokens = system_tokens + sum(count_tokens(m["content"]) for m in messages)
+    # What was put in front of the newest user turn (reminder + pack), for a door that keeps the
+    # app's own messages and adds only this (the proxy's augment mode).
+    newest_prefix = ""
+    if newest_user is not None:
+        content = messages[newest_user]["content"]
+        newest_prefix = content[: len(content) - len(raw_newest)] if content.endswith(raw_newest) else ""
     wrapper = count_tokens("<persona-anchor></persona-anchor>") if anchors_as == "user" else 0
     persona_tokens = count_tokens(note) + (count_tokens(anchor_text) + wrapper) * len(positions)
     return {
@@ -272,4 +279,5 @@ def build_context(
         "pack_id": pack.pack_id if pack else None,
         "drift_action": drift,
         "anchors": positions if drift == "anchor" else [],
+        "injected": {"newest_user_prefix": newest_prefix, "anchor": anchor_text if positions else ""},
     }

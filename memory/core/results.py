@@ -147,6 +147,13 @@ class DriftState(Result):
     score_id: int | None
 
 
+class Injected(Result):
+    """What the daemon added to the turns, for a door that keeps an app's own messages."""
+
+    newest_user_prefix: str  # the reminder and the Memory Pack, put in front of the newest user turn
+    anchor: str  # the persona anchor text placed in the turns ("" when none)
+
+
 class ContextResult(Result):
     session: str
     namespace: str
@@ -160,6 +167,7 @@ class ContextResult(Result):
     drift_action: Literal["none", "reinforce", "anchor", "rebase"]
     anchors: list[int]
     drift: DriftState
+    injected: Injected
 
 
 class ObserveResult(Result):

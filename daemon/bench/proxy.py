@@ -1,0 +1,196 @@
+"""``agentmemd bench proxy``: what the memory proxy costs and saves (issue 14).
+
+A real daemon, a real `agentmemd proxy` process and a local upstream that answers at once, so
+what is measured is the proxy's own work:
+
+* ``latency``: the same scripted conversation sent straight to the upstream and through the
+  proxy (pack on), p50/p95 of each and the difference;
+* ``tokens``: the tokens the upstream received per turn over a long scripted session, through
+  the proxy in ``augment`` and ``compact`` mode, against the app's full history.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon
+from agentmemd.daemon.proxy.messages import message_text
+from agentmemd.memory.core.tokens import count_tokens
+
+TOPICS = ("hiking", "cooking", "python", "guitar", "garden", "travel", "chess", "running", "coffee", "books")
+REPLY = json.dumps(
+    {
+        "id": "msg_bench",
+        "type": "message",
+        "role": "assistant",
+        "model": "bench",
+        "content": [{"type": "text", "text": "Noted."}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+).encode()
+
+
+class _Upstream:
+    """Answers every POST at once with one short message; keeps each request body's token count."""
+
+    def __init__(self) -> None:
+        self.tokens: list[int] = []
+        upstream = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                system = body.get("system")
+                system_text = system if isinstance(system, str) else " ".join(b.get("text", "") for b in system or [])
+                upstream.tokens.append(
+                    count_tokens(system_text) + sum(count_tokens(message_text(m)) for m in body.get("messages", []))
+                )
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(REPLY)))
+                self.end_headers()
+                self.wfile.write(REPLY)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _proxy(sock: Path, upstream: str, root: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = _port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "proxy", "--socket", str(sock), "--listen",
+         f"127.0.0.1:{port}", "--upstream", upstream, *extra],
+        stdout=open(root / f"proxy-{port}.log", "ab"),
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return proc, f"http://127.0.0.1:{port}"
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError((root / f"proxy-{port}.log").read_text()) from None
+            time.sleep(0.1)
+
+
+def _conversation(turns: int) -> list[list[dict[str, str]]]:
+    """The request bodies' message lists of a scripted session: each turn adds a user message
+    (and the previous reply), as an app resends its whole history."""
+    history: list[dict[str, str]] = []
+    requests = []
+    for i in range(turns):
+        topic = TOPICS[i % len(TOPICS)]
+        history.append({"role": "user", "content": f"Turn {i}: today I spent an hour on {topic}, step {i * 3}."})
+        requests.append(list(history))
+        history.append({"role": "assistant", "content": "Noted."})
+    return requests
+
+
+def _send_all(http: httpx2.Client, base: str, requests: list, headers: dict[str, str]) -> list[float]:
+    times = []
+    for messages in requests:
+        body = {"model": "bench", "max_tokens": 16, "system": "You are a helpful app.", "messages": messages}
+        started = time.perf_counter()
+        response = http.post(f"{base}/v1/messages", json=body, headers=headers)
+        times.append((time.perf_counter() - started) * 1000)
+        response.raise_for_status()
+    return times
+
+
+def bench_proxy(args) -> dict[str, Any]:
+    root = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amdp", dir="/tmp"))
+    root.mkdir(parents=True, exist_ok=True)
+    upstream = _Upstream()
+    procs: list[subprocess.Popen] = []
+    try:
+        with bench_daemon(root / "daemon") as (client, _):
+            items = [
+                {"content": f"The user enjoys {TOPICS[i % 10]}; note {i} about it.", "type": "fact"}
+                for i in range(args.memories)
+            ]
+            for start in range(0, len(items), 500):
+                client.call("memory.add_many", {"items": items[start : start + 500]})
+            token = client.call("access.tokens.create", {"name": "bench", "namespaces": ["default"]})["secret"]
+            sock = root / "daemon" / "s.sock"
+            key = {"x-api-key": "bench-key", "anthropic-version": "2023-06-01"}
+            out: dict[str, Any] = {"memories": args.memories}
+            with httpx2.Client(timeout=120) as http:
+                script = _conversation(args.turns)
+                proc, base = _proxy(sock, upstream.url, root)
+                procs.append(proc)
+                _send_all(http, upstream.url, script[:3], key)  # warm both paths
+                _send_all(http, f"{base}/t/{token}", script[:3], {**key, "x-agentmemd-session": "warm"})
+                direct = _send_all(http, upstream.url, script, key)
+                upstream.tokens.clear()
+                proxied = _send_all(http, f"{base}/t/{token}", script, {**key, "x-agentmemd-session": "latency"})
+                augment_tokens = list(upstream.tokens)
+                out["latency"] = {
+                    "requests": len(script),
+                    "direct_p50_ms": _pct(direct, 50),
+                    "direct_p95_ms": _pct(direct, 95),
+                    "proxy_p50_ms": _pct(proxied, 50),
+                    "proxy_p95_ms": _pct(proxied, 95),
+                    "added_p50_ms": round(_pct(proxied, 50) - _pct(direct, 50), 1),
+                    "added_p95_ms": round(_pct(proxied, 95) - _pct(direct, 95), 1),
+                }
+                proc, compact_base = _proxy(sock, upstream.url, root, "--mode", "compact", "--budget", str(args.budget))
+                procs.append(proc)
+                upstream.tokens.clear()
+                _send_all(http, f"{compact_base}/t/{token}", script, {**key, "x-agentmemd-session": "compact"})
+                compact_tokens = list(upstream.tokens)
+            full = [sum(count_tokens(m["content"]) for m in messages) for messages in script]
+            out["tokens"] = {
+                "turns": len(script),
+                "compact_budget": args.budget,
+                "full_history_mean": round(sum(full) / len(full), 1),
+                "full_history_last": full[-1],
+                "augment_mean": round(sum(augment_tokens) / len(augment_tokens), 1),
+                "augment_last": augment_tokens[-1],
+                "compact_mean": round(sum(compact_tokens) / len(compact_tokens), 1),
+                "compact_last": compact_tokens[-1],
+            }
+            return out
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(30)
+        upstream.close()
+        if not args.work_dir:
+            shutil.rmtree(root, ignore_errors=True)

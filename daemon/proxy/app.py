@@ -1,0 +1,268 @@
+"""The memory proxy: an Anthropic Messages (and OpenAI chat completions) endpoint that adds
+agentmemd's memory, persona and drift repair to an app's calls, with zero code change.
+
+    agentmemd token create my-app --namespace default
+    agentmemd proxy --listen 127.0.0.1:8788 --upstream https://api.anthropic.com
+    ANTHROPIC_BASE_URL=http://127.0.0.1:8788/t/amt_… python my_app.py
+
+Built on Starlette (the listener, run by uvicorn) and httpx2 (the upstream client, the HTTP
+stack the Anthropic and MCP SDKs use): async end to end, so a streamed reply passes through
+chunk by chunk while the assistant's words are collected beside it.
+
+Per `POST /v1/messages`: the turns the daemon has not seen are appended (conversation service),
+`conversation.context` gives the stable prefix, the reminder + Memory Pack and any persona
+anchors, the request goes upstream with them, and the reply is appended as an assistant turn
+(so SyncScore scores it). Fail-open: if the daemon is down or errs, the request goes upstream
+unchanged and a warning is logged. The API key passes through and is never logged or stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import anyio
+import httpx2
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from agentmemd.daemon.proxy import messages as wire
+from agentmemd.daemon.proxy.stream import ReplyTextCollector
+from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError, call_once
+from agentmemd.memory.core.tokens import count_tokens
+
+log = logging.getLogger("agentmemd.proxy")
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "content-length", "host"}
+OURS = ("x-agentmemd-",)
+SESSION_HEADER, NAMESPACE_HEADER, TOKEN_HEADER = "x-agentmemd-session", "x-agentmemd-namespace", "x-agentmemd-token"
+
+
+@dataclass(frozen=True)
+class ProxySettings:
+    socket_path: Path
+    upstream: str = "https://api.anthropic.com"
+    openai_upstream: str = "https://api.openai.com"
+    mode: Literal["augment", "compact"] = "augment"
+    budget_tokens: int | None = None  # the context budget; None: the daemon's [conversation] default
+    timeout: float = 600.0
+    daemon_timeout: float = 30.0
+
+
+class Unauthorized(Exception):
+    pass
+
+
+class MemoryLink:
+    """The proxy's calls to the daemon (blocking; run in worker threads)."""
+
+    def __init__(self, settings: ProxySettings):
+        self.settings = settings
+
+    def scope(self, token: str) -> dict[str, Any]:
+        try:
+            with Client(self.settings.socket_path, timeout=self.settings.daemon_timeout, token=token) as client:
+                return client.scope or {}
+        except RpcCallError as exc:
+            raise Unauthorized(exc.message) from None
+        except (ConnectionError, TimeoutError) as exc:
+            raise DaemonUnavailable(str(exc)) from None
+
+    def prepare(self, token: str, session: str, namespace: str, turns: list[tuple[str, str]]) -> dict[str, Any]:
+        """Append the turns the daemon has not seen, then build the context for the newest."""
+        with Client(self.settings.socket_path, timeout=self.settings.daemon_timeout, token=token) as client:
+            try:
+                seen = client.call("conversation.status", {"session": session, "namespace": namespace})["turns"]
+            except RpcCallError as exc:
+                if exc.code != -32001:  # a new session is "not found"; anything else is the daemon's error
+                    raise
+                seen = 0
+            for role, text in turns[seen:]:
+                client.call(
+                    "conversation.append", {"session": session, "role": role, "content": text, "namespace": namespace}
+                )
+            params: dict[str, Any] = {"session": session, "namespace": namespace, "anchors_as": "user"}
+            if self.settings.budget_tokens:
+                params["budget_tokens"] = self.settings.budget_tokens
+            return client.call("conversation.context", params)
+
+    def remember(self, token: str, session: str, namespace: str, text: str) -> None:
+        params = {"session": session, "role": "assistant", "content": text, "namespace": namespace}
+        try:
+            call_once(self.settings.socket_path, "conversation.append", params, token=token, timeout=30)
+        except (RpcCallError, DaemonUnavailable) as exc:
+            log.warning("proxy: the reply was not recorded", extra={"session": session, "error": str(exc)})
+
+
+def _forward_headers(request: Request) -> dict[str, str]:
+    headers = {
+        k: v for k, v in request.headers.items() if k.lower() not in HOP_BY_HOP and not k.lower().startswith(OURS)
+    }
+    headers["accept-encoding"] = "identity"  # the bytes we read are the bytes the app gets
+    return headers
+
+
+def _reply_headers(response: httpx2.Response) -> dict[str, str]:
+    return {k: v for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP}
+
+
+class Proxy:
+    def __init__(self, settings: ProxySettings, http: httpx2.AsyncClient | None = None):
+        self.settings = settings
+        self.link = MemoryLink(settings)
+        self.http = http or httpx2.AsyncClient(timeout=httpx2.Timeout(settings.timeout, connect=30.0))
+
+    # ---- routing ---------------------------------------------------------------------------
+
+    def app(self) -> Starlette:
+        routes = [
+            Route("/t/{token}/v1/messages", self.messages, methods=["POST"]),
+            Route("/v1/messages", self.messages, methods=["POST"]),
+            Route("/t/{token}/v1/chat/completions", self.chat_completions, methods=["POST"]),
+            Route("/v1/chat/completions", self.chat_completions, methods=["POST"]),
+            Route("/t/{token}/{rest:path}", self.passthrough, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+            Route("/{rest:path}", self.passthrough, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
+        ]
+
+        @contextlib.asynccontextmanager
+        async def lifespan(app):
+            try:
+                yield
+            finally:
+                await self.http.aclose()
+
+        return Starlette(routes=routes, lifespan=lifespan)
+
+    def _upstream_url(self, request: Request, api: str) -> str:
+        path = request.url.path
+        token = request.path_params.get("token")
+        if token:
+            path = path[len(f"/t/{token}") :]
+        base = (self.settings.openai_upstream if api == "openai" else self.settings.upstream).rstrip("/")
+        if api == "openai" and base.endswith("/v1") and path.startswith("/v1/"):
+            path = path[3:]  # an OpenAI-compatible base URL that already ends in /v1
+        query = f"?{request.url.query}" if request.url.query else ""
+        return f"{base}{path}{query}"
+
+    @staticmethod
+    def _token(request: Request) -> str | None:
+        return request.path_params.get("token") or request.headers.get(TOKEN_HEADER)
+
+    # ---- the two memory endpoints ------------------------------------------------------------
+
+    async def messages(self, request: Request) -> Response:
+        return await self._with_memory(request, "anthropic")
+
+    async def chat_completions(self, request: Request) -> Response:
+        return await self._with_memory(request, "openai")
+
+    async def _with_memory(self, request: Request, api: str) -> Response:
+        raw = await request.body()
+        url = self._upstream_url(request, api)
+        token = self._token(request)
+        if not token:
+            return _unauthorized(
+                api, "no agentmemd token: use base URL http://HOST:PORT/t/<token> or send x-agentmemd-token"
+            )
+        try:
+            scope = await anyio.to_thread.run_sync(self.link.scope, token)
+        except Unauthorized as exc:
+            return _unauthorized(api, exc.args[0])
+        except DaemonUnavailable as exc:
+            log.warning("proxy: daemon unreachable; passing the request through unchanged", extra={"error": str(exc)})
+            return await self._send(request, url, raw, api, None)
+        try:
+            body = json.loads(raw)
+            history = wire.history_messages(body, api)
+            system_text = wire.anthropic_system_text(body) if api == "anthropic" else wire.openai_system_text(body)
+            namespace = request.headers.get(NAMESPACE_HEADER) or scope.get("default_namespace") or "default"
+            session = request.headers.get(SESSION_HEADER) or wire.default_session(
+                f"{namespace}\0{system_text}", history
+            )
+            context = await anyio.to_thread.run_sync(self.link.prepare, token, session, namespace, wire.turns(history))
+            keep = None
+            if self.settings.mode == "compact":
+                full = sum(count_tokens(wire.message_text(m)) for m in history)
+                if full > context["budget_tokens"]:
+                    keep = len(context["messages"])
+            augment = wire.augment_anthropic if api == "anthropic" else wire.augment_openai
+            upstream_body = json.dumps(augment(body, context, keep), ensure_ascii=False).encode("utf-8")
+        except Exception as exc:  # fail-open: the app never sees an error the upstream would not give
+            log.warning(
+                "proxy: memory step failed; passing the request through unchanged",
+                extra={"error": f"{type(exc).__name__}: {exc}"},
+            )
+            return await self._send(request, url, raw, api, None)
+        return await self._send(request, url, upstream_body, api, (token, session, namespace))
+
+    async def passthrough(self, request: Request) -> Response:
+        api = "openai" if "/chat/" in request.url.path or "/completions" in request.url.path else "anthropic"
+        return await self._send(request, self._upstream_url(request, api), await request.body(), api, None)
+
+    # ---- upstream -------------------------------------------------------------------------------
+
+    async def _send(self, request: Request, url: str, body: bytes, api: str, remember) -> Response:
+        upstream_request = self.http.build_request(request.method, url, content=body, headers=_forward_headers(request))
+        try:
+            response = await self.http.send(upstream_request, stream=True)
+        except httpx2.HTTPError as exc:
+            log.warning("proxy: upstream unreachable", extra={"url": url, "error": type(exc).__name__})
+            return JSONResponse(
+                {
+                    "type": "error",
+                    "error": {"type": "api_error", "message": f"upstream unreachable: {type(exc).__name__}"},
+                },
+                status_code=502,
+            )
+        headers = _reply_headers(response)
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            collector = ReplyTextCollector(api)
+
+            async def chunks():
+                try:
+                    async for chunk in response.aiter_raw():
+                        collector.feed(chunk)
+                        yield chunk
+                finally:
+                    await response.aclose()
+
+            def record() -> None:
+                if remember and response.status_code == 200 and collector.text:
+                    self.link.remember(*remember, collector.text)
+
+            return StreamingResponse(
+                chunks(),
+                status_code=response.status_code,
+                headers=headers,
+                background=BackgroundTask(anyio.to_thread.run_sync, record),
+            )
+        content = await response.aread()
+        await response.aclose()
+        task = None
+        if remember and response.status_code == 200:
+            try:
+                parsed = json.loads(content)
+                text = wire.anthropic_reply_text(parsed) if api == "anthropic" else wire.openai_reply_text(parsed)
+            except (ValueError, AttributeError):
+                text = ""
+            if text:
+                task = BackgroundTask(anyio.to_thread.run_sync, lambda: self.link.remember(*remember, text))
+        return Response(content, status_code=response.status_code, headers=headers, background=task)
+
+
+def _unauthorized(api: str, message: str) -> Response:
+    if api == "openai":
+        body = {"error": {"message": message, "type": "invalid_request_error", "code": "agentmemd_token"}}
+    else:
+        body = {"type": "error", "error": {"type": "authentication_error", "message": message}}
+    return JSONResponse(body, status_code=401)
+
+
+def build_proxy_app(settings: ProxySettings) -> Starlette:
+    return Proxy(settings).app()
