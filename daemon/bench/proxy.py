@@ -58,6 +58,11 @@ class _Upstream:
             def log_message(self, *args):
                 pass
 
+            def setup(self):
+                super().setup()
+                # Headers and body go in two writes: without this, Nagle + delayed ACK add ~40 ms.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
                 system = body.get("system")
@@ -117,9 +122,21 @@ def _conversation(turns: int) -> list[list[dict[str, str]]]:
     requests = []
     for i in range(turns):
         topic = TOPICS[i % len(TOPICS)]
-        history.append({"role": "user", "content": f"Turn {i}: today I spent an hour on {topic}, step {i * 3}."})
+        history.append(
+            {
+                "role": "user",
+                "content": f"Turn {i}: today I spent an hour on {topic}, step {i * 3}. It went better than last "
+                f"time, and I want to keep a note of what worked and what to try next with {topic}.",
+            }
+        )
         requests.append(list(history))
-        history.append({"role": "assistant", "content": "Noted."})
+        history.append(
+            {
+                "role": "assistant",
+                "content": f"Good to hear the {topic} went well. Keep the step {i * 3} routine, note what "
+                "felt hard, and next time try one small change so you can tell what helped.",
+            }
+        )
     return requests
 
 

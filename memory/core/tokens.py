@@ -34,6 +34,22 @@ def _tokenizer() -> Tokenizer:
 def count_tokens(text: str) -> int:
     if not text:
         return 0
+    if len(text) > CACHED_TEXT_CHARS:
+        return _count(text)
+    return _count_cached(text)
+
+
+# A context build counts the same turns, observations and pack lines on every call (4,100 counts,
+# 35 ms of a 41 ms conversation.context at 200 turns): short texts are counted once.
+CACHED_TEXT_CHARS = 8192
+
+
+@lru_cache(maxsize=32_768)
+def _count_cached(text: str) -> int:
+    return _count(text)
+
+
+def _count(text: str) -> int:
     return len(_tokenizer().encode(text, add_special_tokens=False).ids)
 
 
