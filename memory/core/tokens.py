@@ -35,17 +35,23 @@ def count_tokens(text: str) -> int:
     if not text:
         return 0
     if len(text) > CACHED_TEXT_CHARS:
-        return _count(text)
+        return _count_long(text)
     return _count_cached(text)
 
 
 # A context build counts the same turns, observations and pack lines on every call (4,100 counts,
-# 35 ms of a 41 ms conversation.context at 200 turns): short texts are counted once.
+# 35 ms of a 41 ms conversation.context at 200 turns): short texts are counted once. Long ones
+# (a system prefix, a turn carrying its pack, each counted twice per build) get a few slots.
 CACHED_TEXT_CHARS = 8192
 
 
 @lru_cache(maxsize=32_768)
 def _count_cached(text: str) -> int:
+    return _count(text)
+
+
+@lru_cache(maxsize=64)
+def _count_long(text: str) -> int:
     return _count(text)
 
 
