@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import anthropic
+import httpx2
 import openai
 import pytest
 from conftest import free_port, start_listener, wait_for
@@ -207,3 +208,18 @@ def test_compact_mode_sends_fewer_tokens_than_the_apps_history(spawn, short_tmp)
     assert sizes["compact"][0]["role"] == "user"
     assert (last if isinstance(last, str) else last[-1]["text"]) == history[-1]["content"]
     assert len(json.dumps(sizes["compact"])) < len(json.dumps(history)) / 2
+
+
+def test_a_reply_is_recorded_once_even_when_the_next_request_comes_at_once_on_a_new_connection(world):
+    """The next request carries the reply in its history; it must not find the reply missing and
+    append it again (each request here goes on a fresh connection, right after the last reply)."""
+    d, fake, token, port, _ = world
+    history: list[dict] = []
+    headers = {"x-api-key": KEY, "anthropic-version": "2023-06-01", "x-agentmemd-session": "quick"}
+    for i in range(12):
+        history.append({"role": "user", "content": f"Question {i} about coffee?"})
+        fake.replies.append(message(f"Answer {i}."))
+        body = {"model": "m", "max_tokens": 10, "messages": history}
+        reply = httpx2.post(f"http://127.0.0.1:{port}/t/{token}/v1/messages", json=body, headers=headers, timeout=60)
+        history.append({"role": "assistant", "content": reply.json()["content"][0]["text"]})
+    assert _turns(d, "quick") == len(history)

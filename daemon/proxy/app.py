@@ -28,7 +28,6 @@ from typing import Any, Literal
 import anyio
 import httpx2
 from starlette.applications import Starlette
-from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -221,6 +220,9 @@ class Proxy:
                 status_code=502,
             )
         headers = _reply_headers(response)
+        recording = remember is not None and response.status_code == 200
+        # The reply is recorded before the app has the whole response: its next request, which
+        # carries the reply in its history, must not find it missing and append it a second time.
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             collector = ReplyTextCollector(api)
 
@@ -231,29 +233,21 @@ class Proxy:
                         yield chunk
                 finally:
                     await response.aclose()
+                    if recording and collector.text:
+                        await anyio.to_thread.run_sync(self.link.remember, *remember, collector.text)
 
-            def record() -> None:
-                if remember and response.status_code == 200 and collector.text:
-                    self.link.remember(*remember, collector.text)
-
-            return StreamingResponse(
-                chunks(),
-                status_code=response.status_code,
-                headers=headers,
-                background=BackgroundTask(anyio.to_thread.run_sync, record),
-            )
+            return StreamingResponse(chunks(), status_code=response.status_code, headers=headers)
         content = await response.aread()
         await response.aclose()
-        task = None
-        if remember and response.status_code == 200:
+        if recording:
             try:
                 parsed = json.loads(content)
                 text = wire.anthropic_reply_text(parsed) if api == "anthropic" else wire.openai_reply_text(parsed)
             except (ValueError, AttributeError):
                 text = ""
             if text:
-                task = BackgroundTask(anyio.to_thread.run_sync, lambda: self.link.remember(*remember, text))
-        return Response(content, status_code=response.status_code, headers=headers, background=task)
+                await anyio.to_thread.run_sync(self.link.remember, *remember, text)
+        return Response(content, status_code=response.status_code, headers=headers)
 
 
 def _unauthorized(api: str, message: str) -> Response:
