@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -108,31 +107,6 @@ class DaemonProcess:
         self.terminate(signal.SIGKILL)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_listener(args: list[str], port: int, log: Path, timeout: float = 60.0) -> subprocess.Popen:
-    """`python -m agentmemd.daemon.cli ARGS` (a door that listens on ``port``), once it accepts."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentmemd.daemon.cli", *args], stdout=open(log, "ab"), stderr=subprocess.STDOUT, env=env
-    )
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return proc
-        except OSError:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{args[0]} exited with {proc.returncode}:\n{log.read_text()}") from None
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(f"{args[0]} did not listen on {port}:\n{log.read_text()}")
-
-
 def wait_for(predicate, timeout: float = 30.0, step: float = 0.05):
     """The one wait helper: poll until ``predicate()`` is truthy and return it, or fail after ``timeout`` s."""
     deadline = time.monotonic() + timeout
@@ -230,7 +204,9 @@ def locomo():
 
 from agentmemd.daemon.bench.benchmarks import (  # noqa: E402,F401  (one loader, shared with the bench)
     evidence_ids,
+    free_port,
     locomo_date,
     locomo_turns,
+    start_listener,
     turn_contexts,
 )

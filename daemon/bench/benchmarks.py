@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -115,6 +116,31 @@ def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[
         log.close()
         if not work_dir:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_listener(args: list[str], port: int, log: Path, timeout: float = 60.0) -> subprocess.Popen:
+    """`python -m agentmemd.daemon.cli ARGS` (a door that listens on ``port``), once it accepts."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentmemd.daemon.cli", *args], stdout=open(log, "ab"), stderr=subprocess.STDOUT, env=env
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return proc
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{args[0]} exited with {proc.returncode}:\n{log.read_text()}") from None
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{args[0]} did not listen on {port}:\n{log.read_text()}")
 
 
 def proc_status_mb(pid: int, key: str) -> float | None:

@@ -12,11 +12,9 @@ what is measured is the proxy's own work:
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,7 +24,7 @@ from typing import Any
 
 import httpx2
 
-from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon
+from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon, free_port, start_listener
 from agentmemd.daemon.proxy.messages import message_text
 from agentmemd.memory.core.tokens import count_tokens
 
@@ -89,30 +87,10 @@ class _Upstream:
         self.server.server_close()
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _proxy(sock: Path, upstream: str, root: Path, *extra: str) -> tuple[subprocess.Popen, str]:
-    port = _port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentmemd.daemon.cli", "proxy", "--socket", str(sock), "--listen",
-         f"127.0.0.1:{port}", "--upstream", upstream, *extra],
-        stdout=open(root / f"proxy-{port}.log", "ab"),
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return proc, f"http://127.0.0.1:{port}"
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((root / f"proxy-{port}.log").read_text()) from None
-            time.sleep(0.1)
+    port = free_port()
+    args = ["proxy", "--socket", str(sock), "--listen", f"127.0.0.1:{port}", "--upstream", upstream, *extra]
+    return start_listener(args, port, root / f"proxy-{port}.log"), f"http://127.0.0.1:{port}"
 
 
 def _conversation(turns: int) -> list[list[dict[str, str]]]:

@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agentmemd.daemon.mcp.server import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
@@ -60,8 +61,7 @@ class BearerTokenCheck:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        value = headers.get("authorization", "")
-        token = value[7:].strip() if value[:7].lower() == "bearer " else ""
+        token = bearer_token(headers.get("authorization"))
         if not token:
             await _answer(
                 send,

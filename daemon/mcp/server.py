@@ -65,15 +65,21 @@ def _params(**values: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
+def bearer_token(authorization: str | None) -> str | None:
+    """The token of an `Authorization: Bearer …` header value; None for anything else."""
+    if not authorization or authorization[:7].lower() != "bearer ":
+        return None
+    return authorization[7:].strip() or None
+
+
 def _bearer(ctx: Context | None) -> str | None:
-    """The HTTP caller's token (``Authorization: Bearer …``); None over stdio."""
+    """The HTTP caller's token; None over stdio."""
     headers = ctx.headers if ctx is not None else None
-    if not headers:
-        return None
-    value = headers.get("authorization", "")
-    if value[:7].lower() != "bearer ":
-        return None
-    return value[7:].strip() or None
+    return bearer_token(headers.get("authorization")) if headers else None
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 class DaemonDoor:
@@ -261,9 +267,6 @@ def _conversation_tools(server: MCPServer, door: DaemonDoor) -> None:
 
 
 def _resources_and_prompt(server: MCPServer, door: DaemonDoor) -> None:
-    def _json(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, indent=2)
-
     @server.resource("agentmemd://persona/{namespace}", name="persona-of", mime_type="application/json")
     def persona_of(namespace: str, ctx: Context) -> str:
         """The PersonaState of one namespace."""
@@ -288,9 +291,6 @@ def _resources_and_prompt(server: MCPServer, door: DaemonDoor) -> None:
 
 def _static_resources(server: MCPServer, door: DaemonDoor) -> None:
     """Fixed URIs, for one identity per process (stdio): the SDK gives them no request context."""
-
-    def _json(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=False, indent=2)
 
     @server.resource("agentmemd://persona", name="persona", mime_type="application/json")
     def persona_resource() -> str:

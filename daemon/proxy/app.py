@@ -23,7 +23,7 @@ import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import anyio
 import httpx2
@@ -58,24 +58,30 @@ class Unauthorized(Exception):
     pass
 
 
+# Where a request belongs: its session, its namespace, and its turns as (role, text).
+Placement = tuple[str, str, list[tuple[str, str]]]
+
+
 class MemoryLink:
     """The proxy's calls to the daemon (blocking; run in worker threads)."""
 
     def __init__(self, settings: ProxySettings):
         self.settings = settings
 
-    def scope(self, token: str) -> dict[str, Any]:
+    def prepare(self, token: str, place: Callable[[dict[str, Any]], Placement]) -> tuple[dict[str, Any], Placement]:
+        """On one connection: authenticate the token, ``place`` the request (its session,
+        namespace and turns, given the token's scope), append the turns the daemon has not
+        seen, and build the context for the newest. Unauthorized: the token was refused;
+        DaemonUnavailable: no daemon to ask."""
         try:
-            with Client(self.settings.socket_path, timeout=self.settings.daemon_timeout, token=token) as client:
-                return client.scope or {}
+            client = Client(self.settings.socket_path, timeout=self.settings.daemon_timeout, token=token)
         except RpcCallError as exc:
             raise Unauthorized(exc.message) from None
         except (ConnectionError, TimeoutError) as exc:
             raise DaemonUnavailable(str(exc)) from None
-
-    def prepare(self, token: str, session: str, namespace: str, turns: list[tuple[str, str]]) -> dict[str, Any]:
-        """Append the turns the daemon has not seen, then build the context for the newest."""
-        with Client(self.settings.socket_path, timeout=self.settings.daemon_timeout, token=token) as client:
+        with client:
+            placement = place(client.scope or {})
+            session, namespace, turns = placement
             try:
                 seen = client.call("conversation.status", {"session": session, "namespace": namespace})["turns"]
             except RpcCallError as exc:
@@ -89,7 +95,7 @@ class MemoryLink:
             params: dict[str, Any] = {"session": session, "namespace": namespace, "anchors_as": "user"}
             if self.settings.budget_tokens:
                 params["budget_tokens"] = self.settings.budget_tokens
-            return client.call("conversation.context", params)
+            return client.call("conversation.context", params), placement
 
     def remember(self, token: str, session: str, namespace: str, text: str) -> None:
         params = {"session": session, "role": "assistant", "content": text, "namespace": namespace}
@@ -170,21 +176,23 @@ class Proxy:
                 api, "no agentmemd token: use base URL http://HOST:PORT/t/<token> or send x-agentmemd-token"
             )
         try:
-            scope = await anyio.to_thread.run_sync(self.link.scope, token)
-        except Unauthorized as exc:
-            return _unauthorized(api, exc.args[0])
-        except DaemonUnavailable as exc:
-            log.warning("proxy: daemon unreachable; passing the request through unchanged", extra={"error": str(exc)})
-            return await self._send(request, url, raw, api, None)
-        try:
-            body = json.loads(raw)
+            body: Any = json.loads(raw)
             history = wire.history_messages(body, api)
+        except Exception:  # not a request we understand: it still goes upstream once the token checks out
+            body = history = None
+
+        def place(scope: dict[str, Any]) -> Placement:
+            if history is None:
+                raise ValueError("the request body is not a Messages request")
             system_text = wire.anthropic_system_text(body) if api == "anthropic" else wire.openai_system_text(body)
             namespace = request.headers.get(NAMESPACE_HEADER) or scope.get("default_namespace") or "default"
             session = request.headers.get(SESSION_HEADER) or wire.default_session(
                 f"{namespace}\0{system_text}", history
             )
-            context = await anyio.to_thread.run_sync(self.link.prepare, token, session, namespace, wire.turns(history))
+            return session, namespace, wire.turns(history)
+
+        try:
+            context, (session, namespace, _) = await anyio.to_thread.run_sync(self.link.prepare, token, place)
             keep = None
             if self.settings.mode == "compact":
                 full = sum(count_tokens(wire.message_text(m)) for m in history)
@@ -192,6 +200,11 @@ class Proxy:
                     keep = len(context["messages"])
             augment = wire.augment_anthropic if api == "anthropic" else wire.augment_openai
             upstream_body = json.dumps(augment(body, context, keep), ensure_ascii=False).encode("utf-8")
+        except Unauthorized as exc:
+            return _unauthorized(api, exc.args[0])
+        except DaemonUnavailable as exc:
+            log.warning("proxy: daemon unreachable; passing the request through unchanged", extra={"error": str(exc)})
+            return await self._send(request, url, raw, api, None)
         except Exception as exc:  # fail-open: the app never sees an error the upstream would not give
             log.warning(
                 "proxy: memory step failed; passing the request through unchanged",

@@ -28,7 +28,9 @@ def _non_blank(value: str) -> str:
 
 
 Content = Annotated[str, Field(min_length=1, max_length=100_000), AfterValidator(_utf8), AfterValidator(_non_blank)]
-Namespace = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]
+# A name people choose for a namespace or an access token: 1-64 characters, safe in a URL and a log.
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$"
+Namespace = Annotated[str, Field(pattern=NAME_PATTERN)]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_utf8)]
 SQLITE_MAX_INT = 2**63 - 1
 
@@ -342,7 +344,7 @@ class WorkspaceReadParams(Params):
 
 # ---- access (memory/services/access.py) -----------------------------------------------
 
-TokenName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")]
+TokenName = Annotated[str, Field(pattern=NAME_PATTERN)]
 
 
 class AuthParams(Params):
