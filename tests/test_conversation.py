@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -388,3 +389,27 @@ def test_invariants_on_a_small_conversation_the_prefix_is_stable_and_fits(in_pro
         d.call("conversation.context", {"namespace": "c", "session": "c", "budget_tokens": 2000})["prefix_hash"]
         == first["prefix_hash"]
     )
+
+
+def test_sync_stores_each_turn_of_an_app_history_once_even_when_two_doors_send_it_at_once(in_process):
+    d = in_process(fake_embedder=True)
+    history = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i} about tea"} for i in range(12)]
+    first = d.call("conversation.sync", {"session": "app", "turns": history[:5]})
+    assert (first["appended"], first["turns"]) == (5, 5)
+    again = d.call("conversation.sync", {"session": "app", "turns": history[:5]})  # nothing new
+    assert (again["appended"], again["turns"]) == (0, 5)
+    tail = d.call("conversation.sync", {"session": "app", "turns": history[3:7], "offset": 3})  # overlaps
+    assert (tail["appended"], tail["turns"]) == (2, 7)
+    with pytest.raises(RpcCallError) as gap:  # starts past the session's end: says where it ends
+        d.call("conversation.sync", {"session": "app", "turns": history[9:], "offset": 9})
+    assert gap.value.code == -32002 and gap.value.data["turns"] == 7
+    with pytest.raises(RpcCallError) as taken:
+        d.call("conversation.sync", {"session": "app", "turns": [], "namespace": "other"})
+    assert taken.value.code == -32002
+    # Two doors with the same history at once (a status, then appends, would store it twice).
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda _: d.connect().call("conversation.sync", {"session": "app", "turns": history}), range(4)))
+    turns = d.call("conversation.status", {"session": "app"})["turns"]
+    assert turns == 12
+    context = d.call("conversation.context", {"session": "app"})
+    assert [m["content"] for m in context["messages"]][-1].endswith("turn 11 about tea")

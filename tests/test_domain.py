@@ -3,6 +3,8 @@ plain functions, and consolidation's reconcile over an in-process engine with a 
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -144,3 +146,20 @@ def test_every_method_is_a_params_model_a_service_call_and_a_result_model(in_pro
     d.dispatcher.methods = methods
     reply = d.send_raw(b'{"jsonrpc": "2.0", "id": 1, "method": "stats"}')
     assert reply["error"]["code"] == -32603 and "does not match its model" in reply["error"]["message"]
+
+
+# Texts that are hard on a WordPiece tokenizer: accents and a lone combining mark, CJK, emoji,
+# punctuation runs, a control character, a zero-width space and a word too long for the vocabulary.
+_TRICKY = ["café", "\u0301x", "東京", "🙂👍", "?!...", "a\x1cb", "zero\u200bwidth", "x" * 120, "don't", "U.S.A."]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_tokens_of_texts_joined_at_whitespace_are_the_sum_of_theirs(seed):
+    rng = random.Random(seed)
+    words = ["memory", "pack", "the", "user's", "-", "[fact", "|", "2024-01-01", "id=m1]", *_TRICKY]
+    seams = [" ", "\n", "\t", "\r\n", "\n\n"]
+    for _ in range(200):
+        parts = []
+        for _ in range(rng.randint(1, 8)):
+            parts.append(" ".join(rng.choices(words, k=rng.randint(0, 5))) + rng.choice(seams))
+        assert sum(count_tokens(p) for p in parts) == count_tokens("".join(parts)), parts

@@ -13,6 +13,8 @@ import pytest
 from conftest import free_port, start_listener, wait_for
 from fake_anthropic import FakeAnthropic, chat_completion, chat_stream, message, message_stream
 
+from agentmemd.daemon.proxy.app import MemoryLink, ProxySettings
+
 KEY = "sk-ant-test-never-logged-4242"
 
 
@@ -223,3 +225,24 @@ def test_a_reply_is_recorded_once_even_when_the_next_request_comes_at_once_on_a_
         reply = httpx2.post(f"http://127.0.0.1:{port}/t/{token}/v1/messages", json=body, headers=headers, timeout=60)
         history.append({"role": "assistant", "content": reply.json()["content"][0]["text"]})
     assert _turns(d, "quick") == len(history)
+
+
+def test_the_proxy_sends_only_new_turns_and_recovers_when_it_thought_the_session_longer(spawn):
+    d = spawn()
+    token = d.call("access.tokens.create", {"name": "link", "namespaces": ["default"]})["secret"]
+    # Twelve turns of 90,000 characters: over the daemon's 1 MiB line, so they go in several requests.
+    history = [("user" if i % 2 == 0 else "assistant", f"turn {i} " + "tea " * 22_500) for i in range(12)]
+
+    def place(turns):
+        return lambda scope: ("long-chat", "default", turns)
+
+    link = MemoryLink(ProxySettings(socket_path=d.socket))
+    link.prepare(token, place(history))
+    assert _turns(d, "long-chat") == 12
+    fresh_proxy = MemoryLink(ProxySettings(socket_path=d.socket))  # knows nothing: sends all, stores none twice
+    fresh_proxy.prepare(token, place(history + [("user", "and one more")]))
+    assert _turns(d, "long-chat") == 13
+    link._synced[("default", "long-chat")] = 40  # it believes the session longer than it is
+    link.prepare(token, place(history + [("user", "and one more"), ("assistant", "sure"), ("user", "thanks")]))
+    assert _turns(d, "long-chat") == 15
+    assert link._synced[("default", "long-chat")] == 15

@@ -4,7 +4,9 @@ A real daemon, a real `agentmemd proxy` process and a local upstream that answer
 what is measured is the proxy's own work:
 
 * ``latency``: the same scripted conversation sent straight to the upstream and through the
-  proxy (pack on), p50/p95 of each and the difference;
+  proxy (pack on), p50/p95 of each and the difference: back to back, as an agent's tool loop
+  calls, so the daemon's background work for the previous reply (its SyncScore) is still
+  running; and with a 2 s pause before each call, as a person types, so it is done;
 * ``tokens``: the tokens the upstream received per turn over a long scripted session, through
   the proxy in ``augment`` and ``compact`` mode, against the app's full history.
 """
@@ -35,7 +37,14 @@ REPLY = json.dumps(
         "type": "message",
         "role": "assistant",
         "model": "bench",
-        "content": [{"type": "text", "text": "Noted."}],
+        # A reply with claims, as a model's are: the SyncScore judge checks them against the pack.
+        "content": [
+            {
+                "type": "text",
+                "text": "Good to hear it went well. Keep the routine that worked for you, "
+                "note what felt hard, and next time try one small change so you can tell what helped.",
+            }
+        ],
         "stop_reason": "end_turn",
         "stop_sequence": None,
         "usage": {"input_tokens": 1, "output_tokens": 1},
@@ -118,15 +127,33 @@ def _conversation(turns: int) -> list[list[dict[str, str]]]:
     return requests
 
 
-def _send_all(http: httpx2.Client, base: str, requests: list, headers: dict[str, str]) -> list[float]:
+def _send_all(
+    http: httpx2.Client, base: str, requests: list, headers: dict[str, str], pause: float = 0.0
+) -> list[float]:
     times = []
     for messages in requests:
+        time.sleep(pause)
         body = {"model": "bench", "max_tokens": 16, "system": "You are a helpful app.", "messages": messages}
         started = time.perf_counter()
         response = http.post(f"{base}/v1/messages", json=body, headers=headers)
         times.append((time.perf_counter() - started) * 1000)
         response.raise_for_status()
     return times
+
+
+PAUSE_SECONDS = 2.0  # between the paced calls, as a person types: the previous reply's SyncScore is done
+
+
+def _added(direct: list[float], proxied: list[float]) -> dict[str, Any]:
+    return {
+        "requests": len(proxied),
+        "direct_p50_ms": _pct(direct, 50),
+        "direct_p95_ms": _pct(direct, 95),
+        "proxy_p50_ms": _pct(proxied, 50),
+        "proxy_p95_ms": _pct(proxied, 95),
+        "added_p50_ms": round(_pct(proxied, 50) - _pct(direct, 50), 1),
+        "added_p95_ms": round(_pct(proxied, 95) - _pct(direct, 95), 1),
+    }
 
 
 def bench_proxy(args) -> dict[str, Any]:
@@ -156,14 +183,13 @@ def bench_proxy(args) -> dict[str, Any]:
                 upstream.tokens.clear()
                 proxied = _send_all(http, f"{base}/t/{token}", script, {**key, "x-agentmemd-session": "latency"})
                 augment_tokens = list(upstream.tokens)
-                out["latency"] = {
-                    "requests": len(script),
-                    "direct_p50_ms": _pct(direct, 50),
-                    "direct_p95_ms": _pct(direct, 95),
-                    "proxy_p50_ms": _pct(proxied, 50),
-                    "proxy_p95_ms": _pct(proxied, 95),
-                    "added_p50_ms": round(_pct(proxied, 50) - _pct(direct, 50), 1),
-                    "added_p95_ms": round(_pct(proxied, 95) - _pct(direct, 95), 1),
+                out["latency"] = _added(direct, proxied)
+                paced = script[: args.paced_turns]
+                direct = _send_all(http, upstream.url, paced, key, PAUSE_SECONDS)
+                headers = {**key, "x-agentmemd-session": "paced"}
+                out["latency_paced"] = {
+                    "pause_ms": PAUSE_SECONDS * 1000,
+                    **_added(direct, _send_all(http, f"{base}/t/{token}", paced, headers, PAUSE_SECONDS)),
                 }
                 proc, compact_base = _proxy(sock, upstream.url, root, "--mode", "compact", "--budget", str(args.budget))
                 procs.append(proc)

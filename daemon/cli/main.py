@@ -365,6 +365,25 @@ def append(session: str, role: str, content: str, namespace: str | None, speaker
 
 @cli.command()
 @click.argument("session")
+@click.argument("history", type=click.File("r", encoding="utf-8"))
+@click.option("--offset", type=int, default=0, show_default=True, help="The history's first turn is turn N.")
+@NAMESPACE
+def sync(session: str, history, offset: int, namespace: str | None) -> None:
+    """Store the turns of an app's history (a JSON list of {role, content}, oldest first; - for
+    stdin) that the session has not stored yet.
+
+    \b
+        echo '[{"role": "user", "content": "hi"}]' | agentmemd sync chat-1 -
+    """
+    try:
+        turns = json.load(history)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc}", param_hint="HISTORY") from None
+    _call("conversation.sync", _params(session=session, turns=turns, offset=offset, namespace=namespace))
+
+
+@cli.command()
+@click.argument("session")
 @click.option("--budget", "budget_tokens", type=int)
 @click.option(
     "--anchors-as",
@@ -795,6 +814,9 @@ def bench_stalls(**options: Any) -> None:
 @bench.command("proxy")
 @click.option("--memories", type=int, default=2000, show_default=True, help="Memories in the store the packs draw on.")
 @click.option("--turns", type=int, default=120, show_default=True, help="Turns of the scripted session.")
+@click.option(
+    "--paced-turns", type=int, default=20, show_default=True, help="Turns sent again with a 2 s pause before each."
+)
 @click.option("--budget", type=int, default=2000, show_default=True, help="compact mode's context budget.")
 @click.option("--work-dir", type=click.Path(path_type=Path))
 def bench_proxy(**options: Any) -> None:

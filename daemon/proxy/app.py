@@ -21,9 +21,11 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterator, Literal
 
 import anyio
 import httpx2
@@ -35,6 +37,7 @@ from starlette.routing import Route
 from agentmemd.daemon.proxy import messages as wire
 from agentmemd.daemon.proxy.stream import ReplyTextCollector
 from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError, call_once
+from agentmemd.daemon.socket.rpc import CONFLICT
 from agentmemd.memory.core.tokens import count_tokens
 
 log = logging.getLogger("agentmemd.proxy")
@@ -67,10 +70,13 @@ class MemoryLink:
 
     def __init__(self, settings: ProxySettings):
         self.settings = settings
+        # How many turns each session had stored at the last sync: the next sends only the rest.
+        self._synced: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._synced_lock = threading.Lock()
 
     def prepare(self, token: str, place: Callable[[dict[str, Any]], Placement]) -> tuple[dict[str, Any], Placement]:
         """On one connection: authenticate the token, ``place`` the request (its session,
-        namespace and turns, given the token's scope), append the turns the daemon has not
+        namespace and turns, given the token's scope), store the turns the daemon has not
         seen, and build the context for the newest. Unauthorized: the token was refused;
         DaemonUnavailable: no daemon to ask."""
         try:
@@ -82,20 +88,34 @@ class MemoryLink:
         with client:
             placement = place(client.scope or {})
             session, namespace, turns = placement
-            try:
-                seen = client.call("conversation.status", {"session": session, "namespace": namespace})["turns"]
-            except RpcCallError as exc:
-                if exc.code != -32001:  # a new session is "not found"; anything else is the daemon's error
-                    raise
-                seen = 0
-            for role, text in turns[seen:]:
-                client.call(
-                    "conversation.append", {"session": session, "role": role, "content": text, "namespace": namespace}
-                )
+            self._sync(client, session, namespace, turns)
             params: dict[str, Any] = {"session": session, "namespace": namespace, "anchors_as": "user"}
             if self.settings.budget_tokens:
                 params["budget_tokens"] = self.settings.budget_tokens
             return client.call("conversation.context", params), placement
+
+    def _sync(self, client: Client, session: str, namespace: str, turns: list[tuple[str, str]]) -> None:
+        """``conversation.sync`` from the turn this proxy last saw stored, in requests that fit
+        the daemon's line limit; from where the daemon says, if it has fewer."""
+        key = (namespace, session)
+        with self._synced_lock:
+            offset = min(self._synced.get(key, 0), len(turns))
+        for _ in range(2):
+            try:
+                for start, chunk in _frames(turns, offset):
+                    params = {"session": session, "namespace": namespace, "offset": start, "turns": chunk}
+                    stored = client.call("conversation.sync", params)["turns"]
+                break
+            except RpcCallError as exc:
+                stored = (exc.data or {}).get("turns") if isinstance(exc.data, dict) else None
+                if exc.code != CONFLICT or not isinstance(stored, int) or stored >= offset:
+                    raise
+                offset = stored  # the session has fewer turns than this proxy thought: send from there
+        with self._synced_lock:
+            self._synced[key] = stored
+            self._synced.move_to_end(key)
+            while len(self._synced) > SYNCED_SESSIONS:
+                self._synced.popitem(last=False)
 
     def remember(self, token: str, session: str, namespace: str, text: str) -> None:
         params = {"session": session, "role": "assistant", "content": text, "namespace": namespace}
@@ -103,6 +123,25 @@ class MemoryLink:
             call_once(self.settings.socket_path, "conversation.append", params, token=token, timeout=30)
         except (RpcCallError, DaemonUnavailable) as exc:
             log.warning("proxy: the reply was not recorded", extra={"session": session, "error": str(exc)})
+
+
+SYNCED_SESSIONS = 10_000
+SYNC_FRAME_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default)
+
+
+def _frames(turns: list[tuple[str, str]], offset: int) -> Iterator[tuple[int, list[dict[str, str]]]]:
+    """(offset, turns) requests from ``offset`` on, each of SYNC_FRAME_BYTES of JSON at most
+    (or one turn); one empty request when nothing is new, which still answers the count."""
+    start, chunk, size = offset, [], 0
+    for i in range(offset, len(turns)):
+        role, text = turns[i]
+        encoded = len(json.dumps(text)) + 32  # as the client sends it (\u escapes), with its keys
+        if chunk and size + encoded > SYNC_FRAME_BYTES:
+            yield start, chunk
+            start, chunk, size = i, [], 0
+        chunk.append({"role": role, "content": text})
+        size += encoded
+    yield start, chunk
 
 
 def _forward_headers(request: Request) -> dict[str, str]:

@@ -110,6 +110,13 @@ def build_methods(s: Services) -> dict[str, Method]:
             "Store one turn; the Observer/Reflector run in the background when due.",
         ),
         (
+            "conversation.sync",
+            m.SyncParams,
+            conv.sync,
+            r.SyncResult,
+            "Store the turns of an app's history (oldest first) that the session has not stored yet.",
+        ),
+        (
             "conversation.context",
             m.ContextParams,
             conv.context,

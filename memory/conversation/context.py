@@ -166,24 +166,25 @@ def place_anchors(messages: list[dict[str, str]], anchor_text: str, min_turns: i
     return carriers
 
 
+MEMORIES_OPEN, MEMORIES_CLOSE = "<memories>\n", "\n</memories>\n\n"
+
+
 def attach_pack(
     memories, messages: list[dict[str, str]], newest_user: int, note: str, left: int, namespace: str, exclude: list[str]
 ):
-    """Put the Memory Pack for the newest user turn in front of it, within ``left`` tokens; the pack or None."""
+    """Put the Memory Pack for the newest user turn in front of it, within ``left`` tokens.
+    Returns the pack (or None) and the tokens it added."""
     query = messages[newest_user]["content"][len(note) :]
-    wrapper_overhead = count_tokens("<memories>\n\n</memories>\n\n") + 2
-    pack_budget = left - wrapper_overhead
-    while pack_budget > 0:
-        pack = memories.pack(PackParams(query=query, budget_tokens=pack_budget, namespace=namespace, exclude=exclude))
-        if not pack.items:
-            return None
-        candidate = f"{note}<memories>\n{pack.text}\n</memories>\n\n{query}"
-        extra = count_tokens(candidate) - count_tokens(note + query)
-        if extra <= left:
-            messages[newest_user] = {"role": "user", "content": candidate}
-            return pack
-        pack_budget -= extra - left  # tokenisation at the seams: shrink by the overshoot and retry
-    return None
+    # Every seam is whitespace (the note ends in a blank line, the pack starts and ends with its
+    # own lines), so the tokens added are the wrapper's plus the pack's (memory/core/tokens.py).
+    wrapper = count_tokens(MEMORIES_OPEN) + count_tokens(MEMORIES_CLOSE)
+    if left - wrapper <= 0:
+        return None, 0
+    pack = memories.pack(PackParams(query=query, budget_tokens=left - wrapper, namespace=namespace, exclude=exclude))
+    if not pack.items:
+        return None, 0
+    messages[newest_user] = {"role": "user", "content": f"{note}{MEMORIES_OPEN}{pack.text}{MEMORIES_CLOSE}{query}"}
+    return pack, wrapper + pack.tokens
 
 
 def build_context(
@@ -238,7 +239,7 @@ def build_context(
     def unspent() -> int:
         return budget - system_tokens - sum(count_tokens(m["content"]) for m in messages)
 
-    pack = None
+    pack, added = None, 0
     left = unspent()
     while note and left < 0 and newest_user > 0:  # the reminder must fit: drop the oldest turn
         used -= count_tokens(messages.pop(0)["content"])
@@ -249,8 +250,8 @@ def build_context(
         note, drift = "", "none"
         left = unspent()
     if newest_user is not None and left > 20:
-        pack = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix)
-    tokens = system_tokens + sum(count_tokens(m["content"]) for m in messages)
+        pack, added = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix)
+    tokens = budget - left + added
     # What was put in front of the newest user turn (reminder + pack), for a door that keeps the
     # app's own messages and adds only this (the proxy's augment mode).
     newest_prefix = ""

@@ -85,14 +85,7 @@ class Conversations:
     def append(
         self, session: str, role: str, content: str, *, ts=None, namespace: str = "default", speaker: str | None = None
     ) -> dict[str, Any]:
-        known = self.namespace_of(session)
-        if known is not None and known != namespace:
-            # Session ids are unique across the daemon; saying whose it is would leak a namespace.
-            raise Conflict(
-                f"session id {session!r} is taken by a conversation outside namespace {namespace!r}; "
-                "session ids are unique across the daemon: choose another",
-                {"session": session},
-            )
+        self.claim(session, namespace)
         when = format_time(ts) if ts is not None else format_time(self.service.clock.now())
         row = {
             "session": session,
@@ -106,6 +99,17 @@ class Conversations:
         with self.store.transaction():
             seq = self.tables.add_turn(row)
         return {"seq": seq, **self.counts(session)}
+
+    def claim(self, session: str, namespace: str) -> None:
+        """Conflict unless ``session`` is new or already one of ``namespace``'s conversations."""
+        known = self.namespace_of(session)
+        if known is not None and known != namespace:
+            # Session ids are unique across the daemon; saying whose it is would leak a namespace.
+            raise Conflict(
+                f"session id {session!r} is taken by a conversation outside namespace {namespace!r}; "
+                "session ids are unique across the daemon: choose another",
+                {"session": session},
+            )
 
     def namespace_of(self, session: str) -> str | None:
         return self.tables.namespace_of(session)

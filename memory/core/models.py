@@ -262,6 +262,21 @@ class AppendParams(Params):
     speaker: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)] | None = None
 
 
+class SyncTurn(Params):
+    role: Role
+    content: Content
+
+
+class SyncParams(Params):
+    """Turns of an app's history, oldest first, as it sends it with each model call: ``turns[0]``
+    is turn number ``offset`` (0: the first) of that history."""
+
+    session: SessionId
+    turns: list[SyncTurn] = Field(max_length=10_000)
+    offset: int = Field(0, ge=0)
+    namespace: Namespace = "default"
+
+
 class ContextParams(Params):
     session: SessionId
     budget_tokens: int | None = Field(None, gt=100, le=1_000_000)

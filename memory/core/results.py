@@ -129,6 +129,12 @@ class AppendResult(TurnCounts):
     scoring_scheduled: bool
 
 
+class SyncResult(TurnCounts):
+    appended: int
+    compaction_scheduled: bool
+    scoring_scheduled: bool
+
+
 class ConversationStatusResult(TurnCounts):
     runs: list[Row]
     idle: bool

@@ -42,31 +42,46 @@ class MiniLMEmbedder:
         from sentence_transformers import SentenceTransformer
 
         self._model = SentenceTransformer(str(bundled_model_dir()), device="cpu")
-        self._lock = threading.Lock()  # one forward pass at a time; torch threads inside
+        self._turns = _Turns()  # one forward pass at a time (torch threads inside), queries first
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._cache_size = query_cache_size
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        with self._lock, _torch_threads(1 if len(texts) <= 2 else None):
-            vecs = self._model.encode(
-                list(texts),
-                batch_size=64,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return np.ascontiguousarray(vecs, dtype=np.float32)
+        return self._embed(texts, urgent=False)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_cached([text])[0]
+        """A request is waiting on this one: it goes before any batch's next chunk."""
+        return self._embed_cached([text], urgent=True)[0]
 
     def embed_cached(self, texts: list[str]) -> np.ndarray:
         """``embed`` through the LRU cache: texts seen lately (queries, a session's pack items and
         turns that the SyncScore judge compares replies with) are not embedded again. The store
         thread and the background worker both use it, hence the lock."""
+        return self._embed_cached(texts, urgent=False)
+
+    def _embed(self, texts: list[str], *, urgent: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Longest first, in chunks of similar length: a chunk is padded to its longest text only,
+        # and between chunks a waiting query goes first, so a background batch (the SyncScore
+        # judge's 60 pack items, a workspace sync) delays a request by one chunk at most.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), EMBED_CHUNK):
+            chunk = order[start : start + EMBED_CHUNK]
+            with self._turns.hold(urgent=urgent), _torch_threads(1 if len(chunk) <= 2 else None):
+                vecs = self._model.encode(
+                    [texts[i] for i in chunk],
+                    batch_size=EMBED_CHUNK,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            out[chunk] = vecs
+        return out
+
+    def _embed_cached(self, texts: list[str], *, urgent: bool) -> np.ndarray:
         out: list[np.ndarray | None] = [None] * len(texts)
         missing: list[int] = []
         with self._cache_lock:
@@ -78,7 +93,7 @@ class MiniLMEmbedder:
                     self._cache.move_to_end(text)
                     out[i] = hit
         if missing:
-            vecs = self.embed([texts[i] for i in missing])
+            vecs = self._embed([texts[i] for i in missing], urgent=urgent)
             with self._cache_lock:
                 for i, vec in zip(missing, vecs):
                     out[i] = vec
@@ -87,6 +102,37 @@ class MiniLMEmbedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
+
+
+# Texts per forward pass: 16 short memories take ~20 ms on two threads, the longest a query
+# waits behind a batch; 64 at once would pad every short memory to the batch's longest turn.
+EMBED_CHUNK = 16
+
+
+class _Turns:
+    """A lock whose urgent holders (a request's query) go before waiting batch chunks."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        self._urgent_waiting = 0
+
+    @contextmanager
+    def hold(self, *, urgent: bool) -> Iterator[None]:
+        with self._cond:
+            self._urgent_waiting += urgent
+            try:
+                while self._busy or (not urgent and self._urgent_waiting):
+                    self._cond.wait()
+            finally:
+                self._urgent_waiting -= urgent
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from agentmemd.memory.core.config import PackConfig
-from agentmemd.memory.core.tokens import count_tokens, count_tokens_many
+from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.mmr import mmr_order
 from agentmemd.memory.safety.neutraliser import as_data, is_clean
 
@@ -41,30 +41,25 @@ class PackedItem:
     mmr_rank: int
 
 
-def render_lines(candidates: list[PackCandidate]) -> list[tuple[str, int, bool]]:
-    """(line, tokens, sanitised) per candidate: provenance first, then the memory as data
-    (memory/safety/neutraliser.py); sanitised: instruction-like text was removed.
+def render_line(c: PackCandidate) -> tuple[str, int, bool]:
+    """(line, tokens, sanitised) for a candidate: provenance first, then the memory as data
+    (memory/safety/neutraliser.py); sanitised: instruction-like text was removed."""
+    return _render(c.type, c.created[:10], c.id, c.source, c.content, c.content_tokens)
 
-    WordPiece splits on whitespace, so a line's count is its provenance's plus its
-    content's (precomputed at ingest unless neutralising changed the text). One batch
-    call to the tokenizer counts every provenance.
-    """
-    parts = []
-    for c in candidates:
-        safe = as_data(c.content)
-        provenance = (
-            f"- [{c.type} | {c.created[:10]} | id={c.id}"
-            + (f" | source={as_data(c.source, provenance=True).text}" if c.source else "")
-            + "] "
-        )
-        parts.append((provenance, safe.text, bool(safe.rules), safe.text != c.content))
-    recount = [text for _, text, _, differs in parts if differs]
-    counts = iter(count_tokens_many([p for p, _, _, _ in parts] + recount))
-    provenance_tokens = [next(counts) for _ in parts]
-    out = []
-    for c, (provenance, text, caught, differs), ptok in zip(candidates, parts, provenance_tokens):
-        out.append((provenance + text, ptok + (next(counts) if differs else c.content_tokens), caught))
-    return out
+
+@lru_cache(maxsize=8192)
+def _render(mtype: str, day: str, mid: str, source: str | None, content: str, content_tokens: int):
+    # The same memories come back pack after pack: each line is neutralised and counted once.
+    safe = as_data(content)
+    provenance = (
+        f"- [{mtype} | {day} | id={mid}"
+        + (f" | source={as_data(source, provenance=True).text}" if source else "")
+        + "] "
+    )
+    # The provenance ends in a space, so the line's count is its parts' (memory/core/tokens.py); the
+    # content's was counted at ingest unless neutralising changed it.
+    content_count = count_tokens(safe.text) if safe.text != content else content_tokens
+    return provenance + safe.text, count_tokens(provenance) + content_count, bool(safe.rules)
 
 
 @lru_cache(maxsize=1)
@@ -79,27 +74,18 @@ def _provenance_floor(mtype: str) -> int:
 
 
 class _LazyLines:
-    """Renders candidates on demand, in batches, so a pack tokenizes only what it may take."""
+    """Renders candidates on demand, so a pack renders only what it may take."""
 
-    def __init__(self, candidates: list[PackCandidate], order: list[int], batch: int = 16):
+    def __init__(self, candidates: list[PackCandidate]):
         self._candidates = candidates
-        self._order = order
-        self._rank = {idx: rank for rank, idx in enumerate(order)}
-        self._batch = batch
-        self._lines: dict[int, tuple[str, int, bool]] = {}
 
     def min_tokens(self, idx: int) -> int:
-        """A lower bound of the line's tokens, without tokenizing (neutralising may shorten text)."""
+        """A lower bound of the line's tokens, without rendering (neutralising may shorten text)."""
         c = self._candidates[idx]
         return _provenance_floor(c.type) + (c.content_tokens if is_clean(c.content) else 1)
 
     def __getitem__(self, idx: int) -> tuple[str, int, bool]:
-        if idx not in self._lines:
-            start = self._rank[idx]
-            batch = [i for i in self._order[start : start + self._batch] if i not in self._lines]
-            for i, line in zip(batch, render_lines([self._candidates[i] for i in batch])):
-                self._lines[i] = line
-        return self._lines[idx]
+        return render_line(self._candidates[idx])
 
 
 class _Packer:
@@ -140,7 +126,7 @@ def build_pack(
     scores = np.array([c.score for c in ordered], dtype=np.float64)
     vectors = np.vstack([c.vector for c in ordered]).astype(np.float32)
     order = mmr_order(scores, vectors, cfg.mmr_lambda)
-    lines = _LazyLines(ordered, order)
+    lines = _LazyLines(ordered)
 
     packer = _Packer(ordered, lines, budget, budget - overhead, cfg)
     # Quotas first (e.g. at least one persona item whenever one exists), in MMR order.
@@ -162,11 +148,6 @@ def build_pack(
     if not items:
         return "", 0, [], order
     text = "\n".join([PACK_HEADER, *(it.line for it in items), PACK_FOOTER])
-    tokens = count_tokens(text)
-    # WordPiece splits on whitespace, so line counts add up; this guard keeps the
-    # budget hard even if a tokenizer ever merged across a line break.
-    while tokens > budget and items:
-        items.pop()
-        text = "\n".join([PACK_HEADER, *(it.line for it in items), PACK_FOOTER]) if items else ""
-        tokens = count_tokens(text)
+    # Lines meet at "\n", so the pack's count is the sum of theirs (memory/core/tokens.py).
+    tokens = _wrapper_tokens() + sum(it.tokens for it in items)
     return text, tokens, items, order

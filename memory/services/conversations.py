@@ -12,11 +12,13 @@ from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.context import build_context
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
     AppendParams,
     ContextParams,
     ObservationsListParams,
     ObserveParams,
+    SyncParams,
 )
 from agentmemd.memory.core.threads import RunOnStore, result_within
 from agentmemd.memory.retrieval.memories import Memories
@@ -54,6 +56,29 @@ class ConversationService:
         if scheduled:
             self.worker.request(p.session)
         return {**counts, "compaction_scheduled": scheduled, "scoring_scheduled": scoring}
+
+    def sync(self, p: SyncParams) -> dict[str, Any]:
+        """Store the turns of an app's history that the session has not stored yet: those past its
+        turn count. One call on the store thread, so two doors sending the same history at once
+        store each turn once (a status, then appends, could store them twice). A door that knows
+        how far the session goes sends only the rest, from ``offset``; one that starts past the
+        session's end gets Conflict with the session's count, and sends from there."""
+        self.conversations.claim(p.session, p.namespace)
+        stored = self.conversations.counts(p.session)["turns"]
+        if p.offset > stored:
+            raise Conflict(
+                f"turns from {p.offset} were sent, but session {p.session!r} has {stored}: "
+                f"send its history from turn {stored}",
+                {"session": p.session, "turns": stored},
+            )
+        fresh = p.turns[stored - p.offset :]
+        scheduled = {"compaction_scheduled": False, "scoring_scheduled": False}
+        for turn in fresh:
+            done = self.append(
+                AppendParams(session=p.session, role=turn.role, content=turn.content, namespace=p.namespace)
+            )
+            scheduled = {k: scheduled[k] or done[k] for k in scheduled}
+        return {**self.conversations.counts(p.session), "appended": len(fresh), **scheduled}
 
     def context(self, p: ContextParams) -> dict[str, Any]:
         """Stable prefix + observations + recent turns + Memory Pack, carrying out the drift action due."""
