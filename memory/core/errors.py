@@ -3,6 +3,7 @@
     AgentmemdError                 root: catch this to catch anything agentmemd raises on purpose
     ├── RequestError               a request that cannot be carried out as asked (doors map these)
     │   ├── InvalidParams          params passed the schema but not the rules (field named)
+    │   │   └── MalformedExport    a chat export that cannot be read (its line named)
     │   ├── NotFound               no such memory, session, pack or proposal
     │   ├── Conflict               the request contradicts the state (superseded version, no workspace)
     │   ├── Forbidden              the caller's token does not reach that namespace or method
@@ -38,6 +39,13 @@ class InvalidParams(RequestError):
 
     def __init__(self, field: str, message: str):
         super().__init__(f"invalid params: {field}: {message}", {"field": field})
+
+
+class MalformedExport(InvalidParams):
+    """A chat export that cannot be read; ``data["line"]`` is where (0: the file itself)."""
+
+    def __init__(self, message: str, data: dict):
+        AgentmemdError.__init__(self, message, data)
 
 
 class NotFound(RequestError):
