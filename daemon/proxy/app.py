@@ -100,17 +100,17 @@ class MemoryLink:
         key = (namespace, session)
         with self._synced_lock:
             offset = min(self._synced.get(key, 0), len(turns))
-        for _ in range(2):
+        for attempt in range(2):
             try:
                 for start, chunk in _frames(turns, offset):
                     params = {"session": session, "namespace": namespace, "offset": start, "turns": chunk}
                     stored = client.call("conversation.sync", params)["turns"]
                 break
             except RpcCallError as exc:
-                stored = (exc.data or {}).get("turns") if isinstance(exc.data, dict) else None
-                if exc.code != CONFLICT or not isinstance(stored, int) or stored >= offset:
+                told = exc.data.get("turns") if isinstance(exc.data, dict) else None
+                if attempt or exc.code != CONFLICT or not isinstance(told, int) or told >= offset:
                     raise
-                offset = stored  # the session has fewer turns than this proxy thought: send from there
+                offset = told  # the session has fewer turns than this proxy thought: send from there
         with self._synced_lock:
             self._synced[key] = stored
             self._synced.move_to_end(key)

@@ -31,7 +31,8 @@ DateOrder = Literal["dmy", "mdy", "ymd"]
 
 # Invisible marks WhatsApp puts around names, numbers and system text (LRM, RLM, embeddings,
 # isolates, BOM), and the spaces it uses inside times.
-_MARKS = dict.fromkeys(map(ord, "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"))
+_MARK_CHARS = "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+_MARKS = dict.fromkeys(map(ord, _MARK_CHARS))
 _SPACES = {0x202F: " ", 0x00A0: " "}
 
 _DATE = r"(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4})"
@@ -69,7 +70,7 @@ def parse_whatsapp(text: str, title: str, date_order: DateOrder | None = None) -
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     bodies: list[list[str]] = []
     for number, raw in enumerate(lines, start=1):
-        clean = raw.translate(_SPACES).lstrip("\u200e\u200f\ufeff\u202a\u202c")
+        clean = raw.translate(_SPACES).lstrip(_MARK_CHARS)
         match = _ANDROID.match(clean) or _IOS.match(clean)
         if match:
             heads.append((number, match, match.group("rest")))
@@ -93,7 +94,7 @@ def parse_whatsapp(text: str, title: str, date_order: DateOrder | None = None) -
         body = "\n".join([rest, *more])
         sender, sep, said = body.partition(": ")
         said_clean = said.translate(_MARKS).strip()
-        if not sep or (said.startswith("\u200e") and _SYSTEM.search(said_clean)) or _is_system(body, sep):
+        if not sep or (said.startswith("\u200e") and _SYSTEM.search(said_clean)) or _is_event(sender):
             group_events = group_events or bool(_GROUP_EVENT.search(body))
             chat.skipped.append(Skipped(line=number, reason="system message", text=body.translate(_MARKS)[:120]))
             continue
@@ -107,11 +108,10 @@ def parse_whatsapp(text: str, title: str, date_order: DateOrder | None = None) -
     return ChatExport(format="whatsapp", chats=[chat], notes=[note])
 
 
-def _is_system(body: str, sep: str) -> bool:
-    """An Android system line has no "Name: " before its text; one that quotes a colon (a group
-    subject "Trip: June") still reads as an event, not as a person named 'Ana changed the subject …'."""
-    sender = body.partition(": ")[0]
-    return bool(sep) and len(sender) > 60 or bool(_SYSTEM.search(sender) and " " in sender.strip())
+def _is_event(sender: str) -> bool:
+    """What stands before the first ": " of an Android system line that quotes a colon (a group
+    subject "Trip: June"): an event, not a person named 'Ana changed the subject …'."""
+    return len(sender) > 60 or bool(_SYSTEM.search(sender) and " " in sender.strip())
 
 
 def _message(sender: str, said: str, ts: datetime, number: int) -> ChatMessage | Skipped:
