@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import zipfile
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
+from agentmemd.memory.channels.chatgpt import read_chatgpt
+from agentmemd.memory.channels.claude import parse_claude, read_claude
+from agentmemd.memory.channels.discord import read_discord
+from agentmemd.memory.channels.slack import read_slack
+from agentmemd.memory.channels.telegram import parse_telegram, read_telegram
 from agentmemd.memory.channels.whatsapp import parse_whatsapp, read_whatsapp
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -109,3 +114,118 @@ def test_a_malformed_whatsapp_file_is_an_error_naming_the_line(tmp_path):
     with pytest.raises(MalformedExport) as bad:
         read_whatsapp(latin1)
     assert bad.value.data["line"] == 2 and "UTF-8" in bad.value.message
+
+
+def _zip_dir(folder: Path, into: Path, top: str = "") -> Path:
+    with zipfile.ZipFile(into, "w") as archive:
+        for file in sorted(folder.rglob("*")):
+            if file.is_file():
+                archive.write(file, top + str(file.relative_to(folder)))
+    return into
+
+
+def test_telegram_account_export_with_entities_replies_forwards_edits_and_service_messages():
+    export = read_telegram(EXPORTS / "telegram_account.json")
+    assert export.owner == "user1001"  # personal_information says whose export it is
+    private, group = export.chats
+    assert (private.chat_id, private.kind, group.kind) == ("telegram:2002", "private", "group")
+    ana, carla, glaze, forward = private.messages
+    assert ana.ts == datetime(2024, 3, 12, 9, 15, 40, tzinfo=timezone.utc) and ana.sender_id == "user2002"
+    assert carla.text == "Yes! I finally finished the blue bowl, see https://example.org/bowl"
+    assert carla.reply_to == "1" and glaze.edited and forward.forwarded_from == "Studio Barro"
+    assert [s.reason for s in private.skipped] == [
+        "media without text (photos/photo_1@12-03-2024_09-20-00.jpg)",
+        "service message (phone_call)",
+    ]
+    # An old export without date_unixtime: the local time as written; a deleted account still speaks.
+    allergic, deleted = group.messages
+    assert allergic.ts == datetime(2024, 3, 10, 18, 2) and deleted.sender == "Deleted Account"
+    assert group.skipped[0].reason == "service message (create_group)"
+
+
+def test_telegram_single_chat_and_errors_name_the_message(tmp_path):
+    one = parse_telegram({"name": "Ana", "type": "personal_chat", "id": 7, "messages": [
+        {"id": 1, "type": "message", "date": "2024-01-02T03:04:05", "from": "Ana", "text": "hi"}]})  # fmt: skip
+    assert one.chats[0].messages[0].text == "hi" and one.owner is None
+    with pytest.raises(MalformedExport) as bad:
+        parse_telegram({"name": "Ana", "id": 7, "messages": [{"id": 1, "type": "message", "from": "A", "text": "x"}]})
+    assert bad.value.data["line"] == 1 and "no date" in bad.value.message and "'Ana'" in bad.value.message
+    broken = tmp_path / "result.json"
+    broken.write_text('{"name": "Ana",\n "messages": [\n  {"id": 1,,}\n ]}')
+    with pytest.raises(MalformedExport) as bad:
+        read_telegram(broken)
+    assert bad.value.data["line"] == 3 and "line 3" in bad.value.message
+
+
+def test_slack_zip_channels_dms_group_dms_threads_markup_and_users(tmp_path):
+    export = read_slack(_zip_dir(EXPORTS / "slack", tmp_path / "slack.zip"))
+    chats = {c.title: c for c in export.chats}
+    assert set(chats) == {"#general", "DM: Ana Silva, Carla Mendes", "Group DM: Ana Silva, Ben Okafor, Carla Mendes"}
+    general = chats["#general"]
+    assert general.kind == "group" and chats["DM: Ana Silva, Carla Mendes"].kind == "private"
+    deploy, reply, tada = general.messages  # two days' files, in time order
+    assert deploy.text == (
+        "Deploy of the billing service is at 14:00 & @Ben Okafor owns the rollback. Notes in #general and the wiki"
+    )
+    assert reply.reply_to == deploy.message_id and deploy.reply_to is None
+    assert reply.sender == "Ben Okafor" and reply.sender_id == "U02BEN"
+    assert tada.text == "Rollback was not needed :tada: <3" and tada.edited
+    assert [s.reason for s in general.skipped] == [
+        "channel_join message",
+        "media without text (runbook.pdf)",
+        "tombstone message",
+    ]
+    # A re-zipped export (everything under one folder) reads the same.
+    nested = read_slack(_zip_dir(EXPORTS / "slack", tmp_path / "nested.zip", top="Acme Slack export/"))
+    assert [len(c.messages) for c in nested.chats] == [len(c.messages) for c in export.chats]
+    with pytest.raises(MalformedExport, match="is a .zip"):
+        read_slack(EXPORTS / "slack" / "users.json")
+
+
+def test_discord_guild_channel_and_dm():
+    guild = read_discord(EXPORTS / "discord_guild.json").chats[0]
+    assert guild.title == "Climbing crew / #trips" and guild.kind == "group"
+    ask, answer = guild.messages
+    assert ask.text == "Fontainebleau in May? @Ben knows the campsite" and ask.sender == "Ana"
+    assert answer.reply_to == ask.message_id and answer.edited
+    assert [s.reason for s in guild.skipped] == [
+        "system message (GuildMemberJoin)",
+        "media without text (topo.png)",
+        "system message (ChannelPinnedMessage)",
+    ]
+    dm = read_discord(EXPORTS / "discord_dm.json").chats[0]
+    assert dm.kind == "private" and dm.messages[0].sender == "benok"
+    assert dm.messages[0].ts == datetime(2024, 3, 13, 20, 0, tzinfo=timezone.utc)
+
+
+def test_chatgpt_reads_only_the_branch_shown_last_and_skips_what_is_not_conversation():
+    export = read_chatgpt(EXPORTS / "chatgpt_conversations.json")
+    assert export.owner == "User"
+    chat = export.chats[0]
+    assert chat.title == "Sourdough starter help"
+    texts = [(m.sender, m.by_assistant, m.text) for m in chat.messages]
+    assert texts[0] == (
+        "User",
+        False,
+        "My rye sourdough starter smells like nail polish remover. I feed it once a day at 24C.",
+    )  # the edited question, not the first try
+    assert [t[0] for t in texts] == ["User", "ChatGPT", "User", "ChatGPT"]
+    assert chat.messages[2].attachments == ["file-service://file-abc123"]
+    assert chat.messages[3].ts == chat.messages[2].ts  # no create_time: the one before's
+    assert [s.reason for s in chat.skipped] == ["system message", "custom instructions", "the model's reasoning"]
+
+
+def test_claude_export_keeps_text_blocks_and_skips_tool_only_messages(tmp_path):
+    archive = tmp_path / "data-2024-03-20.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(EXPORTS / "claude_conversations.json", "conversations.json")
+        z.writestr("users.json", "[]")
+    chat = read_claude(archive).chats[0]
+    assert [m.sender for m in chat.messages] == ["User", "Claude", "User"]
+    assert chat.messages[1].text == (
+        "Cut the long run back to 22 km for two weeks and see a physio.\n\nStrength work for the hips helps too."
+    )
+    assert chat.messages[0].attachments == ["plan.xlsx"] and chat.messages[2].text.startswith("Thanks")
+    assert chat.skipped[0].reason == "no text (strava.csv)"
+    with pytest.raises(MalformedExport, match="list of conversations"):
+        parse_claude({"conversations": []})

@@ -17,14 +17,12 @@ naming the line.
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from agentmemd.memory.channels.chats import Chat, ChatExport, ChatMessage, Skipped
+from agentmemd.memory.channels.chats import Chat, ChatExport, ChatMessage, Skipped, decode_text, read_export
 from agentmemd.memory.core.errors import MalformedExport
 
 DateOrder = Literal["dmy", "mdy", "ymd"]
@@ -200,18 +198,10 @@ def _title_from(name: str) -> str:
 
 def _read_text(path: Path) -> tuple[str, str]:
     """The export's text and the name to take its title from (a zip's own name: its .txt is "_chat.txt")."""
-    if not path.is_file():
-        raise MalformedExport(f"{path}: no such file", {"line": 0})
-    data = path.read_bytes()
-    name = path.name
-    if zipfile.is_zipfile(io.BytesIO(data)):
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            texts = [n for n in archive.namelist() if n.lower().endswith(".txt")]
-            if len(texts) != 1:
-                raise MalformedExport(f"{path}: expected one .txt chat in the zip, found {len(texts)}", {"line": 0})
-            data = archive.read(texts[0])
-    try:
-        return data.decode("utf-8-sig"), name
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise MalformedExport(f"line {line}: not UTF-8 text (byte {exc.start})", {"line": line}) from None
+    data, archive = read_export(path)
+    if archive is not None:
+        texts = [n for n in archive.namelist() if n.lower().endswith(".txt")]
+        if len(texts) != 1:
+            raise MalformedExport(f"{path}: expected one .txt chat in the zip, found {len(texts)}", {"line": 0})
+        data = archive.read(texts[0])
+    return decode_text(data, path.name), path.name

@@ -1,0 +1,128 @@
+"""Telegram Desktop's "Export chat history" JSON (``result.json``): one chat, or a whole account.
+
+    one chat     {"name": "Ana", "type": "personal_chat", "id": 42, "messages": [...]}
+    an account   {"chats": {"list": [<chat>, ...]}, "left_chats": {"list": [...]}, ...}
+
+A message's ``text`` is a string, or an array of plain strings and entity objects
+(``{"type": "bold", "text": "…"}``, links, mentions, code) that ``flatten_text`` joins.
+Service messages (created group, invited, pinned, calls) are skipped with their action; a reply
+keeps the id it answers, a forward who it came from, an edit is flagged. ``date_unixtime`` (newer
+exports) gives the instant; older ones only have ``date`` in the exporting machine's time zone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agentmemd.memory.channels.chats import (
+    Chat,
+    ChatExport,
+    ChatKind,
+    ChatMessage,
+    Skipped,
+    expect,
+    from_epoch,
+    from_iso,
+    load_json,
+    read_export,
+    zip_member,
+)
+from agentmemd.memory.core.errors import MalformedExport
+
+PRIVATE_TYPES = {"personal_chat", "bot_chat", "saved_messages"}
+GROUP_TYPES = {"private_group", "private_supergroup", "public_supergroup", "private_channel", "public_channel"}
+MEDIA_KEYS = ("photo", "file", "media_type", "sticker_emoji", "contact_information", "location_information", "poll")
+
+
+def read_telegram(path: Path) -> ChatExport:
+    """Parse ``result.json`` (or a zip holding it)."""
+    data, archive = read_export(path)
+    if archive is not None:
+        data = zip_member(archive, "result.json", path)
+    return parse_telegram(load_json(data, Path(path).name))
+
+
+def parse_telegram(document: Any) -> ChatExport:
+    expect(document, dict, "result.json")
+    if "messages" in document:
+        raw_chats = [document]
+    elif isinstance(document.get("chats"), dict):
+        raw_chats = [
+            *expect(document["chats"].get("list", []), list, "chats.list"),
+            *expect(document.get("left_chats", {}).get("list", []), list, "left_chats.list"),
+        ]
+    else:
+        raise MalformedExport("result.json: neither one chat ('messages') nor an account export ('chats')", {"line": 0})
+    chats = [_chat(raw, n) for n, raw in enumerate(raw_chats, start=1)]
+    me = document.get("personal_information") or {}  # an account export says whose it is
+    owner = f"user{me['user_id']}" if isinstance(me, dict) and me.get("user_id") else None
+    return ChatExport(format="telegram", chats=chats, owner=owner)
+
+
+def flatten_text(text: Any) -> str:
+    """A message's text: the string itself, or the array's strings and entities' texts joined."""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, list):
+        return "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in text)
+    return ""
+
+
+def _chat(raw: Any, number: int) -> Chat:
+    expect(raw, dict, f"chat {number}")
+    kind: ChatKind = "group" if raw.get("type") in GROUP_TYPES else "private"
+    title = str(
+        raw.get("name") or ("Saved Messages" if raw.get("type") == "saved_messages" else f"chat {raw.get('id')}")
+    )
+    chat = Chat(chat_id=f"telegram:{raw.get('id', title)}", title=title, kind=kind)
+    for position, message in enumerate(expect(raw.get("messages", []), list, f"chat {title!r}: messages"), start=1):
+        try:
+            parsed = _message(expect(message, dict, f"message {position}", position), position)
+        except MalformedExport as exc:  # an account export has many chats: say which
+            raise MalformedExport(f"chat {title!r}: {exc.message}", exc.data) from None
+        (chat.skipped if isinstance(parsed, Skipped) else chat.messages).append(parsed)
+    return chat
+
+
+def _message(raw: dict, position: int) -> ChatMessage | Skipped:
+    text = flatten_text(raw.get("text", "")).strip()
+    if raw.get("type") == "service":
+        who = raw.get("actor") or "someone"
+        return Skipped(
+            line=position, reason=f"service message ({raw.get('action', 'unknown')})", text=f"{who} {text}"[:120]
+        )
+    if raw.get("type") != "message":
+        return Skipped(line=position, reason=f"not a message (type {raw.get('type')!r})", text=text[:120])
+    attachments = [str(raw[key]) for key in MEDIA_KEYS if raw.get(key) and key != "sticker_emoji"]
+    if not text:
+        what = ", ".join(attachments) or "nothing"
+        return Skipped(line=position, reason=f"media without text ({what})", text=str(raw.get("from") or ""))
+    sender = raw.get("from") or "Deleted Account"
+    reply = raw.get("reply_to_message_id")
+    return ChatMessage(
+        sender=str(sender),
+        sender_id=str(raw["from_id"]) if raw.get("from_id") else None,
+        ts=_when(raw, position),
+        text=text,
+        line=position,
+        attachments=attachments,
+        edited=bool(raw.get("edited")),
+        reply_to=str(reply) if reply is not None else None,
+        forwarded_from=str(raw["forwarded_from"]) if raw.get("forwarded_from") else None,
+        message_id=str(raw["id"]) if raw.get("id") is not None else None,
+    )
+
+
+def _when(raw: dict, position: int) -> datetime:
+    if raw.get("date_unixtime"):
+        try:
+            return from_epoch(raw["date_unixtime"])
+        except (TypeError, ValueError):
+            raise MalformedExport(
+                f"message {position}: date_unixtime {raw['date_unixtime']!r}", {"line": position}
+            ) from None
+    if not raw.get("date"):
+        raise MalformedExport(f"message {position}: no date", {"line": position})
+    return from_iso(raw["date"], f"message {position}: date", position)
