@@ -48,17 +48,6 @@ class Job:
     prepares: bool = False
 
 
-def local_zone(name: str) -> tzinfo:
-    """The zone cron times are in: an IANA name, or '' for this machine's local zone."""
-    if name:
-        from zoneinfo import ZoneInfo
-
-        return ZoneInfo(name)
-    from tzlocal import get_localzone
-
-    return get_localzone()
-
-
 class JobRunner:
     """Runs jobs on the caller's thread (the daemon calls it on its one store thread)."""
 

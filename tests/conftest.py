@@ -11,7 +11,9 @@ import sys
 import tempfile
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from inprocess import HashEmbedder, InProcessDaemon
@@ -105,6 +107,18 @@ class DaemonProcess:
 
     def kill9(self) -> None:
         self.terminate(signal.SIGKILL)
+
+
+@contextmanager
+def served_daemon(config: dict | None = None) -> Iterator[DaemonProcess]:
+    """A real daemon process for a module's tests (its own temp dir, jobs off), stopped after."""
+    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
+    d = DaemonProcess(root, {"jobs": NO_JOBS, **(config or {})}).start()
+    try:
+        yield d
+    finally:
+        d.terminate()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def wait_for(predicate, timeout: float = 30.0, step: float = 0.05):

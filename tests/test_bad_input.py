@@ -99,17 +99,10 @@ def test_a_clock_cannot_be_moved_past_year_9999(in_process):
 
 @pytest.fixture(scope="module")
 def served():
-    import shutil
-    import tempfile
-    from pathlib import Path
+    from conftest import served_daemon
 
-    from conftest import NO_JOBS, DaemonProcess
-
-    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
-    daemon = DaemonProcess(root, {"jobs": NO_JOBS}).start()
-    yield daemon
-    daemon.terminate()
-    shutil.rmtree(root, ignore_errors=True)
+    with served_daemon() as d:
+        yield d
 
 
 def test_over_the_socket_deep_nesting_gets_an_answer_and_the_connection_lives(served):

@@ -28,18 +28,11 @@ def test_every_command_has_help_with_an_example():
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    import shutil
-    import tempfile
-    from pathlib import Path
+def served():
+    from conftest import served_daemon
 
-    from conftest import NO_JOBS, DaemonProcess
-
-    root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
-    d = DaemonProcess(root, {"jobs": NO_JOBS}).start()
-    yield d
-    d.terminate()
-    shutil.rmtree(root, ignore_errors=True)
+    with served_daemon() as d:
+        yield d
 
 
 def run(d, *args: str, stdin: str | None = None):

@@ -679,6 +679,10 @@ def run_bench(args) -> dict[str, Any]:
         from agentmemd.daemon.bench.proxy import bench_proxy
 
         return bench_proxy(args)
+    if args.bench == "import":
+        from agentmemd.daemon.bench.imports import bench_import
+
+        return bench_import(args)
     if args.bench == "injection":
         from agentmemd.daemon.bench.injection import bench_injection
 

@@ -12,79 +12,20 @@ import json
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from agentmemd.daemon import __version__
+from agentmemd.daemon.cli import chats
 from agentmemd.daemon.cli import printers as show
-from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket, default_token
+from agentmemd.daemon.cli.calls import NAMESPACE, Settings, call, connected, fail, given, show_result
+from agentmemd.daemon.socket.client import default_socket, default_token
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS
 from agentmemd.memory.workspace.template import init_workspace
 
 BENCH_EXTRA = ("matplotlib", "scipy")
-Printer = Callable[[Any], None]
-
-
-class Settings:
-    def __init__(self, socket: str | None, as_json: bool, token: str | None = None):
-        self.socket = socket
-        self.as_json = as_json
-        self.token = token
-
-
-# Ids and sessions are looked up inside one namespace: another namespace's are "not found".
-# Left out, the daemon picks: "default", or with --token the token's first namespace.
-NAMESPACE = click.option(
-    "--namespace", default=None, help='Namespace (default: "default"; with --token, the token\'s first).'
-)
-
-
-def _params(**values: Any) -> dict[str, Any]:
-    """Request params without the options that were not given."""
-    return {k: v for k, v in values.items() if v is not None and v != () and v != []}
-
-
-def _call(method: str, params: dict[str, Any] | None = None, printer: Printer = show.print_kv) -> None:
-    """One request to the daemon; its result printed for a person (or as JSON with --json)."""
-    with _connected() as client:
-        result = client.call(method, params or {})
-    _print(result, printer)
-
-
-def _print(result: Any, printer: Printer) -> None:
-    if click.get_current_context().obj.as_json:
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        printer(result)
-
-
-class _connected:
-    """The socket client; no daemon or a refusal ends the command with a clear message."""
-
-    def __enter__(self) -> Client:
-        settings: Settings = click.get_current_context().obj
-        try:
-            self.client = Client(settings.socket or default_socket(), token=settings.token)
-        except ConnectionError as exc:
-            _fail(str(exc), 3)
-        except RpcCallError as exc:  # the token was refused
-            _fail(exc.message, 1)
-        return self.client
-
-    def __exit__(self, kind, exc, tb) -> bool:
-        self.client.close()
-        if isinstance(exc, RpcCallError):
-            _fail(exc.message, 1)
-        if isinstance(exc, ConnectionError):
-            _fail(str(exc), 3)
-        return False
-
-
-def _fail(message: str, code: int) -> None:
-    click.echo(f"agentmemd: {message}", err=True)
-    click.get_current_context().exit(code)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -151,13 +92,13 @@ def serve(
     try:
         loaded = load_config(config)
     except ConfigError as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     setup_logging(loaded.server.log_level)
     socket_path = serve_socket or ctx.obj.socket or (data_dir / "agentmemd.sock")
     try:
         asyncio.run(Daemon(loaded, data_dir, Path(socket_path), workspace).serve())
     except StartupError as exc:
-        _fail(str(exc), 1)
+        fail(str(exc), 1)
 
 
 @cli.command()
@@ -188,20 +129,20 @@ def workspace(sync: bool) -> None:
     \b
         agentmemd workspace --sync
     """
-    _call("workspace.sync" if sync else "workspace.status", printer=show.human_workspace)
+    call("workspace.sync" if sync else "workspace.status", printer=show.human_workspace)
 
 
 @cli.command()
 def health() -> None:
     """Is the daemon up?  `agentmemd health`"""
-    _call("health")
+    call("health")
 
 
 @cli.command()
 @NAMESPACE
 def stats(namespace: str | None) -> None:
     """Counts by type, tier and namespace.  `agentmemd stats --namespace default`"""
-    _call("stats", _params(namespace=namespace))
+    call("stats", given(namespace=namespace))
 
 
 # ---- memories -------------------------------------------------------------------------------
@@ -231,9 +172,9 @@ def add(
     \b
         agentmemd add "The user prefers short answers" --type preference
     """
-    _call(
+    call(
         "memory.add",
-        _params(
+        given(
             content=content,
             type=mtype,
             context=context,
@@ -259,9 +200,9 @@ def search(query: str, k: int, namespace: str | None, types: tuple[str, ...], in
     \b
         agentmemd search "where does the user live?" -k 5
     """
-    _call(
+    call(
         "memory.search",
-        _params(query=query, k=k, namespace=namespace, types=list(types) or None, include_archived=include_archived),
+        given(query=query, k=k, namespace=namespace, types=list(types) or None, include_archived=include_archived),
         printer=show.human_search,
     )
 
@@ -276,9 +217,9 @@ def pack(query: str, budget_tokens: int, namespace: str | None) -> None:
     \b
         agentmemd pack "how should I answer?" --budget 200
     """
-    _call(
+    call(
         "context.pack",
-        _params(query=query, budget_tokens=budget_tokens, namespace=namespace),
+        given(query=query, budget_tokens=budget_tokens, namespace=namespace),
         printer=show.human_pack,
     )
 
@@ -288,7 +229,7 @@ def pack(query: str, budget_tokens: int, namespace: str | None) -> None:
 @NAMESPACE
 def get(id: str, namespace: str | None) -> None:
     """Show one memory (live, superseded or archived).  `agentmemd get m1a2b3...`"""
-    _call("memory.get", _params(id=id, namespace=namespace))
+    call("memory.get", given(id=id, namespace=namespace))
 
 
 @cli.command()
@@ -297,7 +238,7 @@ def get(id: str, namespace: str | None) -> None:
 @NAMESPACE
 def reinforce(id: str, event: str, namespace: str | None) -> None:
     """Record an access event.  `agentmemd reinforce m1a2b3... used`"""
-    _call("memory.reinforce", _params(id=id, event=event, namespace=namespace))
+    call("memory.reinforce", given(id=id, event=event, namespace=namespace))
 
 
 @cli.command()
@@ -306,7 +247,7 @@ def reinforce(id: str, event: str, namespace: str | None) -> None:
 @NAMESPACE
 def update(id: str, content: str, namespace: str | None) -> None:
     """Write a new version of a memory.  `agentmemd update m1a2b3... "Lives in Porto now"`"""
-    _call("memory.update", _params(id=id, content=content, namespace=namespace))
+    call("memory.update", given(id=id, content=content, namespace=namespace))
 
 
 @cli.command()
@@ -314,7 +255,7 @@ def update(id: str, content: str, namespace: str | None) -> None:
 @NAMESPACE
 def archive(id: str, namespace: str | None) -> None:
     """Move a memory to the archive.  `agentmemd archive m1a2b3...`"""
-    _call("memory.archive", _params(id=id, namespace=namespace))
+    call("memory.archive", given(id=id, namespace=namespace))
 
 
 @cli.command()
@@ -326,19 +267,19 @@ def explain(pack_id: str, namespace: str | None) -> None:
     \b
         agentmemd explain p9f8e7...
     """
-    _call("context.explain", _params(pack_id=pack_id, namespace=namespace), printer=show.human_explain)
+    call("context.explain", given(pack_id=pack_id, namespace=namespace), printer=show.human_explain)
 
 
 @cli.command()
 def sweep() -> None:
     """Archive memories that decayed below the Cold tier.  `agentmemd sweep`"""
-    _call("memory.sweep")
+    call("memory.sweep")
 
 
 @cli.command()
 def costs() -> None:
     """Language-model calls, tokens and cost (the ledger), and response-cache hits.  `agentmemd costs`"""
-    _call("costs", printer=show.human_costs)
+    call("costs", printer=show.human_costs)
 
 
 # ---- conversations ----------------------------------------------------------------------------
@@ -357,9 +298,9 @@ def append(session: str, role: str, content: str, namespace: str | None, speaker
     \b
         agentmemd append chat-1 user "I moved to Porto last week" --speaker Ana
     """
-    _call(
+    call(
         "conversation.append",
-        _params(session=session, role=role, content=content, namespace=namespace, speaker=speaker, ts=ts),
+        given(session=session, role=role, content=content, namespace=namespace, speaker=speaker, ts=ts),
     )
 
 
@@ -379,7 +320,7 @@ def sync(session: str, history, offset: int, namespace: str | None) -> None:
         turns = json.load(history)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"not JSON: {exc}", param_hint="HISTORY") from None
-    _call("conversation.sync", _params(session=session, turns=turns, offset=offset, namespace=namespace))
+    call("conversation.sync", given(session=session, turns=turns, offset=offset, namespace=namespace))
 
 
 @cli.command()
@@ -397,9 +338,9 @@ def context(session: str, budget_tokens: int | None, anchors_as: str | None, nam
     \b
         agentmemd context chat-1 --budget 8000
     """
-    _call(
+    call(
         "conversation.context",
-        _params(session=session, namespace=namespace, budget_tokens=budget_tokens, anchors_as=anchors_as),
+        given(session=session, namespace=namespace, budget_tokens=budget_tokens, anchors_as=anchors_as),
         printer=show.human_context,
     )
 
@@ -415,9 +356,9 @@ def observe(session: str, when_due: bool, reflect: bool, namespace: str | None) 
     \b
         agentmemd observe chat-1 --reflect
     """
-    _call(
+    call(
         "conversation.observe",
-        _params(session=session, namespace=namespace, force=not when_due, reflect=reflect),
+        given(session=session, namespace=namespace, force=not when_due, reflect=reflect),
     )
 
 
@@ -427,9 +368,9 @@ def observe(session: str, when_due: bool, reflect: bool, namespace: str | None) 
 @click.option("--all", "include_replaced", is_flag=True, help="Also merged, superseded and dropped ones.")
 def observations(session: str | None, namespace: str | None, include_replaced: bool) -> None:
     """Observations, oldest first, with their source turns.  `agentmemd observations --session chat-1`"""
-    _call(
+    call(
         "observations.list",
-        _params(session=session, namespace=namespace, include_replaced=include_replaced or None),
+        given(session=session, namespace=namespace, include_replaced=include_replaced or None),
         printer=show.human_observations,
     )
 
@@ -439,7 +380,7 @@ def observations(session: str | None, namespace: str | None, include_replaced: b
 @NAMESPACE
 def conversation(session: str, namespace: str | None) -> None:
     """A conversation's turns, tokens and Observer/Reflector runs.  `agentmemd conversation chat-1`"""
-    _call("conversation.status", _params(session=session, namespace=namespace), printer=show.human_conversation)
+    call("conversation.status", given(session=session, namespace=namespace), printer=show.human_conversation)
 
 
 # ---- jobs and the clock ------------------------------------------------------------------------
@@ -448,14 +389,14 @@ def conversation(session: str, namespace: str | None) -> None:
 @cli.command()
 def jobs() -> None:
     """Scheduled jobs: cron, next run, last run and result.  `agentmemd jobs`"""
-    _call("jobs.list", printer=show.human_jobs)
+    call("jobs.list", printer=show.human_jobs)
 
 
 @cli.command("run-job")
 @click.argument("name")
 def run_job(name: str) -> None:
     """Run one scheduled job now (decay_sweep, consolidate, daily_log).  `agentmemd run-job consolidate`"""
-    _call("jobs.run", {"name": name}, printer=show.human_run)
+    call("jobs.run", {"name": name}, printer=show.human_run)
 
 
 @cli.command()
@@ -463,7 +404,7 @@ def run_job(name: str) -> None:
 @click.option("--level", type=click.IntRange(1, 3))
 def consolidated(namespace: str | None, level: int | None) -> None:
     """Consolidated memories (patterns, principles, insights) and their sources.  `agentmemd consolidated --level 2`"""
-    _call("consolidation.list", _params(namespace=namespace, level=level), printer=show.human_consolidated)
+    call("consolidation.list", given(namespace=namespace, level=level), printer=show.human_consolidated)
 
 
 @cli.command()
@@ -471,9 +412,9 @@ def consolidated(namespace: str | None, level: int | None) -> None:
 def clock(advance_hours: float | None) -> None:
     """Show, or advance a manual, clock.  `agentmemd clock --advance-hours 24`"""
     if advance_hours is None:
-        _call("clock.now")
+        call("clock.now")
     else:
-        _call("clock.advance", {"hours": advance_hours})
+        call("clock.advance", {"hours": advance_hours})
 
 
 # ---- persona ------------------------------------------------------------------------------------
@@ -485,9 +426,9 @@ def clock(advance_hours: float | None) -> None:
 def persona(namespace: str | None, history: bool) -> None:
     """The agent's PersonaState: traits as adjectives, voice, stance, rules, record.  `agentmemd persona`"""
     if history:
-        _call("persona.history", _params(namespace=namespace), printer=show.human_history)
+        call("persona.history", given(namespace=namespace), printer=show.human_history)
     else:
-        _call("persona.get", _params(namespace=namespace), printer=show.human_persona)
+        call("persona.get", given(namespace=namespace), printer=show.human_persona)
 
 
 @cli.command()
@@ -502,9 +443,9 @@ def score(response: str, session: str | None, context: str | None, pack_id: str 
     \b
         agentmemd score "Sure, Thursday at 3 works." --session chat-1
     """
-    _call(
+    call(
         "persona.score",
-        _params(response=response, session=session, context=context, pack_id=pack_id, namespace=namespace),
+        given(response=response, session=session, context=context, pack_id=pack_id, namespace=namespace),
         printer=show.human_score,
     )
 
@@ -515,7 +456,7 @@ def score(response: str, session: str | None, context: str | None, pack_id: str 
 @click.option("--limit", type=int, default=100, show_default=True)
 def scores(session: str | None, namespace: str | None, limit: int) -> None:
     """SyncScore history of a session (or a namespace), oldest first.  `agentmemd scores --session chat-1`"""
-    _call("persona.scores", _params(session=session, namespace=namespace, limit=limit), printer=show.human_scores)
+    call("persona.scores", given(session=session, namespace=namespace, limit=limit), printer=show.human_scores)
 
 
 @cli.command()
@@ -533,15 +474,15 @@ def rule(action: str, text: str | None, namespace: str | None, yes: bool) -> Non
         agentmemd rule confirm rp_3f9a0c6d2b1e4f5a6b7c8d9e
     """
     if action == "list":
-        _call("persona.rules.list", _params(namespace=namespace, status="all"), printer=show.human_rules)
+        call("persona.rules.list", given(namespace=namespace, status="all"), printer=show.human_rules)
         return
     if not text:
-        _fail(f"rule {action} needs {'an id' if action in ('confirm', 'reject') else 'the rule text'}", 1)
+        fail(f"rule {action} needs {'an id' if action in ('confirm', 'reject') else 'the rule text'}", 1)
     if action in ("confirm", "reject"):
-        _call(f"persona.rules.{action}", _params(id=text, namespace=namespace))
+        call(f"persona.rules.{action}", given(id=text, namespace=namespace))
         return
-    with _connected() as client:
-        proposal = client.call("persona.rules.propose", _params(namespace=namespace, action=action, rule=text))
+    with connected() as client:
+        proposal = client.call("persona.rules.propose", given(namespace=namespace, action=action, rule=text))
         confirmed = yes or (
             sys.stdin.isatty()
             and click.confirm(
@@ -549,12 +490,14 @@ def rule(action: str, text: str | None, namespace: str | None, yes: bool) -> Non
             )
         )
         if confirmed:
-            _print(client.call("persona.rules.confirm", _params(id=proposal["id"], namespace=namespace)), show.print_kv)
+            show_result(
+                client.call("persona.rules.confirm", given(id=proposal["id"], namespace=namespace)), show.print_kv
+            )
             return
     click.echo(
         f"proposal {proposal['id']} is pending; confirm it with `agentmemd rule confirm {proposal['id']}`", err=True
     )
-    _print(proposal, show.print_kv)
+    show_result(proposal, show.print_kv)
 
 
 # ---- doors -------------------------------------------------------------------------------------
@@ -605,14 +548,14 @@ def mcp(
     try:
         host, port = parse_listen(listen)
     except ValueError as exc:
-        _fail(f"--http: {exc}", 2)
+        fail(f"--http: {exc}", 2)
     if not is_loopback(host) and not allow_remote:
-        _fail(
+        fail(
             f"--http {listen}: {host} is not loopback; pass --allow-remote to listen there (tokens are still checked)",
             2,
         )
     if mcp_token:
-        _fail("--token is for stdio; over HTTP each caller sends its own bearer token", 2)
+        fail("--token is for stdio; over HTTP each caller sends its own bearer token", 2)
     click.echo(f"agentmemd mcp: http://{host}:{port}/mcp (bearer token required)", err=True)
     serve_http(build_server(socket_path, None, timeout, per_caller=True), socket_path, host, port)
 
@@ -672,9 +615,9 @@ def proxy(
     try:
         host, port = parse_listen(listen)
     except ValueError as exc:
-        _fail(f"--listen: {exc}", 2)
+        fail(f"--listen: {exc}", 2)
     if not is_loopback(host) and not allow_remote:
-        _fail(f"--listen {listen}: {host} is not loopback; pass --allow-remote to listen there", 2)
+        fail(f"--listen {listen}: {host} is not loopback; pass --allow-remote to listen there", 2)
     settings = ProxySettings(
         socket_path=Path(proxy_socket or ctx.obj.socket or default_socket()).expanduser(),
         upstream=upstream,
@@ -710,21 +653,21 @@ def token_create(name: str, namespaces: tuple[str, ...], every: bool) -> None:
         agentmemd token create alice-mcp --namespace alice
     """
     if every == bool(namespaces):
-        _fail("token create needs --namespace NS (repeatable) or --all, not both", 2)
-    _call("access.tokens.create", {"name": name, "namespaces": None if every else list(namespaces)})
+        fail("token create needs --namespace NS (repeatable) or --all, not both", 2)
+    call("access.tokens.create", {"name": name, "namespaces": None if every else list(namespaces)})
 
 
 @token.command("list")
 def token_list() -> None:
     """Access tokens with their namespaces (never their secrets).  `agentmemd token list`"""
-    _call("access.tokens.list", printer=show.human_tokens)
+    call("access.tokens.list", printer=show.human_tokens)
 
 
 @token.command("revoke")
 @click.argument("name")
 def token_revoke(name: str) -> None:
     """Revoke a token: its next auth fails.  `agentmemd token revoke alice-mcp`"""
-    _call("access.tokens.revoke", {"name": name})
+    call("access.tokens.revoke", {"name": name})
 
 
 # ---- measuring (the `bench` extra) -----------------------------------------------------------------
@@ -736,9 +679,7 @@ def _require_bench_extra(command: str) -> None:
 
     missing = [name for name in BENCH_EXTRA if find_spec(name) is None]
     if missing:
-        _fail(
-            f"{command} needs the bench extra ({', '.join(missing)} not installed): pip install 'agentmemd[bench]'", 2
-        )
+        fail(f"{command} needs the bench extra ({', '.join(missing)} not installed): pip install 'agentmemd[bench]'", 2)
 
 
 @cli.command()
@@ -766,7 +707,7 @@ def calibrate(**options: Any) -> None:
     try:
         click.echo(json.dumps(run_calibration(SimpleNamespace(**options)), indent=2))
     except LabelsError as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
 
 
 @cli.group()
@@ -844,6 +785,22 @@ def bench_injection(**options: Any) -> None:
     _run_bench("injection", options)
 
 
+@bench.command("import")
+@click.option("--data", type=click.Path(path_type=Path), required=True, help="LoCoMo's locomo10.json.")
+@click.option("--messages", type=int, default=10_000, show_default=True, help="At least this many per export.")
+@click.option(
+    "--format", type=click.Choice(["all", "whatsapp", "telegram", "slack", "discord"]), default="all", show_default=True
+)
+@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the exports and data dirs here.")
+def bench_import(**options: Any) -> None:
+    """`agentmemd import` rate: LoCoMo rendered as each app's export, imported twice.
+
+    \b
+        agentmemd bench import --data ../shared/bench/locomo/locomo10.json
+    """
+    _run_bench("import", options)
+
+
 @bench.command("locomo")
 @click.option("--data", type=click.Path(path_type=Path), required=True)
 @click.option("--conversations", type=int, help="Only the first N conversations.")
@@ -897,6 +854,10 @@ def bench_observe(**options: Any) -> None:
 def bench_persona(**options: Any) -> None:
     """A scripted drifting conversation: SyncScore EWMA, escalation, AUC, the trace as a PNG.  `agentmemd bench persona`"""
     _run_bench("persona", options)
+
+
+for _command in chats.COMMANDS:
+    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -232,3 +232,76 @@ def human_tokens(result: dict[str, Any]) -> None:
         reach = "every namespace" if t["namespaces"] is None else ", ".join(t["namespaces"])
         state = f"revoked {t['revoked']}" if t["revoked"] else "live"
         print(f"{t['name']:<24} {state:<34} {reach}")
+
+
+def _day(ts: str | None) -> str:
+    return ts[:10] if ts else "-"
+
+
+def human_import(report: dict[str, Any]) -> None:
+    verb = "would import" if report["dry_run"] else "imported"
+    print(
+        f"{report['format']} {report['path']}: {len(report['chats'])} chats, {report['messages']} messages "
+        f"({_day(report['first'])} to {_day(report['last'])}), {report['skipped']} lines skipped"
+    )
+    for note in report["notes"]:
+        print(f"  note: {note}")
+    for chat in report["chats"]:
+        print(f"\n{chat['title']}  ({chat['kind']}, {chat['chat']})  {_day(chat['first'])} to {_day(chat['last'])}")
+        if report["dry_run"]:
+            print(f"  {verb} {chat['messages']} messages")
+        else:
+            print(
+                f"  {chat['added']} added, {chat['duplicates']} already stored, {len(chat['sessions'])} sessions"
+                + (f", Observer queued for {len(chat['observing'])}" if chat["observing"] else "")
+            )
+        for sender, count in chat["senders"].items():
+            person = chat.get("people", {}).get(sender)
+            print(f"    {count:>6}  {sender}" + (f"  -> {person}" if person else ""))
+        reasons: dict[str, int] = {}
+        for skipped in chat["skipped"]:
+            reasons[skipped["reason"]] = reasons.get(skipped["reason"], 0) + 1
+        for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
+            print(f"  skipped {count:>4}  {reason}")
+    shown = [(c["title"], s) for c in report["chats"] for s in c["skipped"]][:20]
+    if shown:
+        print("\nskipped lines (the first 20; --json lists all):")
+        for title, s in shown:
+            print(f"  {title} line {s['line']}: {s['reason']}: {s['text'][:70]!r}")
+    if not report["dry_run"]:
+        print(f"\n{report['added']} messages added, {report['duplicates']} already stored")
+
+
+def human_chats(result: dict[str, Any]) -> None:
+    if not result["chats"]:
+        print("no chats")
+    for c in result["chats"]:
+        print(
+            f"{c['chat']:<40} {c['kind']:<8} {c['messages']:>7} msgs {c['sessions']:>4} sessions  "
+            f"{_day(c['first'])} to {_day(c['last'])}  {c['title']}"
+        )
+
+
+def human_turns(result: dict[str, Any]) -> None:
+    if not result["turns"]:
+        print("no messages match")
+    for t in result["turns"]:
+        where = t["chat_title"] or t["session"]
+        print(f"{t['ts'][:16].replace('T', ' ')}  {where}  {t['speaker']}: {t['content'][:200]}")
+
+
+def human_people(result: dict[str, Any]) -> None:
+    if not result["people"]:
+        print("no people yet: import a chat (`agentmemd import`) or connect a channel")
+    for p in result["people"]:
+        print(f"{p['id']:<16} {p['messages']:>7} msgs  last {_day(p['last_seen'])}  {p['name']}")
+
+
+def human_person(p: dict[str, Any]) -> None:
+    merged = f"  (asked for {p['requested']}, merged into this person)" if p.get("requested") else ""
+    print(f"{p['name']}  {p['id']}{merged}")
+    print(f"  {p['messages']} messages, {_day(p['first_seen'])} to {_day(p['last_seen'])}")
+    for a in p["accounts"]:
+        print(f"  account  {a['channel']}: {a['account']}  ({a['name']})")
+    for c in p["chats"]:
+        print(f"  chat     {c['title']}  ({c['kind']}, {c['messages']} messages)")

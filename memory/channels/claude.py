@@ -15,17 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.chats import (
-    Chat,
-    ChatExport,
-    ChatMessage,
-    Skipped,
-    expect,
-    from_iso,
-    load_json,
-    read_export,
-    zip_member,
-)
+from agentmemd.memory.channels.exports import expect, from_iso, load_json, read_export, zip_member
+from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
 OWNER = "User"

@@ -18,16 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.chats import (
-    Chat,
-    ChatExport,
-    ChatMessage,
-    Skipped,
-    expect,
-    from_iso,
-    load_json,
-    read_export,
-)
+from agentmemd.memory.channels.exports import expect, from_iso, load_json, read_export
+from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
 CONVERSATION_TYPES = {"Default", "Reply", "ThreadStarterMessage"}

@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Callable, Literal
 
 from agentmemd.memory.channels.chatgpt import read_chatgpt
-from agentmemd.memory.channels.chats import ChatExport
 from agentmemd.memory.channels.claude import read_claude
 from agentmemd.memory.channels.discord import read_discord
 from agentmemd.memory.channels.slack import read_slack
 from agentmemd.memory.channels.telegram import read_telegram
 from agentmemd.memory.channels.whatsapp import DateOrder, read_whatsapp
+from agentmemd.memory.core.chats import ChatExport
 
 ExportFormat = Literal["whatsapp", "telegram", "slack", "discord", "chatgpt", "claude"]
 

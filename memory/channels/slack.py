@@ -20,17 +20,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.chats import (
-    Chat,
-    ChatExport,
-    ChatKind,
-    ChatMessage,
-    Skipped,
-    expect,
-    from_epoch,
-    load_json,
-    read_export,
-)
+from agentmemd.memory.channels.exports import expect, from_epoch, load_json, read_export
+from agentmemd.memory.core.chats import Chat, ChatExport, ChatKind, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
 LISTINGS: dict[str, ChatKind] = {

@@ -16,19 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.chats import (
-    Chat,
-    ChatExport,
-    ChatKind,
-    ChatMessage,
-    Skipped,
-    expect,
-    from_epoch,
-    from_iso,
-    load_json,
-    read_export,
-    zip_member,
-)
+from agentmemd.memory.channels.exports import expect, from_epoch, from_iso, load_json, read_export, zip_member
+from agentmemd.memory.core.chats import Chat, ChatExport, ChatKind, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
 PRIVATE_TYPES = {"personal_chat", "bot_chat", "saved_messages"}

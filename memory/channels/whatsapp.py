@@ -22,7 +22,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-from agentmemd.memory.channels.chats import Chat, ChatExport, ChatMessage, Skipped, decode_text, read_export
+from agentmemd.memory.channels.exports import decode_text, read_export
+from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
 DateOrder = Literal["dmy", "mdy", "ymd"]

@@ -100,6 +100,20 @@ class Conversations:
             seq = self.tables.add_turn(row)
         return {"seq": seq, **self.counts(session)}
 
+    def append_many(self, namespace: str, turns: list[dict[str, Any]]) -> list[int]:
+        """Store turns of one or more sessions in one transaction (a chat import's batch); their seqs.
+
+        Each turn has session, role, speaker, content, ts, and may have chat and person. No
+        SyncScore is queued: an imported assistant is not this agent speaking."""
+        for session in dict.fromkeys(t["session"] for t in turns):
+            self.claim(session, namespace)
+        rows = [
+            {"chat": None, "person": None, **turn, "namespace": namespace, "tokens": count_tokens(turn["content"])}
+            for turn in turns
+        ]
+        with self.store.transaction():
+            return self.tables.add_turns(rows)
+
     def claim(self, session: str, namespace: str) -> None:
         """Conflict unless ``session`` is new or already one of ``namespace``'s conversations."""
         known = self.namespace_of(session)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Protocol
 
 
@@ -39,6 +39,20 @@ class ManualClock:
         with self._lock:
             self._now = self._now + timedelta(hours=hours)
             return self._now
+
+
+def zone_named(name: str) -> tzinfo:
+    """An IANA time zone, or '' for this machine's local zone; ValueError names an unknown one."""
+    if not name:
+        from tzlocal import get_localzone
+
+        return get_localzone()
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r} (use an IANA name such as 'Europe/Madrid' or 'UTC')") from None
 
 
 def to_utc(value: datetime) -> datetime:

@@ -19,8 +19,15 @@ from pydantic import (
     model_validator,
 )
 
+from agentmemd.memory.core.clock import zone_named
 from agentmemd.memory.core.errors import ConfigError
 from agentmemd.memory.core.vocabulary import DIMENSIONS, Dimension, MemoryType
+
+
+def _known_zone(value: str) -> str:
+    if value:
+        zone_named(value)  # ValueError names an unknown zone
+    return value
 
 
 class _Section(BaseModel):
@@ -134,19 +141,7 @@ class JobsConfig(_Section):
     consolidate: str = Field("30 3 * * *", description="Nightly 4-level consolidation into MEMORY.md.")
     daily_log: str = Field("*/10 * * * *", description="Write what was learned today into memory/YYYY-MM-DD.md.")
 
-    @field_validator("timezone")
-    @classmethod
-    def _zone(cls, value: str) -> str:
-        if value:
-            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-            try:
-                ZoneInfo(value)
-            except (ZoneInfoNotFoundError, ValueError):
-                raise ValueError(
-                    f"unknown time zone {value!r} (use an IANA name such as 'Europe/Madrid' or 'UTC')"
-                ) from None
-        return value
+    _zone = field_validator("timezone")(classmethod(lambda cls, value: _known_zone(value)))
 
     @field_validator("decay_sweep", "consolidate", "daily_log")
     @classmethod
@@ -292,6 +287,18 @@ class DailyLogConfig(_Section):
     max_items: int = Field(200, gt=0, description="Learned memories listed per day; the rest are counted.")
 
 
+class ChannelsConfig(_Section):
+    """Chats imported or received live (issue 15)."""
+
+    session_gap_minutes: float = Field(
+        240, gt=0, description="A message this long after the one before it starts a new session of its chat."
+    )
+    timezone: str = Field(
+        "", description="Zone of export times written without one (WhatsApp, old Telegram); '' = this machine's."
+    )
+    _zone = field_validator("timezone")(classmethod(lambda cls, value: _known_zone(value)))
+
+
 class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
@@ -310,6 +317,7 @@ class Config(_Section):
     conversation: ConversationConfig = Field(default_factory=ConversationConfig)
     cache: CacheConfig = Field(default_factory=CacheConfig)
     persona: PersonaConfig = Field(default_factory=PersonaConfig)
+    channels: ChannelsConfig = Field(default_factory=ChannelsConfig)
 
 
 def load_config(path: str | Path | None = None, overrides: dict | None = None) -> Config:

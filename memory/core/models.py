@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
-from agentmemd.memory.core.clock import to_utc
+from agentmemd.memory.core.chats import ChatKind, ChatMessage
+from agentmemd.memory.core.clock import to_utc, zone_named
 from agentmemd.memory.core.vocabulary import MemoryType, ReinforceEvent, Role, Tier
 
 
@@ -274,6 +275,66 @@ class SyncParams(Params):
     session: SessionId
     turns: list[SyncTurn] = Field(max_length=10_000)
     offset: int = Field(0, ge=0)
+    namespace: Namespace = "default"
+
+
+class IngestParams(Params):
+    """Messages of one chat, oldest first: an importer's batch, or one message a webhook received."""
+
+    channel: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")]
+    chat_id: Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]
+    title: Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]
+    kind: ChatKind
+    messages: list[ChatMessage] = Field(min_length=1, max_length=5000)
+    owner: Annotated[str, Field(min_length=1, max_length=300)] | None = Field(
+        None, description="the sender (id or name) who is the user the agent serves"
+    )
+    tz: str | None = Field(None, description="zone of times without one; None: the [channels] timezone")
+    namespace: Namespace = "default"
+
+    @field_validator("messages")
+    @classmethod
+    def _storable(cls, messages: list[ChatMessage]) -> list[ChatMessage]:
+        for number, message in enumerate(messages, start=1):
+            if not message.text.strip() or len(message.text) > 100_000:
+                raise ValueError(f"message {number} (line {message.line}): text must be 1 to 100,000 characters")
+            _utf8(message.text)
+            _utf8(message.sender)
+        return messages
+
+    @field_validator("tz")
+    @classmethod
+    def _zone(cls, value: str | None) -> str | None:
+        if value:
+            zone_named(value)
+        return value
+
+
+class ChatsListParams(Params):
+    namespace: Namespace = "default"
+
+
+class PersonParams(Params):
+    person: Annotated[str, Field(min_length=1, max_length=64)]
+    namespace: Namespace = "default"
+
+
+class PeopleMergeParams(Params):
+    """``person`` becomes ``into``: the same human on a second account."""
+
+    person: Annotated[str, Field(min_length=1, max_length=64)]
+    into: Annotated[str, Field(min_length=1, max_length=64)]
+    namespace: Namespace = "default"
+
+
+class TurnSearchParams(Params):
+    """The raw turns of the namespace's conversations (chats included) that contain the query's words."""
+
+    query: Content
+    k: int = Field(20, ge=1, le=500)
+    chat: str | None = None
+    person: str | None = None
+    session: SessionId | None = None
     namespace: Namespace = "default"
 
 

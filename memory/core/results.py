@@ -305,3 +305,85 @@ class TokenCreated(AccessToken):
 
 class TokensResult(Result):
     tokens: list[AccessToken]
+
+
+class IngestResult(Result):
+    chat: str
+    added: int
+    duplicates: int
+    sessions: list[str]  # every session the batch's messages are in
+    people: dict[str, str]  # sender as shown -> person id
+    observing: list[str]  # sessions whose Observer run the batch made due (it runs in the background)
+
+
+class ChatSummary(Result):
+    chat: str
+    channel: str
+    title: str
+    kind: str
+    messages: int
+    sessions: int
+    first: str | None
+    last: str | None
+
+
+class ChatsResult(Result):
+    chats: list[ChatSummary]
+
+
+class PersonSummary(Result):
+    id: str
+    name: str
+    created: str | None
+    messages: int
+    first_seen: str | None
+    last_seen: str | None
+
+
+class PeopleResult(Result):
+    people: list[PersonSummary]
+
+
+class PersonAccount(Result):
+    channel: str
+    account: str
+    name: str
+
+
+class PersonChat(Result):
+    chat: str
+    channel: str
+    title: str
+    kind: str
+    messages: int
+
+
+class PersonResult(PersonSummary):
+    accounts: list[PersonAccount]
+    chats: list[PersonChat]
+    requested: str | None = None  # a merged-away id that was asked for
+
+
+class MergeResult(Result):
+    merged: str
+    into: str
+    turns_moved: int
+
+
+class TurnHit(Result):
+    seq: int
+    session: str
+    role: str
+    speaker: str
+    person: str | None
+    content: str
+    ts: str
+    chat: str | None
+    chat_title: str | None
+    channel: str | None
+    chat_kind: str | None
+    bm25: float
+
+
+class TurnSearchResult(Result):
+    turns: list[TurnHit]

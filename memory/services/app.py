@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentmemd.cron.jobs import register_jobs
-from agentmemd.cron.scheduler import JobRunner, local_zone
+from agentmemd.cron.scheduler import JobRunner
 from agentmemd.memory.consolidation.consolidator import Consolidator
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.core import __version__
-from agentmemd.memory.core.clock import make_clock
+from agentmemd.memory.core.clock import make_clock, zone_named
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import LLMError, StartupError
 from agentmemd.memory.core.models import HealthResult
@@ -31,6 +31,7 @@ from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.services.access import AccessService
+from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
 from agentmemd.memory.services.costs import CostService
 from agentmemd.memory.services.jobs import JobService
@@ -56,6 +57,7 @@ class Services:
     jobs: JobService
     costs: CostService
     access: AccessService
+    channels: ChannelService
     # What the daemon runs beside the requests: the watcher's indexer, the job runner, the worker.
     indexer: WorkspaceIndexer | None
     runner: JobRunner
@@ -113,7 +115,7 @@ class Services:
         except LLMError as exc:
             raise StartupError(str(exc)) from None
         cache = ResponseCache(store, embedder, memories.clock, config.cache, provider.name)
-        runner = JobRunner(store, memories.clock, local_zone(config.jobs.timezone), run_on_store)
+        runner = JobRunner(store, memories.clock, zone_named(config.jobs.timezone), run_on_store)
         writer = WorkspaceWriter(store, workspace) if workspace is not None else None
         summarise = None
         if config.llm.provider == "anthropic":  # a model writes the consolidated nodes; locally they stay extractive
@@ -143,6 +145,7 @@ class Services:
             jobs=JobService(runner, Consolidator(memories, config.consolidation, run_on_store), memories.clock),
             costs=CostService(ledger, cache, config.llm.provider),
             access=AccessService(store, memories.clock, config.workspace.namespace),
+            channels=ChannelService(store, conversations, worker, config, memories.clock),
             indexer=indexer,
             runner=runner,
             worker=worker,

@@ -23,6 +23,12 @@ class ConversationTables:
         table.insert(row)
         return int(table.last_rowid)
 
+    def add_turns(self, rows: list[dict[str, Any]]) -> list[int]:
+        """Store many turns (an import's batch); their seqs, in order."""
+        columns = list(rows[0]) if rows else []
+        sql = f"INSERT INTO conversation_turns ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        return [int(self.store.conn.execute(sql, [row[c] for c in columns]).lastrowid) for row in rows]
+
     def namespace_of(self, session: str) -> str | None:
         row = self.store.conn.execute(
             "SELECT namespace FROM conversation_turns WHERE session = ? LIMIT 1", (session,)

@@ -1,8 +1,4 @@
-"""What every chat export becomes, whatever app it came from: chats of messages by senders.
-
-Each importer (``memory/channels/<format>.py``) parses its file into a ``ChatExport``; the import
-service stores that, so the rules (sessions, people, idempotency, audiences) live in one place.
-"""
+"""Reading chat-export files, shared by the importers: zips, JSON with line numbers, dates."""
 
 from __future__ import annotations
 
@@ -11,67 +7,9 @@ import json
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from agentmemd.memory.core.errors import MalformedExport
-
-ChatKind = Literal["private", "group"]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ChatMessage(_Model):
-    """One message as the export has it. ``ts`` is naive when the export gives no time zone
-    (WhatsApp): the importer's ``--tz`` says which it was."""
-
-    sender: str = Field(description="the sender's name (or number) as the export shows it")
-    sender_id: str | None = Field(None, description="the app's id for the sender, where the export has one")
-    ts: datetime
-    text: str
-    line: int = Field(
-        description="where it is, for provenance and errors: the line of a text export, the message's "
-        "position (1-based) in its chat in a JSON one"
-    )
-    attachments: list[str] = Field(default_factory=list, description="file names or kinds of what came with it")
-    edited: bool = False
-    reply_to: str | None = None
-    forwarded_from: str | None = None
-    message_id: str | None = Field(None, description="the app's id, where the export has one")
-    by_assistant: bool = Field(False, description="written by an AI assistant (ChatGPT and Claude exports)")
-
-
-class Skipped(_Model):
-    line: int
-    reason: str
-    text: str = Field("", description="the start of what was skipped")
-
-
-class Chat(_Model):
-    chat_id: str = Field(description="stable across imports of the same chat: the app's id or its title")
-    title: str
-    kind: ChatKind
-    messages: list[ChatMessage] = Field(default_factory=list)
-    skipped: list[Skipped] = Field(default_factory=list)
-
-    @property
-    def senders(self) -> list[str]:
-        return sorted({m.sender for m in self.messages})
-
-
-class ChatExport(_Model):
-    format: str
-    chats: list[Chat]
-    notes: list[str] = Field(default_factory=list, description="what the importer inferred, e.g. the date order")
-    owner: str | None = Field(
-        None, description="the sender (id or name) who made the export, i.e. the user, where the format says"
-    )
-
-
-# ---- reading export files: shared by the importers ------------------------------------------
 
 
 def read_export(path: Path) -> tuple[bytes, zipfile.ZipFile | None]:

@@ -1,0 +1,104 @@
+"""`agentmemd bench import`: how fast `agentmemd import` stores a big chat export.
+
+LoCoMo's conversations are rendered as each app's export (daemon/bench/exports.py), repeated a
+year apart until there are ``--messages`` of them, and imported with the real command into a real
+daemon, twice (the second run must add nothing). Two daemons: one as configured by default, where
+the Observer starts compressing the imported sessions in the background while the import goes
+on; and one whose Observer thresholds are out of reach, which is the import's own cost.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from agentmemd.daemon.bench import exports as render
+from agentmemd.daemon.bench.benchmarks import _peak_rss_mb, bench_daemon
+from agentmemd.memory.channels.formats import read_chat_export
+
+FORMATS = ("whatsapp", "telegram", "slack", "discord")
+NO_OBSERVER = "[conversation]\nobserver_threshold_tokens = 1000000000\nreflector_threshold_tokens = 1000000000\n"
+
+
+def _samples(locomo: list[dict[str, Any]], messages: int) -> list[tuple[dict[str, Any], timedelta]]:
+    """LoCoMo conversations, cycled with a time shift, until they hold ``messages`` turns."""
+    out, total, index = [], 0, 0
+    while total < messages:
+        sample = locomo[index % len(locomo)]
+        out.append((sample, timedelta(days=400 * (index // len(locomo)))))
+        total += render.whatsapp_message_count(sample)
+        index += 1
+    return out
+
+
+def _render(fmt: str, samples: list[tuple[dict[str, Any], timedelta]], root: Path) -> Path:
+    if fmt == "whatsapp":  # one long chat: every conversation after the other
+        path = root / "WhatsApp Chat with LoCoMo.txt"
+        path.write_text("".join(render.render_whatsapp(s, shift=shift) for s, shift in samples))
+        return path
+    if fmt == "telegram":
+        chats = [render.render_telegram([s], shift)["chats"]["list"][0] for s, shift in samples]
+        for number, chat in enumerate(chats):
+            chat["id"] = 5000 + number
+        path = root / "result.json"
+        path.write_text(json.dumps({"chats": {"list": chats}}))
+        return path
+    if fmt == "slack":  # one channel per conversation (a repeated one at the same times: other channels)
+        return render.render_slack([s for s, _ in samples], root / "slack.zip")
+    path = root / "discord.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for number, (sample, shift) in enumerate(samples):
+            archive.writestr(f"chat-{number}.json", json.dumps(render.render_discord(sample, number, shift)))
+    return path
+
+
+def _import(socket: Path, fmt: str, path: Path, namespace: str) -> tuple[float, dict[str, Any]]:
+    command = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(socket), "--json"]
+    command += ["import", fmt, str(path), "--namespace", namespace, "--tz", "UTC"]
+    started = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=1800)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"agentmemd import {fmt} failed: {done.stderr[-2000:]}")
+    return wall, json.loads(done.stdout)
+
+
+def bench_import(args) -> dict[str, Any]:
+    locomo = json.loads(Path(args.data).read_text())
+    formats = FORMATS if args.format == "all" else (args.format,)
+    root = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amdi", dir="/tmp"))
+    root.mkdir(parents=True, exist_ok=True)
+    samples = _samples(locomo, args.messages)
+    results: dict[str, Any] = {"messages_asked": args.messages, "runs": {}}
+    for mode, extra in (("default_config", ""), ("observer_out_of_reach", NO_OBSERVER)):
+        with bench_daemon(root / mode, extra) as (client, proc):
+            socket = root / mode / "s.sock"
+            for fmt in formats:
+                path = _render(fmt, samples, root)
+                started = time.perf_counter()
+                parsed = read_chat_export(fmt, path)
+                parse_s = time.perf_counter() - started
+                count = sum(len(c.messages) for c in parsed.chats)
+                wall, report = _import(socket, fmt, path, f"bench-{fmt}")
+                again_wall, again = _import(socket, fmt, path, f"bench-{fmt}")
+                results["runs"][f"{mode}/{fmt}"] = {
+                    "messages": count,
+                    "chats": len(parsed.chats),
+                    "file_mb": round(path.stat().st_size / 1e6, 2),
+                    "parse_s": round(parse_s, 2),
+                    "import_wall_s": round(wall, 2),
+                    "messages_per_s": round(count / wall),
+                    "added": report["added"],
+                    "sessions": sum(len(c["sessions"]) for c in report["chats"]),
+                    "reimport_wall_s": round(again_wall, 2),
+                    "reimport_added": again["added"],
+                }
+            results[f"{mode}_daemon_peak_rss_mb"] = _peak_rss_mb(proc.pid)
+    return results

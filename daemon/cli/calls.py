@@ -1,0 +1,74 @@
+"""How a command talks to the daemon: one call, its result printed for a person or as JSON,
+and a clear message with the documented exit code when there is no daemon or it refuses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import click
+
+from agentmemd.daemon.cli import printers as show
+from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
+
+Printer = Callable[[Any], None]
+
+
+class Settings:
+    def __init__(self, socket: str | None, as_json: bool, token: str | None = None):
+        self.socket = socket
+        self.as_json = as_json
+        self.token = token
+
+
+# Ids and sessions are looked up inside one namespace: another namespace's are "not found".
+# Left out, the daemon picks: "default", or with --token the token's first namespace.
+NAMESPACE = click.option(
+    "--namespace", default=None, help='Namespace (default: "default"; with --token, the token\'s first).'
+)
+
+
+def given(**values: Any) -> dict[str, Any]:
+    """Request params without the options that were not given."""
+    return {k: v for k, v in values.items() if v is not None and v != () and v != []}
+
+
+def call(method: str, params: dict[str, Any] | None = None, printer: Printer = show.print_kv) -> None:
+    """One request to the daemon; its result printed for a person (or as JSON with --json)."""
+    with connected() as client:
+        result = client.call(method, params or {})
+    show_result(result, printer)
+
+
+def show_result(result: Any, printer: Printer) -> None:
+    if click.get_current_context().obj.as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        printer(result)
+
+
+class connected:
+    """The socket client; no daemon or a refusal ends the command with a clear message."""
+
+    def __enter__(self) -> Client:
+        settings: Settings = click.get_current_context().obj
+        try:
+            self.client = Client(settings.socket or default_socket(), token=settings.token)
+        except ConnectionError as exc:
+            fail(str(exc), 3)
+        except RpcCallError as exc:  # the token was refused
+            fail(exc.message, 1)
+        return self.client
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        self.client.close()
+        if isinstance(exc, RpcCallError):
+            fail(exc.message, 1)
+        if isinstance(exc, ConnectionError):
+            fail(str(exc), 3)
+        return False
+
+
+def fail(message: str, code: int) -> None:
+    click.echo(f"agentmemd: {message}", err=True)
+    click.get_current_context().exit(code)

@@ -1,0 +1,180 @@
+"""Chat messages into conversation turns: sessions by time gap, speakers as people, each message once.
+
+    plan = ingest.plan("default", "whatsapp", chat, messages, owner="Carla", zone=ZoneInfo("Europe/Lisbon"))
+    seqs = conversations.append_many("default", plan.turns)   # the caller's transaction
+    ingest.record("default", plan.keys, seqs)
+
+A chat becomes a conversation of sessions: a message more than ``gap`` after the one before it
+starts a new session, whose id is the chat's and the first message's time, so the same export
+gives the same sessions every time. Every message has a key (the app's message id, or its time,
+sender, text and how many identical ones came before it in the batch); a key already stored is a
+duplicate, which makes an import idempotent and lets one killed half-way resume where its last
+committed batch ended. The importer never splits identical-time messages across batches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, tzinfo
+from typing import Any, Iterator
+
+from agentmemd.memory.channels.people import People
+from agentmemd.memory.core.chats import ChatKind, ChatMessage
+from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
+from agentmemd.memory.store.channel_tables import ChannelTables
+
+
+@dataclass
+class IngestPlan:
+    turns: list[dict[str, Any]] = field(default_factory=list)  # conversation_turns rows, without namespace/tokens
+    keys: list[str] = field(default_factory=list)  # one per turn
+    duplicates: int = 0
+    sessions: list[str] = field(default_factory=list)  # every session the batch's messages are in
+    people: dict[str, str] = field(default_factory=dict)  # sender as shown -> person id
+
+
+def message_key(chat: str, message: ChatMessage, occurrence: int) -> str:
+    if message.message_id:
+        basis = f"{chat}\x1fid\x1f{message.message_id}"
+    else:
+        basis = f"{chat}\x1f{format_time(message.ts)}\x1f{message.sender}\x1f{message.text}\x1f{occurrence}"
+    return hashlib.sha256(basis.encode()).hexdigest()[:32]
+
+
+def session_id(namespace: str, chat: str, title: str, first: datetime) -> str:
+    """``whatsapp:ana-silva:1a2b3c4d@20240312T091540Z``: readable, unique per namespace and chat."""
+    channel = chat.split(":", 1)[0]
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")[:40].strip("-") or "chat"
+    digest = hashlib.sha256(f"{namespace}\x1f{chat}".encode()).hexdigest()[:8]
+    return (
+        f"{re.sub(r'[^a-z0-9]+', '-', channel.lower())[:20] or 'chat'}:{slug}:{digest}@{to_utc(first):%Y%m%dT%H%M%SZ}"
+    )
+
+
+def batches(
+    messages: list[ChatMessage], max_messages: int = 500, max_bytes: int = 400_000
+) -> Iterator[list[ChatMessage]]:
+    """The messages, in time order, in slices small enough for one request line (the socket
+    takes 1 MiB) and one short transaction; messages of the same time stay in one slice, as
+    their keys count identical ones."""
+    ordered = sorted(messages, key=lambda m: to_utc(m.ts))
+    batch: list[ChatMessage] = []
+    size = 0
+    for message in ordered:
+        weight = len(json.dumps(message.text)) + len(json.dumps(message.sender)) + 300  # + the other fields
+        full = len(batch) >= max_messages or size + weight > max_bytes
+        if batch and full and to_utc(message.ts) != to_utc(batch[-1].ts):
+            yield batch
+            batch, size = [], 0
+        batch.append(message)
+        size += weight
+    if batch:
+        yield batch
+
+
+class ChatIngest:
+    def __init__(self, tables: ChannelTables, people: People, clock: Clock, gap: timedelta):
+        self.tables = tables
+        self.people = people
+        self.clock = clock
+        self.gap = gap
+
+    def plan(
+        self,
+        namespace: str,
+        channel: str,
+        chat: str,
+        title: str,
+        kind: ChatKind,
+        messages: list[ChatMessage],
+        *,
+        owner: str | None,
+        zone: tzinfo,
+    ) -> IngestPlan:
+        """What storing ``messages`` adds; people and the chat row are written now (the caller's transaction)."""
+        self._chat_row(namespace, channel, chat, title, kind)
+        stamped = sorted(
+            ((m, to_utc(m.ts if m.ts.tzinfo else m.ts.replace(tzinfo=zone))) for m in messages), key=lambda p: p[1]
+        )
+        occurrences: dict[tuple, int] = {}
+        keys = []
+        for message, when in stamped:
+            ident = (when, message.sender, message.text)
+            occurrences[ident] = occurrences.get(ident, -1) + 1
+            keys.append(message_key(chat, message.model_copy(update={"ts": when}), occurrences[ident]))
+        stored = self.tables.stored_keys(namespace, keys)
+        plan = IngestPlan()
+        previous = self.tables.last_turn_before(namespace, chat, format_time(stamped[0][1])) if stamped else None
+        prev_session, prev_ts = (previous[0], parse_time(previous[1])) if previous else (None, None)
+        seen: set[str] = set()
+        for (message, when), key in zip(stamped, keys):
+            if key in stored or key in seen:
+                plan.duplicates += 1
+                if key in stored:
+                    prev_session, prev_ts = stored[key][1], parse_time(stored[key][2])
+                    if prev_session not in plan.sessions:
+                        plan.sessions.append(prev_session)
+                continue
+            seen.add(key)
+            if prev_session is None or when - prev_ts > self.gap:
+                prev_session = session_id(namespace, chat, title, when)
+            prev_ts = when
+            plan.turns.append(self._turn(namespace, channel, chat, message, when, prev_session, owner, plan))
+            plan.keys.append(key)
+            if prev_session not in plan.sessions:
+                plan.sessions.append(prev_session)
+        return plan
+
+    def record(self, namespace: str, keys: list[str], seqs: list[int]) -> None:
+        self.tables.add_keys(namespace, list(zip(keys, seqs)))
+
+    def _turn(
+        self,
+        namespace: str,
+        channel: str,
+        chat: str,
+        message: ChatMessage,
+        when: datetime,
+        session: str,
+        owner: str | None,
+        plan: IngestPlan,
+    ) -> dict[str, Any]:
+        person = None
+        if not message.by_assistant:  # an assistant in an export is not a person the agent knows
+            is_user = owner is not None and owner in (message.sender_id, message.sender)
+            account = message.sender_id or message.sender
+            person = self.people.resolve(namespace, channel, account, message.sender, is_user=is_user)
+            plan.people[message.sender] = person
+        content = message.text
+        if message.forwarded_from:
+            content = f"(forwarded from {message.forwarded_from}) {content}"
+        return {
+            "session": session,
+            "role": "assistant" if message.by_assistant else "user",
+            "speaker": message.sender,
+            "content": content,
+            "ts": format_time(when),
+            "chat": chat,
+            "person": person,
+        }
+
+    def _chat_row(self, namespace: str, channel: str, chat: str, title: str, kind: ChatKind) -> None:
+        known = self.tables.chat(namespace, chat)
+        if known is None:
+            self.tables.add_chat(
+                {
+                    "namespace": namespace,
+                    "chat": chat,
+                    "channel": channel,
+                    "title": title,
+                    "kind": kind,
+                    "created": format_time(self.clock.now()),
+                }
+            )
+        elif (known["title"], known["kind"]) != (title, kind):  # a renamed group, a DM that became one
+            self.tables.update_chat(namespace, chat, title, kind)

@@ -1,0 +1,171 @@
+"""The channels' tables: people and their accounts, chats, stored-message keys, and the turns'
+full-text index (the raw messages stay searchable)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentmemd.memory.store.database import Store, fts_query
+
+USER = "user"  # the person the agent serves: no row of its own in ``people``
+
+
+class ChannelTables:
+    def __init__(self, store: Store):
+        self.store = store
+        self.conn = store.conn
+
+    # ---- people ------------------------------------------------------------------------------
+
+    def account(self, namespace: str, channel: str, account: str) -> str | None:
+        row = self.conn.execute(
+            "SELECT person FROM person_accounts WHERE namespace = ? AND channel = ? AND account = ?",
+            (namespace, channel, account),
+        ).fetchone()
+        return row[0] if row else None
+
+    def add_person(self, person: str, namespace: str, name: str, created: str) -> None:
+        self.conn.execute(
+            "INSERT INTO people (id, namespace, name, created) VALUES (?, ?, ?, ?)", (person, namespace, name, created)
+        )
+
+    def add_account(self, namespace: str, channel: str, account: str, person: str, name: str) -> None:
+        self.conn.execute(
+            "INSERT INTO person_accounts (namespace, channel, account, person, name) VALUES (?, ?, ?, ?, ?)",
+            (namespace, channel, account, person, name),
+        )
+
+    def person(self, namespace: str, person: str) -> dict[str, Any] | None:
+        rows = self.store._rows("SELECT * FROM people WHERE namespace = ? AND id = ?", (namespace, person))
+        return rows[0] if rows else None
+
+    def people(self, namespace: str) -> list[dict[str, Any]]:
+        """Live people (not merged away) with their message counts and last message time."""
+        return self.store._rows(
+            "SELECT p.id, p.name, p.created, "
+            "(SELECT count(*) FROM conversation_turns t WHERE t.person = p.id) AS messages, "
+            "(SELECT min(ts) FROM conversation_turns t WHERE t.person = p.id) AS first_seen, "
+            "(SELECT max(ts) FROM conversation_turns t WHERE t.person = p.id) AS last_seen "
+            "FROM people p WHERE p.namespace = ? AND p.merged_into IS NULL ORDER BY p.name, p.id",
+            (namespace,),
+        )
+
+    def accounts(self, namespace: str, person: str) -> list[dict[str, Any]]:
+        return self.store._rows(
+            "SELECT channel, account, name FROM person_accounts WHERE namespace = ? AND person = ? "
+            "ORDER BY channel, account",
+            (namespace, person),
+        )
+
+    def person_stats(self, namespace: str, person: str) -> dict[str, Any]:
+        messages, first, last = self.conn.execute(
+            "SELECT count(*), min(ts), max(ts) FROM conversation_turns WHERE namespace = ? AND person = ?",
+            (namespace, person),
+        ).fetchone()
+        return {"messages": messages, "first_seen": first, "last_seen": last}
+
+    def person_chats(self, namespace: str, person: str) -> list[dict[str, Any]]:
+        return self.store._rows(
+            "SELECT c.chat, c.channel, c.title, c.kind, count(*) AS messages FROM conversation_turns t "
+            "JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
+            "WHERE t.person = ? AND t.namespace = ? GROUP BY c.chat ORDER BY messages DESC",
+            (person, namespace),
+        )
+
+    def merge(self, namespace: str, source: str, target: str) -> int:
+        """Repoint ``source``'s accounts and turns at ``target``; how many turns moved."""
+        self.conn.execute(
+            "UPDATE person_accounts SET person = ? WHERE namespace = ? AND person = ?", (target, namespace, source)
+        )
+        self.conn.execute(
+            "UPDATE people SET merged_into = ? WHERE namespace = ? AND id = ?", (target, namespace, source)
+        )
+        # Anyone merged into the source earlier now points at the target too.
+        self.conn.execute(
+            "UPDATE people SET merged_into = ? WHERE namespace = ? AND merged_into = ?", (target, namespace, source)
+        )
+        return self.conn.execute(
+            "UPDATE conversation_turns SET person = ? WHERE namespace = ? AND person = ?", (target, namespace, source)
+        ).rowcount
+
+    # ---- chats and their stored messages -----------------------------------------------------
+
+    def chat(self, namespace: str, chat: str) -> dict[str, Any] | None:
+        rows = self.store._rows("SELECT * FROM chats WHERE namespace = ? AND chat = ?", (namespace, chat))
+        return rows[0] if rows else None
+
+    def add_chat(self, row: dict[str, Any]) -> None:
+        self.store.db["chats"].insert(row)
+
+    def update_chat(self, namespace: str, chat: str, title: str, kind: str) -> None:
+        self.conn.execute(
+            "UPDATE chats SET title = ?, kind = ? WHERE namespace = ? AND chat = ?", (title, kind, namespace, chat)
+        )
+
+    def stored_keys(self, namespace: str, keys: list[str]) -> dict[str, tuple[int, str, str]]:
+        """key -> (turn seq, session, ts) for the keys already stored."""
+        found: dict[str, tuple[int, str, str]] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            rows = self.conn.execute(
+                "SELECT k.key, t.seq, t.session, t.ts FROM chat_message_keys k "
+                "JOIN conversation_turns t ON t.seq = k.turn_seq "
+                f"WHERE k.namespace = ? AND k.key IN ({', '.join('?' * len(chunk))})",
+                (namespace, *chunk),
+            )
+            found.update({key: (seq, session, ts) for key, seq, session, ts in rows})
+        return found
+
+    def add_keys(self, namespace: str, pairs: list[tuple[str, int]]) -> None:
+        self.conn.executemany(
+            "INSERT INTO chat_message_keys (namespace, key, turn_seq) VALUES (?, ?, ?)",
+            [(namespace, key, seq) for key, seq in pairs],
+        )
+
+    def last_turn_before(self, namespace: str, chat: str, ts: str) -> tuple[str, str] | None:
+        """(session, ts) of the chat's latest stored turn at or before ``ts``."""
+        row = self.conn.execute(
+            "SELECT session, ts FROM conversation_turns WHERE namespace = ? AND chat = ? AND ts <= ? "
+            "ORDER BY ts DESC, seq DESC LIMIT 1",
+            (namespace, chat, ts),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def chats(self, namespace: str) -> list[dict[str, Any]]:
+        return self.store._rows(
+            "SELECT c.chat, c.channel, c.title, c.kind, count(t.seq) AS messages, "
+            "count(DISTINCT t.session) AS sessions, min(t.ts) AS first, max(t.ts) AS last "
+            "FROM chats c LEFT JOIN conversation_turns t ON t.namespace = c.namespace AND t.chat = c.chat "
+            "WHERE c.namespace = ? GROUP BY c.chat ORDER BY c.channel, c.title",
+            (namespace,),
+        )
+
+    # ---- the raw turns, by their words -------------------------------------------------------
+
+    def search_turns(
+        self,
+        namespace: str,
+        query: str,
+        k: int,
+        *,
+        chat: str | None = None,
+        person: str | None = None,
+        session: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Turns matching any of the query's words, best BM25 first, with their provenance."""
+        match = fts_query(query)
+        if match is None:
+            return []
+        filters, params = ["t.namespace = ?"], [namespace]
+        for column, value in (("chat", chat), ("person", person), ("session", session)):
+            if value is not None:
+                filters.append(f"t.{column} = ?")
+                params.append(value)
+        return self.store._rows(
+            "SELECT t.seq, t.session, t.role, t.speaker, t.person, t.content, t.ts, t.chat, "
+            "c.title AS chat_title, c.channel, c.kind AS chat_kind, bm25(conversation_turns_fts) AS bm25 "
+            "FROM conversation_turns_fts f JOIN conversation_turns t ON t.seq = f.rowid "
+            "LEFT JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
+            f"WHERE conversation_turns_fts MATCH ? AND {' AND '.join(filters)} ORDER BY bm25 LIMIT ?",
+            (match, *params, k),
+        )

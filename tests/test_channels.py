@@ -1,0 +1,283 @@
+"""Chat messages into conversations (channels.ingest): sessions by time gap, people, each message
+once, raw messages searchable; and `agentmemd import` against a real daemon."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta
+
+import pytest
+from click.testing import CliRunner
+from conftest import REPO
+
+from agentmemd.daemon.cli.main import cli
+from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.channels.ingest import batches
+from agentmemd.memory.channels.whatsapp import read_whatsapp
+from agentmemd.memory.core.chats import ChatMessage
+
+EXPORTS = REPO / "tests" / "data" / "exports"
+
+
+def _messages(export) -> list[dict]:
+    return [m.model_dump(mode="json", exclude_defaults=True) for m in export.chats[0].messages]
+
+
+def _ingest(d, ns, export, **extra):
+    chat = export.chats[0]
+    params = {
+        "channel": export.format,
+        "chat_id": chat.chat_id,
+        "title": chat.title,
+        "kind": chat.kind,
+        "messages": _messages(export),
+        "namespace": ns,
+        "tz": "Europe/Lisbon",
+        **extra,
+    }
+    return d.call("channels.ingest", params)
+
+
+@pytest.fixture
+def fake(in_process):
+    return in_process(fake_embedder=True)
+
+
+def test_a_chat_becomes_sessions_split_by_time_gaps_and_its_senders_people(fake):
+    export = read_whatsapp(EXPORTS / "whatsapp_android_24h_dmy.txt")
+    done = _ingest(fake, "n1", export, owner="Ben")
+    assert done["added"] == 4 and done["duplicates"] == 0
+    # 12 Mar 09:16, 09:20 | 13 Mar 18:02 | 14 Mar 07:45: gaps over 4 h start sessions
+    assert len(done["sessions"]) == 3
+    assert done["sessions"][0].startswith("whatsapp:whatsapp-android-24h-dmy:") and done["sessions"][0].endswith(
+        "@20240312T091600Z"
+    )  # 09:16 in Lisbon in March is 09:16 UTC
+    assert done["people"]["Ben"] == "user" and done["people"]["Ana"].startswith("pe_")
+    turns = fake.call("conversation.search", {"query": "climbing gym", "namespace": "n1"})["turns"]
+    assert turns[0]["speaker"] == "Ana" and turns[0]["chat"] == "whatsapp:whatsapp_android_24h_dmy"
+    assert turns[0]["chat_title"] == "whatsapp_android_24h_dmy" and turns[0]["ts"].startswith("2024-03-12T09:16")
+    assert turns[0]["person"] == done["people"]["Ana"] and turns[0]["chat_kind"] == "private"
+    # The same batch again adds nothing; so does a batch that overlaps it.
+    again = _ingest(fake, "n1", export, owner="Ben")
+    assert (again["added"], again["duplicates"]) == (0, 4) and again["sessions"] == done["sessions"]
+    assert fake.call("conversation.status", {"session": done["sessions"][0], "namespace": "n1"})["turns"] == 2
+    # Another namespace keeps its own chat, people and sessions.
+    other = _ingest(fake, "n2", export)
+    assert other["added"] == 4 and set(other["sessions"]).isdisjoint(done["sessions"])
+    assert fake.call("conversation.search", {"query": "climbing", "namespace": "n3"})["turns"] == []
+
+
+def test_a_later_batch_continues_the_session_its_first_message_is_close_to(fake):
+    base = datetime(2024, 5, 1, 10, 0)
+    said = [
+        ChatMessage(sender="Ana", ts=base + timedelta(minutes=10 * i), text=f"message {i}", line=i + 1)
+        for i in range(6)
+    ]
+    params = {"channel": "whatsapp", "chat_id": "whatsapp:Ana", "title": "Ana", "kind": "private", "tz": "UTC"}
+    first = fake.call("channels.ingest", {**params, "messages": [m.model_dump(mode="json") for m in said[:3]]})
+    rest = fake.call("channels.ingest", {**params, "messages": [m.model_dump(mode="json") for m in said[2:]]})
+    assert (rest["added"], rest["duplicates"]) == (3, 1)
+    assert rest["sessions"] == first["sessions"]  # 10 minutes apart: one session across batches
+    # Identical messages (same second, sender and text) are kept apart by how many came before.
+    twice = [said[0].model_copy(update={"text": "ok", "ts": base + timedelta(days=2)})] * 2
+    done = fake.call("channels.ingest", {**params, "messages": [m.model_dump(mode="json") for m in twice]})
+    assert done["added"] == 2
+    assert (
+        fake.call("channels.ingest", {**params, "messages": [m.model_dump(mode="json") for m in twice]})["added"] == 0
+    )
+
+
+def test_people_get_merge_and_list(fake):
+    export = read_whatsapp(EXPORTS / "whatsapp_android_12h_mdy_group.txt")
+    done = _ingest(fake, "p1", export)
+    ana, number = done["people"]["Ana"], done["people"]["+351 912 345 678"]
+    listed = {p["name"]: p for p in fake.call("people.list", {"namespace": "p1"})["people"]}
+    assert set(listed) == {"Ana", "Ben", "+351 912 345 678"} and listed["Ana"]["messages"] >= 1
+    merged = fake.call("people.merge", {"person": number, "into": ana, "namespace": "p1"})
+    assert merged["turns_moved"] >= 1
+    person = fake.call("people.get", {"person": ana, "namespace": "p1"})
+    assert {a["account"] for a in person["accounts"]} == {"Ana", "+351 912 345 678"}
+    assert person["chats"][0]["kind"] == "group"
+    assert fake.call("people.get", {"person": number, "namespace": "p1"})["requested"] == number
+    assert "+351 912 345 678" not in {p["name"] for p in fake.call("people.list", {"namespace": "p1"})["people"]}
+    # The same account later still lands on the merged person.
+    again = _ingest(fake, "p1", export)
+    assert again["added"] == 0
+    for bad, words in (
+        ({"person": ana, "into": ana}, "themselves"),
+        ({"person": "user", "into": ana}, "user cannot be merged"),
+        ({"person": number, "into": ana}, "already merged"),
+    ):
+        with pytest.raises(RpcCallError, match=words):
+            fake.call("people.merge", {**bad, "namespace": "p1"})
+    with pytest.raises(RpcCallError, match="no person"):
+        fake.call("people.get", {"person": ana, "namespace": "p2"})  # another namespace's person
+
+
+def test_bad_batches_are_refused_whole(fake):
+    export = read_whatsapp(EXPORTS / "whatsapp_ios_dots.txt")
+    messages = _messages(export)
+    messages[1]["text"] = "   "
+    with pytest.raises(RpcCallError, match="message 2"):
+        _ingest(fake, "b1", export, messages=messages)
+    with pytest.raises(RpcCallError, match="unknown time zone"):
+        _ingest(fake, "b1", export, tz="Mars/Olympus")
+    assert fake.call("chats.list", {"namespace": "b1"})["chats"] == []
+    assert fake.call("people.list", {"namespace": "b1"})["people"] == []
+
+
+def test_batches_fit_a_request_line_and_never_split_a_second():
+    base = datetime(2024, 1, 1)
+    said = [ChatMessage(sender="A", ts=base + timedelta(seconds=i // 3), text="x" * 1000, line=i) for i in range(3000)]
+    cut = list(batches(said, max_messages=100, max_bytes=200_000))
+    assert sum(len(b) for b in cut) == 3000
+    assert all(len(json.dumps([m.model_dump(mode="json") for m in b])) < 400_000 for b in cut)
+    assert all(a[-1].ts != b[0].ts for a, b in zip(cut, cut[1:]))
+
+
+# ---- `agentmemd import` against a real daemon ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def served():
+    from conftest import served_daemon
+
+    with served_daemon() as d:
+        yield d
+
+
+def run(d, *args: str):
+    return CliRunner().invoke(cli, ["--socket", str(d.socket), *args])
+
+
+def test_import_cli_dry_run_import_and_again(served):
+    path = str(EXPORTS / "whatsapp_android_12h_mdy_group.txt")
+    dry = run(served, "--json", "import", "whatsapp", path, "--dry-run", "--namespace", "cli1")
+    assert dry.exit_code == 0, dry.output
+    report = json.loads(dry.stdout)
+    assert report["dry_run"] and report["chats"][0]["senders"] == {"Ana": 2, "Ben": 1, "+351 912 345 678": 1}
+    assert report["first"] == "2024-03-12T09:17:00" and len(report["chats"][0]["skipped"]) == 4
+    assert json.loads(run(served, "--json", "chats", "--namespace", "cli1").stdout)["chats"] == []  # nothing written
+    done = run(served, "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
+    assert done.exit_code == 0, done.output
+    assert "4 messages added, 0 already stored" in done.stdout and "imported 4/4 messages" in done.stderr
+    assert "skipped    1  system message" not in done.stdout and "line 1: system message" in done.stdout
+    again = run(served, "--json", "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
+    assert (json.loads(again.stdout)["added"], json.loads(again.stdout)["duplicates"]) == (0, 4)
+    people = run(served, "people", "list", "--namespace", "cli1")
+    assert "the user" in people.stdout and "Ana" in people.stdout
+    found = run(served, "messages", "flights booked", "--namespace", "cli1")
+    assert "Flights are booked for June 14." in found.stdout and "2024-03-12 09:17" in found.stdout
+    bad = run(served, "import", "whatsapp", str(EXPORTS / "whatsapp_malformed.txt"), "--namespace", "cli1")
+    assert bad.exit_code == 1 and "line 1" in bad.stderr
+
+
+def test_an_import_killed_mid_way_resumes_without_duplicates(spawn, short_tmp):
+    """kill -9 the daemon while an import streams into it; start it again and import again:
+    every message is stored exactly once."""
+    d = spawn()
+    export = short_tmp / "WhatsApp Chat with Big Group.txt"
+    start = datetime(2023, 1, 1, 8, 0)
+    lines = [
+        f"{(start + timedelta(minutes=7 * i)):%d/%m/%Y, %H:%M} - {'Ana' if i % 3 else 'Ben'}: message number {i} about topic {i % 17}"
+        for i in range(6000)
+    ]
+    export.write_text("\n".join(lines) + "\n")
+    cmd = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket), "--json"]
+    cmd += ["import", "whatsapp", str(export)]
+    importer = subprocess.Popen([*cmd, "--batch-size", "50"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    import time
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        chats = d.call("chats.list")["chats"]
+        if chats and chats[0]["messages"] >= 500:
+            break
+        time.sleep(0.05)
+    d.kill9()
+    importer.wait(timeout=30)
+    assert importer.returncode == 3, importer.stderr.read()  # it lost the daemon mid-way and said so
+    print(importer.stderr.read().decode()[-300:])
+    d.start()
+    stored_before = d.call("chats.list")["chats"][0]["messages"]
+    assert 500 <= stored_before < 6000
+    resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["added"] == 6000 - stored_before and report["duplicates"] == stored_before
+    assert d.call("chats.list")["chats"][0]["messages"] == 6000
+
+
+# ---- LoCoMo rendered as each app's export (the small fixture always; ../shared when there) -------
+
+
+def _store(d, export, ns) -> dict[str, dict]:
+    """Send every chat in batches, as `agentmemd import` does; each chat's sessions and counts."""
+    out = {}
+    for chat in export.chats:
+        sessions: list[str] = []
+        added = 0
+        for batch in batches(chat.messages, max_messages=200):
+            done = d.call(
+                "channels.ingest",
+                {
+                    "channel": export.format,
+                    "chat_id": chat.chat_id,
+                    "title": chat.title,
+                    "kind": chat.kind,
+                    "messages": [m.model_dump(mode="json", exclude_defaults=True) for m in batch],
+                    "namespace": ns,
+                    "tz": "UTC",
+                },
+            )
+            added += done["added"]
+            sessions += [s for s in done["sessions"] if s not in sessions]
+        out[chat.chat_id] = {"added": added, "sessions": sessions, "chat": chat}
+    return out
+
+
+def _same_words(a: str) -> str:
+    return " ".join(a.replace("@", "").split())
+
+
+def _check_rendered(fake, samples, tmp_path, ns_prefix):
+    from agentmemd.daemon.bench import exports as render
+    from agentmemd.memory.channels.discord import parse_discord
+    from agentmemd.memory.channels.slack import read_slack
+    from agentmemd.memory.channels.telegram import parse_telegram
+    from agentmemd.memory.channels.whatsapp import parse_whatsapp
+
+    sample = samples[0]
+    turns = [t for s in render.sessions(sample) for t in s]
+    expected = [_same_words(t["text"]) for t in turns]
+    parsed = {
+        "whatsapp-android": parse_whatsapp(render.render_whatsapp(sample), "LoCoMo"),
+        "whatsapp-ios": parse_whatsapp(render.render_whatsapp(sample, ios=True), "LoCoMo"),
+        "telegram": parse_telegram(render.render_telegram(samples[:1])),
+        "slack": read_slack(render.render_slack(samples[:1], tmp_path / "slack.zip")),
+        "discord": parse_discord([render.render_discord(sample)]),
+    }
+    for number, (name, export) in enumerate(parsed.items()):
+        chat = export.chats[0]
+        assert [_same_words(m.text) for m in chat.messages] == expected, name
+        assert {m.sender for m in chat.messages} == set(render.speakers(sample)), name
+        assert chat.skipped, f"{name}: the rendering's system/media lines are reported as skipped"
+        stored = _store(fake, export, f"{ns_prefix}{number}")[chat.chat_id]
+        assert stored["added"] == len(turns), name
+        # The time-gap split gives LoCoMo's sessions back, each with its turns.
+        assert len(stored["sessions"]) == len(render.sessions(sample)), name
+        sizes = [
+            fake.call("conversation.status", {"session": s, "namespace": f"{ns_prefix}{number}"})["turns"]
+            for s in stored["sessions"]
+        ]
+        assert sizes == [len(s) for s in render.sessions(sample)], name
+
+
+def test_a_conversation_rendered_as_every_export_imports_as_its_sessions(fake, small_conversation, tmp_path):
+    _check_rendered(fake, [small_conversation], tmp_path, "small")
+
+
+def test_locomo_rendered_as_every_export_imports_as_its_sessions(fake, locomo, tmp_path):
+    _check_rendered(fake, locomo, tmp_path, "locomo")
