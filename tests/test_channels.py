@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO
+from conftest import REPO, wait_for
 
 from agentmemd.daemon.cli.main import cli
 from agentmemd.daemon.socket.client import RpcCallError
@@ -281,3 +281,18 @@ def test_a_conversation_rendered_as_every_export_imports_as_its_sessions(fake, s
 
 def test_locomo_rendered_as_every_export_imports_as_its_sessions(fake, locomo, tmp_path):
     _check_rendered(fake, locomo, tmp_path, "locomo")
+
+
+def test_finished_sessions_are_observed_whole_and_the_newest_waits(fake, small_conversation):
+    from agentmemd.daemon.bench import exports as render
+    from agentmemd.memory.channels.whatsapp import parse_whatsapp
+
+    export = parse_whatsapp(render.render_whatsapp(small_conversation), "Observed")
+    sessions = _store(fake, export, "obs")[export.chats[0].chat_id]["sessions"]
+    assert len(sessions) == 3
+    wait_for(lambda: fake.services.worker.idle(), timeout=60)
+    status = [fake.call("conversation.status", {"session": s, "namespace": "obs"}) for s in sessions]
+    assert [s["observed"] == s["turns"] for s in status] == [True, True, False]
+    assert status[-1]["observed"] == 0  # the chat may go on: its newest session follows the thresholds
+    observed = fake.call("observations.list", {"session": sessions[0], "namespace": "obs"})["observations"]
+    assert observed and all(o["content"].split(":")[0] in render.speakers(small_conversation) for o in observed)

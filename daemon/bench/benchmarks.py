@@ -124,9 +124,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_listener(args: list[str], port: int, log: Path, timeout: float = 60.0) -> subprocess.Popen:
+def start_listener(
+    args: list[str], port: int, log: Path, timeout: float = 60.0, env: dict[str, str] | None = None
+) -> subprocess.Popen:
     """`python -m agentmemd.daemon.cli ARGS` (a door that listens on ``port``), once it accepts."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **(env or {})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentmemd.daemon.cli", *args], stdout=open(log, "ab"), stderr=subprocess.STDOUT, env=env
     )

@@ -3,8 +3,9 @@
 LoCoMo's conversations are rendered as each app's export (daemon/bench/exports.py), repeated a
 year apart until there are ``--messages`` of them, and imported with the real command into a real
 daemon, twice (the second run must add nothing). Two daemons: one as configured by default, where
-the Observer starts compressing the imported sessions in the background while the import goes
-on; and one whose Observer thresholds are out of reach, which is the import's own cost.
+the Observer compresses every finished imported session in the background while the import goes
+on (``observer_caught_up_s``: from the import's start until it is done); and one with the Observer
+out of reach (thresholds and ``observe_finished`` off), which is the import's own cost.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ from agentmemd.daemon.bench.benchmarks import _peak_rss_mb, bench_daemon
 from agentmemd.memory.channels.formats import read_chat_export
 
 FORMATS = ("whatsapp", "telegram", "slack", "discord")
-NO_OBSERVER = "[conversation]\nobserver_threshold_tokens = 1000000000\nreflector_threshold_tokens = 1000000000\n"
+NO_OBSERVER = (
+    "[conversation]\nobserver_threshold_tokens = 1000000000\nreflector_threshold_tokens = 1000000000\n"
+    "[channels]\nobserve_finished = false\n"
+)
 
 
 def _samples(locomo: list[dict[str, Any]], messages: int) -> list[tuple[dict[str, Any], timedelta]]:
@@ -70,6 +74,19 @@ def _import(socket: Path, fmt: str, path: Path, namespace: str) -> tuple[float, 
     return wall, json.loads(done.stdout)
 
 
+def _observer_caught_up(client, report: dict[str, Any], namespace: str) -> float:
+    """Seconds after the import ended until the compaction worker had nothing left to do."""
+    session = report["chats"][0]["sessions"][0]
+    started = time.perf_counter()
+    while not client.call("conversation.status", {"session": session, "namespace": namespace})["idle"]:
+        time.sleep(0.2)
+    return time.perf_counter() - started
+
+
+def _observations(client, namespace: str) -> int:
+    return len(client.call("observations.list", {"namespace": namespace})["observations"])
+
+
 def bench_import(args) -> dict[str, Any]:
     locomo = json.loads(Path(args.data).read_text())
     formats = FORMATS if args.format == "all" else (args.format,)
@@ -87,6 +104,7 @@ def bench_import(args) -> dict[str, Any]:
                 parse_s = time.perf_counter() - started
                 count = sum(len(c.messages) for c in parsed.chats)
                 wall, report = _import(socket, fmt, path, f"bench-{fmt}")
+                caught_up = _observer_caught_up(client, report, f"bench-{fmt}") + wall
                 again_wall, again = _import(socket, fmt, path, f"bench-{fmt}")
                 results["runs"][f"{mode}/{fmt}"] = {
                     "messages": count,
@@ -97,6 +115,8 @@ def bench_import(args) -> dict[str, Any]:
                     "messages_per_s": round(count / wall),
                     "added": report["added"],
                     "sessions": sum(len(c["sessions"]) for c in report["chats"]),
+                    "observer_caught_up_s": round(caught_up, 1),
+                    "observations": _observations(client, f"bench-{fmt}"),
                     "reimport_wall_s": round(again_wall, 2),
                     "reimport_added": again["added"],
                 }

@@ -72,3 +72,17 @@ class connected:
 def fail(message: str, code: int) -> None:
     click.echo(f"agentmemd: {message}", err=True)
     click.get_current_context().exit(code)
+
+
+def listen_address(option: str, value: str, allow_remote: bool, note: str = "") -> tuple[str, int]:
+    """(host, port) of a door's HOST:PORT option; usage error (2) for a malformed one, or a
+    non-loopback one without --allow-remote."""
+    from agentmemd.daemon.mcp.http import is_loopback, parse_listen
+
+    try:
+        host, port = parse_listen(value)
+    except ValueError as exc:
+        fail(f"{option}: {exc}", 2)
+    if not is_loopback(host) and not allow_remote:
+        fail(f"{option} {value}: {host} is not loopback; pass --allow-remote to listen there{note}", 2)
+    return host, port

@@ -19,7 +19,7 @@ import click
 from agentmemd.daemon import __version__
 from agentmemd.daemon.cli import chats
 from agentmemd.daemon.cli import printers as show
-from agentmemd.daemon.cli.calls import NAMESPACE, Settings, call, connected, fail, given, show_result
+from agentmemd.daemon.cli.calls import NAMESPACE, Settings, call, connected, fail, given, listen_address, show_result
 from agentmemd.daemon.socket.client import default_socket, default_token
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS
@@ -543,17 +543,9 @@ def mcp(
     if listen is None:
         build_server(socket_path, token, timeout).run("stdio")
         return
-    from agentmemd.daemon.mcp.http import is_loopback, parse_listen, serve_http
+    from agentmemd.daemon.mcp.http import serve_http
 
-    try:
-        host, port = parse_listen(listen)
-    except ValueError as exc:
-        fail(f"--http: {exc}", 2)
-    if not is_loopback(host) and not allow_remote:
-        fail(
-            f"--http {listen}: {host} is not loopback; pass --allow-remote to listen there (tokens are still checked)",
-            2,
-        )
+    host, port = listen_address("--http", listen, allow_remote, " (tokens are still checked)")
     if mcp_token:
         fail("--token is for stdio; over HTTP each caller sends its own bearer token", 2)
     click.echo(f"agentmemd mcp: http://{host}:{port}/mcp (bearer token required)", err=True)
@@ -609,15 +601,9 @@ def proxy(
     """
     import uvicorn
 
-    from agentmemd.daemon.mcp.http import is_loopback, parse_listen
     from agentmemd.daemon.proxy.app import ProxySettings, build_proxy_app
 
-    try:
-        host, port = parse_listen(listen)
-    except ValueError as exc:
-        fail(f"--listen: {exc}", 2)
-    if not is_loopback(host) and not allow_remote:
-        fail(f"--listen {listen}: {host} is not loopback; pass --allow-remote to listen there", 2)
+    host, port = listen_address("--listen", listen, allow_remote)
     settings = ProxySettings(
         socket_path=Path(proxy_socket or ctx.obj.socket or default_socket()).expanduser(),
         upstream=upstream,
@@ -627,6 +613,64 @@ def proxy(
     )
     click.echo(f"agentmemd proxy: http://{host}:{port} -> {upstream} ({mode})", err=True)
     uvicorn.run(build_proxy_app(settings), host=host.strip("[]"), port=port, log_level="warning")
+
+
+@cli.command()
+@click.option(
+    "--listen", default="127.0.0.1:8790", show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
+)
+@click.option("--daemon-socket", "hook_socket", default=None, help="The daemon's socket (default: --socket's).")
+@NAMESPACE
+@click.option(
+    "--me",
+    "owners",
+    multiple=True,
+    metavar="CHANNEL:ACCOUNT",
+    help="An account that is the user the agent serves, e.g. telegram:user123 or slack:U01ANA (repeat).",
+)
+@click.option("--allow-remote", is_flag=True, help="Allow a non-loopback --listen (every request is still checked).")
+@click.pass_context
+def webhooks(
+    ctx: click.Context,
+    listen: str,
+    hook_socket: str | None,
+    namespace: str | None,
+    owners: tuple[str, ...],
+    allow_remote: bool,
+) -> None:
+    """Receive chats' messages live: Telegram bot updates, Slack events, and a generic JSON shape.
+
+    Secrets come from the environment: AGENTMEMD_TELEGRAM_SECRET (setWebhook's secret_token) and
+    AGENTMEMD_SLACK_SIGNING_SECRET (the Slack app's signing secret); a route without one answers 404.
+
+    \b
+        AGENTMEMD_TELEGRAM_SECRET=s3cret agentmemd webhooks --listen 127.0.0.1:8790 --me telegram:user123
+        curl -X POST https://api.telegram.org/bot$BOT/setWebhook \\
+             -d url=https://my-tunnel.example/telegram -d secret_token=s3cret
+    """
+    import os
+
+    import uvicorn
+
+    from agentmemd.daemon.webhooks.app import WebhookSettings, build_webhook_app
+
+    host, port = listen_address("--listen", listen, allow_remote)
+    bad = [o for o in owners if ":" not in o]
+    if bad:
+        fail(f"--me {bad[0]}: expected CHANNEL:ACCOUNT, e.g. telegram:user123", 2)
+    settings = WebhookSettings(
+        socket_path=Path(hook_socket or ctx.obj.socket or default_socket()).expanduser(),
+        namespace=namespace,
+        token=ctx.obj.token,
+        telegram_secret=os.environ.get("AGENTMEMD_TELEGRAM_SECRET") or None,
+        slack_signing_secret=os.environ.get("AGENTMEMD_SLACK_SIGNING_SECRET") or None,
+        owners=owners,
+    )
+    routes = ["/messages"] + [
+        r for r, on in (("/telegram", settings.telegram_secret), ("/slack", settings.slack_signing_secret)) if on
+    ]
+    click.echo(f"agentmemd webhooks: http://{host}:{port} ({', '.join(routes)})", err=True)
+    uvicorn.run(build_webhook_app(settings), host=host.strip("[]"), port=port, log_level="warning")
 
 
 # ---- access tokens ------------------------------------------------------------------------------

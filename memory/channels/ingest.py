@@ -89,7 +89,7 @@ class ChatIngest:
         namespace: str,
         channel: str,
         chat: str,
-        title: str,
+        title: str | None,
         kind: ChatKind,
         messages: list[ChatMessage],
         *,
@@ -97,7 +97,7 @@ class ChatIngest:
         zone: tzinfo,
     ) -> IngestPlan:
         """What storing ``messages`` adds; people and the chat row are written now (the caller's transaction)."""
-        self._chat_row(namespace, channel, chat, title, kind)
+        title = self._chat_row(namespace, channel, chat, title, kind)
         stamped = sorted(
             ((m, to_utc(m.ts if m.ts.tzinfo else m.ts.replace(tzinfo=zone))) for m in messages), key=lambda p: p[1]
         )
@@ -163,8 +163,10 @@ class ChatIngest:
             "person": person,
         }
 
-    def _chat_row(self, namespace: str, channel: str, chat: str, title: str, kind: ChatKind) -> None:
+    def _chat_row(self, namespace: str, channel: str, chat: str, title: str | None, kind: ChatKind) -> str:
+        """The chat's row, made or brought up to date; its title (the known one when none is given)."""
         known = self.tables.chat(namespace, chat)
+        title = title or (known["title"] if known else chat)
         if known is None:
             self.tables.add_chat(
                 {
@@ -178,3 +180,4 @@ class ChatIngest:
             )
         elif (known["title"], known["kind"]) != (title, kind):  # a renamed group, a DM that became one
             self.tables.update_chat(namespace, chat, title, kind)
+        return title

@@ -42,7 +42,7 @@ class CompactionWorker:
         self.run_on_store = run_on_store
         self.target_ratio = target_ratio
         self._queue: queue.Queue[tuple[str, str, dict[str, Any], Future] | None] = queue.Queue()
-        self._queued: set[str] = set()
+        self._queued: set[tuple[str, bool]] = set()
         self._lock = threading.Lock()
         self._busy = threading.Event()
         self._stopping = threading.Event()
@@ -51,13 +51,14 @@ class CompactionWorker:
 
     # ---- asking -----------------------------------------------------------------------
 
-    def request(self, session: str) -> None:
-        """Look at this session soon (a threshold may have been crossed); never waits."""
+    def request(self, session: str, *, force: bool = False) -> None:
+        """Look at this session soon (a threshold may have been crossed; ``force``: observe all
+        its turns, as for a finished imported session); never waits."""
         with self._lock:
-            if session in self._queued:
+            if (session, force) in self._queued:
                 return
-            self._queued.add(session)
-        self._queue.put(("compact", session, {"force": False, "reflect": False}, Future()))
+            self._queued.add((session, force))
+        self._queue.put(("compact", session, {"force": force, "reflect": False}, Future()))
 
     def run_now(self, session: str, *, force: bool, reflect: bool = False) -> Future:
         """Queue a run of this session; the Future gives its report."""
@@ -95,7 +96,7 @@ class CompactionWorker:
             self._busy.set()
             if kind == "compact":
                 with self._lock:
-                    self._queued.discard(session)
+                    self._queued.discard((session, params["force"]))
             try:
                 if kind == "compact":
                     future.set_result(self.compact(session, **params))

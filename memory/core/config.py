@@ -296,6 +296,11 @@ class ChannelsConfig(_Section):
     timezone: str = Field(
         "", description="Zone of export times written without one (WhatsApp, old Telegram); '' = this machine's."
     )
+    observe_finished: bool = Field(
+        True,
+        description="Run the Observer over every finished session of a chat (one the chat went on from after a "
+        "gap), not only over those past observer_threshold_tokens. With the anthropic provider: a call per session.",
+    )
     _zone = field_validator("timezone")(classmethod(lambda cls, value: _known_zone(value)))
 
 

@@ -283,7 +283,9 @@ class IngestParams(Params):
 
     channel: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")]
     chat_id: Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]
-    title: Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]
+    title: Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)] | None = Field(
+        None, description="the chat's name; None: the one it has, or its id for a new chat (a webhook may not know)"
+    )
     kind: ChatKind
     messages: list[ChatMessage] = Field(min_length=1, max_length=5000)
     owner: Annotated[str, Field(min_length=1, max_length=300)] | None = Field(

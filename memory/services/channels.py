@@ -55,7 +55,8 @@ class ChannelService:
         zone = zone_named(p.tz if p.tz is not None else self.config.timezone)
         result = self._store_batch(p, zone)
         for session in result["observing"]:
-            self.worker.request(session)
+            self.worker.request(session, force=session not in result["due"])
+        del result["due"]
         return result
 
     def _store_batch(self, p: IngestParams, zone) -> dict[str, Any]:
@@ -66,13 +67,18 @@ class ChannelService:
             seqs = self.conversations.append_many(p.namespace, plan.turns) if plan.turns else []
             self.ingest_.record(p.namespace, plan.keys, seqs)
         added = {t["session"] for t in plan.turns}
+        # A session over the Observer's threshold is due as any conversation's is; a finished one
+        # (the chat went on after a gap) is observed whole, as nothing more will join it.
+        due = [s for s in plan.sessions if s in added and self.conversations.due(s)]
+        finished = self.tables.finished_unobserved(p.namespace, p.chat_id) if self.config.observe_finished else []
         return {
             "chat": p.chat_id,
             "added": len(plan.turns),
             "duplicates": plan.duplicates,
             "sessions": plan.sessions,
             "people": plan.people,
-            "observing": [s for s in plan.sessions if s in added and self.conversations.due(s)],
+            "observing": list(dict.fromkeys([*due, *finished])),
+            "due": due,
         }
 
     def chats(self, p: ChatsListParams) -> dict[str, Any]:

@@ -131,6 +131,18 @@ class ChannelTables:
         ).fetchone()
         return (row[0], row[1]) if row else None
 
+    def finished_unobserved(self, namespace: str, chat: str) -> list[str]:
+        """Sessions of the chat, all but its newest, that still have turns the Observer has not seen."""
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT session FROM conversation_turns WHERE namespace = ? AND chat = ? GROUP BY session "
+                "HAVING count(observed_run) < count(*) AND max(ts) < "
+                "(SELECT max(ts) FROM conversation_turns WHERE namespace = ? AND chat = ?) ORDER BY max(ts)",
+                (namespace, chat, namespace, chat),
+            )
+        ]
+
     def chats(self, namespace: str) -> list[dict[str, Any]]:
         return self.store._rows(
             "SELECT c.chat, c.channel, c.title, c.kind, count(t.seq) AS messages, "

@@ -1,0 +1,165 @@
+"""The webhook listener: chats' live messages in, each a turn of its chat's conversation.
+
+    AGENTMEMD_TELEGRAM_SECRET=… AGENTMEMD_SLACK_SIGNING_SECRET=… agentmemd webhooks --listen 127.0.0.1:8790
+
+    POST /telegram   a Telegram Bot API Update; X-Telegram-Bot-Api-Secret-Token must be the secret
+                     given to setWebhook (secret_token)
+    POST /slack      a Slack Events API request, signed with the app's signing secret;
+                     url_verification is answered with its challenge
+    POST /messages   the generic shape, for anything else, with `Authorization: Bearer <access
+                     token>` (`agentmemd token create`): channels.ingest's params,
+                     {"channel", "chat_id", "title", "kind", "messages": [{"sender", "ts", "text", …}]}
+
+A request that fails its check gets 401 and reaches nothing; a route whose secret is not set
+answers 404. Telegram and Slack messages go to ``--namespace`` through this listener's own
+daemon connection (the owner's socket, or ``--token``'s); a generic request goes through the
+daemon as its bearer token, so it reaches only that token's namespaces. The listener binds
+loopback unless told otherwise: put a tunnel or a reverse proxy in front of it for Telegram
+and Slack to reach it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from agentmemd.daemon.mcp.server import bearer_token
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
+from agentmemd.daemon.socket.rpc import FORBIDDEN, INVALID_PARAMS
+from agentmemd.daemon.webhooks.slack import slack_batch, slack_signature_problem
+from agentmemd.daemon.webhooks.telegram import telegram_batch
+
+log = logging.getLogger("agentmemd.webhooks")
+TELEGRAM_SECRET_HEADER = "x-telegram-bot-api-secret-token"
+MAX_BODY_BYTES = 1_000_000
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    socket_path: Path
+    namespace: str | None = None  # Telegram and Slack messages' namespace (None: the daemon's default)
+    token: str | None = None  # this listener's own daemon access (None: the owner's socket)
+    telegram_secret: str | None = None
+    slack_signing_secret: str | None = None
+    owners: tuple[str, ...] = ()  # "telegram:user123", "slack:U01ANA": the accounts that are the user
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"ok": False, "error": message}, status_code=status)
+
+
+class Webhooks:
+    def __init__(self, settings: WebhookSettings):
+        self.settings = settings
+
+    def app(self) -> Starlette:
+        routes = [
+            Route("/telegram", self.telegram, methods=["POST"]),
+            Route("/slack", self.slack, methods=["POST"]),
+            Route("/messages", self.generic, methods=["POST"]),
+        ]
+        return Starlette(routes=routes)
+
+    async def _body(self, request: Request) -> bytes | JSONResponse:
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            return _error(413, f"the body is over {MAX_BODY_BYTES} bytes")
+        return body
+
+    async def telegram(self, request: Request) -> JSONResponse:
+        secret = self.settings.telegram_secret
+        if not secret:
+            return _error(404, "Telegram is not set up: start the listener with AGENTMEMD_TELEGRAM_SECRET")
+        given = request.headers.get(TELEGRAM_SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), secret.encode()):
+            return _error(401, f"missing or wrong {TELEGRAM_SECRET_HEADER}")
+        body = await self._body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        update = _json(body)
+        if not isinstance(update, dict):
+            return _error(400, "the body is not a JSON object (a Telegram Update)")
+        batch, why = telegram_batch(update)
+        return await self._store(batch, why, "telegram")
+
+    async def slack(self, request: Request) -> JSONResponse:
+        secret = self.settings.slack_signing_secret
+        if not secret:
+            return _error(404, "Slack is not set up: start the listener with AGENTMEMD_SLACK_SIGNING_SECRET")
+        body = await self._body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        problem = slack_signature_problem(
+            secret, request.headers.get("x-slack-request-timestamp"), request.headers.get("x-slack-signature"), body
+        )
+        if problem:
+            return _error(401, problem)
+        payload = _json(body)
+        if not isinstance(payload, dict):
+            return _error(400, "the body is not a JSON object (a Slack event)")
+        if payload.get("type") == "url_verification":
+            return JSONResponse({"challenge": payload.get("challenge", "")})
+        batch, why = slack_batch(payload)
+        return await self._store(batch, why, "slack")
+
+    async def generic(self, request: Request) -> JSONResponse:
+        token = bearer_token(request.headers.get("authorization"))
+        if not token:
+            return _error(401, "missing bearer token: `agentmemd token create NAME --namespace NS`, then "
+                          "send `Authorization: Bearer <secret>`")  # fmt: skip
+        body = await self._body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        params = _json(body)
+        if not isinstance(params, dict):
+            return _error(400, "the body is not a JSON object: see `POST /messages` in the README")
+        return await self._call(params, token)
+
+    async def _store(self, batch: dict[str, Any] | None, why: str, channel: str) -> JSONResponse:
+        if batch is None:
+            return JSONResponse({"ok": True, "stored": 0, "ignored": why})
+        owners = [o.split(":", 1)[1] for o in self.settings.owners if o.startswith(f"{channel}:")]
+        if owners and batch["messages"][0].get("sender_id") in owners:
+            batch["owner"] = batch["messages"][0]["sender_id"]
+        if self.settings.namespace:
+            batch["namespace"] = self.settings.namespace
+        return await self._call(batch, self.settings.token)
+
+    async def _call(self, params: dict[str, Any], token: str | None) -> JSONResponse:
+        def ingest() -> dict[str, Any]:
+            return call_once(self.settings.socket_path, "channels.ingest", params, token=token, timeout=30)
+
+        try:
+            done = await anyio.to_thread.run_sync(ingest)
+        except RpcCallError as exc:
+            # A refused token changes nothing: 401, as for a failed signature; a namespace the
+            # token may not use: 403; params the daemon refuses: 400, naming the field.
+            status = {INVALID_PARAMS: 400, FORBIDDEN: 401 if exc.message.startswith("auth failed") else 403}
+            return _error(status.get(exc.code, 409), exc.message)
+        except DaemonUnavailable as exc:
+            log.warning("webhooks: no daemon", extra={"error": str(exc)})
+            return _error(503, str(exc))
+        return JSONResponse(
+            {"ok": True, "stored": done["added"], "duplicates": done["duplicates"], "chat": done["chat"]}
+        )
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def build_webhook_app(settings: WebhookSettings) -> Starlette:
+    return Webhooks(settings).app()

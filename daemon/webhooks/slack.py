@@ -1,0 +1,67 @@
+"""Slack's Events API (https://api.slack.com/apis/events-api): request signing and message events.
+
+Every request is signed: ``X-Slack-Signature`` is ``v0=`` + HMAC-SHA256 of
+``v0:<X-Slack-Request-Timestamp>:<raw body>`` with the app's signing secret. A request older
+than five minutes is refused too (a replay). ``url_verification`` is answered with its challenge;
+a ``message`` event (not an edit, join or bot post) becomes a chat message. The channel's
+account ids are Slack's user ids, as in a workspace export, so imported people carry over.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from typing import Any
+
+from agentmemd.memory.channels.exports import from_epoch
+from agentmemd.memory.channels.slack import render_markup
+from agentmemd.memory.core.chats import ChatMessage
+
+MAX_AGE_SECONDS = 300
+PRIVATE_CHANNEL_TYPES = {"im"}
+
+
+def slack_signature_problem(secret: str, timestamp: str | None, signature: str | None, body: bytes) -> str | None:
+    """None when the request is Slack's; else what is wrong with it."""
+    if not timestamp or not signature:
+        return "missing X-Slack-Request-Timestamp or X-Slack-Signature"
+    try:
+        age = abs(time.time() - int(timestamp))
+    except ValueError:
+        return "X-Slack-Request-Timestamp is not a number"
+    if age > MAX_AGE_SECONDS:
+        return f"the request is {int(age)} s old (more than {MAX_AGE_SECONDS} s: a replay?)"
+    base = b"v0:" + timestamp.encode() + b":" + body
+    expected = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, signature):
+        return "the signature does not match the signing secret"
+    return None
+
+
+def slack_batch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """``channels.ingest`` params for an event callback (without namespace), or None and why not."""
+    event = payload.get("event") or {}
+    if payload.get("type") != "event_callback" or event.get("type") != "message":
+        return None, f"not a message event ({payload.get('type')}/{event.get('type')})"
+    if event.get("subtype") or event.get("bot_id"):
+        return None, f"a {event.get('subtype') or 'bot'} message"
+    text = render_markup(str(event.get("text") or ""), {}).strip()
+    if not text or "channel" not in event or "ts" not in event:
+        return None, "a message without text, channel or ts"
+    thread = event.get("thread_ts")
+    said = ChatMessage(
+        sender=str(event.get("user") or "unknown"),
+        sender_id=event.get("user"),
+        ts=from_epoch(event["ts"]),
+        text=text,
+        line=0,
+        reply_to=str(thread) if thread and thread != event["ts"] else None,
+        message_id=str(event["ts"]),
+    )
+    return {
+        "channel": "slack",
+        "chat_id": f"slack:{event['channel']}",
+        "kind": "private" if event.get("channel_type") in PRIVATE_CHANNEL_TYPES else "group",
+        "messages": [said.model_dump(mode="json", exclude_defaults=True)],
+    }, ""

@@ -1,0 +1,164 @@
+"""`agentmemd webhooks`: Telegram updates, Slack events and the generic shape become turns of their
+chat's conversation; a request that fails its check gets 401 and changes nothing. Real daemon,
+real listener, real HTTP."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+
+import httpx2
+import pytest
+from conftest import REPO, free_port, served_daemon, start_listener
+
+TELEGRAM_SECRET = "tg-secret-7f3a"
+SLACK_SECRET = "slack-signing-9b1c"
+
+
+@pytest.fixture(scope="module")
+def hooks(tmp_path_factory):
+    with served_daemon() as d:
+        port = free_port()
+        log = tmp_path_factory.mktemp("hooks") / "webhooks.log"
+        args = ["--socket", str(d.socket), "webhooks", "--listen", f"127.0.0.1:{port}", "--namespace", "live"]
+        env = {"AGENTMEMD_TELEGRAM_SECRET": TELEGRAM_SECRET, "AGENTMEMD_SLACK_SIGNING_SECRET": SLACK_SECRET}
+        proc = start_listener([*args, "--me", "telegram:user1001"], port, log, env=env)
+        try:
+            yield d, f"http://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def _turns(d, query: str, ns: str = "live") -> list[dict]:
+    return d.call("conversation.search", {"query": query, "namespace": ns})["turns"]
+
+
+def _update(update_id: int, text: str, **message) -> dict:
+    return {
+        "update_id": update_id,
+        "message": {
+            "message_id": 100 + update_id,  # the export (tests/data) has ids 1-6 in this chat
+            "from": {"id": 2002, "is_bot": False, "first_name": "Ana", "last_name": "Silva"},
+            "chat": {"id": 2002, "type": "private", "first_name": "Ana", "last_name": "Silva"},
+            "date": 1710234940 + update_id,
+            "text": text,
+            **message,
+        },
+    }
+
+
+def test_telegram_updates_with_the_secret_are_stored_once_and_without_it_refused(hooks):
+    d, url = hooks
+    headers = {"X-Telegram-Bot-Api-Secret-Token": TELEGRAM_SECRET}
+    sent = httpx2.post(f"{url}/telegram", json=_update(1, "My pottery kiln arrives on Tuesday"), headers=headers)
+    assert sent.status_code == 200 and sent.json()["stored"] == 1
+    again = httpx2.post(f"{url}/telegram", json=_update(1, "My pottery kiln arrives on Tuesday"), headers=headers)
+    assert again.json() == {"ok": True, "stored": 0, "duplicates": 1, "chat": "telegram:2002"}  # Telegram retried
+    turn = _turns(d, "pottery kiln")[0]
+    assert (turn["speaker"], turn["chat_title"], turn["chat_kind"]) == ("Ana Silva", "Ana Silva", "private")
+    assert turn["ts"].startswith("2024-03-12T09:15:41")
+    for bad in ({}, {"X-Telegram-Bot-Api-Secret-Token": "guess"}):
+        refused = httpx2.post(f"{url}/telegram", json=_update(2, "I secretly hate kilns"), headers=bad)
+        assert refused.status_code == 401 and "secret" in refused.json()["error"]
+    assert _turns(d, "secretly hate") == []
+    # A group message from the user (--me telegram:user1001) is the user's; a sticker is acknowledged and ignored.
+    group = _update(
+        3, "Kiln party at mine on Saturday", chat={"id": -100300, "type": "supergroup", "title": "Pottery night"}
+    )
+    group["message"]["from"] = {"id": 1001, "is_bot": False, "first_name": "Carla"}
+    assert httpx2.post(f"{url}/telegram", json=group, headers=headers).json()["stored"] == 1
+    turn = _turns(d, "kiln party")[0]
+    assert turn["person"] == "user" and turn["chat_kind"] == "group" and turn["chat_title"] == "Pottery night"
+    sticker = {
+        "update_id": 4,
+        "message": {"message_id": 4, "chat": {"id": 2002, "type": "private"}, "date": 1, "sticker": {}},
+    }
+    ignored = httpx2.post(f"{url}/telegram", json=sticker, headers=headers).json()
+    assert ignored == {"ok": True, "stored": 0, "ignored": "a message without text"}
+
+
+def test_the_same_person_imported_from_telegram_desktop_and_writing_live(hooks):
+    d, url = hooks
+    from click.testing import CliRunner
+
+    from agentmemd.daemon.cli.main import cli
+
+    export = REPO / "tests" / "data" / "exports" / "telegram_account.json"
+    done = CliRunner().invoke(
+        cli, ["--socket", str(d.socket), "import", "telegram", str(export), "--namespace", "live"]
+    )
+    assert done.exit_code == 0, done.output
+    ana = [p for p in d.call("people.list", {"namespace": "live"})["people"] if p["name"] == "Ana Silva"]
+    assert len(ana) == 1 and ana[0]["messages"] >= 3  # the export's and the webhook's, one person
+
+
+def _signed(body: bytes, secret: str = SLACK_SECRET, when: int | None = None) -> dict:
+    stamp = str(int(time.time()) if when is None else when)
+    signature = "v0=" + hmac.new(secret.encode(), f"v0:{stamp}:".encode() + body, hashlib.sha256).hexdigest()
+    return {"X-Slack-Request-Timestamp": stamp, "X-Slack-Signature": signature, "Content-Type": "application/json"}
+
+
+def test_slack_url_verification_signed_events_and_refusals(hooks):
+    d, url = hooks
+    challenge = json.dumps({"type": "url_verification", "challenge": "3eZbrw1aBm2r"}).encode()
+    answered = httpx2.post(f"{url}/slack", content=challenge, headers=_signed(challenge))
+    assert answered.status_code == 200 and answered.json() == {"challenge": "3eZbrw1aBm2r"}
+    event = {
+        "type": "event_callback",
+        "event_id": "Ev1",
+        "event": {"type": "message", "channel": "D0DM1", "channel_type": "im", "user": "U01ANA",
+                  "text": "The offsite moved to Sintra &amp; starts at 10", "ts": "1710236000.000100"},
+    }  # fmt: skip
+    body = json.dumps(event).encode()
+    assert httpx2.post(f"{url}/slack", content=body, headers=_signed(body)).json()["stored"] == 1
+    turn = _turns(d, "offsite Sintra")[0]
+    assert turn["content"] == "The offsite moved to Sintra & starts at 10" and turn["chat"] == "slack:D0DM1"
+    assert turn["chat_kind"] == "private"
+    other = json.dumps(
+        {**event, "event": {**event["event"], "text": "Budget cut by half", "ts": "1710236100.0"}}
+    ).encode()
+    for headers in (
+        {"Content-Type": "application/json"},  # unsigned
+        _signed(other, secret="not-the-secret"),
+        _signed(other, when=int(time.time()) - 3600),  # an hour old: a replay
+        _signed(b"something else"),  # signed for another body
+    ):
+        refused = httpx2.post(f"{url}/slack", content=other, headers=headers)
+        assert refused.status_code == 401, refused.text
+    assert _turns(d, "budget cut") == []
+    edit = json.dumps({**event, "event": {**event["event"], "subtype": "message_changed"}}).encode()
+    assert (
+        httpx2.post(f"{url}/slack", content=edit, headers=_signed(edit)).json()["ignored"]
+        == "a message_changed message"
+    )
+
+
+def test_generic_messages_go_through_the_bearer_tokens_namespaces(hooks):
+    d, url = hooks
+    secret = d.call("access.tokens.create", {"name": "signal-bridge", "namespaces": ["family"]})["secret"]
+    payload = {
+        "channel": "signal",
+        "chat_id": "signal:family-group",
+        "title": "Family",
+        "kind": "group",
+        "messages": [{"sender": "Mum", "sender_id": "+351911111111", "ts": "2024-05-01T18:00:00Z",
+                      "text": "Grandma's 90th is on the 14th of June", "line": 1, "message_id": "m1"}],
+    }  # fmt: skip
+    stored = httpx2.post(f"{url}/messages", json=payload, headers={"Authorization": f"Bearer {secret}"})
+    assert stored.status_code == 200 and stored.json()["stored"] == 1
+    assert _turns(d, "grandma 90th", ns="family")[0]["speaker"] == "Mum"
+    elsewhere = httpx2.post(
+        f"{url}/messages", json={**payload, "namespace": "live"}, headers={"Authorization": f"Bearer {secret}"}
+    )
+    assert elsewhere.status_code == 403 and "may not use namespace" in elsewhere.json()["error"]
+    for headers in ({}, {"Authorization": "Bearer amt_not_a_real_token"}):
+        refused = httpx2.post(f"{url}/messages", json={**payload, "chat_id": "signal:x"}, headers=headers)
+        assert refused.status_code == 401
+    bad = httpx2.post(
+        f"{url}/messages", json={**payload, "kind": "crowd"}, headers={"Authorization": f"Bearer {secret}"}
+    )
+    assert bad.status_code == 400 and "kind" in bad.json()["error"]
+    assert [c["chat"] for c in d.call("chats.list", {"namespace": "family"})["chats"]] == ["signal:family-group"]
