@@ -171,8 +171,8 @@ def test_the_pack_log_keeps_its_retention_compactly_and_says_so(in_process):
     conn = d.services.store.conn
     # A pack logged before the log was compressed (plain JSON text) is still explained.
     conn.execute(
-        "INSERT INTO pack_log VALUES ('pold', 'default', 'q', 100, '2024-01-01T00:00:00.000000Z', 0, '', "
-        "'[{\"id\": \"m1\"}]', '[]')"
+        "INSERT INTO pack_log (pack_id, namespace, query, budget_tokens, at, tokens, text, candidates, chosen) "
+        "VALUES ('pold', 'default', 'q', 100, '2024-01-01T00:00:00.000000Z', 0, '', '[{\"id\": \"m1\"}]', '[]')"
     )
     assert d.call("context.explain", {"pack_id": "pold"})["candidates"] == [{"id": "m1"}]
     first = d.call("context.pack", {"query": "garden", "budget_tokens": 300})["pack_id"]

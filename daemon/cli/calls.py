@@ -13,6 +13,13 @@ from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
 
 Printer = Callable[[Any], None]
 
+AUDIENCE = click.option(
+    "--audience",
+    default=None,
+    metavar="AUDIENCE",
+    help="Only what a conversation of this audience may hear: user, private:CHAT or group:CHAT (default: everything).",
+)
+
 
 class Settings:
     def __init__(self, socket: str | None, as_json: bool, token: str | None = None):

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from agentmemd.daemon.cli import printers as show
-from agentmemd.daemon.cli.calls import NAMESPACE, call, connected, fail, given, show_result
+from agentmemd.daemon.cli.calls import AUDIENCE, NAMESPACE, call, connected, fail, given, show_result
 from agentmemd.memory.channels.formats import DESCRIPTIONS, READERS, read_chat_export
 from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.core.chats import Chat, ChatExport
@@ -176,8 +176,17 @@ def chats_list(namespace: str | None) -> None:
 @click.option("--chat", help="Only this chat (its id, as `agentmemd chats` shows it).")
 @click.option("--person", help="Only what this person said (an id from `agentmemd people`).")
 @click.option("--session", help="Only this session.")
+@AUDIENCE
 @NAMESPACE
-def messages(query: str, k: int, chat: str | None, person: str | None, session: str | None, namespace: str | None):
+def messages(
+    query: str,
+    k: int,
+    chat: str | None,
+    person: str | None,
+    session: str | None,
+    audience: str | None,
+    namespace: str | None,
+):
     """Search the raw messages and turns by their words, with chat, speaker and time.
 
     \b
@@ -185,7 +194,7 @@ def messages(query: str, k: int, chat: str | None, person: str | None, session: 
     """
     call(
         "conversation.search",
-        given(query=query, k=k, chat=chat, person=person, session=session, namespace=namespace),
+        given(query=query, k=k, chat=chat, person=person, session=session, audience=audience, namespace=namespace),
         printer=show.human_turns,
     )
 

@@ -19,7 +19,17 @@ import click
 from agentmemd.daemon import __version__
 from agentmemd.daemon.cli import chats
 from agentmemd.daemon.cli import printers as show
-from agentmemd.daemon.cli.calls import NAMESPACE, Settings, call, connected, fail, given, listen_address, show_result
+from agentmemd.daemon.cli.calls import (
+    AUDIENCE,
+    NAMESPACE,
+    Settings,
+    call,
+    connected,
+    fail,
+    given,
+    listen_address,
+    show_result,
+)
 from agentmemd.daemon.socket.client import default_socket, default_token
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS
@@ -194,7 +204,10 @@ def add(
 @NAMESPACE
 @click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES))
 @click.option("--include-archived", is_flag=True, help="Deep search: the Cold tier and the archive too.")
-def search(query: str, k: int, namespace: str | None, types: tuple[str, ...], include_archived: bool) -> None:
+@AUDIENCE
+def search(
+    query: str, k: int, namespace: str | None, types: tuple[str, ...], include_archived: bool, audience: str | None
+) -> None:
     """Scored hybrid search.
 
     \b
@@ -202,7 +215,14 @@ def search(query: str, k: int, namespace: str | None, types: tuple[str, ...], in
     """
     call(
         "memory.search",
-        given(query=query, k=k, namespace=namespace, types=list(types) or None, include_archived=include_archived),
+        given(
+            query=query,
+            k=k,
+            namespace=namespace,
+            types=list(types) or None,
+            include_archived=include_archived,
+            audience=audience,
+        ),
         printer=show.human_search,
     )
 
@@ -210,8 +230,9 @@ def search(query: str, k: int, namespace: str | None, types: tuple[str, ...], in
 @cli.command()
 @click.argument("query")
 @click.option("--budget", "budget_tokens", type=int, required=True)
+@AUDIENCE
 @NAMESPACE
-def pack(query: str, budget_tokens: int, namespace: str | None) -> None:
+def pack(query: str, budget_tokens: int, namespace: str | None, audience: str | None) -> None:
     """Build a Memory Pack within a token budget.
 
     \b
@@ -219,7 +240,7 @@ def pack(query: str, budget_tokens: int, namespace: str | None) -> None:
     """
     call(
         "context.pack",
-        given(query=query, budget_tokens=budget_tokens, namespace=namespace),
+        given(query=query, budget_tokens=budget_tokens, namespace=namespace, audience=audience),
         printer=show.human_pack,
     )
 
@@ -268,6 +289,19 @@ def explain(pack_id: str, namespace: str | None) -> None:
         agentmemd explain p9f8e7...
     """
     call("context.explain", given(pack_id=pack_id, namespace=namespace), printer=show.human_explain)
+
+
+@cli.command()
+@click.argument("id")
+@click.argument("audience")
+@NAMESPACE
+def share(id: str, audience: str, namespace: str | None) -> None:
+    """Set who may hear a memory: shared (anyone), user (the user's own), private:CHAT or group:CHAT.
+
+    \b
+        agentmemd share m1a2b3... shared
+    """
+    call("memory.share", given(id=id, audience=audience, namespace=namespace))
 
 
 @cli.command()

@@ -55,6 +55,13 @@ def build_methods(s: Services) -> dict[str, Method]:
             m.ArchiveResult,
             "Move a memory to the archive.",
         ),
+        (
+            "memory.share",
+            m.ShareParams,
+            mem.share,
+            m.MemoryRecord,
+            "Set who may hear a memory: shared, the user's own, or a chat's audience.",
+        ),
         ("memory.sweep", m.EmptyParams, lambda p: mem.sweep(), r.SweepResult, "Archive memories below the Cold tier."),
         ("context.pack", m.PackParams, mem.pack, m.PackResult, "Build a Memory Pack within a token budget."),
         (

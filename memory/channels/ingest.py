@@ -25,6 +25,7 @@ from typing import Any, Iterator
 from agentmemd.memory.channels.people import People
 from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
+from agentmemd.memory.core.disclosure import chat_audience
 from agentmemd.memory.store.channel_tables import ChannelTables
 
 
@@ -98,6 +99,7 @@ class ChatIngest:
     ) -> IngestPlan:
         """What storing ``messages`` adds; people and the chat row are written now (the caller's transaction)."""
         title = self._chat_row(namespace, channel, chat, title, kind)
+        audience = chat_audience(channel, kind, chat)
         stamped = sorted(
             ((m, to_utc(m.ts if m.ts.tzinfo else m.ts.replace(tzinfo=zone))) for m in messages), key=lambda p: p[1]
         )
@@ -124,7 +126,7 @@ class ChatIngest:
             if prev_session is None or when - prev_ts > self.gap:
                 prev_session = session_id(namespace, chat, title, when)
             prev_ts = when
-            plan.turns.append(self._turn(namespace, channel, chat, message, when, prev_session, owner, plan))
+            plan.turns.append(self._turn(namespace, channel, chat, audience, message, when, prev_session, owner, plan))
             plan.keys.append(key)
             if prev_session not in plan.sessions:
                 plan.sessions.append(prev_session)
@@ -138,6 +140,7 @@ class ChatIngest:
         namespace: str,
         channel: str,
         chat: str,
+        audience: str,
         message: ChatMessage,
         when: datetime,
         session: str,
@@ -161,6 +164,7 @@ class ChatIngest:
             "ts": format_time(when),
             "chat": chat,
             "person": person,
+            "audience": audience,
         }
 
     def _chat_row(self, namespace: str, channel: str, chat: str, title: str | None, kind: ChatKind) -> str:

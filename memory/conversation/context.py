@@ -170,17 +170,27 @@ MEMORIES_OPEN, MEMORIES_CLOSE = "<memories>\n", "\n</memories>\n\n"
 
 
 def attach_pack(
-    memories, messages: list[dict[str, str]], newest_user: int, note: str, left: int, namespace: str, exclude: list[str]
+    memories,
+    messages: list[dict[str, str]],
+    newest_user: int,
+    note: str,
+    left: int,
+    namespace: str,
+    exclude: list[str],
+    audience: str,
 ):
-    """Put the Memory Pack for the newest user turn in front of it, within ``left`` tokens.
-    Returns the pack (or None) and the tokens it added."""
+    """Put the Memory Pack for the newest user turn in front of it, within ``left`` tokens, of
+    what the conversation's ``audience`` may hear. Returns the pack (or None) and the tokens it added."""
     query = messages[newest_user]["content"][len(note) :]
     # Every seam is whitespace (the note ends in a blank line, the pack starts and ends with its
     # own lines), so the tokens added are the wrapper's plus the pack's (memory/core/tokens.py).
     wrapper = count_tokens(MEMORIES_OPEN) + count_tokens(MEMORIES_CLOSE)
     if left - wrapper <= 0:
         return None, 0
-    pack = memories.pack(PackParams(query=query, budget_tokens=left - wrapper, namespace=namespace, exclude=exclude))
+    params = PackParams(
+        query=query, budget_tokens=left - wrapper, namespace=namespace, exclude=exclude, audience=audience
+    )
+    pack = memories.pack(params)
     if not pack.items:
         return None, 0
     messages[newest_user] = {"role": "user", "content": f"{note}{MEMORIES_OPEN}{pack.text}{MEMORIES_CLOSE}{query}"}
@@ -250,7 +260,8 @@ def build_context(
         note, drift = "", "none"
         left = unspent()
     if newest_user is not None and left > 20:
-        pack, added = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix)
+        audience = conversations.origin(session)[0]
+        pack, added = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix, audience)
     tokens = budget - left + added
     # What was put in front of the newest user turn (reminder + pack), for a door that keeps the
     # app's own messages and adds only this (the proxy's augment mode).

@@ -60,6 +60,7 @@ class ObserveJob:
     turns: list[TurnIn]
     tokens: int  # of the turns, as counted when they were appended
     started: float = field(default_factory=time.monotonic)
+    persons: dict[int, str | None] = field(default_factory=dict)  # turn seq -> the person who said it (chats)
 
 
 @dataclass
@@ -127,6 +128,10 @@ class Conversations:
 
     def namespace_of(self, session: str) -> str | None:
         return self.tables.namespace_of(session)
+
+    def origin(self, session: str) -> tuple[str, str | None]:
+        """(audience, chat) of the session: who may hear what is said in it, and the chat it is part of."""
+        return self.tables.origin(session)
 
     def require(self, session: str, namespace: str) -> str:
         """``namespace`` when ``session`` is one of its conversations; else NotFound, the same
@@ -221,7 +226,7 @@ class Conversations:
         turns = [
             TurnIn(seq=t["seq"], role=t["role"], speaker=t["speaker"], content=t["content"], ts=t["ts"]) for t in batch
         ]
-        return ObserveJob(run_id, session, namespace, turns, total)
+        return ObserveJob(run_id, session, namespace, turns, total, persons={t["seq"]: t["person"] for t in batch})
 
     def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[np.ndarray]:
         """The observations' memory vectors, computed off the store thread (no SQLite here), so
@@ -251,6 +256,7 @@ class Conversations:
                 raise InvalidParams("observations", f"an observation cites turns {unknown} outside the batch")
             drafts.append(d)
         tokens = count_tokens_many([d.content for d in drafts])
+        audience, chat = self.tables.origin(job.session)
         with self.store.transaction():
             marked = self.tables.mark_observed(sorted(seqs), job.run_id)
             if marked != len(seqs):
@@ -267,6 +273,9 @@ class Conversations:
                             context=context[d.source_turns[0]][:20_000],
                             source=f"conversation:{job.session}#turns:{','.join(map(str, d.source_turns))}"[:1000],
                             tags=["observation", d.category, d.priority],
+                            audience=audience,  # what was said in a chat is heard where that chat's may be
+                            origin_chat=chat,
+                            said_by=job.persons.get(d.source_turns[0]),
                         )
                         for d in drafts
                     ],
@@ -305,7 +314,7 @@ class Conversations:
 
     def _insert_observation(self, **row: Any) -> str:
         oid = new_observation_id()
-        self.tables.add_observation({"id": oid, **row})
+        self.tables.add_observation({"id": oid, "audience": self.tables.origin(row["session"])[0], **row})
         return oid
 
     # ---- Reflector ---------------------------------------------------------------------
@@ -463,6 +472,8 @@ class Conversations:
                     created=parse_time(min(m["date"] for m in members)),
                     source=f"conversation:{job.session}#turns:{','.join(map(str, turns))}"[:1000],
                     tags=["observation", "reflected", item.category, item.priority],
+                    audience=self.tables.origin(job.session)[0],
+                    origin_chat=self.tables.origin(job.session)[1],
                 )
             ],
             vectors=[None if item.supersedes else vector],

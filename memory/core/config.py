@@ -296,6 +296,15 @@ class ChannelsConfig(_Section):
     timezone: str = Field(
         "", description="Zone of export times written without one (WhatsApp, old Telegram); '' = this machine's."
     )
+    private_reaches_user: list[str] = Field(
+        default_factory=list,
+        description="Channels whose private chats may be heard in the user's own conversations ('*': all). "
+        "Empty by default: what X said to the agent in private stays in that chat.",
+    )
+    group_reaches_user: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="Channels whose group chats may be heard in the user's own conversations ('*': all).",
+    )
     observe_finished: bool = Field(
         True,
         description="Run the Observer over every finished session of a chat (one the chat went on from after a "

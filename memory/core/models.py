@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import to_utc, zone_named
+from agentmemd.memory.core.disclosure import USER, Audience, Listener
 from agentmemd.memory.core.vocabulary import MemoryType, ReinforceEvent, Role, Tier
 
 
@@ -69,6 +70,10 @@ class AddParams(Params):
         default_factory=list, max_length=64
     )
     embedding: list[float] | None = None
+    # Who may hear it (memory/core/disclosure.py): the user's own unless said otherwise.
+    audience: Audience = USER
+    origin_chat: Annotated[str, Field(max_length=300)] | None = None  # the chat it was said in
+    said_by: Annotated[str, Field(max_length=64)] | None = None  # the person who said it
 
     @field_validator("embedding")
     @classmethod
@@ -105,6 +110,8 @@ class SearchParams(Params):
     namespace: Namespace = "default"
     types: list[MemoryType] | None = None
     include_archived: bool = False
+    # The audience of the conversation the search is for: only what it may hear. None: everything.
+    audience: Listener | None = None
 
 
 class ReinforceParams(Params):
@@ -129,6 +136,8 @@ class PackParams(Params):
     namespace: Namespace = "default"
     # Memories the caller already shows the model (e.g. the observations in a context's prefix).
     exclude: list[MemoryId] = Field(default_factory=list, max_length=10_000)
+    # The audience of the conversation the pack is for: only what it may hear. None: everything.
+    audience: Listener | None = None
 
 
 class ExplainParams(Params):
@@ -175,6 +184,9 @@ class MemoryRecord(BaseModel):
     superseded_by: str | None
     source: str | None
     tags: list[str] = Field(default_factory=list)
+    audience: str = USER
+    origin_chat: str | None = None
+    said_by: str | None = None
 
 
 class SignalsOut(BaseModel):
@@ -334,9 +346,18 @@ class TurnSearchParams(Params):
 
     query: Content
     k: int = Field(20, ge=1, le=500)
+    audience: Listener | None = None  # only turns this conversation's audience may hear
     chat: str | None = None
     person: str | None = None
     session: SessionId | None = None
+    namespace: Namespace = "default"
+
+
+class ShareParams(Params):
+    """Set who may hear a memory: ``shared`` (anyone), ``user`` (the user's own), or a chat's audience."""
+
+    id: MemoryId
+    audience: Audience
     namespace: Namespace = "default"
 
 

@@ -46,6 +46,7 @@ class ExplainResult(Result):
     pack_id: str
     namespace: str
     query: str
+    audience: str | None = None  # the conversation's audience the pack was for (None: no one said)
     budget_tokens: int
     at: str
     tokens: int
@@ -382,6 +383,7 @@ class TurnHit(Result):
     chat_title: str | None
     channel: str | None
     chat_kind: str | None
+    audience: str  # who may hear it (memory/core/disclosure.py)
     bm25: float
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from agentmemd.memory.core.clock import Clock, format_time, parse_time
 from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.disclosure import may_hear, why_not
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.models import (
     AddParams,
@@ -37,6 +38,7 @@ from agentmemd.memory.core.models import (
     SearchHit,
     SearchParams,
     SearchResult,
+    ShareParams,
     SignalsOut,
     UpdateParams,
     UpdateResult,
@@ -72,6 +74,20 @@ class Scored:
     score: float
     retention: float
     tier: Tier
+
+
+KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
+
+
+def _why_not(s: Scored, eligible: bool, chosen: bool, excluded: set[str]) -> str | None:
+    """Why a candidate is not in the pack, for context.explain (None: it is)."""
+    if chosen:
+        return None
+    if s.row["id"] in excluded:
+        return "excluded by the caller (already in the context)"
+    if not eligible:
+        return f"tier {s.tier}: only active memories (and persona/relational ones) are packed"
+    return "budget, a type quota, or too like what was packed (MMR)"
 
 
 def new_id() -> str:
@@ -120,6 +136,9 @@ class Memories:
                         "supersedes": None,
                         "superseded_by": None,
                         "token_len": ntok,
+                        "audience": p.audience,
+                        "origin_chat": p.origin_chat,
+                        "said_by": p.said_by,
                     },
                     vec,
                 )
@@ -217,10 +236,20 @@ class Memories:
                     "supersedes": old["id"],
                     "superseded_by": None,
                     "token_len": token_len,
+                    **{
+                        k: old[k] for k in ("audience", "origin_chat", "said_by")
+                    },  # a new version keeps who may hear it
                 },
                 vec,
             )
         return UpdateResult(id=new, supersedes=old["id"])
+
+    def share(self, p: ShareParams) -> MemoryRecord:
+        """Set who may hear a memory (its current version): shared, the user's own, or a chat's."""
+        row, archived = self._current_version(p.id, p.namespace, "share")
+        with self.store.transaction():
+            self.store.set_audience(row["seq"], p.audience, archived=archived)
+        return self.get(row["id"], p.namespace)
 
     def archive(self, memory_id: str, namespace: str | None = None) -> ArchiveResult:
         row, archived = self._lookup(memory_id, namespace)
@@ -268,6 +297,9 @@ class Memories:
                     "supersedes",
                     "superseded_by",
                     "source",
+                    "audience",
+                    "origin_chat",
+                    "said_by",
                 )
             },
             tags=json.loads(row["tags"]),
@@ -309,10 +341,25 @@ class Memories:
             )
         return out
 
-    def _candidates(self, namespace: str, query: str, *, for_pack: bool) -> tuple[list[Scored], np.ndarray]:
+    def may_hear(self, listener: str | None, origin: str) -> bool:
+        return may_hear(listener, origin, self.config.channels)
+
+    def unheard(self, namespace: str, listener: str | None) -> set[int]:
+        """The namespace's live memories a conversation of audience ``listener`` may not hear."""
+        if listener is None:
+            return set()
+        kept = [a for a in self.store.audiences(namespace) if not self.may_hear(listener, a)]
+        return self.store.seqs_heard_by_none_of(namespace, kept)
+
+    def _candidates(
+        self, namespace: str, query: str, *, for_pack: bool, listener: str | None = None
+    ) -> tuple[list[Scored], np.ndarray, list[Scored]]:
+        """Scored candidates the listener may hear, the query vector, and the best of those it may
+        not (for the pack log: context.explain says why they were kept out)."""
         rc = self.config.retrieval
         # The query embedding (torch, one thread) runs beside the SQLite lookups that do not need it.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
+        unheard = self.unheard(namespace, listener)
         bm25 = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings)
         extra: list[int] = []
         if for_pack:
@@ -320,7 +367,12 @@ class Memories:
                 namespace, rc.recent_candidates
             )
         qvec = embedding.result()
-        seqs: dict[int, None] = dict.fromkeys(seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates))
+        seqs: dict[int, None] = dict.fromkeys(
+            seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard)
+        )
+        kept_out = self._kept_out(namespace, qvec, bm25, unheard) if unheard and for_pack else []
+        if unheard:
+            bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}
         # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
         for seq in heapq.nsmallest(rc.fts_candidates, bm25, key=lambda s: (bm25[s], s)):
             seqs[seq] = None
@@ -328,13 +380,23 @@ class Memories:
         # bm25() is negative, lower is better; normalise to [0, 1] by the best in the set.
         best = max((-s for s in bm25.values()), default=0.0)
         lexical = {seq: (-s / best) for seq, s in bm25.items()} if best > 0 else {}
-        rows = self.store.rows_by_seq(list(seqs))
-        return self._score_rows(rows, qvec, lexical, self.clock.now()), qvec
+        rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
+        # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
+        rows = [r for r in rows if self.may_hear(listener, r["audience"])]
+        return self._score_rows(rows, qvec, lexical, self.clock.now()), qvec, kept_out
+
+    def _kept_out(self, namespace: str, qvec: np.ndarray, bm25: dict[int, float], unheard: set[int]) -> list[Scored]:
+        """The memories a listener may not hear that would have been among its best candidates."""
+        near = [seq for seq, _ in self.store.knn(namespace, qvec, KEPT_OUT_LOGGED) if seq in unheard]
+        near += [seq for seq in heapq.nsmallest(KEPT_OUT_LOGGED, bm25, key=lambda s: (bm25[s], s)) if seq in unheard]
+        rows = self.store.rows_by_seq(list(dict.fromkeys(near)))
+        return self._score_rows(rows, qvec, {}, self.clock.now())
 
     def search(self, p: SearchParams) -> SearchResult:
-        scored, qvec = self._candidates(p.namespace, p.query, for_pack=False)
+        scored, qvec, _ = self._candidates(p.namespace, p.query, for_pack=False, listener=p.audience)
         if p.include_archived:
-            scored += self._score_rows(self.store.archive_rows(p.namespace), qvec, {}, self.clock.now(), archived=True)
+            archived = [r for r in self.store.archive_rows(p.namespace) if self.may_hear(p.audience, r["audience"])]
+            scored += self._score_rows(archived, qvec, {}, self.clock.now(), archived=True)
         floor = "archived" if p.include_archived else "warm"
         hits = [
             s
@@ -361,7 +423,7 @@ class Memories:
         )
 
     def pack(self, p: PackParams) -> PackResult:
-        scored, _ = self._candidates(p.namespace, p.query, for_pack=True)
+        scored, _, kept_out = self._candidates(p.namespace, p.query, for_pack=True, listener=p.audience)
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
         eligible = [
@@ -395,8 +457,22 @@ class Memories:
                 "eligible": s.row["id"] in mmr_rank,
                 "mmr_rank": mmr_rank.get(s.row["id"]),
                 "chosen": s.row["id"] in chosen_ids,
+                "why_not": _why_not(s, s.row["id"] in mmr_rank, s.row["id"] in chosen_ids, excluded),
             }
             for s in sorted(scored, key=lambda s: (-s.score, s.row["id"]))
+        ] + [
+            {
+                "id": s.row["id"],
+                "type": s.row["type"],
+                "tier": s.tier,
+                "score": round(s.score, 6),
+                "signals": {k: round(v, 6) for k, v in s.signals.model_dump().items()},
+                "eligible": False,
+                "mmr_rank": None,
+                "chosen": False,
+                "why_not": why_not(p.audience or "", s.row["audience"]),
+            }
+            for s in sorted(kept_out, key=lambda s: (-s.score, s.row["id"]))
         ]
         result_items = [
             PackItem(
@@ -414,6 +490,7 @@ class Memories:
                     "pack_id": pack_id,
                     "namespace": p.namespace,
                     "query": p.query,
+                    "audience": p.audience,
                     "budget_tokens": p.budget_tokens,
                     "at": format_time(self.clock.now()),
                     "tokens": tokens,

@@ -20,6 +20,7 @@ from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.core.clock import Clock, zone_named
 from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.disclosure import heard
 from agentmemd.memory.core.models import (
     ChatsListParams,
     IngestParams,
@@ -95,5 +96,10 @@ class ChannelService:
             return self.people.merge(p.namespace, p.person, p.into)
 
     def search_turns(self, p: TurnSearchParams) -> dict[str, Any]:
-        rows = self.tables.search_turns(p.namespace, p.query, p.k, chat=p.chat, person=p.person, session=p.session)
+        audiences = None
+        if p.audience is not None:  # only what this conversation's audience may hear
+            audiences = heard(p.audience, self.tables.turn_audiences(p.namespace), self.config)
+        rows = self.tables.search_turns(
+            p.namespace, p.query, p.k, chat=p.chat, person=p.person, session=p.session, audiences=audiences
+        )
         return {"turns": rows}

@@ -131,6 +131,14 @@ class ChannelTables:
         ).fetchone()
         return (row[0], row[1]) if row else None
 
+    def turn_audiences(self, namespace: str) -> list[str]:
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT audience FROM conversation_turns WHERE namespace = ?", (namespace,)
+            )
+        ]
+
     def finished_unobserved(self, namespace: str, chat: str) -> list[str]:
         """Sessions of the chat, all but its newest, that still have turns the Observer has not seen."""
         return [
@@ -163,19 +171,24 @@ class ChannelTables:
         chat: str | None = None,
         person: str | None = None,
         session: str | None = None,
+        audiences: list[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Turns matching any of the query's words, best BM25 first, with their provenance."""
+        """Turns matching any of the query's words, best BM25 first, with their provenance;
+        ``audiences``: only turns said to one of them."""
         match = fts_query(query)
-        if match is None:
+        if match is None or audiences == []:
             return []
         filters, params = ["t.namespace = ?"], [namespace]
+        if audiences is not None:
+            filters.append(f"t.audience IN ({', '.join('?' * len(audiences))})")
+            params += audiences
         for column, value in (("chat", chat), ("person", person), ("session", session)):
             if value is not None:
                 filters.append(f"t.{column} = ?")
                 params.append(value)
         return self.store._rows(
             "SELECT t.seq, t.session, t.role, t.speaker, t.person, t.content, t.ts, t.chat, "
-            "c.title AS chat_title, c.channel, c.kind AS chat_kind, bm25(conversation_turns_fts) AS bm25 "
+            "c.title AS chat_title, c.channel, c.kind AS chat_kind, t.audience, bm25(conversation_turns_fts) AS bm25 "
             "FROM conversation_turns_fts f JOIN conversation_turns t ON t.seq = f.rowid "
             "LEFT JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
             f"WHERE conversation_turns_fts MATCH ? AND {' AND '.join(filters)} ORDER BY bm25 LIMIT ?",

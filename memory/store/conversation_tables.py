@@ -7,7 +7,7 @@ from typing import Any
 
 from agentmemd.memory.store.database import Store
 
-TURN_COLUMNS = "seq, role, speaker, content, ts, tokens"
+TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person"
 
 
 class ConversationTables:
@@ -28,6 +28,13 @@ class ConversationTables:
         columns = list(rows[0]) if rows else []
         sql = f"INSERT INTO conversation_turns ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
         return [int(self.store.conn.execute(sql, [row[c] for c in columns]).lastrowid) for row in rows]
+
+    def origin(self, session: str) -> tuple[str, str | None]:
+        """(audience, chat) of a session: every turn of a session has its chat's (the user's own, no chat, else)."""
+        row = self.store.conn.execute(
+            "SELECT audience, chat FROM conversation_turns WHERE session = ? ORDER BY seq LIMIT 1", (session,)
+        ).fetchone()
+        return (row[0], row[1]) if row else ("user", None)
 
     def namespace_of(self, session: str) -> str | None:
         row = self.store.conn.execute(

@@ -29,8 +29,11 @@ from agentmemd.memory.store.vector_index import VectorIndex
 
 COLUMNS = (
     "seq, id, namespace, content, context, type, priority, source, tags, created, ingested, "
-    "last_accessed, access_count, version, supersedes, superseded_by, token_len, embedding"
+    "last_accessed, access_count, version, supersedes, superseded_by, token_len, audience, origin_chat, said_by, "
+    "embedding"
 )
+# Columns a row may leave out: who may hear it (the user's own) and where it was said (nowhere in particular).
+OPTIONAL_COLUMNS = {"audience": "user", "origin_chat": None, "said_by": None}
 _PARTS = re.compile(r"['’-]")  # FTS5's unicode61 splits words at these
 
 
@@ -181,6 +184,7 @@ class Store:
 
     def insert(self, row: dict[str, Any], vec: np.ndarray, *, seq: int | None = None) -> int:
         cols = [c.strip() for c in COLUMNS.split(",")][1:]
+        row = {**OPTIONAL_COLUMNS, **row}
         values = [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in cols if c != "embedding"]
         values.append(to_blob(vec))
         if seq is None:
@@ -299,8 +303,9 @@ class Store:
         """Log a pack; its candidates and choices are stored as zlib-compressed JSON (a BLOB)."""
         row = {**entry, "candidates": _pack_json(entry["candidates"]), "chosen": _pack_json(entry["chosen"])}
         self.conn.execute(
-            "INSERT INTO pack_log (pack_id, namespace, query, budget_tokens, at, tokens, text, candidates, chosen) "
-            "VALUES (:pack_id, :namespace, :query, :budget_tokens, :at, :tokens, :text, :candidates, :chosen)",
+            "INSERT INTO pack_log (pack_id, namespace, query, audience, budget_tokens, at, tokens, text, candidates, "
+            "chosen) VALUES (:pack_id, :namespace, :query, :audience, :budget_tokens, :at, :tokens, :text, "
+            ":candidates, :chosen)",
             row,
         )
 
@@ -336,10 +341,11 @@ class Store:
             )
         return out
 
-    def knn(self, namespace: str, vec: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """[(seq, cosine)] of the n nearest live memories of the namespace (chosen in float16; see vector_index)."""
+    def knn(self, namespace: str, vec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
+        """[(seq, cosine)] of the n nearest live memories of the namespace but ``skip`` (chosen in
+        float16; see vector_index)."""
         with self._lock:
-            return self.vectors.search(namespace, vec, n)
+            return self.vectors.search(namespace, vec, n, skip)
 
     def document_frequency(self, term: str) -> int:
         return self.conn.execute(
@@ -371,6 +377,29 @@ class Store:
             ).fetchall()
             members = self.vectors.members(namespace)
             return {seq: score for seq, score in rows if seq in members}
+
+    def audiences(self, namespace: str) -> list[str]:
+        """The distinct audiences of the namespace's live memories (one index walk)."""
+        return [
+            r[0] for r in self.conn.execute("SELECT DISTINCT audience FROM memories WHERE namespace = ?", (namespace,))
+        ]
+
+    def seqs_heard_by_none_of(self, namespace: str, audiences: list[str]) -> set[int]:
+        """The live memories of the namespace whose audience is one of ``audiences``."""
+        if not audiences:
+            return set()
+        return {
+            r[0]
+            for r in self.conn.execute(
+                f"SELECT seq FROM memories WHERE namespace = ? AND audience IN ({', '.join('?' * len(audiences))}) "
+                "AND superseded_by IS NULL",
+                (namespace, *audiences),
+            )
+        }
+
+    def set_audience(self, seq: int, audience: str, *, archived: bool = False) -> None:
+        table = "memory_archive" if archived else "memories"
+        self.conn.execute(f"UPDATE {table} SET audience = ? WHERE seq = ?", (audience, seq))
 
     def pinned(self, namespace: str, n: int) -> list[int]:
         """The n highest-priority persona/relational memories (one index walk per type)."""

@@ -68,12 +68,18 @@ class _NamespaceMatrix:
             self.pos[int(self.seqs[row])] = row
         self.size = last
 
-    def top(self, qvec: np.ndarray, n: int) -> list[tuple[int, float]]:
+    def top(self, qvec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
         if self.size == 0 or n <= 0:
             return []
         query = torch.from_numpy(np.ascontiguousarray(qvec, dtype=np.float32)).to(torch.float16)
         with torch.inference_mode():
             sims = torch.mv(self.vectors[: self.size], query).float()
+            if skip:  # memories this caller may not hear never take a place among the n
+                rows = [self.pos[seq] for seq in skip if seq in self.pos]
+                sims[torch.tensor(rows, dtype=torch.long)] = float("-inf")
+                n = min(n, self.size - len(rows))
+                if n <= 0:
+                    return []
             values, rows = torch.topk(sims, min(n, self.size))
         seqs = self.seqs[rows.numpy()]
         sims_np = values.numpy()
@@ -106,9 +112,9 @@ class VectorIndex:
         """How many namespaces have a matrix in RAM."""
         return len(self._spaces)
 
-    def search(self, namespace: str, qvec: np.ndarray, n: int) -> list[tuple[int, float]]:
-        """[(seq, cosine)] best first; vectors are L2-normalised, so cosine is a dot product."""
-        return self._space(namespace).top(np.asarray(qvec, dtype=np.float32), n)
+    def search(self, namespace: str, qvec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
+        """[(seq, cosine)] best first, leaving out ``skip``; vectors are L2-normalised, so cosine is a dot product."""
+        return self._space(namespace).top(np.asarray(qvec, dtype=np.float32), n, skip)
 
     def members(self, namespace: str) -> dict[int, int]:
         """The namespace's live seqs (a read-only view: seq -> row)."""

@@ -386,6 +386,8 @@ class WorkspaceIndexer:
         found = self.store.get(row["memory_id"])
         if found is not None and found[0]["source"] != it.source and not found[1]:
             self.store.set_source(found[0]["seq"], it.source)
+        if found is not None and found[0]["audience"] != it.audience:  # an audience annotation was added or changed
+            self.store.set_audience(found[0]["seq"], it.audience, archived=found[1])
         if row["path"] != it.path or row["item_key"] != it.key:
             self.store.drop_workspace_item(row["memory_id"])
         self._bookkeep(row["memory_id"], it)
@@ -409,6 +411,7 @@ class WorkspaceIndexer:
                 source=it.source,
                 created=it.created,
                 tags=["workspace"],
+                audience=it.audience,
             )
             for it in items
         ]
@@ -434,6 +437,9 @@ class WorkspaceIndexer:
             ),
             vector=self._vectors.get(it.key),
         )
+        found = self.store.get(result.id)
+        if found is not None and found[0]["audience"] != it.audience:
+            self.store.set_audience(found[0]["seq"], it.audience, archived=found[1])
         self._bookkeep(result.id, it)
 
     def _archive(self, row: dict[str, Any]) -> None:

@@ -31,8 +31,10 @@ OWNED_BEGIN = "<!-- agentmemd:begin -->"
 OWNED_END = "<!-- agentmemd:end -->"
 TYPES = MEMORY_TYPES
 
-_ANNOTATION = re.compile(r"<!--\s*((?:(?:type|priority)\s*:\s*[\w.]+\s*)+)-->", re.IGNORECASE)
-_ANNOTATION_FIELD = re.compile(r"(type|priority)\s*:\s*([\w.]+)", re.IGNORECASE)
+_ANNOTATION = re.compile(r"<!--\s*((?:(?:type|priority|audience)\s*:\s*[\w.]+\s*)+)-->", re.IGNORECASE)
+_ANNOTATION_FIELD = re.compile(r"(type|priority|audience)\s*:\s*([\w.]+)", re.IGNORECASE)
+# What an item's audience annotation may say (memory/core/disclosure.py): anyone, or the user only.
+AUDIENCES = {"shared": "shared", "shareable": "shared", "private": "user", "user": "user"}
 _HASHTAG = re.compile(r"(?<![\w#])#(" + "|".join(TYPES) + r")\b", re.IGNORECASE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _DAILY_LOG = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
@@ -56,11 +58,14 @@ class MarkdownItem:
     type: str
     priority: float | None
     created: datetime | None
+    audience: str = "shared"  # who may hear it: the file's default unless annotated
 
     @property
     def key(self) -> str:
-        """Stable identity: file + heading path + content (+ the type/priority a person gave it)."""
+        """Stable identity: file + heading path + content (+ the type/priority/audience a person gave it)."""
         raw = "\0".join([self.path, " > ".join(self.heading_path), self.content, self.type, str(self.priority)])
+        if self.audience != default_audience(self.path):
+            raw += "\0" + self.audience
         return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
     @property
@@ -74,6 +79,11 @@ class MarkdownItem:
         heading = " > ".join(self.heading_path)
         lines = f"L{self.line_start}" if self.line_start == self.line_end else f"L{self.line_start}-{self.line_end}"
         return f"{self.path}#{heading} {lines}" if heading else f"{self.path} {lines}"
+
+
+def default_audience(path: str) -> str:
+    """MEMORY.md and USER.md are the user's own; the persona files and knowledge are shared."""
+    return "user" if PurePosixPath(path).name.upper() in ("MEMORY.MD", "USER.MD") else "shared"
 
 
 def default_type(path: str, heading_path: tuple[str, ...]) -> str:
@@ -217,13 +227,19 @@ def _parse_lines(path: str, lines: list[str]) -> list[MarkdownItem]:
         fields = {**pending, **_annotation(raw)}
         pending = {}
         heading_path = tuple(t for _, t in headings)
-        mtype, priority = _apply(fields, default_type(path, heading_path), None, f"{path}:{start + 1}")
+        where = f"{path}:{start + 1}"
+        mtype, priority = _apply(fields, default_type(path, heading_path), None, where)
+        audience = default_audience(path)
+        if "audience" in fields:
+            audience = AUDIENCES.get(fields["audience"].lower(), "")
+            if not audience:
+                raise AnnotationError(f"{where}: unknown audience {fields['audience']!r} (shared or private)")
         tag = _HASHTAG.search(body)
         if tag:
             mtype = tag.group(1).lower()
             body = " ".join(_HASHTAG.sub("", body).split())
         if body:
-            items.append(MarkdownItem(path, heading_path, body, start + 1, end, mtype, priority, created))
+            items.append(MarkdownItem(path, heading_path, body, start + 1, end, mtype, priority, created, audience))
         i += 1
     return items
 
