@@ -213,10 +213,15 @@ def people_list(namespace: str | None) -> None:
 
 @people.command("get")
 @click.argument("person")
+@AUDIENCE
 @NAMESPACE
-def people_get(person: str, namespace: str | None) -> None:
-    """A person's accounts, chats and activity.  `agentmemd people get pe_1a2b3c4d5e6f`"""
-    call("people.get", given(person=person, namespace=namespace), printer=show.human_person)
+def people_get(person: str, audience: str | None, namespace: str | None) -> None:
+    """A person's accounts, chats, activity and the agent's impressions of them.
+
+    \b
+        agentmemd people get pe_1a2b3c4d5e6f
+    """
+    call("people.get", given(person=person, audience=audience, namespace=namespace), printer=show.human_person)
 
 
 @people.command("merge")

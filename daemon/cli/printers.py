@@ -6,6 +6,8 @@ import json
 import sys
 from typing import Any
 
+from agentmemd.memory.channels.impressions import render_impression
+
 
 def print_kv(data: dict[str, Any]) -> None:
     width = max((len(k) for k in data), default=0)
@@ -305,3 +307,7 @@ def human_person(p: dict[str, Any]) -> None:
         print(f"  account  {a['channel']}: {a['account']}  ({a['name']})")
     for c in p["chats"]:
         print(f"  chat     {c['title']}  ({c['kind']}, {c['messages']} messages)")
+    for imp in p.get("impressions", []):
+        print(f"\n  impression heard in {imp['audience']} (version {imp['version']}, {imp['updated'][:16]})")
+        for line in render_impression(imp["content"]).splitlines()[1:]:
+            print(f"    {line}")

@@ -41,6 +41,8 @@ class CompactionWorker:
         self.cache = cache
         self.run_on_store = run_on_store
         self.target_ratio = target_ratio
+        # Called with the session after Observer runs stored observations (the people's impressions).
+        self.on_observed: Callable[[str], None] | None = None
         self._queue: queue.Queue[tuple[str, str, dict[str, Any], Future] | None] = queue.Queue()
         self._queued: set[tuple[str, bool]] = set()
         self._lock = threading.Lock()
@@ -121,6 +123,11 @@ class CompactionWorker:
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise
+        if report["observe_runs"] and self.on_observed is not None:
+            try:
+                self.on_observed(session)
+            except Exception:  # the observations are stored; an impression left stale is no failure of theirs
+                log.exception("impression refresh failed", extra={"session": session})
         job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
         if job is not None:
             try:

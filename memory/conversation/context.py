@@ -208,15 +208,22 @@ def build_context(
     drift: str = "none",
     anchor_min_turns: int = 10,
     anchors_as: str = "system",
+    people: str = "",
 ) -> dict[str, Any]:
+    """``people``: what the agent knows of the people taking part (their impressions), for the
+    stable prefix; already limited to what the session's audience may hear."""
     cfg = service.config.conversation
     conversations.require(session, namespace)
-    persona = service.store.live_of_type(namespace, "persona")
+    audience = conversations.origin(session)[0]
+    # Persona memories the session may not hear (one added as the user's own) stay out of a chat's prefix.
+    persona = [r for r in service.store.live_of_type(namespace, "persona") if service.may_hear(audience, r["audience"])]
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""
     contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)
     live = conversations.live(session)
     system, shown = fit_observations(live, max(system_budget, count_tokens(contract)), contract)
+    if people:
+        system = f"{system}\n\n{people}" if system else people
     # The pack leaves out what the prefix already shows: the shown observations and the persona.
     in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + persona_ids
     system_tokens = count_tokens(system)
@@ -260,7 +267,6 @@ def build_context(
         note, drift = "", "none"
         left = unspent()
     if newest_user is not None and left > 20:
-        audience = conversations.origin(session)[0]
         pack, added = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix, audience)
     tokens = budget - left + added
     # What was put in front of the newest user turn (reminder + pack), for a door that keeps the

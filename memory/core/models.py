@@ -331,6 +331,7 @@ class ChatsListParams(Params):
 class PersonParams(Params):
     person: Annotated[str, Field(min_length=1, max_length=64)]
     namespace: Namespace = "default"
+    audience: Listener | None = None  # only the impressions a conversation of this audience may hear
 
 
 class PeopleMergeParams(Params):

@@ -359,9 +359,17 @@ class PersonChat(Result):
     messages: int
 
 
+class Impression(Result):
+    audience: str  # what it was built from was said there; it is heard where that may be
+    content: dict[str, Any]  # name, cares_about, relationship, speaks, believes (memory/channels/impressions.py)
+    version: int
+    updated: str
+
+
 class PersonResult(PersonSummary):
     accounts: list[PersonAccount]
     chats: list[PersonChat]
+    impressions: list[Impression] = []
     requested: str | None = None  # a merged-away id that was asked for
 
 

@@ -30,11 +30,13 @@ from agentmemd.memory.core.config import LLMConfig
 from agentmemd.memory.core.errors import LLMError
 from agentmemd.memory.llm.ledger import Ledger, Usage
 from agentmemd.memory.llm.tasks import (
+    IMPRESSION_PROMPT,
     JUDGE_PROMPT,
     OBSERVER_PROMPT,
     PERSONA_RECORD_PROMPT,
     REFLECTOR_PROMPT,
     SUMMARY_PROMPT,
+    ImpressionResult,
     JudgeRequest,
     JudgeScores,
     ObservationIn,
@@ -208,6 +210,18 @@ class AnthropicProvider:
         lines = [f"[seq {t.seq}] {_d(t.speaker)} ({t.role}): {_d(t.content)}" for t in turns]
         return self.complete_json(
             "persona_record", PersonaRecord, stable=PERSONA_RECORD_PROMPT, prompt="\n".join(lines), namespace=namespace
+        )
+
+    def impression(self, name: str, current: str, memories: list[str], *, namespace: str) -> ImpressionResult:
+        """Seed 004's theory-of-mind prompt (figure L.2) for one person, from what the agent remembers of them."""
+        listed = "\n".join(f"- {_d(m)}" for m in memories) or "(none)"
+        prompt = (
+            f"Target person: {_d(name)}\n"
+            + (f"Current theory of mind for {_d(name)}:\n{as_data_lines(current)}\n" if current else "")
+            + f"Memories to consider when developing this impression:\n{listed}"
+        )
+        return self.complete_json(
+            "impression", ImpressionResult, stable=IMPRESSION_PROMPT, prompt=prompt, namespace=namespace
         )
 
     def judge(self, request: JudgeRequest, state, *, namespace: str):

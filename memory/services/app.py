@@ -135,17 +135,31 @@ class Services:
             target_ratio=config.conversation.reflector_target,
             persona=tracker,
         )
+        describe = None
+        if (
+            config.llm.provider == "anthropic"
+        ):  # a model writes the impressions (seed 004); locally they stay extractive
+
+            def describe(name: str, current: str, texts: list[str], namespace: str):
+                compute = lambda: provider.impression(name, current, texts, namespace=namespace)  # noqa: E731
+                payload = [name, current, *texts]
+                return cache.through("impression", namespace, payload, compute, run_on_store=run_on_store)
+
+        channels = ChannelService(store, conversations, worker, config, memories.clock, run_on_store, describe)
+        worker.on_observed = channels.refresh_impressions
+        conversation_service = ConversationService(memories, conversations, tracker, worker, config, run_on_store)
+        conversation_service.people_note = channels.people_note
         return cls(
             config=config,
             store=store,
             memories=memories,
-            conversations=ConversationService(memories, conversations, tracker, worker, config, run_on_store),
+            conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),
             workspace=WorkspaceService(indexer),
             jobs=JobService(runner, Consolidator(memories, config.consolidation, run_on_store), memories.clock),
             costs=CostService(ledger, cache, config.llm.provider),
             access=AccessService(store, memories.clock, config.workspace.namespace),
-            channels=ChannelService(store, conversations, worker, config, memories.clock),
+            channels=channels,
             indexer=indexer,
             runner=runner,
             worker=worker,

@@ -11,16 +11,24 @@ queued afterwards for every session the batch made due; it runs on the compactio
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
-from typing import Any
+from typing import Any, Callable
 
+from agentmemd.memory.channels.impressions import (
+    TURNS_READ,
+    build_impression,
+    from_model,
+    merge_impressions,
+    render_impression,
+)
 from agentmemd.memory.channels.ingest import ChatIngest
 from agentmemd.memory.channels.people import People
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
-from agentmemd.memory.core.clock import Clock, zone_named
+from agentmemd.memory.core.clock import Clock, format_time, zone_named
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.core.disclosure import heard
+from agentmemd.memory.core.disclosure import heard, may_hear
 from agentmemd.memory.core.models import (
     ChatsListParams,
     IngestParams,
@@ -28,8 +36,14 @@ from agentmemd.memory.core.models import (
     PersonParams,
     TurnSearchParams,
 )
+from agentmemd.memory.core.threads import RunOnStore, run_here
+from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import Store
+
+PEOPLE_SHOWN = 6  # impressions in one context's prefix
+# (name, current impression as text, the memories of them, namespace) -> the model's impression
+Describe = Callable[[str, str, list[str], str], ImpressionResult]
 
 
 class ChannelService:
@@ -40,11 +54,16 @@ class ChannelService:
         worker: CompactionWorker,
         config: Config,
         clock: Clock,
+        run_on_store: RunOnStore = run_here,
+        describe: Describe | None = None,
     ):
         self.store = store
         self.conversations = conversations
         self.worker = worker
         self.config = config.channels
+        self.run_on_store = run_on_store
+        self.describe = describe  # the anthropic provider's impression (seed 004); None: extractive only
+        self.clock = clock
         self.tables = ChannelTables(store)
         self.people = People(self.tables, clock)
         self.ingest_ = ChatIngest(
@@ -89,7 +108,87 @@ class ChannelService:
         return {"people": self.people.list(p.namespace)}
 
     def person(self, p: PersonParams) -> dict[str, Any]:
-        return self.people.get(p.namespace, p.person)
+        """A person, with the impressions of them the caller's audience may hear (all, for none)."""
+        found = self.people.get(p.namespace, p.person)
+        found["impressions"] = [
+            {**row, "content": json.loads(row["content"])}
+            for row in self.tables.impressions(p.namespace, found["id"])
+            if may_hear(p.audience, row["audience"], self.config)
+        ]
+        return found
+
+    # ---- impressions (seed 004, B.2) ---------------------------------------------------------
+
+    def refresh_impressions(self, session: str) -> int:
+        """Rebuild the impression of everyone who spoke in ``session``, from what was said in its
+        audience (the compaction worker calls it after an Observer run, on its thread: a model
+        writing impressions never holds the store); how many were rebuilt."""
+        inputs = self.run_on_store(lambda: self._impression_inputs(session))
+        built = []
+        for namespace, person, audience, name, observations, turns, others, place, current in inputs:
+            impression = build_impression(name, observations, turns, others, place)
+            if self.describe is not None and observations:
+                memories = [o["content"] for o in observations[:60]]
+                result = self.describe(name, current, memories, namespace)
+                impression = from_model(impression, result, [o["id"] for o in observations[:60]])
+            built.append((namespace, person, audience, json.dumps(impression)))
+
+        def store() -> None:
+            with self.store.transaction():
+                for namespace, person, audience, content in built:
+                    self.tables.put_impression(namespace, person, audience, content, format_time(self.clock.now()))
+
+        self.run_on_store(store)
+        return len(built)
+
+    def _impression_inputs(self, session: str) -> list[tuple]:
+        namespace = self.conversations.namespace_of(session)
+        _, chat = self.conversations.origin(session)
+        if namespace is None or chat is None:
+            return []
+        row = self.tables.chat(namespace, chat) or {"title": chat, "kind": "private"}
+        place = {"title": row["title"], "kind": row["kind"], "user_present": self.tables.user_spoke_in(namespace, chat)}
+        others = self.tables.known_names(namespace)
+        inputs = []
+        for person, audience in self.tables.session_people(session):
+            known = self.people.get(namespace, person)
+            current = next(
+                (render_impression(json.loads(r["content"])) for r in self.tables.impressions(namespace, known["id"])
+                 if r["audience"] == audience),
+                "",
+            )  # fmt: skip
+            inputs.append(
+                (
+                    namespace,
+                    known["id"],
+                    audience,
+                    known["name"],
+                    self.tables.person_observations(namespace, known["id"], audience),
+                    self.tables.person_turns(namespace, known["id"], audience, TURNS_READ),
+                    others,
+                    place,
+                    current,
+                )
+            )
+        return inputs
+
+    def people_note(self, session: str, namespace: str) -> str:
+        """The impressions of the people taking part in ``session`` that its audience may hear,
+        for its context's stable prefix ("" when none)."""
+        audience, chat = self.conversations.origin(session)
+        if chat is None:
+            return ""
+        parts = []
+        for person in dict.fromkeys(p for p, _ in self.tables.session_people(session)):
+            heard = [
+                json.loads(r["content"])
+                for r in self.tables.impressions(namespace, person)
+                if may_hear(audience, r["audience"], self.config)
+            ]
+            merged = merge_impressions(heard)
+            if merged is not None:
+                parts.append(render_impression(merged))
+        return "# People in this conversation\n\n" + "\n\n".join(parts[:PEOPLE_SHOWN]) if parts else ""
 
     def merge(self, p: PeopleMergeParams) -> dict[str, Any]:
         with self.store.transaction():

@@ -6,7 +6,7 @@ on the background worker: those run beside it and hand their SQLite steps to ``r
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.context import build_context
@@ -43,6 +43,8 @@ class ConversationService:
         self.worker = worker
         self.config = config
         self.run_on_store = run_on_store
+        # The impressions of a session's participants for its prefix (ChannelService.people_note).
+        self.people_note: Callable[[str, str], str] | None = None
 
     def append(self, p: AppendParams) -> dict[str, Any]:
         """Store one turn; the SyncScore of an assistant turn and any due compaction are queued."""
@@ -108,6 +110,7 @@ class ConversationService:
             drift=action,
             anchor_min_turns=self.config.persona.anchor_min_turns,
             anchors_as=p.anchors_as,
+            people=self.people_note(p.session, namespace) if self.people_note else "",
         )
         score_id = latest["id"] if latest else None
         self.tracker.record_context(

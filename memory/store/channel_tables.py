@@ -84,9 +84,15 @@ class ChannelTables:
         self.conn.execute(
             "UPDATE people SET merged_into = ? WHERE namespace = ? AND merged_into = ?", (target, namespace, source)
         )
-        return self.conn.execute(
+        moved = self.conn.execute(
             "UPDATE conversation_turns SET person = ? WHERE namespace = ? AND person = ?", (target, namespace, source)
         ).rowcount
+        self.conn.execute(
+            "UPDATE memories SET said_by = ? WHERE namespace = ? AND said_by = ?", (target, namespace, source)
+        )
+        # The source's impressions are rebuilt as the target's at the next Observer run; until then they go.
+        self.conn.execute("DELETE FROM impressions WHERE namespace = ? AND person = ?", (namespace, source))
+        return moved
 
     # ---- chats and their stored messages -----------------------------------------------------
 
@@ -158,6 +164,59 @@ class ChannelTables:
             "FROM chats c LEFT JOIN conversation_turns t ON t.namespace = c.namespace AND t.chat = c.chat "
             "WHERE c.namespace = ? GROUP BY c.chat ORDER BY c.channel, c.title",
             (namespace,),
+        )
+
+    # ---- impressions ---------------------------------------------------------------------------
+
+    def session_people(self, session: str) -> list[tuple[str, str]]:
+        """(person, audience) of everyone but the user who spoke in the session."""
+        return self.conn.execute(
+            "SELECT DISTINCT person, audience FROM conversation_turns WHERE session = ? AND person IS NOT NULL "
+            "AND person != 'user'",
+            (session,),
+        ).fetchall()
+
+    def person_observations(self, namespace: str, person: str, audience: str) -> list[dict[str, Any]]:
+        return self.store._rows(
+            "SELECT o.id, o.content, o.category, o.priority, o.date FROM observations o "
+            "JOIN memories m ON m.id = o.memory_id WHERE o.namespace = ? AND o.audience = ? AND m.said_by = ? "
+            "AND o.status = 'live' ORDER BY o.date DESC LIMIT 200",
+            (namespace, audience, person),
+        )
+
+    def person_turns(self, namespace: str, person: str, audience: str, limit: int) -> list[dict[str, Any]]:
+        return self.store._rows(
+            "SELECT seq, content, ts, chat FROM conversation_turns WHERE namespace = ? AND person = ? AND audience = ? "
+            "ORDER BY seq DESC LIMIT ?",
+            (namespace, person, audience, limit),
+        )
+
+    def user_spoke_in(self, namespace: str, chat: str) -> bool:
+        return bool(
+            self.conn.execute(
+                "SELECT 1 FROM conversation_turns WHERE namespace = ? AND chat = ? AND person = 'user' LIMIT 1",
+                (namespace, chat),
+            ).fetchone()
+        )
+
+    def known_names(self, namespace: str) -> dict[str, str]:
+        """Every name an account shows -> its person."""
+        rows = self.conn.execute("SELECT name, person FROM person_accounts WHERE namespace = ?", (namespace,))
+        return dict(rows.fetchall())
+
+    def put_impression(self, namespace: str, person: str, audience: str, content: str, updated: str) -> None:
+        self.conn.execute(
+            "INSERT INTO impressions (namespace, person, audience, content, version, updated) VALUES (?, ?, ?, ?, 1, ?) "
+            "ON CONFLICT (namespace, person, audience) DO UPDATE SET content = excluded.content, "
+            "version = impressions.version + 1, updated = excluded.updated",
+            (namespace, person, audience, content, updated),
+        )
+
+    def impressions(self, namespace: str, person: str) -> list[dict[str, Any]]:
+        return self.store._rows(
+            "SELECT audience, content, version, updated FROM impressions WHERE namespace = ? AND person = ? "
+            "ORDER BY audience",
+            (namespace, person),
         )
 
     # ---- the raw turns, by their words -------------------------------------------------------

@@ -440,9 +440,9 @@ class Store:
         return _unpack_json(row[0]) if row else None
 
     def live_of_type(self, namespace: str, mtype: str) -> list[dict[str, Any]]:
-        """(id, content, priority) of the namespace's live memories of one type."""
+        """(id, content, priority, audience) of the namespace's live memories of one type."""
         return self._rows(
-            "SELECT id, content, priority FROM memories WHERE namespace = ? AND type = ? AND superseded_by IS NULL",
+            "SELECT id, content, priority, audience FROM memories WHERE namespace = ? AND type = ? AND superseded_by IS NULL",
             (namespace, mtype),
         )
 

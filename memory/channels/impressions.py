@@ -1,0 +1,161 @@
+"""Impressions: what the agent makes of each person it meets in a chat (seed 004, 3.1 and B.2).
+
+An impression answers four questions about one person, each with its sources:
+
+    cares_about   what they care about: their preferences, decisions and feelings, as observed
+    relationship  how they stand to the agent and to the user: where they talk, how much, since when
+    speaks        how they speak: message length and the voice markers stylometry finds
+    believes      what they believe about others (theory of mind): what they said about people
+                  the agent knows
+
+It is built from what was said in ONE audience (a private chat, a group), so an impression is
+heard exactly where what it was built from may be heard; a conversation hears the impressions of
+its participants that its own audience allows (memory/core/disclosure.py). The local provider
+builds it extractively, as here: every line is the person's own words or a count, never a guess.
+It is rebuilt after each Observer run over a session the person spoke in. With the anthropic
+provider, a model writes the four answers (and what to keep from them) from the person's
+observations with seed 004's prompt (``from_model``); the counts stay the extractive ones.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agentmemd.memory.llm.tasks import ImpressionResult
+from agentmemd.persona.syncscore.stylometry import measure, voice_markers
+
+MAX_ITEMS = 5
+TURNS_READ = 200
+PRIORITY_RANK = {"HIGH": 0, "MED": 1, "LOW": 2}
+CARED = ("preference", "decision", "emotional", "fact")
+
+
+def _without_speaker(text: str, name: str) -> str:
+    return text[len(name) + 2 :] if text.startswith(f"{name}: ") else text
+
+
+def build_impression(
+    name: str,
+    observations: list[dict[str, Any]],
+    turns: list[dict[str, Any]],
+    others: dict[str, str],
+    place: dict[str, Any],
+) -> dict[str, Any]:
+    """``observations``: the person's (id, content, category, priority, date); ``turns``: theirs,
+    newest first (seq, content, ts); ``others``: name -> person id of the people the agent knows;
+    ``place``: the chat (title, kind) and whether the user spoke there."""
+    cared = sorted(
+        (o for o in observations if o["category"] in CARED),
+        key=lambda o: (PRIORITY_RANK.get(o["priority"], 3), -_stamp(o["date"] or "")),
+    )[:MAX_ITEMS]
+    relational = [o for o in observations if o["category"] == "relational"][:MAX_ITEMS]
+    where = f"the private chat {place['title']!r}" if place["kind"] == "private" else f"the group {place['title']!r}"
+    first, last = (turns[-1]["ts"][:10], turns[0]["ts"][:10]) if turns else (None, None)
+    relationship = {
+        "to_agent": f"{len(turns)} messages in {where}" + (f", {first} to {last}" if first else ""),
+        "to_user": "the user takes part there too" if place["user_present"] else "the user is not in that chat",
+        "said": [{"text": _without_speaker(o["content"], name), "source": o["id"]} for o in relational],
+    }
+    return {
+        "name": name,
+        "cares_about": [{"text": _without_speaker(o["content"], name), "source": o["id"]} for o in cared],
+        "relationship": relationship,
+        "speaks": _speaks(turns),
+        "believes": _beliefs(turns, others, name),
+    }
+
+
+def _stamp(date: str) -> float:
+    digits = re.sub(r"\D", "", date)[:14]
+    return float(digits or 0)
+
+
+def _speaks(turns: list[dict[str, Any]]) -> dict[str, Any]:
+    if not turns:
+        return {"messages": 0}
+    style = measure("\n".join(t["content"] for t in turns))
+    markers = sorted(voice_markers(style).items(), key=lambda kv: -kv[1])[:3]
+    return {
+        "messages": len(turns),
+        "words_per_message": round(style.words / len(turns), 1),
+        "questions_per_message": round(style.questions / len(turns), 2),
+        "emoji_per_message": round(style.emoji / len(turns), 2),
+        "markers": [m for m, _ in markers],
+    }
+
+
+def _beliefs(turns: list[dict[str, Any]], others: dict[str, str], name: str) -> list[dict[str, Any]]:
+    """What the person said about someone else the agent knows: their theory of others."""
+    names = [n for n in others if n and n != name and len(n) > 1]
+    if not names:
+        return []
+    pattern = re.compile(r"\b(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")\b")
+    found: list[dict[str, Any]] = []
+    for turn in turns:
+        for sentence in re.split(r"(?<=[.!?])\s+", turn["content"]):
+            hit = pattern.search(sentence)
+            if hit and len(sentence.split()) >= 3:
+                found.append({"about": hit.group(1), "text": sentence.strip(), "source": f"turn:{turn['seq']}"})
+                break
+        if len(found) >= MAX_ITEMS:
+            break
+    return found
+
+
+def from_model(base: dict[str, Any], result: ImpressionResult, sources: list[str]) -> dict[str, Any]:
+    """An impression the anthropic provider wrote (seed 004's prompt), over the extractive one's
+    counts; its sources are the observations it was shown."""
+    return {
+        **base,
+        "cares_about": [{"text": text, "source": "model"} for text in result.cares_about],
+        "relationship": {
+            "to_agent": f"{base['relationship']['to_agent']}; {result.relationship_to_agent}",
+            "to_user": result.relationship_to_user,
+            "said": [],
+        },
+        "speaks": {**base["speaks"], "markers": [result.speaks]},
+        "believes": [{"about": b.about, "text": b.text, "source": "model"} for b in result.believes],
+        "keep_from_them": result.keep_from_them,
+        "sources": sources,
+        "by": "anthropic",
+    }
+
+
+def merge_impressions(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """One person's impressions from several audiences (all of which the listener may hear), as one."""
+    if not parts:
+        return None
+    merged = {
+        "name": parts[0]["name"],
+        "cares_about": [i for p in parts for i in p["cares_about"]][:MAX_ITEMS],
+        "relationship": {
+            "to_agent": "; ".join(p["relationship"]["to_agent"] for p in parts),
+            "to_user": "; ".join(dict.fromkeys(p["relationship"]["to_user"] for p in parts)),
+            "said": [i for p in parts for i in p["relationship"]["said"]][:MAX_ITEMS],
+        },
+        "speaks": max((p["speaks"] for p in parts), key=lambda s: s.get("messages", 0)),
+        "believes": [i for p in parts for i in p["believes"]][:MAX_ITEMS],
+        "keep_from_them": [i for p in parts for i in p.get("keep_from_them", [])][:MAX_ITEMS],
+    }
+    return merged
+
+
+def render_impression(impression: dict[str, Any]) -> str:
+    """The impression as lines for a context's stable prefix."""
+    lines = [f"## {impression['name']}"]
+    if impression["cares_about"]:
+        lines.append("- cares about: " + "; ".join(i["text"] for i in impression["cares_about"]))
+    rel = impression["relationship"]
+    lines.append(f"- with you: {rel['to_agent']}; {rel['to_user']}")
+    if rel["said"]:
+        lines.append("- relationships: " + "; ".join(i["text"] for i in rel["said"]))
+    speaks = impression["speaks"]
+    if speaks.get("messages"):
+        style = ", ".join(speaks["markers"]) or "no marked style"
+        lines.append(f"- speaks: about {speaks['words_per_message']:g} words a message; {style}")
+    if impression["believes"]:
+        lines.append("- says of others: " + "; ".join(f"{b['about']}: {b['text']}" for b in impression["believes"]))
+    if impression.get("keep_from_them"):
+        lines.append("- keep from them: " + "; ".join(impression["keep_from_them"]))
+    return "\n".join(lines)

@@ -1,0 +1,133 @@
+"""Impressions (seed 004, B.2): what the agent makes of each person, rebuilt after the Observer
+runs, heard only where what it was built from may be heard, and carried in the context of the
+conversations the person takes part in."""
+
+from __future__ import annotations
+
+import pytest
+
+T0 = 1710234940
+
+
+def _chat(d, chat, kind, lines, ns="imp"):
+    messages = [
+        {"sender": who, "sender_id": f"id-{who}", "ts": T0 + 60 * i, "text": text, "line": i + 1}
+        for i, (who, text) in enumerate(lines)
+    ]
+    done = d.call(
+        "channels.ingest",
+        {"channel": "telegram", "chat_id": chat, "title": chat.split(":")[1], "kind": kind, "messages": messages,
+         "namespace": ns, "owner": "id-Me"},
+    )  # fmt: skip
+    session = done["sessions"][0]
+    d.call("conversation.observe", {"session": session, "namespace": ns, "force": True})
+    return session, done["people"]
+
+
+@pytest.fixture
+def world(in_process):
+    d = in_process()
+    # The group first: an impression names only the people the agent knew when it was built.
+    group, _ = _chat(
+        d,
+        "telegram:crew",
+        "group",
+        [("Ana", "I prefer the early slot at the gym."), ("Ben", "Early works for me too!"), ("Me", "Booked.")],
+    )
+    private, people = _chat(
+        d,
+        "telegram:ana",
+        "private",
+        [
+            ("Ana", "I love bouldering and I climb three times a week!"),
+            ("Me", "Nice, see you Saturday?"),
+            ("Ana", "Honestly Ben is always late to our sessions, it drives me crazy."),
+            ("Ana", "I'm allergic to peanuts, so no satay at the party please."),
+        ],
+    )
+    return d, private, group, people["Ana"]
+
+
+def test_an_impression_has_what_they_care_about_how_they_speak_and_what_they_think_of_others(world):
+    d, _, _, ana = world
+    person = d.call("people.get", {"person": ana, "namespace": "imp"})
+    by_audience = {i["audience"]: i["content"] for i in person["impressions"]}
+    assert set(by_audience) == {"private:telegram:ana", "group:telegram:crew"}
+    private = by_audience["private:telegram:ana"]
+    cares = " ".join(i["text"] for i in private["cares_about"])
+    assert "peanuts" in cares and all(i["source"].startswith("o") for i in private["cares_about"])
+    assert private["believes"][0]["about"] == "Ben" and "always late" in private["believes"][0]["text"]
+    assert private["believes"][0]["source"].startswith("turn:")
+    assert private["speaks"]["messages"] == 3 and "uses contractions" in private["speaks"]["markers"]
+    assert "3 messages in the private chat 'ana'" in private["relationship"]["to_agent"]
+    assert private["relationship"]["to_user"] == "the user takes part there too"
+    assert "peanuts" not in str(by_audience["group:telegram:crew"])  # built from the group alone
+
+
+def test_a_conversation_carries_the_impressions_its_audience_may_hear(world):
+    d, private, group, ana = world
+    d.call(
+        "conversation.append",
+        {"session": group, "role": "user", "content": "Who wants the early slot?", "namespace": "imp"},
+    )
+    in_group = d.call("conversation.context", {"session": group, "namespace": "imp"})["system"]
+    assert "# People in this conversation" in in_group and "## Ana" in in_group and "## Ben" in in_group
+    assert "early slot" in in_group
+    assert "peanuts" not in in_group and "always late" not in in_group  # said in private, not for the group
+    d.call(
+        "conversation.append", {"session": private, "role": "user", "content": "What can I cook?", "namespace": "imp"}
+    )
+    in_private = d.call("conversation.context", {"session": private, "namespace": "imp"})["system"]
+    assert "peanuts" in in_private and "## Ana" in in_private
+    heard = d.call("people.get", {"person": ana, "namespace": "imp", "audience": "group:telegram:crew"})
+    assert [i["audience"] for i in heard["impressions"]] == ["group:telegram:crew"]
+
+
+def test_a_merged_persons_impressions_are_rebuilt_under_the_person_they_became(world):
+    d, private, _, ana = world
+    ben = next(p["id"] for p in d.call("people.list", {"namespace": "imp"})["people"] if p["name"] == "Ben")
+    d.call("people.merge", {"person": ben, "into": ana, "namespace": "imp"})
+    assert (
+        d.call("people.get", {"person": ben, "namespace": "imp"})["impressions"]
+        == d.call("people.get", {"person": ana, "namespace": "imp"})["impressions"]
+    )
+
+
+def test_with_the_anthropic_provider_a_model_writes_the_impression_with_seed_004s_prompt(in_process, monkeypatch):
+    import json
+
+    from fake_anthropic import KEY_ENV, FakeAnthropic, llm_config, message
+
+    observed = {"observations": [{"priority": "HIGH", "category": "preference", "content": "Ana: Ana is allergic to peanuts.", "source_turns": [1]}]}  # fmt: skip
+    written = {
+        "cares_about": ["avoiding peanuts at parties"],
+        "relationship_to_agent": "friendly, writes in short bursts",
+        "relationship_to_user": "a climbing friend of the user",
+        "speaks": "casual, exclamations",
+        "believes": [{"about": "Ben", "text": "thinks Ben is unreliable"}],
+        "keep_from_them": ["the surprise party the user is planning"],
+    }
+    with FakeAnthropic() as fake:
+        monkeypatch.setenv(KEY_ENV, "test-key")
+        d = in_process({"llm": llm_config(fake)}, fake_embedder=True)
+        fake.replies.append(message(json.dumps(observed)))
+        fake.replies.append(message(json.dumps(written)))
+        ingested = d.call(
+            "channels.ingest",
+            {"channel": "telegram", "chat_id": "telegram:ana", "title": "Ana", "kind": "private", "namespace": "m",
+             "messages": [{"sender": "Ana", "ts": T0, "text": "I'm allergic to peanuts!", "line": 1}]},
+        )  # fmt: skip
+        d.call("conversation.observe", {"session": ingested["sessions"][0], "namespace": "m", "force": True})
+        assert fake.requests[0]["body"]["system"][0]["text"].startswith("You are observing")  # the Observer first
+        asked = fake.requests[-1]["body"]
+        assert "develop a theory of mind" in asked["system"][0]["text"]
+        assert "What information that you know should be kept from this person?" in asked["system"][0]["text"]
+        assert (
+            "Target person: Ana" in asked["messages"][0]["content"]
+            and "allergic to peanuts" in asked["messages"][0]["content"]
+        )
+        impression = d.call("people.get", {"person": ingested["people"]["Ana"], "namespace": "m"})["impressions"][0]
+        content = impression["content"]
+        assert content["by"] == "anthropic" and content["cares_about"][0]["text"] == "avoiding peanuts at parties"
+        assert content["keep_from_them"] == ["the surprise party the user is planning"]
+        assert content["speaks"]["messages"] == 1 and content["sources"] and content["sources"][0].startswith("o")
