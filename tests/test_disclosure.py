@@ -195,3 +195,13 @@ def test_workspace_audiences_by_file_and_by_annotation(in_process, tmp_path):
     (ws / "memory" / "garden.md").write_text("# Garden\n\n<!-- audience: everyone -->\n- Tomatoes need staking.\n")
     report = d.call("workspace.sync")
     assert "unknown audience 'everyone'" in str(report)
+
+
+def test_consolidation_never_builds_on_what_was_said_in_private(world):
+    from agentmemd.memory.store.consolidation_tables import ConsolidationTables
+
+    d, ns, _ = world
+    leaves = d.run_on_store(lambda: ConsolidationTables(d.services.store).level0(ns, 10_000))
+    contents = " ".join(leaf[1] for leaf in leaves)
+    assert "Kalymnos" in contents and "therapist" in contents  # a group's and the user's own
+    assert not any(word in contents for word in ("Oceanarium", "Reykjavik", "celiac"))  # the private chats'
