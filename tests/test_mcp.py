@@ -238,3 +238,24 @@ def test_the_readme_config_snippet_launches_as_written(spawn):
             assert _data(hits)["results"] == []
 
     anyio.run(main)
+
+
+def test_an_mcp_host_hears_what_the_users_own_conversations_may_unless_it_names_a_chat(spawn):
+    d = spawn()
+    d.call("memory.add", {"content": "Ana is secretly applying to the Oceanarium.", "type": "fact",
+                          "audience": "private:telegram:2002"})  # fmt: skip
+    d.call("memory.add", {"content": "The user's favourite coffee is a flat white.", "type": "preference"})
+
+    async def main() -> None:
+        async with _stdio(d.socket) as client:
+            default = _data(await client.call_tool("memory_search", {"query": "Ana Oceanarium coffee"}))
+            assert [h["content"] for h in default["results"]] == ["The user's favourite coffee is a flat white."]
+            pack = _data(await client.call_tool("context_pack", {"query": "Ana Oceanarium", "budget_tokens": 300}))
+            assert "Oceanarium" not in pack["text"]
+            in_chat = {"query": "Ana Oceanarium", "budget_tokens": 300, "audience": "private:telegram:2002"}
+            assert "Oceanarium" in _data(await client.call_tool("context_pack", in_chat))["text"]
+            assert "audience" in _error_text(
+                await client.call_tool("memory_search", {"query": "x", "audience": "everyone"})
+            )
+
+    anyio.run(main)
