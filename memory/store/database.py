@@ -379,10 +379,17 @@ class Store:
             return {seq: score for seq, score in rows if seq in members}
 
     def audiences(self, namespace: str) -> list[str]:
-        """The distinct audiences of the namespace's live memories (one index walk)."""
-        return [
-            r[0] for r in self.conn.execute("SELECT DISTINCT audience FROM memories WHERE namespace = ?", (namespace,))
-        ]
+        """The distinct audiences of the namespace's memories: one index seek per audience (a
+        namespace has a few, its memories up to 100,000s; DISTINCT would read every index entry)."""
+        found: list[str] = []
+        while True:
+            row = self.conn.execute(
+                "SELECT audience FROM memories WHERE namespace = ? AND audience > ? ORDER BY audience LIMIT 1",
+                (namespace, found[-1] if found else ""),
+            ).fetchone()
+            if row is None:
+                return found
+            found.append(row[0])
 
     def seqs_heard_by_none_of(self, namespace: str, audiences: list[str]) -> set[int]:
         """The live memories of the namespace whose audience is one of ``audiences``."""
