@@ -188,3 +188,24 @@ def test_archive_and_restore_by_direct_reference(daemon, ns):
     back = daemon.call("memory.reinforce", {"namespace": ns, "id": mid, "event": "direct"})
     assert back["tier"] == "active" and back["access_count"] == 4.0
     assert daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns})["results"][0]["id"] == mid
+
+
+def test_search_ranks_by_relevance_and_the_injection_score_only_breaks_near_ties(in_process):
+    """Issue 16's first defect, as a new user met it in a fresh daemon: a high-priority persona
+    item no longer outranks the fact that answers the question."""
+    daemon, ns = in_process(), "default"  # its own store: BM25's statistics are still store-wide
+    persona = daemon.call(
+        "memory.add",
+        {"content": "I speak tersely and technically, like a peer engineer; never use emoji.", "type": "persona",
+         "priority": 0.9, "namespace": ns},
+    )["id"]  # fmt: skip
+    coffee = daemon.call(
+        "memory.add",
+        {"content": "The user's favourite coffee is a flat white with oat milk.", "type": "fact", "namespace": ns},
+    )["id"]
+    hits = daemon.call("memory.search", {"query": "what coffee does the user like", "namespace": ns})["results"]
+    assert [h["id"] for h in hits][:2] == [coffee, persona]
+    by_id = {h["id"]: h for h in hits}
+    # The injection score still favours the persona item: it decides packs, not searches.
+    assert by_id[persona]["score"] > by_id[coffee]["score"]
+    assert by_id[coffee]["signals"]["similarity"] > by_id[persona]["signals"]["similarity"]

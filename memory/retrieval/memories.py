@@ -405,7 +405,10 @@ class Memories:
             and (p.types is None or s.row["type"] in p.types)
             and s.signals.similarity > 0  # a neighbour with nothing in common is not a hit
         ]
-        hits.sort(key=lambda s: (-s.score, s.row["id"]))
+        # A search ranks by relevance (issue 16): what matches best comes first, and only matches
+        # within 0.01 of each other are ordered by the injection score (priority, decay, use).
+        # context.pack is what the weighted score decides; both stay visible in every hit.
+        hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
         return SearchResult(
             results=[
                 SearchHit(
