@@ -86,9 +86,9 @@ class Webhooks:
         body = await self._body(request)
         if isinstance(body, JSONResponse):
             return body
-        update = _json(body)
-        if not isinstance(update, dict):
-            return _error(400, "the body is not a JSON object (a Telegram Update)")
+        update = _object(body, "a Telegram Update")
+        if isinstance(update, JSONResponse):
+            return update
         batch, why = telegram_batch(update)
         return await self._store(batch, why, "telegram")
 
@@ -104,9 +104,9 @@ class Webhooks:
         )
         if problem:
             return _error(401, problem)
-        payload = _json(body)
-        if not isinstance(payload, dict):
-            return _error(400, "the body is not a JSON object (a Slack event)")
+        payload = _object(body, "a Slack event")
+        if isinstance(payload, JSONResponse):
+            return payload
         if payload.get("type") == "url_verification":
             return JSONResponse({"challenge": payload.get("challenge", "")})
         batch, why = slack_batch(payload)
@@ -120,9 +120,9 @@ class Webhooks:
         body = await self._body(request)
         if isinstance(body, JSONResponse):
             return body
-        params = _json(body)
-        if not isinstance(params, dict):
-            return _error(400, "the body is not a JSON object: see `POST /messages` in the README")
+        params = _object(body, "channels.ingest's params: see `POST /messages` in the README")
+        if isinstance(params, JSONResponse):
+            return params
         return await self._call(params, token)
 
     async def _store(self, batch: dict[str, Any] | None, why: str, channel: str) -> JSONResponse:
@@ -154,11 +154,13 @@ class Webhooks:
         )
 
 
-def _json(body: bytes) -> Any:
+def _object(body: bytes, what: str) -> dict[str, Any] | JSONResponse:
+    """The body as a JSON object; else a 400 saying what it should have been."""
     try:
-        return json.loads(body)
+        parsed = json.loads(body)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
+        parsed = None
+    return parsed if isinstance(parsed, dict) else _error(400, f"the body is not a JSON object ({what})")
 
 
 def build_webhook_app(settings: WebhookSettings) -> Starlette:

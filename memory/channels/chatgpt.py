@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.exports import expect, from_epoch, load_json, read_export, zip_member
+from agentmemd.memory.channels.exports import expect, from_epoch, read_json_export
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -38,10 +38,7 @@ SKIPPED_CONTENT = {
 
 def read_chatgpt(path: Path) -> ChatExport:
     """Parse ChatGPT's export zip, or its ``conversations.json``."""
-    data, archive = read_export(path)
-    if archive is not None:
-        data = zip_member(archive, "conversations.json", path)
-    return parse_chatgpt(load_json(data, Path(path).name))
+    return parse_chatgpt(read_json_export(path, "conversations.json"))
 
 
 def parse_chatgpt(document: Any) -> ChatExport:
@@ -74,10 +71,8 @@ def _chat(raw: dict, number: int) -> Chat:
     last: datetime | None = from_epoch(raw["create_time"]) if raw.get("create_time") else None
     for position, message in enumerate(_branch(mapping, raw.get("current_node")), start=1):
         parsed = _message(expect(message, dict, f"conversation {number}: message {position}"), position, last)
-        if isinstance(parsed, Skipped):
-            chat.skipped.append(parsed)
-        else:
-            chat.messages.append(parsed)
+        chat.add(parsed)
+        if not isinstance(parsed, Skipped):
             last = parsed.ts
     return chat
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.exports import expect, from_iso, load_json, read_export, zip_member
+from agentmemd.memory.channels.exports import expect, from_iso, read_json_export
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -25,10 +25,7 @@ ASSISTANT = "Claude"
 
 def read_claude(path: Path) -> ChatExport:
     """Parse Claude's export zip, or its ``conversations.json``."""
-    data, archive = read_export(path)
-    if archive is not None:
-        data = zip_member(archive, "conversations.json", path)
-    return parse_claude(load_json(data, Path(path).name))
+    return parse_claude(read_json_export(path, "conversations.json"))
 
 
 def parse_claude(document: Any) -> ChatExport:
@@ -42,7 +39,7 @@ def _chat(raw: dict, number: int) -> Chat:
     messages = expect(raw.get("chat_messages", []), list, f"conversation {number}: chat_messages", number)
     for position, message in enumerate(messages, start=1):
         parsed = _message(expect(message, dict, f"conversation {number}: message {position}", position), position)
-        (chat.skipped if isinstance(parsed, Skipped) else chat.messages).append(parsed)
+        chat.add(parsed)
     return chat
 
 

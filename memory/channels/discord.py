@@ -52,7 +52,7 @@ def _chat(doc: dict) -> Chat:
     chat = Chat(chat_id=f"discord:{channel.get('id', name)}", title=title, kind="private" if private else "group")
     for position, raw in enumerate(expect(doc.get("messages", []), list, "'messages'"), start=1):
         parsed = _message(expect(raw, dict, f"message {position}", position), position)
-        (chat.skipped if isinstance(parsed, Skipped) else chat.messages).append(parsed)
+        chat.add(parsed)
     return chat
 
 

@@ -31,6 +31,14 @@ def zip_member(archive: zipfile.ZipFile, name: str, path: Path) -> bytes:
     return archive.read(min(found, key=len))
 
 
+def read_json_export(path: Path, member: str) -> Any:
+    """The JSON document of an export: the file itself, or ``member`` inside it when it is a zip."""
+    data, archive = read_export(path)
+    if archive is not None:
+        data = zip_member(archive, member, path)
+    return load_json(data, Path(path).name)
+
+
 def decode_text(data: bytes, name: str) -> str:
     try:
         return data.decode("utf-8-sig")

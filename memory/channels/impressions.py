@@ -45,10 +45,11 @@ def build_impression(
     """``observations``: the person's (id, content, category, priority, date); ``turns``: theirs,
     newest first (seq, content, ts); ``others``: name -> person id of the people the agent knows;
     ``place``: the chat (title, kind) and whether the user spoke there."""
-    cared = sorted(
-        (o for o in observations if o["category"] in CARED),
-        key=lambda o: (PRIORITY_RANK.get(o["priority"], 3), -_stamp(o["date"] or "")),
-    )[:MAX_ITEMS]
+    # Highest priority first; within a priority, newest first (stored dates sort as text).
+    newest_first = sorted(
+        (o for o in observations if o["category"] in CARED), key=lambda o: o["date"] or "", reverse=True
+    )
+    cared = sorted(newest_first, key=lambda o: PRIORITY_RANK.get(o["priority"], 3))[:MAX_ITEMS]
     relational = [o for o in observations if o["category"] == "relational"][:MAX_ITEMS]
     where = f"the private chat {place['title']!r}" if place["kind"] == "private" else f"the group {place['title']!r}"
     first, last = (turns[-1]["ts"][:10], turns[0]["ts"][:10]) if turns else (None, None)
@@ -64,11 +65,6 @@ def build_impression(
         "speaks": _speaks(turns),
         "believes": _beliefs(turns, others, name),
     }
-
-
-def _stamp(date: str) -> float:
-    digits = re.sub(r"\D", "", date)[:14]
-    return float(digits or 0)
 
 
 def _speaks(turns: list[dict[str, Any]]) -> dict[str, Any]:

@@ -36,13 +36,15 @@ class IngestPlan:
     duplicates: int = 0
     sessions: list[str] = field(default_factory=list)  # every session the batch's messages are in
     people: dict[str, str] = field(default_factory=dict)  # sender as shown -> person id
+    accounts: dict[str, str] = field(default_factory=dict)  # account -> person id, resolved once a batch
 
 
-def message_key(chat: str, message: ChatMessage, occurrence: int) -> str:
+def message_key(chat: str, message: ChatMessage, when: datetime, occurrence: int) -> str:
+    """``when``: the message's instant (its ``ts`` in the importer's zone)."""
     if message.message_id:
         basis = f"{chat}\x1fid\x1f{message.message_id}"
     else:
-        basis = f"{chat}\x1f{format_time(message.ts)}\x1f{message.sender}\x1f{message.text}\x1f{occurrence}"
+        basis = f"{chat}\x1f{format_time(when)}\x1f{message.sender}\x1f{message.text}\x1f{occurrence}"
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
@@ -108,7 +110,7 @@ class ChatIngest:
         for message, when in stamped:
             ident = (when, message.sender, message.text)
             occurrences[ident] = occurrences.get(ident, -1) + 1
-            keys.append(message_key(chat, message.model_copy(update={"ts": when}), occurrences[ident]))
+            keys.append(message_key(chat, message, when, occurrences[ident]))
         stored = self.tables.stored_keys(namespace, keys)
         plan = IngestPlan()
         previous = self.tables.last_turn_before(namespace, chat, format_time(stamped[0][1])) if stamped else None
@@ -149,9 +151,13 @@ class ChatIngest:
     ) -> dict[str, Any]:
         person = None
         if not message.by_assistant:  # an assistant in an export is not a person the agent knows
-            is_user = owner is not None and owner in (message.sender_id, message.sender)
             account = message.sender_id or message.sender
-            person = self.people.resolve(namespace, channel, account, message.sender, is_user=is_user)
+            person = plan.accounts.get(account)
+            if person is None:  # an account's person is looked up once a batch, not once a message
+                is_user = owner is not None and owner in (message.sender_id, message.sender)
+                person = plan.accounts[account] = self.people.resolve(
+                    namespace, channel, account, message.sender, is_user=is_user
+                )
             plan.people[message.sender] = person
         content = message.text
         if message.forwarded_from:

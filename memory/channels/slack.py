@@ -70,7 +70,7 @@ def parse_slack(archive: zipfile.ZipFile, name: str = "export.zip") -> ChatExpor
         for position, (member, message) in enumerate(raw, start=1):
             expect(message, dict, f"{name}: {member}: a message", position)
             parsed = _message(message, position, users, listed, member)
-            (chat.skipped if isinstance(parsed, Skipped) else chat.messages).append(parsed)
+            chat.add(parsed)
         chats.append(chat)
     return ChatExport(format="slack", chats=chats)
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.exports import expect, from_epoch, from_iso, load_json, read_export, zip_member
+from agentmemd.memory.channels.exports import expect, from_epoch, from_iso, read_json_export
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatKind, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -27,10 +27,7 @@ MEDIA_KEYS = ("photo", "file", "media_type", "sticker_emoji", "contact_informati
 
 def read_telegram(path: Path) -> ChatExport:
     """Parse ``result.json`` (or a zip holding it)."""
-    data, archive = read_export(path)
-    if archive is not None:
-        data = zip_member(archive, "result.json", path)
-    return parse_telegram(load_json(data, Path(path).name))
+    return parse_telegram(read_json_export(path, "result.json"))
 
 
 def parse_telegram(document: Any) -> ChatExport:
@@ -71,7 +68,7 @@ def _chat(raw: Any, number: int) -> Chat:
             parsed = _message(expect(message, dict, f"message {position}", position), position)
         except MalformedExport as exc:  # an account export has many chats: say which
             raise MalformedExport(f"chat {title!r}: {exc.message}", exc.data) from None
-        (chat.skipped if isinstance(parsed, Skipped) else chat.messages).append(parsed)
+        chat.add(parsed)
     return chat
 
 

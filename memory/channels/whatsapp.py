@@ -97,11 +97,7 @@ def parse_whatsapp(text: str, title: str, date_order: DateOrder | None = None) -
             group_events = group_events or bool(_GROUP_EVENT.search(body))
             chat.skipped.append(Skipped(line=number, reason="system message", text=body.translate(_MARKS)[:120]))
             continue
-        message = _message(sender.translate(_MARKS).strip(), said_clean, ts, number)
-        if isinstance(message, Skipped):
-            chat.skipped.append(message)
-        else:
-            chat.messages.append(message)
+        chat.add(_message(sender.translate(_MARKS).strip(), said_clean, ts, number))
     if group_events or len(chat.senders) > 2:
         chat.kind = "group"
     return ChatExport(format="whatsapp", chats=[chat], notes=[note])

@@ -462,6 +462,7 @@ class Conversations:
                 ).id
             except (NotFound, Conflict):
                 continue  # the person edited or removed that memory meanwhile
+        audience, chat = self.tables.origin(job.session)
         return self.service.add_many(
             [
                 AddParams(
@@ -472,8 +473,8 @@ class Conversations:
                     created=parse_time(min(m["date"] for m in members)),
                     source=f"conversation:{job.session}#turns:{','.join(map(str, turns))}"[:1000],
                     tags=["observation", "reflected", item.category, item.priority],
-                    audience=self.tables.origin(job.session)[0],
-                    origin_chat=self.tables.origin(job.session)[1],
+                    audience=audience,
+                    origin_chat=chat,
                 )
             ],
             vectors=[None if item.supersedes else vector],

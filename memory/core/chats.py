@@ -52,6 +52,10 @@ class Chat(_Model):
     messages: list[ChatMessage] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
 
+    def add(self, parsed: ChatMessage | Skipped) -> None:
+        """A parsed message, or a line skipped with its reason, in its list."""
+        (self.skipped if isinstance(parsed, Skipped) else self.messages).append(parsed)
+
     @property
     def senders(self) -> list[str]:
         return sorted({m.sender for m in self.messages})

@@ -90,6 +90,21 @@ def _why_not(s: Scored, eligible: bool, chosen: bool, excluded: set[str]) -> str
     return "budget, a type quota, or too like what was packed (MMR)"
 
 
+def _logged(s: Scored, mmr_rank: int | None, chosen: bool, excluded: set[str]) -> dict[str, Any]:
+    """A candidate as the pack log keeps it for context.explain (``mmr_rank`` None: not eligible)."""
+    return {
+        "id": s.row["id"],
+        "type": s.row["type"],
+        "tier": s.tier,
+        "score": round(s.score, 6),
+        "signals": {k: round(v, 6) for k, v in s.signals.model_dump().items()},
+        "eligible": mmr_rank is not None,
+        "mmr_rank": mmr_rank,
+        "chosen": chosen,
+        "why_not": _why_not(s, mmr_rank is not None, chosen, excluded),
+    }
+
+
 def new_id() -> str:
     return "m" + uuid.uuid4().hex[:15]
 
@@ -450,32 +465,15 @@ class Memories:
         chosen_ids = {it.candidate.id for it in items}
         ordered_ids = [c.id for c in sorted(candidates, key=lambda c: (-c.score, c.id))]
         mmr_rank = {ordered_ids[idx]: rank for rank, idx in enumerate(mmr)}
+
+        def best_first(found: list[Scored]) -> list[Scored]:
+            return sorted(found, key=lambda s: (-s.score, s.row["id"]))
+
         log_candidates = [
-            {
-                "id": s.row["id"],
-                "type": s.row["type"],
-                "tier": s.tier,
-                "score": round(s.score, 6),
-                "signals": {k: round(v, 6) for k, v in s.signals.model_dump().items()},
-                "eligible": s.row["id"] in mmr_rank,
-                "mmr_rank": mmr_rank.get(s.row["id"]),
-                "chosen": s.row["id"] in chosen_ids,
-                "why_not": _why_not(s, s.row["id"] in mmr_rank, s.row["id"] in chosen_ids, excluded),
-            }
-            for s in sorted(scored, key=lambda s: (-s.score, s.row["id"]))
+            _logged(s, mmr_rank.get(s.row["id"]), s.row["id"] in chosen_ids, excluded) for s in best_first(scored)
         ] + [
-            {
-                "id": s.row["id"],
-                "type": s.row["type"],
-                "tier": s.tier,
-                "score": round(s.score, 6),
-                "signals": {k: round(v, 6) for k, v in s.signals.model_dump().items()},
-                "eligible": False,
-                "mmr_rank": None,
-                "chosen": False,
-                "why_not": why_not(p.audience or "", s.row["audience"]),
-            }
-            for s in sorted(kept_out, key=lambda s: (-s.score, s.row["id"]))
+            {**_logged(s, None, False, excluded), "why_not": why_not(p.audience or "", s.row["audience"])}
+            for s in best_first(kept_out)
         ]
         result_items = [
             PackItem(

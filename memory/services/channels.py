@@ -73,13 +73,13 @@ class ChannelService:
     def ingest(self, p: IngestParams) -> dict[str, Any]:
         """Store a batch of one chat's messages; what was added, what was already there."""
         zone = zone_named(p.tz if p.tz is not None else self.config.timezone)
-        result = self._store_batch(p, zone)
-        for session in result["observing"]:
-            self.worker.request(session, force=session not in result["due"])
-        del result["due"]
+        result, requests = self._store_batch(p, zone)
+        for session, force in requests:
+            self.worker.request(session, force=force)
         return result
 
-    def _store_batch(self, p: IngestParams, zone) -> dict[str, Any]:
+    def _store_batch(self, p: IngestParams, zone) -> tuple[dict[str, Any], list[tuple[str, bool]]]:
+        """What the batch stored, and the Observer runs it calls for: (session, observe it whole)."""
         with self.store.transaction():
             plan = self.ingest_.plan(
                 p.namespace, p.channel, p.chat_id, p.title, p.kind, p.messages, owner=p.owner, zone=zone
@@ -91,15 +91,16 @@ class ChannelService:
         # (the chat went on after a gap) is observed whole, as nothing more will join it.
         due = [s for s in plan.sessions if s in added and self.conversations.due(s)]
         finished = self.tables.finished_unobserved(p.namespace, p.chat_id) if self.config.observe_finished else []
-        return {
+        requests = [(s, False) for s in due] + [(s, True) for s in finished if s not in due]
+        result = {
             "chat": p.chat_id,
             "added": len(plan.turns),
             "duplicates": plan.duplicates,
             "sessions": plan.sessions,
             "people": plan.people,
-            "observing": list(dict.fromkeys([*due, *finished])),
-            "due": due,
+            "observing": [s for s, _ in requests],
         }
+        return result, requests
 
     def chats(self, p: ChatsListParams) -> dict[str, Any]:
         return {"chats": self.tables.chats(p.namespace)}
@@ -110,12 +111,16 @@ class ChannelService:
     def person(self, p: PersonParams) -> dict[str, Any]:
         """A person, with the impressions of them the caller's audience may hear (all, for none)."""
         found = self.people.get(p.namespace, p.person)
-        found["impressions"] = [
-            {**row, "content": json.loads(row["content"])}
-            for row in self.tables.impressions(p.namespace, found["id"])
-            if may_hear(p.audience, row["audience"], self.config)
-        ]
+        found["impressions"] = self._heard_impressions(p.namespace, found["id"], p.audience)
         return found
+
+    def _heard_impressions(self, namespace: str, person: str, listener: str | None) -> list[dict[str, Any]]:
+        """The stored impressions of ``person`` a conversation of audience ``listener`` may hear, parsed."""
+        return [
+            {**row, "content": json.loads(row["content"])}
+            for row in self.tables.impressions(namespace, person)
+            if may_hear(listener, row["audience"], self.config)
+        ]
 
     # ---- impressions (seed 004, B.2) ---------------------------------------------------------
 
@@ -180,12 +185,8 @@ class ChannelService:
             return ""
         parts = []
         for person in dict.fromkeys(p for p, _ in self.tables.session_people(session)):
-            heard = [
-                json.loads(r["content"])
-                for r in self.tables.impressions(namespace, person)
-                if may_hear(audience, r["audience"], self.config)
-            ]
-            merged = merge_impressions(heard)
+            heard = self._heard_impressions(namespace, person, audience)
+            merged = merge_impressions([r["content"] for r in heard])
             if merged is not None:
                 parts.append(render_impression(merged))
         return "# People in this conversation\n\n" + "\n\n".join(parts[:PEOPLE_SHOWN]) if parts else ""
