@@ -193,7 +193,7 @@ def test_archive_and_restore_by_direct_reference(daemon, ns):
 def test_search_ranks_by_relevance_and_the_injection_score_only_breaks_near_ties(in_process):
     """Issue 16's first defect, as a new user met it in a fresh daemon: a high-priority persona
     item no longer outranks the fact that answers the question."""
-    daemon, ns = in_process(), "default"  # its own store: BM25's statistics are still store-wide
+    daemon, ns = in_process(), "default"
     persona = daemon.call(
         "memory.add",
         {"content": "I speak tersely and technically, like a peer engineer; never use emoji.", "type": "persona",
@@ -209,3 +209,18 @@ def test_search_ranks_by_relevance_and_the_injection_score_only_breaks_near_ties
     # The injection score still favours the persona item: it decides packs, not searches.
     assert by_id[persona]["score"] > by_id[coffee]["score"]
     assert by_id[coffee]["signals"]["similarity"] > by_id[persona]["signals"]["similarity"]
+
+
+def test_one_shared_common_word_is_a_weak_lexical_match(in_process):
+    """Issue 16's second defect: BM25 was normalised by the best hit, so in a namespace whose only
+    match shares one common word with the query, that word counted as a perfect lexical match."""
+    daemon, ns = in_process(), "weak-lexical"
+    daemon.call(
+        "memory.add",
+        {"content": "I speak tersely and technically, like a peer engineer.", "type": "persona", "namespace": ns},
+    )
+    hit = daemon.call("memory.search", {"query": "what coffee does the user like", "namespace": ns})["results"][0]
+    # Half of the signal is BM25; "like" is one of three query terms and in every memory here.
+    assert hit["signals"]["similarity"] < 0.25, hit
+    full = daemon.call("memory.search", {"query": "speak tersely like an engineer", "namespace": ns})["results"][0]
+    assert full["signals"]["similarity"] > 0.75, full

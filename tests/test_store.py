@@ -1,4 +1,4 @@
-"""The store's indexes: the in-RAM vector matrix follows committed writes only, and BM25's work bound."""
+"""The store's indexes: the in-RAM vector matrix follows committed writes only; BM25 per namespace and its work bound."""
 
 from __future__ import annotations
 
@@ -96,10 +96,91 @@ def test_bm25_treats_very_common_terms_as_stop_words(store):
     with store.transaction():
         for i in range(30):
             store.insert(row(i, content=f"coffee talk number {i}" + (" with aardvark" if i == 7 else "")), unit(i))
-    both = store.bm25("default", ["coffee", "aardvark"], max_postings=100)
-    assert len(both) == 30 and min(both, key=both.get) == 8  # seq of i=7 scores best
+    both = store.bm25("default", ["coffee", "aardvark"], max_postings=100).scores
+    assert len(both) == 30 and max(both, key=both.get) == 8  # seq of i=7 scores best
     # "coffee" is in 30 memories: above the bound it no longer counts; the rare term still does.
-    rare_only = store.bm25("default", ["coffee", "aardvark"], max_postings=10)
+    rare_only = store.bm25("default", ["coffee", "aardvark"], max_postings=10).scores
     assert list(rare_only) == [8]
-    assert store.bm25("default", ["coffee"], max_postings=10) == {}
-    assert store.bm25("other", ["coffee", "aardvark"], max_postings=100) == {}
+    assert store.bm25("default", ["coffee"], max_postings=10).scores == {}
+    assert store.bm25("other", ["coffee", "aardvark"], max_postings=100).scores == {}
+
+
+QUIET = ["coffee with oat milk", "a walk by the river", "the river in spring"]
+
+
+def test_bm25_statistics_are_the_namespaces_own(store, tmp_path):
+    """Issue 16: IDF, document counts and the stop-word cut were store-wide, so a word common in
+    one namespace was a stop word, or nearly weightless, in another where it is rare."""
+    with store.transaction():
+        for i in range(30):
+            store.insert(row(i, "busy", f"coffee again, cup {i}"), unit(i))
+        for i, text in enumerate(QUIET, 100):
+            store.insert(row(i, "quiet", text), unit(i))
+    quiet = store.bm25("quiet", ["coffee", "river"], max_postings=10)
+    # "coffee" is in 31 memories of the store but in one of "quiet"'s three: not a stop word there.
+    assert set(quiet.scores) == {31, 32, 33}
+    # The very figures a store holding only "quiet" gives.
+    alone = Store(tmp_path / "alone.db", dim=DIM, model="test")
+    with alone.transaction():
+        for i, text in enumerate(QUIET, 100):
+            alone.insert(row(i, "quiet", text), unit(i))
+    expected = alone.bm25("quiet", ["coffee", "river"], max_postings=10)
+    alone.close()
+    assert quiet.scores == pytest.approx(dict(zip((31, 32, 33), expected.scores.values())))
+    assert quiet.full_match == pytest.approx(expected.full_match)
+
+
+def test_a_namespace_index_follows_supersession_archive_and_rollback(store):
+    with store.transaction():
+        first = store.insert(row(1, "a", "coffee with oat milk"), unit(1))
+        second = store.insert(row(2, "a", "coffee black"), unit(2))
+    with store.transaction():
+        store.mark_superseded(first, "m2")
+        store.move_to_archive(second, "2024-02-01T00:00:00Z")
+    assert store.bm25("a", ["coffee"], 100).scores == {}
+    with store.transaction():
+        store.restore_from_archive(second)
+    assert list(store.bm25("a", ["coffee"], 100).scores) == [second]
+    with pytest.raises(RuntimeError), store.transaction():  # the new namespace's table goes with the rollback
+        store.insert(row(3, "b", "coffee"), unit(3))
+        raise RuntimeError("abort")
+    with store.transaction():
+        third = store.insert(row(4, "b", "coffee"), unit(4))
+    assert list(store.bm25("b", ["coffee"], 100).scores) == [third]
+
+
+def test_migration_moves_the_store_wide_index_into_namespace_tables(tmp_path):
+    """m014 on a data dir written before it: every live memory is searchable in its namespace's
+    table, with its context, and a superseded one is not."""
+    import sqlean
+    import sqlite_utils
+
+    from agentmemd.memory.store.migrations import migrations
+
+    path = tmp_path / "old.db"
+    db = sqlite_utils.Database(sqlean.connect(str(path)))
+    migrations.apply(db, stop_before="m014_namespace_fts")
+    columns = row(0)
+    for i, (ns, content, context, superseded) in enumerate(
+        [("a", "coffee with oat milk", None, None), ("a", "tea", "morning coffee talk", None),
+         ("b", "coffee black", None, "m9"), ("b", "river walk", "", None)], 1
+    ):  # fmt: skip
+        values = {**columns, "id": f"m{i}", "namespace": ns, "content": content, "context": context,
+                  "superseded_by": superseded, "embedding": b"", "tags": "[]"}  # fmt: skip
+        db["memories"].insert({"seq": i, **values})
+        if superseded is None:
+            db.execute(
+                "INSERT INTO memories_fts(rowid, text) VALUES (?, ?)",
+                (i, f"{context}\n{content}" if context else content),
+            )
+    db.conn.close()
+    migrated = Store(path, dim=DIM, model="test")
+    try:
+        assert "memories_fts" not in migrated.db.table_names()
+        # The vector index of this hand-made store is empty; BM25 only needs a document count.
+        migrated.vectors.size = lambda namespace: 2  # type: ignore[method-assign]
+        assert set(migrated.bm25("a", ["coffee"], 100).scores) == {1, 2}
+        assert migrated.bm25("b", ["coffee"], 100).scores == {}
+        assert set(migrated.bm25("b", ["river"], 100).scores) == {4}
+    finally:
+        migrated.close()

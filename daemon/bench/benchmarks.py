@@ -685,6 +685,10 @@ def run_bench(args) -> dict[str, Any]:
         from agentmemd.daemon.bench.imports import bench_import
 
         return bench_import(args)
+    if args.bench == "longmemeval":
+        from agentmemd.daemon.bench.longmemeval import bench_longmemeval
+
+        return bench_longmemeval(args)
     if args.bench == "injection":
         from agentmemd.daemon.bench.injection import bench_injection
 

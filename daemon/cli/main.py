@@ -900,6 +900,23 @@ def bench_locomo(**options: Any) -> None:
     _run_bench("locomo", options)
 
 
+@bench.command("longmemeval")
+@click.option("--data", type=click.Path(path_type=Path), required=True)
+@click.option("--questions", type=int, help="Only the first N questions (the first 6k hold k of each type).")
+@click.option(
+    "--work-dir",
+    type=click.Path(path_type=Path),
+    help="Keep the store here; a rerun searches the haystacks already ingested in it instead of embedding them again.",
+)
+def bench_longmemeval(**options: Any) -> None:
+    """Session and turn Recall@k of memory.search on LongMemEval_S, each haystack in its own namespace.
+
+    \b
+        agentmemd bench longmemeval --data ../shared/bench/longmemeval/longmemeval_s_60.json
+    """
+    _run_bench("longmemeval", options)
+
+
 @bench.command("observe")
 @click.option("--data", type=click.Path(path_type=Path), required=True)
 @click.option("--conversations", type=int, help="Only the first N conversations.")

@@ -59,6 +59,7 @@ from agentmemd.memory.retrieval.scoring import (
     Signals,
     effective_priority,
     injection_score,
+    lexical_signal,
     similarity_signal,
 )
 from agentmemd.memory.store.database import Store, from_blob, fts_terms, indexed_text
@@ -103,6 +104,10 @@ def _logged(s: Scored, mmr_rank: int | None, chosen: bool, excluded: set[str]) -
         "chosen": chosen,
         "why_not": _why_not(s, mmr_rank is not None, chosen, excluded),
     }
+
+
+def _best_bm25(scores: dict[int, float], n: int) -> list[int]:
+    return heapq.nsmallest(n, scores, key=lambda seq: (-scores[seq], seq))
 
 
 def new_id() -> str:
@@ -375,7 +380,8 @@ class Memories:
         # The query embedding (torch, one thread) runs beside the SQLite lookups that do not need it.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
         unheard = self.unheard(namespace, listener)
-        bm25 = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings)
+        hits = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings)
+        bm25 = hits.scores
         extra: list[int] = []
         if for_pack:
             extra = self.store.pinned(namespace, rc.pinned_candidates) + self.store.recent(
@@ -389,12 +395,10 @@ class Memories:
         if unheard:
             bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}
         # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
-        for seq in heapq.nsmallest(rc.fts_candidates, bm25, key=lambda s: (bm25[s], s)):
+        for seq in _best_bm25(bm25, rc.fts_candidates):
             seqs[seq] = None
         seqs.update(dict.fromkeys(extra))
-        # bm25() is negative, lower is better; normalise to [0, 1] by the best in the set.
-        best = max((-s for s in bm25.values()), default=0.0)
-        lexical = {seq: (-s / best) for seq, s in bm25.items()} if best > 0 else {}
+        lexical = {seq: lexical_signal(score, hits.full_match) for seq, score in bm25.items()}
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
@@ -403,7 +407,7 @@ class Memories:
     def _kept_out(self, namespace: str, qvec: np.ndarray, bm25: dict[int, float], unheard: set[int]) -> list[Scored]:
         """The memories a listener may not hear that would have been among its best candidates."""
         near = [seq for seq, _ in self.store.knn(namespace, qvec, KEPT_OUT_LOGGED) if seq in unheard]
-        near += [seq for seq in heapq.nsmallest(KEPT_OUT_LOGGED, bm25, key=lambda s: (bm25[s], s)) if seq in unheard]
+        near += [seq for seq in _best_bm25(bm25, KEPT_OUT_LOGGED) if seq in unheard]
         rows = self.store.rows_by_seq(list(dict.fromkeys(near)))
         return self._score_rows(rows, qvec, {}, self.clock.now())
 

@@ -26,6 +26,13 @@ def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> fl
     return min(1.0, max(0.0, value))
 
 
+def lexical_signal(bm25: float, full_match: float) -> float:
+    """BM25 in [0, 1] on an absolute scale: 1 for a memory holding each query term (the
+    namespace's IDF-weighted share of the query), so a match on one common word stays weak
+    however weak the best candidate is (issue 16; normalising by the best hit made it perfect)."""
+    return min(1.0, bm25 / full_match) if full_match > 0 else 0.0
+
+
 def effective_priority(priority: float | None, memory_type: str, cfg: ScoringConfig) -> float:
     floor = cfg.priority_floors.get(memory_type, 0.0)
     return max(floor, priority if priority is not None else 0.0)

@@ -7,12 +7,14 @@ The store is deliberately dumb: it reads and writes rows; policy lives in servic
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
 import threading
 import zlib
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -24,7 +26,12 @@ import sqlite_vec
 from agentmemd.memory.core.errors import StoreError
 from agentmemd.memory.core.text import QUERY_STOPWORDS, words
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
-from agentmemd.memory.store.migrations import create_vector_index, migrations
+from agentmemd.memory.store.migrations import (
+    create_namespace_fts,
+    create_vector_index,
+    migrations,
+    namespace_fts_table,
+)
 from agentmemd.memory.store.vector_index import VectorIndex
 
 COLUMNS = (
@@ -49,6 +56,22 @@ def fts_terms(text: str) -> list[str]:
             if part and part not in QUERY_STOPWORDS and part not in terms:
                 terms.append(part)
     return terms
+
+
+def fts5_idf(documents: int, containing: int) -> float:
+    """FTS5's IDF (fts5_aux.c): log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
+    value = math.log((documents - containing + 0.5) / (containing + 0.5))
+    return value if value > 0 else 1e-6
+
+
+@dataclass(frozen=True)
+class Bm25Hits:
+    """BM25 scores (higher is better) by memory seq, and ``full_match``: the score of a memory of
+    average length holding each query term once (the sum of the terms' IDF), the scale on which
+    a match is strong or weak whatever else the namespace holds."""
+
+    scores: dict[int, float]
+    full_match: float
 
 
 def fts_query(terms: str | list[str]) -> str | None:
@@ -121,6 +144,7 @@ class Store:
         self._check_embedding_meta(dim, model)
         create_vector_index(self.db, dim)
         self.vectors = VectorIndex(dim, self._load_vectors)
+        self._fts_numbers = self._load_fts_numbers()
 
     # ---- plumbing -----------------------------------------------------------
 
@@ -156,6 +180,7 @@ class Store:
             except BaseException:
                 self._after_commit.clear()
                 self.conn.execute("ROLLBACK")
+                self._fts_numbers = self._load_fts_numbers()  # a namespace's new FTS table went with it
                 raise
             else:
                 self.conn.execute("COMMIT")
@@ -200,15 +225,32 @@ class Store:
         self._index(seq, row["namespace"], indexed_text(row["content"], row.get("context")), vec)
         return seq
 
+    def _load_fts_numbers(self) -> dict[str, int]:
+        return dict(self.conn.execute("SELECT namespace, number FROM fts_namespaces").fetchall())
+
+    def _fts_table(self, namespace: str, *, create: bool = False) -> str | None:
+        """The namespace's FTS5 table (m014): None if it has none yet, unless ``create``."""
+        number = self._fts_numbers.get(namespace)
+        if number is None:
+            if not create:
+                return None
+            number = self.conn.execute("SELECT coalesce(max(number), 0) + 1 FROM fts_namespaces").fetchone()[0]
+            self.conn.execute("INSERT INTO fts_namespaces (namespace, number) VALUES (?, ?)", (namespace, number))
+            create_namespace_fts(self.conn, number)
+            self._fts_numbers[namespace] = number
+        return namespace_fts_table(number)
+
     def _index(self, seq: int, namespace: str, text: str, vec: np.ndarray) -> None:
-        self.conn.execute("INSERT INTO memories_fts(rowid, text) VALUES (?, ?)", (seq, text))
+        table = self._fts_table(namespace, create=True)
+        self.conn.execute(f"INSERT INTO {table} (rowid, text) VALUES (?, ?)", (seq, text))
         self.conn.execute(
             "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)", (seq, to_blob(vec), namespace)
         )
         self._after_commit.append((namespace, seq, np.asarray(vec, dtype=np.float32)))
 
     def _unindex(self, seq: int) -> None:
-        self.conn.execute("DELETE FROM memories_fts WHERE rowid = ?", (seq,))
+        (namespace,) = self.conn.execute("SELECT namespace FROM memories WHERE seq = ?", (seq,)).fetchone()
+        self.conn.execute(f"DELETE FROM {self._fts_table(namespace, create=True)} WHERE rowid = ?", (seq,))
         self.conn.execute("DELETE FROM memories_vec WHERE rowid = ?", (seq,))
         self._after_commit.append(("", seq, None))
 
@@ -347,36 +389,42 @@ class Store:
         with self._lock:
             return self.vectors.search(namespace, vec, n, skip)
 
-    def document_frequency(self, term: str) -> int:
-        return self.conn.execute(
-            "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query([term]),)
-        ).fetchone()[0]
+    def bm25(self, namespace: str, terms: list[str], max_postings: int) -> Bm25Hits:
+        """FTS5's BM25 of every memory of the namespace matching a term, with the namespace's own
+        statistics (its FTS5 table, m014), and the score a full match would get.
 
-    def bm25(self, namespace: str, terms: list[str], max_postings: int) -> dict[int, float]:
-        """FTS5 bm25() (negative; lower is better) of every memory of the namespace matching a term.
-
-        Work grows with the postings read, so a term found in more than ``max_postings``
-        memories is treated as a stop word (its BM25 weight is small anyway), and the
-        others are taken rarest first while their document frequencies add up to at
-        most ``max_postings``. A store smaller than that never drops a term.
+        Work grows with the postings read, so a term found in more than ``max_postings`` of the
+        namespace's memories is treated as a stop word (its BM25 weight is small anyway), and the
+        others are taken rarest first while their document frequencies add up to at most
+        ``max_postings``. A namespace smaller than that never drops a term.
         """
         with self._lock:
+            table = self._fts_table(namespace)
+            if table is None or not terms:
+                return Bm25Hits({}, 0.0)
+            count = self.vectors.size(namespace)
+            frequencies = [(self._document_frequency(table, t), i, t) for i, t in enumerate(terms)]
             chosen: list[str] = []
             total = 0
-            for df, _, term in sorted((self.document_frequency(t), i, t) for i, t in enumerate(terms)):
+            for df, _, term in sorted(frequencies):
                 if df == 0:
                     continue
                 if total + df > max_postings:
                     break
                 chosen.append(term)
                 total += df
+            full_match = sum(fts5_idf(count, df) for df, _, _ in frequencies)
             if not chosen:
-                return {}
+                return Bm25Hits({}, full_match)
             rows = self.conn.execute(
-                "SELECT rowid, bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ?", (fts_query(chosen),)
+                f"SELECT rowid, -bm25({table}) FROM {table} WHERE {table} MATCH ?", (fts_query(chosen),)
             ).fetchall()
-            members = self.vectors.members(namespace)
-            return {seq: score for seq, score in rows if seq in members}
+            return Bm25Hits(dict(rows), full_match)
+
+    def _document_frequency(self, table: str, term: str) -> int:
+        return self.conn.execute(
+            f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_query([term]),)
+        ).fetchone()[0]
 
     def audiences(self, namespace: str) -> list[str]:
         """The distinct audiences of the namespace's memories: one index seek per audience (a
