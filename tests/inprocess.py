@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.rpc import Caller, Dispatcher
 from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.text import words
-from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
+from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder, embed_in_windows, windows
 
 
 class HashEmbedder:
@@ -48,6 +49,10 @@ class HashEmbedder:
 
     def embed_cached(self, texts: list[str]) -> np.ndarray:
         return self.embed(texts)
+
+    def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
+        """Windows of 64 words, so a long text takes the same path as with the real model."""
+        return embed_in_windows(self, texts, lambda t: windows(t, [m.span() for m in re.finditer(r"\S+", t)], 64))
 
 
 _MINILM: list[MiniLMEmbedder] = []

@@ -6,6 +6,7 @@ import pytest
 from conftest import evidence_ids, locomo_turns, turn_contexts
 
 from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.core.tokens import count_tokens
 
 GET_FIELDS = {
     "id",
@@ -83,7 +84,7 @@ def test_search_finds_evidence_turns(daemon, conv26):
         assert len(results) == 10
         assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
         sig = results[0]["signals"]
-        assert set(sig) == {"similarity", "priority", "decay", "frequency"}
+        assert set(sig) == {"similarity", "priority", "decay", "frequency", "match", "neighbourhood"}
         got = {dia_of[r["id"]] for r in results}
         hits_at_10 += bool(got & evidence_ids(qa))
     # The first 40 single-hop questions of conv-26: 39 had an evidence turn in the top 10
@@ -224,3 +225,70 @@ def test_one_shared_common_word_is_a_weak_lexical_match(in_process):
     assert hit["signals"]["similarity"] < 0.25, hit
     full = daemon.call("memory.search", {"query": "speak tersely like an engineer", "namespace": ns})["results"][0]
     assert full["signals"]["similarity"] > 0.75, full
+
+
+GARDEN = (
+    "This spring I finally rebuilt the raised beds along the south fence. The old timber had rotted "
+    "through, so I used larch boards and lined them with cardboard before filling them with compost "
+    "from the council depot and a bag of horse manure from the stables down the lane. The tomatoes went "
+    "in during the second week of May: four San Marzano, two Gardener's Delight and one enormous "
+    "beefsteak that a neighbour swore would win prizes. I pinched out the side shoots every Sunday "
+    "morning, tied the stems to bamboo canes with soft twine, and fed them with comfrey tea once the "
+    "first trusses had set. The courgettes sprawled over the path by July and the runner beans climbed "
+    "past the top of the wigwam. Slugs took most of the lettuce, so next year I will try copper tape "
+    "and beer traps and maybe a couple of frogs for the pond. The greenhouse vent opener broke in the "
+    "August heatwave and the chillies scorched before I noticed, which taught me to check it every "
+    "evening. We ate ratatouille three times a week for a month and froze the rest of the glut in "
+    "portions for the winter. "
+)
+
+
+def test_the_tail_of_a_text_longer_than_the_model_window_is_found(in_process):
+    """Issue 16, long text: MiniLM reads 256 wordpieces and cut the rest off, so a fact at the end
+    of a long memory was invisible to the vector search. Windows make it found; the query shares
+    no indexed word with it, so BM25 cannot be what finds it."""
+    daemon, ns = in_process(), "long-text"
+    tail = (
+        "About the keys to the house: I keep a spare key under the blue flowerpot by the back door, "
+        "and my sister has the second spare one. The locksmith on Elm Street cut both copies, and if "
+        "I ever lock myself out again the key under the flowerpot is the first place to look, then "
+        "my sister's flat. The key to the shed is on the same ring as the front door key."
+    )
+    long_id = daemon.call("memory.add", {"content": GARDEN * 2 + tail, "type": "fact", "namespace": ns})["id"]
+    for text in ("The user plays the cello on Thursdays.", "The user's sister lives in Porto.",
+                 "The user prefers trains to planes.", "The user is allergic to cats."):  # fmt: skip
+        daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
+    hits = daemon.call("memory.search", {"query": "Where did I stash my backup latchkey?", "namespace": ns})["results"]
+    assert hits[0]["id"] == long_id, hits
+    # Half of it is the dense cosine: 0.16 to the garden at the head (0.08 here), 0.42 to the keys.
+    assert hits[0]["signals"]["similarity"] > 0.15, hits[0]
+
+
+def test_a_memory_is_lifted_by_its_episode_neighbours_within_the_gap_and_the_audience(in_process):
+    """Issue 16, ranking: the turn that answers ("the lake, we painted the sunrise") is found by the
+    question before it. Only neighbours of the same episode (dated within [retrieval]
+    episode_gap_minutes) lift it, and only those the listener may hear."""
+    daemon, ns = in_process(), "episodes"
+
+    def add(content: str, created: str, **more: str) -> str:
+        item = {"content": content, "type": "fact", "namespace": ns, "created": created, **more}
+        return daemon.call("memory.add", item)["id"]
+
+    question = add("Melanie: What did you and the kids do at the weekend?", "2023-05-08T13:00:00Z")
+    answer = add("Caroline: We drove to the lake and painted the sunrise.", "2023-05-08T13:01:00Z")
+    later = add("Caroline: The pottery class starts on Monday.", "2023-05-09T09:00:00Z")  # a day later
+    search = {"query": "what did the kids do at the weekend", "namespace": ns, "k": 10}
+    hits = {h["id"]: h["signals"] for h in daemon.call("memory.search", search)["results"]}
+    answer_tokens = count_tokens("Caroline: We drove to the lake and painted the sunrise.")
+    assert hits[answer]["neighbourhood"] == pytest.approx(hits[question]["match"], abs=1e-5)
+    assert hits[answer]["similarity"] == pytest.approx(
+        min(1.0, hits[answer]["match"] + 0.5 * 64 / (64 + answer_tokens) * hits[question]["match"]), abs=1e-5
+    )
+    assert later not in hits or hits[later]["neighbourhood"] == 0.0  # another episode: no lift
+
+    # A private chat's turn beside the user's: it must not lift what sits next to it for the user.
+    private = add("Dana: secret weekend plans with the kids", "2023-05-09T09:01:00Z", audience="private:telegram:dana")
+    lifted = daemon.call("memory.search", search)["results"]  # the owner, no audience named: hears everything
+    assert {h["id"]: h["signals"]["neighbourhood"] for h in lifted}[later] > 0
+    for_user = {h["id"]: h["signals"] for h in daemon.call("memory.search", {**search, "audience": "user"})["results"]}
+    assert private not in for_user and for_user.get(later, {"neighbourhood": 0.0})["neighbourhood"] == 0.0

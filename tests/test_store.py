@@ -184,3 +184,32 @@ def test_migration_moves_the_store_wide_index_into_namespace_tables(tmp_path):
         assert set(migrated.bm25("b", ["river"], 100).scores) == {4}
     finally:
         migrated.close()
+
+
+def test_a_long_memory_has_a_vector_per_window_and_matches_by_its_best(store, tmp_path):
+    """Issue 16, long text: the windows of a memory are rows of the in-RAM index; a search counts
+    the memory once, by its best window, and the windows follow supersession, the archive and a
+    restart."""
+    windows = np.vstack([unit(0), unit(1), unit(2)])
+    with store.transaction():
+        long_one = store.insert(row(1), windows)
+        short = store.insert(row(2), unit(3))
+    assert store.knn("default", unit(2), 5)[0] == (long_one, pytest.approx(1.0, abs=1e-3))
+    assert [seq for seq, _ in store.knn("default", unit(1), 2)] == [long_one, short]  # once, though 3 rows match
+    assert store.window_vectors([long_one, short]).keys() == {long_one}
+    assert store.vectors.size("default") == 2  # memories, not vectors: BM25's document count
+    with store.transaction():
+        store.move_to_archive(long_one, "2024-02-01T00:00:00Z")
+    assert [seq for seq, _ in store.knn("default", unit(2), 5)] == [short]
+    with store.transaction():
+        store.restore_from_archive(long_one)
+    assert store.knn("default", unit(2), 1)[0][0] == long_one
+    reopened = Store(store.path, dim=DIM, model="test")
+    try:
+        assert reopened.knn("default", unit(2), 1)[0][0] == long_one
+        assert reopened.knn("default", unit(1), 5)[1][0] == short
+    finally:
+        reopened.close()
+    with store.transaction():
+        store.mark_superseded(long_one, "m9")
+    assert [seq for seq, _ in store.knn("default", unit(2), 5)] == [short]

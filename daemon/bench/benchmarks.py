@@ -5,6 +5,7 @@ Both start a real daemon in a subprocess on a temp data dir and talk to it over 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -259,6 +260,21 @@ def bench_pack(args) -> dict[str, Any]:
 # ---- bench locomo --------------------------------------------------------------
 
 
+def embeddings_cached(work_dir: Path | None, embedder, texts: list[str]) -> np.ndarray:
+    """``embedder.embed(texts)``, kept in ``work_dir`` (when given) under a hash of the texts, so a
+    rerun that changes only how the daemon ranks does not spend minutes embedding them again."""
+    if work_dir is None:
+        return embedder.embed(texts)
+    digest = hashlib.sha256("\x00".join([embedder.name, *texts]).encode()).hexdigest()[:24]
+    path = Path(work_dir) / f"embeddings-{digest}.npy"
+    if path.exists():
+        return np.load(path)
+    vectors = embedder.embed(texts)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, vectors)
+    return vectors
+
+
 def _recall(retrieved: list[str], gold: set[str], k: int) -> float:
     return len(set(retrieved[:k]) & gold) / len(gold)
 
@@ -276,16 +292,18 @@ def bench_locomo(args) -> dict[str, Any]:
     systems = ("memory.search", "bm25", "dense", "hybrid_0.7dense_0.3bm25")
     per_cat: dict[str, dict[int, list[tuple[float, float]]]] = {s: {} for s in systems}
     search_ms: list[float] = []
-    with bench_daemon(args.work_dir) as (client, _proc):
+    with bench_daemon(None) as (client, _proc):  # a fresh store each run; --work-dir keeps embeddings
         for sample in data:
             ns = sample["sample_id"]
             turns = locomo_turns(sample)
             texts = [t["text"] for t in turns]
-            vecs = embedder.embed(texts)
+            vecs = embeddings_cached(args.work_dir, embedder, texts)
             # What a streaming agent knows when it stores a turn: the turn before it.
             contexts = turn_contexts(turns, args.context_turns)
             ctx_vecs = (
-                embedder.embed([indexed_text(t, c) for t, c in zip(texts, contexts)]) if args.context_turns else vecs
+                embeddings_cached(args.work_dir, embedder, [indexed_text(t, c) for t, c in zip(texts, contexts)])
+                if args.context_turns
+                else vecs
             )
             items = [
                 {

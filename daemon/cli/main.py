@@ -890,7 +890,11 @@ def bench_import(**options: Any) -> None:
     metavar="N",
     help="Store each turn with up to N previous turns of its session as `context` (0: none).",
 )
-@click.option("--work-dir", type=click.Path(path_type=Path))
+@click.option(
+    "--work-dir",
+    type=click.Path(path_type=Path),
+    help="Keep the turns' embeddings here, so a rerun (a fresh store each time) does not embed them again.",
+)
 def bench_locomo(**options: Any) -> None:
     """Evidence Recall@k of memory.search on LoCoMo.
 

@@ -196,7 +196,7 @@ class Consolidator:
         if self.summarise is not None:
             self._summarise(tree, namespace)
         contents = sorted({node.content for level in (1, 2, 3) for node in tree[level]})
-        vectors = dict(zip(contents, self.service.embedder.embed(contents))) if contents else {}
+        vectors = dict(zip(contents, self.service.embedder.embed_passages(contents))) if contents else {}
         return self.run_on_store(lambda: self._commit(namespace, leaves, tree, now, vectors))
 
     def _summarise(self, tree: dict[int, list[Node]], namespace: str) -> None:

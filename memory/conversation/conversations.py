@@ -235,7 +235,7 @@ class Conversations:
         texts = [
             indexed_text(d.content, context.get(d.source_turns[0], "")[:20_000] or None) for d in result.observations
         ]
-        return list(self.service.embedder.embed(texts)) if texts else []
+        return self.service.embedder.embed_passages(texts) if texts else []
 
     def finish_observe(
         self,
@@ -373,7 +373,7 @@ class Conversations:
         context_of = run_on_store(contexts) if first_old else {}
         order = list(changed)
         texts = [indexed_text(changed[n].content, context_of.get(first_old.get(n, ""))) for n in order]
-        return dict(zip(order, self.service.embedder.embed(texts)))
+        return dict(zip(order, self.service.embedder.embed_passages(texts)))
 
     def finish_reflect(
         self, job: ReflectJob, result: ReflectResult, vectors: dict[int, np.ndarray] | None = None

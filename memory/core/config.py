@@ -64,6 +64,18 @@ class RetrievalConfig(_Section):
     recent_candidates: int = Field(20, ge=0, description="Most recently accessed items.")
     dense_weight: float = Field(0.5, ge=0, le=1, description="Share of cosine in the similarity signal.")
     lexical_weight: float = Field(0.5, ge=0, le=1, description="Share of BM25 in the similarity signal.")
+    neighbour_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="How much a memory's episode lifts it: similarity = its own match + this x 64/(64 + its "
+        "tokens) x the best match of the memories stored just before and after it (0: off).",
+    )
+    episode_gap_minutes: float = Field(
+        240,
+        gt=0,
+        description="Memories stored one after another with less than this between their dates are one episode.",
+    )
 
 
 class ScoringConfig(_Section):

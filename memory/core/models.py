@@ -190,10 +190,12 @@ class MemoryRecord(BaseModel):
 
 
 class SignalsOut(BaseModel):
-    similarity: float
+    similarity: float  # the relevance the scores use: match lifted by neighbourhood
     priority: float
     decay: float
     frequency: float
+    match: float  # the memory's own hybrid (dense + BM25) match with the query
+    neighbourhood: float  # the best match of the memories stored just before and after it (its episode)
 
 
 class SearchHit(BaseModel):

@@ -2,6 +2,10 @@
 
 An embedder returns L2-normalised float32 rows, so cosine similarity is a dot product.
 Callers may bypass it by passing their own vector with a memory (same dimension).
+
+A stored text longer than the model's window (256 wordpieces for MiniLM, whose encoder cuts
+the rest off) is embedded in overlapping windows, one vector each (``embed_passages``), and
+a query matches it by its best window (issue 16: a third of LongMemEval's turns are longer).
 """
 
 from __future__ import annotations
@@ -26,6 +30,37 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
     def embed_cached(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_passages(self, texts: list[str]) -> list[np.ndarray]: ...
+
+
+# Overlap between two windows of a long text, in the model's tokens: a statement of up to this
+# length that straddles a window's end is whole in the next one.
+WINDOW_OVERLAP = 64
+
+
+def windows(text: str, spans: list[tuple[int, int]], size: int, overlap: int = WINDOW_OVERLAP) -> list[str]:
+    """``text`` cut into pieces of at most ``size`` tokens overlapping by ``overlap``, given each
+    token's (start, end) characters; a text of at most ``size`` tokens is one piece, itself."""
+    if len(spans) <= size:
+        return [text]
+    step = size - overlap
+    out = []
+    for first in range(0, len(spans) - overlap, step):
+        last = min(first + size, len(spans)) - 1
+        out.append(text[spans[first][0] : spans[last][1]])
+    return out
+
+
+def embed_in_windows(embedder: Embedder, texts: list[str], windows_of) -> list[np.ndarray]:
+    """One (windows, dim) matrix per text, every window of every text in one batch."""
+    pieces = [windows_of(text) for text in texts]
+    vectors = embedder.embed([piece for text_pieces in pieces for piece in text_pieces])
+    out, at = [], 0
+    for text_pieces in pieces:
+        out.append(vectors[at : at + len(text_pieces)])
+        at += len(text_pieces)
+    return out
 
 
 class MiniLMEmbedder:
@@ -53,6 +88,18 @@ class MiniLMEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """A request is waiting on this one: it goes before any batch's next chunk."""
         return self._embed_cached([text], urgent=True)[0]
+
+    def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
+        """Stored texts: one vector per window of the model's length (see the module's doc)."""
+        return embed_in_windows(self, texts, self._windows)
+
+    def _windows(self, text: str) -> list[str]:
+        tokenizer = self._model.tokenizer
+        size = self._model.max_seq_length - 2  # [CLS] and [SEP] take two places
+        if len(text) <= size:  # a wordpiece is at least one character
+            return [text]
+        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        return windows(text, encoded["offset_mapping"], size)
 
     def embed_cached(self, texts: list[str]) -> np.ndarray:
         """``embed`` through the LRU cache: texts seen lately (queries, a session's pack items and
@@ -151,6 +198,11 @@ def _torch_threads(n: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    """``normalise`` for a vector or each row of a matrix: always (rows, dim)."""
+    return np.vstack([normalise(row) for row in np.atleast_2d(vectors)])
 
 
 def normalise(vec: np.ndarray) -> np.ndarray:

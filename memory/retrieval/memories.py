@@ -53,11 +53,12 @@ from agentmemd.memory.retrieval.decay import (
     retention,
     tier_of,
 )
-from agentmemd.memory.retrieval.embeddings import Embedder, normalise
+from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
 from agentmemd.memory.retrieval.scoring import (
     Signals,
     effective_priority,
+    episode_similarity,
     injection_score,
     lexical_signal,
     similarity_signal,
@@ -171,8 +172,10 @@ class Memories:
     def _vectors_for(
         self, items: list[AddParams], field_prefix: str, given: list[np.ndarray | None] | None
     ) -> list[np.ndarray]:
+        """Each item's vectors, (windows, dim): the caller's (one, or one per window), or embedded
+        here, a long text in windows (embeddings.py)."""
         out: list[np.ndarray | None] = [
-            None if given is None or given[i] is None else normalise(given[i]) for i in range(len(items))
+            None if given is None or given[i] is None else normalise_rows(given[i]) for i in range(len(items))
         ]
         for i, p in enumerate(items):
             if p.embedding is not None:
@@ -181,12 +184,12 @@ class Memories:
                     raise InvalidParams(
                         field, f"has {len(p.embedding)} dimensions; this store's embeddings have {self.store.dim}"
                     )
-                out[i] = normalise(np.asarray(p.embedding, dtype=np.float32))
+                out[i] = normalise_rows(np.asarray(p.embedding, dtype=np.float32))
         missing = [i for i, v in enumerate(out) if v is None]
         if missing:
-            vecs = self.embedder.embed([indexed_text(items[i].content, items[i].context) for i in missing])
-            for i, v in zip(missing, vecs):
-                out[i] = v
+            texts = [indexed_text(items[i].content, items[i].context) for i in missing]
+            for i, vectors in zip(missing, self.embedder.embed_passages(texts)):
+                out[i] = vectors
         return out  # type: ignore[return-value]
 
     def _lookup(self, memory_id: str, namespace: str | None) -> tuple[dict[str, Any], bool]:
@@ -225,7 +228,11 @@ class Memories:
         """A new version; ``vector``: the new content's embedding when the caller made it already
         (off the store thread), else it is embedded here."""
         old, archived = self._current_version(p.id, p.namespace, "update")
-        vec = vector if vector is not None else self.embedder.embed([indexed_text(p.content, old["context"])])[0]
+        vec = (
+            normalise_rows(vector)
+            if vector is not None
+            else self.embedder.embed_passages([indexed_text(p.content, old["context"])])[0]
+        )
         token_len = count_tokens_many([p.content])[0]
         now = format_time(self.clock.now())
         new = new_id()
@@ -327,6 +334,52 @@ class Memories:
             tier="archived" if archived else tier_of(value, self.config.decay),
         )
 
+    def _matches(self, rows: list[dict[str, Any]], qvec: np.ndarray, lexical: dict[int, float]) -> np.ndarray:
+        """Each row's own hybrid match: dense (a long text by its best window) with BM25."""
+        if not rows:
+            return np.zeros(0)
+        cosines = np.vstack([from_blob(r["embedding"]) for r in rows]) @ qvec
+        # A long text matches by its best window (embeddings.py); ``embedding`` is its first.
+        windows = self.store.window_vectors([r["seq"] for r in rows])
+        if windows:
+            for i, r in enumerate(rows):
+                if r["seq"] in windows:
+                    cosines[i] = max(cosines[i], float((windows[r["seq"]] @ qvec).max()))
+        rc = self.config.retrieval
+        return np.array(
+            [similarity_signal(float(cos), lexical.get(r["seq"], 0.0), rc) for r, cos in zip(rows, cosines)]
+        )
+
+    def _neighbourhood(
+        self,
+        namespace: str,
+        rows: list[dict[str, Any]],
+        matches: np.ndarray,
+        qvec: np.ndarray,
+        lexical: dict[int, float],
+        listener: str | None,
+    ) -> dict[int, float]:
+        """seq -> the best match among the memories stored just before and after it, when they are
+        of its episode (dated within [retrieval] episode_gap_minutes of it) and the listener may
+        hear them (else a private neighbour would lift what it says into other conversations)."""
+        rc = self.config.retrieval
+        if rc.neighbour_weight <= 0 or not rows:
+            return {}
+        gap = timedelta(minutes=rc.episode_gap_minutes)
+        adjacent = self.store.adjacent(namespace, [r["seq"] for r in rows])
+        known = {r["seq"]: float(m) for r, m in zip(rows, matches)}
+        wanted = {n for pair in adjacent.values() for n in pair if n is not None and n not in known}
+        others = [r for r in self.store.rows_by_seq(sorted(wanted)) if self.may_hear(listener, r["audience"])]
+        known.update({r["seq"]: float(m) for r, m in zip(others, self._matches(others, qvec, lexical))})
+        created = {r["seq"]: parse_time(r["created"]) for r in [*rows, *others]}
+        out: dict[int, float] = {}
+        for r in rows:
+            seq = r["seq"]
+            near = [known[n] for n in adjacent.get(seq, ()) if n in created and abs(created[n] - created[seq]) <= gap]
+            if near:
+                out[seq] = max(near)
+        return out
+
     def _score_rows(
         self,
         rows: list[dict[str, Any]],
@@ -334,25 +387,32 @@ class Memories:
         lexical: dict[int, float],
         now: datetime,
         archived: bool = False,
+        *,
+        namespace: str | None = None,
+        listener: str | None = None,
     ) -> list[Scored]:
+        """Score rows; given the ``namespace``, each is lifted by its episode's match too."""
         if not rows:
             return []
-        vectors = np.vstack([from_blob(r["embedding"]) for r in rows])
-        cosines = vectors @ qvec
+        matches = self._matches(rows, qvec, lexical)
+        near = self._neighbourhood(namespace, rows, matches, qvec, lexical, listener) if namespace else {}
         cfg = self.config
         out: list[Scored] = []
-        for row, vec, cos in zip(rows, vectors, cosines):
+        for row, match in zip(rows, matches):
             value = retention(parse_time(row["last_accessed"]), row["access_count"], row["type"], now, cfg.decay)
+            neighbourhood = near.get(row["seq"], 0.0)
             signals = Signals(
-                similarity=similarity_signal(float(cos), lexical.get(row["seq"], 0.0), cfg.retrieval),
+                similarity=episode_similarity(float(match), neighbourhood, row["token_len"], cfg.retrieval),
                 priority=row["priority"],
                 decay=value,
                 frequency=frequency_boost(row["access_count"]),
+                match=float(match),
+                neighbourhood=neighbourhood,
             )
             out.append(
                 Scored(
                     row,
-                    vec,
+                    from_blob(row["embedding"]),
                     signals,
                     injection_score(signals, cfg.scoring),
                     value,
@@ -402,7 +462,8 @@ class Memories:
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
-        return self._score_rows(rows, qvec, lexical, self.clock.now()), qvec, kept_out
+        scored = self._score_rows(rows, qvec, lexical, self.clock.now(), namespace=namespace, listener=listener)
+        return scored, qvec, kept_out
 
     def _kept_out(self, namespace: str, qvec: np.ndarray, bm25: dict[int, float], unheard: set[int]) -> list[Scored]:
         """The memories a listener may not hear that would have been among its best candidates."""
@@ -422,7 +483,7 @@ class Memories:
             for s in scored
             if TIER_RANK[s.tier] <= TIER_RANK[floor]
             and (p.types is None or s.row["type"] in p.types)
-            and s.signals.similarity > 0  # a neighbour with nothing in common is not a hit
+            and s.signals.match > 0  # a neighbour with nothing in common is not a hit
         ]
         # A search ranks by relevance (issue 16): what matches best comes first, and only matches
         # within 0.01 of each other are ordered by the injection score (priority, decay, use).

@@ -11,10 +11,12 @@ from agentmemd.memory.core.config import RetrievalConfig, ScoringConfig
 
 
 class Signals(BaseModel):
-    similarity: float
+    similarity: float  # what the scores use: ``match`` lifted by ``neighbourhood`` (episode_similarity)
     priority: float
     decay: float
     frequency: float
+    match: float = 0.0  # the memory's own hybrid match (similarity_signal)
+    neighbourhood: float = 0.0  # the best match of its episode neighbours
 
 
 def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> float:
@@ -24,6 +26,21 @@ def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> fl
         return 0.0
     value = (cfg.dense_weight * max(0.0, cosine) + cfg.lexical_weight * lexical) / total
     return min(1.0, max(0.0, value))
+
+
+# A memory of this many tokens takes half the neighbour lift: a short turn ("yes, last Tuesday")
+# is about what surrounds it; a long one says what it is about itself.
+SELF_CONTAINED_TOKENS = 64
+
+
+def episode_similarity(match: float, neighbourhood: float, tokens: int, cfg: RetrievalConfig) -> float:
+    """A memory's relevance with its episode's: what was said just before or after a turn tells what
+    the turn is about, the more so the shorter the turn. Measured (issue 16): with no context stored,
+    LoCoMo evidence Recall@10 0.643 -> 0.675 and LongMemEval turn Recall@10 0.863 -> 0.892; the same
+    lift for every length gave LoCoMo 0.703 but cost LongMemEval's long turns 0.12 of session
+    Recall@5 (a long turn's neighbours crowded other sessions out)."""
+    lift = cfg.neighbour_weight * SELF_CONTAINED_TOKENS / (SELF_CONTAINED_TOKENS + tokens)
+    return min(1.0, match + lift * neighbourhood)
 
 
 def lexical_signal(bm25: float, full_match: float) -> float:

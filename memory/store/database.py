@@ -207,11 +207,14 @@ class Store:
 
     # ---- writes (call inside transaction()) ------------------------------------
 
-    def insert(self, row: dict[str, Any], vec: np.ndarray, *, seq: int | None = None) -> int:
+    def insert(self, row: dict[str, Any], vectors: np.ndarray, *, seq: int | None = None) -> int:
+        """``vectors``: the memory's embedding, or one row per window of a long text (the first is
+        the memory's ``embedding``)."""
+        vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
         cols = [c.strip() for c in COLUMNS.split(",")][1:]
         row = {**OPTIONAL_COLUMNS, **row}
         values = [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in cols if c != "embedding"]
-        values.append(to_blob(vec))
+        values.append(to_blob(vectors[0]))
         if seq is None:
             cur = self.conn.execute(
                 f"INSERT INTO memories ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", values
@@ -222,7 +225,11 @@ class Store:
                 f"INSERT INTO memories (seq, {', '.join(cols)}) VALUES (?, {', '.join('?' * len(cols))})",
                 [seq, *values],
             )
-        self._index(seq, row["namespace"], indexed_text(row["content"], row.get("context")), vec)
+        self.conn.executemany(
+            "INSERT INTO memory_windows (seq, part, embedding) VALUES (?, ?, ?)",
+            [(seq, part, to_blob(vec)) for part, vec in enumerate(vectors[1:], 1)],
+        )
+        self._index(seq, row["namespace"], indexed_text(row["content"], row.get("context")), vectors)
         return seq
 
     def _load_fts_numbers(self) -> dict[str, int]:
@@ -240,13 +247,14 @@ class Store:
             self._fts_numbers[namespace] = number
         return namespace_fts_table(number)
 
-    def _index(self, seq: int, namespace: str, text: str, vec: np.ndarray) -> None:
+    def _index(self, seq: int, namespace: str, text: str, vectors: np.ndarray) -> None:
         table = self._fts_table(namespace, create=True)
         self.conn.execute(f"INSERT INTO {table} (rowid, text) VALUES (?, ?)", (seq, text))
         self.conn.execute(
-            "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)", (seq, to_blob(vec), namespace)
+            "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)",
+            (seq, to_blob(vectors[0]), namespace),
         )
-        self._after_commit.append((namespace, seq, np.asarray(vec, dtype=np.float32)))
+        self._after_commit.append((namespace, seq, vectors))
 
     def _unindex(self, seq: int) -> None:
         (namespace,) = self.conn.execute("SELECT namespace FROM memories WHERE seq = ?", (seq,)).fetchone()
@@ -255,15 +263,36 @@ class Store:
         self._after_commit.append(("", seq, None))
 
     def _load_vectors(self, namespace: str) -> tuple[list[int], Iterator[list[bytes]]]:
-        sql = "SELECT rowid{} FROM memories_vec WHERE namespace = ? ORDER BY rowid"
-        seqs = [r[0] for r in self.conn.execute(sql.format(""), (namespace,))]
+        """The namespace's live vectors for the in-RAM index: each memory's first, then the other
+        windows of the long ones."""
+        queries = [
+            "SELECT rowid{} FROM memories_vec WHERE namespace = ? ORDER BY rowid",
+            "SELECT w.seq{} FROM memory_windows w JOIN memories m ON m.seq = w.seq "
+            "WHERE m.namespace = ? AND m.superseded_by IS NULL ORDER BY w.seq, w.part",
+        ]
+        vector_columns = [", embedding", ", w.embedding"]
+        seqs = [r[0] for sql in queries for r in self.conn.execute(sql.format(""), (namespace,))]
 
         def chunks() -> Iterator[list[bytes]]:
-            cur = self.conn.execute(sql.format(", embedding"), (namespace,))
-            while rows := cur.fetchmany(8192):
-                yield [r[1] for r in rows]
+            for sql, column in zip(queries, vector_columns):
+                cur = self.conn.execute(sql.format(column), (namespace,))
+                while rows := cur.fetchmany(8192):
+                    yield [r[1] for r in rows]
 
         return seqs, chunks()
+
+    def window_vectors(self, seqs: list[int]) -> dict[int, np.ndarray]:
+        """The further windows' vectors of those of ``seqs`` that are long texts: seq -> (parts, dim)."""
+        found: dict[int, list[np.ndarray]] = {}
+        for start in range(0, len(seqs), 900):
+            chunk = seqs[start : start + 900]
+            for seq, blob in self.conn.execute(
+                f"SELECT seq, embedding FROM memory_windows WHERE seq IN ({', '.join('?' * len(chunk))}) "
+                "ORDER BY seq, part",
+                chunk,
+            ):
+                found.setdefault(seq, []).append(from_blob(blob))
+        return {seq: np.vstack(vectors) for seq, vectors in found.items()}
 
     def set_access(self, seq: int, last_accessed: str, access_count: float) -> None:
         self.conn.execute(
@@ -296,7 +325,9 @@ class Store:
             "SELECT namespace, content, context, embedding, superseded_by FROM memories WHERE seq = ?", (seq,)
         ).fetchone()
         if row[4] is None:
-            self._index(seq, row[0], indexed_text(row[1], row[2]), from_blob(row[3]))
+            windows = self.window_vectors([seq]).get(seq)
+            vectors = np.vstack([from_blob(row[3]), *([windows] if windows is not None else [])])
+            self._index(seq, row[0], indexed_text(row[1], row[2]), vectors)
 
     def set_source(self, seq: int, source: str | None) -> None:
         self.conn.execute("UPDATE memories SET source = ? WHERE seq = ?", (source, seq))
@@ -425,6 +456,20 @@ class Store:
         return self.conn.execute(
             f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_query([term]),)
         ).fetchone()[0]
+
+    def adjacent(self, namespace: str, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        """seq -> the live memories of the namespace stored just before and just after it (two
+        index seeks each, on idx_memories_episode)."""
+        before = "SELECT max(seq) FROM memories WHERE namespace = ? AND superseded_by IS NULL AND seq < ?"
+        after = "SELECT min(seq) FROM memories WHERE namespace = ? AND superseded_by IS NULL AND seq > ?"
+        with self._lock:
+            return {
+                seq: (
+                    self.conn.execute(before, (namespace, seq)).fetchone()[0],
+                    self.conn.execute(after, (namespace, seq)).fetchone()[0],
+                )
+                for seq in seqs
+            }
 
     def audiences(self, namespace: str) -> list[str]:
         """The distinct audiences of the namespace's memories: one index seek per audience (a

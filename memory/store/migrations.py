@@ -510,6 +510,28 @@ def m014_namespace_fts(db):
     db.execute("DROP TABLE memories_fts")
 
 
+@migrations()
+def m015_memory_windows(db):
+    """Long texts (issue 16): a memory longer than the embedding model's window has a vector per
+    overlapping window. The first stays in memories.embedding and memories_vec; the others are
+    kept here (part 1, 2, ...) for as long as the memory, archived or not."""
+    db.execute(
+        """CREATE TABLE memory_windows (
+            seq INTEGER NOT NULL,
+            part INTEGER NOT NULL,
+            embedding BLOB NOT NULL,
+            PRIMARY KEY (seq, part)
+        ) WITHOUT ROWID"""
+    )
+
+
+@migrations()
+def m016_episode_index(db):
+    """A memory's neighbours in its namespace (the live memories stored just before and after it)
+    are one index seek each: retrieval lifts a memory by its episode's match (issue 16)."""
+    db.execute("CREATE INDEX idx_memories_episode ON memories(namespace, superseded_by, seq)")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -10,7 +10,8 @@ after COMMIT, never for a rolled-back transaction).
 
 float16 only chooses the candidates: it agrees with an exact float32 scan on 99.9 of
 the top 100 (random unit vectors, 100k). Every score is then computed in float32
-from the stored vectors. RAM: 2 bytes x dim per live memory (77 MB at 100k x 384).
+from the stored vectors. RAM: 2 bytes x dim per vector: a live memory, or each window of a long
+one (77 MB at 100k x 384 short ones).
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from typing import Callable, Iterable
 import numpy as np
 import torch
 
-# namespace -> (seqs, float32 blobs in the same order, in chunks)
+# namespace -> (the seq of each vector, float32 blobs in the same order, in chunks); a memory
+# whose text is longer than the model's window has a vector per window (embeddings.py).
 Loader = Callable[[str], tuple[list[int], Iterable[list[bytes]]]]
 
 
 class _NamespaceMatrix:
-    """Rows in arbitrary order; ``pos`` maps seq -> row. Deletion swaps the last row in."""
+    """Rows in arbitrary order, a memory owning one or more; ``rows`` maps seq -> its rows.
+    Deletion swaps the last row in."""
 
     def __init__(self, dim: int, seqs: list[int], chunks: Iterable[list[bytes]]):
         n = len(seqs)
@@ -41,11 +44,13 @@ class _NamespaceMatrix:
         if row != n:
             raise RuntimeError(f"vector loader gave {row} vectors for {n} seqs")
         self.size = n
-        self.pos = {seq: i for i, seq in enumerate(seqs)}
+        self.rows: dict[int, list[int]] = {}
+        for i, seq in enumerate(seqs):
+            self.rows.setdefault(seq, []).append(i)
 
-    def add(self, seq: int, vec: np.ndarray) -> None:
-        row = self.pos.get(seq)
-        if row is None:
+    def add(self, seq: int, vectors: np.ndarray) -> None:
+        self.remove(seq)  # a memory re-indexed (restored from the archive) replaces its rows
+        for vec in np.atleast_2d(vectors):
             if self.size == len(self.seqs):
                 grown = torch.zeros((len(self.seqs) * 2, self.vectors.shape[1]), dtype=torch.float16)
                 grown[: self.size] = self.vectors[: self.size]
@@ -54,37 +59,49 @@ class _NamespaceMatrix:
             row = self.size
             self.size += 1
             self.seqs[row] = seq
-            self.pos[seq] = row
-        self.vectors[row] = torch.from_numpy(np.array(vec, dtype=np.float32)).to(torch.float16)
+            self.rows.setdefault(seq, []).append(row)
+            self.vectors[row] = torch.from_numpy(np.array(vec, dtype=np.float32)).to(torch.float16)
 
     def remove(self, seq: int) -> None:
-        row = self.pos.pop(seq, None)
-        if row is None:
-            return
-        last = self.size - 1
-        if row != last:
-            self.vectors[row] = self.vectors[last]
-            self.seqs[row] = self.seqs[last]
-            self.pos[int(self.seqs[row])] = row
-        self.size = last
+        for row in sorted(self.rows.pop(seq, ()), reverse=True):
+            last = self.size - 1
+            if row != last:
+                moved = int(self.seqs[last])
+                self.vectors[row] = self.vectors[last]
+                self.seqs[row] = moved
+                owned = self.rows[moved]
+                owned[owned.index(last)] = row
+            self.size = last
 
     def top(self, qvec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
+        """The n best memories, each by its best row."""
         if self.size == 0 or n <= 0:
             return []
         query = torch.from_numpy(np.ascontiguousarray(qvec, dtype=np.float32)).to(torch.float16)
         with torch.inference_mode():
             sims = torch.mv(self.vectors[: self.size], query).float()
+            masked = 0
             if skip:  # memories this caller may not hear never take a place among the n
-                rows = [self.pos[seq] for seq in skip if seq in self.pos]
+                rows = [row for seq in skip for row in self.rows.get(seq, ())]
                 sims[torch.tensor(rows, dtype=torch.long)] = float("-inf")
-                n = min(n, self.size - len(rows))
-                if n <= 0:
-                    return []
-            values, rows = torch.topk(sims, min(n, self.size))
-        seqs = self.seqs[rows.numpy()]
-        sims_np = values.numpy()
+                masked = len(rows)
+            wanted = min(n, len(self.rows) - len(skip & self.rows.keys() if skip else ()))
+            if wanted <= 0:
+                return []
+            # A memory's other windows may crowd the first n rows: take more rows until n memories.
+            k = min(self.size - masked, n + 8)
+            while True:
+                values, rows_found = torch.topk(sims, k)
+                best: dict[int, float] = {}
+                for seq, sim in zip(self.seqs[rows_found.numpy()].tolist(), values.tolist()):
+                    best.setdefault(seq, sim)
+                if len(best) >= wanted or k >= self.size - masked:
+                    break
+                k = min(self.size - masked, k * 2)
+        seqs = np.fromiter(best, dtype=np.int64)
+        sims_np = np.fromiter(best.values(), dtype=np.float64)
         # Order by similarity, then seq, so equal similarities always resolve the same way.
-        order = np.lexsort((seqs, -sims_np))
+        order = np.lexsort((seqs, -sims_np))[:n]
         return [(int(seqs[i]), float(sims_np[i])) for i in order]
 
 
@@ -116,17 +133,15 @@ class VectorIndex:
         """[(seq, cosine)] best first, leaving out ``skip``; vectors are L2-normalised, so cosine is a dot product."""
         return self._space(namespace).top(np.asarray(qvec, dtype=np.float32), n, skip)
 
-    def members(self, namespace: str) -> dict[int, int]:
-        """The namespace's live seqs (a read-only view: seq -> row)."""
-        return self._space(namespace).pos
-
     def size(self, namespace: str) -> int:
-        return self._space(namespace).size
+        """How many live memories the namespace has (not vectors: a long one has several)."""
+        return len(self._space(namespace).rows)
 
     # Called by the store after a transaction commits.
-    def add(self, namespace: str, seq: int, vec: np.ndarray) -> None:
-        if namespace in self._spaces:  # not loaded yet: the loader will read it from vec0
-            self._spaces[namespace].add(seq, vec)
+    def add(self, namespace: str, seq: int, vectors: np.ndarray) -> None:
+        """A memory's vector, or its windows' (one row each)."""
+        if namespace in self._spaces:  # not loaded yet: the loader will read it from the store
+            self._spaces[namespace].add(seq, vectors)
 
     def remove(self, seq: int) -> None:
         for space in self._spaces.values():  # a seq lives in one namespace; few are loaded

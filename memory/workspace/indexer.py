@@ -249,7 +249,7 @@ class WorkspaceIndexer:
             old_keys = {r["item_key"] for r in self.run_on_store(lambda: self.store.workspace_items(sorted(parsed)))}
             fresh = {it.key: it for rel in sorted(parsed) for it in parsed[rel] if it.key not in old_keys}
             if fresh:
-                embedded = self.service.embedder.embed([it.content for it in fresh.values()])
+                embedded = self.service.embedder.embed_passages([it.content for it in fresh.values()])
                 out.vectors = dict(zip(fresh, embedded))
         return out
 
