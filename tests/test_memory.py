@@ -292,3 +292,7 @@ def test_a_memory_is_lifted_by_its_episode_neighbours_within_the_gap_and_the_aud
     assert {h["id"]: h["signals"]["neighbourhood"] for h in lifted}[later] > 0
     for_user = {h["id"]: h["signals"] for h in daemon.call("memory.search", {**search, "audience": "user"})["results"]}
     assert private not in for_user and for_user.get(later, {"neighbourhood": 0.0})["neighbourhood"] == 0.0
+
+    situated = add("Caroline: the kids loved it", "2023-05-09T09:02:00Z", context="Melanie: How was the weekend?")
+    hits = {h["id"]: h["signals"] for h in daemon.call("memory.search", search)["results"]}
+    assert hits[situated]["neighbourhood"] == 0.0  # stored with its context: it carries its episode already

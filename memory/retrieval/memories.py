@@ -359,14 +359,16 @@ class Memories:
         lexical: dict[int, float],
         listener: str | None,
     ) -> dict[int, float]:
-        """seq -> the best match among the memories stored just before and after it, when they are
-        of its episode (dated within [retrieval] episode_gap_minutes of it) and the listener may
+        """seq -> the best match among the memories stored just before and after it (for a memory
+        stored without context), when they are of its episode (dated within [retrieval] episode_gap_minutes of it) and the listener may
         hear them (else a private neighbour would lift what it says into other conversations)."""
         rc = self.config.retrieval
         if rc.neighbour_weight <= 0 or not rows:
             return {}
         gap = timedelta(minutes=rc.episode_gap_minutes)
-        adjacent = self.store.adjacent(namespace, [r["seq"] for r in rows])
+        # A memory stored with its context carries its episode already (measured on LoCoMo with two
+        # previous turns as context: lifting those too took Recall@10 from 0.710 to 0.694).
+        adjacent = self.store.adjacent(namespace, [r["seq"] for r in rows if not r["context"]])
         known = {r["seq"]: float(m) for r, m in zip(rows, matches)}
         wanted = {n for pair in adjacent.values() for n in pair if n is not None and n not in known}
         others = [r for r in self.store.rows_by_seq(sorted(wanted)) if self.may_hear(listener, r["audience"])]
