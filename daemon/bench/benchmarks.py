@@ -292,6 +292,7 @@ def bench_locomo(args) -> dict[str, Any]:
     systems = ("memory.search", "bm25", "dense", "hybrid_0.7dense_0.3bm25")
     per_cat: dict[str, dict[int, list[tuple[float, float]]]] = {s: {} for s in systems}
     search_ms: list[float] = []
+    covered: dict[int, list[bool]] = {}
     with bench_daemon(None) as (client, _proc):  # a fresh store each run; --work-dir keeps embeddings
         for sample in data:
             ns = sample["sample_id"]
@@ -334,6 +335,8 @@ def bench_locomo(args) -> dict[str, Any]:
                 hits = client.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
                 search_ms.append((time.perf_counter() - t) * 1000)
                 ranked = {"memory.search": [dia_of[h["id"]] for h in hits]}
+                pack = client.call("context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns})
+                covered.setdefault(cat, []).append(answer_covered(qa.get("answer"), pack["text"]))
                 qv = embedder.embed_query(qa["question"])
                 dense = vecs @ qv
                 bm = np.zeros(len(texts))
@@ -372,7 +375,21 @@ def bench_locomo(args) -> dict[str, Any]:
             },
         }
     report["memory.search_ms"] = {"p50": _pct(search_ms, 50), "p95": _pct(search_ms, 95)}
+    every = [x for v in covered.values() for x in v]
+    report["answer_coverage_at_1000_tokens"] = {
+        "what": "share of the questions whose gold answer's content words all appear in a 1,000-token context.pack",
+        "all": round(statistics.fmean(every), 3),
+        "by_category": {f"{c} {names[c]}": round(statistics.fmean(v), 3) for c, v in sorted(covered.items())},
+    }
     return report
+
+
+def answer_covered(answer: Any, text: str) -> bool:
+    """Do all the content words of ``answer`` (lower-cased, stopwords out) appear in ``text``?"""
+    from agentmemd.memory.store.database import fts_terms
+
+    wanted = fts_terms(str(answer or ""))
+    return bool(wanted) and set(wanted) <= set(fts_terms(text))
 
 
 # ---- bench observe -------------------------------------------------------------

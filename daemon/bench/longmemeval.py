@@ -142,6 +142,7 @@ def bench_longmemeval(args) -> dict[str, Any]:
     results: dict[str, list[dict[str, Any]]] = {"memory.search": [], "bm25": []}
     stale: dict[str, list[bool]] = {"memory.search": [], "bm25": []}
     search_ms: list[float] = []
+    again_ms: list[float] = []
     with bench_daemon(work_dir) as (client, _proc):
         for question in questions:
             namespace = f"lme-{question['question_id']}"
@@ -152,9 +153,14 @@ def bench_longmemeval(args) -> dict[str, Any]:
                 if manifest_path:
                     done[namespace] = {"turns": len(turns), "seconds": round(seconds, 2)}
                     manifest_path.write_text(json.dumps(done))
+            search = {"query": question["question"], "k": 10, "namespace": namespace}
             started = time.perf_counter()
-            hits = client.call("memory.search", {"query": question["question"], "k": 10, "namespace": namespace})
+            hits = client.call("memory.search", search)
             search_ms.append((time.perf_counter() - started) * 1000)
+            # Again: the namespace's vectors are in RAM now, and the query's embedding in the cache.
+            started = time.perf_counter()
+            client.call("memory.search", search)
+            again_ms.append((time.perf_counter() - started) * 1000)
             rankings = {
                 "memory.search": [h["source"] for h in hits["results"]],
                 "bm25": bm25_ranking(turns, question["question"]),
@@ -189,5 +195,7 @@ def bench_longmemeval(args) -> dict[str, Any]:
                 f"{sum(stale[system])}/{len(stale[system])}" if stale[system] else "no question with dated evidence"
             ),
         }
+    # Each haystack is searched once: the first search of a namespace loads its vectors into RAM.
     report["memory.search_ms"] = {"p50": _pct(search_ms, 50), "p95": _pct(search_ms, 95)}
+    report["memory.search_ms_again"] = {"p50": _pct(again_ms, 50), "p95": _pct(again_ms, 95)}
     return report

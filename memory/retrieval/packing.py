@@ -88,17 +88,46 @@ class _LazyLines:
         return render_line(self._candidates[idx])
 
 
+# Cosine at which a candidate restates an item already packed ("Maria's daughter plays violin in
+# the school orchestra" twice over: 0.98-0.99 with MiniLM) and is left out whatever its score.
+NEAR_DUPLICATE = 0.95
+
+
 class _Packer:
     """The items taken so far and the budget they leave."""
 
-    def __init__(self, ordered: list[PackCandidate], lines: _LazyLines, budget: int, remaining: int, cfg: PackConfig):
-        self.ordered, self.lines, self.budget, self.remaining, self.cfg = ordered, lines, budget, remaining, cfg
+    def __init__(
+        self,
+        ordered: list[PackCandidate],
+        vectors: np.ndarray,
+        lines: _LazyLines,
+        budget: int,
+        remaining: int,
+        cfg: PackConfig,
+    ):
+        self.ordered, self.vectors, self.lines, self.budget, self.remaining, self.cfg = (
+            ordered,
+            vectors,
+            lines,
+            budget,
+            remaining,
+            cfg,
+        )
         self.used_by_type: dict[str, int] = {}
         self.chosen: dict[int, PackedItem] = {}
 
+    def restates(self, idx: int) -> bool:
+        """Is candidate ``idx`` a near-duplicate of one already taken (it would say nothing new)?"""
+        if not self.chosen:
+            return False
+        return float((self.vectors[list(self.chosen)] @ self.vectors[idx]).max()) >= NEAR_DUPLICATE
+
     def take(self, idx: int, rank: int, *, respect_share: bool) -> bool:
-        """Take candidate ``idx`` if it is not taken yet and fits (and its type's share, if asked)."""
+        """Take candidate ``idx`` if it is not taken yet, says something new and fits (and its
+        type's share, if asked)."""
         if idx in self.chosen or self.lines.min_tokens(idx) > self.remaining:  # cannot fit: skip without tokenizing
+            return False
+        if self.restates(idx):
             return False
         c = self.ordered[idx]
         line, tokens, changed = self.lines[idx]
@@ -125,10 +154,15 @@ def build_pack(
         return "", 0, [], []
     scores = np.array([c.score for c in ordered], dtype=np.float64)
     vectors = np.vstack([c.vector for c in ordered]).astype(np.float32)
-    order = mmr_order(scores, vectors, cfg.mmr_lambda)
+    # MMR weighs relevance against cosine redundancy, which spans [0, 1]; the scores of one pack's
+    # candidates differ by much less (similarity is 0.35 of the score), so on their raw scale
+    # redundancy decided nearly every pick. Spread over [0, 1] first (issue 16).
+    spread = scores.max() - scores.min()
+    relevance = (scores - scores.min()) / spread if spread > 0 else np.ones_like(scores)
+    order = mmr_order(relevance, vectors, cfg.mmr_lambda)
     lines = _LazyLines(ordered)
 
-    packer = _Packer(ordered, lines, budget, budget - overhead, cfg)
+    packer = _Packer(ordered, vectors, lines, budget, budget - overhead, cfg)
     # Quotas first (e.g. at least one persona item whenever one exists), in MMR order.
     for mtype, minimum in sorted(cfg.min_items.items()):
         quota = [(rank, idx) for rank, idx in enumerate(order) if ordered[idx].type == mtype]
