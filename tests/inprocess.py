@@ -149,7 +149,7 @@ class InProcessDaemon:
         if self._stopped:
             return
         self._stopped = True
-        self.services.worker.stop()
+        self.services.stop_workers()
         self.executor.shutdown(wait=True)
         self.wait_executor.shutdown(wait=False, cancel_futures=True)
         self.services.store.close()

@@ -17,6 +17,7 @@ from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.channels.whatsapp import read_whatsapp
 from agentmemd.memory.core.chats import ChatMessage
+from agentmemd.memory.core.text import attribution
 
 EXPORTS = REPO / "tests" / "data" / "exports"
 
@@ -295,4 +296,4 @@ def test_finished_sessions_are_observed_whole_and_the_newest_waits(fake, small_c
     assert [s["observed"] == s["turns"] for s in status] == [True, True, False]
     assert status[-1]["observed"] == 0  # the chat may go on: its newest session follows the thresholds
     observed = fake.call("observations.list", {"session": sessions[0], "namespace": "obs"})["observations"]
-    assert observed and all(o["content"].split(":")[0] in render.speakers(small_conversation) for o in observed)
+    assert observed and all(attribution(o["content"])[0] in render.speakers(small_conversation) for o in observed)

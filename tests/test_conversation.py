@@ -16,6 +16,7 @@ from inprocess import InProcessDaemon
 
 from agentmemd.daemon.bench.benchmarks import wait_idle
 from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.core.text import attribution
 
 LOW_THRESHOLDS = {"observer_threshold_tokens": 600, "reflector_threshold_tokens": 1_000_000, "keep_recent_turns": 2}
 
@@ -88,7 +89,7 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
             "emotional",
             "relational",
         )
-        assert o["source_turns"] and o["content"].split(": ")[0] in ("Caroline", "Melanie")
+        assert o["source_turns"] and attribution(o["content"])[0] in ("Caroline", "Melanie")
     assert [o["date"] for o in observations] == sorted(o["date"] for o in observations)
     # "I went to a LGBTQ support group yesterday" (said 8 May 2023) refers to 7 May 2023.
     group = next(o for o in observations if "support group yesterday" in o["content"])
@@ -321,7 +322,7 @@ def test_invariants_on_a_small_conversation_observer_memories_and_dates(in_proce
     assert observations and [o["date"] for o in observations] == sorted(o["date"] for o in observations)
     for o in observations:
         assert o["priority"] in ("HIGH", "MED", "LOW") and o["source_turns"]
-        assert o["content"].split(": ")[0] in ("Ana", "Ben")
+        assert attribution(o["content"])[0] in ("Ana", "Ben")
     # "I went to a pottery workshop yesterday" (said 8 May 2023) refers to 7 May 2023.
     workshop = next(o for o in observations if "pottery workshop yesterday" in o["content"])
     assert (workshop["date"][:10], workshop["referenced_date"], workshop["relative_date"]) == (

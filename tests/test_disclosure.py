@@ -68,6 +68,7 @@ def world(tmp_path_factory):
     sessions["user"] = "me-1"
     for session in sessions.values():
         d.call("conversation.observe", {"session": session, "namespace": ns, "force": True})
+    d.services.episodes.catch_up()  # every turn is an episode too, heard where its chat may be
     d.call("memory.add", {"content": SHARED_FACT[0], "type": "fact", "namespace": ns, "audience": "shared"})
     yield d, ns, sessions
     d.terminate()

@@ -51,6 +51,21 @@ def test_a_pack_never_exceeds_its_budget_and_keeps_its_quota(budget):
         assert scores == sorted(scores, reverse=True)
 
 
+def test_a_high_priority_does_not_bring_in_what_does_not_match_but_a_quota_still_holds():
+    """The relevance floor (issue 16): scores order what matches; they do not pack what does not."""
+    cands = [
+        candidate(0, "fact", 0.62, "The user's sister lives in Porto.", unit(0)),
+        candidate(1, "fact", 0.60, "The user likes the tram.", unit(1)),  # HIGH priority, barely matches
+        candidate(2, "persona", 0.30, "Nova is warm and direct.", unit(2)),
+    ]
+    for c, similarity in zip(cands, (0.8, 0.2, 0.05)):
+        c.similarity = similarity
+    _, _, items, _ = build_pack(cands, 400, PackConfig())
+    assert [it.candidate.id for it in items] == ["m000", "m002"]  # the persona quota ignores the floor
+    _, _, items, _ = build_pack(cands, 400, PackConfig(relevance_floor=0))
+    assert [it.candidate.id for it in items] == ["m000", "m001", "m002"]
+
+
 def test_a_type_share_caps_its_items_and_a_near_duplicate_is_left_out():
     same = unit(1)
     cands = [

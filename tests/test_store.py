@@ -105,6 +105,23 @@ def test_bm25_treats_very_common_terms_as_stop_words(store):
     assert store.bm25("other", ["coffee", "aardvark"], max_postings=100).scores == {}
 
 
+def test_a_word_of_the_context_counts_less_than_one_of_the_memory_itself(store):
+    """m018: the context is a column of its own, weighed by [retrieval] context_weight."""
+    with store.transaction():
+        said = store.insert(
+            {**row(0, content="The 28 tram is the best"), "context": "we talked about the city"}, unit(0)
+        )
+        reply = store.insert({**row(1, content="Yes that one"), "context": "the 28 tram"}, unit(1))
+        for i in range(2, 8):  # other memories, so that "tram" is a rare word with some IDF
+            store.insert(row(i, content=f"a walk by the river number {i}"), unit(i))
+    store.vectors.size = lambda namespace: 8  # type: ignore[method-assign]  # BM25's document count
+    even = store.bm25("default", ["tram"], 100, context_weight=1.0).scores
+    weighed = store.bm25("default", ["tram"], 100, context_weight=0.5).scores
+    assert even[reply] > even[said]  # the shorter reply wins on its context's words alone ...
+    assert weighed[said] > weighed[reply]  # ... unless those count for less
+    assert store.bm25("default", ["tram"], 100, context_weight=0.0).scores[reply] == 0
+
+
 QUIET = ["coffee with oat milk", "a walk by the river", "the river in spring"]
 
 

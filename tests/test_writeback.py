@@ -258,7 +258,7 @@ def test_the_days_observations_are_written_to_its_log(wbd, workspace):
     assert "### Observations (2)" in section and "### Learned" not in section  # not listed twice
     biscuit = next(o for o in observations if "Biscuit" in o["content"])
     assert (
-        f"- ({biscuit['priority']}) 08:30 [{biscuit['category']}] Melanie: We adopted a rescue dog named Biscuit "
+        f"- ({biscuit['priority']}) 08:30 [{biscuit['category']}] Melanie said: We adopted a rescue dog named Biscuit "
         f'last weekend and she is settling in well. (refers to 14 November 2026, "last weekend") '
         f"`{biscuit['memory_id']}`"
     ) in section

@@ -17,12 +17,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
+import tomlkit
 
 from agentmemd.daemon.socket.client import Client
 
@@ -279,109 +281,236 @@ def _recall(retrieved: list[str], gold: set[str], k: int) -> float:
     return len(set(retrieved[:k]) & gold) / len(gold)
 
 
-def bench_locomo(args) -> dict[str, Any]:
+def _locomo_by_add(client: Client, sample: dict[str, Any], turns: list[dict[str, Any]], args, embedder) -> dict:
+    """Each turn through memory.add_many (caller-made vectors, --context-turns previous turns as
+    context); memory id -> the turn's dia_id."""
+    from agentmemd.memory.store.database import indexed_text
+
+    ns = sample["sample_id"]
+    texts = [t["text"] for t in turns]
+    contexts = turn_contexts(turns, args.context_turns)
+    vecs = embeddings_cached(args.work_dir, embedder, [indexed_text(t, c) for t, c in zip(texts, contexts)])
+    items = [
+        {
+            "content": t["text"],
+            "type": "fact",
+            "namespace": ns,
+            "created": t["created"],
+            "source": f"locomo:{ns}:{t['dia_id']}",
+            "embedding": v.tolist(),
+            **({"context": c} if c else {}),
+        }
+        for t, v, c in zip(turns, vecs, contexts)
+    ]
+    ids = []
+    for start in range(0, len(items), 100):  # 100 vectors as JSON stay under max_line_bytes
+        ids += client.call("memory.add_many", {"items": items[start : start + 100]})["ids"]
+    return {mid: [t["dia_id"]] for mid, t in zip(ids, turns)}
+
+
+def _locomo_by_append(client: Client, sample: dict[str, Any]) -> dict[int, str]:
+    """The conversation streamed through conversation.append, one session per LoCoMo session; both
+    speakers are people talking (role user, their names as speakers), the agent neither of them.
+    Waits until every turn is a searchable episode. turn seq -> dia_id."""
+    conv = sample["conversation"]
+    ns = sample["sample_id"]
+    dia_of: dict[int, str] = {}
+    sessions = []
+    n = 1
+    while f"session_{n}" in conv:
+        session = f"{ns}-session-{n}"
+        sessions.append(session)
+        when = locomo_date(conv[f"session_{n}_date_time"])
+        for turn in conv[f"session_{n}"]:
+            text = turn["text"] + (f" [shared image: {turn['blip_caption']}]" if turn.get("blip_caption") else "")
+            done = client.call(
+                "conversation.append",
+                {
+                    "session": session,
+                    "namespace": ns,
+                    "role": "user",
+                    "speaker": turn["speaker"],
+                    "content": text,
+                    "ts": when.isoformat(),
+                },
+            )
+            dia_of[done["seq"]] = turn["dia_id"]
+        n += 1
+    deadline = time.monotonic() + 1800
+    while any(
+        client.call("conversation.status", {"session": s, "namespace": ns})["episodes_pending"] for s in sessions
+    ):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"episodes of {ns} not indexed after 30 min")
+        time.sleep(0.5)
+    return dia_of
+
+
+def _observe_all(client: Client, ns: str, sessions: list[str]) -> None:
+    """The Observer over every session, as over a finished imported one (forced, waited for)."""
+    for session in sessions:
+        client.call(
+            "conversation.observe",
+            {"session": session, "namespace": ns, "force": True, "wait": True, "timeout_seconds": 600},
+        )
+
+
+def turns_cited(source: str | None) -> list[int]:
+    """The turn seqs a memory made from a conversation cites in its source:
+    'conversation:S#turn:7' (an episode) or 'conversation:S#turns:3,4' (an observation)."""
+    _, _, cited = (source or "").partition("#turn")
+    numbers = cited.lstrip("s").lstrip(":")
+    return [int(x) for x in numbers.split(",") if x.isdigit()]
+
+
+def _first_distinct(dia_lists: list[list[str]], k: int) -> list[str]:
+    """The first ``k`` distinct turns the ranked hits cite, in rank order."""
+    return list(dict.fromkeys(d for dias in dia_lists for d in dias))[:k]
+
+
+class _LocomoScores:
+    """Recall@5/@10 per system and category, answer coverage of a pack, search latency."""
+
+    NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+    def __init__(self, systems: tuple[str, ...]):
+        self.systems = systems
+        self.per_cat: dict[str, dict[int, list[tuple[float, float]]]] = {s: {} for s in systems}
+        self.search_ms: list[float] = []
+        self.covered: dict[str, dict[int, list[bool]]] = {}
+
+    def add(self, system: str, cat: int, got: list[str], gold: set[str]) -> None:
+        self.per_cat[system].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
+
+    def cover(self, system: str, cat: int, answer: Any, text: str) -> None:
+        self.covered.setdefault(system, {}).setdefault(cat, []).append(answer_covered(answer, text))
+
+    def report(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.systems:
+            cats = self.per_cat[name]
+            allv = [x for v in cats.values() for x in v]
+            if not allv:
+                continue
+            out[name] = {
+                "recall@5": round(statistics.fmean(x[0] for x in allv), 3),
+                "recall@10": round(statistics.fmean(x[1] for x in allv), 3),
+                "by_category": {
+                    f"{c} {self.NAMES[c]}": {
+                        "n": len(v),
+                        "recall@5": round(statistics.fmean(x[0] for x in v), 3),
+                        "recall@10": round(statistics.fmean(x[1] for x in v), 3),
+                    }
+                    for c, v in sorted(cats.items())
+                },
+            }
+        out["memory.search_ms"] = {"p50": _pct(self.search_ms, 50), "p95": _pct(self.search_ms, 95)}
+        out["answer_coverage_at_1000_tokens"] = {
+            "what": "share of the questions whose gold answer's content words all appear in a 1,000-token context.pack",
+            **{
+                name: {
+                    "all": round(statistics.fmean(x for v in cats.values() for x in v), 3),
+                    "by_category": {
+                        f"{c} {self.NAMES[c]}": round(statistics.fmean(v), 3) for c, v in sorted(cats.items())
+                    },
+                }
+                for name, cats in self.covered.items()
+            },
+        }
+        return out
+
+
+def _locomo_questions(sample: dict[str, Any]) -> Iterator[tuple[dict[str, Any], int, set[str]]]:
+    for qa in sample["qa"]:
+        gold = evidence_ids(qa)
+        if qa["category"] in (1, 2, 3, 4) and gold:
+            yield qa, qa["category"], gold
+
+
+def _ask_daemon(client: Client, scores: _LocomoScores, system: str, sample, dias_of_hit) -> None:
+    """memory.search (Recall@k over the distinct turns its hits cite) and a 1,000-token pack."""
+    ns = sample["sample_id"]
+    for qa, cat, gold in _locomo_questions(sample):
+        t = time.perf_counter()
+        hits = client.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
+        scores.search_ms.append((time.perf_counter() - t) * 1000)
+        scores.add(system, cat, _first_distinct([dias_of_hit(h) for h in hits], 10), gold)
+        pack = client.call("context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns})
+        scores.cover(system, cat, qa.get("answer"), pack["text"])
+
+
+def _ask_baselines(scores: _LocomoScores, sample, turns: list[dict[str, Any]], embedder, work_dir) -> None:
+    """Plain FTS5 BM25 (same tokenizer) and plain cosine over the bare turns, in this process."""
     import sqlean
 
+    from agentmemd.memory.store.database import fts_query
+
+    texts = [t["text"] for t in turns]
+    vecs = embeddings_cached(work_dir, embedder, texts)
+    conn = sqlean.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
+    conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", [(i, x) for i, x in enumerate(texts)])
+    for qa, cat, gold in _locomo_questions(sample):
+        dense = vecs @ embedder.embed_query(qa["question"])
+        bm = np.zeros(len(texts))
+        match = fts_query(qa["question"])
+        if match:
+            for rowid, score in conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", (match,)):
+                bm[rowid] = -score
+        hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
+        ranked = {
+            "bm25": [turns[i]["dia_id"] for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0],
+            "dense": [turns[i]["dia_id"] for i in np.argsort(-dense, kind="stable")[:10]],
+            "hybrid_0.7dense_0.3bm25": [turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]],
+        }
+        for name, got in ranked.items():
+            scores.add(name, cat, got, gold)
+    conn.close()
+
+
+def bench_locomo(args) -> dict[str, Any]:
+    """Evidence Recall@k of memory.search, with the turns stored through memory.add_many (--via add)
+    or streamed through conversation.append as episodes (--via append, measured before and after
+    the Observer), beside plain BM25 and cosine baselines."""
     from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
-    from agentmemd.memory.store.database import fts_query, indexed_text
 
     data = json.loads(Path(args.data).read_text())
     if args.conversations:
         data = data[: args.conversations]
+    via = getattr(args, "via", "add")
     embedder = MiniLMEmbedder()
-    systems = ("memory.search", "bm25", "dense", "hybrid_0.7dense_0.3bm25")
-    per_cat: dict[str, dict[int, list[tuple[float, float]]]] = {s: {} for s in systems}
-    search_ms: list[float] = []
-    covered: dict[int, list[bool]] = {}
-    with bench_daemon(None) as (client, _proc):  # a fresh store each run; --work-dir keeps embeddings
+    daemon_systems = ("memory.search",) if via == "add" else ("episodes", "episodes+observations")
+    scores = _LocomoScores((*daemon_systems, "bm25", "dense", "hybrid_0.7dense_0.3bm25"))
+    settings = tomllib.loads(Path(args.config_file).read_text()) if getattr(args, "config_file", None) else {}
+    if via == "append":
+        settings.setdefault("conversation", {})["episode_context_turns"] = args.context_turns
+        settings.setdefault("persona", {})["score_assistant_turns"] = False  # the judge is not what is measured
+    extra = tomlkit.dumps(settings)
+    with bench_daemon(None, extra) as (client, _proc):  # a fresh store each run; --work-dir keeps embeddings
         for sample in data:
             ns = sample["sample_id"]
             turns = locomo_turns(sample)
-            texts = [t["text"] for t in turns]
-            vecs = embeddings_cached(args.work_dir, embedder, texts)
-            # What a streaming agent knows when it stores a turn: the turn before it.
-            contexts = turn_contexts(turns, args.context_turns)
-            ctx_vecs = (
-                embeddings_cached(args.work_dir, embedder, [indexed_text(t, c) for t, c in zip(texts, contexts)])
-                if args.context_turns
-                else vecs
-            )
-            items = [
-                {
-                    "content": t["text"],
-                    "type": "fact",
-                    "namespace": ns,
-                    "created": t["created"],
-                    "source": f"locomo:{ns}:{t['dia_id']}",
-                    "embedding": v.tolist(),
-                    **({"context": c} if c else {}),
-                }
-                for t, v, c in zip(turns, ctx_vecs, contexts)
-            ]
-            ids = []
-            for start in range(0, len(items), 100):  # 100 vectors as JSON stay under max_line_bytes
-                ids += client.call("memory.add_many", {"items": items[start : start + 100]})["ids"]
-            dia_of = {mid: t["dia_id"] for mid, t in zip(ids, turns)}
-            # Baselines in this process: plain FTS5 BM25 (same tokenizer), plain cosine.
-            conn = sqlean.connect(":memory:")
-            conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
-            conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", [(i, x) for i, x in enumerate(texts)])
-            for qa in sample["qa"]:
-                cat = qa["category"]
-                gold = evidence_ids(qa)
-                if cat not in (1, 2, 3, 4) or not gold:
-                    continue
-                t = time.perf_counter()
-                hits = client.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
-                search_ms.append((time.perf_counter() - t) * 1000)
-                ranked = {"memory.search": [dia_of[h["id"]] for h in hits]}
-                pack = client.call("context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns})
-                covered.setdefault(cat, []).append(answer_covered(qa.get("answer"), pack["text"]))
-                qv = embedder.embed_query(qa["question"])
-                dense = vecs @ qv
-                bm = np.zeros(len(texts))
-                match = fts_query(qa["question"])
-                if match:
-                    for rowid, score in conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", (match,)):
-                        bm[rowid] = -score
-                ranked["bm25"] = [turns[i]["dia_id"] for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0]
-                ranked["dense"] = [turns[i]["dia_id"] for i in np.argsort(-dense, kind="stable")[:10]]
-                hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
-                ranked["hybrid_0.7dense_0.3bm25"] = [
-                    turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]
-                ]
-                for name, got in ranked.items():
-                    per_cat[name].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
-            conn.close()
-    names = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-    report: dict[str, Any] = {
+            if via == "add":
+                dias = _locomo_by_add(client, sample, turns, args, embedder)
+                _ask_daemon(client, scores, "memory.search", sample, lambda h, d=dias: d.get(h["id"], []))
+            else:
+                dia_of_seq = _locomo_by_append(client, sample)
+
+                def cited(hit: dict[str, Any], dia_of_seq=dia_of_seq) -> list[str]:
+                    return [dia_of_seq[s] for s in turns_cited(hit["source"]) if s in dia_of_seq]
+
+                _ask_daemon(client, scores, "episodes", sample, cited)
+                sessions = sorted({f"{ns}-session-{t['session']}" for t in turns})
+                _observe_all(client, ns, sessions)
+                _ask_daemon(client, scores, "episodes+observations", sample, cited)
+            _ask_baselines(scores, sample, turns, embedder, args.work_dir)
+    return {
+        "stored_via": "memory.add_many" if via == "add" else "conversation.append",
         "context": f"{args.context_turns} previous turn(s) of the session",
         "conversations": len(data),
-        "questions": sum(len(v) for v in per_cat["bm25"].values()),
+        "questions": sum(len(v) for v in scores.per_cat["bm25"].values()),
+        **scores.report(),
     }
-    for name in systems:
-        cats = per_cat[name]
-        allv = [x for v in cats.values() for x in v]
-        report[name] = {
-            "recall@5": round(statistics.fmean(x[0] for x in allv), 3),
-            "recall@10": round(statistics.fmean(x[1] for x in allv), 3),
-            "by_category": {
-                f"{c} {names[c]}": {
-                    "n": len(v),
-                    "recall@5": round(statistics.fmean(x[0] for x in v), 3),
-                    "recall@10": round(statistics.fmean(x[1] for x in v), 3),
-                }
-                for c, v in sorted(cats.items())
-            },
-        }
-    report["memory.search_ms"] = {"p50": _pct(search_ms, 50), "p95": _pct(search_ms, 95)}
-    every = [x for v in covered.values() for x in v]
-    report["answer_coverage_at_1000_tokens"] = {
-        "what": "share of the questions whose gold answer's content words all appear in a 1,000-token context.pack",
-        "all": round(statistics.fmean(every), 3),
-        "by_category": {f"{c} {names[c]}": round(statistics.fmean(v), 3) for c, v in sorted(covered.items())},
-    }
-    return report
 
 
 def answer_covered(answer: Any, text: str) -> bool:

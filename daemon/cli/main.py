@@ -895,11 +895,26 @@ def bench_import(**options: Any) -> None:
     type=click.Path(path_type=Path),
     help="Keep the turns' embeddings here, so a rerun (a fresh store each time) does not embed them again.",
 )
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A TOML file of settings for the bench's daemon (e.g. [retrieval] weights), to measure a choice.",
+)
+@click.option(
+    "--via",
+    type=click.Choice(["add", "append"]),
+    default="add",
+    show_default=True,
+    help="add: each turn a memory through memory.add_many; append: the conversations streamed through "
+    "conversation.append, found as episodes (then again after the Observer has run).",
+)
 def bench_locomo(**options: Any) -> None:
     """Evidence Recall@k of memory.search on LoCoMo.
 
     \b
         agentmemd bench locomo --data ../shared/bench/locomo/locomo10.json
+        agentmemd bench locomo --data ../shared/bench/locomo/locomo10.json --via append
     """
     _run_bench("locomo", options)
 

@@ -167,7 +167,8 @@ def _memory_tools(server: MCPServer, door: DaemonDoor) -> None:
             MemoryType,
             Field(
                 description="fact (what is true), preference (what the user likes), persona (how the agent "
-                "is), relational (about a person and the user), procedural (how to do something)."
+                "is), relational (about a person and the user), procedural (how to do something), episode (a "
+                "conversation turn as said; the daemon stores each appended or imported turn as one)."
             ),
         ],
         ctx: Context,

@@ -188,7 +188,7 @@ class Daemon:
                 watcher.stop()
             server.close()
             await server.wait_closed()
-            await loop.run_in_executor(None, services.worker.stop)
+            await loop.run_in_executor(None, services.stop_workers)
             # No new connections now; let requests in flight finish their writes,
             # then drop the idle connections.
             for _ in range(1000):

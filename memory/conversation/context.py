@@ -239,6 +239,7 @@ def build_context(
         turns = conversations.recent(session, max(2, cfg.keep_recent_turns))
     chosen, used = fit_turns(turns, history_budget)
     messages = [{"role": t["role"], "content": t["content"]} for t in chosen]
+    in_prefix += [t["episode"] for t in chosen if t.get("episode")]  # the turns shown are not packed again
 
     positions: list[int] = []
     if drift == "anchor":

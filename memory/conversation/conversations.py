@@ -80,6 +80,8 @@ class Conversations:
         self.tables = ConversationTables(service.store)
         self.cfg = config.conversation
         self.provider_name = provider_name
+        # Called once turns are stored (the episode worker's wake-up); set by the composition root.
+        self.on_turns_stored: Callable[[], None] = lambda: None
 
     # ---- turns -----------------------------------------------------------------------
 
@@ -99,6 +101,7 @@ class Conversations:
         }
         with self.store.transaction():
             seq = self.tables.add_turn(row)
+        self.on_turns_stored()
         return {"seq": seq, **self.counts(session)}
 
     def append_many(self, namespace: str, turns: list[dict[str, Any]]) -> list[int]:
@@ -113,7 +116,9 @@ class Conversations:
             for turn in turns
         ]
         with self.store.transaction():
-            return self.tables.add_turns(rows)
+            seqs = self.tables.add_turns(rows)
+        self.on_turns_stored()
+        return seqs
 
     def claim(self, session: str, namespace: str) -> None:
         """Conflict unless ``session`` is new or already one of ``namespace``'s conversations."""
@@ -285,6 +290,7 @@ class Conversations:
                 else []
             )
             for d, memory_id, ntok in zip(drafts, memory_ids, tokens):
+                self.store.link_turns(memory_id, d.source_turns)  # and so to the turns' episodes (m017)
                 self._insert_observation(
                     session=job.session,
                     namespace=job.namespace,
@@ -404,6 +410,7 @@ class Conversations:
                 members = [rows[s] for s in item.sources]
                 turns = sorted({t for m in members for t in json.loads(m["source_turns"])})
                 memory_id = self._memory_for(job, item, members, turns, vectors.get(n))
+                self.store.link_turns(memory_id, turns)
                 oid = self._insert_observation(
                     session=job.session,
                     namespace=job.namespace,

@@ -71,6 +71,12 @@ class RetrievalConfig(_Section):
         description="How much a memory's episode lifts it: similarity = its own match + this x 64/(64 + its "
         "tokens) x the best match of the memories stored just before and after it (0: off).",
     )
+    context_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="In BM25, what a word of a memory's context counts for against a word of the memory itself.",
+    )
     episode_gap_minutes: float = Field(
         240,
         gt=0,
@@ -90,6 +96,7 @@ class ScoringConfig(_Section):
             "preference": 0.5,
             "procedural": 0.3,
             "fact": 0.1,
+            "episode": 0.1,
         }
     )
 
@@ -119,6 +126,13 @@ class PackConfig(_Section):
     mmr_lambda: float = Field(0.7, ge=0, le=1)
     min_items: dict[MemoryType, int] = Field(default_factory=lambda: {"persona": 1})
     max_share: dict[MemoryType, float] = Field(default_factory=dict)
+    relevance_floor: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Past the type quotas, a candidate is packed only if its similarity is at least this share "
+        "of the best candidate's: priority orders what matches, it does not bring in what does not (0: off).",
+    )
     log_keep_packs: int = Field(10_000, ge=1, description="context.explain can explain this many of the newest packs.")
     log_keep_days: float = Field(30.0, gt=0, description="... and none older than this.")
 
@@ -230,6 +244,18 @@ class ConversationConfig(_Section):
     )
     memories_share: float = Field(0.3, ge=0, lt=1, description="Budget share of the Memory Pack.")
     history_share: float = Field(0.6, gt=0, lt=1, description="Budget share of the recent turns.")
+    episodes: bool = Field(
+        True, description="Every turn (appended or imported) also becomes a searchable episode memory."
+    )
+    episodes_of_assistant: bool = Field(
+        False,
+        description="The assistant's own replies become episodes too. Off: what the agent said is not evidence "
+        "of what is true, and a reply it got wrong would come back in its packs as memory.",
+    )
+    episode_context_turns: int = Field(
+        2, ge=0, le=20, description="Earlier turns of its session an episode is indexed with (its neighbourhood)."
+    )
+    episode_batch: int = Field(64, gt=0, le=1024, description="Turns the episode worker embeds and stores at once.")
 
     @model_validator(mode="after")
     def _shares(self) -> "ConversationConfig":

@@ -187,6 +187,10 @@ class MemoryRecord(BaseModel):
     audience: str = USER
     origin_chat: str | None = None
     said_by: str | None = None
+    # Memories made from the same conversation turns (m017): an observation's episodes (the turns
+    # as said), an episode's observations (what the Observer made of it). Current versions only.
+    episodes: list[str] = Field(default_factory=list)
+    observations: list[str] = Field(default_factory=list)
 
 
 class SignalsOut(BaseModel):
@@ -207,6 +211,9 @@ class SearchHit(BaseModel):
     tier: Tier
     source: str | None
     created: str
+    # Lower-ranked hits made from the same conversation turns (an episode and its observations),
+    # folded into this one so they do not take the places of other evidence.
+    folded: list[str] = Field(default_factory=list)
 
 
 class SearchResult(BaseModel):

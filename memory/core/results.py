@@ -137,6 +137,7 @@ class SyncResult(TurnCounts):
 
 
 class ConversationStatusResult(TurnCounts):
+    episodes_pending: int  # turns not yet stored as searchable episodes (the episode worker is on it)
     runs: list[Row]
     idle: bool
 

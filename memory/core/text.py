@@ -46,3 +46,24 @@ def count_words(text: str) -> int:
 def content_words(text: str) -> list[str]:
     """The words that say something: not stopwords, and longer than two characters."""
     return [w for w in words(text) if w not in STOPWORDS and len(w) > 2]
+
+
+SAID = " said: "
+MAX_SPEAKER_CHARS = 60
+
+
+def attributed(speaker: str, said: str) -> str:
+    """'Ana said: words': how an episode or an observation names who said it. Not 'Ana: words':
+    with the default speakers that is 'User: ...', which the pack's neutraliser rightly takes
+    for a forged turn marker (memory/safety) and removes."""
+    return f"{speaker}{SAID}{said}"
+
+
+def attribution(content: str) -> tuple[str, str]:
+    """(speaker, words) of an attributed text; ('', content) when it names none. Also reads the
+    older 'Ana: words' form that observations were stored in before."""
+    for sep in (SAID, ": "):
+        head, found, rest = content.partition(sep)
+        if found and len(head) <= MAX_SPEAKER_CHARS:
+            return head, rest
+    return "", content

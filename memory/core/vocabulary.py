@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-MemoryType = Literal["fact", "preference", "persona", "relational", "procedural"]
+MemoryType = Literal["fact", "preference", "persona", "relational", "procedural", "episode"]
 MEMORY_TYPES: tuple[str, ...] = get_args(MemoryType)
+# An episode is one turn of a conversation as it was said (issue 16): the raw evidence that the
+# Observer's observations (facts, preferences, ...) are distilled from; a pack prefers those.
+EPISODE = "episode"
 # Identity memories: pinned in every pack whatever their tier, and never decay below a floor.
 IDENTITY_TYPES = frozenset({"persona", "relational"})
 

@@ -23,7 +23,7 @@ from datetime import datetime
 import numpy as np
 
 from agentmemd.memory.core.clock import parse_time
-from agentmemd.memory.core.text import content_words
+from agentmemd.memory.core.text import attributed, attribution, content_words
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.language.cues import classify, information, main_clause
 from agentmemd.memory.language.dates import find_dates, human_date
@@ -57,13 +57,11 @@ MAX_ENTRY_WORDS = 40
 
 
 def _speaker(content: str) -> str:
-    head, sep, _ = content.partition(": ")
-    return head if sep and len(head) <= 60 else ""
+    return attribution(content)[0]
 
 
 def _body(content: str) -> str:
-    head, sep, rest = content.partition(": ")
-    return rest if sep and len(head) <= 60 else content
+    return attribution(content)[1]
 
 
 def top_priority(priorities) -> str:
@@ -107,7 +105,7 @@ class LocalProvider:
                     ObservationDraft(
                         priority=cue.priority,
                         category=cue.category,
-                        content=f"{turn.speaker}: {text}",
+                        content=attributed(turn.speaker, text),
                         source_turns=[turn.seq],
                         referenced_date=ref.referenced if ref else None,
                         relative_date=ref.phrase if ref else None,

@@ -19,6 +19,7 @@ from agentmemd.cron.scheduler import JobRunner
 from agentmemd.memory.consolidation.consolidator import Consolidator
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.conversation.episodes import EpisodeWorker
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.clock import make_clock, zone_named
 from agentmemd.memory.core.config import Config
@@ -62,6 +63,7 @@ class Services:
     indexer: WorkspaceIndexer | None
     runner: JobRunner
     worker: CompactionWorker
+    episodes: EpisodeWorker
     # Start-up work still running in the background ("workspace", "jobs"), as health reports it.
     catching_up: set[str] = field(default_factory=set)
 
@@ -126,6 +128,11 @@ class Services:
 
         register_jobs(runner, memories, config, writer, config.workspace.namespace, summarise=summarise)
         conversations = Conversations(memories, config, provider.name)
+        episodes = EpisodeWorker(
+            memories, conversations.tables, config.conversation, run_on_store, background=run_on_store is not run_here
+        )
+        conversations.on_turns_stored = episodes.wake
+        episodes.start()
         tracker = PersonaTracker(memories, config, provider.name)
         worker = CompactionWorker(
             conversations,
@@ -147,7 +154,9 @@ class Services:
 
         channels = ChannelService(store, conversations, worker, config, memories.clock, run_on_store, describe)
         worker.on_observed = channels.refresh_impressions
-        conversation_service = ConversationService(memories, conversations, tracker, worker, config, run_on_store)
+        conversation_service = ConversationService(
+            memories, conversations, tracker, worker, config, run_on_store, episodes
+        )
         conversation_service.people_note = channels.people_note
         return cls(
             config=config,
@@ -163,6 +172,7 @@ class Services:
             indexer=indexer,
             runner=runner,
             worker=worker,
+            episodes=episodes,
         )
 
     def health(self) -> HealthResult:
@@ -177,7 +187,13 @@ class Services:
         """Sessions whose Observer/Reflector run a crash interrupted; the worker looks at them again."""
         return self.conversations.recover()
 
-    def close(self) -> None:
-        """Stop the background worker (the run in progress finishes), then close the store."""
+    def stop_workers(self) -> None:
+        """Stop the background workers; the run or batch in progress finishes (its writes are one
+        transaction), what is queued is left for the next start."""
+        self.episodes.stop()
         self.worker.stop()
+
+    def close(self) -> None:
+        """Stop the background workers, then close the store."""
+        self.stop_workers()
         self.store.close()

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.context import build_context
 from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.conversation.episodes import EpisodeWorker
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
@@ -36,8 +37,10 @@ class ConversationService:
         worker: CompactionWorker,
         config: Config,
         run_on_store: RunOnStore,
+        episodes: EpisodeWorker,
     ):
         self.memories = memories
+        self.episodes = episodes  # turns become searchable episodes on it (memory/conversation/episodes.py)
         self.conversations = conversations
         self.tracker = tracker
         self.worker = worker
@@ -148,6 +151,7 @@ class ConversationService:
         self.conversations.require(session, namespace)
         return {
             **self.conversations.counts(session),
+            "episodes_pending": self.episodes.pending(session),
             "runs": self.conversations.runs(session),
             "idle": self.worker.idle(),
         }

@@ -15,12 +15,14 @@ class ConsolidationTables:
 
     def level0(self, namespace: str, limit: int) -> list[tuple[str, str, str, str, Any]]:
         """(id, content, type, created, vector) of the newest-accessed live memories that are not
-        themselves consolidated nodes, persona left out, and nothing said in a private chat: a node
+        themselves consolidated nodes, persona and episodes left out (a turn as said is consolidated
+        through the observations made of it), and nothing said in a private chat: a node
         is the user's own (memory/core/disclosure.py), and what X said in private may not reach the
         user's conversations by way of a pattern built from it."""
         rows = self.store.conn.execute(
             "SELECT id, content, type, created, embedding FROM memories "
-            "WHERE namespace = ? AND superseded_by IS NULL AND type != 'persona' AND audience NOT LIKE 'private:%' "
+            "WHERE namespace = ? AND superseded_by IS NULL AND type NOT IN ('persona', 'episode') "
+            "AND audience NOT LIKE 'private:%' "
             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
             "ORDER BY last_accessed DESC, seq DESC LIMIT ?",
             (namespace, limit),

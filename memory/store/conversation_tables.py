@@ -7,7 +7,7 @@ from typing import Any
 
 from agentmemd.memory.store.database import Store
 
-TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person"
+TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person, episode"
 
 
 class ConversationTables:
@@ -78,6 +78,37 @@ class ConversationTables:
             params,
         )
         return rows[::-1]
+
+    def unindexed(self, limit: int) -> list[dict[str, Any]]:
+        """The oldest turns not yet stored as episodes (m017), with who may hear them."""
+        return self.store._rows(
+            "SELECT seq, session, namespace, role, speaker, content, ts, person, chat, audience "
+            "FROM conversation_turns WHERE episode IS NULL ORDER BY seq LIMIT ?",
+            (limit,),
+        )
+
+    def unindexed_count(self, session: str | None = None) -> int:
+        where, params = ("AND session = ?", (session,)) if session else ("", ())
+        return self.store.conn.execute(
+            f"SELECT count(*) FROM conversation_turns WHERE episode IS NULL {where}", params
+        ).fetchone()[0]
+
+    def said_before(self, session: str, seq: int, count: int) -> list[tuple[str, str]]:
+        """Up to ``count`` (speaker, content) of the session's turns before ``seq``, oldest first."""
+        rows = self.store.conn.execute(
+            "SELECT speaker, content FROM conversation_turns WHERE session = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+            (session, seq, count),
+        ).fetchall()
+        return [(speaker, content) for speaker, content in reversed(rows)]
+
+    def set_episodes(self, episodes: dict[int, str]) -> int:
+        """Mark turns as stored, each as its episode memory; how many were still unmarked."""
+        return sum(
+            self.store.conn.execute(
+                "UPDATE conversation_turns SET episode = ? WHERE seq = ? AND episode IS NULL", (memory_id, seq)
+            ).rowcount
+            for seq, memory_id in episodes.items()
+        )
 
     def last_seq(self, session: str) -> int | None:
         return self.store.conn.execute(

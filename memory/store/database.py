@@ -229,7 +229,7 @@ class Store:
             "INSERT INTO memory_windows (seq, part, embedding) VALUES (?, ?, ?)",
             [(seq, part, to_blob(vec)) for part, vec in enumerate(vectors[1:], 1)],
         )
-        self._index(seq, row["namespace"], indexed_text(row["content"], row.get("context")), vectors)
+        self._index(seq, row["namespace"], row["content"], row.get("context"), vectors)
         return seq
 
     def _load_fts_numbers(self) -> dict[str, int]:
@@ -247,9 +247,9 @@ class Store:
             self._fts_numbers[namespace] = number
         return namespace_fts_table(number)
 
-    def _index(self, seq: int, namespace: str, text: str, vectors: np.ndarray) -> None:
+    def _index(self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray) -> None:
         table = self._fts_table(namespace, create=True)
-        self.conn.execute(f"INSERT INTO {table} (rowid, text) VALUES (?, ?)", (seq, text))
+        self.conn.execute(f"INSERT INTO {table} (rowid, text, context) VALUES (?, ?, ?)", (seq, content, context or ""))
         self.conn.execute(
             "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)",
             (seq, to_blob(vectors[0]), namespace),
@@ -300,9 +300,22 @@ class Store:
         )
 
     def mark_superseded(self, seq: int, new_id: str) -> None:
-        """The old version stays readable but leaves the search indexes for good."""
+        """The old version stays readable but leaves the search indexes for good; the new one
+        keeps the turns it was made from (m017)."""
         self.conn.execute("UPDATE memories SET superseded_by = ? WHERE seq = ?", (new_id, seq))
+        self.conn.execute(
+            "INSERT OR IGNORE INTO memory_turns (memory_id, turn_seq) SELECT ?, turn_seq FROM memory_turns "
+            "WHERE memory_id = (SELECT id FROM memories WHERE seq = ?)",
+            (new_id, seq),
+        )
         self._unindex(seq)
+
+    def link_turns(self, memory_id: str, turn_seqs: list[int]) -> None:
+        """Record the conversation turns ``memory_id`` was made from (m017 memory_turns)."""
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO memory_turns (memory_id, turn_seq) VALUES (?, ?)",
+            [(memory_id, seq) for seq in turn_seqs],
+        )
 
     def move_to_archive(self, seq: int, at: str) -> None:
         row = self.conn.execute("SELECT superseded_by FROM memories WHERE seq = ?", (seq,)).fetchone()
@@ -327,7 +340,7 @@ class Store:
         if row[4] is None:
             windows = self.window_vectors([seq]).get(seq)
             vectors = np.vstack([from_blob(row[3]), *([windows] if windows is not None else [])])
-            self._index(seq, row[0], indexed_text(row[1], row[2]), vectors)
+            self._index(seq, row[0], row[1], row[2], vectors)
 
     def set_source(self, seq: int, source: str | None) -> None:
         self.conn.execute("UPDATE memories SET source = ? WHERE seq = ?", (source, seq))
@@ -403,6 +416,44 @@ class Store:
             return rows[0], True
         return None
 
+    def neighbour_rows(self, seqs: list[int]) -> list[dict[str, Any]]:
+        """What lifting a memory by its neighbours needs of them (seq, embedding, audience, created):
+        not whole rows, which cost a pack ~8 ms at 100k memories."""
+        if not seqs:
+            return []
+        return self._rows(
+            f"SELECT seq, embedding, audience, created FROM memories WHERE seq IN ({', '.join('?' * len(seqs))})",
+            seqs,
+        )
+
+    def turns_of(self, memory_ids: list[str]) -> dict[str, set[int]]:
+        """memory id -> the conversation turns it was made from, for those made from any."""
+        out: dict[str, set[int]] = {}
+        with self._lock:
+            for start in range(0, len(memory_ids), 900):
+                chunk = memory_ids[start : start + 900]
+                for memory_id, seq in self.conn.execute(
+                    f"SELECT memory_id, turn_seq FROM memory_turns WHERE memory_id IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                ):
+                    out.setdefault(memory_id, set()).add(seq)
+        return out
+
+    def made_from_same_turns(self, memory_id: str) -> list[tuple[str, str]]:
+        """(id, type) of the current memories, live or archived, made from a turn ``memory_id``
+        was made from: an episode's observations, an observation's episodes."""
+        sql = (
+            "SELECT DISTINCT m.id, m.type FROM memory_turns a JOIN memory_turns b ON b.turn_seq = a.turn_seq "
+            "JOIN {table} m ON m.id = b.memory_id "
+            "WHERE a.memory_id = ? AND b.memory_id != ? AND m.superseded_by IS NULL"
+        )
+        with self._lock:
+            return [
+                (row[0], row[1])
+                for table in ("memories", "memory_archive")
+                for row in self.conn.execute(sql.format(table=table), (memory_id, memory_id))
+            ]
+
     def rows_by_seq(self, seqs: list[int]) -> list[dict[str, Any]]:
         if not seqs:
             return []
@@ -420,7 +471,7 @@ class Store:
         with self._lock:
             return self.vectors.search(namespace, vec, n, skip)
 
-    def bm25(self, namespace: str, terms: list[str], max_postings: int) -> Bm25Hits:
+    def bm25(self, namespace: str, terms: list[str], max_postings: int, context_weight: float = 1.0) -> Bm25Hits:
         """FTS5's BM25 of every memory of the namespace matching a term, with the namespace's own
         statistics (its FTS5 table, m014), and the score a full match would get.
 
@@ -447,8 +498,10 @@ class Store:
             full_match = sum(fts5_idf(count, df) for df, _, _ in frequencies)
             if not chosen:
                 return Bm25Hits({}, full_match)
+            # A word of the context counts context_weight of one of the memory's own (m018).
             rows = self.conn.execute(
-                f"SELECT rowid, -bm25({table}) FROM {table} WHERE {table} MATCH ?", (fts_query(chosen),)
+                f"SELECT rowid, -bm25({table}, 1.0, ?) FROM {table} WHERE {table} MATCH ?",
+                (context_weight, fts_query(chosen)),
             ).fetchall()
             return Bm25Hits(dict(rows), full_match)
 
@@ -548,9 +601,11 @@ class Store:
 
     def learned_between(self, namespace: str, start: str, end: str, limit: int) -> tuple[list[dict[str, Any]], int]:
         """(first ``limit`` memories learned in [start, end) that no workspace file, consolidation or
-        observation made, how many in all): the daily log's."""
+        observation made, and not episodes (the day's turns are in its observations), how many in
+        all): the daily log's."""
         where = (
             "FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
+            "AND type != 'episode' "
             "AND id NOT IN (SELECT memory_id FROM workspace_items) "
             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
             "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)"

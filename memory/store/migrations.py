@@ -501,7 +501,10 @@ def m014_namespace_fts(db):
     live = "FROM memories WHERE superseded_by IS NULL"
     for number, (namespace,) in enumerate(db.execute(f"SELECT DISTINCT namespace {live} ORDER BY 1").fetchall(), 1):
         db.execute("INSERT INTO fts_namespaces (namespace, number) VALUES (?, ?)", (namespace, number))
-        create_namespace_fts(db, number)
+        db.execute(
+            f"CREATE VIRTUAL TABLE {namespace_fts_table(number)} USING fts5("
+            "text, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')"
+        )
         db.execute(
             f"INSERT INTO {namespace_fts_table(number)} (rowid, text) SELECT seq, CASE WHEN coalesce(context, '') = '' "
             f"THEN content ELSE context || char(10) || content END {live} AND namespace = ?",
@@ -532,6 +535,49 @@ def m016_episode_index(db):
     db.execute("CREATE INDEX idx_memories_episode ON memories(namespace, superseded_by, seq)")
 
 
+@migrations()
+def m017_episodes(db):
+    """Episodes (issue 16): every conversation turn also becomes a memory of type 'episode'.
+
+    conversation_turns.episode: the memory id of the turn's episode (NULL: not indexed yet; the
+    episode worker picks those up, also after a crash or an upgrade). memory_turns: the turns a
+    memory was made from (an episode's own turn, an observation's source turns); two memories
+    sharing a turn are linked, so a pack can prefer the observation to the episode it restates.
+    """
+    db.execute("ALTER TABLE conversation_turns ADD COLUMN episode TEXT")
+    db.execute("CREATE INDEX idx_turns_unindexed ON conversation_turns(seq) WHERE episode IS NULL")
+    db.execute("CREATE INDEX idx_turns_session_unindexed ON conversation_turns(session) WHERE episode IS NULL")
+    db.execute(
+        """CREATE TABLE memory_turns (
+            memory_id TEXT NOT NULL,
+            turn_seq INTEGER NOT NULL,
+            PRIMARY KEY (memory_id, turn_seq)
+        ) WITHOUT ROWID"""
+    )
+    db.execute("CREATE INDEX idx_memory_turns_turn ON memory_turns(turn_seq)")
+    db.execute(
+        "INSERT OR IGNORE INTO memory_turns (memory_id, turn_seq) "
+        "SELECT o.memory_id, j.value FROM observations o, json_each(o.source_turns) j WHERE o.memory_id IS NOT NULL"
+    )
+
+
+@migrations()
+def m018_fts_context_column(db):
+    """A memory's context gets an FTS5 column of its own (issue 16), so BM25 can weigh the words
+    of the memory above the words around it ([retrieval] context_weight): a short turn indexed
+    with the turns before it no longer outranks the turn that says what was asked. Every
+    namespace's table is rebuilt from the live memories."""
+    live = "FROM memories WHERE superseded_by IS NULL"
+    for number, namespace in db.execute("SELECT number, namespace FROM fts_namespaces ORDER BY number").fetchall():
+        db.execute(f"DROP TABLE {namespace_fts_table(number)}")
+        create_namespace_fts(db, number)
+        db.execute(
+            f"INSERT INTO {namespace_fts_table(number)} (rowid, text, context) "
+            f"SELECT seq, content, coalesce(context, '') {live} AND namespace = ?",
+            (namespace,),
+        )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 
@@ -549,9 +595,10 @@ def namespace_fts_table(number: int) -> str:
 
 
 def create_namespace_fts(db, number: int) -> None:
-    """A namespace's FTS5 index. Contentless: it indexes content plus the optional context, which
-    is not a column of its own anywhere; contentless_delete lets a row leave it by rowid."""
+    """A namespace's FTS5 index (m018): the memory's text and its context, two columns so that
+    BM25 can weigh them apart. Contentless (the memories table holds the text);
+    contentless_delete lets a row leave it by rowid."""
     db.execute(
         f"CREATE VIRTUAL TABLE {namespace_fts_table(number)} USING fts5("
-        "text, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')"
+        "text, context, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')"
     )

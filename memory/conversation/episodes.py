@@ -1,0 +1,185 @@
+"""Episodes: every conversation turn, appended or imported, also becomes a searchable memory
+(issue 16), so a question finds what was said even before (or without) the Observer's
+observations of it.
+
+An episode is the turn as said ("Ana said: words"), of type ``episode``, dated when it was said,
+heard by whom the turn's conversation may be heard, and indexed with its session neighbourhood:
+the ``episode_context_turns`` turns said before it in its session (what the daemon knows when
+the turn arrives; never a later turn). It is linked to the observations made from its turn
+(m017 memory_turns), so a pack packs the turn once. The assistant's own replies become episodes
+only with ``episodes_of_assistant``: what the agent said is not evidence of what is true, and a
+reply it got wrong would come back in its packs as memory.
+
+The worker is off the request path: ``conversation.append`` and chat imports only store the turn
+and wake it. A run is
+
+    next batch   (store thread: the oldest turns without an episode, with their neighbourhoods)
+    embed        (worker thread: one batched model call, windows for long turns)
+    store batch  (store thread: the episode memories, their links and the turns' marks, ONE transaction)
+
+so a crash leaves a turn either with its episode or without one, and the next start picks up
+whatever has none (also every turn stored before episodes existed).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from agentmemd.memory.core.clock import parse_time
+from agentmemd.memory.core.config import ConversationConfig
+from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.core.models import AddParams
+from agentmemd.memory.core.text import attributed
+from agentmemd.memory.core.threads import RunOnStore
+from agentmemd.memory.core.vocabulary import EPISODE
+from agentmemd.memory.store.conversation_tables import ConversationTables
+from agentmemd.memory.store.database import indexed_text
+
+log = logging.getLogger("agentmemd")
+
+MAX_CONTENT_CHARS = 100_000  # AddParams' limit; a turn may be that long before its speaker is put in front
+MAX_CONTEXT_CHARS = 20_000
+
+
+def episode_text(speaker: str, content: str) -> str:
+    return attributed(speaker, content)[:MAX_CONTENT_CHARS]
+
+
+NOT_AN_EPISODE = ""  # conversation_turns.episode of a turn left out by choice (an assistant reply)
+
+
+@dataclass
+class EpisodeBatch:
+    turns: list[dict[str, Any]]  # those that become episodes
+    items: list[AddParams]
+    skipped: list[int]  # seqs of the turns that do not (the assistant's, unless episodes_of_assistant)
+
+    def texts(self) -> list[str]:
+        return [indexed_text(item.content, item.context) for item in self.items]
+
+
+class EpisodeWorker:
+    """One thread that turns stored turns into episode memories, a batch at a time."""
+
+    def __init__(
+        self,
+        memories,
+        tables: ConversationTables,
+        cfg: ConversationConfig,
+        run_on_store: RunOnStore,
+        *,
+        background: bool = True,
+    ):
+        """``background`` False (a library whose caller's thread is the store thread): no thread,
+        ``wake`` indexes the new turns before it returns."""
+        self.memories = memories
+        self.tables = tables
+        self.cfg = cfg
+        self.run_on_store = run_on_store
+        self.background = background
+        self._wanted = threading.Event()
+        self._stopping = threading.Event()
+        self._one_run = threading.Lock()  # the thread and a caller's catch_up never store a turn twice
+        self._thread: threading.Thread | None = None
+
+    # ---- control -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the thread; it first catches up on every turn that has no episode yet."""
+        if not self.cfg.episodes or not self.background or self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._loop, name="agentmemd-episodes", daemon=True)
+        self._thread.start()
+        self.wake()
+
+    def wake(self) -> None:
+        """New turns were stored: index them soon (never waits), or now without a thread."""
+        if self.background:
+            self._wanted.set()
+        else:
+            self.catch_up()
+
+    def stop(self) -> None:
+        """Let the batch in progress commit, then end the thread."""
+        self._stopping.set()
+        self._wanted.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+
+    def idle(self) -> bool:
+        return not self._wanted.is_set() and not self._one_run.locked()
+
+    def pending(self, session: str | None = None) -> int:
+        """Turns (of the session, or all) that have no episode yet; call on the store thread."""
+        return self.tables.unindexed_count(session) if self.cfg.episodes else 0
+
+    # ---- work --------------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            self._wanted.wait()
+            self._wanted.clear()
+            if self._stopping.is_set():
+                return
+            try:
+                self.catch_up()
+            except Exception:  # the turns are stored; their episodes come with the next wake or start
+                log.exception("episode indexing failed")
+
+    def catch_up(self) -> int:
+        """Index every turn that has no episode yet, a batch at a time; how many were indexed.
+        The daemon's thread calls it when woken; a library user (or a test) may call it directly."""
+        if not self.cfg.episodes:
+            return 0
+        done = 0
+        with self._one_run:
+            while not self._stopping.is_set():
+                batch = self.run_on_store(self.next_batch)
+                if batch is None:
+                    break
+                texts = batch.texts()
+                vectors = self.memories.embedder.embed_passages(texts) if texts else []  # not on the store thread
+                done += self.run_on_store(partial(self.store_batch, batch, vectors))
+        return done
+
+    def next_batch(self) -> EpisodeBatch | None:
+        turns = self.tables.unindexed(self.cfg.episode_batch)
+        if not turns:
+            return None
+        mine = [t for t in turns if t["role"] != "assistant" or self.cfg.episodes_of_assistant]
+        skipped = [t["seq"] for t in turns if t not in mine]
+        return EpisodeBatch(mine, [self._episode(turn) for turn in mine], skipped)
+
+    def _episode(self, turn: dict[str, Any]) -> AddParams:
+        before = self.tables.said_before(turn["session"], turn["seq"], self.cfg.episode_context_turns)
+        context = "\n".join(episode_text(speaker, said) for speaker, said in before)[-MAX_CONTEXT_CHARS:] or None
+        return AddParams(
+            content=episode_text(turn["speaker"], turn["content"]),
+            type=EPISODE,
+            namespace=turn["namespace"],
+            context=context,
+            created=parse_time(turn["ts"]),
+            source=f"conversation:{turn['session']}#turn:{turn['seq']}"[:1000],
+            tags=[EPISODE, turn["role"]],
+            audience=turn["audience"],  # heard where the turn's conversation may be heard
+            origin_chat=turn["chat"],
+            said_by=turn["person"],
+        )
+
+    def store_batch(self, batch: EpisodeBatch, vectors: list[np.ndarray]) -> int:
+        """The batch's episodes, their turn links and the turns' marks, in one transaction."""
+        store = self.memories.store
+        with store.transaction():
+            ids = self.memories.add_many(batch.items, vectors=vectors) if batch.items else []
+            for turn, memory_id in zip(batch.turns, ids):
+                store.link_turns(memory_id, [turn["seq"]])
+            marks = {t["seq"]: mid for t, mid in zip(batch.turns, ids)} | dict.fromkeys(batch.skipped, NOT_AN_EPISODE)
+            if self.tables.set_episodes(marks) != len(marks):
+                raise Conflict("turns were indexed as episodes by another run")
+        return len(ids)
