@@ -175,3 +175,108 @@ def test_the_anthropic_provider_summarises_the_nodes_through_the_cache(in_proces
         before = len(fake.requests)
         again = d.call("jobs.run", {"name": "consolidate"})["result"]
         assert len(fake.requests) == before and again.get("revised", 0) == 0 and again.get("added", 0) == 0
+
+
+TOPICS = {
+    "pottery": [
+        "I threw a new bowl on the pottery wheel today.",
+        "My pottery class glazed mugs in blue this week.",
+        "The kiln at the pottery studio fired our vases overnight.",
+        "I love shaping clay pots on the wheel at pottery class.",
+        "Our pottery teacher showed us how to trim a bowl.",
+        "I made a clay plate in pottery and painted it.",
+    ],
+    "hiking": [
+        "We hiked up the mountain trail to the summit at dawn.",
+        "The hiking trail through the pine forest was steep.",
+        "I bought new hiking boots for the mountain trek.",
+        "We camped by the lake after a long hike in the hills.",
+        "The mountain hike took six hours up and down the trail.",
+        "Hiking the ridge trail gave us views of the valley.",
+    ],
+}
+
+
+def test_new_memories_grow_the_tree_and_only_their_branch_is_rewritten(in_process):
+    """RAPTOR's incremental insertion (issue 16): a new memory joins the nearest pattern, whose
+    text (and its ancestors') is rewritten; the other nodes keep their memories; a pattern that
+    grows past max_cluster_size is clustered again; a run with nothing new changes nothing."""
+    d = in_process({"clock": {"start": "2024-05-01T00:00:00Z"}, "consolidation": {"max_cluster_size": 8}})
+
+    def add(texts):
+        d.call("memory.add_many", {"items": [{"content": t, "type": "fact", "namespace": "g"} for t in texts]})
+
+    def patterns():
+        return {n["id"]: n for n in d.call("consolidation.list", {"namespace": "g", "level": 1})["nodes"]}
+
+    add(TOPICS["pottery"] + TOPICS["hiking"])
+    first = d.call("jobs.run", {"name": "consolidate"})["result"]
+    assert first["derived"] == 1 and first["level1"] >= 2
+    before = patterns()
+    hiking = {i for i, n in before.items() if "hiking" in n["content"].lower() or "trail" in n["content"].lower()}
+    assert hiking and hiking != set(before)
+
+    again = d.call("jobs.run", {"name": "consolidate"})["result"]
+    assert (again["grown"], again["new_leaves"], again["added"], again.get("revised", 0)) == (1, 0, 0, 0)
+
+    d.call("clock.advance", {"hours": 24})
+    add(["At pottery class I glazed a clay bowl and fired it in the kiln."])
+    grown = d.call("jobs.run", {"name": "consolidate"})["result"]
+    assert grown["grown"] == 1 and grown["new_leaves"] == 1
+    after = patterns()
+    assert hiking <= set(after)  # the hiking patterns were not touched: same memories
+    changed = set(after) - set(before)
+    assert changed and all(
+        "pottery" in after[i]["content"].lower() or "clay" in after[i]["content"].lower() for i in changed
+    )
+    new_leaf = d.call("memory.search", {"query": "glazed a clay bowl fired in the kiln", "k": 1, "namespace": "g"})
+    assert any(new_leaf["results"][0]["id"] in after[i]["sources"] for i in changed)
+
+    d.call("clock.advance", {"hours": 24})
+    add([f"Pottery night {n}: I threw a clay bowl on the wheel and glazed it." for n in range(5)])
+    split = d.call("jobs.run", {"name": "consolidate"})["result"]
+    assert split["grown"] == 1
+    assert all(len(n["sources"]) <= 8 for n in patterns().values())  # past the limit: clustered again
+    assert hiking <= set(patterns())
+
+
+def test_the_query_kind_chooses_the_levels_and_a_node_states_only_what_it_quotes(consolidated):
+    """Seed 002 5.5 (issue 16): a specific fact is answered from memories, a thematic question may
+    reach patterns and principles, a planning one insights with the memories under them; a node's
+    `stated` lists only the memories whose words it carries."""
+    d = consolidated["d"]
+    levels = {n["id"]: n["level"] for n in nodes(d)}
+
+    def found(query):
+        hits = d.call("memory.search", {"query": query, "k": 30, "namespace": NS})["results"]
+        return hits, {levels.get(h["id"], 0) for h in hits}
+
+    _, fact = found("When did Caroline go to the LGBTQ support group?")
+    assert fact == {0}
+    hits, thematic = found("What kinds of activities does Melanie do with her family in general?")
+    assert thematic <= {0, 1, 2} and thematic & {1, 2}
+    _, planning = found("Would Melanie likely enjoy a pottery workshop with her kids?")
+    assert planning <= {0, 3}
+    for hit in (h for h in hits if h["id"] in levels):
+        assert hit["stated"], hit["content"]
+        for leaf in hit["stated"]:
+            said = d.call("memory.get", {"id": leaf, "namespace": NS})["content"]
+            assert said[:60].strip() in hit["content"]
+
+
+@pytest.mark.parametrize(
+    "query, kind",
+    [
+        ("When did Caroline go to the LGBTQ support group?", "fact"),
+        ("When is Melanie planning on going camping?", "fact"),
+        ("What kinds of activities does Melanie enjoy?", "thematic"),
+        ("What are Ana's hobbies?", "thematic"),
+        ("Would Caroline likely have Dr. Seuss books on her bookshelf?", "planning"),
+        ("What should we plan for the weekend? Any ideas for a trip?", "planning"),
+        ("What is Lisbon like in winter?", "planning"),
+    ],
+)
+def test_query_kinds(query, kind):
+    from agentmemd.memory.retrieval.query_kind import query_kind
+
+    assert query_kind(query) == kind

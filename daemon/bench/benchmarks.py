@@ -363,6 +363,25 @@ def turns_cited(source: str | None) -> list[int]:
     return [int(x) for x in numbers.split(",") if x.isdigit()]
 
 
+class _Evidence:
+    """The LoCoMo turns a hit is evidence of: a memory's own turn(s); a consolidated node's, only
+    those of the memories it states (quotes), never every leaf it summarises."""
+
+    def __init__(self, client: Client, ns: str, dias_of_memory):
+        self.client, self.ns, self.dias_of_memory = client, ns, dias_of_memory
+        self._memories: dict[str, dict[str, Any]] = {}
+
+    def of_hit(self, hit: dict[str, Any]) -> list[str]:
+        if not hit.get("stated"):
+            return self.dias_of_memory(hit)
+        return [d for leaf in hit["stated"] for d in self.dias_of_memory(self._memory(leaf))]
+
+    def _memory(self, memory_id: str) -> dict[str, Any]:
+        if memory_id not in self._memories:
+            self._memories[memory_id] = self.client.call("memory.get", {"id": memory_id, "namespace": self.ns})
+        return self._memories[memory_id]
+
+
 def _first_distinct(dia_lists: list[list[str]], k: int) -> list[str]:
     """The first ``k`` distinct turns the ranked hits cite, in rank order."""
     return list(dict.fromkeys(d for dias in dia_lists for d in dias))[:k]
@@ -478,8 +497,11 @@ def bench_locomo(args) -> dict[str, Any]:
     if args.conversations:
         data = data[: args.conversations]
     via = getattr(args, "via", "add")
+    tree = getattr(args, "tree", False)
     embedder = MiniLMEmbedder()
     daemon_systems = ("memory.search",) if via == "add" else ("episodes", "episodes+observations")
+    if tree:
+        daemon_systems += (f"{daemon_systems[-1]}+tree",)
     scores = _LocomoScores((*daemon_systems, "bm25", "dense", "hybrid_0.7dense_0.3bm25"))
     settings = tomllib.loads(Path(args.config_file).read_text()) if getattr(args, "config_file", None) else {}
     if via == "append":
@@ -492,17 +514,24 @@ def bench_locomo(args) -> dict[str, Any]:
             turns = locomo_turns(sample)
             if via == "add":
                 dias = _locomo_by_add(client, sample, turns, args, embedder)
-                _ask_daemon(client, scores, "memory.search", sample, lambda h, d=dias: d.get(h["id"], []))
+                evidence = _Evidence(client, ns, lambda memory, d=dias: d.get(memory["id"], []))
+                _ask_daemon(client, scores, "memory.search", sample, evidence.of_hit)
             else:
                 dia_of_seq = _locomo_by_append(client, sample)
 
-                def cited(hit: dict[str, Any], dia_of_seq=dia_of_seq) -> list[str]:
-                    return [dia_of_seq[s] for s in turns_cited(hit["source"]) if s in dia_of_seq]
+                def cited(memory: dict[str, Any], dia_of_seq=dia_of_seq) -> list[str]:
+                    return [dia_of_seq[s] for s in turns_cited(memory["source"]) if s in dia_of_seq]
 
-                _ask_daemon(client, scores, "episodes", sample, cited)
+                evidence = _Evidence(client, ns, cited)
+                _ask_daemon(client, scores, "episodes", sample, evidence.of_hit)
                 sessions = sorted({f"{ns}-session-{t['session']}" for t in turns})
                 _observe_all(client, ns, sessions)
-                _ask_daemon(client, scores, "episodes+observations", sample, cited)
+                _ask_daemon(client, scores, "episodes+observations", sample, evidence.of_hit)
+            if tree:  # the consolidation tree built (or grown) over what is stored, then asked again
+                run = client.call("jobs.run", {"name": "consolidate"})
+                if run["status"] != "ok":
+                    raise RuntimeError(f"consolidation failed: {run.get('error')}")
+                _ask_daemon(client, scores, daemon_systems[-1], sample, evidence.of_hit)
             _ask_baselines(scores, sample, turns, embedder, args.work_dir)
     return {
         "stored_via": "memory.add_many" if via == "add" else "conversation.append",

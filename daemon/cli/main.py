@@ -909,6 +909,11 @@ def bench_import(**options: Any) -> None:
     help="add: each turn a memory through memory.add_many; append: the conversations streamed through "
     "conversation.append, found as episodes (then again after the Observer has run).",
 )
+@click.option(
+    "--tree",
+    is_flag=True,
+    help="Also build the consolidation tree over what was stored (jobs.run consolidate) and ask again.",
+)
 def bench_locomo(**options: Any) -> None:
     """Evidence Recall@k of memory.search on LoCoMo.
 

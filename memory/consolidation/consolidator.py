@@ -3,9 +3,12 @@
 Level 0 is the namespace's live memories (persona items and earlier consolidation
 excluded). Each level above clusters the one below and summarises every cluster:
 
-* level 1, patterns: memories that say related things (average-linkage agglomerative
-  clustering of their embeddings, cosine >= ``level1_similarity``);
-* level 2, principles: patterns that belong together (clustering of pattern centroids);
+* level 1, patterns: memories that say related things (RAPTOR's soft clustering: a Gaussian
+  mixture over their embeddings reduced by PCA, components chosen by BIC, a memory in every
+  cluster whose posterior for it is at least ``membership``; a cluster larger than
+  ``max_cluster_size`` or less coherent than ``level1_similarity`` average cosine is clustered
+  again within itself);
+* level 2, principles: patterns that belong together (the same, over pattern centroids);
 * level 3, strategic insights: principles that belong together.
 
 The local summariser is extractive: a node's text is its distinctive keywords (c-TF-IDF
@@ -37,7 +40,7 @@ from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.text import STOPWORDS
 from agentmemd.memory.core.text import words as text_words
 from agentmemd.memory.core.threads import run_here
-from agentmemd.memory.retrieval.clustering import cluster
+from agentmemd.memory.retrieval.clustering import average_cosine, soft_clusters
 from agentmemd.memory.retrieval.embeddings import normalise
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.workspace.owned_sections import clip, neutralise
@@ -58,6 +61,7 @@ class Leaf:
     type: str
     created: str
     vector: np.ndarray
+    ingested: str = ""  # when it was stored: a leaf stored since the last run is new to the tree
 
 
 @dataclass
@@ -72,6 +76,7 @@ class Node:
     id: str | None = None  # memory id once stored
     head: str = ""  # "Pattern (hiking, alps): "; the content is head + the quotes (or a summary) + tail
     tail: str = ""  # " [5 memories, 2023-05-08 to 2023-06-01]"
+    stored_sources: list[str] | None = None  # a stored node's sources as stored (grow_tree: unchanged?)
 
     @property
     def sources(self) -> list[str]:
@@ -115,29 +120,25 @@ def _representative(vectors: np.ndarray, texts: list[list[str]], keywords: list[
     return order[:k]
 
 
-def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[Node]]:
-    """Levels 1-3 over the given level-0 memories (deterministic for the same input)."""
-    stop = STOPWORDS | GENERIC_CHAT_WORDS
-    by_id = {leaf.id: leaf for leaf in leaves}
-    leaf_words = {leaf.id: words(leaf.content, stop) for leaf in leaves}
-    thresholds = {1: cfg.level1_similarity, 2: cfg.level2_similarity, 3: cfg.level3_similarity}
-    tree: dict[int, list[Node]] = {}
-    below: list[Node] = [
-        Node(0, [], frozenset([leaf.id]), leaf.vector, [], leaf.content, leaf.type, id=leaf.id) for leaf in leaves
-    ]
-    for level in (1, 2, 3):
-        matrix = np.stack([n.vector for n in below]) if below else np.zeros((0, 1), dtype=np.float32)
-        groups = cluster(matrix, thresholds[level], cfg.min_sources)
-        if not groups:
-            tree[level] = []
-            break
-        members = [[below[i] for i in g] for g in groups]
-        covered = [sorted(frozenset().union(*(m.leaves for m in ms))) for ms in members]
+class _NodeMaker:
+    """Makes a node's text (its keywords, quotes and span) from the leaves under it."""
+
+    def __init__(self, leaves: list[Leaf]):
+        self.stop = STOPWORDS | GENERIC_CHAT_WORDS
+        self.by_id = {leaf.id: leaf for leaf in leaves}
+        self.leaf_words = {leaf.id: words(leaf.content, self.stop) for leaf in leaves}
+
+    def make(self, level: int, members: list[Node]) -> Node:
+        return self.make_many(level, [members])[0]
+
+    def make_many(self, level: int, groups: list[list[Node]]) -> list[Node]:
+        by_id, leaf_words = self.by_id, self.leaf_words
+        covered = [sorted(frozenset().union(*(m.leaves for m in ms))) for ms in groups]
         keywords = keywords_by_cluster(
             [[w for lid in ids for w in leaf_words[lid]] for ids in covered], list(leaf_words.values()), top=4
         )
         nodes = []
-        for ms, ids, kws in zip(members, covered, keywords):
+        for ms, ids, kws in zip(groups, covered, keywords):
             leaf_vectors = np.stack([by_id[i].vector for i in ids])
             centre = normalise(leaf_vectors.mean(axis=0))
             picks = _representative(leaf_vectors, [leaf_words[i] for i in ids], kws, 2 if len(ids) >= 4 else 1)
@@ -150,11 +151,135 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
             nodes.append(
                 Node(level, ms, frozenset(ids), centre, kws, head + " / ".join(quotes) + tail, mtype, None, head, tail)
             )
-        tree[level] = nodes
-        below = nodes
+        return nodes
+
+    def leaf_node(self, leaf_id: str) -> Node:
+        leaf = self.by_id[leaf_id]
+        return Node(0, [], frozenset([leaf.id]), leaf.vector, [], leaf.content, leaf.type, id=leaf.id)
+
+    def centre(self, leaves: frozenset[str]) -> np.ndarray:
+        return normalise(np.stack([self.by_id[i].vector for i in sorted(leaves)]).mean(axis=0))
+
+
+THRESHOLD = {1: "level1_similarity", 2: "level2_similarity", 3: "level3_similarity"}
+
+
+def _groups(matrix: np.ndarray, level: int, cfg: ConsolidationConfig) -> list[list[int]]:
+    return soft_clusters(
+        matrix,
+        getattr(cfg, THRESHOLD[level]),
+        cfg.min_sources,
+        membership=cfg.membership,
+        max_size=cfg.max_cluster_size,
+    )
+
+
+def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[Node]]:
+    """Levels 1-3 over the given level-0 memories (deterministic for the same input)."""
+    maker = _NodeMaker(leaves)
+    tree: dict[int, list[Node]] = {}
+    below: list[Node] = [maker.leaf_node(leaf.id) for leaf in leaves]
+    for level in (1, 2, 3):
+        matrix = np.stack([n.vector for n in below]) if below else np.zeros((0, 1), dtype=np.float32)
+        groups = _groups(matrix, level, cfg)
+        if not groups:
+            tree[level] = []
+            break
+        tree[level] = maker.make_many(level, [[below[i] for i in g] for g in groups])
+        below = tree[level]
     for level in (1, 2, 3):
         tree.setdefault(level, [])
     return tree
+
+
+def grow_tree(
+    leaves: list[Leaf], new: set[str], stored: dict[int, list[dict[str, Any]]], cfg: ConsolidationConfig
+) -> dict[int, list[Node]]:
+    """The stored tree with the new level-0 memories put in (RAPTOR's incremental insertion, seed
+    002 5.5): each new memory joins the level-1 node it fits best, when the node's members stay as
+    close to each other as a cluster's must (average cosine >= level1_similarity); the rest are
+    clustered among themselves into new nodes, which join the nearest node of the level above in
+    the same way. A node that grows past ``max_cluster_size`` is clustered again within itself.
+    Memories that left level 0 leave their nodes, and a node left with fewer than ``min_sources``
+    goes. Only the changed nodes and their ancestors get new text; the others keep theirs, so the
+    commit keeps their memories as they are. ``new``: the ids of the leaves stored since the last
+    run (an older leaf outside the tree found no cluster then, and waits for the next derivation)."""
+    maker = _NodeMaker(leaves)
+    current = set(maker.by_id)
+    by_old_id: dict[str, list[Node]] = {}  # a stored node's id -> the node(s) it is now
+    tree: dict[int, list[Node]] = {}
+    below_new: list[Node] = [maker.leaf_node(i) for i in sorted((new & current) - _stored_leaves(stored))]
+    for level in (1, 2, 3):
+        nodes, changed = [], []
+        for row in stored.get(level, []):
+            children = _children(row, level, maker, by_old_id, current)
+            if len(children) < cfg.min_sources:
+                by_old_id[row["memory_id"]] = []
+                continue
+            leaves_now = frozenset().union(*(c.leaves for c in children))
+            node = Node(
+                level,
+                children,
+                leaves_now,
+                maker.centre(leaves_now),
+                json.loads(row["keywords"]),
+                row["content"],
+                row["type"],
+                id=row["memory_id"],
+                stored_sources=sorted(json.loads(row["sources"])),
+            )
+            by_old_id[row["memory_id"]] = [node]
+            nodes.append(node)
+        # New nodes (or leaves) from below join the node here they fit best, when the node stays as
+        # coherent as a cluster must be (average cosine of its members); the rest cluster together.
+        lonely: list[Node] = []
+        for arrival in below_new:
+            fits = [(average_cosine(np.stack([*(c.vector for c in n.children), arrival.vector])), n) for n in nodes]
+            fit, best = max(fits, key=lambda f: f[0], default=(0.0, None))
+            if best is not None and fit >= getattr(cfg, THRESHOLD[level]):
+                best.children.append(arrival)
+                best.leaves = best.leaves | arrival.leaves
+            else:
+                lonely.append(arrival)
+        fresh: list[Node] = []
+        if len(lonely) >= cfg.min_sources:
+            matrix = np.stack([n.vector for n in lonely])
+            fresh = maker.make_many(level, [[lonely[i] for i in g] for g in _groups(matrix, level, cfg)])
+        kept: list[Node] = []
+        for node in nodes:
+            ids = sorted(c.id or "" for c in node.children)
+            if ids == node.stored_sources:
+                kept.append(node)  # unchanged: its text and memory stay
+                continue
+            if len(node.children) > cfg.max_cluster_size:  # grown past its limit: split
+                matrix = np.stack([c.vector for c in node.children])
+                pieces = maker.make_many(level, [[node.children[i] for i in g] for g in _groups(matrix, level, cfg)])
+                by_old_id[node.id or ""] = pieces
+                changed += pieces
+                continue
+            remade = maker.make(level, node.children)
+            remade.id = None
+            by_old_id[node.id or ""] = [remade]
+            changed.append(remade)
+        tree[level] = kept + changed + fresh
+        below_new = fresh  # changed nodes are their parents' children already
+    return tree
+
+
+def _stored_leaves(stored: dict[int, list[dict[str, Any]]]) -> frozenset[str]:
+    return frozenset().union(*(row["leaves"] for row in stored.get(1, [])))
+
+
+def _children(row, level: int, maker: _NodeMaker, by_old_id: dict[str, list[Node]], current: set[str]) -> list[Node]:
+    """A stored node's children as they are now: its leaves still at level 0 (level 1), or the
+    nodes its stored sources became (above)."""
+    if level == 1:  # in the stored order, so an unchanged node is written back as it was
+        return [maker.leaf_node(i) for i in json.loads(row["sources"]) if i in current]
+    out: dict[int, Node] = {}
+    for source in json.loads(row["sources"]):
+        for node in by_old_id.get(source, []):
+            out[id(node)] = node
+    return list(out.values())
 
 
 class Consolidator:
@@ -190,20 +315,40 @@ class Consolidator:
         return self.tables.namespaces()
 
     def run(self, namespace: str, now: datetime) -> dict[str, int]:
-        """Cluster and embed on the calling thread; then one short transaction on the store thread."""
-        leaves = self.run_on_store(lambda: self.level0(namespace))
-        tree = build_tree(leaves, self.cfg)
+        """Cluster and embed on the calling thread; then one short transaction on the store thread.
+        With a tree stored, new memories are put into it (``grow_tree``) unless more than
+        ``rebuild_share`` of level 0 is new, when the whole tree is derived again."""
+        leaves, stored = self.run_on_store(lambda: (self.level0(namespace), self._stored_rows(namespace)))
+        in_tree = _stored_leaves(stored)
+        last_run = max((r["derived_at"] for rows in stored.values() for r in rows), default="")
+        new = {leaf.id for leaf in leaves if leaf.id not in in_tree and leaf.ingested > last_run}
+        fresh = len(new)
+        grow = bool(in_tree) and fresh <= self.cfg.rebuild_share * len(leaves)
+        tree = grow_tree(leaves, new, stored, self.cfg) if grow else build_tree(leaves, self.cfg)
         if self.summarise is not None:
             self._summarise(tree, namespace)
-        contents = sorted({node.content for level in (1, 2, 3) for node in tree[level]})
+        # Only new or changed text is embedded: a node the growth left alone keeps its memory.
+        contents = sorted({node.content for level in (1, 2, 3) for node in tree[level] if node.id is None})
         vectors = dict(zip(contents, self.service.embedder.embed_passages(contents))) if contents else {}
-        return self.run_on_store(lambda: self._commit(namespace, leaves, tree, now, vectors))
+        counts = self.run_on_store(lambda: self._commit(namespace, leaves, tree, now, vectors))
+        # Namespaces whose tree grew (new memories put in) or was derived again; the new memories.
+        return {**counts, "grown": int(grow), "derived": int(not grow), "new_leaves": fresh}
+
+    def _stored_rows(self, namespace: str) -> dict[int, list[dict[str, Any]]]:
+        """Stored nodes whose memory is live, by level (read only; ``stored`` also drops the rest)."""
+        out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
+        for r in self.tables.stored(namespace):
+            if r["content"] is not None:
+                out[r["level"]].append({**r, "leaves": frozenset(json.loads(r["leaves"]))})
+        return out
 
     def _summarise(self, tree: dict[int, list[Node]], namespace: str) -> None:
-        """Each node's quotes become a summary of what it was built from, level by level (a level-2
-        node summarises its patterns' summaries). A failed call keeps the node's quotes."""
+        """Each new or changed node's quotes become a summary of what it was built from, level by
+        level (a level-2 node summarises its patterns' summaries). A failed call keeps the quotes."""
         for level in (1, 2, 3):
             for node in tree[level]:
+                if node.id is not None:
+                    continue  # unchanged since it was summarised
                 texts = [child.content for child in node.children]
                 try:
                     summary = self.summarise(texts, namespace)

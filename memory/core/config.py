@@ -191,7 +191,9 @@ class ConsolidationConfig(_Section):
     """Nightly consolidation (seed 002, 3.3): level 0 memories -> 1 patterns -> 2 principles -> 3 insights."""
 
     max_level0: int = Field(4000, gt=1, description="Most recently used level-0 memories clustered per namespace.")
-    level1_similarity: float = Field(0.55, gt=0, lt=1, description="Average cosine that joins memories into a pattern.")
+    level1_similarity: float = Field(
+        0.55, gt=0, lt=1, description="A pattern's memories have at least this average cosine (else it is split)."
+    )
     level2_similarity: float = Field(
         0.6, gt=0, lt=1, description="Average cosine that joins patterns into a principle."
     )
@@ -199,6 +201,23 @@ class ConsolidationConfig(_Section):
         0.55, gt=0, lt=1, description="Average cosine that joins principles into an insight."
     )
     min_sources: int = Field(2, ge=2, description="A node needs at least this many sources.")
+    membership: float = Field(
+        0.4,
+        gt=0,
+        le=1,
+        description="Soft clustering (a Gaussian mixture): a memory is part of every cluster whose posterior "
+        "probability for it is at least this, and always of its likeliest one.",
+    )
+    max_cluster_size: int = Field(
+        40, ge=2, description="A cluster larger than this is clustered again within itself (RAPTOR's recursion)."
+    )
+    rebuild_share: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="New memories are put into the stored tree, unless more than this share of level 0 is new: "
+        "then the whole tree is derived again.",
+    )
     memory_file: str = Field(
         "MEMORY.md", min_length=1, description="Workspace file whose owned section shows the result."
     )

@@ -214,6 +214,9 @@ class SearchHit(BaseModel):
     # Lower-ranked hits made from the same conversation turns (an episode and its observations),
     # folded into this one so they do not take the places of other evidence.
     folded: list[str] = Field(default_factory=list)
+    # A consolidated node's provenance: the memories under it whose words it states (its quotes).
+    # It is evidence of those only, not of every leaf it summarises.
+    stated: list[str] = Field(default_factory=list)
 
 
 class SearchResult(BaseModel):
@@ -241,6 +244,7 @@ class PackItem(BaseModel):
     score: float
     tokens: int
     source: str | None
+    stated: list[str] = Field(default_factory=list)  # a consolidated node's: the memories it states
 
 
 class PackResult(BaseModel):

@@ -1,6 +1,9 @@
-"""Agglomerative clustering of embeddings: consolidation's groups and the local Reflector's."""
+"""Clustering of embeddings: agglomerative groups (consolidation's and the local Reflector's) and the soft
+Gaussian-mixture membership and splits of the consolidation tree (seed 002, 5.5)."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -18,3 +21,109 @@ def cluster(vectors: np.ndarray, similarity: float, min_size: int) -> list[list[
     for i, label in enumerate(labels):
         groups.setdefault(int(label), []).append(i)
     return sorted((g for g in groups.values() if len(g) >= min_size), key=lambda g: (-len(g), g[0]))
+
+
+REDUCED_DIMS = 10
+
+
+def average_cosine(vectors: np.ndarray) -> float:
+    """Mean pairwise cosine of unit rows (without a row's cosine with itself), from their mean."""
+    n = len(vectors)
+    if n < 2:
+        return 1.0
+    centre = vectors.mean(axis=0)
+    return float((n * float(centre @ centre) - 1.0) / (n - 1))
+
+
+def soft_clusters(
+    vectors: np.ndarray,
+    similarity: float,
+    min_size: int,
+    *,
+    membership: float = 0.4,
+    max_size: int = 40,
+) -> list[list[int]]:
+    """Soft clusters (seed 002, 5.5, after RAPTOR): groups of rows whose average pairwise cosine
+    is at least ``similarity`` (average-linkage agglomerative clustering, which found the
+    conversation's threads where a mixture fitted from scratch split or blurred them), then a
+    Gaussian mixture over the embeddings reduced by PCA, one component per group started at its
+    centre, gives every row its posterior for every group: a row also belongs to each group whose
+    posterior for it is at least ``membership``, when the group stays that coherent with it (one
+    memory can be part of two patterns, and a memory no group took can join one). A group larger
+    than ``max_size`` is split by a mixture of two to four components of its own. Deterministic.
+    Groups of row indexes, largest first."""
+    hard = cluster(vectors, similarity, min_size)
+    groups: list[list[int]] = []
+    for group in hard:
+        groups += _split_large(vectors, group, similarity, min_size, max_size) if len(group) > max_size else [group]
+    if len(groups) >= 1 and len(vectors) > len(groups):
+        groups = _soft_members(vectors, groups, similarity, membership, max_size)
+    unique = {tuple(sorted(g)) for g in groups if len(g) >= min_size}
+    return sorted((list(g) for g in unique), key=lambda g: (-len(g), g[0]))
+
+
+def _reduce(vectors: np.ndarray) -> np.ndarray:
+    """The embeddings in REDUCED_DIMS dimensions (PCA: a Gaussian mixture over 384 dimensions
+    needs far more points than a namespace has)."""
+    from sklearn.decomposition import PCA
+
+    dims = max(1, min(REDUCED_DIMS, len(vectors) - 1, vectors.shape[1]))
+    return PCA(n_components=dims, random_state=0).fit_transform(vectors.astype(np.float64))
+
+
+def _soft_members(
+    vectors: np.ndarray, groups: list[list[int]], similarity: float, membership: float, max_size: int
+) -> list[list[int]]:
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.mixture import GaussianMixture
+
+    reduced = _reduce(vectors)
+    means = np.stack([reduced[g].mean(axis=0) for g in groups])
+    gm = GaussianMixture(
+        len(groups), covariance_type="diag", reg_covar=1e-3, means_init=means, max_iter=20, random_state=0
+    )
+    with warnings.catch_warnings():  # 20 EM steps from the groups' centres are enough for memberships
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        gm.fit(reduced)
+    posterior = gm.predict_proba(reduced)
+    out = []
+    for c, group in enumerate(groups):
+        members = list(group)
+        for i in np.flatnonzero(posterior[:, c] >= membership).tolist():
+            if len(members) >= max_size:
+                break
+            if i not in members and average_cosine(vectors[[*members, i]]) >= similarity:
+                members.append(i)
+        out.append(members)
+    return out
+
+
+def _split_large(
+    vectors: np.ndarray, group: list[int], similarity: float, min_size: int, max_size: int
+) -> list[list[int]]:
+    """A group past ``max_size`` split by the best (BIC) mixture of 2-4 components; each piece
+    split again while still too large; pieces kept when coherent."""
+    from sklearn.mixture import GaussianMixture
+
+    reduced = _reduce(vectors[group])
+    best, best_bic = None, np.inf
+    for k in (2, 3, 4):
+        if k * min_size > len(group):
+            break
+        gm = GaussianMixture(k, covariance_type="diag", reg_covar=1e-3, random_state=0).fit(reduced)
+        bic = gm.bic(reduced)
+        if bic < best_bic:
+            best, best_bic = gm, bic
+    if best is None:
+        return [group]
+    labels = best.predict(reduced)
+    out: list[list[int]] = []
+    for c in range(best.n_components):
+        piece = [group[i] for i in np.flatnonzero(labels == c).tolist()]
+        if len(piece) == len(group):
+            return [group]  # no split found: keep it whole
+        if len(piece) > max_size:
+            out += _split_large(vectors, piece, similarity, min_size, max_size)
+        elif len(piece) >= min_size and average_cosine(vectors[piece]) >= similarity:
+            out.append(piece)
+    return out

@@ -56,6 +56,7 @@ from agentmemd.memory.retrieval.decay import (
 )
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
+from agentmemd.memory.retrieval.query_kind import LEVELS, query_kind
 from agentmemd.memory.retrieval.scoring import (
     Signals,
     effective_priority,
@@ -64,6 +65,8 @@ from agentmemd.memory.retrieval.scoring import (
     lexical_signal,
     similarity_signal,
 )
+from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
+from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store, from_blob, fts_terms, indexed_text
 
 PRUNE_EVERY = 100  # packs between two prunings of the pack log
@@ -124,6 +127,7 @@ class Memories:
         self.config = config
         self._packs_logged = 0
         self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-embed")
+        self.tree_tables = ConsolidationTables(store)  # the consolidation tree's nodes and their leaves
 
     # ---- writes -------------------------------------------------------------
 
@@ -376,7 +380,11 @@ class Memories:
         known = {r["seq"]: float(m) for r, m in zip(rows, matches)}
         wanted = {n for pair in adjacent.values() for n in pair if n is not None and n not in known}
         others = [r for r in self.store.neighbour_rows(sorted(wanted)) if self.may_hear(listener, r["audience"])]
-        known.update({r["seq"]: float(m) for r, m in zip(others, self._matches(others, qvec, lexical))})
+        # Their dense part from the in-RAM index (float16 is precise enough for a lift).
+        cosines = self.store.best_cosines(namespace, [r["seq"] for r in others], qvec)
+        known.update(
+            {r["seq"]: similarity_signal(cosines.get(r["seq"], 0.0), lexical.get(r["seq"], 0.0), rc) for r in others}
+        )
         created = {r["seq"]: parse_time(r["created"]) for r in [*rows, *others]}
         out: dict[int, float] = {}
         for r in rows:
@@ -465,11 +473,38 @@ class Memories:
             seqs[seq] = None
         seqs.update(dict.fromkeys(extra))
         lexical = {seq: lexical_signal(score, hits.full_match) for seq, score in bm25.items()}
-        rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
+        rows = self._tree_levels(namespace, query, self.store.rows_by_seq([s for s in seqs if s not in unheard]))
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
         scored = self._score_rows(rows, qvec, lexical, self.clock.now(), namespace=namespace, listener=listener)
         return scored, qvec, kept_out
+
+    def _tree_levels(self, namespace: str, query: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The candidates of the consolidation tree's levels the query's kind calls for (seed 002,
+        5.5): a specific fact the memories only, a thematic question patterns and principles too,
+        a planning or "what is X like" question the insights, with the memories under them."""
+        levels = LEVELS[query_kind(query)]
+        kept = [r for r in rows if tree_level(r) in levels]
+        if 3 in levels:
+            insights = [r["id"] for r in kept if tree_level(r) == 3]
+            have = {r["id"] for r in kept}
+            under = {leaf for leaves in self.tree_tables.leaves_of(insights).values() for leaf in leaves} - have
+            kept += [r for r in self.store.rows_by_id(sorted(under)) if r["namespace"] == namespace]
+        return kept
+
+    def _stated(self, rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+        """node id -> the leaves whose words it states, for the consolidated nodes among ``rows``."""
+        nodes = {r["id"]: r["content"] for r in rows if tree_level(r)}
+        if not nodes:
+            return {}
+        leaves_of = self.tree_tables.leaves_of(sorted(nodes))
+        content = {
+            r["id"]: r["content"] for r in self.store.rows_by_id(sorted({x for v in leaves_of.values() for x in v}))
+        }
+        return {
+            node: stated_leaves(text, [(leaf, content.get(leaf, "")) for leaf in leaves_of.get(node, [])])
+            for node, text in nodes.items()
+        }
 
     def _kept_out(self, namespace: str, qvec: np.ndarray, bm25: dict[int, float], unheard: set[int]) -> list[Scored]:
         """The memories a listener may not hear that would have been among its best candidates."""
@@ -496,6 +531,7 @@ class Memories:
         # context.pack is what the weighted score decides; both stay visible in every hit.
         hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
         kept, folded = self._fold_same_turns(hits)
+        stated = self._stated([s.row for s in kept[: p.k]])
         return SearchResult(
             results=[
                 SearchHit(
@@ -508,6 +544,7 @@ class Memories:
                     source=s.row["source"],
                     created=s.row["created"],
                     folded=folded.get(s.row["id"], []),
+                    stated=stated.get(s.row["id"], []),
                 )
                 for s in kept[: p.k]
             ]
@@ -572,6 +609,7 @@ class Memories:
             {**_logged(s, None, False, excluded), "why_not": why_not(p.audience or "", s.row["audience"])}
             for s in best_first(kept_out)
         ]
+        stated = self._stated([s.row for s in eligible if s.row["id"] in chosen_ids])
         result_items = [
             PackItem(
                 id=it.candidate.id,
@@ -579,6 +617,7 @@ class Memories:
                 score=it.candidate.score,
                 tokens=it.tokens,
                 source=it.candidate.source,
+                stated=stated.get(it.candidate.id, []),
             )
             for it in items
         ]

@@ -47,9 +47,43 @@ class _NamespaceMatrix:
         self.rows: dict[int, list[int]] = {}
         for i, seq in enumerate(seqs):
             self.rows.setdefault(seq, []).append(i)
+        self._ordered: np.ndarray | None = None  # the live seqs, ascending (made again after a write)
+
+    def ordered(self) -> np.ndarray:
+        if self._ordered is None:
+            self._ordered = np.fromiter(sorted(self.rows), dtype=np.int64, count=len(self.rows))
+        return self._ordered
+
+    def adjacent(self, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        """seq -> the live memories stored just before and just after it (by seq)."""
+        ordered = self.ordered()
+        at = np.searchsorted(ordered, np.asarray(seqs, dtype=np.int64))
+        out: dict[int, tuple[int | None, int | None]] = {}
+        for seq, i in zip(seqs, at.tolist()):
+            after = i + 1 if i < len(ordered) and ordered[i] == seq else i
+            out[seq] = (
+                int(ordered[i - 1]) if i > 0 else None,
+                int(ordered[after]) if after < len(ordered) else None,
+            )
+        return out
+
+    def best_cosines(self, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
+        """seq -> its best row's cosine with ``qvec`` (float16 rows: a lift, not a score)."""
+        wanted = [(seq, row) for seq in seqs for row in self.rows.get(seq, ())]
+        if not wanted:
+            return {}
+        # numpy on a zero-copy view: a few hundred rows are not worth torch's thread pool, whose
+        # wake-ups made this 10x slower on a busy machine.
+        rows = self.vectors.numpy()[np.fromiter((row for _, row in wanted), dtype=np.int64, count=len(wanted))]
+        sims = (rows.astype(np.float32) @ np.asarray(qvec, dtype=np.float32)).tolist()
+        out: dict[int, float] = {}
+        for (seq, _), sim in zip(wanted, sims):
+            out[seq] = max(out.get(seq, -1.0), sim)
+        return out
 
     def add(self, seq: int, vectors: np.ndarray) -> None:
         self.remove(seq)  # a memory re-indexed (restored from the archive) replaces its rows
+        self._ordered = None
         for vec in np.atleast_2d(vectors):
             if self.size == len(self.seqs):
                 grown = torch.zeros((len(self.seqs) * 2, self.vectors.shape[1]), dtype=torch.float16)
@@ -63,6 +97,8 @@ class _NamespaceMatrix:
             self.vectors[row] = torch.from_numpy(np.array(vec, dtype=np.float32)).to(torch.float16)
 
     def remove(self, seq: int) -> None:
+        if seq in self.rows:
+            self._ordered = None
         for row in sorted(self.rows.pop(seq, ()), reverse=True):
             last = self.size - 1
             if row != last:
@@ -136,6 +172,13 @@ class VectorIndex:
     def size(self, namespace: str) -> int:
         """How many live memories the namespace has (not vectors: a long one has several)."""
         return len(self._space(namespace).rows)
+
+    def adjacent(self, namespace: str, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        """seq -> the namespace's live memories stored just before and just after it."""
+        return self._space(namespace).adjacent(seqs)
+
+    def best_cosines(self, namespace: str, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
+        return self._space(namespace).best_cosines(seqs, qvec)
 
     # Called by the store after a transaction commits.
     def add(self, namespace: str, seq: int, vectors: np.ndarray) -> None:

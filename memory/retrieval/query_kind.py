@@ -1,0 +1,59 @@
+"""What kind of question a query is, which decides the consolidation tree's levels it searches
+(seed 002, 5.5; issue 16): a specific fact wants the leaves (the memories themselves), a thematic
+question the patterns and principles above them (levels 1-2), a planning or "what is X like"
+question the strategic insights (level 3) with the leaves that support them.
+
+Cue phrases, not a model: no language model runs at query time. English only, like the local
+Observer's cues; a query in another language is taken for a specific fact (leaves only), which is
+what search did before the tree was a retrieval structure.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+QueryKind = Literal["fact", "thematic", "planning"]
+
+# Levels of the consolidation tree each kind searches (0 = leaves).
+LEVELS: dict[str, frozenset[int]] = {
+    "fact": frozenset({0}),
+    "thematic": frozenset({0, 1, 2}),
+    "planning": frozenset({0, 3}),
+}
+
+# Asking for a recommendation, a plan or a judgement of what someone is like, not about a plan
+# someone made ("When is Melanie planning on going camping?" is a fact).
+_PLANNING = re.compile(
+    r"^(?:would|might|could) |\b(?:should (?:i|we)|recommend (?:me|us|for)|suggest (?:to me|to us|for|some|a|an)|"
+    r"any (?:ideas|suggestions|tips)|ideas for|help me|what (?:is|are) \w+(?: \w+)? like|would \w+(?: \w+)? "
+    r"(?:likely|probably|be|enjoy|like|want|prefer|still|pursue|consider)|likely|might|what would)\b",
+    re.IGNORECASE,
+)
+# Asking across many memories: kinds of things, habits, interests, what someone has done.
+_THEMATIC = re.compile(
+    r"\b(?:what (?:kinds?|sorts?|types?) of (?:\w+ )?(?:things|activities|hobbies|books|music|food|places|events|art|"
+    r"games|sports|pets)|what activities|in general|usually|tends? to|themes?|topics|interests?|hobbies|habits?|"
+    r"(?:which|what) \w+ (?:has|have) \w+ (?:done|been to|tried|visited|made|read|painted|played)|"
+    r"how (?:has|have) \w+ (?:changed|grown))\b",
+    re.IGNORECASE,
+)
+
+
+def query_kind(query: str) -> QueryKind:
+    """The kind of question ``query`` is, from its wording.
+
+    >>> query_kind("When did Caroline go to the support group?")
+    'fact'
+    >>> query_kind("When is Melanie planning on going camping?")
+    'fact'
+    >>> query_kind("What kinds of activities does Melanie enjoy?")
+    'thematic'
+    >>> query_kind("Would Melanie likely enjoy a concert for her birthday?")
+    'planning'
+    """
+    if _PLANNING.search(query):
+        return "planning"
+    if _THEMATIC.search(query):
+        return "thematic"
+    return "fact"
