@@ -230,3 +230,57 @@ def test_a_long_memory_has_a_vector_per_window_and_matches_by_its_best(store, tm
     with store.transaction():
         store.mark_superseded(long_one, "m9")
     assert [seq for seq, _ in store.knn("default", unit(2), 5)] == [short]
+
+
+def test_the_episodes_migration_links_stored_observations_and_leaves_old_turns_to_index(tmp_path):
+    """m017 on a data dir written before it: an observation's memory is linked to the turns it
+    was made from, and every stored turn is left without an episode, for the worker to index."""
+    import json
+
+    import sqlean
+    import sqlite_utils
+
+    from agentmemd.memory.store.migrations import migrations
+
+    path = tmp_path / "old.db"
+    db = sqlite_utils.Database(sqlean.connect(str(path)))
+    migrations.apply(db, stop_before="m017_episodes")
+    for seq, text in [(1, "I moved to Lisbon."), (2, "Nice!"), (3, "And I adopted a cat.")]:
+        db["conversation_turns"].insert(
+            {
+                "seq": seq,
+                "session": "s",
+                "namespace": "default",
+                "role": "user",
+                "speaker": "Ana",
+                "content": text,
+                "ts": "2024-01-01T00:00:00Z",
+                "tokens": 4,
+                "observed_run": 1,
+            }  # fmt: skip
+        )
+    db["observations"].insert(
+        {
+            "id": "o1",
+            "session": "s",
+            "namespace": "default",
+            "memory_id": "m1",
+            "date": "2024-01-01",
+            "priority": "HIGH",
+            "category": "fact",
+            "content": "Ana said: I moved to Lisbon.",
+            "source_turns": json.dumps([1, 3]),
+            "tokens": 6,
+            "run_id": 1,
+            "audience": "user",
+        }  # fmt: skip
+    )
+    db.conn.close()
+    migrated = Store(path, dim=DIM, model="test")
+    try:
+        links = migrated.conn.execute("SELECT memory_id, turn_seq FROM memory_turns ORDER BY turn_seq").fetchall()
+        assert links == [("m1", 1), ("m1", 3)]
+        waiting = migrated.conn.execute("SELECT count(*) FROM conversation_turns WHERE episode IS NULL").fetchone()
+        assert waiting == (3,)
+    finally:
+        migrated.close()
