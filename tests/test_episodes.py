@@ -171,3 +171,23 @@ def test_imported_chat_turns_are_episodes_heard_only_where_the_chat_may_be(fake)
     # Another chat does not hear it; the chat itself does.
     assert _episodes(fake, "surprise party Friday", audience="group:discord:42") == []
     assert _episodes(fake, "surprise party Friday", audience=f"group:{chat}")
+
+
+def test_a_turn_that_cannot_be_an_episode_does_not_hold_up_the_rest(fake, monkeypatch):
+    """A turn whose episode fails validation is left without one, logged; the next turns still
+    become episodes (else the worker would retry the same turn forever)."""
+    worker = fake.services.episodes
+    real = worker._episode
+
+    def refusing(turn):
+        if "Lisbon" in turn["content"]:
+            return real({**turn, "person": "x" * 100})  # said_by longer than AddParams allows
+        return real(turn)
+
+    monkeypatch.setattr(worker, "_episode", refusing)
+    _append(fake)
+    worker.catch_up()
+    assert fake.call("conversation.status", {"session": "ep-1", "namespace": NS})["episodes_pending"] == 0
+    found = [h["content"] for h in _episodes(fake, "trams every morning Lisbon")]
+    assert "Ana said: The trams are wonderful, I ride the 28 every morning." in found
+    assert "Ana said: I finally moved to Lisbon last spring." not in found

@@ -30,6 +30,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import ConversationConfig
@@ -58,7 +59,7 @@ NOT_AN_EPISODE = ""  # conversation_turns.episode of a turn left out by choice (
 class EpisodeBatch:
     turns: list[dict[str, Any]]  # those that become episodes
     items: list[AddParams]
-    skipped: list[int]  # seqs of the turns that do not (the assistant's, unless episodes_of_assistant)
+    skipped: list[int]  # seqs of the turns that do not (the assistant's, unless episodes_of_assistant; invalid ones)
 
     def texts(self) -> list[str]:
         return [indexed_text(item.content, item.context) for item in self.items]
@@ -152,9 +153,19 @@ class EpisodeWorker:
         turns = self.tables.unindexed(self.cfg.episode_batch)
         if not turns:
             return None
-        mine = [t for t in turns if t["role"] != "assistant" or self.cfg.episodes_of_assistant]
-        skipped = [t["seq"] for t in turns if t not in mine]
-        return EpisodeBatch(mine, [self._episode(turn) for turn in mine], skipped)
+        mine, items, skipped = [], [], []
+        for turn in turns:
+            if turn["role"] == "assistant" and not self.cfg.episodes_of_assistant:
+                skipped.append(turn["seq"])
+                continue
+            try:
+                items.append(self._episode(turn))
+            except ValidationError as exc:  # one bad turn must not hold up every turn after it
+                log.warning("turn left without an episode", extra={"seq": turn["seq"], "error": str(exc)[:300]})
+                skipped.append(turn["seq"])
+                continue
+            mine.append(turn)
+        return EpisodeBatch(mine, items, skipped)
 
     def _episode(self, turn: dict[str, Any]) -> AddParams:
         before = self.tables.said_before(turn["session"], turn["seq"], self.cfg.episode_context_turns)
