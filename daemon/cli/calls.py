@@ -4,6 +4,7 @@ and a clear message with the documented exit code when there is no daemon or it 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -52,6 +53,12 @@ def show_result(result: Any, printer: Printer) -> None:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         printer(result)
+
+
+def daemon_socket(chosen: str | None, settings: Settings) -> Path:
+    """The daemon's socket for a door: its own ``--socket``, else the global one, else
+    $AGENTMEMD_SOCKET or ~/.agentmemd/agentmemd.sock."""
+    return Path(chosen or settings.socket or default_socket()).expanduser()
 
 
 class connected:

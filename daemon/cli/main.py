@@ -25,12 +25,13 @@ from agentmemd.daemon.cli.calls import (
     Settings,
     call,
     connected,
+    daemon_socket,
     fail,
     given,
     listen_address,
     show_result,
 )
-from agentmemd.daemon.socket.client import default_socket, default_token
+from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS
 from agentmemd.memory.workspace.template import init_workspace
@@ -572,7 +573,7 @@ def mcp(
     from agentmemd.daemon.mcp.server import build_server
 
     settings: Settings = ctx.obj
-    socket_path = Path(mcp_socket or settings.socket or default_socket()).expanduser()
+    socket_path = daemon_socket(mcp_socket, settings)
     token = mcp_token or settings.token
     if listen is None:
         build_server(socket_path, token, timeout).run("stdio")
@@ -639,7 +640,7 @@ def proxy(
 
     host, port = listen_address("--listen", listen, allow_remote)
     settings = ProxySettings(
-        socket_path=Path(proxy_socket or ctx.obj.socket or default_socket()).expanduser(),
+        socket_path=daemon_socket(proxy_socket, ctx.obj),
         upstream=upstream,
         openai_upstream=openai_upstream,
         mode=mode,  # type: ignore[arg-type]
@@ -693,7 +694,7 @@ def webhooks(
     if bad:
         fail(f"--me {bad[0]}: expected CHANNEL:ACCOUNT, e.g. telegram:user123", 2)
     settings = WebhookSettings(
-        socket_path=Path(hook_socket or ctx.obj.socket or default_socket()).expanduser(),
+        socket_path=daemon_socket(hook_socket, ctx.obj),
         namespace=namespace,
         token=ctx.obj.token,
         telegram_secret=os.environ.get("AGENTMEMD_TELEGRAM_SECRET") or None,
