@@ -1,13 +1,12 @@
 """Nightly consolidation (seed 002, 3.3; the tree of 5.5): level 0 -> 1 -> 2 -> 3.
 
-Level 0 is the namespace's live memories (persona items and earlier consolidation
+Level 0 is the namespace's live memories (persona items, episodes and earlier consolidation
 excluded). Each level above clusters the one below and summarises every cluster:
 
-* level 1, patterns: memories that say related things (RAPTOR's soft clustering: a Gaussian
-  mixture over their embeddings reduced by PCA, components chosen by BIC, a memory in every
-  cluster whose posterior for it is at least ``membership``; a cluster larger than
-  ``max_cluster_size`` or less coherent than ``level1_similarity`` average cosine is clustered
-  again within itself);
+* level 1, patterns: memories that say related things (``soft_clusters``: average-linkage
+  groups with average cosine >= ``level1_similarity``, then a Gaussian mixture started at their
+  centres adds every memory whose posterior for a group is at least ``membership`` and that the
+  group stays coherent with; a group past ``max_cluster_size`` is split by a small mixture);
 * level 2, principles: patterns that belong together (the same, over pattern centroids);
 * level 3, strategic insights: principles that belong together.
 
@@ -20,7 +19,8 @@ Every node is a memory (tags ``consolidated``, ``level<N>``), so search and pack
 it, and a ``consolidation_nodes`` row links it to its sources (the memories it was built
 from) and its leaves (the level-0 memories under it). Re-running re-derives the tree
 and reconciles it with the stored one by leaves: the same leaves keep their node, mostly
-the same (Jaccard >= 0.5) become a new version of it, the rest are added or archived.
+the same (Jaccard >= 0.5) become a new version of it, the rest are added or archived. Once a
+tree is stored, a run grows it with the memories stored since (``grow_tree``) instead.
 """
 
 from __future__ import annotations
@@ -164,14 +164,18 @@ class _NodeMaker:
 THRESHOLD = {1: "level1_similarity", 2: "level2_similarity", 3: "level3_similarity"}
 
 
-def _groups(matrix: np.ndarray, level: int, cfg: ConsolidationConfig) -> list[list[int]]:
-    return soft_clusters(
-        matrix,
+def _cluster_nodes(maker: _NodeMaker, level: int, members: list[Node], cfg: ConsolidationConfig) -> list[Node]:
+    """The level-``level`` nodes the soft clusters of ``members`` (nodes one level down) make."""
+    if not members:
+        return []
+    groups = soft_clusters(
+        np.stack([m.vector for m in members]),
         getattr(cfg, THRESHOLD[level]),
         cfg.min_sources,
         membership=cfg.membership,
         max_size=cfg.max_cluster_size,
     )
+    return maker.make_many(level, [[members[i] for i in g] for g in groups])
 
 
 def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[Node]]:
@@ -180,13 +184,9 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
     tree: dict[int, list[Node]] = {}
     below: list[Node] = [maker.leaf_node(leaf.id) for leaf in leaves]
     for level in (1, 2, 3):
-        matrix = np.stack([n.vector for n in below]) if below else np.zeros((0, 1), dtype=np.float32)
-        groups = _groups(matrix, level, cfg)
-        if not groups:
-            tree[level] = []
+        tree[level] = below = _cluster_nodes(maker, level, below, cfg)
+        if not below:
             break
-        tree[level] = maker.make_many(level, [[below[i] for i in g] for g in groups])
-        below = tree[level]
     for level in (1, 2, 3):
         tree.setdefault(level, [])
     return tree
@@ -241,10 +241,7 @@ def grow_tree(
                 best.leaves = best.leaves | arrival.leaves
             else:
                 lonely.append(arrival)
-        fresh: list[Node] = []
-        if len(lonely) >= cfg.min_sources:
-            matrix = np.stack([n.vector for n in lonely])
-            fresh = maker.make_many(level, [[lonely[i] for i in g] for g in _groups(matrix, level, cfg)])
+        fresh = _cluster_nodes(maker, level, lonely, cfg)
         kept: list[Node] = []
         for node in nodes:
             ids = sorted(c.id or "" for c in node.children)
@@ -252,8 +249,7 @@ def grow_tree(
                 kept.append(node)  # unchanged: its text and memory stay
                 continue
             if len(node.children) > cfg.max_cluster_size:  # grown past its limit: split
-                matrix = np.stack([c.vector for c in node.children])
-                pieces = maker.make_many(level, [[node.children[i] for i in g] for g in _groups(matrix, level, cfg)])
+                pieces = _cluster_nodes(maker, level, node.children, cfg)
                 by_old_id[node.id or ""] = pieces
                 changed += pieces
                 continue
@@ -264,6 +260,15 @@ def grow_tree(
         tree[level] = kept + changed + fresh
         below_new = fresh  # changed nodes are their parents' children already
     return tree
+
+
+def _by_level(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    """Stored node rows whose memory is live, by level, their leaves as a set."""
+    out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
+    for r in rows:
+        if r["content"] is not None:
+            out[r["level"]].append({**r, "leaves": frozenset(json.loads(r["leaves"]))})
+    return out
 
 
 def _stored_leaves(stored: dict[int, list[dict[str, Any]]]) -> frozenset[str]:
@@ -302,14 +307,10 @@ class Consolidator:
     def stored(self, namespace: str) -> dict[int, list[dict[str, Any]]]:
         """Stored nodes whose memory is still live; rows of archived nodes are dropped."""
         rows = self.tables.stored(namespace)
-        out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
         for r in rows:
             if r["content"] is None:
                 self._drop_node(r["memory_id"])
-                continue
-            r["leaves"] = frozenset(json.loads(r["leaves"]))
-            out[r["level"]].append(r)
-        return out
+        return _by_level(rows)
 
     def namespaces(self) -> list[str]:
         return self.tables.namespaces()
@@ -336,11 +337,7 @@ class Consolidator:
 
     def _stored_rows(self, namespace: str) -> dict[int, list[dict[str, Any]]]:
         """Stored nodes whose memory is live, by level (read only; ``stored`` also drops the rest)."""
-        out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
-        for r in self.tables.stored(namespace):
-            if r["content"] is not None:
-                out[r["level"]].append({**r, "leaves": frozenset(json.loads(r["leaves"]))})
-        return out
+        return _by_level(self.tables.stored(namespace))
 
     def _summarise(self, tree: dict[int, list[Node]], namespace: str) -> None:
         """Each new or changed node's quotes become a summary of what it was built from, level by

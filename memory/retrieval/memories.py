@@ -671,7 +671,10 @@ class Memories:
                 continue  # no observation of it: the pack falls back to the episode
             said = set(content_words(episode.row["content"]))
             cuts = [o for o in linked if set(content_words(o.row["content"])) <= said and o.row["id"] not in excluded]
-            preferred = [o for o in linked if o.row["id"] in excluded] or [o for o in linked if o not in cuts]
+            cut_ids = {o.row["id"] for o in cuts}
+            preferred = [o for o in linked if o.row["id"] in excluded] or [
+                o for o in linked if o.row["id"] not in cut_ids
+            ]
             if preferred:
                 best = max(preferred, key=lambda o: o.score).row["id"]
                 out[episode_id] = f"its turn is said by observation {best}, which the pack prefers"

@@ -103,12 +103,10 @@ class ConversationTables:
 
     def set_episodes(self, episodes: dict[int, str]) -> int:
         """Mark turns as stored, each as its episode memory; how many were still unmarked."""
-        return sum(
-            self.store.conn.execute(
-                "UPDATE conversation_turns SET episode = ? WHERE seq = ? AND episode IS NULL", (memory_id, seq)
-            ).rowcount
-            for seq, memory_id in episodes.items()
-        )
+        return self.store.conn.executemany(
+            "UPDATE conversation_turns SET episode = ? WHERE seq = ? AND episode IS NULL",
+            [(memory_id, seq) for seq, memory_id in episodes.items()],
+        ).rowcount  # executemany sums the rows each statement changed
 
     def last_seq(self, session: str) -> int | None:
         return self.store.conn.execute(

@@ -103,6 +103,14 @@ def _unpack_json(stored: str | bytes) -> Any:
     return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
 
 
+def _in_chunks(values: list, size: int = 900) -> Iterator[tuple[list, str]]:
+    """``values`` in slices an ``IN (...)`` can take (SQLite's bound-parameter limit), each with
+    its placeholders."""
+    for start in range(0, len(values), size):
+        chunk = values[start : start + size]
+        yield chunk, ", ".join("?" * len(chunk))
+
+
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
@@ -284,13 +292,9 @@ class Store:
     def window_vectors(self, seqs: list[int]) -> dict[int, np.ndarray]:
         """The further windows' vectors of those of ``seqs`` that are long texts: seq -> (parts, dim)."""
         found: dict[int, list[np.ndarray]] = {}
-        for start in range(0, len(seqs), 900):
-            chunk = seqs[start : start + 900]
-            for seq, blob in self.conn.execute(
-                f"SELECT seq, embedding FROM memory_windows WHERE seq IN ({', '.join('?' * len(chunk))}) "
-                "ORDER BY seq, part",
-                chunk,
-            ):
+        for chunk, marks in _in_chunks(seqs):
+            sql = f"SELECT seq, embedding FROM memory_windows WHERE seq IN ({marks}) ORDER BY seq, part"
+            for seq, blob in self.conn.execute(sql, chunk):
                 found.setdefault(seq, []).append(from_blob(blob))
         return {seq: np.vstack(vectors) for seq, vectors in found.items()}
 
@@ -429,12 +433,9 @@ class Store:
         """memory id -> the conversation turns it was made from, for those made from any."""
         out: dict[str, set[int]] = {}
         with self._lock:
-            for start in range(0, len(memory_ids), 900):
-                chunk = memory_ids[start : start + 900]
-                for memory_id, seq in self.conn.execute(
-                    f"SELECT memory_id, turn_seq FROM memory_turns WHERE memory_id IN ({', '.join('?' * len(chunk))})",
-                    chunk,
-                ):
+            for chunk, marks in _in_chunks(memory_ids):
+                sql = f"SELECT memory_id, turn_seq FROM memory_turns WHERE memory_id IN ({marks})"
+                for memory_id, seq in self.conn.execute(sql, chunk):
                     out.setdefault(memory_id, set()).add(seq)
         return out
 
@@ -456,25 +457,16 @@ class Store:
     def rows_by_id(self, memory_ids: list[str]) -> list[dict[str, Any]]:
         """The live rows (current versions) of these memory ids."""
         out: list[dict[str, Any]] = []
-        for start in range(0, len(memory_ids), 900):
-            chunk = memory_ids[start : start + 900]
+        for chunk, marks in _in_chunks(memory_ids):
             out.extend(
-                self._rows(
-                    f"SELECT {COLUMNS} FROM memories WHERE superseded_by IS NULL AND id IN ({', '.join('?' * len(chunk))})",
-                    chunk,
-                )
+                self._rows(f"SELECT {COLUMNS} FROM memories WHERE superseded_by IS NULL AND id IN ({marks})", chunk)
             )
         return out
 
     def rows_by_seq(self, seqs: list[int]) -> list[dict[str, Any]]:
-        if not seqs:
-            return []
         out: list[dict[str, Any]] = []
-        for start in range(0, len(seqs), 900):
-            chunk = seqs[start : start + 900]
-            out.extend(
-                self._rows(f"SELECT {COLUMNS} FROM memories WHERE seq IN ({', '.join('?' * len(chunk))})", chunk)
-            )
+        for chunk, marks in _in_chunks(seqs):
+            out.extend(self._rows(f"SELECT {COLUMNS} FROM memories WHERE seq IN ({marks})", chunk))
         return out
 
     def knn(self, namespace: str, vec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
