@@ -162,6 +162,28 @@ def test_cue_detection_on_real_sentences(sentence, expected):
     assert (None if cue is None else (cue.category, cue.priority)) == expected
 
 
+def test_the_local_observer_keeps_a_standing_constraint_as_a_high_preference():
+    """An allergy or a diet matters whenever advice is asked (issue 16's indirect preferences):
+    "made me feel ill" alone reads as an emotion, but it is a preference that matters."""
+    from agentmemd.memory.llm.local_provider import LocalProvider
+    from agentmemd.memory.llm.tasks import TurnIn
+
+    said = [
+        "Gluten makes me ill, so no bread for me.",
+        "I'm lactose intolerant.",
+        "I had a lovely slice of cake at the bakery.",
+    ]
+    turns = [
+        TurnIn(seq=i, role="user", speaker="Ana", content=t, ts="2023-06-01T10:00:00Z") for i, t in enumerate(said)
+    ]
+    observed = {
+        o.source_turns[0]: (o.category, o.priority)
+        for o in LocalProvider(None).observe(turns, namespace="t").observations
+    }
+    assert observed[0] == observed[1] == ("preference", "HIGH")
+    assert observed.get(2) != ("preference", "HIGH")
+
+
 def test_condensation_drops_interjections_and_filler_only():
     assert condense("Wow, Caroline! I really love that painting so much.") == "I love that painting much."
     assert condense("Yeah, I painted that lake sunrise last year!") == "I painted that lake sunrise last year!"

@@ -129,7 +129,9 @@ def test_explain_accounts_for_every_candidate(daemon, stocked):
     assert sorted(chosen) == sorted(i["id"] for i in pack["items"])
     assert len(why["candidates"]) > len(chosen)
     for c in why["candidates"]:
-        assert set(c["signals"]) == {"similarity", "priority", "decay", "frequency", "match", "neighbourhood"}
+        assert set(c["signals"]) == {
+            "similarity", "priority", "decay", "frequency", "match", "neighbourhood", "constraint"
+        }  # fmt: skip
 
 
 def test_empty_namespace_and_tiny_budget(daemon, ns):

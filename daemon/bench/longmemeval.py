@@ -18,11 +18,13 @@ from __future__ import annotations
 import json
 import statistics
 import time
+import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomlkit
 
 from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon
 from agentmemd.daemon.socket.client import Client
@@ -143,7 +145,9 @@ def bench_longmemeval(args) -> dict[str, Any]:
     stale: dict[str, list[bool]] = {"memory.search": [], "bm25": []}
     search_ms: list[float] = []
     again_ms: list[float] = []
-    with bench_daemon(work_dir) as (client, _proc):
+    settings = tomllib.loads(Path(args.config_file).read_text()) if getattr(args, "config_file", None) else {}
+    settings.pop("jobs", None)  # the bench's daemon runs no scheduled job
+    with bench_daemon(work_dir, tomlkit.dumps(settings)) as (client, _proc):
         for question in questions:
             namespace = f"lme-{question['question_id']}"
             turns = haystack_turns(question)

@@ -933,6 +933,12 @@ def bench_locomo(**options: Any) -> None:
     type=click.Path(path_type=Path),
     help="Keep the store here; a rerun searches the haystacks already ingested in it instead of embedding them again.",
 )
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A TOML file of settings for the bench's daemon (e.g. [retrieval] newer_margin = 0 to measure without it).",
+)
 def bench_longmemeval(**options: Any) -> None:
     """Session and turn Recall@k of memory.search on LongMemEval_S, each haystack in its own namespace.
 

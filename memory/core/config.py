@@ -82,6 +82,23 @@ class RetrievalConfig(_Section):
         gt=0,
         description="Memories stored one after another with less than this between their dates are one episode.",
     )
+    constraint_candidates: int = Field(
+        20, ge=0, description="For a request for advice, the newest N memories stating a standing constraint."
+    )
+    constraint_share: float = Field(
+        0.8,
+        ge=0,
+        le=1,
+        description="For a request for advice, a standing constraint (allergy, diet, what makes the person ill) gets "
+        "this share of the best candidate's similarity, blended with its own (0: off).",
+    )
+    newer_margin: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="Current over stale: in a search, a later memory holding the query words an earlier one holds "
+        "ranks above it if its similarity is at most this much lower (0: off; a question about the past is exempt).",
+    )
 
 
 class ScoringConfig(_Section):

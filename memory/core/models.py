@@ -200,6 +200,7 @@ class SignalsOut(BaseModel):
     frequency: float
     match: float  # the memory's own hybrid (dense + BM25) match with the query
     neighbourhood: float  # the best match of the memories stored just before and after it (its episode)
+    constraint: float = 0.0  # the lift a standing constraint gets when the query asks for advice
 
 
 class SearchHit(BaseModel):

@@ -25,7 +25,7 @@ import numpy as np
 from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.text import attributed, attribution, content_words
 from agentmemd.memory.core.tokens import count_tokens_many
-from agentmemd.memory.language.cues import classify, information, main_clause
+from agentmemd.memory.language.cues import Cue, classify, condense, information, main_clause
 from agentmemd.memory.language.dates import find_dates, human_date
 from agentmemd.memory.language.sentences import sentences
 from agentmemd.memory.llm.tasks import (
@@ -39,6 +39,7 @@ from agentmemd.memory.llm.tasks import (
     TurnIn,
 )
 from agentmemd.memory.retrieval.clustering import cluster
+from agentmemd.memory.retrieval.constraints import states_constraint
 from agentmemd.persona.drift.record import local_record
 from agentmemd.persona.identity.state import PersonaRecord, PersonaState
 from agentmemd.persona.syncscore.judge import Judged, score_locally
@@ -93,6 +94,9 @@ class LocalProvider:
             for sentence in sentences(turn.content):
                 dates = find_dates(sentence, said_at)
                 cue = classify(sentence, dated=bool(dates))
+                if states_constraint(sentence):  # an allergy or a diet: a preference that matters, however short
+                    text = cue.text if cue else condense(sentence)
+                    cue = Cue(category="preference", priority="HIGH", information=information(text), text=text)
                 if cue is None:
                     continue
                 text = cue.text

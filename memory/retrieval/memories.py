@@ -18,7 +18,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,6 +46,8 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
+from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
+from agentmemd.memory.retrieval.currency import Ranked, asks_about_the_past, current_first
 from agentmemd.memory.retrieval.decay import (
     IDENTITY_TYPES,
     Tier,
@@ -80,6 +82,13 @@ class Scored:
     score: float
     retention: float
     tier: Tier
+
+
+class Candidates(NamedTuple):
+    scored: list[Scored]
+    qvec: np.ndarray
+    kept_out: list[Scored]  # the best of those the listener may not hear
+    idf: dict[str, float]  # the query's terms, each with its IDF in the namespace
 
 
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
@@ -445,11 +454,9 @@ class Memories:
         kept = [a for a in self.store.audiences(namespace) if not self.may_hear(listener, a)]
         return self.store.seqs_heard_by_none_of(namespace, kept)
 
-    def _candidates(
-        self, namespace: str, query: str, *, for_pack: bool, listener: str | None = None
-    ) -> tuple[list[Scored], np.ndarray, list[Scored]]:
-        """Scored candidates the listener may hear, the query vector, and the best of those it may
-        not (for the pack log: context.explain says why they were kept out)."""
+    def _candidates(self, namespace: str, query: str, *, for_pack: bool, listener: str | None = None) -> Candidates:
+        """Scored candidates the listener may hear, the query vector, the best of those it may not
+        (for the pack log: context.explain says why they were kept out) and the query's terms."""
         rc = self.config.retrieval
         # The query embedding (torch, one thread) runs beside the SQLite lookups that do not need it.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
@@ -472,12 +479,33 @@ class Memories:
         for seq in _best_bm25(bm25, rc.fts_candidates):
             seqs[seq] = None
         seqs.update(dict.fromkeys(extra))
+        advice = query_kind(query) == "planning" and rc.constraint_share > 0
+        constraints = (
+            set(self.store.phrase_matches(namespace, CONSTRAINT_PHRASES, rc.constraint_candidates)) if advice else set()
+        )
+        seqs.update(dict.fromkeys(sorted(constraints - unheard)))
         lexical = {seq: lexical_signal(score, hits.full_match) for seq, score in bm25.items()}
         rows = self._tree_levels(namespace, query, self.store.rows_by_seq([s for s in seqs if s not in unheard]))
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
         scored = self._score_rows(rows, qvec, lexical, self.clock.now(), namespace=namespace, listener=listener)
-        return scored, qvec, kept_out
+        if constraints:
+            self._lift_constraints(scored, constraints)
+        return Candidates(scored, qvec, kept_out, hits.idf)
+
+    def _lift_constraints(self, scored: list[Scored], found: set[int]) -> None:
+        """For a request for advice, a standing constraint (constraints.py) is relevant whatever it
+        says: its similarity is lifted to [retrieval] constraint_share of the best candidate's (the
+        constraints keep their order among themselves by their own match)."""
+        best = max((s.signals.similarity for s in scored), default=0.0)
+        share = self.config.retrieval.constraint_share
+        for s in scored:
+            if s.row["seq"] in found and states_constraint(s.row["content"]):
+                lifted = share * best + (1 - share) * s.signals.similarity
+                if lifted > s.signals.similarity:
+                    s.signals.constraint = lifted - s.signals.similarity
+                    s.signals.similarity = lifted
+                    s.score = injection_score(s.signals, self.config.scoring)
 
     def _tree_levels(self, namespace: str, query: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The candidates of the consolidation tree's levels the query's kind calls for (seed 002,
@@ -514,7 +542,7 @@ class Memories:
         return self._score_rows(rows, qvec, {}, self.clock.now())
 
     def search(self, p: SearchParams) -> SearchResult:
-        scored, qvec, _ = self._candidates(p.namespace, p.query, for_pack=False, listener=p.audience)
+        scored, qvec, _, idf = self._candidates(p.namespace, p.query, for_pack=False, listener=p.audience)
         if p.include_archived:
             archived = [r for r in self.store.archive_rows(p.namespace) if self.may_hear(p.audience, r["audience"])]
             scored += self._score_rows(archived, qvec, {}, self.clock.now(), archived=True)
@@ -530,6 +558,8 @@ class Memories:
         # within 0.01 of each other are ordered by the injection score (priority, decay, use).
         # context.pack is what the weighted score decides; both stay visible in every hit.
         hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
+        if not asks_about_the_past(p.query):
+            hits = self._current_first(p.namespace, hits, idf, window=max(2 * p.k, 20))
         kept, folded = self._fold_same_turns(hits)
         stated = self._stated([s.row for s in kept[: p.k]])
         return SearchResult(
@@ -549,6 +579,25 @@ class Memories:
                 for s in kept[: p.k]
             ]
         )
+
+    def _current_first(self, namespace: str, hits: list[Scored], idf: dict[str, float], window: int) -> list[Scored]:
+        """The best ``window`` hits with a later memory on the subject of an earlier one just above
+        it, when it matches nearly as well ([retrieval] newer_margin; currency.py)."""
+        margin = self.config.retrieval.newer_margin
+        top = hits[:window]
+        if margin <= 0 or len(top) < 2 or not idf:
+            return hits
+        held = self.store.terms_held(namespace, sorted(idf), [s.row["seq"] for s in top])
+        by_id = {s.row["id"]: s for s in top}
+        order = current_first(
+            [
+                Ranked(s.row["id"], s.signals.similarity, parse_time(s.row["created"]), frozenset(held[s.row["seq"]]))
+                for s in top
+            ],
+            idf,
+            margin,
+        )
+        return [by_id[i] for i in order] + hits[window:]
 
     def _fold_same_turns(self, ranked: list[Scored]) -> tuple[list[Scored], dict[str, list[str]]]:
         """Hits, best first, without those made from a turn a better hit was made from (an episode
@@ -570,7 +619,7 @@ class Memories:
         return kept, folded
 
     def pack(self, p: PackParams) -> PackResult:
-        scored, _, kept_out = self._candidates(p.namespace, p.query, for_pack=True, listener=p.audience)
+        scored, _, kept_out, _ = self._candidates(p.namespace, p.query, for_pack=True, listener=p.audience)
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
         packable = [s for s in scored if s.tier == "active" or s.row["type"] in IDENTITY_TYPES]

@@ -17,6 +17,7 @@ class Signals(BaseModel):
     frequency: float
     match: float = 0.0  # the memory's own hybrid match (similarity_signal)
     neighbourhood: float = 0.0  # the best match of its episode neighbours
+    constraint: float = 0.0  # what a standing constraint's similarity was lifted by, for advice (constraints.py)
 
 
 def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> float:

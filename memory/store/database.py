@@ -14,7 +14,7 @@ import stat
 import threading
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -72,6 +72,10 @@ class Bm25Hits:
 
     scores: dict[int, float]
     full_match: float
+    # Each query term's weight against the others: Lucene's IDF, log(1 + (N - n + 0.5) / (n + 0.5)),
+    # positive however small the namespace (FTS5's is 1e-6 for a word in most of a few memories);
+    # a term no memory holds is left out.
+    idf: dict[str, float] = field(default_factory=dict)
 
 
 def fts_query(terms: str | list[str]) -> str | None:
@@ -499,15 +503,34 @@ class Store:
                     break
                 chosen.append(term)
                 total += df
+            idf = {t: math.log(1 + (count - df + 0.5) / (df + 0.5)) for df, _, t in frequencies if df}
             full_match = sum(fts5_idf(count, df) for df, _, _ in frequencies)
             if not chosen:
-                return Bm25Hits({}, full_match)
+                return Bm25Hits({}, full_match, idf)
             # A word of the context counts context_weight of one of the memory's own (m018).
             rows = self.conn.execute(
                 f"SELECT rowid, -bm25({table}, 1.0, ?) FROM {table} WHERE {table} MATCH ?",
                 (context_weight, fts_query(chosen)),
             ).fetchall()
-            return Bm25Hits(dict(rows), full_match)
+            return Bm25Hits(dict(rows), full_match, idf)
+
+    def terms_held(self, namespace: str, terms: list[str], seqs: list[int]) -> dict[int, set[str]]:
+        """seq -> which of ``terms`` the memory's own text holds (FTS5's tokenizer: "issues" holds
+        "issue"; its context does not count), for these memories of the namespace."""
+        out: dict[int, set[str]] = {seq: set() for seq in seqs}
+        with self._lock:
+            table = self._fts_table(namespace)
+            if table is None or not seqs:
+                return out
+            for term in terms:
+                for chunk, marks in _in_chunks(seqs):
+                    rows = self.conn.execute(
+                        f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})",
+                        (f"text : {fts_query([term])}", *chunk),
+                    ).fetchall()
+                    for (seq,) in rows:
+                        out[seq].add(term)
+        return out
 
     def _document_frequency(self, table: str, term: str) -> int:
         return self.conn.execute(
@@ -565,6 +588,21 @@ class Store:
                 (namespace, mtype, n),
             ).fetchall()
         return [seq for _, seq in sorted(rows, key=lambda r: (-r[0], r[1]))[:n]]
+
+    def phrase_matches(self, namespace: str, phrases: tuple[str, ...], n: int) -> list[int]:
+        """The newest n live memories of the namespace whose own text holds one of ``phrases``
+        (FTS5 phrases, stemmed like the index)."""
+        with self._lock:
+            table = self._fts_table(namespace)
+            if table is None or not phrases or n <= 0:
+                return []
+            match = "text : (" + " OR ".join('"' + p.replace('"', '""') + '"' for p in phrases) + ")"
+            return [
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?", (match, n)
+                )
+            ]
 
     def recent(self, namespace: str, n: int) -> list[int]:
         return [
