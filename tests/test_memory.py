@@ -83,9 +83,12 @@ def test_search_finds_evidence_turns(daemon, conv26):
     for qa in questions:
         results = daemon.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
         assert len(results) == 10
-        for better, worse in zip(results, results[1:]):  # by relevance, or a later one on the same subject first
+        # By relevance, but for a later memory on the same subject (current over stale) or another
+        # episode's (episodes apart), moved up within their margins.
+        moved_within = max(RetrievalConfig().newer_margin, RetrievalConfig().episode_diversity)
+        for better, worse in zip(results, results[1:]):
             gap = worse["signals"]["similarity"] - better["signals"]["similarity"]
-            assert gap < 0.01 or (better["created"] > worse["created"] and gap <= RetrievalConfig().newer_margin)
+            assert gap < 0.01 or gap <= moved_within
         sig = results[0]["signals"]
         assert set(sig) == {"similarity", "priority", "decay", "frequency", "match", "neighbourhood", "constraint"}
         got = {dia_of[r["id"]] for r in results}
@@ -350,3 +353,25 @@ def test_a_standing_constraint_surfaces_for_a_request_for_advice(in_process):
     # A question of fact is not a request for advice: no lift.
     fact = daemon.call("memory.search", {"query": "When is my sister's birthday?", "namespace": ns})["results"]
     assert all(h["signals"]["constraint"] == 0 for h in fact)
+
+
+def test_the_first_hits_come_from_distinct_episodes_when_another_is_nearly_as_good(in_process):
+    """Issue 16, session-level aggregation: one conversation's many near-equal turns no longer
+    crowd out another conversation's evidence ([retrieval] episode_diversity; 0: off)."""
+    said = [
+        ("2023-05-01T10:00:00+00:00", "My road bike needs a new chain before the century ride."),
+        ("2023-05-01T10:01:00+00:00", "The road bike chain also squeaks on the century ride climbs."),
+        ("2023-05-01T10:02:00+00:00", "I cleaned the road bike chain for the century ride."),
+        ("2023-06-20T18:00:00+00:00", "In June I rode the century ride on my road bike."),
+    ]
+    query = "What did I do about my road bike chain for the century ride?"
+    for margin, apart in ((0, False), (0.5, True)):
+        config = {"retrieval": {"episode_diversity": margin, "newer_margin": 0}}
+        daemon = in_process(config)
+        ids = [
+            daemon.call("memory.add", {"content": t, "type": "fact", "created": when, "namespace": "b"})["id"]
+            for when, t in said
+        ]
+        hits = daemon.call("memory.search", {"query": query, "namespace": "b", "k": 4})["results"]
+        order = [h["id"] for h in hits]
+        assert (order.index(ids[3]) < 2) is apart, [h["content"] for h in hits]

@@ -92,6 +92,13 @@ class RetrievalConfig(_Section):
         description="For a request for advice, a standing constraint (allergy, diet, what makes the person ill) gets "
         "this share of the best candidate's similarity, blended with its own (0: off).",
     )
+    episode_diversity: float = Field(
+        0.1,
+        ge=0,
+        le=1,
+        description="A search's first 5 hits come from distinct episodes (dated further apart than episode_gap_minutes) "
+        "where another episode's hit is at most this much less similar (0: off).",
+    )
     newer_margin: float = Field(
         0.3,
         ge=0,

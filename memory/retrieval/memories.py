@@ -91,6 +91,8 @@ class Candidates(NamedTuple):
     idf: dict[str, float]  # the query's terms, each with its IDF in the namespace
 
 
+DIVERSE_DEPTH = 5  # how many of a search's first hits are kept from distinct episodes where they can be
+DIVERSE_WINDOW = 60  # ... chosen among this many of the best
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
 
 
@@ -560,6 +562,7 @@ class Memories:
         hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
         if not asks_about_the_past(p.query):
             hits = self._current_first(p.namespace, hits, idf, window=max(2 * p.k, 20))
+        hits = self._episodes_apart(hits)
         kept, folded = self._fold_same_turns(hits)
         stated = self._stated([s.row for s in kept[: p.k]])
         return SearchResult(
@@ -598,6 +601,34 @@ class Memories:
             margin,
         )
         return [by_id[i] for i in order] + hits[window:]
+
+    def _episodes_apart(self, hits: list[Scored]) -> list[Scored]:
+        """The first DIVERSE_DEPTH hits from as many episodes as they can be: a hit of an episode
+        already among them yields its place to the best hit of another episode, if that one is at
+        most [retrieval] episode_diversity less similar (0: off). Evidence spread over several
+        conversations is otherwise crowded out by one conversation's many near-equal turns."""
+        margin = self.config.retrieval.episode_diversity
+        if margin <= 0 or len(hits) < 2:
+            return hits
+        gap = timedelta(minutes=self.config.retrieval.episode_gap_minutes)
+        when = {id(s): parse_time(s.row["created"]) for s in hits[:DIVERSE_WINDOW]}
+        out: list[Scored] = []
+        rest = hits[:DIVERSE_WINDOW]
+        while rest and len(out) < DIVERSE_DEPTH:
+            shown = [when[id(o)] for o in out]
+
+            def new_episode(s: Scored, shown: list[datetime] = shown) -> bool:
+                return all(abs(when[id(s)] - t) > gap for t in shown)
+
+            pick = rest[0]
+            if not new_episode(pick):
+                pick = next(
+                    (s for s in rest if new_episode(s) and pick.signals.similarity - s.signals.similarity <= margin),
+                    pick,
+                )
+            rest = [s for s in rest if s is not pick]
+            out.append(pick)
+        return out + rest + hits[DIVERSE_WINDOW:]
 
     def _fold_same_turns(self, ranked: list[Scored]) -> tuple[list[Scored], dict[str, list[str]]]:
         """Hits, best first, without those made from a turn a better hit was made from (an episode
