@@ -612,22 +612,23 @@ class Memories:
             return hits
         gap = timedelta(minutes=self.config.retrieval.episode_gap_minutes)
         when = {id(s): parse_time(s.row["created"]) for s in hits[:DIVERSE_WINDOW]}
+        shown: list[datetime] = []  # the dates of the hits placed so far
+
+        def new_episode(s: Scored) -> bool:
+            return all(abs(when[id(s)] - t) > gap for t in shown)
+
         out: list[Scored] = []
         rest = hits[:DIVERSE_WINDOW]
         while rest and len(out) < DIVERSE_DEPTH:
-            shown = [when[id(o)] for o in out]
-
-            def new_episode(s: Scored, shown: list[datetime] = shown) -> bool:
-                return all(abs(when[id(s)] - t) > gap for t in shown)
-
             pick = rest[0]
             if not new_episode(pick):
                 pick = next(
                     (s for s in rest if new_episode(s) and pick.signals.similarity - s.signals.similarity <= margin),
                     pick,
                 )
-            rest = [s for s in rest if s is not pick]
+            rest = [s for s in rest if s is not pick]  # by identity: Scored equality would compare vectors
             out.append(pick)
+            shown.append(when[id(pick)])
         return out + rest + hits[DIVERSE_WINDOW:]
 
     def _fold_same_turns(self, ranked: list[Scored]) -> tuple[list[Scored], dict[str, list[str]]]:

@@ -596,7 +596,7 @@ class Store:
             table = self._fts_table(namespace)
             if table is None or not phrases or n <= 0:
                 return []
-            match = "text : (" + " OR ".join('"' + p.replace('"', '""') + '"' for p in phrases) + ")"
+            match = f"text : ({fts_query(list(phrases))})"  # a quoted string is a phrase to FTS5
             return [
                 r[0]
                 for r in self.conn.execute(
