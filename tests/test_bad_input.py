@@ -161,7 +161,7 @@ def test_reads_of_namespaces_with_no_memories_keep_nothing_in_ram(d):
 
 
 def test_the_pack_log_keeps_its_retention_compactly_and_says_so(in_process):
-    from agentmemd.memory.retrieval.memories import PRUNE_EVERY
+    from agentmemd.memory.retrieval.pack_log import PRUNE_EVERY
 
     d = in_process(
         {"clock": {"start": "2024-01-01T00:00:00Z"}, "pack": {"log_keep_packs": 5, "log_keep_days": 1}},
@@ -176,10 +176,13 @@ def test_the_pack_log_keeps_its_retention_compactly_and_says_so(in_process):
     )
     assert d.call("context.explain", {"pack_id": "pold"})["candidates"] == [{"id": "m1"}]
     first = d.call("context.pack", {"query": "garden", "budget_tokens": 300})["pack_id"]
+    pack_log = d.services.memories.pack_log
+    pack_log.flush()  # written beside the requests (pack_log.py)
     stored = conn.execute("SELECT candidates FROM pack_log WHERE pack_id = ?", (first,)).fetchone()[0]
     assert isinstance(stored, bytes)  # compressed
     for _ in range(PRUNE_EVERY + 1):
         d.call("context.pack", {"query": "garden", "budget_tokens": 300})
+    pack_log.flush()
     assert conn.execute("SELECT count(*) FROM pack_log").fetchone()[0] <= 5 + 1
     with pytest.raises(RpcCallError) as err:
         d.call("context.explain", {"pack_id": first})
@@ -187,6 +190,7 @@ def test_the_pack_log_keeps_its_retention_compactly_and_says_so(in_process):
     d.call("clock.advance", {"hours": 48})
     for _ in range(PRUNE_EVERY):
         d.call("context.pack", {"query": "garden", "budget_tokens": 300})
+    pack_log.flush()
     ats = [r[0] for r in conn.execute("SELECT at FROM pack_log")]
     assert len(ats) <= 5 + PRUNE_EVERY and all(at >= "2024-01-03" for at in ats)
 

@@ -43,7 +43,7 @@ def test_a_pack_never_exceeds_its_budget_and_keeps_its_quota(budget):
     cands.append(candidate(99, "persona", 0.1, "Nova is warm and direct.", unit(99)))
     text, tokens, items, order = build_pack(cands, budget, PackConfig())
     assert tokens == count_tokens(text) <= budget
-    assert sorted(order) == list(range(len(cands)))
+    assert sorted(order.complete()) == list(range(len(cands)))
     if items:
         assert text.startswith(PACK_HEADER) and text.endswith(PACK_FOOTER)
         assert "persona" in {it.candidate.type for it in items}  # min_items = {persona: 1}

@@ -802,12 +802,17 @@ def _run_bench(kind: str, options: dict[str, Any]) -> None:
 
 
 @bench.command("pack")
-@click.option("--memories", type=int, default=100_000, show_default=True)
+@click.option(
+    "--memories", type=int, multiple=True, default=(2_000, 20_000, 100_000), show_default=True, help="Repeatable."
+)
 @click.option("--queries", type=int, default=200, show_default=True)
 @click.option("--budget", type=int, default=1000, show_default=True)
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 def bench_pack(**options: Any) -> None:
-    """context.pack latency at scale, against a numpy flat scan.  `agentmemd bench pack --memories 100000`"""
+    """context.pack latency at each size, next to its floor (query embedding + numpy flat scan) in the same run.
+
+    Example: `agentmemd bench pack --memories 2000 --memories 20000`
+    """
     _run_bench("pack", options)
 
 

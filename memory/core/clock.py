@@ -64,7 +64,9 @@ def to_utc(value: datetime) -> datetime:
 
 def parse_time(text: str) -> datetime:
     """Parse ISO-8601 (a trailing Z allowed) into an aware UTC datetime."""
-    return to_utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
+    value = datetime.fromisoformat(text)  # takes a trailing Z since Python 3.11
+    # The stored form (format_time) is UTC already: a pack parses a few hundred of these.
+    return value if value.tzinfo is timezone.utc else to_utc(value)
 
 
 def format_time(value: datetime) -> str:

@@ -47,6 +47,12 @@ class StoreConfig(_Section):
 class EmbeddingConfig(_Section):
     model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
     query_cache_size: int = Field(512, ge=0)
+    workers: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="Forward passes of the model at once, one torch thread each (a batch's chunks side by side).",
+    )
 
 
 class RetrievalConfig(_Section):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Iterator, Protocol
 
@@ -69,15 +70,33 @@ class MiniLMEmbedder:
     name = "all-MiniLM-L6-v2"
     dim = 384
 
-    def __init__(self, query_cache_size: int = 512):
+    def __init__(self, query_cache_size: int = 512, workers: int = 2):
         # Never reach for the hub: the weights are in site-packages.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import torch
         from sentence_transformers import SentenceTransformer
 
+        # One torch thread per forward pass, ``workers`` passes at once: a query is faster on one
+        # thread (12.8 ms against 16.9 ms waking a second OpenMP worker per op), and torch's
+        # thread pool woken from several request threads cost a 2,000-vector scan 2.5 ms instead
+        # of 0.1 ms (issue 17). Parallelism comes from requests and chunks side by side instead.
+        torch.set_num_threads(1)
         self._model = SentenceTransformer(str(bundled_model_dir()), device="cpu")
-        self._turns = _Turns()  # one forward pass at a time (torch threads inside), queries first
+        # The fast tokenizer resets its padding/truncation per call (Rust state shared across
+        # threads: "Already borrowed" when two threads tokenize at once); tokenising is ~0.1 ms.
+        tokenize, tokenizing = self._model.tokenize, threading.Lock()
+
+        def tokenize_one_at_a_time(texts):
+            with tokenizing:
+                return tokenize(texts)
+
+        self._model.tokenize = tokenize_one_at_a_time
+        self._tokenizing = tokenizing
+        self._workers = max(1, workers)
+        self._turns = _Turns(self._workers)  # at most ``workers`` forward passes, queries first
+        self._chunks = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="agentmemd-embed")
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._cache_size = query_cache_size
@@ -98,7 +117,8 @@ class MiniLMEmbedder:
         size = self._model.max_seq_length - 2  # [CLS] and [SEP] take two places
         if len(text) <= size:  # a wordpiece is at least one character
             return [text]
-        encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
+        with self._tokenizing:
+            encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         return windows(text, encoded["offset_mapping"], size)
 
     def embed_cached(self, texts: list[str]) -> np.ndarray:
@@ -114,18 +134,24 @@ class MiniLMEmbedder:
         # and between chunks a waiting query goes first, so a background batch (the SyncScore
         # judge's 60 pack items, a workspace sync) delays a request by one chunk at most.
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        chunks = [order[start : start + EMBED_CHUNK] for start in range(0, len(order), EMBED_CHUNK)]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), EMBED_CHUNK):
-            chunk = order[start : start + EMBED_CHUNK]
-            with self._turns.hold(urgent=urgent), _torch_threads(1 if len(chunk) <= 2 else None):
-                vecs = self._model.encode(
+
+        def encode(chunk: list[int]) -> None:
+            with self._turns.hold(urgent=urgent):
+                out[chunk] = self._model.encode(
                     [texts[i] for i in chunk],
                     batch_size=EMBED_CHUNK,
                     normalize_embeddings=True,
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-            out[chunk] = vecs
+
+        if len(chunks) == 1:  # a query, a few memories: on the caller's thread, no hand-over
+            encode(chunks[0])
+        else:  # a batch: its chunks side by side on the workers, one core each
+            for done in [self._chunks.submit(encode, chunk) for chunk in chunks]:
+                done.result()
         return out
 
     def _embed_cached(self, texts: list[str], *, urgent: bool) -> np.ndarray:
@@ -151,17 +177,19 @@ class MiniLMEmbedder:
         return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
 
 
-# Texts per forward pass: 16 short memories take ~20 ms on two threads, the longest a query
-# waits behind a batch; 64 at once would pad every short memory to the batch's longest turn.
+# Texts per forward pass: 16 short memories take ~35 ms on one thread, the longest a query waits
+# behind a batch; 64 at once would pad every short memory to the batch's longest turn.
 EMBED_CHUNK = 16
 
 
 class _Turns:
-    """A lock whose urgent holders (a request's query) go before waiting batch chunks."""
+    """At most ``capacity`` holders at once; urgent holders (a request's query) go before waiting
+    batch chunks."""
 
-    def __init__(self) -> None:
+    def __init__(self, capacity: int = 1) -> None:
         self._cond = threading.Condition()
-        self._busy = False
+        self._capacity = capacity
+        self._busy = 0
         self._urgent_waiting = 0
 
     @contextmanager
@@ -169,35 +197,17 @@ class _Turns:
         with self._cond:
             self._urgent_waiting += urgent
             try:
-                while self._busy or (not urgent and self._urgent_waiting):
+                while self._busy >= self._capacity or (not urgent and self._urgent_waiting):
                     self._cond.wait()
             finally:
                 self._urgent_waiting -= urgent
-            self._busy = True
+            self._busy += 1
         try:
             yield
         finally:
             with self._cond:
-                self._busy = False
+                self._busy -= 1
                 self._cond.notify_all()
-
-
-@contextmanager
-def _torch_threads(n: int | None) -> Iterator[None]:
-    """Run a block with n torch threads. A one-query forward pass is faster on one thread
-    (12.8 ms against 16.9 ms with two sleeping OpenMP workers to wake per op), and it
-    leaves the other core to the SQLite work of the same request."""
-    import torch
-
-    if n is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:

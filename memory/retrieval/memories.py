@@ -57,9 +57,11 @@ from agentmemd.memory.retrieval.decay import (
     tier_of,
 )
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
+from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
 from agentmemd.memory.retrieval.query_kind import LEVELS, query_kind
 from agentmemd.memory.retrieval.scoring import (
+    SIGNAL_NAMES,
     Signals,
     effective_priority,
     episode_similarity,
@@ -70,8 +72,6 @@ from agentmemd.memory.retrieval.scoring import (
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store, from_blob, fts_terms, indexed_text
-
-PRUNE_EVERY = 100  # packs between two prunings of the pack log
 
 
 @dataclass
@@ -96,7 +96,7 @@ DIVERSE_WINDOW = 60  # ... chosen among this many of the best
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
 
 
-def _why_not(s: Scored, eligible: bool, chosen: bool, excluded: set[str]) -> str | None:
+def _why_not(s: Scored, eligible: bool, rank: int | None, chosen: bool, excluded: set[str]) -> str | None:
     """Why a candidate is not in the pack, for context.explain (None: it is)."""
     if chosen:
         return None
@@ -104,22 +104,49 @@ def _why_not(s: Scored, eligible: bool, chosen: bool, excluded: set[str]) -> str
         return "excluded by the caller (already in the context)"
     if not eligible:
         return f"tier {s.tier}: only active memories (and persona/relational ones) are packed"
+    if rank is None:
+        return "budget: the pack was full before MMR reached it"
     return "budget, a type quota, too like what was packed (MMR), or below [pack] relevance_floor"
 
 
-def _logged(s: Scored, mmr_rank: int | None, chosen: bool, excluded: set[str]) -> dict[str, Any]:
-    """A candidate as the pack log keeps it for context.explain (``mmr_rank`` None: not eligible)."""
+def _log_columns(
+    scored: list[Scored],
+    eligible: set[str],
+    mmr_rank: dict[str, int],
+    chosen: set[str],
+    excluded: set[str],
+    why: dict[str, str],
+) -> dict[str, Any]:
+    """Candidates as the pack log keeps them for context.explain: one list per field (a few hundred
+    dicts per pack cost more than the pack's own work; pack_log.expand makes the dicts again)."""
+    ids = [s.row["id"] for s in scored]
+    ranks = [mmr_rank.get(i) for i in ids]
+    flags = [i in eligible for i in ids]
     return {
-        "id": s.row["id"],
-        "type": s.row["type"],
-        "tier": s.tier,
-        "score": round(s.score, 6),
-        "signals": {k: round(v, 6) for k, v in s.signals.model_dump().items()},
-        "eligible": mmr_rank is not None,
-        "mmr_rank": mmr_rank,
-        "chosen": chosen,
-        "why_not": _why_not(s, mmr_rank is not None, chosen, excluded),
+        "id": ids,
+        "type": [s.row["type"] for s in scored],
+        "tier": [s.tier for s in scored],
+        "score": np.round([s.score for s in scored], 6).tolist(),
+        "signals": dict(
+            zip(
+                SIGNAL_NAMES,
+                np.round([[getattr(s.signals, n) for n in SIGNAL_NAMES] for s in scored], 6)
+                .reshape(-1, len(SIGNAL_NAMES))
+                .T.tolist(),
+            )
+        ),
+        "eligible": flags,
+        "mmr_rank": ranks,
+        "chosen": [i in chosen for i in ids],
+        "why_not": [
+            why.get(i) or _why_not(s, ok, rank, i in chosen, excluded)
+            for s, i, ok, rank in zip(scored, ids, flags, ranks)
+        ],
     }
+
+
+def _best_first(s: Scored) -> tuple[float, str]:
+    return (-s.score, s.row["id"])
 
 
 def _best_bm25(scores: dict[int, float], n: int) -> list[int]:
@@ -136,8 +163,11 @@ class Memories:
         self.embedder = embedder
         self.clock = clock
         self.config = config
-        self._packs_logged = 0
-        self._embed_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-embed")
+        self.pack_log = PackLog(store, clock, config.pack)  # the daemon's writes it beside the requests
+        # Query embeddings run here beside the request's SQLite lookups, as many at once as the model allows.
+        self._embed_pool = ThreadPoolExecutor(
+            max_workers=config.embedding.workers, thread_name_prefix="agentmemd-query"
+        )
         self.tree_tables = ConsolidationTables(store)  # the consolidation tree's nodes and their leaves
 
     # ---- writes -------------------------------------------------------------
@@ -460,34 +490,31 @@ class Memories:
         """Scored candidates the listener may hear, the query vector, the best of those it may not
         (for the pack log: context.explain says why they were kept out) and the query's terms."""
         rc = self.config.retrieval
-        # The query embedding (torch, one thread) runs beside the SQLite lookups that do not need it.
+        # The query embedding (torch, one thread) runs beside the SQLite work that does not need
+        # it: the lexical, pinned, recent (and constraint) candidates and their rows.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
         unheard = self.unheard(namespace, listener)
         hits = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings, rc.context_weight)
         bm25 = hits.scores
-        extra: list[int] = []
-        if for_pack:
-            extra = self.store.pinned(namespace, rc.pinned_candidates) + self.store.recent(
-                namespace, rc.recent_candidates
-            )
-        qvec = embedding.result()
-        seqs: dict[int, None] = dict.fromkeys(
-            seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard)
-        )
-        kept_out = self._kept_out(namespace, qvec, bm25, unheard) if unheard and for_pack else []
         if unheard:
             bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}
         # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
-        for seq in _best_bm25(bm25, rc.fts_candidates):
-            seqs[seq] = None
-        seqs.update(dict.fromkeys(extra))
+        seqs: dict[int, None] = dict.fromkeys(_best_bm25(bm25, rc.fts_candidates))
+        if for_pack:
+            seqs.update(dict.fromkeys(self.store.pinned(namespace, rc.pinned_candidates)))
+            seqs.update(dict.fromkeys(self.store.recent(namespace, rc.recent_candidates)))
         advice = query_kind(query) == "planning" and rc.constraint_share > 0
         constraints = (
             set(self.store.phrase_matches(namespace, CONSTRAINT_PHRASES, rc.constraint_candidates)) if advice else set()
         )
-        seqs.update(dict.fromkeys(sorted(constraints - unheard)))
+        seqs.update(dict.fromkeys(sorted(constraints)))
+        rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
+        qvec = embedding.result()
+        near = [seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard) if seq not in seqs]
+        rows = sorted(rows + self.store.rows_by_seq(near), key=lambda r: r["seq"])
+        kept_out = self._kept_out(namespace, qvec, hits.scores, unheard) if unheard and for_pack else []
         lexical = {seq: lexical_signal(score, hits.full_match) for seq, score in bm25.items()}
-        rows = self._tree_levels(namespace, query, self.store.rows_by_seq([s for s in seqs if s not in unheard]))
+        rows = self._tree_levels(namespace, query, rows)
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
         scored = self._score_rows(rows, qvec, lexical, self.clock.now(), namespace=namespace, listener=listener)
@@ -572,7 +599,7 @@ class Memories:
                     content=s.row["content"],
                     type=s.row["type"],
                     score=round(s.score, 6),
-                    signals=SignalsOut(**{k: round(v, 6) for k, v in s.signals.model_dump().items()}),
+                    signals=SignalsOut(**s.signals.rounded()),
                     tier=s.tier,
                     source=s.row["source"],
                     created=s.row["created"],
@@ -673,24 +700,7 @@ class Memories:
         ]
         text, tokens, items, mmr = build_pack(candidates, p.budget_tokens, self.config.pack)
         pack_id = "p" + uuid.uuid4().hex[:15]
-        chosen_ids = {it.candidate.id for it in items}
-        ordered_ids = [c.id for c in sorted(candidates, key=lambda c: (-c.score, c.id))]
-        mmr_rank = {ordered_ids[idx]: rank for rank, idx in enumerate(mmr)}
-
-        def best_first(found: list[Scored]) -> list[Scored]:
-            return sorted(found, key=lambda s: (-s.score, s.row["id"]))
-
-        log_candidates = [
-            _logged(s, mmr_rank.get(s.row["id"]), s.row["id"] in chosen_ids, excluded) for s in best_first(scored)
-        ]
-        for entry in log_candidates:
-            if entry["id"] in said_once:
-                entry["why_not"] = said_once[entry["id"]]
-        log_candidates += [
-            {**_logged(s, None, False, excluded), "why_not": why_not(p.audience or "", s.row["audience"])}
-            for s in best_first(kept_out)
-        ]
-        stated = self._stated([s.row for s in eligible if s.row["id"] in chosen_ids])
+        stated = self._stated([s.row for s in eligible if s.row["id"] in {it.candidate.id for it in items}])
         result_items = [
             PackItem(
                 id=it.candidate.id,
@@ -702,29 +712,34 @@ class Memories:
             )
             for it in items
         ]
-        with self.store.transaction():
-            self.store.log_pack(
-                {
-                    "pack_id": pack_id,
-                    "namespace": p.namespace,
-                    "query": p.query,
-                    "audience": p.audience,
-                    "budget_tokens": p.budget_tokens,
-                    "at": format_time(self.clock.now()),
-                    "tokens": tokens,
-                    "text": text,
-                    "candidates": log_candidates,
-                    "chosen": [
-                        {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
-                        for i, it in zip(result_items, items)
-                    ],
-                }
-            )
-            self._packs_logged += 1
-            if self._packs_logged % PRUNE_EVERY == 1:  # the log stays within its retention (+ PRUNE_EVERY)
-                cfg = self.config.pack
-                oldest = self.clock.now() - timedelta(days=cfg.log_keep_days)
-                self.store.prune_pack_log(cfg.log_keep_packs, format_time(oldest))
+        # The log entry, for context.explain: MMR ranks as far as the pack read the order.
+        ordered_ids = [c.id for c in sorted(candidates, key=lambda c: (-c.score, c.id))]
+        why = dict(said_once)
+        kept = sorted(kept_out, key=_best_first)
+        why.update({s.row["id"]: why_not(p.audience or "", s.row["audience"]) for s in kept})
+        entry = {
+            "pack_id": pack_id,
+            "namespace": p.namespace,
+            "query": p.query,
+            "audience": p.audience,
+            "budget_tokens": p.budget_tokens,
+            "at": format_time(self.clock.now()),
+            "tokens": tokens,
+            "text": text,
+            "candidates": _log_columns(
+                sorted(scored, key=_best_first) + kept,
+                {c.id for c in candidates},
+                {ordered_ids[idx]: rank for rank, idx in enumerate(mmr.picked)},
+                {it.candidate.id for it in items},
+                excluded,
+                why,
+            ),
+            "chosen": [
+                {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
+                for i, it in zip(result_items, items)
+            ],
+        }
+        self.pack_log.submit(entry)
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items)
 
     def _said_once(self, packable: list[Scored], excluded: set[str]) -> dict[str, str]:
@@ -764,7 +779,7 @@ class Memories:
         return out
 
     def explain(self, pack_id: str, namespace: str | None = None) -> dict[str, Any]:
-        entry = self.store.get_pack(pack_id)
+        entry = self.pack_log.entry(pack_id)
         if entry is None or (namespace is not None and entry["namespace"] != namespace):
             cfg = self.config.pack
             raise NotFound(
@@ -776,6 +791,7 @@ class Memories:
 
     def stats(self, namespace: str | None = None) -> dict[str, Any]:
         counts = self.store.counts(namespace)
+        counts["packs_logged"] += self.pack_log.pending_count(namespace)
         now = self.clock.now()
         tiers = {"active": 0, "warm": 0, "cold": 0, "archived_pending_sweep": 0}
         for _seq, mtype, last, count in self.store.live_access_rows(namespace):

@@ -5,12 +5,15 @@ score = w_sim*similarity + w_prio*priority + w_decay*retention + w_freq*frequenc
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from dataclasses import dataclass, fields
 
 from agentmemd.memory.core.config import RetrievalConfig, ScoringConfig
 
 
-class Signals(BaseModel):
+@dataclass(slots=True)
+class Signals:
+    """A candidate's signals (a plain dataclass: a pack builds a few hundred per call)."""
+
     similarity: float  # what the scores use: ``match`` lifted by ``neighbourhood`` (episode_similarity)
     priority: float
     decay: float
@@ -18,6 +21,13 @@ class Signals(BaseModel):
     match: float = 0.0  # the memory's own hybrid match (similarity_signal)
     neighbourhood: float = 0.0  # the best match of its episode neighbours
     constraint: float = 0.0  # what a standing constraint's similarity was lifted by, for advice (constraints.py)
+
+    def rounded(self) -> dict[str, float]:
+        """Each signal rounded to 6 places, as hits and the pack log show them."""
+        return {name: round(getattr(self, name), 6) for name in SIGNAL_NAMES}
+
+
+SIGNAL_NAMES = tuple(f.name for f in fields(Signals))
 
 
 def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> float:

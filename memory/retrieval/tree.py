@@ -17,7 +17,11 @@ QUOTE_PROBE = 60  # characters of a leaf that a node must carry word for word to
 
 def tree_level(row: dict[str, Any]) -> int:
     """0 for a memory, N for a consolidated node of level N (from its tags)."""
-    tags = row["tags"] if isinstance(row["tags"], list) else json.loads(row["tags"] or "[]")
+    tags = row["tags"]
+    if not tags or "consolidated" not in tags:  # on the stored JSON text too: most rows are not nodes
+        return 0
+    if not isinstance(tags, list):
+        tags = json.loads(tags)
     if "consolidated" not in tags:
         return 0
     return next((int(t[5:]) for t in tags if re.fullmatch(r"level\d", t)), 0)

@@ -31,6 +31,7 @@ from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
 from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.services.access import AccessService
 from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
@@ -80,7 +81,7 @@ class Services:
         tightened = secure_data_dir(Path(data_dir))
         if tightened:
             log.warning("data dir permissions tightened (memories are private)", extra={"changed": tightened})
-        embedder = embedder or MiniLMEmbedder(config.embedding.query_cache_size)
+        embedder = embedder or MiniLMEmbedder(config.embedding.query_cache_size, config.embedding.workers)
         store = Store(
             Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous
         )
@@ -100,6 +101,7 @@ class Services:
         run_on_store: RunOnStore,
     ) -> "Services":
         memories = Memories(store, embedder, make_clock(config.clock.start), config)
+        memories.pack_log = PackLog(store, memories.clock, config.pack, run_on_store)  # written beside the requests
         indexer = None
         if workspace is not None:
             indexer = WorkspaceIndexer(
@@ -192,6 +194,7 @@ class Services:
         transaction), what is queued is left for the next start."""
         self.episodes.stop()
         self.worker.stop()
+        self.memories.pack_log.stop()
 
     def close(self) -> None:
         """Stop the background workers, then close the store."""

@@ -99,7 +99,12 @@ def from_blob(blob: bytes) -> np.ndarray:
 
 
 def _pack_json(value: Any) -> bytes:
-    return zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 6)
+    return zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 1)  # 1: 2.5x faster, 20 % larger
+
+
+def prepared_pack(entry: dict[str, Any]) -> dict[str, Any]:
+    """A pack log entry as stored: its candidates and choices as zlib-compressed JSON (a BLOB)."""
+    return {**entry, "candidates": _pack_json(entry["candidates"]), "chosen": _pack_json(entry["chosen"])}
 
 
 def _unpack_json(stored: str | bytes) -> Any:
@@ -393,14 +398,13 @@ class Store:
     def put_owned_section(self, rel_path: str, body: str, written_at: str) -> None:
         self.db["owned_sections"].upsert({"path": rel_path, "body": body, "written_at": written_at}, pk="path")
 
-    def log_pack(self, entry: dict[str, Any]) -> None:
-        """Log a pack; its candidates and choices are stored as zlib-compressed JSON (a BLOB)."""
-        row = {**entry, "candidates": _pack_json(entry["candidates"]), "chosen": _pack_json(entry["chosen"])}
-        self.conn.execute(
+    def log_packs(self, rows: list[dict[str, Any]]) -> None:
+        """Log packs, each as ``prepared_pack`` made it."""
+        self.conn.executemany(
             "INSERT INTO pack_log (pack_id, namespace, query, audience, budget_tokens, at, tokens, text, candidates, "
             "chosen) VALUES (:pack_id, :namespace, :query, :audience, :budget_tokens, :at, :tokens, :text, "
             ":candidates, :chosen)",
-            row,
+            rows,
         )
 
     def prune_pack_log(self, keep: int, older_than: str) -> int:

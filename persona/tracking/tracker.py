@@ -241,7 +241,7 @@ class PersonaTracker:
         return ScoreJob(namespace, session, turn_seq, pack_id, state, request)
 
     def pack_items(self, pack_id: str) -> list[str]:
-        chosen = self.store.pack_chosen(pack_id)
+        chosen = self.service.pack_log.chosen(pack_id)
         if chosen is None:
             return []
         ids = [c["id"] if isinstance(c, dict) else c for c in chosen]
