@@ -887,6 +887,10 @@ def bench_persona(args) -> dict[str, Any]:
 def run_bench(args) -> dict[str, Any]:
     if args.bench == "pack":
         return bench_pack(args)
+    if args.bench == "load":
+        from agentmemd.daemon.bench.load import bench_load
+
+        return bench_load(args)
     if args.bench == "persona":
         return bench_persona(args)
     if args.bench == "observe":

@@ -816,6 +816,20 @@ def bench_pack(**options: Any) -> None:
     _run_bench("pack", options)
 
 
+@bench.command("load")
+@click.option("--memories", type=int, default=20_000, show_default=True)
+@click.option("--clients", type=int, default=8, show_default=True)
+@click.option("--seconds", type=float, default=60.0, show_default=True, help="Of each of the three runs.")
+@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+def bench_load(**options: Any) -> None:
+    """Concurrent clients, mixed workload: throughput against one client, p50/p99 per method, errors,
+    and pack p95 while a consolidation runs.
+
+    Example: `agentmemd bench load --memories 20000 --clients 8 --seconds 60`
+    """
+    _run_bench("load", options)
+
+
 @bench.command("stalls")
 @click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
 @click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")

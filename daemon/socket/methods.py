@@ -282,7 +282,15 @@ def build_methods(s: Services) -> dict[str, Method]:
             True,
         ),
     ]
-    return {
+    methods = {
         name: Method(params, handler, result, summary, *waits)
         for name, params, handler, result, summary, *waits in table
     }
+    for name in READS:
+        method = methods[name]
+        method.handler, method.reads = s.reading(method.handler), True
+    return methods
+
+
+# Methods that only read: they run on reader threads, beside the store thread (issue 17).
+READS = ("health", "stats", "memory.get", "memory.search", "context.pack", "context.explain")

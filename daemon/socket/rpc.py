@@ -64,6 +64,9 @@ class Method:
     waits: bool = False
     # True: the handler returns the Scope the connection holds from now on (`auth`).
     authenticates: bool = False
+    # True: the handler only reads (on a reader thread's read-only connection, beside the store
+    # thread: issue 17), so a slow write never delays it.
+    reads: bool = False
 
 
 @dataclass
@@ -113,10 +116,12 @@ class Dispatcher:
         executor: Executor,
         wait_executor: Executor | None = None,
         admit: Admit = admit_all,
+        read_executor: Executor | None = None,
     ):
         self.methods = methods
         self.executor = executor
         self.wait_executor = wait_executor or executor
+        self.read_executor = read_executor or self.wait_executor
         self.admit = admit  # the service layer's access check, run on every request's params
 
     async def handle_line(self, line: bytes, caller: Caller | None = None) -> bytes | None:
@@ -188,7 +193,7 @@ class Dispatcher:
         loop = asyncio.get_running_loop()
         try:
             params = self.admit(caller.scope, method_name, params)
-            executor = self.wait_executor if method.waits else self.executor
+            executor = self.read_executor if method.reads else self.wait_executor if method.waits else self.executor
             result = await loop.run_in_executor(executor, method.handler, params)
             if method.authenticates:
                 caller.scope, result = result, result.describe()

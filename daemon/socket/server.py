@@ -1,7 +1,9 @@
 """The daemon: data-dir lock, Unix socket (0600), NDJSON JSON-RPC, clean shutdown.
 
-Every request runs on one worker thread that owns the SQLite connection, so writes
-are serialised and a crash in a handler is an error response, never a dead daemon.
+Every write runs on one store thread that owns the writer connection, so writes are
+serialised; read-only methods run on reader threads, each with a read-only connection
+(WAL: they read committed state beside the writer). A crash in a handler is an error
+response, never a dead daemon.
 """
 
 from __future__ import annotations
@@ -108,6 +110,10 @@ class Daemon:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
         # Requests that wait on background work (conversation.observe) wait here, not on the store thread.
         self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agentmemd-wait")
+        # Read-only methods (search, pack, ...) run here, each thread on its own read-only connection.
+        self.read_executor = ThreadPoolExecutor(
+            max_workers=config.server.reader_threads, thread_name_prefix="agentmemd-read"
+        )
         # Workspace syncs read, parse and embed here, one at a time; only their commit runs on the store thread.
         self.sync_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-sync")
         # Scheduled jobs and their catch-up run here; their SQLite steps hop to the store thread.
@@ -140,7 +146,9 @@ class Daemon:
         self.open()
         services = self.services
         assert services is not None
-        dispatcher = Dispatcher(build_methods(services), self.executor, self.wait_executor, services.access.admit)
+        dispatcher = Dispatcher(
+            build_methods(services), self.executor, self.wait_executor, services.access.admit, self.read_executor
+        )
         loop = asyncio.get_running_loop()
         watcher = None
         if services.indexer is not None:
@@ -200,6 +208,7 @@ class Daemon:
             await asyncio.gather(*self._connections, return_exceptions=True)
             self.sync_executor.shutdown(wait=True)
             self.jobs_executor.shutdown(wait=True)
+            self.read_executor.shutdown(wait=True)
             self.executor.shutdown(wait=True)
             self.wait_executor.shutdown(wait=False, cancel_futures=True)
             self.close()

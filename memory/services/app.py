@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from agentmemd.cron.jobs import register_jobs
 from agentmemd.cron.scheduler import JobRunner
@@ -45,6 +46,8 @@ from agentmemd.memory.workspace.writeback import WorkspaceWriter
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 DB_FILE = "agentmemd.db"
+T = TypeVar("T")
+R = TypeVar("R")
 log = logging.getLogger("agentmemd")
 
 
@@ -176,6 +179,16 @@ class Services:
             worker=worker,
             episodes=episodes,
         )
+
+    def reading(self, handler: Callable[[T], R]) -> Callable[[T], R]:
+        """``handler`` run on the calling thread's read-only connection (Store.reading): the daemon
+        runs read-only methods so, on reader threads beside the store thread."""
+
+        def read(params: T) -> R:
+            with self.store.reading():
+                return handler(params)
+
+        return read
 
     def health(self) -> HealthResult:
         return HealthResult(

@@ -6,6 +6,7 @@ on the background worker: those run beside it and hand their SQLite steps to ``r
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Callable
 
 from agentmemd.memory.conversation.compaction import CompactionWorker
@@ -21,7 +22,7 @@ from agentmemd.memory.core.models import (
     ObserveParams,
     SyncParams,
 )
-from agentmemd.memory.core.threads import RunOnStore, result_within
+from agentmemd.memory.core.threads import RunOnStore, result_within, run_here
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
@@ -95,29 +96,40 @@ class ConversationService:
                 REBASE_WAIT_SECONDS,
                 f"the rebase compaction of {p.session!r} is still running after {REBASE_WAIT_SECONDS}s",
             )
-        return self.run_on_store(lambda: self._build(p, budget, action, latest))
+        return self._build(p, budget, action, latest)
+
+    def _reading(self):
+        """Reads beside the store thread on a read-only connection (issue 17), where there is a
+        store thread; used as a library, on the caller's."""
+        return self.memories.store.reading() if self.run_on_store is not run_here else nullcontext()
 
     def _due_action(self, session: str, namespace: str) -> tuple[str, dict | None]:
         self.conversations.require(session, namespace)
         return self.tracker.due_action(session)
 
     def _build(self, p: ContextParams, budget: int, action: str, latest: dict | None) -> dict[str, Any]:
-        namespace = self.conversations.require(p.session, p.namespace)
-        ctx = build_context(
-            self.memories,
-            self.conversations,
-            p.session,
-            namespace,
-            budget,
-            persona_state=self.tracker.state(namespace),
-            drift=action,
-            anchor_min_turns=self.config.persona.anchor_min_turns,
-            anchors_as=p.anchors_as,
-            people=self.people_note(p.session, namespace) if self.people_note else "",
-        )
+        with self._reading():
+            namespace = self.conversations.require(p.session, p.namespace)
+            state = self.tracker.state_if_current(namespace)
+        if state is None:  # the persona files changed: its new version is a write
+            state = self.run_on_store(lambda: self.tracker.state(namespace))
+        with self._reading():
+            ctx = build_context(
+                self.memories,
+                self.conversations,
+                p.session,
+                namespace,
+                budget,
+                persona_state=state,
+                drift=action,
+                anchor_min_turns=self.config.persona.anchor_min_turns,
+                anchors_as=p.anchors_as,
+                people=self.people_note(p.session, namespace) if self.people_note else "",
+            )
+            last_seq = self.conversations.last_seq(p.session)
         score_id = latest["id"] if latest else None
-        self.tracker.record_context(
-            p.session, self.conversations.last_seq(p.session), ctx["pack_id"], ctx["drift_action"], score_id
+        self.run_on_store(
+            lambda: self.tracker.record_context(p.session, last_seq, ctx["pack_id"], ctx["drift_action"], score_id)
         )
         ctx["drift"] = {
             "due": action,

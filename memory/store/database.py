@@ -13,7 +13,7 @@ import re
 import stat
 import threading
 import zlib
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -137,23 +137,38 @@ def secure_data_dir(data_dir: Path) -> list[str]:
     return fixed
 
 
+def _connect(uri: str, *, read_only: bool) -> Any:
+    """A sqlean connection with sqlite-vec loaded (a matrix is loaded from vec0 on first use)."""
+    conn = sqlean.connect(uri, uri=read_only, check_same_thread=False, isolation_level=None)
+    conn.enable_load_extension(True)
+    sqlite_vec.load(conn)
+    conn.enable_load_extension(False)
+    conn.execute("PRAGMA busy_timeout=5000")
+    if read_only:
+        conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
 class Store:
+    """One writer connection, used by the store thread (and by every thread of a library user),
+    and read-only connections for reader threads (``reading``): WAL lets them read committed
+    state while the writer commits (issue 17). ``conn`` is the calling thread's."""
+
     def __init__(self, path: str | Path, *, dim: int, model: str, synchronous: str = "NORMAL"):
         self.path = str(path)
         self.dim = dim
         # Born private: SQLite gives the -wal and -shm files the database file's mode.
         os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
-        conn = sqlean.connect(self.path, check_same_thread=False, isolation_level=None)
-        conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
-        conn.enable_load_extension(False)
+        conn = _connect(self.path, read_only=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={synchronous}")
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA busy_timeout=5000")
-        self.conn = conn
-        self.db = sqlite_utils.Database(conn)
-        self._lock = threading.RLock()
+        self._writer = conn
+        self._writer_db = sqlite_utils.Database(conn)
+        self._local = threading.local()  # a reader thread's connection, while it reads
+        self._readers: list[Any] = []  # every reader connection opened, closed with the store
+        self._readers_lock = threading.Lock()
+        self._lock = threading.RLock()  # the writer connection's: a transaction, or a read beside one
         # Index changes of the open transaction, applied to the in-RAM matrix on COMMIT.
         self._after_commit: list[tuple[str, int, np.ndarray | None]] = []
         self._depth = 0
@@ -162,6 +177,40 @@ class Store:
         create_vector_index(self.db, dim)
         self.vectors = VectorIndex(dim, self._load_vectors)
         self._fts_numbers = self._load_fts_numbers()
+
+    @property
+    def conn(self) -> Any:
+        """The connection of the calling thread: its read-only one inside ``reading()``, else the writer."""
+        return getattr(self._local, "conn", None) or self._writer
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        return getattr(self._local, "db", None) or self._writer_db
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Run a block of reads on this thread's read-only connection (opened on first use, kept
+        for the thread's next reads): it sees committed state only and never waits on a write."""
+        local = self._local
+        if getattr(local, "conn", None) is not None:  # nested: already reading
+            yield
+            return
+        reader = getattr(local, "reader", None)
+        if reader is None:
+            reader = local.reader = _connect(f"file:{self.path}?mode=ro", read_only=True)
+            local.reader_db = sqlite_utils.Database(reader)
+            with self._readers_lock:
+                self._readers.append(reader)
+        local.conn, local.db = reader, local.reader_db
+        try:
+            yield
+        finally:
+            local.conn = local.db = None
+
+    def _guard(self):
+        """The writer connection's lock when this thread uses it (a read must not land inside another
+        thread's transaction); nothing on a reader connection."""
+        return self._lock if self.conn is self._writer else nullcontext()
 
     # ---- plumbing -----------------------------------------------------------
 
@@ -180,7 +229,10 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE ... COMMIT. Nested use joins the outer transaction (all or nothing)."""
+        """BEGIN IMMEDIATE ... COMMIT on the writer connection. Nested use joins the outer
+        transaction (all or nothing). Never inside ``reading()``: writes go to the store thread."""
+        if self.conn is not self._writer:
+            raise StoreError("a write was attempted on a read-only connection (inside Store.reading)")
         with self._lock:
             if self._depth:
                 self._depth += 1
@@ -211,11 +263,15 @@ class Store:
                 self._depth = 0
 
     def close(self) -> None:
+        with self._readers_lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
         with self._lock:
             try:
-                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
-                self.conn.close()
+                self._writer.close()
 
     def _rows(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)
@@ -288,14 +344,33 @@ class Store:
             "WHERE m.namespace = ? AND m.superseded_by IS NULL ORDER BY w.seq, w.part",
         ]
         vector_columns = [", embedding", ", w.embedding"]
-        seqs = [r[0] for sql in queries for r in self.conn.execute(sql.format(""), (namespace,))]
+        conn = self.conn
+        # On a reader connection the store thread may commit meanwhile: one read transaction, so the
+        # seqs and the vectors are of one snapshot (the writer's own thread cannot commit meanwhile).
+        snapshot = conn is not self._writer
+        if snapshot:
+            conn.execute("BEGIN")
+        try:
+            seqs = [r[0] for sql in queries for r in conn.execute(sql.format(""), (namespace,))]
+        except BaseException:
+            if snapshot:
+                conn.execute("ROLLBACK")
+            raise
 
         def chunks() -> Iterator[list[bytes]]:
-            for sql, column in zip(queries, vector_columns):
-                cur = self.conn.execute(sql.format(column), (namespace,))
-                while rows := cur.fetchmany(8192):
-                    yield [r[1] for r in rows]
+            try:
+                for sql, column in zip(queries, vector_columns):
+                    cur = conn.execute(sql.format(column), (namespace,))
+                    while rows := cur.fetchmany(8192):
+                        yield [r[1] for r in rows]
+            finally:
+                if snapshot:
+                    conn.execute("COMMIT")
 
+        if not seqs:
+            if snapshot:
+                conn.execute("COMMIT")
+            return seqs, iter(())
         return seqs, chunks()
 
     def window_vectors(self, seqs: list[int]) -> dict[int, np.ndarray]:
@@ -440,7 +515,7 @@ class Store:
     def turns_of(self, memory_ids: list[str]) -> dict[str, set[int]]:
         """memory id -> the conversation turns it was made from, for those made from any."""
         out: dict[str, set[int]] = {}
-        with self._lock:
+        with self._guard():
             for chunk, marks in _in_chunks(memory_ids):
                 sql = f"SELECT memory_id, turn_seq FROM memory_turns WHERE memory_id IN ({marks})"
                 for memory_id, seq in self.conn.execute(sql, chunk):
@@ -455,7 +530,7 @@ class Store:
             "JOIN {table} m ON m.id = b.memory_id "
             "WHERE a.memory_id = ? AND b.memory_id != ? AND m.superseded_by IS NULL"
         )
-        with self._lock:
+        with self._guard():
             return [
                 (row[0], row[1])
                 for table in ("memories", "memory_archive")
@@ -480,7 +555,7 @@ class Store:
     def knn(self, namespace: str, vec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
         """[(seq, cosine)] of the n nearest live memories of the namespace but ``skip`` (chosen in
         float16; see vector_index)."""
-        with self._lock:
+        with self._guard():
             return self.vectors.search(namespace, vec, n, skip)
 
     def bm25(self, namespace: str, terms: list[str], max_postings: int, context_weight: float = 1.0) -> Bm25Hits:
@@ -492,7 +567,7 @@ class Store:
         others are taken rarest first while their document frequencies add up to at most
         ``max_postings``. A namespace smaller than that never drops a term.
         """
-        with self._lock:
+        with self._guard():
             table = self._fts_table(namespace)
             if table is None or not terms:
                 return Bm25Hits({}, 0.0)
@@ -522,7 +597,7 @@ class Store:
         """seq -> which of ``terms`` the memory's own text holds (FTS5's tokenizer: "issues" holds
         "issue"; its context does not count), for these memories of the namespace."""
         out: dict[int, set[str]] = {seq: set() for seq in seqs}
-        with self._lock:
+        with self._guard():
             table = self._fts_table(namespace)
             if table is None or not seqs:
                 return out
@@ -544,12 +619,12 @@ class Store:
     def adjacent(self, namespace: str, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
         """seq -> the live memories of the namespace stored just before and just after it (from the
         in-RAM index, which holds exactly the namespace's live memories; SQL took ~7 ms a pack)."""
-        with self._lock:
+        with self._guard():
             return self.vectors.adjacent(namespace, seqs)
 
     def best_cosines(self, namespace: str, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
         """seq -> its best vector's cosine with ``qvec``, from the in-RAM index (float16)."""
-        with self._lock:
+        with self._guard():
             return self.vectors.best_cosines(namespace, seqs, qvec)
 
     def audiences(self, namespace: str) -> list[str]:
@@ -596,7 +671,7 @@ class Store:
     def phrase_matches(self, namespace: str, phrases: tuple[str, ...], n: int) -> list[int]:
         """The newest n live memories of the namespace whose own text holds one of ``phrases``
         (FTS5 phrases, stemmed like the index)."""
-        with self._lock:
+        with self._guard():
             table = self._fts_table(namespace)
             if table is None or not phrases or n <= 0:
                 return []

@@ -16,6 +16,7 @@ one (77 MB at 100k x 384 short ones).
 
 from __future__ import annotations
 
+import threading
 from typing import Callable, Iterable
 
 import numpy as np
@@ -142,11 +143,13 @@ class _NamespaceMatrix:
 
 
 class VectorIndex:
-    """Namespace -> matrix, loaded lazily through ``loader``."""
+    """Namespace -> matrix, loaded lazily through ``loader``. One lock around every read and write:
+    reader threads search while the store thread applies a commit (a search holds it ~0.1-3 ms)."""
 
     def __init__(self, dim: int, loader: Loader):
         self.dim = dim
         self._loader = loader
+        self._lock = threading.Lock()
         self._spaces: dict[str, _NamespaceMatrix] = {}
         self._empty = _NamespaceMatrix(dim, [], [])  # read-only: what a namespace with no memories searches
 
@@ -163,29 +166,36 @@ class VectorIndex:
 
     def loaded(self) -> int:
         """How many namespaces have a matrix in RAM."""
-        return len(self._spaces)
+        with self._lock:
+            return len(self._spaces)
 
     def search(self, namespace: str, qvec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
         """[(seq, cosine)] best first, leaving out ``skip``; vectors are L2-normalised, so cosine is a dot product."""
-        return self._space(namespace).top(np.asarray(qvec, dtype=np.float32), n, skip)
+        with self._lock:
+            return self._space(namespace).top(np.asarray(qvec, dtype=np.float32), n, skip)
 
     def size(self, namespace: str) -> int:
         """How many live memories the namespace has (not vectors: a long one has several)."""
-        return len(self._space(namespace).rows)
+        with self._lock:
+            return len(self._space(namespace).rows)
 
     def adjacent(self, namespace: str, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
         """seq -> the namespace's live memories stored just before and just after it."""
-        return self._space(namespace).adjacent(seqs)
+        with self._lock:
+            return self._space(namespace).adjacent(seqs)
 
     def best_cosines(self, namespace: str, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
-        return self._space(namespace).best_cosines(seqs, qvec)
+        with self._lock:
+            return self._space(namespace).best_cosines(seqs, qvec)
 
     # Called by the store after a transaction commits.
     def add(self, namespace: str, seq: int, vectors: np.ndarray) -> None:
         """A memory's vector, or its windows' (one row each)."""
-        if namespace in self._spaces:  # not loaded yet: the loader will read it from the store
-            self._spaces[namespace].add(seq, vectors)
+        with self._lock:
+            if namespace in self._spaces:  # not loaded yet: the loader will read it from the store
+                self._spaces[namespace].add(seq, vectors)
 
     def remove(self, seq: int) -> None:
-        for space in self._spaces.values():  # a seq lives in one namespace; few are loaded
-            space.remove(seq)
+        with self._lock:
+            for space in self._spaces.values():  # a seq lives in one namespace; few are loaded
+                space.remove(seq)

@@ -99,6 +99,14 @@ class PersonaTracker:
                     lines.append(SpecLine(part.strip(" -*\t"), source, row["path"] in PERSONA_FILES))
         return lines
 
+    def state_if_current(self, namespace: str) -> PersonaState | None:
+        """The namespace's PersonaState if its spec is unchanged since it was saved (a read only),
+        else None: ``state`` makes the new version."""
+        latest = self._latest(namespace)
+        if latest is not None and latest.spec_hash == parse_spec(self.spec_lines(namespace)).hash:
+            return latest
+        return None
+
     def state(self, namespace: str) -> PersonaState:
         latest = self._latest(namespace)
         spec = parse_spec(self.spec_lines(namespace))
