@@ -7,6 +7,7 @@ import shutil
 import threading
 from pathlib import Path
 
+import pytest
 from inprocess import HashEmbedder, InProcessDaemon
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,5 +66,54 @@ def test_syncs_reflections_and_consolidation_embed_beside_the_store_thread(short
         assert d.call("jobs.run", {"name": "consolidate"})["status"] == "ok"
         assert len(embedder.threads) >= 3
         assert not [t for t in embedder.threads if t.startswith("test-store")], embedder.threads
+    finally:
+        d.terminate()
+
+
+def test_reads_are_answered_while_a_write_holds_the_store_thread(short_tmp):
+    """Search, pack, explain, get and health run on reader threads with read-only connections: a
+    write transaction held open on the store thread delays none of them, and they see only what
+    was committed (issue 17)."""
+    d = InProcessDaemon(short_tmp / "d", embedder=HashEmbedder())
+    try:
+        mid = d.call("memory.add", {"content": "Ana keeps bees behind the old mill", "type": "fact"})["id"]
+        store = d.services.store
+        inside, release = threading.Event(), threading.Event()
+
+        def hold_a_write() -> None:
+            with store.transaction():
+                store.conn.execute("UPDATE memories SET content = 'changed, not committed' WHERE id = ?", (mid,))
+                inside.set()
+                release.wait(60)
+                store.conn.execute("UPDATE memories SET content = 'Ana keeps bees' WHERE id = ?", (mid,))
+
+        held = d.executor.submit(hold_a_write)
+        assert inside.wait(30)
+        try:
+            hits = d.call("memory.search", {"query": "bees mill"})["results"]
+            assert [h["content"] for h in hits] == ["Ana keeps bees behind the old mill"]  # committed state only
+            pack = d.call("context.pack", {"query": "bees", "budget_tokens": 200})
+            assert "old mill" in pack["text"]
+            assert d.call("context.explain", {"pack_id": pack["pack_id"]})["text"] == pack["text"]
+            assert d.call("memory.get", {"id": mid})["content"].endswith("old mill")
+            assert d.call("health")["memories"] == 1
+            assert not held.done()  # all of it answered while the write was still open
+        finally:
+            release.set()
+        held.result(30)
+        assert d.call("memory.get", {"id": mid})["content"] == "Ana keeps bees"
+    finally:
+        d.terminate()
+
+
+def test_a_reader_connection_refuses_to_write(short_tmp):
+    from agentmemd.memory.core.errors import StoreError
+
+    d = InProcessDaemon(short_tmp / "d", embedder=HashEmbedder())
+    try:
+        store = d.services.store
+        with store.reading(), pytest.raises(StoreError, match="read-only"):
+            with store.transaction():
+                pass
     finally:
         d.terminate()
