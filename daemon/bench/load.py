@@ -9,11 +9,15 @@ started midway (pack p95 while it runs against pack p95 before it).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomlkit
 
 from agentmemd.daemon.bench.benchmarks import _pct, _peak_rss_mb, bench_daemon, zipf_phrases
 from agentmemd.daemon.socket.client import Client, RpcCallError
@@ -101,13 +105,23 @@ def _client_loop(sock, client_no: int, texts: _Texts, run: _Run, stop: threading
             run.record(method, ended, (ended - t) * 1000)
 
 
-def _drive(sock, clients: int, seconds: float, texts: _Texts, during=None) -> tuple[_Run, float, float]:
-    """``clients`` loops for ``seconds``; ``during(run, start)`` runs on this thread meanwhile."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _drive(
+    sock, pid: int, clients: int, seconds: float, texts: _Texts, during=None
+) -> tuple[_Run, float, float, dict[str, float]]:
+    """``clients`` loops for ``seconds``; ``during(run, start)`` runs on this thread meanwhile.
+    Also returns the CPU cores the daemon and this process (the clients) used on average."""
     run, stop = _Run(), threading.Event()
     threads = [
         threading.Thread(target=_client_loop, args=(sock, i, texts, run, stop, 1000 + i), daemon=True)
         for i in range(clients)
     ]
+    daemon_cpu, own_cpu = cpu_seconds(pid), time.process_time()
     start = time.perf_counter()
     for t in threads:
         t.start()
@@ -116,9 +130,13 @@ def _drive(sock, clients: int, seconds: float, texts: _Texts, during=None) -> tu
     time.sleep(max(0.0, seconds - (time.perf_counter() - start)))
     stop.set()
     end = time.perf_counter()
+    cores = {
+        "daemon": round((cpu_seconds(pid) - daemon_cpu) / (end - start), 2),
+        "clients": round((time.process_time() - own_cpu) / (end - start), 2),
+    }
     for t in threads:
         t.join(120)
-    return run, start, end
+    return run, start, end, cores
 
 
 def _stock(client: Client, memories: int) -> None:
@@ -152,14 +170,16 @@ def bench_load(args) -> dict[str, Any]:
         "note": "clients are threads of the bench process, on the same 2 cores as the daemon",
     }
     texts = _Texts(11, 200_000)
-    with bench_daemon(args.work_dir) as (client, proc):
+    settings = tomllib.loads(Path(args.config_file).read_text()) if args.config_file else {}
+    settings.pop("jobs", None)  # the bench's daemon runs no scheduled job
+    with bench_daemon(args.work_dir, tomlkit.dumps(settings)) as (client, proc):
         _stock(client, args.memories)
         sock = client.socket_path
         client.call("context.pack", {"query": "warm up", "budget_tokens": 1000})
-        one, start, end = _drive(sock, 1, args.seconds, texts)
-        out["one_client"] = one.summary(start, end)
-        many, start, end = _drive(sock, args.clients, args.seconds, texts)
-        out["many_clients"] = many.summary(start, end)
+        one, start, end, cores = _drive(sock, proc.pid, 1, args.seconds, texts)
+        out["one_client"] = {**one.summary(start, end), "cpu_cores_used": cores}
+        many, start, end, cores = _drive(sock, proc.pid, args.clients, args.seconds, texts)
+        out["many_clients"] = {**many.summary(start, end), "cpu_cores_used": cores}
         out["throughput_over_one_client"] = round(
             out["many_clients"]["throughput_per_s"] / max(out["one_client"]["throughput_per_s"], 1e-9), 2
         )
@@ -172,11 +192,12 @@ def bench_load(args) -> dict[str, Any]:
                 window["report"] = jobs.call("jobs.run", {"name": "consolidate"})
             window["end"] = time.perf_counter()
 
-        busy, start, end = _drive(sock, args.clients, args.seconds, texts, during=consolidate_midway)
+        busy, start, end, cores = _drive(sock, proc.pid, args.clients, args.seconds, texts, during=consolidate_midway)
         idle_p95 = busy.pack_p95(start, window["start"])
         during_p95 = busy.pack_p95(window["start"], window["end"])
         out["with_consolidation"] = {
             **busy.summary(start, end),
+            "cpu_cores_used": cores,
             "consolidation_s": round(window["end"] - window["start"], 2),
             "consolidation_status": window["report"].get("status"),
             "pack_p95_idle_ms": idle_p95,

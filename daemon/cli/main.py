@@ -820,6 +820,12 @@ def bench_pack(**options: Any) -> None:
 @click.option("--memories", type=int, default=20_000, show_default=True)
 @click.option("--clients", type=int, default=8, show_default=True)
 @click.option("--seconds", type=float, default=60.0, show_default=True, help="Of each of the three runs.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A TOML file of settings for the bench's daemon (e.g. [embedding] workers), to measure a choice.",
+)
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 def bench_load(**options: Any) -> None:
     """Concurrent clients, mixed workload: throughput against one client, p50/p99 per method, errors,

@@ -24,13 +24,15 @@ def build_methods(s: Services) -> dict[str, Method]:
             r.StatsResult,
             "Counts by type, tier and namespace.",
         ),
-        ("memory.add", m.AddParams, lambda p: m.AddResult(id=mem.add(p)), m.AddResult, "Store one memory."),
+        # Embedded on the caller's thread, inserted on the store thread (memory_writes.py).
+        ("memory.add", m.AddParams, s.memory_writes.add, m.AddResult, "Store one memory.", True),
         (
             "memory.add_many",
             m.AddManyParams,
-            lambda p: m.AddManyResult(ids=mem.add_many(p.items)),
+            s.memory_writes.add_many,
             m.AddManyResult,
             "Store many memories atomically.",
+            True,
         ),
         (
             "memory.get",

@@ -94,6 +94,7 @@ class MiniLMEmbedder:
 
         self._model.tokenize = tokenize_one_at_a_time
         self._tokenizing = tokenizing
+        self._forward = _traced_encoder(self._model, torch)
         self._workers = max(1, workers)
         self._turns = _Turns(self._workers)  # at most ``workers`` forward passes, queries first
         self._chunks = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="agentmemd-embed")
@@ -139,13 +140,7 @@ class MiniLMEmbedder:
 
         def encode(chunk: list[int]) -> None:
             with self._turns.hold(urgent=urgent):
-                out[chunk] = self._model.encode(
-                    [texts[i] for i in chunk],
-                    batch_size=EMBED_CHUNK,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
+                out[chunk] = self._encode([texts[i] for i in chunk])
 
         if len(chunks) == 1:  # a query, a few memories: on the caller's thread, no hand-over
             encode(chunks[0])
@@ -153,6 +148,24 @@ class MiniLMEmbedder:
             for done in [self._chunks.submit(encode, chunk) for chunk in chunks]:
                 done.result()
         return out
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        """Mean-pooled, L2-normalised rows: what the model's Pooling and Normalize modules give."""
+        if self._forward is None:
+            return self._model.encode(
+                texts, batch_size=EMBED_CHUNK, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
+        import torch
+
+        with self._tokenizing:
+            batch = self._model.tokenizer(
+                texts, padding=True, truncation=True, max_length=self._model.max_seq_length, return_tensors="pt"
+            )
+        with torch.inference_mode():
+            hidden = self._forward(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, dim=1).numpy()
 
     def _embed_cached(self, texts: list[str], *, urgent: bool) -> np.ndarray:
         out: list[np.ndarray | None] = [None] * len(texts)
@@ -208,6 +221,35 @@ class _Turns:
             with self._cond:
                 self._busy -= 1
                 self._cond.notify_all()
+
+
+def _traced_encoder(model, torch):
+    """The model's transformer as a TorchScript graph (torch.jit.trace): the same numbers as the
+    eager module (3e-8 apart), but its forward pass runs in C++ without Python's GIL, so two
+    passes run side by side on two cores (issue 17: a query 15.0 -> 11.1 ms on one thread, 5.1 ms
+    each with two at once; eager, the transformers module's Python glue held the GIL for most of
+    a short query). None if tracing fails: the eager module is used then."""
+    import warnings
+
+    transformer = model[0].auto_model.eval()
+    example = model.tokenizer(["a short example sentence"], return_tensors="pt")
+    try:
+        with warnings.catch_warnings(), torch.inference_mode():
+            warnings.simplefilter("ignore")  # the tracer's notes on Python values it treats as constants
+            traced = torch.jit.trace(
+                transformer,
+                (example["input_ids"], example["attention_mask"], example["token_type_ids"]),
+                strict=False,
+            )
+            traced = torch.jit.freeze(traced.eval())
+    except Exception:  # an unsupported torch/transformers pair: correct, only slower
+        return None
+
+    def forward(input_ids, attention_mask, token_type_ids):
+        out = traced(input_ids, attention_mask, token_type_ids)
+        return out["last_hidden_state"] if isinstance(out, dict) else out[0]
+
+    return forward
 
 
 def normalise_rows(vectors: np.ndarray) -> np.ndarray:

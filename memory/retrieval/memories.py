@@ -215,6 +215,11 @@ class Memories:
     def add(self, item: AddParams) -> str:
         return self.add_many([item], field_prefix="")[0]
 
+    def prepare_vectors(self, items: list[AddParams], *, field_prefix: str = "items") -> list[np.ndarray]:
+        """Each item's vectors, checked (a caller's) or embedded: what ``add_many(vectors=...)`` takes,
+        made beside the store thread (services/memory_writes.py)."""
+        return self._vectors_for(items, field_prefix, None)
+
     def _vectors_for(
         self, items: list[AddParams], field_prefix: str, given: list[np.ndarray | None] | None
     ) -> list[np.ndarray]:

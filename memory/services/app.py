@@ -38,6 +38,7 @@ from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
 from agentmemd.memory.services.costs import CostService
 from agentmemd.memory.services.jobs import JobService
+from agentmemd.memory.services.memory_writes import MemoryWrites
 from agentmemd.memory.services.persona import PersonaService
 from agentmemd.memory.services.workspace import WorkspaceService
 from agentmemd.memory.store.database import Store, secure_data_dir
@@ -56,6 +57,7 @@ class Services:
     config: Config
     store: Store
     memories: Memories
+    memory_writes: MemoryWrites
     conversations: ConversationService
     persona: PersonaService
     workspace: WorkspaceService
@@ -167,6 +169,7 @@ class Services:
             config=config,
             store=store,
             memories=memories,
+            memory_writes=MemoryWrites(memories, run_on_store),
             conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),
             workspace=WorkspaceService(indexer),

@@ -190,7 +190,8 @@ class Store:
     @contextmanager
     def reading(self) -> Iterator[None]:
         """Run a block of reads on this thread's read-only connection (opened on first use, kept
-        for the thread's next reads): it sees committed state only and never waits on a write."""
+        for the thread's next reads), in one read transaction: it sees the state committed when
+        the block began and never waits on a write."""
         local = self._local
         if getattr(local, "conn", None) is not None:  # nested: already reading
             yield
@@ -202,10 +203,14 @@ class Store:
             with self._readers_lock:
                 self._readers.append(reader)
         local.conn, local.db = reader, local.reader_db
+        # One read transaction for the block: its reads are of one snapshot (a document count and a
+        # term's frequency, read by two statements, agree), whatever the store thread commits meanwhile.
+        reader.execute("BEGIN")
         try:
             yield
         finally:
             local.conn = local.db = None
+            reader.execute("COMMIT")
 
     def _guard(self):
         """The writer connection's lock when this thread uses it (a read must not land inside another
@@ -347,7 +352,7 @@ class Store:
         conn = self.conn
         # On a reader connection the store thread may commit meanwhile: one read transaction, so the
         # seqs and the vectors are of one snapshot (the writer's own thread cannot commit meanwhile).
-        snapshot = conn is not self._writer
+        snapshot = conn is not self._writer and not conn.in_transaction
         if snapshot:
             conn.execute("BEGIN")
         try:
@@ -571,8 +576,10 @@ class Store:
             table = self._fts_table(namespace)
             if table is None or not terms:
                 return Bm25Hits({}, 0.0)
-            count = self.vectors.size(namespace)
             frequencies = [(self._document_frequency(table, t), i, t) for i, t in enumerate(terms)]
+            # The in-RAM index's count may lag or lead a reader's snapshot by a commit or two: never
+            # fewer documents than a term is in.
+            count = max(self.vectors.size(namespace), *(df for df, _, _ in frequencies))
             chosen: list[str] = []
             total = 0
             for df, _, term in sorted(frequencies):
