@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from inprocess import HashEmbedder, InProcessDaemon
 
+from agentmemd.daemon.socket.client import RpcCallError
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -117,3 +119,44 @@ def test_a_reader_connection_refuses_to_write(short_tmp):
                 pass
     finally:
         d.terminate()
+
+
+def test_health_says_starting_while_the_model_loads_and_requests_wait_for_it(short_tmp):
+    """The model loads beside the start-up (issue 17): health answers at once with "starting", a
+    search that needs the model waits for it and is then answered; a failed load is reported by
+    health and by every call that needs the model."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder
+
+    loaded = threading.Event()
+
+    def load_slowly():
+        assert loaded.wait(60)
+        return HashEmbedder()
+
+    d = InProcessDaemon(short_tmp / "d", embedder=BackgroundEmbedder(load_slowly))
+    try:
+        assert d.call("health")["status"] == "starting"
+        with ThreadPoolExecutor(1) as pool:
+            search = pool.submit(d.connect().call, "memory.search", {"query": "bees"})
+            assert not search.done()  # waiting for the model
+            assert d.call("health")["status"] == "starting"  # health never waits
+            loaded.set()
+            assert search.result(30) == {"results": []}
+        assert d.call("health")["status"] == "ok"
+    finally:
+        d.terminate()
+
+    def fail():
+        raise OSError("weights not found")
+
+    broken = InProcessDaemon(short_tmp / "b", embedder=BackgroundEmbedder(fail))
+    try:
+        broken.services.memories.embedder._ready.wait(30)
+        health = broken.call("health")
+        assert health["status"] == "model_failed" and "weights not found" in health["detail"]
+        with pytest.raises(RpcCallError, match="failed to load: OSError: weights not found"):
+            broken.call("memory.search", {"query": "bees"})
+    finally:
+        broken.terminate()

@@ -887,6 +887,10 @@ def bench_persona(args) -> dict[str, Any]:
 def run_bench(args) -> dict[str, Any]:
     if args.bench == "pack":
         return bench_pack(args)
+    if args.bench == "ingest":
+        from agentmemd.daemon.bench.ingest import bench_ingest
+
+        return bench_ingest(args)
     if args.bench == "load":
         from agentmemd.daemon.bench.load import bench_load
 

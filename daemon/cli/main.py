@@ -836,6 +836,21 @@ def bench_load(**options: Any) -> None:
     _run_bench("load", options)
 
 
+@bench.command("ingest")
+@click.option("--locomo", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--longmemeval", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--locomo-turns", type=int, default=2000, show_default=True, help="Short turns to ingest.")
+@click.option("--longmemeval-turns", type=int, default=1000, show_default=True, help="Long turns to ingest.")
+@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+def bench_ingest(**options: Any) -> None:
+    """memory.add_many of real text against the bare model's embedding time (the floor); health and
+    search latency meanwhile.
+
+    Example: `agentmemd bench ingest --locomo ../shared/bench/locomo/locomo10.json --longmemeval ../shared/bench/longmemeval/longmemeval_s_60.json`
+    """
+    _run_bench("ingest", options)
+
+
 @bench.command("stalls")
 @click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
 @click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")

@@ -140,7 +140,11 @@ class Daemon:
             if self.workspace is not None and not self.workspace.is_dir():
                 raise StartupError(f"workspace {self.workspace} is not a directory")
             self.services = Services.open(
-                self.config, self.data_dir, workspace=self.workspace, run_on_store=self._run_on_store
+                self.config,
+                self.data_dir,
+                workspace=self.workspace,
+                run_on_store=self._run_on_store,
+                load_model_later=True,
             )
         except BaseException:
             self.lock.release()
@@ -177,6 +181,7 @@ class Daemon:
         finally:
             os.umask(old_umask)
         os.chmod(self.socket_path, 0o600)
+        services.start_model()  # health answers "starting" until it is loaded
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
         recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))

@@ -256,7 +256,10 @@ class PackResult(BaseModel):
 
 
 class HealthResult(BaseModel):
-    status: Literal["ok"]
+    # "starting": the embedding model is still loading; a request that needs it waits for it.
+    # "model_failed": it could not be loaded (``detail`` says why); requests that need it fail.
+    status: Literal["ok", "starting", "model_failed"]
+    detail: str | None = None
     version: str
     memories: int
     # What start-up still does in the background ("workspace", "jobs"); requests are answered meanwhile.

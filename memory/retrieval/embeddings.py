@@ -15,10 +15,11 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Iterator, Protocol
+from typing import Callable, Iterator, Protocol
 
 import numpy as np
 
+from agentmemd.memory.core.errors import StartupError, Timeout
 from agentmemd.memory.core.tokens import bundled_model_dir
 
 
@@ -188,6 +189,71 @@ class MiniLMEmbedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
         return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
+
+
+class BackgroundEmbedder:
+    """An embedder loaded on a thread from the moment it is made (importing torch and
+    transformers, loading and tracing the model: ~4 s here), so the daemon answers at once:
+    ``health`` says "starting" until it is ``ready``, and a call that needs the model waits
+    for it (issue 17). A failed load fails those calls, with its reason."""
+
+    name = "all-MiniLM-L6-v2"
+    dim = 384
+
+    def __init__(self, make: Callable[[], Embedder], wait_seconds: float = 300.0, *, start: bool = True):
+        self._ready = threading.Event()
+        self._loaded: Embedder | None = None
+        self._error: BaseException | None = None
+        self._wait_seconds = wait_seconds
+        self._thread = threading.Thread(target=self._load, args=(make,), name="agentmemd-model", daemon=True)
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Begin loading (once): the daemon does it once its socket listens, so the import of
+        torch does not slow the socket's opening."""
+        if not self._thread.is_alive() and not self._ready.is_set():
+            self._thread.start()
+
+    def _load(self, make: Callable[[], Embedder]) -> None:
+        try:
+            self._loaded = make()
+        except BaseException as exc:  # reported to every call that needs the model
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    @property
+    def ready(self) -> bool:
+        """Loaded (a failed load is not ready either)."""
+        return self._ready.is_set() and self._error is None
+
+    @property
+    def failure(self) -> str | None:
+        """Why the load failed, once it has."""
+        if not self._ready.is_set() or self._error is None:
+            return None
+        return f"the embedding model failed to load: {type(self._error).__name__}: {self._error}"
+
+    def wait(self) -> Embedder:
+        if not self._ready.wait(self._wait_seconds):
+            raise Timeout(f"the embedding model is still loading after {self._wait_seconds:g}s")
+        if self.failure is not None:
+            raise StartupError(self.failure)
+        assert self._loaded is not None
+        return self._loaded
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.wait().embed(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.wait().embed_query(text)
+
+    def embed_cached(self, texts: list[str]) -> np.ndarray:
+        return self.wait().embed_cached(texts)
+
+    def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
+        return self.wait().embed_passages(texts)
 
 
 # Texts per forward pass: 16 short memories take ~35 ms on one thread, the longest a query waits

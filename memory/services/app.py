@@ -30,7 +30,7 @@ from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm import make_provider
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
-from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder
+from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder, MiniLMEmbedder
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.services.access import AccessService
@@ -82,11 +82,18 @@ class Services:
         workspace: Path | None = None,
         embedder: Embedder | None = None,
         run_on_store: RunOnStore = run_here,
+        load_model_later: bool = False,
     ) -> "Services":
+        """``load_model_later``: the embedding model starts loading at ``start_model()`` (the daemon
+        calls it once its socket listens), not now."""
         tightened = secure_data_dir(Path(data_dir))
         if tightened:
             log.warning("data dir permissions tightened (memories are private)", extra={"changed": tightened})
-        embedder = embedder or MiniLMEmbedder(config.embedding.query_cache_size, config.embedding.workers)
+        if embedder is None:  # loaded beside the start-up: health answers meanwhile ("starting")
+            cfg = config.embedding
+            embedder = BackgroundEmbedder(
+                lambda: MiniLMEmbedder(cfg.query_cache_size, cfg.workers), start=not load_model_later
+            )
         store = Store(
             Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous
         )
@@ -193,9 +200,20 @@ class Services:
 
         return read
 
+    def start_model(self) -> None:
+        """Start loading the embedding model, if it is loaded in the background and has not begun."""
+        if isinstance(self.memories.embedder, BackgroundEmbedder):
+            self.memories.embedder.start()
+
     def health(self) -> HealthResult:
+        status, detail = "ok", None
+        embedder = self.memories.embedder
+        if isinstance(embedder, BackgroundEmbedder) and not embedder.ready:
+            detail = embedder.failure
+            status = "model_failed" if detail else "starting"
         return HealthResult(
-            status="ok",
+            status=status,
+            detail=detail,
             version=__version__,
             memories=self.memories.health_count(),
             catching_up=sorted(self.catching_up),

@@ -20,7 +20,14 @@ import threading
 from typing import Callable, Iterable
 
 import numpy as np
-import torch
+
+
+def _torch():
+    """torch, imported on first use: it takes ~1 s, and the daemon answers ``health`` before it."""
+    import torch
+
+    return torch
+
 
 # namespace -> (the seq of each vector, float32 blobs in the same order, in chunks); a memory
 # whose text is longer than the model's window has a vector per window (embeddings.py).
@@ -32,6 +39,7 @@ class _NamespaceMatrix:
     Deletion swaps the last row in."""
 
     def __init__(self, dim: int, seqs: list[int], chunks: Iterable[list[bytes]]):
+        torch = _torch()
         n = len(seqs)
         capacity = max(64, n + n // 4)
         self.vectors = torch.zeros((capacity, dim), dtype=torch.float16)
@@ -83,6 +91,7 @@ class _NamespaceMatrix:
         return out
 
     def add(self, seq: int, vectors: np.ndarray) -> None:
+        torch = _torch()
         self.remove(seq)  # a memory re-indexed (restored from the archive) replaces its rows
         self._ordered = None
         for vec in np.atleast_2d(vectors):
@@ -112,6 +121,7 @@ class _NamespaceMatrix:
 
     def top(self, qvec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
         """The n best memories, each by its best row."""
+        torch = _torch()
         if self.size == 0 or n <= 0:
             return []
         query = torch.from_numpy(np.ascontiguousarray(qvec, dtype=np.float32)).to(torch.float16)
@@ -151,7 +161,7 @@ class VectorIndex:
         self._loader = loader
         self._lock = threading.Lock()
         self._spaces: dict[str, _NamespaceMatrix] = {}
-        self._empty = _NamespaceMatrix(dim, [], [])  # read-only: what a namespace with no memories searches
+        self._empty: _NamespaceMatrix | None = None  # read-only: what a namespace with no memories searches
 
     def _space(self, namespace: str) -> _NamespaceMatrix:
         space = self._spaces.get(namespace)
@@ -160,6 +170,8 @@ class VectorIndex:
             if not seqs:
                 # Nothing is kept for a namespace with no memories, so reads of made-up names cost
                 # no RAM; its first memory is read from vec0 by the next search.
+                if self._empty is None:
+                    self._empty = _NamespaceMatrix(self.dim, [], [])
                 return self._empty
             space = self._spaces[namespace] = _NamespaceMatrix(self.dim, seqs, chunks)
         return space
