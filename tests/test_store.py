@@ -284,3 +284,23 @@ def test_the_episodes_migration_links_stored_observations_and_leaves_old_turns_t
         assert waiting == (3,)
     finally:
         migrated.close()
+
+
+def test_a_commit_during_a_namespace_load_is_not_missed():
+    """A namespace is read into RAM outside the index's lock; what commits meanwhile (added after the
+    load's snapshot, or removed from it) is replayed onto the matrix once it is in (issue 17)."""
+    from agentmemd.memory.store.database import to_blob
+    from agentmemd.memory.store.vector_index import VectorIndex
+
+    unit = np.eye(4, dtype=np.float32)
+    index: VectorIndex
+
+    def loader(namespace: str):
+        # The snapshot the load read: seqs 1 and 2. Meanwhile seq 3 commits and seq 2 is removed.
+        index.add(namespace, 3, unit[2])
+        index.remove(2)
+        return [1, 2], [[to_blob(unit[0]), to_blob(unit[1])]]
+
+    index = VectorIndex(4, loader)
+    assert [seq for seq, _ in index.search("ns", unit[2], 3)] == [3, 1]
+    assert index.size("ns") == 2

@@ -160,3 +160,21 @@ def test_health_says_starting_while_the_model_loads_and_requests_wait_for_it(sho
             broken.call("memory.search", {"query": "bees"})
     finally:
         broken.terminate()
+
+
+def test_stats_report_the_daemons_memory_by_part(short_tmp):
+    d = InProcessDaemon(short_tmp / "d", embedder=HashEmbedder())
+    try:
+        before = d.call("stats")["ram_mb"]
+        assert before["vectors"] == 0  # no namespace searched yet: no matrix in RAM
+        d.call(
+            "memory.add_many", {"items": [{"content": f"Fact {i} about the hives", "type": "fact"} for i in range(300)]}
+        )
+        d.call("memory.search", {"query": "hives"})  # loads the namespace's matrix
+        assert "ram_mb" not in d.call("stats", {"namespace": "default"})  # a whole-daemon figure
+        ram = d.call("stats")["ram_mb"]
+        assert ram["vectors"] > 0 and ram["model"] == 0  # the fake embedder has no weights
+        assert ram["rss"] >= ram["vectors"] + ram["model"] and abs(ram["rest"] - (ram["rss"] - ram["vectors"])) <= 0.2
+        assert ram["sqlite_cache_max"] > 0
+    finally:
+        d.terminate()

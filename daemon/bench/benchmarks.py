@@ -110,7 +110,7 @@ def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[
             except (ConnectionError, OSError):
                 if time.monotonic() > deadline:
                     raise
-                time.sleep(0.2)
+                time.sleep(0.02)  # bench agents times the start-up to the first answer
         with client:
             yield client, proc
     finally:
@@ -887,6 +887,10 @@ def bench_persona(args) -> dict[str, Any]:
 def run_bench(args) -> dict[str, Any]:
     if args.bench == "pack":
         return bench_pack(args)
+    if args.bench == "agents":
+        from agentmemd.daemon.bench.agents import bench_agents
+
+        return bench_agents(args)
     if args.bench == "ingest":
         from agentmemd.daemon.bench.ingest import bench_ingest
 

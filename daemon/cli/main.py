@@ -152,7 +152,7 @@ def health() -> None:
 @cli.command()
 @NAMESPACE
 def stats(namespace: str | None) -> None:
-    """Counts by type, tier and namespace.  `agentmemd stats --namespace default`"""
+    """Counts by type, tier and namespace; the daemon's memory by part.  `agentmemd stats --namespace default`"""
     call("stats", given(namespace=namespace))
 
 
@@ -849,6 +849,20 @@ def bench_ingest(**options: Any) -> None:
     Example: `agentmemd bench ingest --locomo ../shared/bench/locomo/locomo10.json --longmemeval ../shared/bench/longmemeval/longmemeval_s_60.json`
     """
     _run_bench("ingest", options)
+
+
+@bench.command("agents")
+@click.option("--agents", type=int, default=100, show_default=True, help="Namespaces, each an agent.")
+@click.option("--memories", type=int, default=1000, show_default=True, help="Memories per agent.")
+@click.option("--clients", type=int, default=8, show_default=True)
+@click.option("--seconds", type=float, default=60.0, show_default=True, help="Of mixed traffic across agents.")
+@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+def bench_agents(**options: Any) -> None:
+    """One daemon, many agents: pack latency per agent, RSS by part and per 1,000 memories, restart time.
+
+    Example: `agentmemd bench agents --agents 100 --memories 1000`
+    """
+    _run_bench("agents", options)
 
 
 @bench.command("stalls")

@@ -20,9 +20,9 @@ def build_methods(s: Services) -> dict[str, Method]:
         (
             "stats",
             m.StatsParams,
-            lambda p: mem.stats(p.namespace),
+            lambda p: s.stats(p.namespace),
             r.StatsResult,
-            "Counts by type, tier and namespace.",
+            "Counts by type, tier and namespace; the daemon's memory (RSS) by part.",
         ),
         # Embedded on the caller's thread, inserted on the store thread (memory_writes.py).
         ("memory.add", m.AddParams, s.memory_writes.add, m.AddResult, "Store one memory.", True),

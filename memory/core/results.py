@@ -26,6 +26,16 @@ class TierCounts(Result):
     archived_pending_sweep: int
 
 
+class RamUsage(Result):
+    """The daemon process's resident memory by part, in MB (issue 17)."""
+
+    rss: float  # the whole process
+    model: float  # the embedding model's weights (0 while it loads)
+    vectors: float  # the in-RAM float16 vector matrices of the namespaces searched so far
+    sqlite_cache_max: float  # what the connections' page caches may hold at most (part of the rest)
+    rest: float  # Python, torch's runtime, SQLite's caches: rss - model - vectors
+
+
 class StatsResult(Result):
     live: int
     by_type: dict[str, int]
@@ -36,6 +46,7 @@ class StatsResult(Result):
     tiers: TierCounts
     now: str
     embedding_model: str
+    ram_mb: RamUsage | None = None  # the whole process: given when no namespace was asked about
 
 
 class SweepResult(Result):

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TypeVar
 
+import psutil
+
 from agentmemd.cron.jobs import register_jobs
 from agentmemd.cron.scheduler import JobRunner
 from agentmemd.memory.consolidation.consolidator import Consolidator
@@ -26,6 +28,7 @@ from agentmemd.memory.core.clock import make_clock, zone_named
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import LLMError, StartupError
 from agentmemd.memory.core.models import HealthResult
+from agentmemd.memory.core.results import RamUsage
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm import make_provider
 from agentmemd.memory.llm.cache import ResponseCache
@@ -199,6 +202,27 @@ class Services:
                 return handler(params)
 
         return read
+
+    def ram(self) -> RamUsage:
+        """The process's resident memory by part, in MB."""
+        mb = 1024 * 1024
+        rss = psutil.Process().memory_info().rss / mb
+        embedder = self.memories.embedder
+        model = getattr(embedder, "weights_bytes", lambda: 0)() / mb
+        vectors = self.store.vectors.nbytes() / mb
+        return RamUsage(
+            rss=round(rss, 1),
+            model=round(model, 1),
+            vectors=round(vectors, 1),
+            sqlite_cache_max=round(self.store.cache_max_bytes() / mb, 1),
+            rest=round(rss - model - vectors, 1),
+        )
+
+    def stats(self, namespace: str | None) -> dict:
+        """Counts by type, tier and namespace; asked about every namespace (the owner: a token bound
+        to namespaces always asks about one), the process's memory by part too."""
+        counts = self.memories.stats(namespace)
+        return counts if namespace is not None else {**counts, "ram_mb": self.ram()}
 
     def start_model(self) -> None:
         """Start loading the embedding model, if it is loaded in the background and has not begun."""

@@ -152,29 +152,78 @@ class _NamespaceMatrix:
         return [(int(seqs[i]), float(sims_np[i])) for i in order]
 
 
+class _Loading:
+    """A namespace being read into RAM: the changes committed meanwhile, replayed once it is in."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.changes: list[tuple[int, np.ndarray | None]] = []  # (seq, vectors) added, (seq, None) removed
+
+
 class VectorIndex:
-    """Namespace -> matrix, loaded lazily through ``loader``. One lock around every read and write:
-    reader threads search while the store thread applies a commit (a search holds it ~0.1-3 ms)."""
+    """Namespace -> matrix, loaded lazily through ``loader``. One lock around every read and write
+    of the matrices: reader threads search while the store thread applies a commit (a search holds
+    it ~0.1-4 ms). A namespace is read into RAM outside that lock (other namespaces are searched
+    meanwhile); what commits during its load is replayed onto it (adding and removing are
+    idempotent), so nothing committed is missed whichever snapshot the load read."""
 
     def __init__(self, dim: int, loader: Loader):
         self.dim = dim
         self._loader = loader
         self._lock = threading.Lock()
         self._spaces: dict[str, _NamespaceMatrix] = {}
+        self._loading: dict[str, _Loading] = {}
         self._empty: _NamespaceMatrix | None = None  # read-only: what a namespace with no memories searches
 
     def _space(self, namespace: str) -> _NamespaceMatrix:
-        space = self._spaces.get(namespace)
-        if space is None:
+        """The namespace's matrix (call with the lock held: it is released while loading)."""
+        while True:
+            space = self._spaces.get(namespace)
+            if space is not None:
+                return space
+            loading = self._loading.get(namespace)
+            if loading is None:
+                break
+            self._lock.release()  # another thread is loading it: wait for that load
+            try:
+                loading.done.wait()
+            finally:
+                self._lock.acquire()
+            if namespace not in self._spaces:
+                return self._empty_space()  # it had no memories (or its load failed: the next call retries)
+        loading = self._loading[namespace] = _Loading()
+        self._lock.release()
+        try:
             seqs, chunks = self._loader(namespace)
-            if not seqs:
-                # Nothing is kept for a namespace with no memories, so reads of made-up names cost
-                # no RAM; its first memory is read from vec0 by the next search.
-                if self._empty is None:
-                    self._empty = _NamespaceMatrix(self.dim, [], [])
-                return self._empty
-            space = self._spaces[namespace] = _NamespaceMatrix(self.dim, seqs, chunks)
+            space = _NamespaceMatrix(self.dim, seqs, chunks) if seqs else None
+        finally:
+            self._lock.acquire()
+            del self._loading[namespace]
+            loading.done.set()
+        if space is None:
+            # Nothing is kept for a namespace with no memories, so reads of made-up names cost no RAM;
+            # its first memory is read from the store by the next search.
+            return self._empty_space()
+        for seq, vectors in loading.changes:
+            if vectors is None:
+                space.remove(seq)
+            else:
+                space.add(seq, vectors)
+        self._spaces[namespace] = space
         return space
+
+    def _empty_space(self) -> _NamespaceMatrix:
+        if self._empty is None:
+            self._empty = _NamespaceMatrix(self.dim, [], [])
+        return self._empty
+
+    def nbytes(self) -> int:
+        """Bytes the matrices hold (their float16 rows, spare capacity included, and seqs)."""
+        with self._lock:
+            return sum(
+                space.vectors.element_size() * space.vectors.numel() + space.seqs.nbytes
+                for space in self._spaces.values()
+            )
 
     def loaded(self) -> int:
         """How many namespaces have a matrix in RAM."""
@@ -204,10 +253,15 @@ class VectorIndex:
     def add(self, namespace: str, seq: int, vectors: np.ndarray) -> None:
         """A memory's vector, or its windows' (one row each)."""
         with self._lock:
-            if namespace in self._spaces:  # not loaded yet: the loader will read it from the store
+            if namespace in self._spaces:
                 self._spaces[namespace].add(seq, vectors)
+            elif namespace in self._loading:
+                self._loading[namespace].changes.append((seq, np.array(vectors, dtype=np.float32)))
+            # else: not loaded yet, the loader will read it from the store
 
     def remove(self, seq: int) -> None:
         with self._lock:
             for space in self._spaces.values():  # a seq lives in one namespace; few are loaded
                 space.remove(seq)
+            for loading in self._loading.values():
+                loading.changes.append((seq, None))
