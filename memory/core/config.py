@@ -38,7 +38,7 @@ class ServerConfig(_Section):
     max_line_bytes: int = Field(1_048_576, gt=0, description="Longest accepted request line.")
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     reader_threads: int = Field(
-        4, ge=1, le=64, description="Threads for read-only methods (search, pack, ...), each with its own connection."
+        2, ge=1, le=64, description="Threads for read-only methods (search, pack, ...), each with its own connection."
     )
 
 
