@@ -3,6 +3,7 @@ prepare (embed, cluster) beside it and commit in one short transaction on it (in
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from pathlib import Path
@@ -178,3 +179,22 @@ def test_stats_report_the_daemons_memory_by_part(short_tmp):
         assert ram["sqlite_cache_max"] > 0
     finally:
         d.terminate()
+
+
+def test_background_threads_yield_the_cores_to_requests():
+    """The jobs and workspace-sync threads run niced (Linux: per thread), so a consolidation's
+    distance matrix does not take a core from the packs (issue 17)."""
+    from agentmemd.daemon.socket.server import BACKGROUND_NICE, _lower_priority
+
+    seen: list[int] = []
+
+    def run() -> None:
+        before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        _lower_priority()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) - before)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert seen == [min(BACKGROUND_NICE, 19 - os.getpriority(os.PRIO_PROCESS, 0))]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)

@@ -164,7 +164,7 @@ def bench_agents(args) -> dict[str, Any]:
             out["rss_mb_per_1000_memories"] = round((ram["rss"] - empty_rss) / (total / 1000), 2)
         # A restart on the same data dir: the socket first, then the model in the background.
         launched = time.perf_counter()
-        with bench_daemon(root) as (client, proc):
+        with bench_daemon(root, ready=False) as (client, proc):
             first_health = time.perf_counter() - launched
             client.call(
                 "context.pack",

@@ -73,7 +73,11 @@ def evidence_ids(qa: dict[str, Any]) -> set[str]:
 
 
 @contextmanager
-def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[Client, subprocess.Popen]]:
+def bench_daemon(
+    work_dir: Path | None, extra_toml: str = "", *, ready: bool = True
+) -> Iterator[tuple[Client, subprocess.Popen]]:
+    """A daemon in a subprocess, once it answers ``health``; with ``ready``, once its model is loaded
+    and its start-up catch-up (the workspace's files) is done too, so nothing measured races it."""
     root = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="amdb", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
     # Scheduled jobs off: a 03:30 consolidation must not land inside a timing run.
@@ -105,12 +109,20 @@ def bench_daemon(work_dir: Path | None, extra_toml: str = "") -> Iterator[tuple[
                 raise RuntimeError(f"bench daemon exited: {(root / 'daemon.log').read_text()[-2000:]}")
             try:
                 client = Client(sock, timeout=600)
-                client.call("health")
-                break
+                health = client.call("health")
             except (ConnectionError, OSError):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.02)  # bench agents times the start-up to the first answer
+                continue
+            if health["status"] == "model_failed":
+                raise RuntimeError(f"bench daemon: {health['detail']}")
+            if not ready or (health["status"] == "ok" and not health["catching_up"]):
+                break
+            client.close()
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"bench daemon not ready after 120 s: {health}")
+            time.sleep(0.05)
         with client:
             yield client, proc
     finally:
