@@ -20,7 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon, proc_status_mb, zipf_phrases
+from agentmemd.daemon.bench.benchmarks import (
+    _pct,
+    add_with_vectors,
+    bench_daemon,
+    proc_status_mb,
+    unit_vectors,
+    zipf_phrases,
+)
 from agentmemd.daemon.bench.load import MIX, _params, _Texts, cpu_seconds
 from agentmemd.daemon.socket.client import Client, RpcCallError
 
@@ -46,19 +53,15 @@ def _stock(client: Client, agents: int, memories: int) -> None:
     for a in range(agents):
         ns = _agent(a)
         client.call("memory.add_many", {"items": [{"content": c, "type": t, "namespace": ns} for t, c in PERSONA]})
-        vectors = rng.standard_normal((memories, 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        for start in range(0, memories, 100):
-            items = [
-                {
-                    "content": f"Memory {i} of {ns}: the user mentioned {phrases[i]}.",
-                    "type": "fact",
-                    "namespace": ns,
-                    "embedding": vectors[i].tolist(),
-                }
-                for i in range(start, min(memories, start + 100))
-            ]
-            client.call("memory.add_many", {"items": items})
+        add_with_vectors(
+            client,
+            unit_vectors(rng, memories),
+            lambda i, ns=ns: {
+                "content": f"Memory {i} of {ns}: the user mentioned {phrases[i]}.",
+                "type": "fact",
+                "namespace": ns,
+            },
+        )
         for turn in range(4):
             role = "user" if turn % 2 == 0 else "assistant"
             client.call(

@@ -21,7 +21,7 @@ import tomllib
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import tomlkit
@@ -241,25 +241,32 @@ def pack_floor(vectors: np.ndarray, queries: list[str]) -> dict[str, Any]:
     }
 
 
+def unit_vectors(rng: np.random.Generator, n: int, dim: int = 384) -> np.ndarray:
+    """``n`` random unit vectors (float32): caller-supplied embeddings, so stocking a daemon is quick."""
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors
+
+
+PERSONA_RULES = [{"content": f"Persona rule {i}: speak warmly and directly.", "type": "persona"} for i in range(5)]
+
+
+def add_with_vectors(client: Client, vectors: np.ndarray, item_of: Callable[[int], dict[str, Any]]) -> None:
+    """One memory per vector, ``item_of(i)`` giving the i-th one's fields but its embedding; 100 per
+    call (100 vectors as JSON stay under max_line_bytes)."""
+    for start in range(0, len(vectors), 100):
+        items = [{**item_of(i), "embedding": vectors[i].tolist()} for i in range(start, min(len(vectors), start + 100))]
+        client.call("memory.add_many", {"items": items})
+
+
 def _stock_pack_daemon(client: Client, vectors: np.ndarray, phrases: list[str]) -> float:
     """Five persona rules, then the memories with their vectors; memories added per second."""
     types = ["fact"] * 7 + ["preference", "procedural", "relational"]
-    client.call(
-        "memory.add_many",
-        {"items": [{"content": f"Persona rule {i}: speak warmly and directly.", "type": "persona"} for i in range(5)]},
-    )
+    client.call("memory.add_many", {"items": PERSONA_RULES})
     t0 = time.perf_counter()
-    batch = 100  # 100 vectors as JSON stay under max_line_bytes
-    for start in range(0, len(vectors), batch):
-        items = [
-            {
-                "content": f"Memory {i}: the user mentioned {phrases[i]}.",
-                "type": types[i % 10],
-                "embedding": vectors[i].tolist(),
-            }
-            for i in range(start, min(len(vectors), start + batch))
-        ]
-        client.call("memory.add_many", {"items": items})
+    add_with_vectors(
+        client, vectors, lambda i: {"content": f"Memory {i}: the user mentioned {phrases[i]}.", "type": types[i % 10]}
+    )
     return round(len(vectors) / (time.perf_counter() - t0), 1)
 
 
@@ -275,8 +282,7 @@ def bench_pack(args) -> dict[str, Any]:
     }
     for n in sizes:
         rng = np.random.default_rng(42)
-        vectors = rng.standard_normal((n, 384)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors = unit_vectors(rng, n)
         phrases = zipf_phrases(rng, n + 2 * args.queries, 8)
         queries = [" ".join(p.split()[:4]) + "?" for p in phrases[n:]]
         timed, floor_queries = queries[: args.queries], queries[args.queries :]

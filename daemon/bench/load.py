@@ -19,7 +19,15 @@ from typing import Any
 import numpy as np
 import tomlkit
 
-from agentmemd.daemon.bench.benchmarks import _pct, _peak_rss_mb, bench_daemon, zipf_phrases
+from agentmemd.daemon.bench.benchmarks import (
+    PERSONA_RULES,
+    _pct,
+    _peak_rss_mb,
+    add_with_vectors,
+    bench_daemon,
+    unit_vectors,
+    zipf_phrases,
+)
 from agentmemd.daemon.socket.client import Client, RpcCallError
 
 MIX = (("memory.add", 0.4), ("memory.search", 0.3), ("context.pack", 0.2), ("conversation.append", 0.1))
@@ -142,23 +150,12 @@ def _drive(
 def _stock(client: Client, memories: int) -> None:
     """``memories`` facts with caller-supplied vectors (fast), and the persona rules of an agent."""
     rng = np.random.default_rng(7)
-    vectors = rng.standard_normal((memories, 384)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    vectors = unit_vectors(rng, memories)
     phrases = zipf_phrases(rng, memories, 8)
-    client.call(
-        "memory.add_many",
-        {"items": [{"content": f"Persona rule {i}: speak warmly and directly.", "type": "persona"} for i in range(5)]},
+    client.call("memory.add_many", {"items": PERSONA_RULES})
+    add_with_vectors(
+        client, vectors, lambda i: {"content": f"Memory {i}: the user mentioned {phrases[i]}.", "type": "fact"}
     )
-    for start in range(0, memories, 100):
-        items = [
-            {
-                "content": f"Memory {i}: the user mentioned {phrases[i]}.",
-                "type": "fact",
-                "embedding": vectors[i].tolist(),
-            }
-            for i in range(start, min(memories, start + 100))
-        ]
-        client.call("memory.add_many", {"items": items})
 
 
 def bench_load(args) -> dict[str, Any]:

@@ -202,8 +202,8 @@ class BackgroundEmbedder:
     ``health`` says "starting" until it is ``ready``, and a call that needs the model waits
     for it (issue 17). A failed load fails those calls, with its reason."""
 
-    name = "all-MiniLM-L6-v2"
-    dim = 384
+    name = MiniLMEmbedder.name  # the daemon's only model: the store checks them before it loads
+    dim = MiniLMEmbedder.dim
 
     def __init__(self, make: Callable[[], Embedder], wait_seconds: float = 300.0, *, start: bool = True):
         self._ready = threading.Event()

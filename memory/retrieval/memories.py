@@ -44,6 +44,7 @@ from agentmemd.memory.core.models import (
     UpdateResult,
 )
 from agentmemd.memory.core.text import content_words
+from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
@@ -158,12 +159,14 @@ def new_id() -> str:
 
 
 class Memories:
-    def __init__(self, store: Store, embedder: Embedder, clock: Clock, config: Config):
+    def __init__(
+        self, store: Store, embedder: Embedder, clock: Clock, config: Config, run_on_store: RunOnStore = run_here
+    ):
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.config = config
-        self.pack_log = PackLog(store, clock, config.pack)  # the daemon's writes it beside the requests
+        self.pack_log = PackLog(store, clock, config.pack, run_on_store)  # with a store thread: beside the requests
         # Query embeddings run here beside the request's SQLite lookups, as many at once as the model allows.
         self._embed_pool = ThreadPoolExecutor(
             max_workers=config.embedding.workers, thread_name_prefix="agentmemd-query"
@@ -705,7 +708,8 @@ class Memories:
         ]
         text, tokens, items, mmr = build_pack(candidates, p.budget_tokens, self.config.pack)
         pack_id = "p" + uuid.uuid4().hex[:15]
-        stated = self._stated([s.row for s in eligible if s.row["id"] in {it.candidate.id for it in items}])
+        chosen_ids = {it.candidate.id for it in items}
+        stated = self._stated([s.row for s in eligible if s.row["id"] in chosen_ids])
         result_items = [
             PackItem(
                 id=it.candidate.id,
@@ -735,7 +739,7 @@ class Memories:
                 sorted(scored, key=_best_first) + kept,
                 {c.id for c in candidates},
                 {ordered_ids[idx]: rank for rank, idx in enumerate(mmr.picked)},
-                {it.candidate.id for it in items},
+                chosen_ids,
                 excluded,
                 why,
             ),

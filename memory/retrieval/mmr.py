@@ -13,8 +13,8 @@ class MmrOrder:
     ``scores`` are relevance values, ``vectors`` L2-normalised rows. Each step picks
     argmax(lam*score - (1-lam)*max cosine to anything already picked). The caller
     sorts its input (score desc, id) first so equal values resolve the same way.
-    A pack reads the order until its budget is full; the pack log completes it later,
-    off the request (``complete``), so every candidate still gets its rank.
+    A pack reads the order only until its budget is full (its log gives the ranks that far);
+    ``complete`` computes the rest.
 
     >>> import numpy as np
     >>> MmrOrder(np.array([1.0, 0.9, 0.5]), np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), 0.5).complete()

@@ -35,7 +35,6 @@ from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder, MiniLMEmbedder
 from agentmemd.memory.retrieval.memories import Memories
-from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.services.access import AccessService
 from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
@@ -115,8 +114,7 @@ class Services:
         workspace: Path | None,
         run_on_store: RunOnStore,
     ) -> "Services":
-        memories = Memories(store, embedder, make_clock(config.clock.start), config)
-        memories.pack_log = PackLog(store, memories.clock, config.pack, run_on_store)  # written beside the requests
+        memories = Memories(store, embedder, make_clock(config.clock.start), config, run_on_store)
         indexer = None
         if workspace is not None:
             indexer = WorkspaceIndexer(

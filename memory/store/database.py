@@ -138,7 +138,7 @@ def secure_data_dir(data_dir: Path) -> list[str]:
 
 
 def _connect(uri: str, *, read_only: bool) -> Any:
-    """A sqlean connection with sqlite-vec loaded (a matrix is loaded from vec0 on first use)."""
+    """A sqlean connection with sqlite-vec loaded (the writer keeps vec0 in step with memories)."""
     conn = sqlean.connect(uri, uri=read_only, check_same_thread=False, isolation_level=None)
     conn.enable_load_extension(True)
     sqlite_vec.load(conn)
@@ -360,33 +360,17 @@ class Store:
             "WHERE m.namespace = ? AND m.superseded_by IS NULL ORDER BY w.seq, w.part",
         ]
         vector_columns = [", embedding", ", w.embedding"]
+        # The seqs and the vectors are of one snapshot: a reader thread reads inside reading()'s one
+        # read transaction, and the writer's own thread cannot commit meanwhile.
         conn = self.conn
-        # On a reader connection the store thread may commit meanwhile: one read transaction, so the
-        # seqs and the vectors are of one snapshot (the writer's own thread cannot commit meanwhile).
-        snapshot = conn is not self._writer and not conn.in_transaction
-        if snapshot:
-            conn.execute("BEGIN")
-        try:
-            seqs = [r[0] for sql in queries for r in conn.execute(sql.format(""), (namespace,))]
-        except BaseException:
-            if snapshot:
-                conn.execute("ROLLBACK")
-            raise
+        seqs = [r[0] for sql in queries for r in conn.execute(sql.format(""), (namespace,))]
 
         def chunks() -> Iterator[list[bytes]]:
-            try:
-                for sql, column in zip(queries, vector_columns):
-                    cur = conn.execute(sql.format(column), (namespace,))
-                    while rows := cur.fetchmany(8192):
-                        yield [r[1] for r in rows]
-            finally:
-                if snapshot:
-                    conn.execute("COMMIT")
+            for sql, column in zip(queries, vector_columns):
+                cur = conn.execute(sql.format(column), (namespace,))
+                while rows := cur.fetchmany(8192):
+                    yield [r[1] for r in rows]
 
-        if not seqs:
-            if snapshot:
-                conn.execute("COMMIT")
-            return seqs, iter(())
         return seqs, chunks()
 
     def window_vectors(self, seqs: list[int]) -> dict[int, np.ndarray]:
