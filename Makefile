@@ -7,7 +7,7 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint venv clean
+.PHONY: run test lint venv clean browser screenshots dashboard
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,8 +26,28 @@ run: venv
 	$(BIN)/agentmemd serve --data-dir $(DEMO)/data --socket $(SOCKET) --config $(DEMO)/agentmemd.toml
 
 # Two workers, whole files each (module-scoped daemons stay in one worker): ~5 min instead of ~8.5.
-test: venv lint
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+# The dashboard's browser tests need Chromium: `browser` installs Debian's, and the tests require it.
+test: venv lint browser
+	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+# Debian's headless Chromium for the dashboard's browser tests (Playwright drives it; it never
+# downloads a browser of its own). Root installs it with apt-get; anyone else through sudo.
+CHROMIUM := /usr/bin/chromium
+browser:
+	@test -x $(CHROMIUM) || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  echo "installing Debian's chromium for the dashboard's browser tests"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	}
+	@test -x $(CHROMIUM) || { echo "no $(CHROMIUM): install Debian's chromium package"; exit 1; }
+
+# The README's dashboard screenshots, taken by the browser tests.
+screenshots: venv browser
+	AGENTMEMD_REQUIRE_BROWSER=1 AGENTMEMD_SCREENSHOTS=daemon/dashboard/screenshots $(BIN)/python -m pytest -q tests/test_dashboard_browser.py
+
+# The demo daemon's dashboard (run `make run` in another shell first); it prints its link.
+dashboard: venv
+	$(BIN)/agentmemd --socket $(SOCKET) dashboard --data-dir $(DEMO)/data
 
 # The layers contract (pyproject.toml) and the linter: complexity <= 15, import order, pyflakes, bugbear.
 lint: venv

@@ -51,8 +51,8 @@ class HashEmbedder:
         return self.embed(texts)
 
     def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
-        """Windows of 64 words, so a long text takes the same path as with the real model."""
-        return embed_in_windows(self, texts, lambda t: windows(t, [m.span() for m in re.finditer(r"\S+", t)], 64))
+        """Windows of 64 words overlapping by 16, so a long text takes the same path as with the real model."""
+        return embed_in_windows(self, texts, lambda t: windows(t, [m.span() for m in re.finditer(r"\S+", t)], 64, 16))
 
 
 _MINILM: list[MiniLMEmbedder] = []

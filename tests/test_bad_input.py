@@ -174,7 +174,9 @@ def test_the_pack_log_keeps_its_retention_compactly_and_says_so(in_process):
         "INSERT INTO pack_log (pack_id, namespace, query, budget_tokens, at, tokens, text, candidates, chosen) "
         "VALUES ('pold', 'default', 'q', 100, '2024-01-01T00:00:00.000000Z', 0, '', '[{\"id\": \"m1\"}]', '[]')"
     )
-    assert d.call("context.explain", {"pack_id": "pold"})["candidates"] == [{"id": "m1"}]
+    assert d.call("context.explain", {"pack_id": "pold"})["candidates"] == [
+        {"id": "m1", "content": None}
+    ]  # no such memory
     first = d.call("context.pack", {"query": "garden", "budget_tokens": 300})["pack_id"]
     pack_log = d.services.memories.pack_log
     pack_log.flush()  # written beside the requests (pack_log.py)

@@ -905,6 +905,10 @@ def bench_persona(args) -> dict[str, Any]:
 def run_bench(args) -> dict[str, Any]:
     if args.bench == "pack":
         return bench_pack(args)
+    if args.bench == "dashboard":
+        from agentmemd.daemon.bench.dashboard import bench_dashboard
+
+        return bench_dashboard(args)
     if args.bench == "agents":
         from agentmemd.daemon.bench.agents import bench_agents
 

@@ -33,7 +33,7 @@ from agentmemd.daemon.cli.calls import (
 )
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core.config import ConfigError, load_config
-from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS
+from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS, TIERS
 from agentmemd.memory.workspace.template import init_workspace
 
 BENCH_EXTRA = ("matplotlib", "scipy")
@@ -278,6 +278,85 @@ def update(id: str, content: str, namespace: str | None) -> None:
 def archive(id: str, namespace: str | None) -> None:
     """Move a memory to the archive.  `agentmemd archive m1a2b3...`"""
     call("memory.archive", given(id=id, namespace=namespace))
+
+
+@cli.command()
+@click.argument("id")
+@NAMESPACE
+def restore(id: str, namespace: str | None) -> None:
+    """Bring an archived memory back to the live table.  `agentmemd restore m1a2b3...`"""
+    call("memory.restore", given(id=id, namespace=namespace))
+
+
+@cli.command()
+@click.argument("id")
+@NAMESPACE
+@click.option("--yes", is_flag=True, help="Forget it now; without --yes, only say what would go.")
+def forget(id: str, namespace: str | None, yes: bool) -> None:
+    """Forget a memory for good: every version, its index entries, history and the logged packs
+    that hold its text. Without --yes, says what would go and changes nothing.
+
+    \b
+        agentmemd forget m1a2b3...          # what would go
+        agentmemd forget m1a2b3... --yes    # gone
+    """
+    call("memory.forget", given(id=id, namespace=namespace, confirm=yes), printer=show.human_forget)
+
+
+@cli.command()
+@click.option("--namespace", default=None, help="Only this namespace (default: every one).")
+@click.option("--type", "mtype", type=click.Choice(MEMORY_TYPES))
+@click.option("--tier", type=click.Choice(TIERS))
+@click.option("--source", help="Text the source contains, e.g. USER.md or conversation:")
+@click.option("--contains", help="Text the memory contains (case-insensitive).")
+@click.option("--from", "created_from", help="Created on or after this date (YYYY-MM-DD).")
+@click.option("--to", "created_to", help="Created on or before this date (YYYY-MM-DD).")
+@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--offset", type=int, default=0, show_default=True)
+def memories(
+    namespace: str | None,
+    mtype: str | None,
+    tier: str | None,
+    source: str | None,
+    contains: str | None,
+    created_from: str | None,
+    created_to: str | None,
+    limit: int,
+    offset: int,
+) -> None:
+    """List memories, newest first, filtered.  `agentmemd memories --type preference --tier active`"""
+    params = given(
+        namespace=namespace,
+        type=mtype,
+        tier=tier,
+        source=source,
+        contains=contains,
+        created_from=created_from,
+        created_to=created_to,
+        limit=limit,
+        offset=offset,
+    )
+    call("memory.list", params, printer=show.human_memories)
+
+
+@cli.command()
+@click.argument("id")
+@NAMESPACE
+def history(id: str, namespace: str | None) -> None:
+    """A memory's versions, what happened to it, its retention and where it came from.
+
+    \b
+        agentmemd history m1a2b3...
+    """
+    call("memory.history", given(id=id, namespace=namespace), printer=show.human_memory_history)
+
+
+@cli.command()
+@click.option("--namespace", default=None, help="Only this namespace (default: every one).")
+@click.option("--limit", type=int, default=20, show_default=True)
+def packs(namespace: str | None, limit: int) -> None:
+    """The newest logged packs (explain one with `agentmemd explain PACK_ID`).  `agentmemd packs`"""
+    call("packs.list", given(namespace=namespace, limit=limit), printer=show.human_packs)
 
 
 @cli.command()
@@ -708,6 +787,44 @@ def webhooks(
     uvicorn.run(build_webhook_app(settings), host=host.strip("[]"), port=port, log_level="warning")
 
 
+@cli.command()
+@click.option(
+    "--listen", default="127.0.0.1:8791", show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
+)
+@click.option("--daemon-socket", "dash_socket", default=None, help="The daemon's socket (default: --socket's).")
+@click.option(
+    "--data-dir",
+    type=click.Path(path_type=Path),
+    help="Where dashboard.token is kept (default: the socket's folder, the daemon's data dir by default).",
+)
+@click.option("--new-token", is_flag=True, help="Replace the token (old links and sessions stop working).")
+@click.option("--allow-remote", is_flag=True, help="Allow a non-loopback --listen (the token is still required).")
+@click.pass_context
+def dashboard(
+    ctx: click.Context, listen: str, dash_socket: str | None, data_dir: Path | None, new_token: bool, allow_remote: bool
+) -> None:
+    """A web dashboard: browse, correct and forget memories, see why a pack holds what it holds.
+
+    It prints a link with its token (also in DATA_DIR/dashboard.token, mode 0600); open it once,
+    and a session cookie keeps you in:
+
+    \b
+        agentmemd dashboard --listen 127.0.0.1:8791
+        # agentmemd dashboard: http://127.0.0.1:8791/?token=…
+    """
+    import uvicorn
+
+    from agentmemd.daemon.dashboard.access import load_token
+    from agentmemd.daemon.dashboard.app import DashboardSettings, build_dashboard_app
+
+    host, port = listen_address("--listen", listen, allow_remote)
+    socket_path = daemon_socket(dash_socket, ctx.obj)
+    token = load_token(data_dir or socket_path.parent, new=new_token)
+    settings = DashboardSettings(socket_path=socket_path, token=token, host=host, port=port)
+    click.echo(f"agentmemd dashboard: http://{host}:{port}/?token={token}", err=True)
+    uvicorn.run(build_dashboard_app(settings), host=host.strip("[]"), port=port, log_level="warning")
+
+
 # ---- access tokens ------------------------------------------------------------------------------
 
 
@@ -814,6 +931,18 @@ def bench_pack(**options: Any) -> None:
     Example: `agentmemd bench pack --memories 2000 --memories 20000`
     """
     _run_bench("pack", options)
+
+
+@bench.command("dashboard")
+@click.option("--memories", type=int, default=100_000, show_default=True)
+@click.option("--repeat", type=int, default=20, show_default=True, help="Fetches of each page.")
+@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+def bench_dashboard(**options: Any) -> None:
+    """Each dashboard page's render time (p50/p95 over HTTP) at a store's size; the target is 300 ms.
+
+    Example: `agentmemd bench dashboard --memories 100000`
+    """
+    _run_bench("dashboard", options)
 
 
 @bench.command("load")

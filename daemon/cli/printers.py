@@ -47,6 +47,51 @@ def human_explain(result: dict[str, Any]) -> None:
             f"{mark} {c['score']:7.4f}  {c['id']:<16} {c['type']:<10} {c['tier']:<8} {str(c['mmr_rank'] if c['mmr_rank'] is not None else '-'):>4}"
             f"  sim={sig['similarity']:.3f} prio={sig['priority']:.2f} decay={sig['decay']:.3f} freq={sig['frequency']:.3f}"
         )
+        text = c.get("content") or "(forgotten since)"
+        print(f"{'':11}{text[:100]}" + (f"\n{'':11}not packed: {c['why_not']}" if c.get("why_not") else ""))
+
+
+def human_memories(result: dict[str, Any]) -> None:
+    shown = len(result["items"])
+    first = result["offset"] + 1
+    print(f"{result['total']} memories" + (f", {first}-{first + shown - 1} shown" if shown else ""))
+    for m in result["items"]:
+        print(f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}]  {m['content'][:100]}")
+
+
+def human_memory_history(result: dict[str, Any]) -> None:
+    print(f"{result['id']} in {result['namespace']}; origin: {result['origin']['kind']}")
+    for v in result["versions"]:
+        mark = "*" if v["id"] == result["id"] else " "
+        print(f"{mark} v{v['version']}  {v['id']}  {v['created'][:19]}  {v['content'][:90]}")
+    for e in result["events"]:
+        count = "" if e["access_count"] is None else f"  (access count {e['access_count']:g})"
+        print(f"  {e['at'][:19]}  {e['kind']}  {e['detail'] or ''}{count}")
+    now = result["retention"][-1] if result["retention"] else None
+    if now:
+        end = result["projected"][-1]
+        print(
+            f"retention now {now['retention']:.3f}; {end['retention']:.3f} by {end['at'][:10]} if nothing reinforces it"
+        )
+
+
+def human_forget(result: dict[str, Any]) -> None:
+    verb = "forgot" if result["forgotten"] else "would forget (run again with --yes)"
+    print(f"{verb}: {len(result['versions'])} version(s) {', '.join(result['versions'])}")
+    for key in ("search_index_entries", "windows", "events", "turn_links", "observations", "packs_logged"):
+        print(f"  {key.replace('_', ' ')}: {result[key]}")
+    for path in result["workspace_files"]:
+        print(f"  an item of {path}: it comes back at the next workspace sync unless removed from the file")
+    if result["built_into"]:
+        print(f"  kept: consolidated memories built from it: {', '.join(result['built_into'])}")
+
+
+def human_packs(result: dict[str, Any]) -> None:
+    print(f"{result['total']} packs logged")
+    for p in result["packs"]:
+        print(
+            f"{p['pack_id']}  {p['at'][:19]}  [{p['namespace']}] {p['chosen']} chosen, {p['tokens']}/{p['budget_tokens']}  {p['query'][:70]}"
+        )
 
 
 def human_persona(result: dict[str, Any]) -> None:

@@ -41,6 +41,34 @@ def build_methods(s: Services) -> dict[str, Method]:
             m.MemoryRecord,
             "One memory, live, superseded or archived.",
         ),
+        (
+            "memory.list",
+            m.MemoryListParams,
+            s.browser.list,
+            r.MemoryListResult,
+            "A page of memories, newest first, filtered by namespace, type, tier, source, text and date.",
+        ),
+        (
+            "memory.history",
+            m.IdParams,
+            s.browser.history,
+            r.MemoryHistoryResult,
+            "A memory's versions, events, retention over time and origin.",
+        ),
+        (
+            "memory.restore",
+            m.IdParams,
+            lambda p: mem.restore(p.id, p.namespace),
+            m.MemoryRecord,
+            "Bring an archived memory back to the live table.",
+        ),
+        (
+            "memory.forget",
+            m.ForgetParams,
+            s.browser.forget,
+            r.ForgetResult,
+            "Say what forgetting a memory removes; with confirm, remove it and all its versions for good.",
+        ),
         ("memory.search", m.SearchParams, mem.search, m.SearchResult, "Scored hybrid search."),
         ("memory.reinforce", m.ReinforceParams, mem.reinforce, m.ReinforceResult, "Record an access event."),
         (
@@ -72,6 +100,13 @@ def build_methods(s: Services) -> dict[str, Method]:
             lambda p: mem.explain(p.pack_id, p.namespace),
             r.ExplainResult,
             "Why a pack holds what it holds.",
+        ),
+        (
+            "packs.list",
+            m.PacksListParams,
+            s.browser.packs,
+            r.PacksListResult,
+            "The newest logged packs (explain one with context.explain).",
         ),
         (
             "workspace.status",
@@ -295,4 +330,14 @@ def build_methods(s: Services) -> dict[str, Method]:
 
 
 # Methods that only read: they run on reader threads, beside the store thread (issue 17).
-READS = ("health", "stats", "memory.get", "memory.search", "context.pack", "context.explain")
+READS = (
+    "health",
+    "stats",
+    "memory.get",
+    "memory.list",
+    "memory.history",
+    "memory.search",
+    "context.pack",
+    "context.explain",
+    "packs.list",
+)

@@ -425,7 +425,7 @@ class Consolidator:
             counts["added"] += len(additions)
         for j, prev in enumerate(old):
             if j not in taken_old:
-                self.service.archive(prev["memory_id"])
+                self.service.archive(prev["memory_id"], why="the night's consolidation no longer finds it")
                 self._drop_node(prev["memory_id"])
                 counts["archived"] += 1
         for node in new:

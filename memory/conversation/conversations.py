@@ -494,7 +494,9 @@ class Conversations:
             return
         found = self.store.get(memory_id)
         if found is not None and not found[1] and not found[0]["superseded_by"]:
-            self.service.archive(memory_id)  # still recoverable by deep search and memory.get
+            self.service.archive(
+                memory_id, why=f"the Reflector {status} its observation"
+            )  # still recoverable by deep search and memory.get
 
     # ---- reads -------------------------------------------------------------------------
 

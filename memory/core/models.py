@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import to_utc, zone_named
@@ -112,6 +112,40 @@ class SearchParams(Params):
     include_archived: bool = False
     # The audience of the conversation the search is for: only what it may hear. None: everything.
     audience: Listener | None = None
+
+
+class MemoryListParams(Params):
+    """A page of memories (current versions), newest stored first, filtered."""
+
+    # None: every namespace (the owner); a token bound to namespaces gets its first.
+    namespace: Namespace | None = None
+    type: MemoryType | None = None
+    tier: Tier | None = None  # "archived": the archive; otherwise live memories of that tier now
+    source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None  # contained in the source
+    contains: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None  # in the text
+    created_from: date | None = None  # inclusive
+    created_to: date | None = None  # inclusive
+    limit: int = Field(50, ge=1, le=500)
+    offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> "MemoryListParams":
+        if self.created_from and self.created_to and self.created_from > self.created_to:
+            raise ValueError(f"created_from {self.created_from} is after created_to {self.created_to}")
+        return self
+
+
+class ForgetParams(Params):
+    id: MemoryId
+    namespace: Namespace = "default"
+    # False: only say what forgetting would remove. True: remove it, for good.
+    confirm: bool = False
+
+
+class PacksListParams(Params):
+    namespace: Namespace | None = None  # None: every namespace (the owner)
+    limit: int = Field(20, ge=1, le=500)
+    offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)
 
 
 class ReinforceParams(Params):

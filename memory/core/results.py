@@ -44,6 +44,7 @@ class StatsResult(Result):
     namespaces: list[str]
     packs_logged: int
     tiers: TierCounts
+    retention_spread: list[int]  # live memories by retention in tenths: [0, 0.1), [0.1, 0.2) ... [0.9, 1]
     now: str
     embedding_model: str
     ram_mb: RamUsage | None = None  # the whole process: given when no namespace was asked about
@@ -409,3 +410,74 @@ class TurnHit(Result):
 
 class TurnSearchResult(Result):
     turns: list[TurnHit]
+
+
+class MemoryListItem(Result):
+    id: str
+    namespace: str
+    content: str
+    type: str
+    tier: str
+    retention: float
+    priority: float
+    source: str | None
+    created: str
+    last_accessed: str
+    access_count: float
+    version: int
+    audience: str
+
+
+class MemoryListResult(Result):
+    items: list[MemoryListItem]
+    total: int  # matching memories in all
+    offset: int
+    limit: int
+
+
+class RetentionPoint(Result):
+    at: str
+    retention: float
+
+
+class MemoryHistoryResult(Result):
+    id: str
+    namespace: str
+    versions: list[Row]  # every version, oldest first (archived: true for one in the archive)
+    events: list[Row]  # reinforced, new version, archived, restored, shared: oldest first
+    retention: list[RetentionPoint]  # the current version's, from when it was stored to now
+    projected: list[RetentionPoint]  # from now on, if nothing reinforces it
+    origin: Row  # kind: workspace | conversation | consolidation | added, with where
+    thresholds: dict[str, float]  # the tiers' lower bounds: active, warm, cold (below cold: archived)
+
+
+class ForgetResult(Result):
+    id: str
+    namespace: str
+    forgotten: bool  # False: what it would remove (confirm was not given)
+    versions: list[str]
+    search_index_entries: int
+    windows: int
+    events: int
+    turn_links: int
+    observations: int
+    consolidation_nodes: int
+    packs_logged: int
+    workspace_files: list[str]  # an item of these files: it comes back at their next sync unless edited out
+    built_into: list[str]  # consolidated memories built from it: kept (forget them too if they say it)
+
+
+class PackSummary(Result):
+    pack_id: str
+    namespace: str
+    query: str
+    audience: str | None
+    budget_tokens: int
+    at: str
+    tokens: int
+    chosen: int
+
+
+class PacksListResult(Result):
+    packs: list[PackSummary]
+    total: int

@@ -45,3 +45,31 @@ def frequency_boost(access_count: float) -> float:
 
 def reinforcement_amount(event: ReinforceEvent, cfg: ReinforcementConfig) -> float:
     return float(getattr(cfg, event))
+
+
+def retention_curve(
+    accesses: list[tuple[datetime, float]],
+    memory_type: str,
+    until: datetime,
+    cfg: DecayConfig,
+    samples: int = 48,
+) -> list[tuple[datetime, float]]:
+    """Retention over time from a memory's accesses, (time, access count after it), oldest first,
+    up to ``until``: ``samples`` points spread evenly, plus each access (where retention jumps
+    back to 1) and the instant before it."""
+    if not accesses:
+        return []
+    start = accesses[0][0]
+    span = max((until - start).total_seconds(), 1.0)
+    times = {start + (until - start) * (i / max(1, samples - 1)) for i in range(samples)} if span > 1 else {until}
+    for at, _ in accesses[1:]:
+        times.add(at)
+        times.add(at - (until - start) * 1e-6)
+    points = []
+    for t in sorted(x for x in times if start <= x <= until):
+        last, count = accesses[0]
+        for at, n in accesses:
+            if at <= t:
+                last, count = at, n
+        points.append((t, retention(last, count, memory_type, t, cfg)))
+    return points

@@ -46,6 +46,8 @@ def windows(text: str, spans: list[tuple[int, int]], size: int, overlap: int = W
     token's (start, end) characters; a text of at most ``size`` tokens is one piece, itself."""
     if len(spans) <= size:
         return [text]
+    if overlap >= size:
+        raise ValueError(f"windows of {size} tokens cannot overlap by {overlap}")
     step = size - overlap
     out = []
     for first in range(0, len(spans) - overlap, step):

@@ -73,6 +73,7 @@ from agentmemd.memory.retrieval.scoring import (
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store, from_blob, fts_terms, indexed_text
+from agentmemd.memory.store.history_tables import HistoryTables
 
 
 @dataclass
@@ -107,7 +108,7 @@ def _why_not(s: Scored, eligible: bool, rank: int | None, chosen: bool, excluded
         return f"tier {s.tier}: only active memories (and persona/relational ones) are packed"
     if rank is None:
         return "budget: the pack was full before MMR reached it"
-    return "budget, a type quota, too like what was packed (MMR), or below [pack] relevance_floor"
+    return "budget: the pack was full before MMR reached it"  # reached only by the quotas' pass
 
 
 def _log_columns(
@@ -172,6 +173,7 @@ class Memories:
             max_workers=config.embedding.workers, thread_name_prefix="agentmemd-query"
         )
         self.tree_tables = ConsolidationTables(store)  # the consolidation tree's nodes and their leaves
+        self.history = HistoryTables(store)  # what happened to each memory after it was stored (m019)
 
     # ---- writes -------------------------------------------------------------
 
@@ -275,6 +277,7 @@ class Memories:
             if archived:  # a reference to an archived memory brings it back to Active
                 self.store.restore_from_archive(row["seq"])
             self.store.set_access(row["seq"], format_time(now), count)
+            self.history.record([(row["id"], format_time(now), "reinforced", count, p.event)])
         value = retention(now, count, row["type"], now, self.config.decay)
         return ReinforceResult(access_count=count, retention=value, tier=tier_of(value, self.config.decay))
 
@@ -294,6 +297,7 @@ class Memories:
             if archived:
                 self.store.restore_from_archive(old["seq"])
             self.store.mark_superseded(old["seq"], new)
+            self.history.record([(new, now, "new_version", old["access_count"], f"supersedes {old['id']}")])
             mtype = p.type or old["type"]
             priority = (
                 old["priority"]
@@ -330,14 +334,29 @@ class Memories:
         row, archived = self._current_version(p.id, p.namespace, "share")
         with self.store.transaction():
             self.store.set_audience(row["seq"], p.audience, archived=archived)
+            self.history.record([(row["id"], format_time(self.clock.now()), "shared", None, p.audience)])
         return self.get(row["id"], p.namespace)
 
-    def archive(self, memory_id: str, namespace: str | None = None) -> ArchiveResult:
+    def archive(self, memory_id: str, namespace: str | None = None, why: str = "by hand") -> ArchiveResult:
+        """Move a memory to the archive; ``why`` goes into its history."""
         row, archived = self._lookup(memory_id, namespace)
         if not archived:
+            at = format_time(self.clock.now())
             with self.store.transaction():
-                self.store.move_to_archive(row["seq"], format_time(self.clock.now()))
+                self.store.move_to_archive(row["seq"], at)
+                self.history.record([(row["id"], at, "archived", None, why)])
         return ArchiveResult(tier="archived")
+
+    def restore(self, memory_id: str, namespace: str | None = None) -> MemoryRecord:
+        """Bring an archived memory back to the live table (and the search indexes). Its retention
+        is what its last access gives: a memory archived for having decayed is Cold or below until
+        something reinforces it. A live one: unchanged."""
+        row, archived = self._lookup(memory_id, namespace)
+        if archived:
+            with self.store.transaction():
+                self.store.restore_from_archive(row["seq"])
+                self.history.record([(row["id"], format_time(self.clock.now()), "restored", None, None)])
+        return self.get(memory_id, namespace)
 
     def sweep(self) -> dict[str, int]:
         """Move every live memory whose retention fell below the Cold tier into the archive."""
@@ -351,8 +370,10 @@ class Memories:
         if doomed:
             at = format_time(now)
             with self.store.transaction():
+                ids = self.store.ids_of(doomed)
                 for seq in doomed:
                     self.store.move_to_archive(seq, at)
+                self.history.record([(i, at, "archived", None, "decayed below the Cold tier") for i in ids])
         return {"archived": len(doomed)}
 
     # ---- reads ---------------------------------------------------------------
@@ -706,7 +727,8 @@ class Memories:
             )
             for s in eligible
         ]
-        text, tokens, items, mmr = build_pack(candidates, p.budget_tokens, self.config.pack)
+        skipped: dict[str, str] = {}  # why the pack passed over those it reached
+        text, tokens, items, mmr = build_pack(candidates, p.budget_tokens, self.config.pack, skipped)
         pack_id = "p" + uuid.uuid4().hex[:15]
         chosen_ids = {it.candidate.id for it in items}
         stated = self._stated([s.row for s in eligible if s.row["id"] in chosen_ids])
@@ -723,7 +745,7 @@ class Memories:
         ]
         # The log entry, for context.explain: MMR ranks as far as the pack read the order.
         ordered_ids = [c.id for c in sorted(candidates, key=lambda c: (-c.score, c.id))]
-        why = dict(said_once)
+        why = {**skipped, **said_once}
         kept = sorted(kept_out, key=_best_first)
         why.update({s.row["id"]: why_not(p.audience or "", s.row["audience"]) for s in kept})
         entry = {
@@ -796,17 +818,28 @@ class Memories:
                 f"for {cfg.log_keep_days:g} days ([pack] log_keep_packs, log_keep_days): it may be past that",
                 {"pack_id": pack_id},
             )
-        return entry
+        # Each candidate's text as stored now (the log keeps ids): None for one forgotten since.
+        texts = self.store.contents_of([c["id"] for c in entry["candidates"]])
+        return {**entry, "candidates": [{**c, "content": texts.get(c["id"])} for c in entry["candidates"]]}
 
     def stats(self, namespace: str | None = None) -> dict[str, Any]:
         counts = self.store.counts(namespace)
         counts["packs_logged"] += self.pack_log.pending_count(namespace)
         now = self.clock.now()
         tiers = {"active": 0, "warm": 0, "cold": 0, "archived_pending_sweep": 0}
+        spread = [0] * 10  # live memories by retention: [0, 0.1), [0.1, 0.2) ... [0.9, 1]
         for _seq, mtype, last, count in self.store.live_access_rows(namespace):
-            t = tier_of(retention(parse_time(last), count, mtype, now, self.config.decay), self.config.decay)
+            value = retention(parse_time(last), count, mtype, now, self.config.decay)
+            t = tier_of(value, self.config.decay)
             tiers["archived_pending_sweep" if t == "archived" else t] += 1
-        return {**counts, "tiers": tiers, "now": format_time(now), "embedding_model": self.embedder.name}
+            spread[min(9, int(value * 10))] += 1
+        return {
+            **counts,
+            "tiers": tiers,
+            "retention_spread": spread,
+            "now": format_time(now),
+            "embedding_model": self.embedder.name,
+        }
 
     def health_count(self) -> int:
         return self.store.count_live()

@@ -48,6 +48,11 @@ def expand(entry: dict[str, Any]) -> dict[str, Any]:
     return {**entry, "candidates": candidates}
 
 
+def _holds(entry: dict[str, Any], memory_ids: set[str]) -> bool:
+    """Whether a pending entry chose or considered any of these memories."""
+    return bool(memory_ids & (set(entry["candidates"]["id"]) | {c["id"] for c in entry["chosen"]}))
+
+
 class PackLog:
     def __init__(self, store: Store, clock: Clock, cfg: PackConfig, run_on_store: RunOnStore = run_here):
         self.store = store
@@ -61,6 +66,7 @@ class PackLog:
         self._stopped = False
         self._logged = 0
         self._thread: threading.Thread | None = None
+        self._discarded: set[str] = set()  # pending entries a forget removed before they were written
 
     # ---- the request side ------------------------------------------------------------------
 
@@ -94,6 +100,22 @@ class PackLog:
     def pending_count(self, namespace: str | None = None) -> int:
         with self._cond:
             return sum(1 for e in self._pending.values() if namespace is None or e["namespace"] == namespace)
+
+    def pending_holding(self, memory_ids: set[str]) -> int:
+        """How many pending entries chose or considered any of these memories."""
+        with self._cond:
+            return sum(1 for entry in self._pending.values() if _holds(entry, memory_ids))
+
+    def discard_holding(self, memory_ids: set[str]) -> int:
+        """Drop pending entries that chose or considered any of these memories (they are being
+        forgotten); an entry already on its way to the store is not written. How many went."""
+        with self._cond:
+            doomed = [pack_id for pack_id, entry in self._pending.items() if _holds(entry, memory_ids)]
+            for pack_id in doomed:
+                del self._pending[pack_id]
+            self._discarded.update(doomed)
+            self._cond.notify_all()
+        return len(doomed)
 
     # ---- the writer side -------------------------------------------------------------------
 
@@ -146,8 +168,11 @@ class PackLog:
         oldest = format_time(self.clock.now() - timedelta(days=self.cfg.log_keep_days))
 
         def commit() -> None:
+            with self._cond:  # a forget on the store thread may have dropped some meanwhile
+                kept = [r for r in rows if r["pack_id"] not in self._discarded]
+                self._discarded.difference_update(r["pack_id"] for r in rows)
             with self.store.transaction():
-                self.store.log_packs(rows)
+                self.store.log_packs(kept)
                 if prune:  # the log stays within its retention (+ PRUNE_EVERY)
                     self.store.prune_pack_log(self.cfg.log_keep_packs, oldest)
             self._forget(batch)  # written: read from the store from now on (counted once)

@@ -116,6 +116,7 @@ class _Packer:
         )
         self.used_by_type: dict[str, int] = {}
         self.chosen: dict[int, PackedItem] = {}
+        self.why_not: dict[int, str] = {}  # why a candidate the pack reached was not taken (context.explain)
 
     def restates(self, idx: int) -> bool:
         """Is candidate ``idx`` a near-duplicate of one already taken (it would say nothing new)?"""
@@ -126,17 +127,24 @@ class _Packer:
     def take(self, idx: int, rank: int, *, respect_share: bool) -> bool:
         """Take candidate ``idx`` if it is not taken yet, says something new and fits (and its
         type's share, if asked)."""
-        if idx in self.chosen or self.lines.min_tokens(idx) > self.remaining:  # cannot fit: skip without tokenizing
+        if idx in self.chosen:
+            return False
+        if self.lines.min_tokens(idx) > self.remaining:  # cannot fit: skip without tokenizing
+            self.why_not[idx] = f"budget: too long for the {self.remaining} tokens left"
             return False
         if self.restates(idx):
+            self.why_not[idx] = f"says what a packed memory says (cosine >= {NEAR_DUPLICATE})"
             return False
         c = self.ordered[idx]
         line, tokens, changed = self.lines[idx]
         if tokens > self.remaining:
+            self.why_not[idx] = f"budget: its {tokens} tokens did not fit in the {self.remaining} left"
             return False
         share = self.cfg.max_share.get(c.type)
         if respect_share and share is not None and self.used_by_type.get(c.type, 0) + tokens > share * self.budget:
+            self.why_not[idx] = f"type quota: {c.type} memories may fill {share:g} of the budget ([pack] max_share)"
             return False
+        self.why_not.pop(idx, None)
         self.chosen[idx] = PackedItem(c, line, tokens, changed, rank)
         self.used_by_type[c.type] = self.used_by_type.get(c.type, 0) + tokens
         self.remaining -= tokens
@@ -144,10 +152,11 @@ class _Packer:
 
 
 def build_pack(
-    candidates: list[PackCandidate], budget: int, cfg: PackConfig
+    candidates: list[PackCandidate], budget: int, cfg: PackConfig, reasons: dict[str, str] | None = None
 ) -> tuple[str, int, list[PackedItem], MmrOrder]:
     """Return (text, tokens, packed items in score order, the MMR order of the candidates: as far as
-    the pack read it, ``complete()`` for all)."""
+    the pack read it, ``complete()`` for all). ``reasons``, if given, is filled with why each
+    candidate the pack reached was not taken (id -> why)."""
     ordered = sorted(candidates, key=lambda c: (-c.score, c.id))
     if not ordered:
         return "", 0, [], MmrOrder(np.zeros(0), np.zeros((0, 0)), cfg.mmr_lambda)
@@ -187,7 +196,14 @@ def build_pack(
             break
         if ordered[idx].similarity >= floor:
             packer.take(idx, rank, respect_share=True)
+        elif idx not in packer.chosen:
+            packer.why_not[idx] = (
+                f"below [pack] relevance_floor: similarity {ordered[idx].similarity:.3f} < {floor:.3f} "
+                f"({cfg.relevance_floor:g} of the best)"
+            )
     chosen = packer.chosen
+    if reasons is not None:
+        reasons.update({ordered[i].id: why for i, why in packer.why_not.items() if i not in chosen})
 
     items = [chosen[i] for i in sorted(chosen)]  # `ordered` is score order already
     if not items:

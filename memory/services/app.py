@@ -33,6 +33,7 @@ from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm import make_provider
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
+from agentmemd.memory.retrieval.browsing import MemoryBrowser
 from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder, MiniLMEmbedder
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.services.access import AccessService
@@ -59,6 +60,7 @@ class Services:
     config: Config
     store: Store
     memories: Memories
+    browser: MemoryBrowser
     memory_writes: MemoryWrites
     conversations: ConversationService
     persona: PersonaService
@@ -177,6 +179,7 @@ class Services:
             config=config,
             store=store,
             memories=memories,
+            browser=MemoryBrowser(memories),
             memory_writes=MemoryWrites(memories, run_on_store),
             conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),

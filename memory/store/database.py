@@ -430,6 +430,18 @@ class Store:
             vectors = np.vstack([from_blob(row[3]), *([windows] if windows is not None else [])])
             self._index(seq, row[0], row[1], row[2], vectors)
 
+    def delete_row(self, seq: int, *, archived: bool) -> None:
+        """Remove a memory version for good: its row, its windows and, for the live current
+        version, its search index entries (forgetting, issue 18)."""
+        table = "memory_archive" if archived else "memories"
+        row = self.conn.execute(f"SELECT superseded_by FROM {table} WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            return
+        if not archived and row[0] is None:
+            self._unindex(seq)
+        self.conn.execute(f"DELETE FROM {table} WHERE seq = ?", (seq,))
+        self.conn.execute("DELETE FROM memory_windows WHERE seq = ?", (seq,))
+
     def set_source(self, seq: int, source: str | None) -> None:
         self.conn.execute("UPDATE memories SET source = ? WHERE seq = ?", (source, seq))
 
@@ -544,6 +556,22 @@ class Store:
             out.extend(
                 self._rows(f"SELECT {COLUMNS} FROM memories WHERE superseded_by IS NULL AND id IN ({marks})", chunk)
             )
+        return out
+
+    def contents_of(self, memory_ids: list[str]) -> dict[str, str]:
+        """id -> text of these memories, any version, live or archived (a forgotten one: absent)."""
+        out: dict[str, str] = {}
+        for chunk, marks in _in_chunks(memory_ids):
+            for table in ("memories", "memory_archive"):
+                sql = f"SELECT id, content FROM {table} WHERE id IN ({marks})"
+                out.update(self.conn.execute(sql, chunk).fetchall())
+        return out
+
+    def ids_of(self, seqs: list[int]) -> list[str]:
+        """The ids of these live memories."""
+        out: list[str] = []
+        for chunk, marks in _in_chunks(seqs):
+            out.extend(r[0] for r in self.conn.execute(f"SELECT id FROM memories WHERE seq IN ({marks})", chunk))
         return out
 
     def rows_by_seq(self, seqs: list[int]) -> list[dict[str, Any]]:

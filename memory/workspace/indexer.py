@@ -445,7 +445,7 @@ class WorkspaceIndexer:
     def _archive(self, row: dict[str, Any]) -> None:
         current = self._current(row["memory_id"])
         if current is not None:
-            self.service.archive(current)
+            self.service.archive(current, why=f"its item left {row['path']}")
         self.store.drop_workspace_item(row["memory_id"])
 
     def _current(self, memory_id: str) -> str | None:

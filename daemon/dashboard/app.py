@@ -1,0 +1,157 @@
+"""The dashboard (issue 18): server-rendered pages over the daemon's socket API.
+
+    agentmemd dashboard --listen 127.0.0.1:8791
+    # prints http://127.0.0.1:8791/?token=…  (the token also lies in <data dir>/dashboard.token)
+
+Starlette routes, Jinja2 templates, htmx (vendored in static/, no CDN) for in-place updates; every
+page is also a plain HTML page that works without scripts. A door only: each page calls the
+daemon's methods over its socket (the owner's, mode 0600) and renders what they return; each
+change is one method call (memory.update, memory.archive, memory.forget...). Access: access.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from agentmemd.daemon.dashboard.access import (
+    CSRF_FIELD,
+    CSRF_HEADER,
+    SAFE_METHODS,
+    SESSION_COOKIE,
+    Gate,
+    session_secret,
+)
+from agentmemd.daemon.dashboard.link import DaemonLink, PageError
+
+log = logging.getLogger("agentmemd.dashboard")
+STATIC = Path(__file__).parent / "static"
+SESSION_DAYS = 30
+
+
+@dataclass(frozen=True)
+class DashboardSettings:
+    socket_path: Path
+    token: str
+    host: str = "127.0.0.1"
+    port: int = 8791
+    daemon_timeout: float = 60.0
+
+
+def templates() -> Environment:
+    env = Environment(loader=PackageLoader("agentmemd.daemon.dashboard", "templates"), autoescape=select_autoescape())
+    env.filters["when"] = lambda at: "" if not at else str(at)[:19].replace("T", " ")
+    env.filters["pct"] = lambda value: f"{100 * float(value):.0f}%"
+    env.globals["urlencode"] = urlencode
+    return env
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class Dashboard:
+    def __init__(self, settings: DashboardSettings):
+        self.settings = settings
+        self.link = DaemonLink(settings.socket_path, settings.daemon_timeout)
+        self.env = templates()
+        host = settings.host.strip("[]")
+        names = {host, "localhost", "127.0.0.1", "::1"} if host in ("127.0.0.1", "::1", "localhost") else {host}
+        self.hosts = sorted(f"[{n}]" if ":" in n else n for n in names)
+        self.gate = Gate(settings.token, {f"http://{n}:{settings.port}" for n in self.hosts})
+
+    # ---- rendering -----------------------------------------------------------------------------
+
+    def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        body = self.env.get_template(name).render(
+            request=request, csrf=request.session.get("csrf", ""), csrf_field=CSRF_FIELD, **context
+        )
+        return HTMLResponse(body, status_code=status)
+
+    def error_page(self, request: Request, status: int, message: str) -> HTMLResponse:
+        return self.render(request, "error.html", status=status, message=message)
+
+    async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return await self.link.call(method, params)
+
+    # ---- access --------------------------------------------------------------------------------
+
+    def guarded(self, handler: Handler) -> Handler:
+        """``handler`` behind the token, the session and, for a change, the CSRF and Origin checks."""
+
+        async def run(request: Request) -> Response:
+            token = request.query_params.get("token")
+            if token is not None and request.method == "GET":
+                if not self.gate.token_matches(token):
+                    return self.error_page(request, 401, "That link's token is not this dashboard's.")
+                self.gate.start_session(request)
+                rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+                return RedirectResponse(request.url.path + (f"?{urlencode(rest)}" if rest else ""), status_code=303)
+            by_bearer = self.gate.bearer(request)
+            if not by_bearer and not self.gate.in_session(request):
+                return self.error_page(
+                    request,
+                    401,
+                    "Open the link `agentmemd dashboard` printed (it carries the token), or send it as a Bearer token.",
+                )
+            if request.method not in SAFE_METHODS and not by_bearer:
+                refusal = await self._check_change(request)
+                if refusal is not None:
+                    return self.error_page(request, 403, refusal)
+            try:
+                return await handler(request)
+            except PageError as exc:
+                return self.error_page(request, exc.status, exc.message)
+
+        return run
+
+    async def _check_change(self, request: Request) -> str | None:
+        if not self.gate.same_origin(request):
+            return "Refused: this change did not come from the dashboard's own pages (Origin check)."
+        sent = request.headers.get(CSRF_HEADER)
+        if sent is None:
+            sent = (await request.form()).get(CSRF_FIELD)
+        if not self.gate.csrf_matches(request, sent if isinstance(sent, str) else None):
+            return "Refused: this change's CSRF token is missing or stale; reload the page and try again."
+        return None
+
+    # ---- the app -------------------------------------------------------------------------------
+
+    def app(self) -> Starlette:
+        from agentmemd.daemon.dashboard import pages  # the pages take the Dashboard: imported once it exists
+
+        routes = [
+            Route(path, self.guarded(getattr(pages, name)(self)), methods=methods)
+            for path, name, methods in pages.ROUTES
+        ]
+        routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
+        return Starlette(
+            routes=routes,
+            middleware=[
+                Middleware(TrustedHostMiddleware, allowed_hosts=self.hosts),
+                Middleware(
+                    SessionMiddleware,
+                    secret_key=session_secret(self.settings.token),
+                    session_cookie=SESSION_COOKIE,
+                    max_age=SESSION_DAYS * 86400,
+                    same_site="strict",
+                    https_only=False,  # loopback HTTP; the cookie is HttpOnly and SameSite=Strict
+                ),
+            ],
+        )
+
+
+def build_dashboard_app(settings: DashboardSettings) -> Starlette:
+    return Dashboard(settings).app()

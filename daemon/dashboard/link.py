@@ -1,0 +1,45 @@
+"""The dashboard's line to the daemon: one socket call each, in a worker thread, a refusal or an
+absent daemon turned into a PageError that the page shows in the daemon's own words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
+from agentmemd.daemon.socket.rpc import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND
+
+HTTP_STATUS = {NOT_FOUND: 404, INVALID_PARAMS: 400, FORBIDDEN: 403, CONFLICT: 409}
+
+
+class PageError(Exception):
+    """What a page shows instead of its content, with the HTTP status it answers with."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class DaemonLink:
+    def __init__(self, socket_path: Path, timeout: float = 60.0):
+        self.socket_path, self.timeout = socket_path, timeout
+
+    async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """The method's result; PageError if the daemon refuses (400/403/404/409/500) or is not there (503)."""
+        try:
+            return await anyio.to_thread.run_sync(
+                lambda: call_once(self.socket_path, method, params or {}, timeout=self.timeout)
+            )
+        except RpcCallError as exc:
+            raise PageError(HTTP_STATUS.get(exc.code, 500), exc.message) from None
+        except DaemonUnavailable as exc:
+            raise PageError(503, str(exc)) from None
+
+    async def optional(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """A call whose failure leaves part of a page empty, with the reason (no workspace, say)."""
+        try:
+            return await self.call(method, params)
+        except PageError as exc:
+            return {"unavailable": exc.message}

@@ -1,0 +1,270 @@
+"""The dashboard's pages: each a function that takes the Dashboard and returns its handler, which
+calls the daemon's methods and renders a template. Nothing here decides what a memory is; the
+services do (a door only translates).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from agentmemd.daemon.dashboard.charts import bar_chart, time_chart
+from agentmemd.daemon.dashboard.link import PageError
+from agentmemd.memory.core.vocabulary import MEMORY_TYPES, TIERS
+
+if TYPE_CHECKING:
+    from agentmemd.daemon.dashboard.app import Dashboard, Handler
+
+PAGE_SIZE = 50
+LIST_FILTERS = ("namespace", "type", "tier", "source", "contains", "created_from", "created_to")
+SPREAD_LABELS = [f"{i / 10:.1f}" for i in range(10)]
+
+ROUTES = [
+    ("/", "overview", ["GET"]),
+    ("/memories", "memories", ["GET"]),
+    ("/memories/{namespace}/{id}", "memory", ["GET"]),
+    ("/memories/{namespace}/{id}/edit", "memory_edit", ["POST"]),
+    ("/memories/{namespace}/{id}/archive", "memory_archive", ["POST"]),
+    ("/memories/{namespace}/{id}/restore", "memory_restore", ["POST"]),
+    ("/memories/{namespace}/{id}/forget", "memory_forget", ["GET", "POST"]),
+    ("/packs", "packs", ["GET"]),
+    ("/packs/{namespace}/{pack_id}", "pack", ["GET"]),
+    ("/workspace/{path:path}", "workspace_file", ["GET"]),
+]
+
+
+def _memory_url(namespace: str, memory_id: str, suffix: str = "") -> str:
+    return f"/memories/{namespace}/{memory_id}{suffix}"
+
+
+def overview(d: "Dashboard") -> "Handler":
+    async def page(request: Request) -> Response:
+        stats = await d.call("stats", {})
+        per_namespace = await asyncio.gather(*(d.call("stats", {"namespace": ns}) for ns in stats["namespaces"][:50]))
+        packs, jobs, costs, workspace = await asyncio.gather(
+            d.call("packs.list", {"limit": 10}),
+            d.call("jobs.list", {}),
+            d.link.optional("costs"),
+            d.link.optional("workspace.status"),
+        )
+        return d.render(
+            request,
+            "overview.html",
+            stats=stats,
+            namespaces=list(zip(stats["namespaces"], per_namespace)),
+            spread=bar_chart(stats["retention_spread"], SPREAD_LABELS),
+            packs=packs,
+            jobs=jobs,
+            costs=costs,
+            workspace=workspace,
+            types=MEMORY_TYPES,
+        )
+
+    return page
+
+
+def _list_params(request: Request) -> tuple[dict[str, Any], int]:
+    query = request.query_params
+    params: dict[str, Any] = {k: query[k] for k in LIST_FILTERS if query.get(k)}
+    try:
+        page_no = max(1, int(query.get("page", "1")))
+    except ValueError:
+        page_no = 1
+    return params, page_no
+
+
+def memories(d: "Dashboard") -> "Handler":
+    async def page(request: Request) -> Response:
+        filters, page_no = _list_params(request)
+        stats = await d.call("stats", {})
+        listing, error = None, None
+        try:
+            listing = await d.call("memory.list", {**filters, "limit": PAGE_SIZE, "offset": (page_no - 1) * PAGE_SIZE})
+        except PageError as exc:  # a malformed filter: the form comes back with the error, nothing else happens
+            error = exc.message
+        pages = 0 if listing is None else max(1, -(-listing["total"] // PAGE_SIZE))
+        return d.render(
+            request,
+            "memories.html",
+            status=400 if error else 200,
+            filters=filters,
+            listing=listing,
+            error=error,
+            page_no=page_no,
+            pages=pages,
+            namespaces=stats["namespaces"],
+            types=MEMORY_TYPES,
+            tiers=TIERS,
+        )
+
+    return page
+
+
+def memory(d: "Dashboard") -> "Handler":
+    async def page(request: Request) -> Response:
+        namespace, memory_id = request.path_params["namespace"], request.path_params["id"]
+        return await _memory_page(d, request, namespace, memory_id)
+
+    return page
+
+
+async def _memory_page(
+    d: "Dashboard",
+    request: Request,
+    namespace: str,
+    memory_id: str,
+    *,
+    error: str | None = None,
+    draft: dict | None = None,
+) -> Response:
+    ids = {"id": memory_id, "namespace": namespace}
+    record, history = await asyncio.gather(d.call("memory.get", ids), d.call("memory.history", ids))
+    chart = time_chart(
+        {
+            "retention": [(p["at"], p["retention"]) for p in history["retention"]],
+            "projected": [(p["at"], p["retention"]) for p in history["projected"]],
+        },
+        rules=[(value, f"{tier} above {value:g}") for tier, value in history["thresholds"].items()],
+        marks=[(e["at"], e["kind"]) for e in history["events"] if e["memory_id"] == history["id"]],
+        dashed=frozenset({"projected"}),
+    )
+    return d.render(
+        request,
+        "memory.html",
+        status=400 if error else 200,
+        m=record,
+        history=history,
+        chart=chart,
+        error=error,
+        draft=draft or {},
+        types=MEMORY_TYPES,
+    )
+
+
+async def _form(request: Request) -> dict[str, str]:
+    form = await request.form()
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def memory_edit(d: "Dashboard") -> "Handler":
+    async def page(request: Request) -> Response:
+        namespace, memory_id = request.path_params["namespace"], request.path_params["id"]
+        form = await _form(request)
+        params: dict[str, Any] = {"id": memory_id, "namespace": namespace, "content": form.get("content", "")}
+        if form.get("type"):
+            params["type"] = form["type"]
+        if form.get("priority"):
+            try:
+                params["priority"] = float(form["priority"])
+            except ValueError:
+                return await _memory_page(
+                    d,
+                    request,
+                    namespace,
+                    memory_id,
+                    error=f"priority: {form['priority']!r} is not a number",
+                    draft=form,
+                )
+        try:
+            updated = await d.call("memory.update", params)
+        except PageError as exc:  # the edit is refused: the page again, with the error and the draft
+            if exc.status == 404:
+                raise
+            return await _memory_page(d, request, namespace, memory_id, error=exc.message, draft=form)
+        return RedirectResponse(_memory_url(namespace, updated["id"]), status_code=303)
+
+    return page
+
+
+def _memory_action(method: str):
+    """A button on a memory's page: one call with its id, then the page again."""
+
+    def handler(d: "Dashboard") -> "Handler":
+        async def page(request: Request) -> Response:
+            namespace, memory_id = request.path_params["namespace"], request.path_params["id"]
+            await d.call(method, {"id": memory_id, "namespace": namespace})
+            return RedirectResponse(_memory_url(namespace, memory_id), status_code=303)
+
+        return page
+
+    return handler
+
+
+memory_archive = _memory_action("memory.archive")
+memory_restore = _memory_action("memory.restore")
+
+
+def memory_forget(d: "Dashboard") -> "Handler":
+    """GET: what forgetting would remove, and a form to confirm. POST: forget it."""
+
+    async def page(request: Request) -> Response:
+        namespace, memory_id = request.path_params["namespace"], request.path_params["id"]
+        confirm = request.method == "POST"
+        if confirm and (await _form(request)).get("confirm") != "yes":
+            confirm = False
+        ids = {"id": memory_id, "namespace": namespace}
+        record = None if confirm else await d.call("memory.get", ids)
+        plan = await d.call("memory.forget", {**ids, "confirm": confirm})
+        return d.render(request, "forget.html", plan=plan, m=record)
+
+    return page
+
+
+def packs(d: "Dashboard") -> "Handler":
+    """A pack built now from a query and a budget, explained; and the logged packs."""
+
+    async def page(request: Request) -> Response:
+        query = request.query_params
+        form = {k: query.get(k, "") for k in ("query", "budget_tokens", "namespace", "audience")}
+        explained, error = None, None
+        if form["query"]:
+            params: dict[str, Any] = {"query": form["query"], "namespace": form["namespace"] or "default"}
+            if form["audience"]:
+                params["audience"] = form["audience"]
+            try:
+                params["budget_tokens"] = int(form["budget_tokens"] or 500)
+                pack = await d.call("context.pack", params)
+                explained = await d.call(
+                    "context.explain", {"pack_id": pack["pack_id"], "namespace": params["namespace"]}
+                )
+            except ValueError:
+                error = f"budget_tokens: {form['budget_tokens']!r} is not a whole number"
+            except PageError as exc:
+                error = exc.message
+        try:
+            page_no = max(1, int(query.get("page", "1")))
+        except ValueError:
+            page_no = 1
+        logged = await d.call("packs.list", {"limit": 20, "offset": (page_no - 1) * 20})
+        return d.render(
+            request,
+            "packs.html",
+            status=400 if error else 200,
+            form=form,
+            explained=explained,
+            error=error,
+            logged=logged,
+            page_no=page_no,
+        )
+
+    return page
+
+
+def pack(d: "Dashboard") -> "Handler":
+    async def page(request: Request) -> Response:
+        namespace, pack_id = request.path_params["namespace"], request.path_params["pack_id"]
+        explained = await d.call("context.explain", {"pack_id": pack_id, "namespace": namespace})
+        return d.render(request, "pack.html", explained=explained)
+
+    return page
+
+
+def workspace_file(d: "Dashboard") -> "Handler":
+    async def page(request: Request) -> Response:
+        found = await d.call("workspace.read", {"path": request.path_params["path"]})
+        return d.render(request, "workspace_file.html", path=found["path"], lines=found["text"].splitlines())
+
+    return page

@@ -1,0 +1,179 @@
+"""Browsing memories as a person audits them (issue 18): pages of them filtered, one memory's
+history (its versions, what happened to it, its retention over time, where it came from), and
+forgetting one for good.
+
+    browser = MemoryBrowser(memories)
+    browser.list(MemoryListParams(type="preference", tier="active", limit=20))
+    browser.history(IdParams(id="m_...", namespace="default"))
+    browser.forget(ForgetParams(id="m_...", namespace="default"))               # what would go
+    browser.forget(ForgetParams(id="m_...", namespace="default", confirm=True))  # gone
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from agentmemd.memory.core.clock import format_time, parse_time
+from agentmemd.memory.core.models import ForgetParams, IdParams, MemoryListParams, PacksListParams
+from agentmemd.memory.core.results import (
+    ForgetResult,
+    MemoryHistoryResult,
+    MemoryListItem,
+    MemoryListResult,
+    PacksListResult,
+    PackSummary,
+    RetentionPoint,
+)
+from agentmemd.memory.retrieval.decay import retention, retention_curve, tier_of
+from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
+
+PROJECTION_MAX = timedelta(days=90)
+# Events after which a memory's retention restarts from 1 (its last access moved).
+ACCESS_EVENTS = ("reinforced",)
+
+
+def _point(at: datetime, value: float) -> RetentionPoint:
+    return RetentionPoint(at=format_time(at), retention=round(value, 4))
+
+
+class MemoryBrowser:
+    def __init__(self, memories: Memories):
+        self.memories = memories
+        self.listing = ListingTables(memories.store)
+        self.history_tables = memories.history
+
+    # ---- a page of memories ------------------------------------------------------------------
+
+    def list(self, p: MemoryListParams) -> MemoryListResult:
+        f = ListingFilter(
+            namespace=p.namespace,
+            type=p.type,
+            source_contains=p.source,
+            content_contains=p.contains,
+            created_from=p.created_from.isoformat() if p.created_from else None,
+            created_before=(p.created_to + timedelta(days=1)).isoformat() if p.created_to else None,
+            archived=p.tier == "archived",
+        )
+        now, cfg = self.memories.clock.now(), self.memories.config.decay
+        if p.tier in (None, "archived"):
+            total = self.listing.count(f)
+            rows = self.listing.page(f, p.limit, p.offset)
+        else:  # a tier is a function of time: computed for every match, from an index
+            matching = [
+                seq
+                for seq, mtype, last, count in self.listing.access_rows(f)
+                if tier_of(retention(parse_time(last), count, mtype, now, cfg), cfg) == p.tier
+            ]
+            total = len(matching)
+            rows = self.listing.rows(f, matching[p.offset : p.offset + p.limit])
+        items = []
+        for r in rows:
+            value = retention(parse_time(r["last_accessed"]), r["access_count"], r["type"], now, cfg)
+            tier = "archived" if f.archived else tier_of(value, cfg)
+            items.append(
+                MemoryListItem(
+                    **{k: v for k, v in r.items() if k in MemoryListItem.model_fields},
+                    tier=tier,
+                    retention=round(value, 4),
+                )
+            )
+        return MemoryListResult(items=items, total=total, offset=p.offset, limit=p.limit)
+
+    # ---- one memory's history ----------------------------------------------------------------
+
+    def history(self, p: IdParams) -> MemoryHistoryResult:
+        self.memories._lookup(p.id, p.namespace)  # NotFound, in the caller's namespace
+        chain = self.history_tables.chain(p.id)
+        current = chain[-1]
+        events = self.history_tables.events([v["id"] for v in chain])
+        cfg, now = self.memories.config.decay, self.memories.clock.now()
+        accesses = self._accesses(current, events)
+        last, count = accesses[-1]
+        projected = self._projection(last, count, current["type"], now)
+        return MemoryHistoryResult(
+            id=current["id"],
+            namespace=current["namespace"],
+            versions=chain,
+            events=events,
+            retention=[_point(t, v) for t, v in retention_curve(accesses, current["type"], now, cfg)],
+            projected=projected,
+            origin=self._origin(current, [v["id"] for v in chain]),
+            thresholds={"active": cfg.active_above, "warm": cfg.warm_above, "cold": cfg.cold_above},
+        )
+
+    def _accesses(self, current: dict[str, Any], events: list[dict[str, Any]]) -> list[tuple[datetime, float]]:
+        """(time, access count after it) of the current version: stored, then each reinforcement.
+        An access the history does not hold (made before m019 kept events) is added from the row."""
+        mine = [e for e in events if e["memory_id"] == current["id"]]
+        start = next((e["access_count"] for e in mine if e["kind"] == "new_version"), None)
+        accesses = [(parse_time(current["ingested"]), 1.0 if start is None else start)]
+        accesses += [(parse_time(e["at"]), e["access_count"]) for e in mine if e["kind"] in ACCESS_EVENTS]
+        last = parse_time(current["last_accessed"])
+        if accesses[-1][0] != last or accesses[-1][1] != current["access_count"]:
+            accesses.append((last, current["access_count"]))
+        return sorted(accesses, key=lambda a: a[0])
+
+    def _projection(self, last: datetime, count: float, mtype: str, now: datetime) -> list[RetentionPoint]:
+        """Retention from now on if nothing reinforces the memory: until it falls below the Cold
+        tier (the sweep archives it then), at most PROJECTION_MAX ahead."""
+        cfg = self.memories.config.decay
+        horizon = timedelta(days=1)
+        while horizon < PROJECTION_MAX and retention(last, count, mtype, now + horizon, cfg) >= cfg.cold_above:
+            horizon *= 2
+        horizon = min(horizon, PROJECTION_MAX)
+        steps = 24
+        return [
+            _point(now + horizon * (i / steps), retention(last, count, mtype, now + horizon * (i / steps), cfg))
+            for i in range(steps + 1)
+        ]
+
+    def _origin(self, current: dict[str, Any], chain_ids: list[str]) -> dict[str, Any]:
+        tables = self.history_tables
+        item = tables.workspace_item(current["id"])
+        if item is not None:
+            return {"kind": "workspace", "path": item["path"], "where": current["source"]}
+        node = tables.consolidation_node(current["id"])
+        if node is not None:
+            return {"kind": "consolidation", **node}
+        turns = tables.source_turns(chain_ids, limit=20)
+        if turns:
+            return {"kind": "conversation", "session": turns[0]["session"], "turns": turns}
+        return {"kind": "added", "source": current["source"]}
+
+    # ---- forgetting ----------------------------------------------------------------------------
+
+    def forget(self, p: ForgetParams) -> ForgetResult:
+        """What forgetting a memory removes, and with ``confirm`` removes it: every version, its
+        index entries, windows, history, turn links, the observations and consolidated node it is,
+        its workspace bookkeeping and the logged packs that hold its text. Not the conversation
+        turns it was made from (the transcript), nor consolidated memories built from it."""
+        self.memories._lookup(p.id, p.namespace)
+        chain = self.history_tables.chain(p.id)
+        ids = [v["id"] for v in chain]
+        footprint = self.history_tables.forget_footprint(chain)
+        packs = footprint.pop("packs_logged")
+        pending = 0
+        if p.confirm:
+            pending = self.memories.pack_log.discard_holding(set(ids))
+            with self.memories.store.transaction():
+                self.history_tables.forget(chain, packs)
+        else:
+            pending = self.memories.pack_log.pending_holding(set(ids))
+        return ForgetResult(
+            id=p.id,
+            namespace=chain[-1]["namespace"],
+            forgotten=p.confirm,
+            versions=ids,
+            packs_logged=len(packs) + pending,
+            workspace_files=footprint.pop("workspace_items"),
+            built_into=self.history_tables.built_from(ids),
+            **footprint,
+        )
+
+    # ---- logged packs --------------------------------------------------------------------------
+
+    def packs(self, p: PacksListParams) -> PacksListResult:
+        rows, total = self.history_tables.logged_packs(p.namespace, p.limit, p.offset)
+        return PacksListResult(packs=[PackSummary(**r) for r in rows], total=total)

@@ -1,0 +1,163 @@
+"""A memory's history: its events (m019 memory_events), its chain of versions, and what forgetting
+it would remove (issue 18)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agentmemd.memory.store.database import Store, _in_chunks, _unpack_json
+
+EVENT_COLUMNS = "memory_id, at, kind, access_count, detail"
+
+
+class HistoryTables:
+    def __init__(self, store: Store):
+        self.store = store
+
+    def record(self, events: list[tuple[str, str, str, float | None, str | None]]) -> None:
+        """(memory_id, at, kind, access_count, detail) rows, inside the caller's transaction."""
+        self.store.conn.executemany(f"INSERT INTO memory_events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?)", events)
+
+    def events(self, memory_ids: list[str]) -> list[dict[str, Any]]:
+        """The events of these memories (a chain's versions), oldest first."""
+        out: list[dict[str, Any]] = []
+        for chunk, marks in _in_chunks(memory_ids):
+            out.extend(
+                self.store._rows(
+                    f"SELECT id, {EVENT_COLUMNS} FROM memory_events WHERE memory_id IN ({marks}) ORDER BY id", chunk
+                )
+            )
+        return sorted(out, key=lambda e: e["id"])
+
+    def _version(self, memory_id: str) -> dict[str, Any] | None:
+        found = self.store.get(memory_id)
+        if found is None:
+            return None
+        row, archived = found
+        row = {k: v for k, v in row.items() if k != "embedding"}
+        return {**row, "archived": archived}
+
+    def chain(self, memory_id: str) -> list[dict[str, Any]]:
+        """Every version of the memory ``memory_id`` is one of, oldest first, live or archived,
+        without their embeddings."""
+        first = self._version(memory_id)
+        if first is None:
+            return []
+        return [*reversed(self._walk(first, "supersedes")), first, *self._walk(first, "superseded_by")]
+
+    def _walk(self, row: dict[str, Any], link: str) -> list[dict[str, Any]]:
+        """The versions reached from ``row`` by following ``link`` (supersedes: older; superseded_by: newer)."""
+        out: list[dict[str, Any]] = []
+        while row[link] and len(out) < 10_000:
+            row = self._version(row[link])
+            if row is None:
+                break
+            out.append(row)
+        return out
+
+    def workspace_item(self, memory_id: str) -> dict[str, Any] | None:
+        rows = self.store._rows("SELECT path, heading_path FROM workspace_items WHERE memory_id = ?", (memory_id,))
+        return rows[0] if rows else None
+
+    def consolidation_node(self, memory_id: str) -> dict[str, Any] | None:
+        rows = self.store._rows(
+            "SELECT level, sources, keywords, derived_at FROM consolidation_nodes WHERE memory_id = ?", (memory_id,)
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return {**row, "sources": json.loads(row["sources"]), "keywords": json.loads(row["keywords"])}
+
+    def source_turns(self, memory_ids: list[str], limit: int) -> list[dict[str, Any]]:
+        """The conversation turns these memories were made from (m017), oldest first."""
+        out: list[dict[str, Any]] = []
+        for chunk, marks in _in_chunks(memory_ids):
+            out.extend(
+                self.store._rows(
+                    "SELECT DISTINCT t.seq, t.session, t.role, t.speaker, t.content, t.ts, t.chat "
+                    f"FROM memory_turns l JOIN conversation_turns t ON t.seq = l.turn_seq WHERE l.memory_id IN ({marks}) "
+                    "ORDER BY t.seq LIMIT ?",
+                    [*chunk, limit],
+                )
+            )
+        return sorted({t["seq"]: t for t in out}.values(), key=lambda t: t["seq"])[:limit]
+
+    def logged_packs(self, namespace: str | None, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """The newest logged packs (without their candidates), how many in all."""
+        where, params = ("WHERE namespace = ?", [namespace]) if namespace is not None else ("", [])
+        total = self.store.conn.execute(f"SELECT count(*) FROM pack_log {where}", params).fetchone()[0]
+        rows = self.store._rows(
+            "SELECT pack_id, namespace, query, audience, budget_tokens, at, tokens, chosen "
+            f"FROM pack_log {where} ORDER BY at DESC, rowid DESC LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+        return [{**r, "chosen": len(_unpack_json(r["chosen"]))} for r in rows], total
+
+    def forget_footprint(self, versions: list[dict[str, Any]]) -> dict[str, Any]:
+        """What forgetting these versions removes besides their rows: counts by place, and the
+        logged packs that hold their text."""
+        ids = [v["id"] for v in versions]
+        seqs = [v["seq"] for v in versions]
+        conn = self.store.conn
+
+        def count(sql: str, values: list) -> int:
+            return sum(
+                conn.execute(sql.format(marks=marks), chunk).fetchone()[0] for chunk, marks in _in_chunks(values)
+            )
+
+        indexed = [v["seq"] for v in versions if not v["archived"] and not v["superseded_by"]]
+        return {
+            "search_index_entries": len(indexed),  # its words (FTS5) and its vector, for the live version
+            "windows": count("SELECT count(*) FROM memory_windows WHERE seq IN ({marks})", seqs),
+            "events": count("SELECT count(*) FROM memory_events WHERE memory_id IN ({marks})", ids),
+            "turn_links": count("SELECT count(*) FROM memory_turns WHERE memory_id IN ({marks})", ids),
+            "observations": count("SELECT count(*) FROM observations WHERE memory_id IN ({marks})", ids),
+            "consolidation_nodes": count("SELECT count(*) FROM consolidation_nodes WHERE memory_id IN ({marks})", ids),
+            "workspace_items": [
+                r[0]
+                for chunk, marks in _in_chunks(ids)
+                for r in conn.execute(f"SELECT path FROM workspace_items WHERE memory_id IN ({marks})", chunk)
+            ],
+            "packs_logged": self.packs_holding(ids),
+        }
+
+    def packs_holding(self, memory_ids: list[str]) -> list[str]:
+        """Logged packs that chose or considered any of these memories (their log holds its text)."""
+        wanted = set(memory_ids)
+        found = []
+        for pack_id, candidates, chosen in self.store.conn.execute("SELECT pack_id, candidates, chosen FROM pack_log"):
+            ids = _candidate_ids(_unpack_json(candidates)) | {
+                c if isinstance(c, str) else c.get("id") for c in _unpack_json(chosen)
+            }
+            if ids & wanted:
+                found.append(pack_id)
+        return found
+
+    def built_from(self, memory_ids: list[str]) -> list[str]:
+        """Consolidated memories whose sources include any of these (kept when these are forgotten)."""
+        wanted = set(memory_ids)
+        return [
+            node
+            for node, sources in self.store.conn.execute("SELECT memory_id, sources FROM consolidation_nodes")
+            if wanted & set(json.loads(sources))
+        ]
+
+    def forget(self, versions: list[dict[str, Any]], packs: list[str]) -> None:
+        """Delete the versions and everything that holds them (inside the caller's transaction)."""
+        ids = [v["id"] for v in versions]
+        conn = self.store.conn
+        for v in versions:
+            self.store.delete_row(v["seq"], archived=v["archived"])
+        for chunk, marks in _in_chunks(ids):
+            for table in ("memory_events", "memory_turns", "observations", "consolidation_nodes", "workspace_items"):
+                conn.execute(f"DELETE FROM {table} WHERE memory_id IN ({marks})", chunk)
+        for chunk, marks in _in_chunks(packs):
+            conn.execute(f"DELETE FROM pack_log WHERE pack_id IN ({marks})", chunk)
+
+
+def _candidate_ids(candidates: Any) -> set[str]:
+    """The ids of a logged pack's candidates: columns (issue 17) or one dict each (older logs)."""
+    if isinstance(candidates, dict):
+        return set(candidates.get("id", []))
+    return {c.get("id") for c in candidates if isinstance(c, dict)}

@@ -1,0 +1,93 @@
+"""Memories page by page, filtered (the dashboard's memory list, issue 18): current versions of
+the live table or of the archive, newest stored first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agentmemd.memory.store.database import Store, _in_chunks
+
+# What a listing shows of a memory: everything but its embedding and its context.
+LISTED = (
+    "seq, id, namespace, content, type, priority, source, created, ingested, last_accessed, access_count, "
+    "version, supersedes, audience"
+)
+
+
+def _like(text: str) -> str:
+    """``text`` as a LIKE pattern that matches it anywhere, its wildcards taken literally."""
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+@dataclass(frozen=True)
+class ListingFilter:
+    namespace: str | None = None
+    type: str | None = None
+    source_contains: str | None = None
+    content_contains: str | None = None
+    created_from: str | None = None  # ISO text, inclusive
+    created_before: str | None = None  # ISO text, exclusive
+    archived: bool = False
+
+    @property
+    def table(self) -> str:
+        return "memory_archive" if self.archived else "memories"
+
+    def where(self) -> tuple[str, list[Any]]:
+        clauses, params = ["superseded_by IS NULL"], []
+        for column, value in (("namespace", self.namespace), ("type", self.type)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        for column, value in (("source", self.source_contains), ("content", self.content_contains)):
+            if value:
+                clauses.append(f"{column} LIKE ? ESCAPE '\\'")
+                params.append(_like(value))
+        if self.created_from:
+            clauses.append("created >= ?")
+            params.append(self.created_from)
+        if self.created_before:
+            clauses.append("created < ?")
+            params.append(self.created_before)
+        return " AND ".join(clauses), params
+
+
+class ListingTables:
+    def __init__(self, store: Store):
+        self.store = store
+
+    def count(self, f: ListingFilter) -> int:
+        where, params = f.where()
+        return self.store.conn.execute(f"SELECT count(*) FROM {f.table} WHERE {where}", params).fetchone()[0]
+
+    def page(self, f: ListingFilter, limit: int, offset: int) -> list[dict[str, Any]]:
+        where, params = f.where()
+        return self.store._rows(
+            f"SELECT {LISTED} FROM {f.table} WHERE {where} ORDER BY seq DESC LIMIT ? OFFSET ?",
+            [*params, limit, offset],
+        )
+
+    def access_rows(self, f: ListingFilter) -> list[tuple[int, str, str, float]]:
+        """(seq, type, last_accessed, access_count) of every match, newest first: what a tier is
+        computed from (read from idx_memories_access when no text filter needs the rows)."""
+        where, params = f.where()
+        sql = f"SELECT seq, type, last_accessed, access_count FROM {f.table} WHERE {where} ORDER BY seq DESC"
+        return self.store.conn.execute(sql, params).fetchall()
+
+    def rows(self, f: ListingFilter, seqs: list[int]) -> list[dict[str, Any]]:
+        """The listed columns of these seqs, in their order."""
+        found: dict[int, dict[str, Any]] = {}
+        for chunk, marks in _in_chunks(seqs):
+            for row in self.store._rows(f"SELECT {LISTED} FROM {f.table} WHERE seq IN ({marks})", chunk):
+                found[row["seq"]] = row
+        return [found[s] for s in seqs if s in found]
+
+    def namespaces(self) -> list[str]:
+        """Every namespace with a memory, live or archived."""
+        return [
+            r[0]
+            for r in self.store.conn.execute(
+                "SELECT DISTINCT namespace FROM memories UNION SELECT DISTINCT namespace FROM memory_archive ORDER BY 1"
+            )
+        ]

@@ -1,0 +1,160 @@
+"""The dashboard over HTTP (issue 18): a real daemon, a real `agentmemd dashboard` process, an
+HTTP client. Access (token, session, CSRF, Host and Origin), errors shown on the page with nothing
+changed, and every page answering. What only a browser shows: test_dashboard_browser.py."""
+
+from __future__ import annotations
+
+import re
+import stat
+from pathlib import Path
+
+import httpx2
+import pytest
+from conftest import free_port, served_daemon, start_listener
+
+from agentmemd.daemon.dashboard.access import SESSION_COOKIE, TOKEN_FILE
+
+
+def start_dashboard(socket_path: Path, data_dir: Path, log: Path, *extra: str):
+    """`agentmemd dashboard` on a free port: (process, base URL, token)."""
+    port = free_port()
+    args = [
+        "dashboard",
+        "--daemon-socket",
+        str(socket_path),
+        "--listen",
+        f"127.0.0.1:{port}",
+        "--data-dir",
+        str(data_dir),
+    ]
+    proc = start_listener([*args, *extra], port, log)
+    return proc, f"http://127.0.0.1:{port}", (data_dir / TOKEN_FILE).read_text().strip()
+
+
+@pytest.fixture(scope="module")
+def world():
+    with served_daemon() as d:
+        ids = {
+            "tea": d.call("memory.add", {"content": "The user prefers green tea in the morning", "type": "preference"})[
+                "id"
+            ],
+            "city": d.call("memory.add", {"content": "The user lives in Lyon", "type": "fact"})["id"],
+        }
+        d.call("context.pack", {"query": "what does the user drink", "budget_tokens": 200})
+        proc, base, token = start_dashboard(d.socket, d.root, d.root / "dashboard.log")
+        try:
+            yield d, base, token, ids
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def session(base: str, token: str) -> tuple[httpx2.Client, str]:
+    """A client that opened the token link (a session cookie), and the page's CSRF token."""
+    client = httpx2.Client(base_url=base, follow_redirects=True, timeout=30)
+    page = client.get(f"/?token={token}")
+    assert page.status_code == 200 and "token=" not in str(page.url)  # the link's token leaves the address
+    return client, _csrf(client)
+
+
+def _csrf(client: httpx2.Client) -> str:
+    page = client.get("/memories")
+    return re.search(r'"X-CSRF-Token": "([^"]+)"', page.text).group(1)
+
+
+def test_the_token_file_is_private_and_reused(world):
+    d, base, token, _ = world
+    path = d.root / TOKEN_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and len(token) >= 40
+    proc, _, again = start_dashboard(d.socket, d.root, d.root / "dashboard2.log")
+    proc.terminate()
+    assert again == token  # a bookmarked link keeps working across restarts
+
+
+def test_no_token_gets_401_and_changes_nothing(world):
+    d, base, token, ids = world
+    anonymous = httpx2.Client(base_url=base, timeout=30)
+    for path in ("/", "/memories", f"/memories/default/{ids['city']}", "/packs"):
+        assert anonymous.get(path).status_code == 401
+    assert anonymous.get("/?token=not-the-token").status_code == 401
+    refused = anonymous.post(f"/memories/default/{ids['city']}/forget", data={"confirm": "yes"})
+    assert refused.status_code == 401
+    assert d.call("memory.get", {"id": ids["city"]})["content"] == "The user lives in Lyon"
+
+
+def test_the_token_link_starts_a_session_cookie(world):
+    _, base, token, _ = world
+    client = httpx2.Client(base_url=base, timeout=30)
+    first = client.get(f"/memories?type=fact&token={token}")
+    assert first.status_code == 303 and first.headers["location"] == "/memories?type=fact"
+    cookie = first.headers["set-cookie"]
+    assert SESSION_COOKIE in cookie and "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    assert client.get("/memories?type=fact").status_code == 200
+
+
+def test_a_forged_cross_site_post_is_refused(world):
+    d, base, token, ids = world
+    client, _ = session(base, token)
+    target = f"/memories/default/{ids['city']}/edit"
+    forged = client.post(
+        target, data={"content": "The user lives in Mordor"}, headers={"Origin": "http://evil.example"}
+    )
+    assert forged.status_code == 403 and "Origin" in forged.text
+    no_csrf = client.post(target, data={"content": "The user lives in Mordor"}, headers={"Origin": base})
+    assert no_csrf.status_code == 403 and "CSRF" in no_csrf.text
+    assert d.call("memory.get", {"id": ids["city"]})["content"] == "The user lives in Lyon"
+
+
+def test_a_rebinding_host_is_refused(world):
+    _, base, token, _ = world
+    rebound = httpx2.get(base + "/", headers={"Host": "attacker.example:80", "Authorization": f"Bearer {token}"})
+    assert rebound.status_code == 400
+
+
+def test_every_page_answers(world):
+    _, base, token, ids = world
+    client, _ = session(base, token)
+    pack_id = client.get("/packs").text.split("/packs/default/")[1].split('"')[0]
+    for path in (
+        "/",
+        "/memories",
+        "/memories?tier=active&type=preference",
+        f"/memories/default/{ids['tea']}",
+        f"/memories/default/{ids['tea']}/forget",
+        "/packs",
+        "/packs?query=what+does+the+user+drink&budget_tokens=300",
+        f"/packs/default/{pack_id}",
+    ):
+        page = client.get(path)
+        assert page.status_code == 200, (path, page.text[:500])
+        assert "That did not work" not in page.text
+
+
+def test_bad_input_is_shown_on_the_page_and_changes_nothing(world):
+    d, base, token, ids = world
+    client, csrf = session(base, token)
+    missing = client.get("/memories/default/m0000000000000000")
+    assert missing.status_code == 404 and "no memory with id" in missing.text
+    bad_filter = client.get("/memories?created_from=yesterday")
+    assert bad_filter.status_code == 400 and "created_from" in bad_filter.text
+    bad_tier = client.get("/memories?tier=lukewarm")
+    assert bad_tier.status_code == 400 and "tier" in bad_tier.text
+    headers = {"Origin": base, "X-CSRF-Token": csrf}
+    empty = client.post(f"/memories/default/{ids['city']}/edit", data={"content": "   "}, headers=headers)
+    assert empty.status_code == 400 and "content" in empty.text and "must not be empty" in empty.text
+    bad_priority = client.post(
+        f"/memories/default/{ids['city']}/edit", data={"content": "x", "priority": "high"}, headers=headers
+    )
+    assert bad_priority.status_code == 400 and "priority" in bad_priority.text
+    bad_budget = client.get("/packs?query=tea&budget_tokens=lots")
+    assert bad_budget.status_code == 400 and "budget_tokens" in bad_budget.text
+    assert d.call("memory.get", {"id": ids["city"]})["version"] == 1
+
+
+def test_a_script_may_use_the_bearer_token(world):
+    d, base, token, _ = world
+    added = d.call("memory.add", {"content": "The user collects stamps", "type": "fact"})["id"]
+    client = httpx2.Client(base_url=base, timeout=30, headers={"Authorization": f"Bearer {token}"})
+    done = client.post(f"/memories/default/{added}/archive")
+    assert done.status_code == 303
+    assert d.call("memory.get", {"id": added})["tier"] == "archived"
