@@ -42,9 +42,8 @@ def _memory_url(namespace: str, memory_id: str, suffix: str = "") -> str:
 
 def overview(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
-        stats = await d.call("stats", {})
-        per_namespace = await asyncio.gather(*(d.call("stats", {"namespace": ns}) for ns in stats["namespaces"][:50]))
-        packs, jobs, costs, workspace = await asyncio.gather(
+        stats, packs, jobs, costs, workspace = await asyncio.gather(
+            d.call("stats", {}),
             d.call("packs.list", {"limit": 10}),
             d.call("jobs.list", {}),
             d.link.optional("costs"),
@@ -54,7 +53,7 @@ def overview(d: "Dashboard") -> "Handler":
             request,
             "overview.html",
             stats=stats,
-            namespaces=list(zip(stats["namespaces"], per_namespace)),
+            namespaces=sorted(stats["by_namespace"].items()),
             spread=bar_chart(stats["retention_spread"], SPREAD_LABELS),
             packs=packs,
             jobs=jobs,
@@ -79,7 +78,6 @@ def _list_params(request: Request) -> tuple[dict[str, Any], int]:
 def memories(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         filters, page_no = _list_params(request)
-        stats = await d.call("stats", {})
         listing, error = None, None
         try:
             listing = await d.call("memory.list", {**filters, "limit": PAGE_SIZE, "offset": (page_no - 1) * PAGE_SIZE})
@@ -95,7 +93,7 @@ def memories(d: "Dashboard") -> "Handler":
             error=error,
             page_no=page_no,
             pages=pages,
-            namespaces=stats["namespaces"],
+            namespaces=listing["namespaces"] if listing else [],
             types=MEMORY_TYPES,
             tiers=TIERS,
         )

@@ -36,6 +36,13 @@ class RamUsage(Result):
     rest: float  # Python, torch's runtime, SQLite's caches: rss - model - vectors
 
 
+class NamespaceCounts(Result):
+    live: int
+    by_type: dict[str, int]
+    archived: int
+    tiers: TierCounts
+
+
 class StatsResult(Result):
     live: int
     by_type: dict[str, int]
@@ -48,6 +55,7 @@ class StatsResult(Result):
     now: str
     embedding_model: str
     ram_mb: RamUsage | None = None  # the whole process: given when no namespace was asked about
+    by_namespace: dict[str, NamespaceCounts] | None = None  # likewise: each namespace's counts
 
 
 class SweepResult(Result):
@@ -433,6 +441,7 @@ class MemoryListResult(Result):
     total: int  # matching memories in all
     offset: int
     limit: int
+    namespaces: list[str]  # what a namespace filter may choose: every namespace with a memory, or the one asked
 
 
 class RetentionPoint(Result):

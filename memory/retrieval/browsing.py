@@ -25,7 +25,7 @@ from agentmemd.memory.core.results import (
     PackSummary,
     RetentionPoint,
 )
-from agentmemd.memory.retrieval.decay import retention, retention_curve, tier_of
+from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
 
@@ -60,12 +60,9 @@ class MemoryBrowser:
         if p.tier in (None, "archived"):
             total = self.listing.count(f)
             rows = self.listing.page(f, p.limit, p.offset)
-        else:  # a tier is a function of time: computed for every match, from an index
-            matching = [
-                seq
-                for seq, mtype, last, count in self.listing.access_rows(f)
-                if tier_of(retention(parse_time(last), count, mtype, now, cfg), cfg) == p.tier
-            ]
+        else:  # a tier is a function of time: computed now for every match, at once
+            seqs, ages = self.listing.access_ages(f, format_time(now))
+            matching = seqs[tiers_many(retention_many(ages, cfg), cfg) == p.tier].tolist()
             total = len(matching)
             rows = self.listing.rows(f, matching[p.offset : p.offset + p.limit])
         items = []
@@ -79,7 +76,8 @@ class MemoryBrowser:
                     retention=round(value, 4),
                 )
             )
-        return MemoryListResult(items=items, total=total, offset=p.offset, limit=p.limit)
+        namespaces = self.listing.namespaces() if p.namespace is None else [p.namespace]
+        return MemoryListResult(items=items, total=total, offset=p.offset, limit=p.limit, namespaces=namespaces)
 
     # ---- one memory's history ----------------------------------------------------------------
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+import numpy as np
+
 from agentmemd.memory.core.config import DecayConfig, ReinforcementConfig
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES, ReinforceEvent, Tier
 
@@ -21,11 +23,34 @@ def retention(
     persona and relational memories never fall below ``identity_min_retention``.
     """
     hours = max(0.0, (now - last_accessed).total_seconds() / 3600.0)
-    half_life = cfg.base_half_life_hours * (1.0 + math.log2(1.0 + max(0.0, access_count)))
-    value = math.exp(-0.693 * hours / half_life)
+    value = _decay(hours, max(0.0, access_count), cfg, math)
     if memory_type in IDENTITY_TYPES:
         value = max(value, cfg.identity_min_retention)
     return value
+
+
+def _decay(hours, access_count, cfg: DecayConfig, xp):
+    """The formula once, for one memory (``xp`` = math) or many at once (``xp`` = numpy arrays)."""
+    half_life = cfg.base_half_life_hours * (1.0 + xp.log2(1.0 + access_count))
+    return xp.exp(-0.693 * hours / half_life)
+
+
+def retention_many(ages: np.ndarray, cfg: DecayConfig) -> np.ndarray:
+    """``retention`` of many memories at once; ``ages``: one row each of (is an identity type,
+    access count, hours since the last access), as Store.access_ages reads them. What stats and a
+    listing by tier compute over a whole store: 100,000 memories in milliseconds."""
+    identity, access_counts, hours = ages[:, 0] > 0, ages[:, 1], ages[:, 2]
+    value = _decay(np.maximum(hours, 0.0), np.maximum(access_counts, 0.0), cfg, np)
+    return np.where(identity, np.maximum(value, cfg.identity_min_retention), value)
+
+
+def tiers_many(values: np.ndarray, cfg: DecayConfig) -> np.ndarray:
+    """``tier_of`` of many retention values at once (an array of tier names)."""
+    return np.select(
+        [values > cfg.active_above, values >= cfg.warm_above, values >= cfg.cold_above],
+        ["active", "warm", "cold"],
+        "archived",
+    )
 
 
 def tier_of(value: float, cfg: DecayConfig) -> Tier:

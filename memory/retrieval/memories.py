@@ -55,7 +55,9 @@ from agentmemd.memory.retrieval.decay import (
     frequency_boost,
     reinforcement_amount,
     retention,
+    retention_many,
     tier_of,
+    tiers_many,
 )
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.pack_log import PackLog
@@ -144,6 +146,17 @@ def _log_columns(
             why.get(i) or _why_not(s, ok, rank, i in chosen, excluded)
             for s, i, ok, rank in zip(scored, ids, flags, ranks)
         ],
+    }
+
+
+def _tier_counts(tiers: np.ndarray) -> dict[str, int]:
+    """Live memories by tier now; one below the Cold tier waits for the sweep to archive it."""
+    found = dict(zip(*np.unique(tiers, return_counts=True))) if len(tiers) else {}
+    return {
+        "active": int(found.get("active", 0)),
+        "warm": int(found.get("warm", 0)),
+        "cold": int(found.get("cold", 0)),
+        "archived_pending_sweep": int(found.get("archived", 0)),
     }
 
 
@@ -823,23 +836,30 @@ class Memories:
         return {**entry, "candidates": [{**c, "content": texts.get(c["id"])} for c in entry["candidates"]]}
 
     def stats(self, namespace: str | None = None) -> dict[str, Any]:
+        """Counts by type and tier, the retention spread; asked about every namespace, each
+        namespace's too (one pass over an index, the tiers computed with numpy)."""
         counts = self.store.counts(namespace)
         counts["packs_logged"] += self.pack_log.pending_count(namespace)
         now = self.clock.now()
-        tiers = {"active": 0, "warm": 0, "cold": 0, "archived_pending_sweep": 0}
-        spread = [0] * 10  # live memories by retention: [0, 0.1), [0.1, 0.2) ... [0.9, 1]
-        for _seq, mtype, last, count in self.store.live_access_rows(namespace):
-            value = retention(parse_time(last), count, mtype, now, self.config.decay)
-            t = tier_of(value, self.config.decay)
-            tiers["archived_pending_sweep" if t == "archived" else t] += 1
-            spread[min(9, int(value * 10))] += 1
-        return {
+        at, cfg = format_time(now), self.config.decay
+        by_namespace = self.store.counts_by_namespace() if namespace is None else {}
+        # One index pass per namespace, its retention and tiers computed with numpy.
+        values = {ns: retention_many(self.store.access_ages(at, ns), cfg) for ns in (by_namespace or [namespace])}
+        tiers = {ns: tiers_many(v, cfg) for ns, v in values.items()}
+        every = np.concatenate([np.zeros(0), *values.values()])
+        out = {
             **counts,
-            "tiers": tiers,
-            "retention_spread": spread,
-            "now": format_time(now),
+            "tiers": _tier_counts(np.concatenate([np.zeros(0, dtype=str), *tiers.values()])),
+            "retention_spread": np.bincount(np.minimum((every * 10).astype(int), 9), minlength=10).tolist(),
+            "now": at,
             "embedding_model": self.embedder.name,
         }
+        if namespace is None:
+            for name, part in by_namespace.items():
+                part["live"] = sum(part["by_type"].values())
+                part["tiers"] = _tier_counts(tiers[name])
+            out["by_namespace"] = by_namespace
+        return out
 
     def health_count(self) -> int:
         return self.store.count_live()

@@ -730,6 +730,30 @@ class Store:
             return self.conn.execute(sql).fetchall()
         return self.conn.execute(sql + " AND namespace = ?", (namespace,)).fetchall()
 
+    def access_ages(self, now: str, namespace: str) -> np.ndarray:
+        """(is an identity type, access_count, hours since the last access at ``now``) of every live
+        memory of the namespace, one row each, from an index (m019): what stats computes tiers
+        from. Numbers only, and SQLite's julianday does the date arithmetic: 100,000 memories
+        read as text and parsed in Python cost ~0.2 s, this ~0.08 s."""
+        marks = ", ".join("?" * len(IDENTITY_TYPES))
+        sql = (
+            f"SELECT type IN ({marks}), access_count, (julianday(?) - julianday(last_accessed)) * 24.0 "
+            "FROM memories WHERE superseded_by IS NULL AND namespace = ?"
+        )
+        rows = self.conn.execute(sql, (*sorted(IDENTITY_TYPES), now, namespace)).fetchall()
+        return np.array(rows, dtype=np.float64).reshape(-1, 3)
+
+    def counts_by_namespace(self) -> dict[str, dict[str, Any]]:
+        """namespace -> {by_type: live memories by type, archived}."""
+        out: dict[str, dict[str, Any]] = {}
+        sql = "SELECT namespace, type, count(*) FROM memories WHERE superseded_by IS NULL GROUP BY namespace, type"
+        for namespace, mtype, n in self.conn.execute(sql):
+            out.setdefault(namespace, {"by_type": {}, "archived": 0})["by_type"][mtype] = n
+        sql = "SELECT namespace, count(*) FROM memory_archive GROUP BY namespace"
+        for namespace, n in self.conn.execute(sql):
+            out.setdefault(namespace, {"by_type": {}, "archived": 0})["archived"] = n
+        return out
+
     def archive_rows(self, namespace: str) -> list[dict[str, Any]]:
         return self._rows(
             f"SELECT {COLUMNS} FROM memory_archive WHERE namespace = ? AND superseded_by IS NULL", (namespace,)

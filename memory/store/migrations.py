@@ -601,6 +601,13 @@ def m019_memory_events(db):
     )
 
 
+@migrations()
+def m020_listing_order(db):
+    """The dashboard's memory list walks current versions newest first (issue 18): by this index,
+    instead of sorting every live memory for each page."""
+    db.execute("CREATE INDEX idx_memories_current ON memories(superseded_by, seq)")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 
