@@ -132,6 +132,8 @@ def test_forget_of_an_unknown_or_foreign_memory_changes_nothing(d):
 def test_packs_list_newest_first(d):
     add(d, "The user drinks green tea")
     ids = [d.call("context.pack", {"query": f"tea {n}", "budget_tokens": 100})["pack_id"] for n in range(3)]
+    at_once = d.call("packs.list", {"limit": 5})  # listed at once, written to the log or still on their way
+    assert at_once["total"] == 3 and [p["pack_id"] for p in at_once["packs"]] == ids[::-1]
     d.services.memories.pack_log.flush()
     listed = d.call("packs.list", {"limit": 2})
     assert listed["total"] == 3 and [p["pack_id"] for p in listed["packs"]] == ids[::-1][:2]
@@ -162,3 +164,58 @@ def test_explain_gives_each_candidate_its_text_and_why_it_was_left_out(d):
     assert any(r.startswith("says what a packed memory says") for r in reasons), reasons
     assert any(r.startswith("budget: ") for r in reasons), reasons
     assert by_text["Volcanoes on Io erupt sulphur"]["why_not"].startswith("below [pack] relevance_floor"), reasons
+
+
+def test_conversations_turns_and_the_contexts_the_agent_was_given(d):
+    for i in range(3):
+        d.call("conversation.append", {"session": "chat-a", "role": "user", "content": f"Question {i} about tea"})
+        d.call("conversation.append", {"session": "chat-a", "role": "assistant", "content": f"Answer {i}"})
+    d.call("conversation.append", {"session": "chat-b", "role": "user", "content": "Hello"})
+    d.call("conversation.append", {"session": "other", "role": "user", "content": "Elsewhere", "namespace": "bob"})
+
+    listed = d.call("conversation.list", {})
+    assert listed["total"] == 2 and [s["session"] for s in listed["sessions"]] == ["chat-b", "chat-a"]
+    assert listed["sessions"][1]["turns"] == 6
+
+    page = d.call("conversation.turns", {"session": "chat-a", "limit": 4})
+    assert page["total"] == 6 and [t["content"] for t in page["turns"]][-1] == "Answer 2"
+    assert [t["seq"] for t in page["turns"]] == sorted(t["seq"] for t in page["turns"])  # oldest first
+    older = d.call("conversation.turns", {"session": "chat-a", "limit": 4, "offset": 4})
+    assert [t["content"] for t in older["turns"]] == ["Question 0 about tea", "Answer 0"]
+    with pytest.raises(RpcCallError, match="no conversation with session 'other' in namespace 'default'"):
+        d.call("conversation.turns", {"session": "other"})
+
+    built = d.call("conversation.context", {"session": "chat-a", "budget_tokens": 2000})
+    kept = d.call("conversation.contexts", {"session": "chat-a"})["contexts"]
+    assert len(kept) == 1 and kept[0]["pack_id"] == built["pack_id"]
+    assert kept[0]["context"]["system"] == built["system"] and kept[0]["context"]["messages"] == built["messages"]
+    assert kept[0]["context"]["prefix_hash"] == built["prefix_hash"]
+
+
+def test_only_the_newest_contexts_keep_their_text(d):
+    from agentmemd.memory.store.persona_tables import KEEP_CONTEXTS
+
+    d.call("conversation.append", {"session": "long", "role": "user", "content": "Tell me about tea"})
+    for _ in range(KEEP_CONTEXTS + 2):
+        d.call("conversation.context", {"session": "long", "budget_tokens": 500})
+    kept = d.call("conversation.contexts", {"session": "long", "limit": 20})["contexts"]
+    assert all(c["context"] is not None for c in kept)
+    rows = d.services.store.conn.execute("SELECT count(*), count(context) FROM context_builds WHERE session = 'long'")
+    assert rows.fetchone() == (KEEP_CONTEXTS + 2, KEEP_CONTEXTS)
+
+
+def test_scores_say_where_drift_actions_were_applied(in_process):
+    # Any EWMA below 0.999 calls for a reminder, so one scored reply makes the next context apply one.
+    thresholds = {"reinforce_below": 0.999, "anchor_below": 0.02, "rebase_below": 0.01}
+    d = in_process({"persona": thresholds}, fake_embedder=True)
+    d.call("conversation.append", {"session": "s", "role": "user", "content": "Hi, how are you?"})
+    assert d.call("persona.scores", {"session": "s"})["applied"] == []
+    d.call("persona.score", {"session": "s", "response": "Fine."})
+    built = d.call("conversation.context", {"session": "s", "budget_tokens": 800})
+    assert built["drift_action"] == "reinforce"
+    scored = d.call("persona.scores", {"session": "s"})
+    assert scored["thresholds"] == {"reinforce": 0.999, "anchor": 0.02, "rebase": 0.01}
+    assert [(a["session"], a["action"], a["score_id"]) for a in scored["applied"]] == [
+        ("s", "reinforce", scored["scores"][-1]["id"])
+    ]
+    assert d.call("persona.scores", {"namespace": "default"})["applied"] == scored["applied"]

@@ -36,6 +36,25 @@ if not CHROMIUM.exists():
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
+TEA = [
+    "The user drinks green tea every morning",
+    "The user likes green tea with breakfast",
+    "Green tea is the user's morning drink",
+    "The user brews green tea before work",
+    "The user prefers loose-leaf green tea",
+]
+CHAT = [
+    ("user", "I just got back from Kyoto, the matcha there was incredible."),
+    ("assistant", "Glad you enjoyed it. Want me to note a matcha shop for next time?"),
+    ("user", "Yes: Ippodo, near the Imperial Palace. I'm going back in April."),
+    ("assistant", "Noted: Ippodo in Kyoto, and your trip back in April."),
+]
+REPLIES = [
+    "Noted. I'll remind you about Ippodo before April.",
+    "Sure thing! 🎉🎉 Absolutely amazing, can't wait!!!",
+    "Your trip is in April; Ippodo is near the Imperial Palace.",
+]
+
 
 @pytest.fixture(scope="module")
 def browser():
@@ -59,6 +78,15 @@ def world(tmp_path_factory):
         }
         d.call("memory.update", {"id": ids["city"], "content": "The user lives in Lyon, in the Croix-Rousse"})
         d.call("context.pack", {"query": "what does the user drink", "budget_tokens": 200})
+        for text in TEA:  # enough alike for the consolidation to find a pattern
+            add(text, "preference")
+        for role, text in CHAT:
+            d.call("conversation.append", {"session": "breakfast", "role": role, "content": text})
+        d.call("conversation.observe", {"session": "breakfast"})
+        d.call("conversation.context", {"session": "breakfast", "budget_tokens": 1500})
+        for reply in REPLIES:  # scored into the session's EWMA, one point each on the plot
+            d.call("persona.score", {"session": "breakfast", "response": reply})
+        d.call("jobs.run", {"name": "consolidate"})
         proc, base, token = start_dashboard(d.socket, d.root, d.root / "dashboard.log")
         try:
             yield d, base, token, ids, tmp_path_factory.mktemp("shots")
@@ -98,6 +126,10 @@ def test_every_page_loads(page: Page, world):
         "forget": (f"/memories/default/{ids['diary']}/forget", "#plan"),
         "packs": ("/packs?query=what+does+the+user+drink&budget_tokens=300", "#candidates"),
         "pack": (f"/packs/default/{pack_id}", "#pack-text"),
+        "conversations": ("/conversations", "#sessions"),
+        "conversation": ("/conversations/default/breakfast", "#stable-prefix"),
+        "persona": ("/persona", "#syncscore-chart"),
+        "consolidation": ("/consolidation", "#tree"),
     }
     for name, (path, landmark) in pages.items():
         response = page.goto(path)
@@ -109,9 +141,9 @@ def test_every_page_loads(page: Page, world):
 def test_search_then_edit_makes_a_new_version(page: Page, world):
     d, _, _, ids, _ = world
     page.goto("/memories")
-    page.fill("input[name=contains]", "green tea")
+    page.fill("input[name=contains]", "tea in the morning")
     page.click("#filters button[type=submit]")
-    expect(page.locator("#total")).to_have_text("1 memory")
+    expect(page.locator("#total")).to_have_text("2 memories")  # it, and the consolidated pattern that quotes it
     page.click(f"tr[data-id='{ids['tea']}'] a")
     expect(page.locator("#content")).to_have_text("The user prefers green tea in the morning")
     page.fill("#edit-form textarea[name=content]", "The user prefers jasmine tea in the morning")
@@ -202,3 +234,39 @@ def test_a_forged_cross_site_post_is_refused(page: Page, world):
     finally:
         server.shutdown()
     assert d.call("memory.get", {"id": ids["voice"]})["content"] == "I speak plainly and briefly"
+
+
+def test_confirm_a_hard_rule_proposal(page: Page, world):
+    d, _, _, _, _ = world
+    proposal = d.call("persona.rules.propose", {"rule": "Never promise a deadline.", "action": "add"})
+    page.goto("/persona")
+    row = page.locator(f"tr[data-proposal='{proposal['id']}']")
+    expect(row).to_contain_text("Never promise a deadline.")
+    row.locator("button.confirm").click()
+    expect(page.locator("#rules ul")).to_contain_text("Never promise a deadline.")
+    expect(page.locator(f"tr[data-proposal='{proposal['id']}']")).to_have_count(0)
+    rules = d.call("persona.rules.list", {"status": "all"})
+    assert "Never promise a deadline." in [r["rule"] for r in rules["hard_rules"]]
+    assert [p["status"] for p in rules["proposals"] if p["id"] == proposal["id"]] == ["confirmed"]
+
+
+def test_the_syncscore_plot_has_a_point_per_scored_reply(page: Page, world):
+    d, _, _, _, _ = world
+    scored = [s for s in d.call("persona.scores", {"session": "breakfast"})["scores"]]
+    assert len(scored) >= len(REPLIES)
+    page.goto("/persona?session=breakfast")
+    points = page.locator("#syncscore-chart circle.point[data-series=ewma]")
+    expect(points).to_have_count(len(scored))
+    expect(page.locator("#syncscore-chart line.rule")).to_have_count(3)  # reinforce, anchor, rebase thresholds
+    titles = points.evaluate_all("nodes => nodes.map(n => n.textContent)")
+    assert [float(t.rsplit(": ", 1)[1]) for t in titles] == [pytest.approx(s["ewma"], abs=5e-4) for s in scored]
+
+
+def test_the_conversation_shows_the_context_as_received(page: Page, world):
+    d, _, _, _, _ = world
+    built = d.call("conversation.contexts", {"session": "breakfast"})["contexts"][0]["context"]
+    page.goto("/conversations/default/breakfast")
+    expect(page.locator("#stable-prefix pre")).to_have_text(built["system"])
+    expect(page.locator("#messages .message")).to_have_count(len(built["messages"]))
+    expect(page.locator("#observations")).to_contain_text("Ippodo")
+    expect(page.locator("#turns")).to_contain_text("Kyoto")

@@ -1,8 +1,9 @@
 """`agentmemd bench dashboard`: how long each dashboard page takes to render at a store's size
 (issue 18's target: under 300 ms at 100,000 memories).
 
-A real daemon stocked with caller-vector memories (a tenth of them updated, some reinforced,
-some archived, packs logged), a real `agentmemd dashboard` process, and each page fetched
+A real daemon stocked with caller-vector memories (one updated, some reinforced, some archived,
+packs logged, a conversation of 200 turns observed, with its contexts and scored replies, the
+consolidation tree built), a real `agentmemd dashboard` process, and each page fetched
 ``--repeat`` times over HTTP with the Bearer token: p50/p95/max per page, with its size.
 """
 
@@ -29,6 +30,8 @@ from agentmemd.daemon.bench.benchmarks import (
     zipf_phrases,
 )
 
+SESSION = "bench-chat"
+
 
 def _stock(client, n: int, rng: np.random.Generator) -> dict[str, Any]:
     """``n`` memories, a tenth of them updated to a second version, some reinforced, some archived,
@@ -52,8 +55,19 @@ def _stock(client, n: int, rng: np.random.Generator) -> dict[str, Any]:
         client.call("memory.archive", {"id": memory_id})
     for i in range(50):
         client.call("context.pack", {"query": phrases[i], "budget_tokens": 800})
-    time.sleep(0.5)  # the pack log's writer commits
     pack_id = client.call("packs.list", {"limit": 1})["packs"][0]["pack_id"]
+    # A conversation of 200 turns, observed, with its contexts and scored replies; the tree built.
+    for i in range(100):
+        client.call(
+            "conversation.append", {"session": SESSION, "role": "user", "content": f"Did I mention {phrases[i]}?"}
+        )
+        client.call(
+            "conversation.append", {"session": SESSION, "role": "assistant", "content": f"Yes: {phrases[i + 1]}."}
+        )
+    client.call("conversation.observe", {"session": SESSION})
+    for _ in range(5):
+        client.call("conversation.context", {"session": SESSION, "budget_tokens": 4000})
+    client.call("jobs.run", {"name": "consolidate"})
     return {"memory": updated, "pack": pack_id, "query": phrases[7], "stocked_s": round(stocked_s, 1)}
 
 
@@ -71,6 +85,10 @@ def _pages(ids: dict[str, Any], n: int) -> dict[str, str]:
         "packs": "/packs",
         "packs, building one": f"/packs?query={ids['query'].replace(' ', '+')}&budget_tokens=800",
         "pack explanation": f"/packs/default/{ids['pack']}",
+        "conversations": "/conversations",
+        "a conversation (200 turns)": f"/conversations/default/{SESSION}",
+        "persona": "/persona",
+        "consolidation": "/consolidation",
     }
 
 

@@ -477,6 +477,39 @@ def observe(session: str, when_due: bool, reflect: bool, namespace: str | None) 
 
 
 @cli.command()
+@NAMESPACE
+@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--offset", type=int, default=0, show_default=True)
+def conversations(namespace: str | None, limit: int, offset: int) -> None:
+    """A namespace's conversations, the latest active first.  `agentmemd conversations`"""
+    call("conversation.list", given(namespace=namespace, limit=limit, offset=offset), printer=show.human_sessions)
+
+
+@cli.command()
+@click.argument("session")
+@NAMESPACE
+@click.option("--limit", type=int, default=50, show_default=True)
+@click.option("--offset", type=int, default=0, show_default=True, help="Turns to skip, counted from the newest.")
+def turns(session: str, namespace: str | None, limit: int, offset: int) -> None:
+    """A page of a conversation's turns, oldest first.  `agentmemd turns SESSION --limit 20`"""
+    params = given(session=session, namespace=namespace, limit=limit, offset=offset)
+    call("conversation.turns", params, printer=show.human_turn_page)
+
+
+@cli.command()
+@click.argument("session")
+@NAMESPACE
+@click.option("--limit", type=int, default=1, show_default=True)
+def contexts(session: str, namespace: str | None, limit: int) -> None:
+    """What the newest context builds gave the agent: the stable prefix, then the messages.
+
+    \b
+        agentmemd contexts SESSION
+    """
+    call("conversation.contexts", given(session=session, namespace=namespace, limit=limit), printer=show.human_contexts)
+
+
+@cli.command()
 @click.option("--session")
 @NAMESPACE
 @click.option("--all", "include_replaced", is_flag=True, help="Also merged, superseded and dropped ones.")

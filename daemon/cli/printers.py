@@ -356,3 +356,32 @@ def human_person(p: dict[str, Any]) -> None:
         print(f"\n  impression heard in {imp['audience']} (version {imp['version']}, {imp['updated'][:16]})")
         for line in render_impression(imp["content"]).splitlines()[1:]:
             print(f"    {line}")
+
+
+def human_sessions(result: dict[str, Any]) -> None:
+    print(f"{result['total']} conversations")
+    for s in result["sessions"]:
+        chat = f"  chat {s['chat']}" if s["chat"] else ""
+        print(
+            f"{s['session']}  {s['turns']} turns ({s['observed']} observed)  {s['first'][:16]} .. {s['last'][:16]}{chat}"
+        )
+
+
+def human_turn_page(result: dict[str, Any]) -> None:
+    print(f"{result['total']} turns")
+    for t in result["turns"]:
+        print(f"{t['seq']:>6}  {t['ts'][:16]}  {t['speaker'] or t['role']}: {t['content']}")
+
+
+def human_contexts(result: dict[str, Any]) -> None:
+    for build in result["contexts"]:
+        print(f"build {build['id']} at {build['at']}  drift action {build['drift_action']}  pack {build['pack_id']}")
+        c = build["context"]
+        if c is None:
+            print("  (its text is no longer kept)")
+            continue
+        print(f"--- stable prefix (system), {c['parts']['system']} tokens, sha256 {c['prefix_hash'][:16]}")
+        print(c["system"])
+        for m in c["messages"]:
+            print(f"--- {m['role']}")
+            print(m["content"])

@@ -114,6 +114,9 @@ class Dashboard:
                 return await handler(request)
             except PageError as exc:
                 return self.error_page(request, exc.status, exc.message)
+            except Exception as exc:  # a bug of the page: said on the page and logged, the dashboard stays up
+                log.exception("dashboard page failed", extra={"path": request.url.path})
+                return self.error_page(request, 500, f"internal error in the dashboard: {type(exc).__name__}: {exc}")
 
         return run
 
@@ -130,11 +133,13 @@ class Dashboard:
     # ---- the app -------------------------------------------------------------------------------
 
     def app(self) -> Starlette:
-        from agentmemd.daemon.dashboard import pages  # the pages take the Dashboard: imported once it exists
+        # The pages take the Dashboard: imported once it exists.
+        from agentmemd.daemon.dashboard import conversation_pages, pages, persona_pages
 
         routes = [
-            Route(path, self.guarded(getattr(pages, name)(self)), methods=methods)
-            for path, name, methods in pages.ROUTES
+            Route(path, self.guarded(getattr(module, name)(self)), methods=methods)
+            for module in (pages, conversation_pages, persona_pages)
+            for path, name, methods in module.ROUTES
         ]
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
         return Starlette(

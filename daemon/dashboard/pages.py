@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from agentmemd.daemon.dashboard.charts import bar_chart, time_chart
+from agentmemd.daemon.dashboard.forms import form_fields, page_number
 from agentmemd.daemon.dashboard.link import PageError
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, TIERS
 
@@ -33,6 +34,7 @@ ROUTES = [
     ("/packs", "packs", ["GET"]),
     ("/packs/{namespace}/{pack_id}", "pack", ["GET"]),
     ("/workspace/{path:path}", "workspace_file", ["GET"]),
+    ("/consolidation", "consolidation", ["GET"]),
 ]
 
 
@@ -68,11 +70,7 @@ def overview(d: "Dashboard") -> "Handler":
 def _list_params(request: Request) -> tuple[dict[str, Any], int]:
     query = request.query_params
     params: dict[str, Any] = {k: query[k] for k in LIST_FILTERS if query.get(k)}
-    try:
-        page_no = max(1, int(query.get("page", "1")))
-    except ValueError:
-        page_no = 1
-    return params, page_no
+    return params, page_number(request)
 
 
 def memories(d: "Dashboard") -> "Handler":
@@ -142,15 +140,10 @@ async def _memory_page(
     )
 
 
-async def _form(request: Request) -> dict[str, str]:
-    form = await request.form()
-    return {k: v for k, v in form.items() if isinstance(v, str)}
-
-
 def memory_edit(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         namespace, memory_id = request.path_params["namespace"], request.path_params["id"]
-        form = await _form(request)
+        form = await form_fields(request)
         params: dict[str, Any] = {"id": memory_id, "namespace": namespace, "content": form.get("content", "")}
         if form.get("type"):
             params["type"] = form["type"]
@@ -201,7 +194,7 @@ def memory_forget(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         namespace, memory_id = request.path_params["namespace"], request.path_params["id"]
         confirm = request.method == "POST"
-        if confirm and (await _form(request)).get("confirm") != "yes":
+        if confirm and (await form_fields(request)).get("confirm") != "yes":
             confirm = False
         ids = {"id": memory_id, "namespace": namespace}
         record = None if confirm else await d.call("memory.get", ids)
@@ -232,10 +225,7 @@ def packs(d: "Dashboard") -> "Handler":
                 error = f"budget_tokens: {form['budget_tokens']!r} is not a whole number"
             except PageError as exc:
                 error = exc.message
-        try:
-            page_no = max(1, int(query.get("page", "1")))
-        except ValueError:
-            page_no = 1
+        page_no = page_number(request)
         logged = await d.call("packs.list", {"limit": 20, "offset": (page_no - 1) * 20})
         return d.render(
             request,
@@ -264,5 +254,35 @@ def workspace_file(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         found = await d.call("workspace.read", {"path": request.path_params["path"]})
         return d.render(request, "workspace_file.html", path=found["path"], lines=found["text"].splitlines())
+
+    return page
+
+
+def consolidation_tree(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The consolidated nodes as a tree: each with ``children`` (the nodes among its sources) and
+    ``memories`` (its other sources: level-0 memories); the roots are the nodes no other is built from."""
+    by_id = {n["id"]: {**n, "children": [], "memories": []} for n in nodes}
+    used: set[str] = set()
+    for node in by_id.values():
+        for source in node["sources"]:
+            if source in by_id:
+                node["children"].append(by_id[source])
+                used.add(source)
+            else:
+                node["memories"].append(source)
+    roots = [n for n in by_id.values() if n["id"] not in used]
+    return sorted(roots, key=lambda n: (-n["level"], n["id"]))
+
+
+def consolidation(d: "Dashboard") -> "Handler":
+    """The tree of patterns, principles and insights, each linked to what it was built from."""
+
+    async def page(request: Request) -> Response:
+        namespace = request.query_params.get("namespace") or "default"
+        listed = await d.call("consolidation.list", {"namespace": namespace})
+        levels = [sum(1 for n in listed["nodes"] if n["level"] == level) for level in (1, 2, 3)]
+        return d.render(
+            request, "consolidation.html", namespace=namespace, roots=consolidation_tree(listed["nodes"]), levels=levels
+        )
 
     return page

@@ -184,6 +184,27 @@ def build_methods(s: Services) -> dict[str, Method]:
             "Turns, tokens and compaction runs.",
         ),
         (
+            "conversation.list",
+            m.ConversationListParams,
+            conv.sessions,
+            r.ConversationListResult,
+            "A namespace's conversations, the latest active first.",
+        ),
+        (
+            "conversation.turns",
+            m.TurnsParams,
+            conv.turns,
+            r.TurnsResult,
+            "A page of a session's turns, oldest first (offset counts from the newest).",
+        ),
+        (
+            "conversation.contexts",
+            m.ContextsParams,
+            conv.contexts,
+            r.ContextsResult,
+            "What the session's newest context builds gave the agent (the stable prefix, the messages).",
+        ),
+        (
             "observations.list",
             m.ObservationsListParams,
             conv.observations,
@@ -340,4 +361,7 @@ READS = (
     "context.pack",
     "context.explain",
     "packs.list",
+    "conversation.list",
+    "conversation.turns",
+    "conversation.contexts",
 )

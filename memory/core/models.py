@@ -427,6 +427,25 @@ class SessionParams(Params):
     namespace: Namespace = "default"
 
 
+class ConversationListParams(Params):
+    namespace: Namespace = "default"
+    limit: int = Field(50, ge=1, le=500)
+    offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)
+
+
+class TurnsParams(Params):
+    session: SessionId
+    namespace: Namespace = "default"
+    limit: int = Field(50, ge=1, le=1000)
+    offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)  # from the newest turn
+
+
+class ContextsParams(Params):
+    session: SessionId
+    namespace: Namespace = "default"
+    limit: int = Field(5, ge=1, le=20)
+
+
 class ObserveParams(Params):
     session: SessionId
     namespace: Namespace = "default"

@@ -272,6 +272,8 @@ class SyncScoreResult(Result):
 
 class SyncScoresResult(Result):
     scores: list[SyncScoreResult]
+    applied: list[Row] = []  # drift actions context builds carried out: {session, at, action, score_id}
+    thresholds: dict[str, float] = {}  # the EWMA below which each action is due ([persona] *_below)
 
 
 class RuleProposal(Result):
@@ -490,3 +492,48 @@ class PackSummary(Result):
 class PacksListResult(Result):
     packs: list[PackSummary]
     total: int
+
+
+class SessionSummary(Result):
+    session: str
+    turns: int
+    first: str
+    last: str
+    observed: int
+    chat: str | None
+    last_seq: int
+
+
+class ConversationListResult(Result):
+    sessions: list[SessionSummary]
+    total: int
+
+
+class TurnRow(Result):
+    seq: int
+    role: str
+    speaker: str
+    content: str
+    ts: str
+    tokens: int
+    observed_run: int | None
+    chat: str | None
+
+
+class TurnsResult(Result):
+    turns: list[TurnRow]
+    total: int
+
+
+class ContextBuild(Result):
+    id: int
+    at: str
+    last_seq: int | None
+    pack_id: str | None
+    drift_action: str
+    score_id: int | None
+    context: Row | None  # system (the stable prefix), messages, prefix_hash, tokens, budget_tokens, parts, anchors
+
+
+class ContextsResult(Result):
+    contexts: list[ContextBuild]

@@ -173,5 +173,14 @@ class MemoryBrowser:
     # ---- logged packs --------------------------------------------------------------------------
 
     def packs(self, p: PacksListParams) -> PacksListResult:
-        rows, total = self.history_tables.logged_packs(p.namespace, p.limit, p.offset)
-        return PacksListResult(packs=[PackSummary(**r) for r in rows], total=total)
+        """Newest first: those still on their way to the log (pending), then those written."""
+        pending = self.memories.pack_log.pending_summaries(p.namespace)
+        first = pending[p.offset : p.offset + p.limit]
+        rows, written = self.history_tables.logged_packs(
+            p.namespace, p.limit - len(first), max(0, p.offset - len(pending))
+        )
+        # One written this instant is pending for a moment more: counted and listed once.
+        on_the_way = [r["pack_id"] for r in pending]
+        rows = [r for r in rows if r["pack_id"] not in on_the_way]
+        written -= self.history_tables.packs_logged_of(on_the_way)
+        return PacksListResult(packs=[PackSummary(**r) for r in first + rows], total=len(pending) + written)

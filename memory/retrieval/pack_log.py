@@ -101,6 +101,13 @@ class PackLog:
         with self._cond:
             return sum(1 for e in self._pending.values() if namespace is None or e["namespace"] == namespace)
 
+    def pending_summaries(self, namespace: str | None) -> list[dict[str, Any]]:
+        """The pending entries (of one namespace, or all), newest first, as packs.list lists them."""
+        with self._cond:
+            entries = [e for e in self._pending.values() if namespace is None or e["namespace"] == namespace]
+        keys = ("pack_id", "namespace", "query", "audience", "budget_tokens", "at", "tokens")
+        return [{**{k: e.get(k) for k in keys}, "chosen": len(e["chosen"])} for e in reversed(entries)]
+
     def pending_holding(self, memory_ids: set[str]) -> int:
         """How many pending entries chose or considered any of these memories."""
         with self._cond:

@@ -18,15 +18,20 @@ from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
     AppendParams,
     ContextParams,
+    ContextsParams,
+    ConversationListParams,
     ObservationsListParams,
     ObserveParams,
     SyncParams,
+    TurnsParams,
 )
 from agentmemd.memory.core.threads import RunOnStore, result_within, run_here
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 REBASE_WAIT_SECONDS = 300  # a forced rebase compaction the context waits for (seed 002, 5.3)
+# What a context build keeps of what it gave the agent (conversation.contexts shows it).
+CONTEXT_KEPT = ("system", "messages", "prefix_hash", "tokens", "budget_tokens", "parts", "anchors")
 
 
 class ConversationService:
@@ -128,8 +133,11 @@ class ConversationService:
             )
             last_seq = self.conversations.last_seq(p.session)
         score_id = latest["id"] if latest else None
+        given = {k: ctx[k] for k in CONTEXT_KEPT}
         self.run_on_store(
-            lambda: self.tracker.record_context(p.session, last_seq, ctx["pack_id"], ctx["drift_action"], score_id)
+            lambda: self.tracker.record_context(
+                p.session, last_seq, ctx["pack_id"], ctx["drift_action"], score_id, given
+            )
         )
         ctx["drift"] = {
             "due": action,
@@ -167,6 +175,23 @@ class ConversationService:
             "runs": self.conversations.runs(session),
             "idle": self.worker.idle(),
         }
+
+    def sessions(self, p: ConversationListParams) -> dict[str, Any]:
+        """A namespace's conversations, the latest active first."""
+        rows, total = self.conversations.tables.session_page(p.namespace, p.limit, p.offset)
+        return {"sessions": rows, "total": total}
+
+    def turns(self, p: TurnsParams) -> dict[str, Any]:
+        """A page of a session's turns (``offset`` from the newest), oldest first."""
+        self.conversations.require(p.session, p.namespace)
+        total = self.conversations.tables.turn_counts(p.session)[0]
+        return {"turns": self.conversations.tables.turn_page(p.session, p.limit, p.offset), "total": total}
+
+    def contexts(self, p: ContextsParams) -> dict[str, Any]:
+        """What the session's newest context builds gave the agent: the stable prefix (``system``)
+        and the messages, with the pack and the drift action each carried."""
+        self.conversations.require(p.session, p.namespace)
+        return {"contexts": self.tracker.tables.context_builds(p.session, p.limit)}
 
     def observations(self, p: ObservationsListParams) -> dict[str, Any]:
         namespace = p.namespace or "default"  # the caller's: never another namespace's observations

@@ -84,7 +84,14 @@ class PersonaService:
     def scores(self, p: PersonaScoresParams) -> dict[str, Any]:
         if p.session is not None:
             self.conversations.require(p.session, p.namespace or "default")
-        return {"scores": self.tracker.scores(session=p.session, namespace=p.namespace, limit=p.limit)}
+        scores = self.tracker.scores(session=p.session, namespace=p.namespace, limit=p.limit)
+        cfg = self.tracker.cfg
+        return {
+            "scores": scores,
+            # Where a context build carried out a drift action, and the EWMA thresholds that call for them.
+            "applied": self.tracker.tables.applied_actions(p.namespace or "default", p.session),
+            "thresholds": {"reinforce": cfg.reinforce_below, "anchor": cfg.anchor_below, "rebase": cfg.rebase_below},
+        }
 
     def propose_rule(self, p: RuleProposeParams) -> dict[str, Any]:
         return self.tracker.propose_rule(p.namespace, p.action, p.rule, "api")

@@ -120,6 +120,29 @@ class ConversationTables:
             (session, seq),
         ).fetchone()[0]
 
+    def session_page(self, namespace: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+        """A namespace's conversations, the latest active first: turns, first and last time, how
+        many were observed, the chat (if an import's or a channel's); and how many in all."""
+        total = self.store.conn.execute(
+            "SELECT count(DISTINCT session) FROM conversation_turns WHERE namespace = ?", (namespace,)
+        ).fetchone()[0]
+        rows = self.store._rows(
+            "SELECT session, count(*) AS turns, min(ts) AS first, max(ts) AS last, "
+            "sum(observed_run IS NOT NULL) AS observed, max(chat) AS chat, max(seq) AS last_seq "
+            "FROM conversation_turns WHERE namespace = ? GROUP BY session ORDER BY last_seq DESC LIMIT ? OFFSET ?",
+            (namespace, limit, offset),
+        )
+        return rows, total
+
+    def turn_page(self, session: str, limit: int, offset: int) -> list[dict[str, Any]]:
+        """``limit`` turns of a session, ``offset`` from its newest, oldest first."""
+        rows = self.store._rows(
+            "SELECT seq, role, speaker, content, ts, tokens, observed_run, chat FROM conversation_turns "
+            "WHERE session = ? ORDER BY seq DESC LIMIT ? OFFSET ?",
+            (session, limit, offset),
+        )
+        return rows[::-1]
+
     def sessions(self) -> list[str]:
         return [r[0] for r in self.store.conn.execute("SELECT DISTINCT session FROM conversation_turns")]
 

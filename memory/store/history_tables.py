@@ -94,6 +94,13 @@ class HistoryTables:
         )
         return [{**r, "chosen": len(_unpack_json(r["chosen"]))} for r in rows], total
 
+    def packs_logged_of(self, pack_ids: list[str]) -> int:
+        """How many of these packs are written to the log."""
+        return sum(
+            self.store.conn.execute(f"SELECT count(*) FROM pack_log WHERE pack_id IN ({marks})", chunk).fetchone()[0]
+            for chunk, marks in _in_chunks(pack_ids)
+        )
+
     def forget_footprint(self, versions: list[dict[str, Any]]) -> dict[str, Any]:
         """What forgetting these versions removes besides their rows: counts by place, and the
         logged packs that hold their text."""

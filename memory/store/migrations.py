@@ -608,6 +608,14 @@ def m020_listing_order(db):
     db.execute("CREATE INDEX idx_memories_current ON memories(superseded_by, seq)")
 
 
+@migrations()
+def m021_context_text(db):
+    """What conversation.context gave the agent, kept for the dashboard (issue 18): the stable
+    prefix, the messages and their token parts, zlib-compressed JSON. The newest few per session
+    (persona_tables.KEEP_CONTEXTS); older builds keep their row without it."""
+    db.execute("ALTER TABLE context_builds ADD COLUMN context BLOB")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.database import Store, _pack_json, _unpack_json
 from agentmemd.memory.store.migrations import new_proposal_id
+
+KEEP_CONTEXTS = 20  # per session, what the newest context builds gave the agent (the dashboard shows it)
 
 
 class PersonaTables:
@@ -157,8 +159,17 @@ class PersonaTables:
     # ---- context_builds ------------------------------------------------------------------------
 
     def add_context_build(
-        self, session: str, at: str, last_seq: int | None, pack_id: str | None, action: str, score_id: int | None
+        self,
+        session: str,
+        at: str,
+        last_seq: int | None,
+        pack_id: str | None,
+        action: str,
+        score_id: int | None,
+        context: dict[str, Any] | None = None,
     ) -> None:
+        """Record a build; ``context``: what it gave the agent, kept for the session's newest
+        KEEP_CONTEXTS builds."""
         self.db["context_builds"].insert(
             {
                 "session": session,
@@ -167,7 +178,39 @@ class PersonaTables:
                 "pack_id": pack_id,
                 "drift_action": action,
                 "score_id": score_id,
+                "context": None if context is None else _pack_json(context),
             }
+        )
+        self.store.conn.execute(
+            "UPDATE context_builds SET context = NULL WHERE session = ? AND context IS NOT NULL AND id NOT IN "
+            "(SELECT id FROM context_builds WHERE session = ? AND context IS NOT NULL ORDER BY id DESC LIMIT ?)",
+            (session, session, KEEP_CONTEXTS),
+        )
+
+    def context_builds(self, session: str, limit: int) -> list[dict[str, Any]]:
+        """The session's newest builds, newest first, each with what it gave the agent (None: not kept)."""
+        rows = self.store._rows(
+            "SELECT id, at, last_seq, pack_id, drift_action, score_id, context FROM context_builds "
+            "WHERE session = ? ORDER BY id DESC LIMIT ?",
+            (session, limit),
+        )
+        return [{**r, "context": None if r["context"] is None else _unpack_json(r["context"])} for r in rows]
+
+    def applied_actions(self, namespace: str, session: str | None) -> list[dict[str, Any]]:
+        """Drift actions context builds carried out (not "none"), oldest first: where a SyncScore
+        plot marks them."""
+        where, params = (
+            ("session = ?", (session,))
+            if session
+            else (
+                "session IN (SELECT DISTINCT session FROM conversation_turns WHERE namespace = ?)",
+                (namespace,),
+            )
+        )
+        return self.store._rows(
+            f"SELECT session, at, drift_action AS action, score_id FROM context_builds WHERE {where} "
+            "AND drift_action != 'none' ORDER BY id",
+            params,
         )
 
     def latest_pack_of(self, session: str) -> str | None:

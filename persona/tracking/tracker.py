@@ -380,10 +380,17 @@ class PersonaTracker:
         return action, latest
 
     def record_context(
-        self, session: str, last_seq: int | None, pack_id: str | None, action: str, score_id: int | None
+        self,
+        session: str,
+        last_seq: int | None,
+        pack_id: str | None,
+        action: str,
+        score_id: int | None,
+        context: dict[str, Any] | None = None,
     ) -> None:
+        """``context``: what the build gave the agent (kept for the newest few of the session)."""
         with self.store.transaction():
-            self.tables.add_context_build(session, self._now(), last_seq, pack_id, action, score_id)
+            self.tables.add_context_build(session, self._now(), last_seq, pack_id, action, score_id, context)
 
 
 def sync_day_summary(store, namespace: str, start: datetime, end: datetime) -> dict[str, Any] | None:

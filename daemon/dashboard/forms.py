@@ -1,0 +1,19 @@
+"""What a page reads from its request: a form's text fields, the page number of a list."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+
+async def form_fields(request: Request) -> dict[str, str]:
+    """The posted form's text fields (files are not taken)."""
+    form = await request.form()
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+def page_number(request: Request) -> int:
+    """The ``page`` query parameter: 1 when missing or not a whole number."""
+    try:
+        return max(1, int(request.query_params.get("page", "1")))
+    except ValueError:
+        return 1
