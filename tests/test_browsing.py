@@ -103,10 +103,15 @@ def test_forget_says_what_goes_then_removes_every_trace(d):
     second = d.call("memory.update", {"id": first, "content": "The user's secret diary is in the red box"})["id"]
     pack = d.call("context.pack", {"query": "where is the secret diary", "budget_tokens": 200})
     keep = add(d, "The user likes mornings")
+    d.services.store.conn.execute(  # a cached summary that quotes it
+        "INSERT INTO llm_cache (category, task, namespace, prompt_hash, key_text, embedding, response, tokens, created) "
+        "VALUES ('summarise', 'summarise', 'default', 'h', 'x', x'00', 'Summary: The user''s secret diary is in the red box', 9, 't')"
+    )
 
     plan = d.call("memory.forget", {"id": second})
     assert plan["forgotten"] is False and plan["versions"] == [first, second]
     assert plan["search_index_entries"] == 1 and plan["events"] == 1 and plan["packs_logged"] == 1
+    assert plan["cached_responses"] == 1
     assert d.call("memory.get", {"id": second})["content"].endswith("red box")  # nothing changed yet
 
     gone = d.call("memory.forget", {"id": first, "confirm": True})
@@ -119,6 +124,7 @@ def test_forget_says_what_goes_then_removes_every_trace(d):
     with pytest.raises(RpcCallError, match="no pack"):
         d.call("context.explain", {"pack_id": pack["pack_id"]})
     assert d.call("memory.list", {})["total"] == 1
+    assert d.services.store.conn.execute("SELECT count(*) FROM llm_cache").fetchone()[0] == 0
     assert d.call("stats", {})["live"] == 1
 
 

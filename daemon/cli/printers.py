@@ -78,7 +78,15 @@ def human_memory_history(result: dict[str, Any]) -> None:
 def human_forget(result: dict[str, Any]) -> None:
     verb = "forgot" if result["forgotten"] else "would forget (run again with --yes)"
     print(f"{verb}: {len(result['versions'])} version(s) {', '.join(result['versions'])}")
-    for key in ("search_index_entries", "windows", "events", "turn_links", "observations", "packs_logged"):
+    for key in (
+        "search_index_entries",
+        "windows",
+        "events",
+        "turn_links",
+        "observations",
+        "packs_logged",
+        "cached_responses",
+    ):
         print(f"  {key.replace('_', ' ')}: {result[key]}")
     for path in result["workspace_files"]:
         print(f"  an item of {path}: it comes back at the next workspace sync unless removed from the file")

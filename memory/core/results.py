@@ -474,6 +474,7 @@ class ForgetResult(Result):
     observations: int
     consolidation_nodes: int
     packs_logged: int
+    cached_responses: int  # language-model cache entries whose prompt or response held its text
     workspace_files: list[str]  # an item of these files: it comes back at their next sync unless edited out
     built_into: list[str]  # consolidated memories built from it: kept (forget them too if they say it)
 

@@ -127,7 +127,17 @@ class HistoryTables:
                 for r in conn.execute(f"SELECT path FROM workspace_items WHERE memory_id IN ({marks})", chunk)
             ],
             "packs_logged": self.packs_holding(ids),
+            "cached_responses": len(self.cache_entries_holding(versions)),
         }
+
+    def cache_entries_holding(self, versions: list[dict[str, Any]]) -> list[int]:
+        """Language-model cache entries of the memory's namespace whose prompt or response holds
+        a version's text (a summary or an impression may quote it)."""
+        found: set[int] = set()
+        sql = "SELECT id FROM llm_cache WHERE namespace = ? AND (instr(key_text, ?) > 0 OR instr(response, ?) > 0)"
+        for v in versions:
+            found.update(r[0] for r in self.store.conn.execute(sql, (v["namespace"], v["content"], v["content"])))
+        return sorted(found)
 
     def packs_holding(self, memory_ids: list[str]) -> list[str]:
         """Logged packs that chose or considered any of these memories (their log holds its text)."""
@@ -161,6 +171,8 @@ class HistoryTables:
                 conn.execute(f"DELETE FROM {table} WHERE memory_id IN ({marks})", chunk)
         for chunk, marks in _in_chunks(packs):
             conn.execute(f"DELETE FROM pack_log WHERE pack_id IN ({marks})", chunk)
+        for chunk, marks in _in_chunks(self.cache_entries_holding(versions)):
+            conn.execute(f"DELETE FROM llm_cache WHERE id IN ({marks})", chunk)
 
 
 def _candidate_ids(candidates: Any) -> set[str]:
