@@ -158,3 +158,16 @@ def test_a_script_may_use_the_bearer_token(world):
     done = client.post(f"/memories/default/{added}/archive")
     assert done.status_code == 303
     assert d.call("memory.get", {"id": added})["tier"] == "archived"
+
+
+def test_a_named_host_is_answered_and_no_other(world):
+    d, _, token, _ = world
+    proc, base, _ = start_dashboard(d.socket, d.root, d.root / "dashboard3.log", "--host-name", "agent.lan")
+    try:
+        port = base.rsplit(":", 1)[1]
+        bearer = {"Authorization": f"Bearer {token}"}
+        assert httpx2.get(base + "/", headers={**bearer, "Host": f"agent.lan:{port}"}).status_code == 200
+        assert httpx2.get(base + "/", headers={**bearer, "Host": f"other.lan:{port}"}).status_code == 400
+    finally:
+        proc.terminate()
+        proc.wait(10)

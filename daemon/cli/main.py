@@ -832,9 +832,22 @@ def webhooks(
 )
 @click.option("--new-token", is_flag=True, help="Replace the token (old links and sessions stop working).")
 @click.option("--allow-remote", is_flag=True, help="Allow a non-loopback --listen (the token is still required).")
+@click.option(
+    "--host-name",
+    "host_names",
+    multiple=True,
+    help="Another name browsers reach it by (repeat), e.g. the machine's name with --allow-remote; other Host "
+    "headers are refused (DNS rebinding).",
+)
 @click.pass_context
 def dashboard(
-    ctx: click.Context, listen: str, dash_socket: str | None, data_dir: Path | None, new_token: bool, allow_remote: bool
+    ctx: click.Context,
+    listen: str,
+    dash_socket: str | None,
+    data_dir: Path | None,
+    new_token: bool,
+    allow_remote: bool,
+    host_names: tuple[str, ...],
 ) -> None:
     """A web dashboard: browse, correct and forget memories, see why a pack holds what it holds.
 
@@ -853,7 +866,7 @@ def dashboard(
     host, port = listen_address("--listen", listen, allow_remote)
     socket_path = daemon_socket(dash_socket, ctx.obj)
     token = load_token(data_dir or socket_path.parent, new=new_token)
-    settings = DashboardSettings(socket_path=socket_path, token=token, host=host, port=port)
+    settings = DashboardSettings(socket_path=socket_path, token=token, host=host, port=port, extra_hosts=host_names)
     click.echo(f"agentmemd dashboard: http://{host}:{port}/?token={token}", err=True)
     uvicorn.run(build_dashboard_app(settings), host=host.strip("[]"), port=port, log_level="warning")
 

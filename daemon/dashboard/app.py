@@ -49,12 +49,14 @@ class DashboardSettings:
     host: str = "127.0.0.1"
     port: int = 8791
     daemon_timeout: float = 60.0
+    # Further names the dashboard answers to (Host) and is reached at (Origin), e.g. the machine's
+    # name when it listens beyond loopback; the listen address and, on loopback, localhost always.
+    extra_hosts: tuple[str, ...] = ()
 
 
 def templates() -> Environment:
     env = Environment(loader=PackageLoader("agentmemd.daemon.dashboard", "templates"), autoescape=select_autoescape())
     env.filters["when"] = lambda at: "" if not at else str(at)[:19].replace("T", " ")
-    env.filters["pct"] = lambda value: f"{100 * float(value):.0f}%"
     env.globals["urlencode"] = urlencode
     return env
 
@@ -69,6 +71,7 @@ class Dashboard:
         self.env = templates()
         host = settings.host.strip("[]")
         names = {host, "localhost", "127.0.0.1", "::1"} if host in ("127.0.0.1", "::1", "localhost") else {host}
+        names |= set(settings.extra_hosts)
         self.hosts = sorted(f"[{n}]" if ":" in n else n for n in names)
         self.gate = Gate(settings.token, {f"http://{n}:{settings.port}" for n in self.hosts})
 
