@@ -441,18 +441,11 @@ class Memories:
             [similarity_signal(float(cos), lexical.get(r["seq"], 0.0), rc) for r, cos in zip(rows, cosines)]
         )
 
-    def _neighbourhood(
-        self,
-        namespace: str,
-        rows: list[dict[str, Any]],
-        matches: np.ndarray,
-        qvec: np.ndarray,
-        lexical: dict[int, float],
-        listener: str | None,
-    ) -> dict[int, float]:
-        """seq -> the best match among the memories stored just before and after it (for a memory
-        stored without context), when they are of its episode (dated within [retrieval] episode_gap_minutes of it) and the listener may
-        hear them (else a private neighbour would lift what it says into other conversations)."""
+    def _episode_links(self, namespace: str, rows: list[dict[str, Any]], listener: str | None) -> dict[int, list[int]]:
+        """seq -> the memories stored just before and after it (for a memory stored without context)
+        that are of its episode (dated within [retrieval] episode_gap_minutes of it) and that the
+        listener may hear (else a private neighbour would lift what it says into other
+        conversations). Needs no query: a pack works it out while the query embeds."""
         rc = self.config.retrieval
         if rc.neighbour_weight <= 0 or not rows:
             return {}
@@ -460,22 +453,34 @@ class Memories:
         # A memory stored with its context carries its episode already (measured on LoCoMo with two
         # previous turns as context: lifting those too took Recall@10 from 0.710 to 0.694).
         adjacent = self.store.adjacent(namespace, [r["seq"] for r in rows if not r["context"]])
-        known = {r["seq"]: float(m) for r, m in zip(rows, matches)}
-        wanted = {n for pair in adjacent.values() for n in pair if n is not None and n not in known}
-        others = [r for r in self.store.neighbour_rows(sorted(wanted)) if self.may_hear(listener, r["audience"])]
-        # Their dense part from the in-RAM index (float16 is precise enough for a lift).
-        cosines = self.store.best_cosines(namespace, [r["seq"] for r in others], qvec)
-        known.update(
-            {r["seq"]: similarity_signal(cosines.get(r["seq"], 0.0), lexical.get(r["seq"], 0.0), rc) for r in others}
-        )
-        created = {r["seq"]: parse_time(r["created"]) for r in [*rows, *others]}
-        out: dict[int, float] = {}
-        for r in rows:
-            seq = r["seq"]
-            near = [known[n] for n in adjacent.get(seq, ()) if n in created and abs(created[n] - created[seq]) <= gap]
+        wanted = sorted({n for pair in adjacent.values() for n in pair if n is not None})
+        hearable = {r["seq"]: r for r in self.store.neighbour_rows(wanted) if self.may_hear(listener, r["audience"])}
+        created = {seq: parse_time(r["created"]) for seq, r in hearable.items()}
+        created.update({r["seq"]: parse_time(r["created"]) for r in rows})
+        links: dict[int, list[int]] = {}
+        for seq, pair in adjacent.items():
+            near = [n for n in pair if n in hearable and abs(created[n] - created[seq]) <= gap]
             if near:
-                out[seq] = max(near)
-        return out
+                links[seq] = near
+        return links
+
+    def _neighbourhood(
+        self,
+        namespace: str,
+        rows: list[dict[str, Any]],
+        matches: np.ndarray,
+        qvec: np.ndarray,
+        lexical: dict[int, float],
+        links: dict[int, list[int]],
+    ) -> dict[int, float]:
+        """seq -> the best match among its episode links: a candidate's own match, another's from
+        the in-RAM index (float16 is precise enough for a lift) and its BM25."""
+        rc = self.config.retrieval
+        known = {r["seq"]: float(m) for r, m in zip(rows, matches)}
+        others = sorted({n for near in links.values() for n in near if n not in known})
+        cosines = self.store.best_cosines(namespace, others, qvec)
+        known.update({n: similarity_signal(cosines.get(n, 0.0), lexical.get(n, 0.0), rc) for n in others})
+        return {seq: max(known[n] for n in links[seq]) for seq in (r["seq"] for r in rows) if seq in links}
 
     def _score_rows(
         self,
@@ -487,12 +492,19 @@ class Memories:
         *,
         namespace: str | None = None,
         listener: str | None = None,
+        links: dict[int, list[int]] | None = None,
     ) -> list[Scored]:
-        """Score rows; given the ``namespace``, each is lifted by its episode's match too."""
+        """Score rows; given the ``namespace``, each is lifted by its episode's match too (``links``:
+        the episode links of those rows already worked out; the others' are worked out here)."""
         if not rows:
             return []
         matches = self._matches(rows, qvec, lexical)
-        near = self._neighbourhood(namespace, rows, matches, qvec, lexical, listener) if namespace else {}
+        near: dict[int, float] = {}
+        if namespace:
+            links = dict(links or {})
+            missing = [r for r in rows if r["seq"] not in links]
+            links.update(self._episode_links(namespace, missing, listener))
+            near = self._neighbourhood(namespace, rows, matches, qvec, lexical, links)
         cfg = self.config
         out: list[Scored] = []
         for row, match in zip(rows, matches):
@@ -551,15 +563,18 @@ class Memories:
         )
         seqs.update(dict.fromkeys(sorted(constraints)))
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
+        # Also beside the embedding: these rows' episode links and every match's lexical signal.
+        links = self._episode_links(namespace, rows, listener)
+        lexical = {seq: lexical_signal(score, hits.full_match) for seq, score in bm25.items()}
         qvec = embedding.result()
         near = [seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard) if seq not in seqs]
         rows = sorted(rows + self.store.rows_by_seq(near), key=lambda r: r["seq"])
         kept_out = self._kept_out(namespace, qvec, hits.scores, unheard) if unheard and for_pack else []
-        lexical = {seq: lexical_signal(score, hits.full_match) for seq, score in bm25.items()}
         rows = self._tree_levels(namespace, query, rows)
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
-        scored = self._score_rows(rows, qvec, lexical, self.clock.now(), namespace=namespace, listener=listener)
+        now = self.clock.now()
+        scored = self._score_rows(rows, qvec, lexical, now, namespace=namespace, listener=listener, links=links)
         if constraints:
             self._lift_constraints(scored, constraints)
         return Candidates(scored, qvec, kept_out, hits.idf)
