@@ -270,3 +270,12 @@ def test_the_conversation_shows_the_context_as_received(page: Page, world):
     expect(page.locator("#messages .message")).to_have_count(len(built["messages"]))
     expect(page.locator("#observations")).to_contain_text("Ippodo")
     expect(page.locator("#turns")).to_contain_text("Kyoto")
+
+
+def test_a_refused_edit_shows_its_error_and_changes_nothing(page: Page, world):
+    d, _, _, ids, _ = world
+    page.goto(f"/memories/default/{ids['voice']}")
+    page.fill("#edit-form input[name=priority]", "very high")
+    page.click("#edit-form button[type=submit]")
+    expect(page.locator("#error")).to_contain_text("priority")  # swapped in by htmx although it is a 400
+    assert d.call("memory.get", {"id": ids["voice"]})["version"] == 1
