@@ -171,3 +171,39 @@ def test_a_named_host_is_answered_and_no_other(world):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_daemon_starts_and_stops_its_dashboard_when_configured(spawn):
+    import socket
+    import subprocess
+
+    from conftest import wait_for
+
+    port = free_port()
+    d = spawn({"dashboard": {"listen": f"127.0.0.1:{port}"}})
+
+    def answers() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            return False
+
+    wait_for(answers, timeout=60)
+    token = (d.data_dir / TOKEN_FILE).read_text().strip()
+    page = httpx2.get(f"http://127.0.0.1:{port}/memories", headers={"Authorization": f"Bearer {token}"})
+    assert page.status_code == 200 and 'id="memories"' in page.text
+    assert httpx2.get(f"http://127.0.0.1:{port}/memories").status_code == 401
+    assert d.terminate() == 0
+    assert not answers()  # stopped with the daemon
+
+    bad = subprocess.run(
+        [*d.command()[:-2], "--config", str(_config(d.root, "0.0.0.0:1"))], capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 1 and "[dashboard] listen 0.0.0.0:1: 0.0.0.0 is not loopback" in bad.stderr
+
+
+def _config(root: Path, listen: str) -> Path:
+    path = root / "bad.toml"
+    path.write_text(f'[dashboard]\nlisten = "{listen}"\n')
+    return path

@@ -23,6 +23,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from agentmemd.daemon import __version__
+from agentmemd.daemon.dashboard import supervised
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.rpc import (
     INVALID_REQUEST,
@@ -146,6 +147,9 @@ class Daemon:
         self._inflight = 0
         self._stop = asyncio.Event()
         self._scheduler = None  # started once the start-up catch-up is done
+        # `agentmemd dashboard` as a child process when [dashboard] listen is set (checked before anything opens).
+        self._dashboard_command = supervised.dashboard_command(config.dashboard, self.socket_path, self.data_dir)
+        self._dashboard = None
 
     def open(self) -> None:
         # One BLAS thread per computation: parallelism comes from requests side by side. OpenBLAS's
@@ -201,6 +205,8 @@ class Daemon:
             os.umask(old_umask)
         os.chmod(self.socket_path, 0o600)
         services.start_model()  # health answers "starting" until it is loaded
+        if self._dashboard_command:
+            self._dashboard = supervised.start(self._dashboard_command, self.data_dir, self.config.dashboard.listen)
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
         recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
@@ -220,6 +226,7 @@ class Daemon:
             await self._stop.wait()
         finally:
             log.info("shutting down")
+            await loop.run_in_executor(None, supervised.stop, self._dashboard)
             catching_up.cancel()
             if self._scheduler is not None:
                 self._scheduler.shutdown(wait=False)

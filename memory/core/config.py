@@ -42,6 +42,14 @@ class ServerConfig(_Section):
     )
 
 
+class DashboardConfig(_Section):
+    """The web dashboard, when the daemon starts it itself (`agentmemd dashboard` otherwise)."""
+
+    listen: str = Field("", description='HOST:PORT to serve it on, e.g. "127.0.0.1:8791"; "" = not started.')
+    allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
+    host_names: list[str] = Field(default_factory=list, description="Further names browsers reach it by.")
+
+
 class StoreConfig(_Section):
     # NORMAL in WAL mode survives a killed process; FULL also survives power loss.
     synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
@@ -405,6 +413,7 @@ class ChannelsConfig(_Section):
 
 class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
+    dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
