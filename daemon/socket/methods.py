@@ -364,4 +364,21 @@ READS = (
     "conversation.list",
     "conversation.turns",
     "conversation.contexts",
+    # Pure reads too (checked: no lazy write on their path), so a dashboard page's calls do not
+    # queue behind writes. Not persona.get/.history/.rules.list: they bring the PersonaState up to
+    # date first, a write when the persona files changed.
+    "conversation.status",
+    "observations.list",
+    "persona.scores",
+    "persona.records",
+    "consolidation.list",
+    "jobs.list",
+    "jobs.runs",
+    "costs",
+    "workspace.status",
+    "workspace.read",
+    "chats.list",
+    "conversation.search",
+    "people.list",
+    "people.get",
 )

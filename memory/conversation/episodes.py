@@ -117,7 +117,7 @@ class EpisodeWorker:
         return not self._wanted.is_set() and not self._one_run.locked()
 
     def pending(self, session: str | None = None) -> int:
-        """Turns (of the session, or all) that have no episode yet; call on the store thread."""
+        """Turns (of the session, or all) that have no episode yet."""
         return self.tables.unindexed_count(session) if self.cfg.episodes else 0
 
     # ---- work --------------------------------------------------------------------------

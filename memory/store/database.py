@@ -325,6 +325,13 @@ class Store:
     def _fts_table(self, namespace: str, *, create: bool = False) -> str | None:
         """The namespace's FTS5 table (m014): None if it has none yet, unless ``create``."""
         number = self._fts_numbers.get(namespace)
+        if number is not None and self.conn is not self._writer:
+            # A reader's snapshot may predate the table: the writer records a new namespace's number
+            # as it creates the table, before the commit a reader began earlier cannot see.
+            seen = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = ?", (namespace_fts_table(number),)
+            ).fetchone()
+            return namespace_fts_table(number) if seen else None
         if number is None:
             if not create:
                 return None
