@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from starlette.requests import Request
 from starlette.responses import Response
 
-from agentmemd.daemon.dashboard.forms import page_number
+from agentmemd.daemon.dashboard.forms import chosen_namespace, page_number
 
 if TYPE_CHECKING:
     from agentmemd.daemon.dashboard.app import Dashboard, Handler
@@ -25,7 +25,7 @@ ROUTES = [
 
 def conversations(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
-        namespace = request.query_params.get("namespace") or "default"
+        namespace = chosen_namespace(request)
         page_no = page_number(request)
         listed = await d.call(
             "conversation.list",

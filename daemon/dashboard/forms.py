@@ -17,3 +17,8 @@ def page_number(request: Request) -> int:
         return max(1, int(request.query_params.get("page", "1")))
     except ValueError:
         return 1
+
+
+def chosen_namespace(request: Request) -> str:
+    """The ``namespace`` query parameter; the daemon's default namespace when it is missing or empty."""
+    return request.query_params.get("namespace") or "default"

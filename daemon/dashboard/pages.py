@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from agentmemd.daemon.dashboard.charts import bar_chart, time_chart
-from agentmemd.daemon.dashboard.forms import form_fields, page_number
+from agentmemd.daemon.dashboard.forms import chosen_namespace, form_fields, page_number
 from agentmemd.daemon.dashboard.link import PageError
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, TIERS
 
@@ -278,7 +278,7 @@ def consolidation(d: "Dashboard") -> "Handler":
     """The tree of patterns, principles and insights, each linked to what it was built from."""
 
     async def page(request: Request) -> Response:
-        namespace = request.query_params.get("namespace") or "default"
+        namespace = chosen_namespace(request)
         listed = await d.call("consolidation.list", {"namespace": namespace})
         levels = [sum(1 for n in listed["nodes"] if n["level"] == level) for level in (1, 2, 3)]
         return d.render(

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from agentmemd.daemon.dashboard.charts import time_chart
-from agentmemd.daemon.dashboard.forms import form_fields
+from agentmemd.daemon.dashboard.forms import chosen_namespace, form_fields
 from agentmemd.daemon.dashboard.link import PageError
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def persona(d: "Dashboard") -> "Handler":
 async def persona_page(
     d: "Dashboard", request: Request, *, scored: dict | None = None, error: str | None = None, status: int = 200
 ) -> Response:
-    namespace = request.query_params.get("namespace") or "default"
+    namespace = chosen_namespace(request)
     ns = {"namespace": namespace}
     state, rules, history, scores = await asyncio.gather(
         d.call("persona.get", ns),
@@ -106,7 +106,7 @@ def persona_score(d: "Dashboard") -> "Handler":
 
     async def page(request: Request) -> Response:
         form = await form_fields(request)
-        params = {"response": form.get("response", ""), "namespace": request.query_params.get("namespace") or "default"}
+        params = {"response": form.get("response", ""), "namespace": chosen_namespace(request)}
         if form.get("context"):
             params["context"] = form["context"]
         try:
@@ -119,14 +119,14 @@ def persona_score(d: "Dashboard") -> "Handler":
 
 
 def _back(request: Request) -> RedirectResponse:
-    namespace = request.query_params.get("namespace") or "default"
+    namespace = chosen_namespace(request)
     return RedirectResponse(f"/persona?namespace={namespace}#rules", status_code=303)
 
 
 def rule_propose(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         form = await form_fields(request)
-        namespace = request.query_params.get("namespace") or "default"
+        namespace = chosen_namespace(request)
         params = {"rule": form.get("rule", ""), "action": form.get("action") or "add", "namespace": namespace}
         try:
             await d.call("persona.rules.propose", params)
@@ -140,7 +140,7 @@ def rule_propose(d: "Dashboard") -> "Handler":
 def _decision(method: str):
     def handler(d: "Dashboard") -> "Handler":
         async def page(request: Request) -> Response:
-            namespace = request.query_params.get("namespace") or "default"
+            namespace = chosen_namespace(request)
             await d.call(method, {"id": request.path_params["id"], "namespace": namespace})
             return _back(request)
 

@@ -151,12 +151,12 @@ class MemoryBrowser:
         chain = self.history_tables.chain(p.id)
         ids = [v["id"] for v in chain]
         footprint = self.history_tables.forget_footprint(chain)
-        packs = footprint.pop("packs_logged")
+        packs, cached = footprint.pop("packs_logged"), footprint.pop("cached_responses")
         pending = 0
         if p.confirm:
             pending = self.memories.pack_log.discard_holding(set(ids))
             with self.memories.store.transaction():
-                self.history_tables.forget(chain, packs)
+                self.history_tables.forget(chain, packs, cached)
         else:
             pending = self.memories.pack_log.pending_holding(set(ids))
         return ForgetResult(
@@ -165,6 +165,7 @@ class MemoryBrowser:
             forgotten=p.confirm,
             versions=ids,
             packs_logged=len(packs) + pending,
+            cached_responses=len(cached),
             workspace_files=footprint.pop("workspace_items"),
             built_into=self.history_tables.built_from(ids),
             **footprint,

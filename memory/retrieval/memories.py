@@ -100,17 +100,17 @@ DIVERSE_WINDOW = 60  # ... chosen among this many of the best
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
 
 
-def _why_not(s: Scored, eligible: bool, rank: int | None, chosen: bool, excluded: set[str]) -> str | None:
-    """Why a candidate is not in the pack, for context.explain (None: it is)."""
+def _why_not(s: Scored, eligible: bool, chosen: bool, excluded: set[str]) -> str | None:
+    """Why a candidate is not in the pack, for context.explain (None: it is), when the pack itself
+    gave no reason (build_pack's ``reasons`` name the budget, a quota, a near duplicate, the floor)."""
     if chosen:
         return None
     if s.row["id"] in excluded:
         return "excluded by the caller (already in the context)"
     if not eligible:
         return f"tier {s.tier}: only active memories (and persona/relational ones) are packed"
-    if rank is None:
-        return "budget: the pack was full before MMR reached it"
-    return "budget: the pack was full before MMR reached it"  # reached only by the quotas' pass
+    # Not reached by the filling pass (at most by the quotas' pass): the pack was full first.
+    return "budget: the pack was full before MMR reached it"
 
 
 def _log_columns(
@@ -142,10 +142,7 @@ def _log_columns(
         "eligible": flags,
         "mmr_rank": ranks,
         "chosen": [i in chosen for i in ids],
-        "why_not": [
-            why.get(i) or _why_not(s, ok, rank, i in chosen, excluded)
-            for s, i, ok, rank in zip(scored, ids, flags, ranks)
-        ],
+        "why_not": [why.get(i) or _why_not(s, ok, i in chosen, excluded) for s, i, ok in zip(scored, ids, flags)],
     }
 
 

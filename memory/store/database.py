@@ -120,6 +120,14 @@ def _in_chunks(values: list, size: int = 900) -> Iterator[tuple[list, str]]:
         yield chunk, ", ".join("?" * len(chunk))
 
 
+def age_columns(now: str) -> tuple[str, list[Any]]:
+    """The SQL columns of a memory's age as ``retention_many`` takes it (is an identity type, access
+    count, hours since its last access at ``now``), and their parameters."""
+    marks = ", ".join("?" * len(IDENTITY_TYPES))
+    columns = f"type IN ({marks}), access_count, (julianday(?) - julianday(last_accessed)) * 24.0"
+    return columns, [*sorted(IDENTITY_TYPES), now]
+
+
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
@@ -742,13 +750,9 @@ class Store:
         memory of the namespace, one row each, from an index (m019): what stats computes tiers
         from. Numbers only, and SQLite's julianday does the date arithmetic: 100,000 memories
         read as text and parsed in Python cost ~0.2 s, this ~0.08 s."""
-        marks = ", ".join("?" * len(IDENTITY_TYPES))
-        sql = (
-            f"SELECT type IN ({marks}), access_count, (julianday(?) - julianday(last_accessed)) * 24.0 "
-            "FROM memories WHERE superseded_by IS NULL AND namespace = ?"
-        )
-        rows = self.conn.execute(sql, (*sorted(IDENTITY_TYPES), now, namespace)).fetchall()
-        return np.array(rows, dtype=np.float64).reshape(-1, 3)
+        columns, params = age_columns(now)
+        sql = f"SELECT {columns} FROM memories WHERE superseded_by IS NULL AND namespace = ?"
+        return np.array(self.conn.execute(sql, [*params, namespace]).fetchall(), dtype=np.float64).reshape(-1, 3)
 
     def counts_by_namespace(self) -> dict[str, dict[str, Any]]:
         """namespace -> {by_type: live memories by type, archived}."""

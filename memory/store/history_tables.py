@@ -97,23 +97,19 @@ class HistoryTables:
 
     def packs_logged_of(self, pack_ids: list[str]) -> int:
         """How many of these packs are written to the log."""
-        return sum(
-            self.store.conn.execute(f"SELECT count(*) FROM pack_log WHERE pack_id IN ({marks})", chunk).fetchone()[0]
-            for chunk, marks in _in_chunks(pack_ids)
-        )
+        return self._count("SELECT count(*) FROM pack_log WHERE pack_id IN ({marks})", pack_ids)
+
+    def _count(self, sql: str, values: list) -> int:
+        """``sql`` (a count with ``IN ({marks})``) summed over ``values`` in chunks."""
+        conn = self.store.conn
+        return sum(conn.execute(sql.format(marks=marks), chunk).fetchone()[0] for chunk, marks in _in_chunks(values))
 
     def forget_footprint(self, versions: list[dict[str, Any]]) -> dict[str, Any]:
         """What forgetting these versions removes besides their rows: counts by place, and the
         logged packs that hold their text."""
         ids = [v["id"] for v in versions]
         seqs = [v["seq"] for v in versions]
-        conn = self.store.conn
-
-        def count(sql: str, values: list) -> int:
-            return sum(
-                conn.execute(sql.format(marks=marks), chunk).fetchone()[0] for chunk, marks in _in_chunks(values)
-            )
-
+        conn, count = self.store.conn, self._count
         indexed = [v["seq"] for v in versions if not v["archived"] and not v["superseded_by"]]
         return {
             "search_index_entries": len(indexed),  # its words (FTS5) and its vector, for the live version
@@ -128,7 +124,7 @@ class HistoryTables:
                 for r in conn.execute(f"SELECT path FROM workspace_items WHERE memory_id IN ({marks})", chunk)
             ],
             "packs_logged": self.packs_holding(ids),
-            "cached_responses": len(self.cache_entries_holding(versions)),
+            "cached_responses": self.cache_entries_holding(versions),
         }
 
     def cache_entries_holding(self, versions: list[dict[str, Any]]) -> list[int]:
@@ -161,7 +157,7 @@ class HistoryTables:
             if wanted & set(json.loads(sources))
         ]
 
-    def forget(self, versions: list[dict[str, Any]], packs: list[str]) -> None:
+    def forget(self, versions: list[dict[str, Any]], packs: list[str], cached: list[int]) -> None:
         """Delete the versions and everything that holds them (inside the caller's transaction)."""
         ids = [v["id"] for v in versions]
         conn = self.store.conn
@@ -172,7 +168,7 @@ class HistoryTables:
                 conn.execute(f"DELETE FROM {table} WHERE memory_id IN ({marks})", chunk)
         for chunk, marks in _in_chunks(packs):
             conn.execute(f"DELETE FROM pack_log WHERE pack_id IN ({marks})", chunk)
-        for chunk, marks in _in_chunks(self.cache_entries_holding(versions)):
+        for chunk, marks in _in_chunks(cached):
             conn.execute(f"DELETE FROM llm_cache WHERE id IN ({marks})", chunk)
 
 

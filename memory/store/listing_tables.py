@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
-from agentmemd.memory.store.database import Store, _in_chunks
+from agentmemd.memory.store.database import Store, _in_chunks, age_columns
 
 # What a listing shows of a memory: everything but its embedding and its context.
 LISTED = (
@@ -72,18 +71,14 @@ class ListingTables:
         return self.rows(f, [r[0] for r in self.store.conn.execute(sql, [*params, limit, offset])])
 
     def access_ages(self, f: ListingFilter, now: str) -> tuple[np.ndarray, np.ndarray]:
-        """The seqs of every match, newest first, and their ages as Store.access_ages gives them:
-        what a tier is computed from (idx_memories_access holds them when no text filter needs
-        the rows)."""
+        """The seqs of every match, newest first, and their ages (database.age_columns): what a
+        tier is computed from (idx_memories_access holds them when no text filter needs the rows)."""
         where, params = f.where()
-        marks = ", ".join("?" * len(IDENTITY_TYPES))
-        sql = (
-            f"SELECT seq, type IN ({marks}), access_count, (julianday(?) - julianday(last_accessed)) * 24.0 "
-            f"FROM {f.table} WHERE {where} ORDER BY seq DESC"
-        )
-        rows = self.store.conn.execute(sql, [*sorted(IDENTITY_TYPES), now, *params]).fetchall()
-        table = np.array(rows, dtype=np.float64).reshape(-1, 4)
-        return table[:, 0].astype(np.int64), table[:, 1:]
+        columns, age_params = age_columns(now)
+        sql = f"SELECT seq, {columns} FROM {f.table} WHERE {where} ORDER BY seq DESC"
+        found = np.array(self.store.conn.execute(sql, [*age_params, *params]).fetchall(), dtype=np.float64)
+        found = found.reshape(-1, 4)
+        return found[:, 0].astype(np.int64), found[:, 1:]
 
     def rows(self, f: ListingFilter, seqs: list[int]) -> list[dict[str, Any]]:
         """The listed columns of these seqs, in their order."""
