@@ -158,8 +158,8 @@ def test_a_scoped_token_lists_only_its_namespace(d):
 
 
 def test_explain_gives_each_candidate_its_text_and_why_it_was_left_out(d):
-    add(d, "The user rides a red road bike every day")
-    add(d, "The user rides a red road bike every day")  # says the same
+    twice = {"content": "The user rides a red road bike every day", "type": "fact"}
+    d.call("memory.add_many", {"items": [twice, twice]})  # says the same (memory.add would store it once)
     add(d, "The user rides a red road bike every day, " * 30)  # too long
     add(d, "Volcanoes on Io erupt sulphur")  # matches nothing the query says
     pack = d.call("context.pack", {"query": "what bike does the user ride", "budget_tokens": 150})

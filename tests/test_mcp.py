@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,16 +15,21 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from conftest import free_port, start_listener
+from conftest import free_port, served_daemon, start_listener
 from mcp import Client, MCPError
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.core.models import PackParams, SearchParams
+from agentmemd.memory.core.tokens import count_tokens
 
 TOOLS = {
     "memory_search": (True, False, True),  # readOnlyHint, destructiveHint, idempotentHint
     "memory_get": (True, False, True),
     "memory_add": (False, False, False),
     "memory_update": (False, False, False),
+    "memory_archive": (False, False, True),
     "memory_forget": (False, True, True),
     "context_pack": (True, False, True),
     "conversation_append": (False, False, False),
@@ -46,6 +52,11 @@ def _stdio(sock: Path, *extra: str) -> Client:
 def _data(result) -> dict:
     assert not result.is_error, result.content
     return json.loads(result.content[0].text)
+
+
+def _text(result) -> str:
+    assert not result.is_error and len(result.content) == 1, result.content
+    return result.content[0].text
 
 
 def _error_text(result) -> str:
@@ -82,14 +93,16 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             hits = _data(await client.call_tool("memory_search", {"query": "what coffee does the user like"}))
             assert [h["id"] for h in hits["results"]] == [added["id"]]  # bob's namespace is a hard filter
             assert _data(await client.call_tool("memory_get", {"id": added["id"]}))["type"] == "preference"
-            pack = _data(await client.call_tool("context_pack", {"query": "coffee", "budget_tokens": 200}))
-            assert "flat white" in pack["text"] and "7788" not in pack["text"]
+            pack = _text(await client.call_tool("context_pack", {"query": "coffee", "budget_tokens": 200}))
+            assert "flat white" in pack and "7788" not in pack
             new = _data(
                 await client.call_tool("memory_update", {"id": added["id"], "content": "The user now drinks tea."})
             )
             assert new["supersedes"] == added["id"]
-            assert _data(await client.call_tool("memory_forget", {"id": other["id"], "namespace": "bob"}))
-            assert _data(await client.call_tool("memory_forget", {"id": other["id"], "namespace": "bob"}))  # idempotent
+            assert _data(await client.call_tool("memory_archive", {"id": other["id"], "namespace": "bob"}))
+            assert _data(
+                await client.call_tool("memory_archive", {"id": other["id"], "namespace": "bob"})
+            )  # idempotent
             turn = {"session": "chat-1", "role": "user", "content": "I moved to Lisbon last month."}
             assert _data(await client.call_tool("conversation_append", turn))["turns"] == 1
             context = _data(await client.call_tool("conversation_context", {"session": "chat-1"}))
@@ -252,12 +265,193 @@ def test_an_mcp_host_hears_what_the_users_own_conversations_may_unless_it_names_
         async with _stdio(d.socket) as client:
             default = _data(await client.call_tool("memory_search", {"query": "Ana Oceanarium coffee"}))
             assert [h["content"] for h in default["results"]] == ["The user's favourite coffee is a flat white."]
-            pack = _data(await client.call_tool("context_pack", {"query": "Ana Oceanarium", "budget_tokens": 300}))
-            assert "Oceanarium" not in pack["text"]
+            pack = _text(await client.call_tool("context_pack", {"query": "Ana Oceanarium", "budget_tokens": 300}))
+            assert "Oceanarium" not in pack
             in_chat = {"query": "Ana Oceanarium", "budget_tokens": 300, "audience": "private:telegram:2002"}
-            assert "Oceanarium" in _data(await client.call_tool("context_pack", in_chat))["text"]
+            assert "Oceanarium" in _text(await client.call_tool("context_pack", in_chat))
             assert "audience" in _error_text(
                 await client.call_tool("memory_search", {"query": "x", "audience": "everyone"})
+            )
+
+    anyio.run(main)
+
+
+# ---- The door as a model reads it (issue: what the tools say, return and refuse) -------------------
+
+
+@pytest.fixture(scope="module")
+def served():
+    """One daemon for the tests below; each works in its own namespace."""
+    with served_daemon() as d:
+        yield d
+
+
+def _most(model, field: str) -> int:
+    return next(m.le for m in model.model_fields[field].metadata if hasattr(m, "le"))
+
+
+def _lines(*facts: str, ns: str, type: str = "fact") -> dict:
+    return {"items": [{"content": f, "type": type, "namespace": ns} for f in facts]}
+
+
+def test_the_instructions_and_memory_add_say_to_update_a_fact_that_changed(served):
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            for text in (client.instructions, tools["memory_add"].description):
+                assert "memory_search" in text and "memory_update" in text, text
+                assert re.search(r"\bchanged\b", text) and "moved" in text, text  # the case, with an example
+            assert "changed" in tools["memory_update"].description
+
+    anyio.run(main)
+
+
+def test_adding_the_same_memory_twice_stores_it_once_and_names_the_similar_ones(served, ns):
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            first = _data(await client.call_tool("memory_add", {"content": "The user lives in Berlin.", "type": "fact",
+                                                                "namespace": ns}))  # fmt: skip
+            assert not first.get("duplicate") and not first.get("similar")
+            again = _data(await client.call_tool("memory_add", {"content": "  the user lives in  berlin. ",
+                                                                "type": "fact", "namespace": ns}))  # fmt: skip
+            assert again["id"] == first["id"] and again["duplicate"] is True
+            moved = _data(await client.call_tool("memory_add", {"content": "The user lives in Lisbon now.",
+                                                                "type": "fact", "namespace": ns}))  # fmt: skip
+            assert moved["id"] != first["id"] and not moved.get("duplicate")
+            similar = moved["similar"]
+            assert similar[0]["id"] == first["id"] and similar[0]["content"] == "The user lives in Berlin."
+            assert 0 < similar[0]["similarity"] <= 1 and len(similar) <= 3
+            assert "memory_update" in moved["note"]
+            # Another type is another memory.
+            other = _data(await client.call_tool("memory_add", {"content": "The user lives in Berlin.",
+                                                                "type": "preference", "namespace": ns}))  # fmt: skip
+            assert other["id"] != first["id"] and not other.get("duplicate")
+
+    anyio.run(main)
+    # Every door: the socket's memory.add says the same and stores nothing new.
+    again = served.call("memory.add", {"content": "The user lives in Berlin.", "type": "fact", "namespace": ns})
+    assert again["duplicate"] is True
+    assert served.call("stats", {"namespace": ns})["live"] == 3
+
+
+def test_search_is_lean_unless_scores_are_asked_for(served, ns):
+    facts = [f"The user {verb} {thing}." for verb in ("likes", "owns", "plans to buy")
+             for thing in ("vintage cameras", "a red bicycle", "green tea", "jazz records", "hiking boots")]  # fmt: skip
+    served.call("memory.add_many", _lines(*facts, ns=ns))
+
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            schema = tools["memory_search"].input_schema["properties"]
+            assert schema["k"]["maximum"] == _most(SearchParams, "k")  # the socket's bound
+            budget = tools["context_pack"].input_schema["properties"]["budget_tokens"]
+            assert budget["maximum"] == _most(PackParams, "budget_tokens")
+            query = {"query": "what does the user like", "k": 10, "namespace": ns}
+            lean = await client.call_tool("memory_search", query)
+            full = await client.call_tool("memory_search", {**query, "with_scores": True})
+            lean_tokens, full_tokens = count_tokens(lean.content[0].text), count_tokens(full.content[0].text)
+            print(f"memory_search, 10 hits: {lean_tokens} tokens lean, {full_tokens} with scores")
+            hits = _data(lean)["results"]
+            assert len(hits) == 10 and set(hits[0]) <= {"id", "content", "type", "date", "relevance", "archived"}
+            assert "signals" in _data(full)["results"][0]
+            assert lean_tokens * 2 < full_tokens
+
+    anyio.run(main)
+
+
+def test_context_pack_gives_the_model_no_more_than_the_budget(served, ns):
+    facts = [f"Note {i}: the user mentioned {topic} on day {i} of the trip to Portugal."
+             for i, topic in enumerate(["sardines", "trams", "fado", "tiles", "port wine", "surfing"] * 12)]  # fmt: skip
+    served.call("memory.add_many", _lines(*facts, ns=ns))
+
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            for budget in (800, 300, 60):
+                args = {"query": "what happened on the trip to Portugal?", "budget_tokens": budget, "namespace": ns}
+                text = _text(await client.call_tool("context_pack", args))
+                assert count_tokens(text) <= budget, (budget, count_tokens(text), text)
+                if budget >= 300:
+                    assert "[MEMORY PACK" in text and "the user mentioned" in text
+                    assert '"score"' not in text and "signals" not in text
+
+    anyio.run(main)
+
+
+def test_episodes_are_the_daemons_to_make_not_a_callers_to_add(served, ns):
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            offered = json.dumps(tools["memory_add"].input_schema["properties"]["type"])
+            assert "fact" in offered and "episode" not in offered
+
+    anyio.run(main)
+    with pytest.raises(RpcCallError) as refused:
+        served.call("memory.add", {"content": "I moved to Lisbon.", "type": "episode", "namespace": ns})
+    assert refused.value.code == -32602 and "type" in refused.value.message
+    assert "conversation" in refused.value.message  # says where episodes come from
+    assert served.call("stats", {"namespace": ns})["live"] == 0
+
+
+def test_the_persona_prompts_argument_is_described(served):
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            (prompt,) = (await client.list_prompts()).prompts
+            assert all(a.description for a in prompt.arguments)
+
+    anyio.run(main)
+
+
+BOILERPLATE = ("errors.pydantic.dev", "validation error for", "Value error,", "[type=", "input_value")
+
+
+def test_errors_name_the_field_and_the_problem_without_pydantics_boilerplate(served):
+    bad = [
+        ("memory_add", {"content": "x", "type": "opinion"}, "type"),
+        ("memory_search", {"query": "x", "k": 0}, "k"),
+        ("context_pack", {"query": "x", "budget_tokens": 0}, "budget_tokens"),
+        ("memory_add", {"content": "   ", "type": "fact"}, "content"),
+        ("memory_add", {"content": "x", "type": "fact", "created": "9999-12-31T23:59:59-12:00"}, "created"),
+    ]
+
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            for tool, args, field in bad:
+                text = _error_text(await client.call_tool(tool, args))
+                assert f"{field}:" in text and not any(b in text for b in BOILERPLATE), text
+
+    anyio.run(main)
+    for params, field in [
+        ({"content": "   ", "type": "fact"}, "content"),
+        ({"content": "x", "type": "fact", "created": "9999-12-31T23:59:59-12:00"}, "created"),
+        ({"content": "x", "type": "opinion"}, "type"),
+    ]:
+        with pytest.raises(RpcCallError) as refused:
+            served.call("memory.add", params)
+        message = refused.value.message
+        assert f"{field}:" in message and not any(b in message for b in BOILERPLATE), message
+        assert not any(b in json.dumps(refused.value.data) for b in BOILERPLATE)
+
+
+def test_forget_deletes_after_a_preview_and_archive_keeps_it_recoverable(served, ns):
+    kept = served.call("memory.add", {"content": "The user's gym code is 4411.", "type": "fact", "namespace": ns})
+    gone = served.call("memory.add", {"content": "The user's old PIN was 1234.", "type": "fact", "namespace": ns})
+
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            archived = _data(await client.call_tool("memory_archive", {"id": kept["id"], "namespace": ns}))
+            assert archived["tier"] == "archived"
+            assert (
+                _data(await client.call_tool("memory_get", {"id": kept["id"], "namespace": ns}))["tier"] == "archived"
+            )
+
+            preview = _data(await client.call_tool("memory_forget", {"id": gone["id"], "namespace": ns}))
+            assert preview["forgotten"] is False and preview["content"] == "The user's old PIN was 1234."
+            assert "confirm" in preview["note"]
+            assert _data(await client.call_tool("memory_get", {"id": gone["id"], "namespace": ns}))  # still there
+            done = _data(await client.call_tool("memory_forget", {"id": gone["id"], "namespace": ns, "confirm": True}))
+            assert done["forgotten"] is True
+            assert "no memory with id" in _error_text(
+                await client.call_tool("memory_get", {"id": gone["id"], "namespace": ns})
             )
 
     anyio.run(main)

@@ -6,9 +6,20 @@ what is measured is the proxy's own work:
 * ``latency``: the same scripted conversation sent straight to the upstream and through the
   proxy (pack on), p50/p95 of each and the difference: back to back, as an agent's tool loop
   calls, so the daemon's background work for the previous reply (its SyncScore) is still
-  running; and with a 2 s pause before each call, as a person types, so it is done;
+  running; and with a 2 s pause before each call, as a person types, so it is done. Beside it
+  the floor, the daemon's own work for a turn (a query embedding and the pack, by `context.pack`
+  on the socket), and the added p50 over it (target 1.5x);
+* ``hung_daemon``: what a daemon that accepts and never answers costs a request at the default
+  memory budget (target: at most 2 s, the request passing through unchanged);
 * ``tokens``: the tokens the upstream received per turn over a long scripted session, through
-  the proxy in ``augment`` and ``compact`` mode, against the app's full history.
+  the proxy in ``augment`` and ``compact`` mode, against the app's full history;
+* ``caching``: Anthropic's prompt cache over a 20-turn session of an app that caches its system
+  prompt and moves its own breakpoint to its newest message each turn, sent straight to a fake
+  upstream that keeps the cache's rules (daemon/bench/fake_upstream.py) and through the proxy in
+  the same run: cache tokens written and read and plain input tokens per turn, direct, augment and
+  compact, and the target: writes through the proxy at most 1.2 x direct plus the Memory Packs'
+  tokens, reads growing with the history as they do direct. ``count_tokens``: what the proxy's
+  `/v1/messages/count_tokens` answers for the last turn, against the tokens it sent for it.
 """
 
 from __future__ import annotations
@@ -27,7 +38,9 @@ from typing import Any
 import httpx2
 
 from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon, free_port, start_listener
+from agentmemd.daemon.bench.fake_upstream import DEFAULT_MIN_CACHE_TOKENS, FakeAnthropic
 from agentmemd.daemon.proxy.messages import message_text
+from agentmemd.memory.core.config import ConversationConfig
 from agentmemd.memory.core.tokens import count_tokens
 
 TOPICS = ("hiking", "cooking", "python", "guitar", "garden", "travel", "chess", "running", "coffee", "books")
@@ -141,6 +154,64 @@ def _send_all(
     return times
 
 
+def _floor(client, script: list, added_p50: float) -> dict[str, Any]:
+    """The daemon's own work for a turn, without the proxy: one query embedding and the pack, for
+    each request's newest user text (a number appended, so the embedding is not one it cached), with
+    the pack's share of the default context budget. Target: the proxy adds at most 1.5x this."""
+    conversation = ConversationConfig()
+    budget = int(conversation.context_budget_tokens * conversation.memories_share)
+    times = []
+    for n, messages in enumerate(script):
+        started = time.perf_counter()
+        client.call("context.pack", {"query": f"{messages[-1]['content']} ({n})", "budget_tokens": budget})
+        times.append((time.perf_counter() - started) * 1000)
+    floor = _pct(times, 50)
+    ratio = round(added_p50 / floor, 2) if floor else None
+    return {
+        "floor_p50_ms": floor,
+        "floor_p95_ms": _pct(times, 95),
+        "added_over_floor": ratio,
+        "target_added_over_floor": 1.5,
+        "met": ratio is not None and ratio <= 1.5,
+    }
+
+
+def _hung_daemon(http: httpx2.Client, upstream: str, root: Path, script: list, key: dict) -> dict[str, Any]:
+    """What a daemon that accepts and never answers costs a request, at the proxy's default memory
+    budget (2 s): the worst of a few requests, which pass through unchanged. Target: at most 2 s added."""
+    path = root / "hung.sock"
+    held: list[socket.socket] = []
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(16)
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(server.accept()[0])  # kept open, never answered
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    proc, base = _proxy(path, upstream, root)
+    try:
+        times = _send_all(http, f"{base}/t/amt_hung", script, key)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        server.close()
+        for conn in held:
+            conn.close()
+    worst = round(max(times), 1)
+    return {
+        "requests": len(times),
+        "p50_ms": _pct(times, 50),
+        "worst_ms": worst,
+        "target_worst_ms": 2000 + 250,
+        "met": worst <= 2250,
+    }
+
+
 PAUSE_SECONDS = 2.0  # between the paced calls, as a person types: the previous reply's SyncScore is done
 
 
@@ -184,6 +255,7 @@ def bench_proxy(args) -> dict[str, Any]:
                 proxied = _send_all(http, f"{base}/t/{token}", script, {**key, "x-agentmemd-session": "latency"})
                 augment_tokens = list(upstream.tokens)
                 out["latency"] = _added(direct, proxied)
+                out["latency"].update(_floor(client, script, out["latency"]["added_p50_ms"]))
                 paced = script[: args.paced_turns]
                 direct = _send_all(http, upstream.url, paced, key, PAUSE_SECONDS)
                 headers = {**key, "x-agentmemd-session": "paced"}
@@ -196,6 +268,8 @@ def bench_proxy(args) -> dict[str, Any]:
                 upstream.tokens.clear()
                 _send_all(http, f"{compact_base}/t/{token}", script, {**key, "x-agentmemd-session": "compact"})
                 compact_tokens = list(upstream.tokens)
+                out["caching"] = _caching(http, sock, token, root, args)
+                out["hung_daemon"] = _hung_daemon(http, upstream.url, root, script[:5], key)
             full = [sum(count_tokens(m["content"]) for m in messages) for messages in script]
             out["tokens"] = {
                 "turns": len(script),
@@ -215,3 +289,123 @@ def bench_proxy(args) -> dict[str, Any]:
         upstream.close()
         if not args.work_dir:
             shutil.rmtree(root, ignore_errors=True)
+
+
+# ---- caching: the provider's prompt cache, direct and through the proxy ----------------------------------
+
+CACHE_TURNS = 20
+CACHE_KEY = "bench-cache-key"
+CACHE_MODEL = "claude-sonnet-4-6"
+EPHEMERAL = {"type": "ephemeral"}
+# An app's system prompt, over the cache's minimum (1,024 tokens), as a real one with tools and rules is.
+APP_RULES = "You are the app's assistant. " + " ".join(
+    f"Rule {i}: answer about {TOPICS[i % len(TOPICS)]} plainly, cite what the user said, keep it short."
+    for i in range(60)
+)
+
+
+def _cached_turns(
+    http: httpx2.Client, base: str, headers: dict[str, str], fake: FakeAnthropic, turns: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The app's conversation: its system prompt with a breakpoint, and a breakpoint on its newest
+    message's last block, moved there each turn (the multi-turn pattern of Anthropic's caching docs).
+    Returns the fake's usage for each turn, and the app's last request body."""
+    history: list[dict[str, Any]] = []
+    system = [{"type": "text", "text": APP_RULES, "cache_control": EPHEMERAL}]
+    first = len(fake.usage_log)
+    body: dict[str, Any] = {}
+    for i in range(turns):
+        topic = TOPICS[i % len(TOPICS)]
+        text = f"Turn {i}: an hour on {topic} today, step {i * 3}. What should I try next with {topic}?"
+        reply = f"Keep the step {i * 3} routine for {topic}, and change one thing next time."
+        fake.script(text=reply)
+        newest = {"role": "user", "content": [{"type": "text", "text": text, "cache_control": EPHEMERAL}]}
+        body = {"model": CACHE_MODEL, "max_tokens": 64, "system": system, "messages": [*history, newest]}
+        http.post(f"{base}/v1/messages", json=body, headers=headers).raise_for_status()
+        history += [
+            {"role": "user", "content": [{"type": "text", "text": text}]},
+            {"role": "assistant", "content": reply},
+        ]
+    return fake.usage_log[first:], body
+
+
+def _series(usage: list[dict[str, Any]]) -> dict[str, Any]:
+    written = [u["cache_creation_input_tokens"] for u in usage]
+    read = [u["cache_read_input_tokens"] for u in usage]
+    plain = [u["input_tokens"] for u in usage]
+    return {
+        "written": written,
+        "read": read,
+        "input": plain,
+        "total_input": [w + r + p for w, r, p in zip(written, read, plain)],
+        "written_sum": sum(written),
+        "read_sum": sum(read),
+    }
+
+
+def _caching(http: httpx2.Client, sock: Path, token: str, root: Path, args) -> dict[str, Any]:
+    turns = getattr(args, "cache_turns", None) or CACHE_TURNS
+    headers = {"x-api-key": CACHE_KEY, "anthropic-version": "2023-06-01"}
+    out: dict[str, Any] = {"turns": turns, "min_cache_tokens": DEFAULT_MIN_CACHE_TOKENS}
+    procs = []
+    try:
+        for mode in ("direct", "augment", "compact"):
+            with FakeAnthropic(api_key=CACHE_KEY) as fake:
+                base, mine = fake.base_url, headers
+                if mode != "direct":
+                    extra = ("--mode", "compact", "--budget", str(args.budget)) if mode == "compact" else ()
+                    proc, proxy = _proxy(sock, fake.base_url, root, *extra)
+                    procs.append(proc)
+                    base, mine = f"{proxy}/t/{token}", {**headers, "x-agentmemd-session": f"cache-{mode}"}
+                usage, last = _cached_turns(http, base, mine, fake, turns)
+                sent = [r["body"] for r in fake.requests if r["path"] == "/v1/messages"]
+                out[mode] = {**_series(usage), "prompt_tokens": [fake.count_tokens(b) for b in sent]}
+                if mode == "augment":
+                    # Our stable block: the last system block, when the proxy added one.
+                    ours = [b["system"][-1] for b in sent if len(b.get("system") or []) > 1]
+                    out[mode]["stable_block_tokens"] = [fake.count_tokens({"system": [b]}) for b in ours]
+                    out["count_tokens"] = _count_check(http, base, mine, fake, last, sent[-1])
+                if fake.internal_errors:
+                    raise RuntimeError(f"the fake upstream failed: {fake.internal_errors[:3]}")
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(30)
+    out["target"] = _target(out["direct"], out["augment"])
+    return out
+
+
+def _count_check(
+    http: httpx2.Client, base: str, headers: dict[str, str], fake: FakeAnthropic, app_body: dict, sent: dict
+) -> dict[str, Any]:
+    """The proxy's count_tokens for the app's last request, against what the proxy sent for it."""
+    counting = {k: v for k, v in app_body.items() if k != "max_tokens"}
+    counted = http.post(f"{base}/v1/messages/count_tokens", json=counting, headers=headers)
+    counted.raise_for_status()
+    return {
+        "app_body": fake.count_tokens(app_body),
+        "counted_through_the_proxy": counted.json()["input_tokens"],
+        "sent_through_the_proxy": fake.count_tokens(sent),
+    }
+
+
+def _target(direct: dict[str, Any], proxied: dict[str, Any]) -> dict[str, Any]:
+    """Writes through the proxy at most 1.2 x direct plus the packs' tokens (what the proxy adds
+    besides its stable block); reads growing with the history as they do direct."""
+    added = [p - d for p, d in zip(proxied["prompt_tokens"], direct["prompt_tokens"])]
+    stable = proxied.get("stable_block_tokens") or [0] * len(added)
+    pack_tokens = sum(a - s for a, s in zip(added, stable + [0] * (len(added) - len(stable))))
+    limit = 1.2 * direct["written_sum"] + pack_tokens
+    reads = proxied["read"]
+    grows = all(later > earlier for earlier, later in zip(reads[1:], reads[2:]))
+    as_direct = all(p >= d for p, d in zip(reads[1:], direct["read"][1:]))
+    written_ok = proxied["written_sum"] <= limit
+    return {
+        "written_proxy": proxied["written_sum"],
+        "written_direct": direct["written_sum"],
+        "pack_tokens": pack_tokens,
+        "written_limit": round(limit, 1),
+        "written_ok": written_ok,
+        "reads_grow": grows and as_direct,
+        "met": written_ok and grows and as_direct,
+    }

@@ -1,4 +1,14 @@
-"""Structured logging: one JSON object per line on stderr (journald/launchd friendly)."""
+"""Structured logging, the one set-up of the daemon and every door (`serve`, `proxy`, `webhooks`,
+`dashboard`, `mcp`): one JSON object per line on stderr (journald/launchd friendly).
+
+    {"ts": "2026-11-23T10:00:00.123456Z", "level": "warning", "logger": "agentmemd.proxy",
+     "event": "proxy: memory step failed; passing the request through unchanged",
+     "error": "RpcCallError: internal error: database is locked (code -32603)"}
+
+Whatever a call passes in ``extra=`` is a key of its line; a warning about a failure carries
+``error``: the exception's type and message (:func:`reason`). agentmemd's own loggers log from
+the chosen level up; other libraries' (uvicorn, httpx2, the MCP SDK) from warning up, as JSON too.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +16,9 @@ import json
 import logging
 import sys
 from datetime import datetime, timezone
+from typing import Any
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
 _RESERVED = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
 
 
@@ -15,6 +27,7 @@ class JsonFormatter(logging.Formatter):
         entry = {
             "ts": datetime.fromtimestamp(record.created, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
             "level": record.levelname.lower(),
+            "logger": record.name,
             "event": record.getMessage(),
         }
         entry.update({k: v for k, v in record.__dict__.items() if k not in _RESERVED})
@@ -23,12 +36,31 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str, ensure_ascii=False)
 
 
+def reason(exc: BaseException) -> str:
+    """What a warning about a failure says went wrong: ``Type: message`` (the type alone if it has none)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def setup_logging(level: str) -> logging.Logger:
-    logger = logging.getLogger("agentmemd")
-    logger.handlers.clear()
+    """JSON lines on stderr: the ``agentmemd`` loggers from ``level`` up, every other logger
+    (through the root) from warning up. Call it before a door builds its app or server."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())
+    logger = logging.getLogger("agentmemd")
+    logger.handlers.clear()
     logger.addHandler(handler)
     logger.setLevel(level.upper())
     logger.propagate = False
+    root = logging.getLogger()
+    root.handlers.clear()
+    root.addHandler(handler)
+    root.setLevel(max(logging.WARNING, logger.level))
     return logger
+
+
+def uvicorn_options(level: str) -> dict[str, Any]:
+    """``uvicorn.run`` options for a door under this set-up: no logging config of uvicorn's own
+    (its lines go through the root's JSON handler), from warning up, and no access log (a proxy
+    URL carries its access token, /t/amt_…)."""
+    return {"log_config": None, "log_level": level if level == "error" else "warning", "access_log": False}

@@ -31,12 +31,20 @@ from agentmemd.daemon.cli.calls import (
     listen_address,
     show_result,
 )
+from agentmemd.daemon.cli.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS, TIERS
 from agentmemd.memory.workspace.template import init_workspace
 
 BENCH_EXTRA = ("matplotlib", "scipy")
+# The daemon and every door log alike (daemon/cli/logs.py): JSON lines on stderr, from this level up.
+LOG_LEVEL = click.option(
+    "--log-level",
+    type=click.Choice(LOG_LEVELS),
+    default=None,
+    help="Log from this level up, as JSON lines on stderr (default: info; serve: [server] log_level).",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -87,9 +95,15 @@ def _tune_threads_for_serving() -> None:
 )
 @click.option("--config", type=click.Path(path_type=Path), help="TOML config (default: built-in defaults).")
 @click.option("--workspace", type=click.Path(path_type=Path), help="Markdown workspace directory.")
+@LOG_LEVEL
 @click.pass_context
 def serve(
-    ctx: click.Context, data_dir: Path, serve_socket: Path | None, config: Path | None, workspace: Path | None
+    ctx: click.Context,
+    data_dir: Path,
+    serve_socket: Path | None,
+    config: Path | None,
+    workspace: Path | None,
+    log_level: str | None,
 ) -> None:
     """Run the daemon in the foreground (JSON log lines on stderr; SIGTERM stops it cleanly).
 
@@ -97,14 +111,13 @@ def serve(
         agentmemd serve --data-dir ~/.agentmemd --workspace ~/agent
     """
     _tune_threads_for_serving()
-    from agentmemd.daemon.cli.logs import setup_logging
     from agentmemd.daemon.socket.server import Daemon, StartupError
 
     try:
         loaded = load_config(config)
     except ConfigError as exc:
         fail(str(exc), 2)
-    setup_logging(loaded.server.log_level)
+    setup_logging(log_level or loaded.server.log_level)
     socket_path = serve_socket or ctx.obj.socket or (data_dir / "agentmemd.sock")
     try:
         asyncio.run(Daemon(loaded, data_dir, Path(socket_path), workspace).serve())
@@ -178,7 +191,7 @@ def add(
     tags: tuple[str, ...],
     context: str | None,
 ) -> None:
-    """Store a memory; prints its id.
+    """Store a memory; prints its id (and, on stderr, a duplicate it is or similar memories).
 
     \b
         agentmemd add "The user prefers short answers" --type preference
@@ -195,7 +208,7 @@ def add(
             created=created,
             tags=list(tags) or None,
         ),
-        printer=lambda r: click.echo(r["id"]),
+        printer=show.human_add,
     )
 
 
@@ -401,7 +414,7 @@ def costs() -> None:
 
 @cli.command()
 @click.argument("session")
-@click.argument("role", type=click.Choice(("user", "assistant")))
+@click.argument("role", type=click.Choice(("user", "assistant", "tool")))
 @click.argument("content")
 @NAMESPACE
 @click.option("--speaker", help="Display name, e.g. the user's name.")
@@ -421,11 +434,11 @@ def append(session: str, role: str, content: str, namespace: str | None, speaker
 @cli.command()
 @click.argument("session")
 @click.argument("history", type=click.File("r", encoding="utf-8"))
-@click.option("--offset", type=int, default=0, show_default=True, help="The history's first turn is turn N.")
 @NAMESPACE
-def sync(session: str, history, offset: int, namespace: str | None) -> None:
-    """Store the turns of an app's history (a JSON list of {role, content}, oldest first; - for
-    stdin) that the session has not stored yet.
+def sync(session: str, history, namespace: str | None) -> None:
+    """Store what an app's history (a JSON list of {role, content}, oldest first, the whole or its
+    latest turns; - for stdin) adds to the session, matched by content: a history that leaves it
+    partway continues in a branch (the answer names it).
 
     \b
         echo '[{"role": "user", "content": "hi"}]' | agentmemd sync chat-1 -
@@ -434,7 +447,7 @@ def sync(session: str, history, offset: int, namespace: str | None) -> None:
         turns = json.load(history)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"not JSON: {exc}", param_hint="HISTORY") from None
-    call("conversation.sync", given(session=session, turns=turns, offset=offset, namespace=namespace))
+    call("conversation.sync", given(session=session, turns=turns, namespace=namespace))
 
 
 @cli.command()
@@ -664,6 +677,7 @@ def rule(action: str, text: str | None, namespace: str | None, yes: bool) -> Non
 )
 @click.option("--allow-remote", is_flag=True, help="Let --http bind an address other than loopback.")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for the daemon per call.")
+@LOG_LEVEL
 @click.pass_context
 def mcp(
     ctx: click.Context,
@@ -672,6 +686,7 @@ def mcp(
     listen: str | None,
     allow_remote: bool,
     timeout: float,
+    log_level: str | None,
 ) -> None:
     """The MCP server: memory tools, resources and a persona prompt for MCP hosts.
 
@@ -684,6 +699,7 @@ def mcp(
     """
     from agentmemd.daemon.mcp.server import build_server
 
+    setup_logging(log_level or "info")  # before the MCP SDK's own set-up, which then leaves it be
     settings: Settings = ctx.obj
     socket_path = daemon_socket(mcp_socket, settings)
     token = mcp_token or settings.token
@@ -696,7 +712,8 @@ def mcp(
     if mcp_token:
         fail("--token is for stdio; over HTTP each caller sends its own bearer token", 2)
     click.echo(f"agentmemd mcp: http://{host}:{port}/mcp (bearer token required)", err=True)
-    serve_http(build_server(socket_path, None, timeout, per_caller=True), socket_path, host, port)
+    server = build_server(socket_path, None, timeout, per_caller=True)
+    serve_http(server, socket_path, host, port, **uvicorn_options(log_level or "info"))
 
 
 @cli.command()
@@ -726,6 +743,15 @@ def mcp(
     help="Context budget in tokens (default: [conversation] context_budget_tokens).",
 )
 @click.option("--allow-remote", is_flag=True, help="Let --listen bind an address other than loopback.")
+@click.option(
+    "--memory-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Time budget of the memory step (connect, sync, context); past it the request goes upstream unchanged "
+    "and a warning is logged (default: [proxy] memory_timeout_seconds, 2).",
+)
+@click.option("--config", type=click.Path(path_type=Path), help="TOML config (default: built-in defaults).")
+@LOG_LEVEL
 @click.pass_context
 def proxy(
     ctx: click.Context,
@@ -736,6 +762,9 @@ def proxy(
     mode: str,
     budget_tokens: int | None,
     allow_remote: bool,
+    memory_timeout: float | None,
+    config: Path | None,
+    log_level: str | None,
 ) -> None:
     """An Anthropic Messages (and OpenAI chat completions) proxy that gives an app memory and persona.
 
@@ -751,15 +780,22 @@ def proxy(
     from agentmemd.daemon.proxy.app import ProxySettings, build_proxy_app
 
     host, port = listen_address("--listen", listen, allow_remote)
+    try:
+        loaded = load_config(config)
+    except ConfigError as exc:
+        fail(str(exc), 2)
+    setup_logging(log_level or "info")
     settings = ProxySettings(
         socket_path=daemon_socket(proxy_socket, ctx.obj),
         upstream=upstream,
         openai_upstream=openai_upstream,
         mode=mode,  # type: ignore[arg-type]
         budget_tokens=budget_tokens,
+        memory_timeout=memory_timeout or loaded.proxy.memory_timeout_seconds,
     )
     click.echo(f"agentmemd proxy: http://{host}:{port} -> {upstream} ({mode})", err=True)
-    uvicorn.run(build_proxy_app(settings), host=host.strip("[]"), port=port, log_level="warning")
+    app = build_proxy_app(settings)
+    uvicorn.run(app, host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
 
 
 @cli.command()
@@ -776,6 +812,7 @@ def proxy(
     help="An account that is the user the agent serves, e.g. telegram:user123 or slack:U01ANA (repeat).",
 )
 @click.option("--allow-remote", is_flag=True, help="Allow a non-loopback --listen (every request is still checked).")
+@LOG_LEVEL
 @click.pass_context
 def webhooks(
     ctx: click.Context,
@@ -784,6 +821,7 @@ def webhooks(
     namespace: str | None,
     owners: tuple[str, ...],
     allow_remote: bool,
+    log_level: str | None,
 ) -> None:
     """Receive chats' messages live: Telegram bot updates, Slack events, and a generic JSON shape.
 
@@ -805,6 +843,7 @@ def webhooks(
     bad = [o for o in owners if ":" not in o]
     if bad:
         fail(f"--me {bad[0]}: expected CHANNEL:ACCOUNT, e.g. telegram:user123", 2)
+    setup_logging(log_level or "info")
     settings = WebhookSettings(
         socket_path=daemon_socket(hook_socket, ctx.obj),
         namespace=namespace,
@@ -817,7 +856,7 @@ def webhooks(
         r for r, on in (("/telegram", settings.telegram_secret), ("/slack", settings.slack_signing_secret)) if on
     ]
     click.echo(f"agentmemd webhooks: http://{host}:{port} ({', '.join(routes)})", err=True)
-    uvicorn.run(build_webhook_app(settings), host=host.strip("[]"), port=port, log_level="warning")
+    uvicorn.run(build_webhook_app(settings), host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
 
 
 @cli.command()
@@ -839,6 +878,7 @@ def webhooks(
     help="Another name browsers reach it by (repeat), e.g. the machine's name with --allow-remote; other Host "
     "headers are refused (DNS rebinding).",
 )
+@LOG_LEVEL
 @click.pass_context
 def dashboard(
     ctx: click.Context,
@@ -848,6 +888,7 @@ def dashboard(
     new_token: bool,
     allow_remote: bool,
     host_names: tuple[str, ...],
+    log_level: str | None,
 ) -> None:
     """A web dashboard: browse, correct and forget memories, see why a pack holds what it holds.
 
@@ -864,11 +905,13 @@ def dashboard(
     from agentmemd.daemon.dashboard.app import DashboardSettings, build_dashboard_app
 
     host, port = listen_address("--listen", listen, allow_remote)
+    setup_logging(log_level or "info")
     socket_path = daemon_socket(dash_socket, ctx.obj)
     token = load_token(data_dir or socket_path.parent, new=new_token)
     settings = DashboardSettings(socket_path=socket_path, token=token, host=host, port=port, extra_hosts=host_names)
     click.echo(f"agentmemd dashboard: http://{host}:{port}/?token={token}", err=True)
-    uvicorn.run(build_dashboard_app(settings), host=host.strip("[]"), port=port, log_level="warning")
+    app = build_dashboard_app(settings)
+    uvicorn.run(app, host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
 
 
 # ---- access tokens ------------------------------------------------------------------------------

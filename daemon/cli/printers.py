@@ -29,6 +29,15 @@ def human_search(result: dict[str, Any]) -> None:
         )
 
 
+def human_add(result: dict[str, Any]) -> None:
+    """The id on stdout (what a script captures); a duplicate and the similar memories on stderr."""
+    print(result["id"])
+    if result.get("duplicate"):
+        print("already stored: nothing new was stored", file=sys.stderr)
+    for m in result.get("similar", []):
+        print(f"similar  {m['similarity']:.2f}  {m['id']}  [{m['type']}]  {m['content']}", file=sys.stderr)
+
+
 def human_pack(result: dict[str, Any]) -> None:
     print(result["text"] or "(empty pack)")
     print(f"\n{result['tokens']} tokens, {len(result['items'])} items, pack_id {result['pack_id']}", file=sys.stderr)

@@ -108,8 +108,10 @@ def build_http_app(server: MCPServer, socket_path: Path, host: str, port: int) -
     return BearerTokenCheck(app, Path(socket_path))
 
 
-def serve_http(server: MCPServer, socket_path: Path, host: str, port: int) -> None:
+def serve_http(server: MCPServer, socket_path: Path, host: str, port: int, **uvicorn_options: Any) -> None:
+    """Serve it; ``uvicorn_options``: how uvicorn logs (the CLI's daemon/cli/logs.uvicorn_options)."""
     import uvicorn
 
     app = build_http_app(server, socket_path, host, port)
-    uvicorn.run(app, host=host.strip("[]"), port=port, log_level="warning", lifespan="on")
+    options = {"log_level": "warning", **uvicorn_options}
+    uvicorn.run(app, host=host.strip("[]"), port=port, lifespan="on", **options)

@@ -22,10 +22,9 @@ import contextlib
 import json
 import logging
 import threading
-from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal
+from typing import Any, Callable, Literal
 
 import anyio
 import httpx2
@@ -34,10 +33,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from agentmemd.daemon.cli.logs import reason
+from agentmemd.daemon.proxy import counting
 from agentmemd.daemon.proxy import messages as wire
-from agentmemd.daemon.proxy.stream import ReplyTextCollector
-from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError, call_once
+from agentmemd.daemon.proxy import responses as responses_wire
+from agentmemd.daemon.proxy.stream import ReplyCollector
+from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError
 from agentmemd.daemon.socket.rpc import CONFLICT
+from agentmemd.memory.conversation.transcript import as_stored, turn_digest
 from agentmemd.memory.core.tokens import count_tokens
 
 log = logging.getLogger("agentmemd.proxy")
@@ -54,15 +57,31 @@ class ProxySettings:
     mode: Literal["augment", "compact"] = "augment"
     budget_tokens: int | None = None  # the context budget; None: the daemon's [conversation] default
     timeout: float = 600.0
-    daemon_timeout: float = 30.0
+    memory_timeout: float = 2.0  # seconds for a request's whole memory step (connect, sync, context); then fail-open
+
+    @property
+    def daemon_timeout(self) -> float:
+        """The socket client's own timeout: no longer than the memory step's budget, so a worker
+        thread the budget gave up on ends about when the budget does."""
+        return self.memory_timeout
 
 
 class Unauthorized(Exception):
     pass
 
 
-# Where a request belongs: its session, its namespace, and its turns as (role, text).
-Placement = tuple[str, str, list[tuple[str, str]]]
+@dataclass
+class Placement:
+    """Where a request belongs: the session name the app gave (None: found by content), the
+    namespace, the history's turns as (role, text), and once synced, the branch it continues and
+    the turns this request stored (pending until the upstream answers)."""
+
+    name: str | None
+    namespace: str
+    turns: list[tuple[str, str]]
+    session: str = ""
+    pending_seqs: list[int] = field(default_factory=list)
+    observe_after: bool = False  # compact mode kept turns no observation covers yet
 
 
 class MemoryLink:
@@ -70,14 +89,12 @@ class MemoryLink:
 
     def __init__(self, settings: ProxySettings):
         self.settings = settings
-        # How many turns each session had stored at the last sync: the next sends only the rest.
-        self._synced: OrderedDict[tuple[str, str], int] = OrderedDict()
-        self._synced_lock = threading.Lock()
+        self.responses = responses_wire.ResponseHistories()
 
     def prepare(self, token: str, place: Callable[[dict[str, Any]], Placement]) -> tuple[dict[str, Any], Placement]:
-        """On one connection: authenticate the token, ``place`` the request (its session,
-        namespace and turns, given the token's scope), store the turns the daemon has not
-        seen, and build the context for the newest. Unauthorized: the token was refused;
+        """On one connection: authenticate the token, ``place`` the request (its session name,
+        namespace and turns, given the token's scope), store what its history adds (pending), and
+        build the context for the newest turn. Unauthorized: the token was refused;
         DaemonUnavailable: no daemon to ask."""
         try:
             client = Client(self.settings.socket_path, timeout=self.settings.daemon_timeout, token=token)
@@ -87,61 +104,148 @@ class MemoryLink:
             raise DaemonUnavailable(str(exc)) from None
         with client:
             placement = place(client.scope or {})
-            session, namespace, turns = placement
-            self._sync(client, session, namespace, turns)
-            params: dict[str, Any] = {"session": session, "namespace": namespace, "anchors_as": "user"}
+            synced = sync_history(client, placement.name, placement.namespace, placement.turns, pending=True)
+            placement.session, placement.pending_seqs = synced["session"], synced["appended_seqs"]
+            params: dict[str, Any] = {"session": placement.session, "namespace": placement.namespace}
+            params["anchors_as"] = "user"
             if self.settings.budget_tokens:
                 params["budget_tokens"] = self.settings.budget_tokens
             return client.call("conversation.context", params), placement
 
-    def _sync(self, client: Client, session: str, namespace: str, turns: list[tuple[str, str]]) -> None:
-        """``conversation.sync`` from the turn this proxy last saw stored, in requests that fit
-        the daemon's line limit; from where the daemon says, if it has fewer."""
-        key = (namespace, session)
-        with self._synced_lock:
-            offset = min(self._synced.get(key, 0), len(turns))
-        for attempt in range(2):
-            try:
-                for start, chunk in _frames(turns, offset):
-                    params = {"session": session, "namespace": namespace, "offset": start, "turns": chunk}
-                    stored = client.call("conversation.sync", params)["turns"]
-                break
-            except RpcCallError as exc:
-                told = exc.data.get("turns") if isinstance(exc.data, dict) else None
-                if attempt or exc.code != CONFLICT or not isinstance(told, int) or told >= offset:
-                    raise
-                offset = told  # the session has fewer turns than this proxy thought: send from there
-        with self._synced_lock:
-            self._synced[key] = stored
-            self._synced.move_to_end(key)
-            while len(self._synced) > SYNCED_SESSIONS:
-                self._synced.popitem(last=False)
-
-    def remember(self, token: str, session: str, namespace: str, text: str) -> None:
-        params = {"session": session, "role": "assistant", "content": text, "namespace": namespace}
+    def settle(
+        self, token: str, placement: Placement, reply: tuple[str | None, list[tuple[str, str]]] | None, accepted: bool
+    ) -> None:
+        """After the upstream answered: an accepted call's turns are confirmed, with the reply when
+        it came whole (None: none, or a stream cut short); a refused call's turns are taken back.
+        ``reply``: the response's id (the Responses API's, else None) and the reply's turns."""
         try:
-            call_once(self.settings.socket_path, "conversation.append", params, token=token, timeout=30)
-        except (RpcCallError, DaemonUnavailable) as exc:
-            log.warning("proxy: the reply was not recorded", extra={"session": session, "error": str(exc)})
+            timeout = SETTLE_TIMEOUT if accepted else self.settings.daemon_timeout
+            with Client(self.settings.socket_path, timeout=timeout, token=token) as client:
+                if accepted:
+                    turns = placement.turns + (reply[1] if reply else [])
+                    if reply and reply[0]:
+                        self.responses.remember(reply[0], turns)
+                    sync_history(client, placement.name, placement.namespace, turns, pending=False)
+                elif placement.pending_seqs:
+                    params = {"session": placement.session, "namespace": placement.namespace}
+                    client.call("conversation.retract", {**params, "seqs": placement.pending_seqs})
+                if accepted and placement.observe_after:
+                    params = {"session": placement.session, "namespace": placement.namespace}
+                    client.call("conversation.observe", {**params, "force": True, "wait": False})
+        except (RpcCallError, DaemonUnavailable, ConnectionError, TimeoutError) as exc:
+            log.warning(
+                "proxy: the call's turns were not settled", extra={"session": placement.session, "error": reason(exc)}
+            )
 
 
-SYNCED_SESSIONS = 10_000
+SETTLE_TIMEOUT = 30.0  # confirming an accepted call's turns runs beside the app, never before it
 SYNC_FRAME_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default)
 
 
-def _frames(turns: list[tuple[str, str]], offset: int) -> Iterator[tuple[int, list[dict[str, str]]]]:
-    """(offset, turns) requests from ``offset`` on, each of SYNC_FRAME_BYTES of JSON at most
-    (or one turn); one empty request when nothing is new, which still answers the count."""
-    start, chunk, size = offset, [], 0
-    for i in range(offset, len(turns)):
-        role, text = turns[i]
-        encoded = len(json.dumps(text)) + 32  # as the client sends it (\u escapes), with its keys
-        if chunk and size + encoded > SYNC_FRAME_BYTES:
-            yield start, chunk
-            start, chunk, size = i, [], 0
-        chunk.append({"role": role, "content": text})
-        size += encoded
-    yield start, chunk
+def sync_history(
+    client: Client, name: str | None, namespace: str, turns: list[tuple[str, str]], *, pending: bool
+) -> dict[str, Any]:
+    """``conversation.sync`` of a whole history within the daemon's line limit: the turns as stored
+    (a huge one cut with a mark), the newest with their text and the older ones as digests where
+    the whole would not fit. When the daemon needs text it was sent only the digest of (turns new
+    to it), the history goes in steps, each a prefix of it whose new turns fit one request."""
+    stored = [(role, as_stored(text)) for role, text in turns]
+    sizes = [len(json.dumps(text)) + 32 for _, text in stored]  # as the client sends it, with its keys
+    params: dict[str, Any] = {"namespace": namespace, "pending": pending, **({"session": name} if name else {})}
+
+    def send(upto: int, with_text: set[int]) -> dict[str, Any]:
+        payload = [
+            {"role": role, "content": text} if i in with_text else {"role": role, "digest": turn_digest(role, text)}
+            for i, (role, text) in enumerate(stored[:upto])
+        ]
+        return client.call("conversation.sync", {**params, "turns": payload})
+
+    try:
+        return send(len(stored), _fitting(sizes, len(stored), len(stored)))
+    except RpcCallError as exc:
+        needs = exc.data.get("needs") if isinstance(exc.data, dict) else None
+        if exc.code != CONFLICT or not isinstance(needs, list) or not needs:
+            raise
+    position, appended, result = min(needs), [], {}
+    while position < len(stored):
+        upto = max(position + 1, max(_fitting(sizes, len(stored), position, from_start=True), default=position) + 1)
+        result = send(upto, set(range(position, upto)))
+        appended += result["appended_seqs"]
+        position = upto
+    return {**result, "appended_seqs": appended}
+
+
+DIGEST_BYTES = 80  # a turn sent as its digest, with its keys
+
+
+def _fitting(sizes: list[int], count: int, edge: int, *, from_start: bool = False) -> set[int]:
+    """Positions whose text fits one request beside the others' digests: the newest ones before
+    ``edge`` (or, ``from_start``, the first ones from ``edge`` on)."""
+    budget = SYNC_FRAME_BYTES - DIGEST_BYTES * count
+    order = range(edge, count) if from_start else range(edge - 1, -1, -1)
+    chosen: set[int] = set()
+    for i in order:
+        if sizes[i] - DIGEST_BYTES > budget and (chosen or not from_start):
+            break
+        chosen.add(i)
+        budget -= sizes[i] - DIGEST_BYTES
+    return chosen
+
+
+# Paths only one provider has; the rest (/v1/models, /v1/files, /v1/batches, …) go by the
+# `anthropic-version` header, which every Anthropic client sends and no OpenAI client does.
+ANTHROPIC_PATHS = ("/v1/messages", "/v1/complete")
+OPENAI_PATHS = (
+    "/v1/chat/",
+    "/v1/responses",
+    "/v1/embeddings",
+    "/v1/completions",
+    "/v1/audio/",
+    "/v1/images/",
+    "/v1/moderations",
+    "/v1/fine_tuning/",
+    "/v1/vector_stores",
+    "/v1/assistants",
+    "/v1/threads",
+    "/v1/realtime",
+    "/v1/uploads",
+    "/v1/conversations",
+    "/v1/evals",
+    "/v1/containers",
+)
+
+
+def api_of(request: Request) -> str:
+    """Which provider a passed-through request is for: by its path where only one has it, else by
+    its headers. A key is never sent to the other provider."""
+    path = request.url.path
+    token = request.path_params.get("token")
+    if token:
+        path = path[len(f"/t/{token}") :]
+    if path.startswith(ANTHROPIC_PATHS):
+        return "anthropic"
+    if path.startswith(OPENAI_PATHS):
+        return "openai"
+    return "anthropic" if "anthropic-version" in request.headers else "openai"
+
+
+def _json_or_none(content: bytes) -> Any:
+    try:
+        return json.loads(content)
+    except ValueError:
+        return None
+
+
+def reply_turns(api: str, reply: Any) -> tuple[str | None, list[tuple[str, str]]] | None:
+    """The reply's turns as the app's next request will carry them (and the Responses API's
+    response id): from a whole body, or from what a stream's collector rebuilt."""
+    if not isinstance(reply, dict):
+        return None
+    if api == "responses":
+        response_id = reply.get("id") if isinstance(reply.get("id"), str) else None
+        return response_id, responses_wire.reply_turns(reply)
+    message = reply if reply.get("role") == "assistant" else wire.reply_message(json.dumps(reply).encode(), api)
+    return (None, [("assistant", wire.message_text(message))]) if message else None
 
 
 def _forward_headers(request: Request) -> dict[str, str]:
@@ -168,8 +272,12 @@ class Proxy:
         routes = [
             Route("/t/{token}/v1/messages", self.messages, methods=["POST"]),
             Route("/v1/messages", self.messages, methods=["POST"]),
+            Route("/t/{token}/v1/messages/count_tokens", self.count_message_tokens, methods=["POST"]),
+            Route("/v1/messages/count_tokens", self.count_message_tokens, methods=["POST"]),
             Route("/t/{token}/v1/chat/completions", self.chat_completions, methods=["POST"]),
             Route("/v1/chat/completions", self.chat_completions, methods=["POST"]),
+            Route("/t/{token}/v1/responses", self.responses, methods=["POST"]),
+            Route("/v1/responses", self.responses, methods=["POST"]),
             Route("/t/{token}/{rest:path}", self.passthrough, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
             Route("/{rest:path}", self.passthrough, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
         ]
@@ -188,8 +296,9 @@ class Proxy:
         token = request.path_params.get("token")
         if token:
             path = path[len(f"/t/{token}") :]
-        base = (self.settings.openai_upstream if api == "openai" else self.settings.upstream).rstrip("/")
-        if api == "openai" and base.endswith("/v1") and path.startswith("/v1/"):
+        openai = api != "anthropic"
+        base = (self.settings.openai_upstream if openai else self.settings.upstream).rstrip("/")
+        if openai and base.endswith("/v1") and path.startswith("/v1/"):
             path = path[3:]  # an OpenAI-compatible base URL that already ends in /v1
         query = f"?{request.url.query}" if request.url.query else ""
         return f"{base}{path}{query}"
@@ -206,6 +315,41 @@ class Proxy:
     async def chat_completions(self, request: Request) -> Response:
         return await self._with_memory(request, "openai")
 
+    async def responses(self, request: Request) -> Response:
+        return await self._with_memory(request, "responses")
+
+    async def count_message_tokens(self, request: Request) -> Response:
+        """`POST /v1/messages/count_tokens`: counts what `/v1/messages` would send for the same body,
+        the stable block and the Memory Pack added, from read-only daemon calls (proxy/counting.py):
+        a count stores no turn. Without a token, or when the memory step fails, the body as it is."""
+        raw = await request.body()
+        url = self._upstream_url(request, "anthropic")
+        token = self._token(request)
+        if token:
+            try:
+                body = json.loads(raw)
+                history = wire.history_messages(body, "anthropic")
+                session, namespace = request.headers.get(SESSION_HEADER), request.headers.get(NAMESPACE_HEADER)
+                settings = self.settings
+                ask = (settings.socket_path, settings.daemon_timeout, token, session, namespace, history)
+                with anyio.fail_after(settings.daemon_timeout):
+                    context, keep = await anyio.to_thread.run_sync(
+                        counting.count_context,
+                        *ask,
+                        settings.budget_tokens,
+                        settings.mode == "compact",
+                        abandon_on_cancel=True,
+                    )
+                raw = json.dumps(wire.augment_anthropic(body, context, keep), ensure_ascii=False).encode("utf-8")
+            except counting.Refused as exc:
+                return _unauthorized("anthropic", str(exc))
+            except Exception as exc:  # fail-open, as /v1/messages: the app's body is counted as it is
+                log.warning(
+                    "proxy: counting without memory; the body passes unchanged",
+                    extra={"error": f"{type(exc).__name__}: {exc}"},
+                )
+        return await self._send(request, url, raw, "anthropic", None)
+
     async def _with_memory(self, request: Request, api: str) -> Response:
         raw = await request.body()
         url = self._upstream_url(request, api)
@@ -216,44 +360,58 @@ class Proxy:
             )
         try:
             body: Any = json.loads(raw)
-            history = wire.history_messages(body, api)
+            if api == "responses":
+                history, turns = [], self.link.responses.before(body) + responses_wire.turns(body)
+            else:
+                history = wire.history_messages(body, api)
+                turns = wire.turns(history)
         except Exception:  # not a request we understand: it still goes upstream once the token checks out
-            body = history = None
+            body = history = turns = None
 
         def place(scope: dict[str, Any]) -> Placement:
-            if history is None:
-                raise ValueError("the request body is not a Messages request")
-            system_text = wire.anthropic_system_text(body) if api == "anthropic" else wire.openai_system_text(body)
+            if turns is None:
+                raise ValueError(f"the request body is not a {api} request")
             namespace = request.headers.get(NAMESPACE_HEADER) or scope.get("default_namespace") or "default"
-            session = request.headers.get(SESSION_HEADER) or wire.default_session(
-                f"{namespace}\0{system_text}", history
-            )
-            return session, namespace, wire.turns(history)
+            # No session header: the daemon finds the conversation by its content (no two chats share one).
+            return Placement(request.headers.get(SESSION_HEADER), namespace, turns)
 
+        budget = self.settings.memory_timeout
+        deadline, prepared = anyio.current_time() + budget, False
         try:
-            context, (session, namespace, _) = await anyio.to_thread.run_sync(self.link.prepare, token, place)
-            keep = None
-            if self.settings.mode == "compact":
-                full = sum(count_tokens(wire.message_text(m)) for m in history)
-                if full > context["budget_tokens"]:
-                    keep = len(context["messages"])
-            augment = wire.augment_anthropic if api == "anthropic" else wire.augment_openai
-            upstream_body = json.dumps(augment(body, context, keep), ensure_ascii=False).encode("utf-8")
+            # Past the budget the worker thread is abandoned and what it returns is dropped: what it
+            # still stores is the app's own history, which the next request's sync finds stored.
+            with anyio.fail_after(budget):
+                context, placement = await anyio.to_thread.run_sync(
+                    self.link.prepare, token, place, abandon_on_cancel=True
+                )
+            prepared = True
+            if api == "responses":  # compact mode keeps a Responses request whole: its items are the app's state
+                augmented = responses_wire.augment(body, context)
+            else:
+                keep = self._compact_keep(context, history, placement) if self.settings.mode == "compact" else None
+                augment = wire.augment_anthropic if api == "anthropic" else wire.augment_openai
+                augmented = augment(body, context, keep)
+            upstream_body = json.dumps(augmented, ensure_ascii=False).encode("utf-8")
         except Unauthorized as exc:
             return _unauthorized(api, exc.args[0])
-        except DaemonUnavailable as exc:
-            log.warning("proxy: daemon unreachable; passing the request through unchanged", extra={"error": str(exc)})
-            return await self._send(request, url, raw, api, None)
         except Exception as exc:  # fail-open: the app never sees an error the upstream would not give
-            log.warning(
-                "proxy: memory step failed; passing the request through unchanged",
-                extra={"error": f"{type(exc).__name__}: {exc}"},
-            )
+            _log_fail_open(exc, budget, timed_out=not prepared and anyio.current_time() >= deadline)
             return await self._send(request, url, raw, api, None)
-        return await self._send(request, url, upstream_body, api, (token, session, namespace))
+        return await self._send(request, url, upstream_body, api, (token, placement))
+
+    @staticmethod
+    def _compact_keep(context: dict[str, Any], history: list[dict[str, Any]], placement: Placement) -> int | None:
+        """Compact mode: how many of the newest messages go upstream (None: all). Older ones leave
+        only once observations in the stable block cover them; turns not yet observed stay, and the
+        Observer is asked to cover them after this call."""
+        if sum(count_tokens(wire.message_text(m)) for m in history) <= context["budget_tokens"]:
+            return None
+        uncovered = context["parts"]["unobserved_turns"]
+        placement.observe_after = uncovered > len(context["messages"])
+        return max(len(context["messages"]), uncovered)
 
     async def passthrough(self, request: Request) -> Response:
-        api = "openai" if "/chat/" in request.url.path or "/completions" in request.url.path else "anthropic"
+        api = api_of(request)
         return await self._send(request, self._upstream_url(request, api), await request.body(), api, None)
 
     # ---- upstream -------------------------------------------------------------------------------
@@ -272,11 +430,23 @@ class Proxy:
                 status_code=502,
             )
         headers = _reply_headers(response)
-        recording = remember is not None and response.status_code == 200
-        # The reply is recorded before the app has the whole response: its next request, which
-        # carries the reply in its history, must not find it missing and append it a second time.
+        accepted = 200 <= response.status_code < 300
+
+        async def settle(reply: tuple[str | None, list[tuple[str, str]]] | None) -> None:
+            """An accepted call's turns are confirmed on a thread of their own: the app never waits
+            for it (its next request, which carries the reply, matches by content whichever comes
+            first). A refused call's are taken back before the app has the error, within the memory
+            budget, so its corrected resend finds them gone."""
+            if remember is None:
+                return
+            if accepted:
+                threading.Thread(target=self.link.settle, args=(*remember, reply, True), daemon=True).start()
+                return
+            with anyio.move_on_after(self.settings.memory_timeout):
+                await anyio.to_thread.run_sync(self.link.settle, *remember, None, False, abandon_on_cancel=True)
+
         if response.headers.get("content-type", "").startswith("text/event-stream"):
-            collector = ReplyTextCollector(api)
+            collector = ReplyCollector(api)
 
             async def chunks():
                 try:
@@ -285,25 +455,31 @@ class Proxy:
                         yield chunk
                 finally:
                     await response.aclose()
-                    if recording and collector.text:
-                        await anyio.to_thread.run_sync(self.link.remember, *remember, collector.text)
+                    await settle(reply_turns(api, collector.reply) if accepted and collector.completed else None)
 
             return StreamingResponse(chunks(), status_code=response.status_code, headers=headers)
         content = await response.aread()
         await response.aclose()
-        if recording:
-            try:
-                parsed = json.loads(content)
-                text = wire.anthropic_reply_text(parsed) if api == "anthropic" else wire.openai_reply_text(parsed)
-            except (ValueError, AttributeError):
-                text = ""
-            if text:
-                await anyio.to_thread.run_sync(self.link.remember, *remember, text)
+        await settle(reply_turns(api, _json_or_none(content)) if accepted else None)
         return Response(content, status_code=response.status_code, headers=headers)
 
 
+def _log_fail_open(exc: Exception, budget: float, timed_out: bool) -> None:
+    """The warning of a request that goes upstream unchanged, with why. ``timed_out``: the failure
+    came at the budget's end (the socket's own timeout is the budget, so it may be first to say)."""
+    if timed_out or isinstance(exc, TimeoutError):
+        log.warning(
+            "proxy: memory step timed out; passing the request through unchanged",
+            extra={"timeout_seconds": budget, "error": f"TimeoutError: no answer from the daemon within {budget:g} s"},
+        )
+    elif isinstance(exc, DaemonUnavailable):
+        log.warning("proxy: daemon unreachable; passing the request through unchanged", extra={"error": reason(exc)})
+    else:
+        log.warning("proxy: memory step failed; passing the request through unchanged", extra={"error": reason(exc)})
+
+
 def _unauthorized(api: str, message: str) -> Response:
-    if api == "openai":
+    if api != "anthropic":
         body = {"error": {"message": message, "type": "invalid_request_error", "code": "agentmemd_token"}}
     else:
         body = {"type": "error", "error": {"type": "authentication_error", "message": message}}

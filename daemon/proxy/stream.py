@@ -1,21 +1,33 @@
-"""The assistant's words out of a streamed (SSE) reply, read beside the bytes passed through."""
+"""The assistant's reply out of a streamed (SSE) response, read beside the bytes passed through.
+
+The reply is stored as the message the app will send back with its next request (text blocks
+and tool calls, the same way ``messages.message_text`` reads that message), so the next request's
+history matches the stored transcript. It is stored only when the stream completed: a stream the
+upstream cut is an error to the app, and its partial text is not a reply.
+"""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 
-class ReplyTextCollector:
-    """Fed the raw SSE bytes as they pass; ``text`` is the reply's text once the stream ended.
+class ReplyCollector:
+    """Fed the raw SSE bytes as they pass. ``message``: the reply as a message; ``completed``: the
+    stream reached its end (Anthropic `message_stop`; OpenAI `[DONE]`; Responses `response.completed`).
 
-    Anthropic: `content_block_delta` events with a `text_delta`. OpenAI: `choices[0].delta.content`
-    chunks, then `data: [DONE]`. Anything else (tool input, thinking, pings) is ignored.
-    """
+    Anthropic: content blocks from `content_block_start`, text from `text_delta`, a tool call's input
+    from `input_json_delta`. OpenAI chat: `choices[0].delta.content` and `.tool_calls`. Responses:
+    `response.output_text.delta`, and the finished response in `response.completed`."""
 
     def __init__(self, api: str):
         self.api = api
+        self.completed = False
         self._buffer = b""
+        self._blocks: dict[int, dict[str, Any]] = {}
         self._parts: list[str] = []
+        self._calls: dict[int, dict[str, Any]] = {}
+        self.final: dict[str, Any] | None = None  # the Responses API's finished response
 
     def feed(self, chunk: bytes) -> None:
         self._buffer += chunk.replace(b"\r\n", b"\n")
@@ -25,24 +37,71 @@ class ReplyTextCollector:
 
     def _event(self, event: bytes) -> None:
         data = b"\n".join(line[5:].lstrip() for line in event.split(b"\n") if line.startswith(b"data:"))
-        if not data or data == b"[DONE]":
+        if data == b"[DONE]":
+            self.completed = True
             return
         try:
-            payload = json.loads(data)
+            payload = json.loads(data) if data else None
         except ValueError:
             return
         if not isinstance(payload, dict):
             return
         if self.api == "anthropic":
-            delta = payload.get("delta") or {}
-            if payload.get("type") == "content_block_delta" and delta.get("type") == "text_delta":
-                self._parts.append(str(delta.get("text", "")))
-            return
+            self._anthropic(payload)
+        elif self.api == "responses":
+            self._responses(payload)
+        else:
+            self._openai(payload)
+
+    def _anthropic(self, payload: dict[str, Any]) -> None:
+        kind, index = payload.get("type"), payload.get("index")
+        if kind == "message_stop":
+            self.completed = True
+        elif kind == "content_block_start" and isinstance(payload.get("content_block"), dict):
+            self._blocks[index] = {**payload["content_block"], "_json": ""}
+        elif kind == "content_block_delta" and index in self._blocks:
+            delta, block = payload.get("delta") or {}, self._blocks[index]
+            if delta.get("type") == "text_delta":
+                block["text"] = block.get("text", "") + str(delta.get("text", ""))
+            elif delta.get("type") == "input_json_delta":
+                block["_json"] += str(delta.get("partial_json", ""))
+
+    def _openai(self, payload: dict[str, Any]) -> None:
         for choice in payload.get("choices") or []:
-            content = (choice.get("delta") or {}).get("content")
-            if isinstance(content, str):
-                self._parts.append(content)
+            delta = choice.get("delta") or {}
+            if isinstance(delta.get("content"), str):
+                self._parts.append(delta["content"])
+            for call in delta.get("tool_calls") or []:
+                slot = self._calls.setdefault(call.get("index", 0), {"function": {"name": ""}})
+                name = (call.get("function") or {}).get("name")
+                if name:
+                    slot["function"]["name"] += name
+
+    def _responses(self, payload: dict[str, Any]) -> None:
+        kind = payload.get("type")
+        if kind == "response.output_text.delta":
+            self._parts.append(str(payload.get("delta", "")))
+        elif kind == "response.completed":
+            self.completed = True
+            self.final = payload.get("response") if isinstance(payload.get("response"), dict) else None
 
     @property
-    def text(self) -> str:
-        return "".join(self._parts).strip()
+    def reply(self) -> dict[str, Any] | None:
+        """The reply as the app's next request will carry it: the assistant message, or for the
+        Responses API the finished response."""
+        if self.api == "responses":
+            return self.final
+        if self.api == "anthropic":
+            content = []
+            for _, block in sorted(self._blocks.items()):
+                block = dict(block)
+                raw = block.pop("_json")
+                if block.get("type") == "tool_use" and raw:
+                    try:
+                        block["input"] = json.loads(raw)
+                    except ValueError:
+                        block["input"] = {}
+                content.append(block)
+            return {"role": "assistant", "content": content}
+        calls = [self._calls[i] for i in sorted(self._calls)]
+        return {"role": "assistant", "content": "".join(self._parts), **({"tool_calls": calls} if calls else {})}

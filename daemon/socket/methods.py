@@ -158,7 +158,14 @@ def build_methods(s: Services) -> dict[str, Method]:
             m.SyncParams,
             conv.sync,
             r.SyncResult,
-            "Store the turns of an app's history (oldest first) that the session has not stored yet.",
+            "Store what an app's history (oldest first) adds to the stored transcript, matched by content.",
+        ),
+        (
+            "conversation.retract",
+            m.RetractParams,
+            conv.retract,
+            r.RetractResult,
+            "Take back the pending turns a refused model call stored.",
         ),
         (
             "conversation.context",

@@ -96,8 +96,20 @@ def error_response(req_id: Any, err: RpcError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": req_id, "error": err.to_dict()}
 
 
+def validation_problems(exc: ValidationError) -> list[dict[str, str]]:
+    """Each problem as ``{field, message}``: the field's dotted path and what is wrong with it, without
+    pydantic's boilerplate (the docs URL, the echoed input, "Value error, " before our own words).
+    Every door words a refusal with it: the socket here, the MCP tools' own argument checks too."""
+    problems = []
+    for e in exc.errors(include_url=False):
+        raised = (e.get("ctx") or {}).get("error")  # a validator's own ValueError: its words alone
+        message = str(raised) if raised is not None and e["type"] in ("value_error", "assertion_error") else e["msg"]
+        problems.append({"field": ".".join(str(x) for x in e["loc"]) or "params", "message": message})
+    return problems
+
+
 def params_error(exc: ValidationError) -> RpcError:
-    errors = [{"field": ".".join(str(x) for x in e["loc"]) or "params", "message": e["msg"]} for e in exc.errors()]
+    errors = validation_problems(exc)
     first = errors[0]
     return RpcError(INVALID_PARAMS, f"invalid params: {first['field']}: {first['message']}", {"errors": errors})
 

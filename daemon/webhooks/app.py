@@ -33,6 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from agentmemd.daemon.cli.logs import reason
 from agentmemd.daemon.mcp.server import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
 from agentmemd.daemon.socket.rpc import FORBIDDEN, INVALID_PARAMS
@@ -147,7 +148,7 @@ class Webhooks:
             status = {INVALID_PARAMS: 400, FORBIDDEN: 401 if exc.message.startswith("auth failed") else 403}
             return _error(status.get(exc.code, 409), exc.message)
         except DaemonUnavailable as exc:
-            log.warning("webhooks: no daemon", extra={"error": str(exc)})
+            log.warning("webhooks: no daemon", extra={"error": reason(exc)})
             return _error(503, str(exc))
         return JSONResponse(
             {"ok": True, "stored": done["added"], "duplicates": done["duplicates"], "chat": done["chat"]}

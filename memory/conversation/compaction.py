@@ -19,7 +19,7 @@ from typing import Any, Callable
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.llm.cache import ResponseCache
-from agentmemd.memory.llm.tasks import LanguageModel
+from agentmemd.memory.llm.tasks import LanguageModel, ObserveResult
 
 log = logging.getLogger("agentmemd")
 
@@ -141,8 +141,12 @@ class CompactionWorker:
     def _observe(self, job) -> dict[str, Any]:
         """One Observer run: the model off the store thread, then one short transaction."""
         conv = self.conversations
-        result = self._call(
-            "observe", job.namespace, job.turns, lambda: self.provider.observe(job.turns, namespace=job.namespace)
+        result = (
+            self._call(
+                "observe", job.namespace, job.turns, lambda: self.provider.observe(job.turns, namespace=job.namespace)
+            )
+            if job.turns
+            else ObserveResult(observations=[])  # only tools' output in this batch: nothing to observe
         )
         vectors = conv.embed_observations(job, result)  # on this thread, not the store's
         record, persona_note = self._persona_record(job)

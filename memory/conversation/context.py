@@ -167,6 +167,20 @@ def place_anchors(messages: list[dict[str, str]], anchor_text: str, min_turns: i
 
 
 MEMORIES_OPEN, MEMORIES_CLOSE = "<memories>\n", "\n</memories>\n\n"
+TOOL_OUTPUT_OPEN, TOOL_OUTPUT_CLOSE = "<tool-output>\n", "\n</tool-output>"
+
+
+def as_message(turn: dict[str, Any]) -> dict[str, str]:
+    """A stored turn as a context message. A tool's output goes back on the user side (where the
+    APIs carry it) but marked and neutralised as data: it is not the user's words."""
+    if turn["role"] == "tool":
+        return {"role": "user", "content": f"{TOOL_OUTPUT_OPEN}{as_data(turn['content']).text}{TOOL_OUTPUT_CLOSE}"}
+    return {"role": turn["role"], "content": turn["content"]}
+
+
+def is_users(message: dict[str, str]) -> bool:
+    """A message the user wrote (not a tool's output carried on the user side)."""
+    return message["role"] == "user" and not message["content"].startswith(TOOL_OUTPUT_OPEN)
 
 
 def attach_pack(
@@ -220,7 +234,7 @@ def build_context(
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""
     contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)
-    live = conversations.live(session)
+    live = conversations.live_transcript(session)
     system, shown = fit_observations(live, max(system_budget, count_tokens(contract)), contract)
     if people:
         system = f"{system}\n\n{people}" if system else people
@@ -234,11 +248,11 @@ def build_context(
         drift = "none"
     anchor_text = anchor(persona_state) if drift == "anchor" else ""
     history_budget -= 2 * count_tokens(anchor_text)  # room for two anchors
-    turns = conversations.unobserved(session)
+    turns = conversations.transcript_unobserved(session)
     if drift == "rebase":  # after the forced compaction: the newest raw turns, observed or not
-        turns = conversations.recent(session, max(2, cfg.keep_recent_turns))
+        turns = conversations.transcript_recent(session, max(2, cfg.keep_recent_turns))
     chosen, used = fit_turns(turns, history_budget)
-    messages = [{"role": t["role"], "content": t["content"]} for t in chosen]
+    messages = [as_message(t) for t in chosen]
     in_prefix += [t["episode"] for t in chosen if t.get("episode")]  # the turns shown are not packed again
 
     positions: list[int] = []
@@ -246,7 +260,7 @@ def build_context(
         positions = place_anchors(messages, anchor_text, anchor_min_turns, anchors_as)
         if not positions:
             drift = "reinforce"  # too few turns for anchors: the reminder is the nearest repair
-    newest_user = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=None)
+    newest_user = max((i for i, m in enumerate(messages) if is_users(m)), default=None)
     raw_newest = messages[newest_user]["content"] if newest_user is not None else ""
     note = reminder(persona_state) + "\n\n" if drift == "reinforce" and newest_user is not None else ""
     if note:

@@ -19,10 +19,19 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Callable
 
 import numpy as np
 
+from agentmemd.memory.conversation.transcript import (
+    IncomingTurn,
+    NeedText,
+    Placement,
+    TranscriptMatcher,
+    chain_next,
+    turn_digest,
+)
 from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
@@ -46,6 +55,7 @@ MEMORY_TYPE = {
     "relational": "relational",
 }
 MEMORY_PRIORITY = {"HIGH": 0.8, "MED": 0.5, "LOW": 0.2}
+PENDING_KEPT_AFTER = timedelta(minutes=10)
 
 
 def new_observation_id() -> str:
@@ -61,6 +71,7 @@ class ObserveJob:
     tokens: int  # of the turns, as counted when they were appended
     started: float = field(default_factory=time.monotonic)
     persons: dict[int, str | None] = field(default_factory=dict)  # turn seq -> the person who said it (chats)
+    tool_turns: list[int] = field(default_factory=list)  # marked observed, not shown to the Observer
 
 
 @dataclass
@@ -78,6 +89,7 @@ class Conversations:
         self.service = service
         self.store = service.store
         self.tables = ConversationTables(service.store)
+        self.matcher = TranscriptMatcher(self.tables, lambda: format_time(self.service.clock.now()))
         self.cfg = config.conversation
         self.provider_name = provider_name
         # Called once turns are stored (the episode worker's wake-up); set by the composition root.
@@ -86,9 +98,27 @@ class Conversations:
     # ---- turns -----------------------------------------------------------------------
 
     def append(
-        self, session: str, role: str, content: str, *, ts=None, namespace: str = "default", speaker: str | None = None
+        self,
+        session: str,
+        role: str,
+        content: str,
+        *,
+        ts=None,
+        namespace: str = "default",
+        speaker: str | None = None,
+        pending: bool = False,
     ) -> dict[str, Any]:
         self.claim(session, namespace)
+        with self.store.transaction():
+            seq = self._add_turn(session, namespace, role, content, ts=ts, speaker=speaker, pending=pending)
+        self.on_turns_stored()
+        return {"seq": seq, **self.counts(session)}
+
+    def _add_turn(self, session, namespace, role, content, *, ts=None, speaker=None, pending=False, after=None) -> int:
+        """One turn, with its digest and the conversation's chain up to it (inside a transaction);
+        ``after``: the chain of the turn before it, when the caller knows it."""
+        digest = turn_digest(role, content)
+        chain = chain_next(after or self.matcher.head_chain(session, namespace), digest)
         when = format_time(ts) if ts is not None else format_time(self.service.clock.now())
         row = {
             "session": session,
@@ -98,11 +128,45 @@ class Conversations:
             "content": content,
             "ts": when,
             "tokens": count_tokens(content),
+            "digest": digest,
+            "chain": chain,
+            "pending": int(pending),
         }
+        return self.tables.add_turn(row)
+
+    def sync(
+        self, namespace: str, name: str | None, turns: list[IncomingTurn], *, pending: bool = False
+    ) -> tuple[Placement, list[int]]:
+        """Store what an app's history adds to the stored transcript, matched by content: where it
+        stands (the branch it continues, forked where it diverged) and the seqs of the turns
+        appended. Turns sent as digests only must already be stored (else NeedText)."""
+        if name is not None:
+            self.claim(name, namespace)
         with self.store.transaction():
-            seq = self.tables.add_turn(row)
-        self.on_turns_stored()
-        return {"seq": seq, **self.counts(session)}
+            placement = self.matcher.place(namespace, name, turns)
+            fresh = turns[placement.new_from :]
+            missing = [placement.new_from + i for i, t in enumerate(fresh) if t.text is None]
+            if missing:
+                raise NeedText(missing)
+            chain, seqs = self.matcher.head_chain(placement.session, namespace), []
+            for turn in fresh:
+                seqs.append(
+                    self._add_turn(placement.session, namespace, turn.role, turn.text, pending=pending, after=chain)
+                )
+                chain = chain_next(chain, turn.digest)
+            confirmed = 0 if pending else self.tables.confirm(placement.session)
+        if seqs or confirmed:
+            self.on_turns_stored()
+        return placement, seqs
+
+    def retract(self, session: str, namespace: str, seqs: list[int]) -> int:
+        """Take back pending turns a refused model call stored (still the session's newest)."""
+        self.require(session, namespace)
+        with self.store.transaction():
+            return self.tables.retract(session, seqs)
+
+    def transcript(self, session: str) -> list[dict[str, Any]]:
+        return self.tables.transcript(session)
 
     def append_many(self, namespace: str, turns: list[dict[str, Any]]) -> list[int]:
         """Store turns of one or more sessions in one transaction (a chat import's batch); their seqs.
@@ -199,6 +263,9 @@ class Conversations:
         """At start: runs a crash left 'running' become 'interrupted'; the sessions whose work is due again."""
         with self.store.transaction():
             self.tables.interrupt_running(format_time(self.service.clock.now()))
+            # Turns a door stored for a call whose answer never came back (the door stopped): what
+            # the app sent, kept as said.
+            self.tables.confirm_older_than(format_time(self.service.clock.now() - PENDING_KEPT_AFTER))
         return [s for s in self.tables.sessions() if self.due(s)]
 
     def runs(self, session: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -228,10 +295,22 @@ class Conversations:
         if not batch:
             return None
         run_id = self._start_run(session, "observe", "forced" if force else "threshold")
+        # A tool's output is marked observed with the batch but never shown to the Observer: what
+        # a web page or a file says is not a fact about the user.
         turns = [
-            TurnIn(seq=t["seq"], role=t["role"], speaker=t["speaker"], content=t["content"], ts=t["ts"]) for t in batch
+            TurnIn(seq=t["seq"], role=t["role"], speaker=t["speaker"], content=t["content"], ts=t["ts"])
+            for t in batch
+            if t["role"] != "tool"
         ]
-        return ObserveJob(run_id, session, namespace, turns, total, persons={t["seq"]: t["person"] for t in batch})
+        return ObserveJob(
+            run_id,
+            session,
+            namespace,
+            turns,
+            total,
+            persons={t["seq"]: t["person"] for t in batch},
+            tool_turns=[t["seq"] for t in batch if t["role"] == "tool"],
+        )
 
     def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[np.ndarray]:
         """The observations' memory vectors, computed off the store thread (no SQLite here), so
@@ -263,8 +342,8 @@ class Conversations:
         tokens = count_tokens_many([d.content for d in drafts])
         audience, chat = self.tables.origin(job.session)
         with self.store.transaction():
-            marked = self.tables.mark_observed(sorted(seqs), job.run_id)
-            if marked != len(seqs):
+            marked = self.tables.mark_observed(sorted(seqs | set(job.tool_turns)), job.run_id)
+            if marked != len(seqs | set(job.tool_turns)):
                 raise Conflict(f"turns of session {job.session!r} were observed by another run")
             memory_ids = (
                 self.service.add_many(
@@ -502,6 +581,23 @@ class Conversations:
 
     def live(self, session: str) -> list[dict[str, Any]]:
         return self.tables.live(session)
+
+    # What a context shows of a branch: its transcript, inherited turns included, and the live
+    # observations of every part of it (a parent's only for the turns the branch inherits).
+
+    def transcript_unobserved(self, session: str) -> list[dict[str, Any]]:
+        return self.tables.transcript_unobserved(session)
+
+    def transcript_recent(self, session: str, count: int) -> list[dict[str, Any]]:
+        return self.tables.transcript_recent(session, count)
+
+    def live_transcript(self, session: str) -> list[dict[str, Any]]:
+        rows = []
+        for part, upto in self.tables.segments(session):
+            for row in self.tables.live(part):
+                if upto is None or max(json.loads(row["source_turns"]) or [0]) <= upto:
+                    rows.append(row)
+        return rows
 
     def observations(self, session: str | None, namespace: str | None, include_replaced: bool = False) -> list[dict]:
         rows = self.tables.observations(session, namespace, include_replaced)

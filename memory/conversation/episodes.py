@@ -155,7 +155,8 @@ class EpisodeWorker:
             return None
         mine, items, skipped = [], [], []
         for turn in turns:
-            if turn["role"] == "assistant" and not self.cfg.episodes_of_assistant:
+            # A tool's output is data an app handed the model, not something anyone said.
+            if turn["role"] == "tool" or (turn["role"] == "assistant" and not self.cfg.episodes_of_assistant):
                 skipped.append(turn["seq"])
                 continue
             try:

@@ -50,6 +50,17 @@ class DashboardConfig(_Section):
     host_names: list[str] = Field(default_factory=list, description="Further names browsers reach it by.")
 
 
+class ProxyConfig(_Section):
+    """`agentmemd proxy` (it reads this file when given `--config`; its flags win over it)."""
+
+    memory_timeout_seconds: float = Field(
+        2.0,
+        gt=0,
+        description="Time budget of a request's memory step (connect, sync, context); past it the request goes "
+        "upstream unchanged and a warning is logged (`--memory-timeout` overrides it).",
+    )
+
+
 class StoreConfig(_Section):
     # NORMAL in WAL mode survives a killed process; FULL also survives power loss.
     synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
@@ -122,6 +133,20 @@ class RetrievalConfig(_Section):
         le=1,
         description="Current over stale: in a search, a later memory holding the query words an earlier one holds "
         "ranks above it if its similarity is at most this much lower (0: off; a question about the past is exempt).",
+    )
+    slot_candidates: int = Field(
+        20,
+        ge=0,
+        description="For a question about a fact slot in the present (where someone lives or works, their partner, "
+        "name, phone, e-mail, diet), the newest N memories holding one of the slot's cue phrases are candidates.",
+    )
+    slot_share: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="For such a question, the newest memory filling the slot (for the person asked about) gets this "
+        "share of the best candidate's similarity if that is more than its own, and ranks above the older ones "
+        "(0: off; a question about the past is exempt).",
     )
 
 
@@ -414,6 +439,7 @@ class ChannelsConfig(_Section):
 class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
+    proxy: ProxyConfig = Field(default_factory=ProxyConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)

@@ -194,8 +194,21 @@ class EmptyParams(Params):
 # ---- results ---------------------------------------------------------------
 
 
+class SimilarMemory(BaseModel):
+    id: str
+    content: str  # its first 300 characters
+    type: MemoryType
+    similarity: float  # cosine of the two texts' embeddings, rounded to 0.01
+
+
 class AddResult(BaseModel):
     id: str
+    # True: a live memory of the same namespace, type and audience already said this (the same text but
+    # for case and spacing); ``id`` is that memory's and nothing new was stored.
+    duplicate: bool = False
+    # The closest live memories already stored (at most 3, similar enough): one may be what the new
+    # memory corrects, for memory.update rather than a second memory.
+    similar: list[SimilarMemory] = Field(default_factory=list)
 
 
 class AddManyResult(BaseModel):
@@ -327,17 +340,41 @@ class AppendParams(Params):
 
 
 class SyncTurn(Params):
+    """A turn of the history: its text, or (for a turn the session already has) only its digest."""
+
     role: Role
-    content: Content
+    content: Content | None = None
+    digest: Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")] | None = Field(
+        None, description="the turn's digest (memory/conversation/transcript.py), sent instead of its text"
+    )
+
+    @model_validator(mode="after")
+    def _text_or_digest(self):
+        if (self.content is None) == (self.digest is None):
+            raise ValueError("give a turn's content or its digest, not both or neither")
+        return self
 
 
 class SyncParams(Params):
-    """Turns of an app's history, oldest first, as it sends it with each model call: ``turns[0]``
-    is turn number ``offset`` (0: the first) of that history."""
+    """An app's history as it sends it with each model call, oldest first: the whole of it or its
+    latest turns. Matched against what is stored by content: only what extends it is stored, and
+    a history that leaves it partway (a regenerate, an edit) continues in a branch."""
+
+    session: SessionId | None = Field(
+        None, description="the conversation's name; None: found by its content (a new one if nothing matches)"
+    )
+    turns: list[SyncTurn] = Field(max_length=10_000)
+    namespace: Namespace = "default"
+    pending: bool = Field(
+        False, description="for a model call not yet answered: the new turns wait to be confirmed or retracted"
+    )
+
+
+class RetractParams(Params):
+    """Pending turns a refused model call stored, taken back (only while still the session's newest)."""
 
     session: SessionId
-    turns: list[SyncTurn] = Field(max_length=10_000)
-    offset: int = Field(0, ge=0)
+    seqs: list[int] = Field(min_length=1, max_length=10_000)
     namespace: Namespace = "default"
 
 

@@ -151,9 +151,17 @@ class AppendResult(TurnCounts):
 
 
 class SyncResult(TurnCounts):
+    session: str  # the branch the history continues (a new one when it forked or matched nothing)
+    forked_from: str | None  # the session this branch inherits its first turns from (None: not a branch)
+    transcript_turns: int  # the branch's whole transcript, inherited turns included
     appended: int
+    appended_seqs: list[int]
     compaction_scheduled: bool
     scoring_scheduled: bool
+
+
+class RetractResult(Result):
+    retracted: int
 
 
 class ConversationStatusResult(TurnCounts):
@@ -519,6 +527,8 @@ class TurnRow(Result):
     tokens: int
     observed_run: int | None
     chat: str | None
+    stored_in: str  # the session that stores it: a branch shows the turns it inherits from its parent
+    pending: bool  # stored for a model call not yet answered
 
 
 class TurnsResult(Result):

@@ -29,4 +29,4 @@ TIER_RANK: dict[str, int] = {tier: rank for rank, tier in enumerate(TIERS)}
 Dimension = Literal["voice", "relational", "grounded", "style", "constraint"]
 DIMENSIONS: tuple[str, ...] = get_args(Dimension)
 
-Role = Literal["user", "assistant"]
+Role = Literal["user", "assistant", "tool"]  # tool: a tool's output an app handed the model; data, never speech

@@ -10,6 +10,14 @@ here, judged per query, with no model and without reading what either says beyon
 
 A question about the past ("before", "used to", "at first", "previously") keeps the order of
 relevance: there the earlier statement may be the answer.
+
+Facts with one value at a time (where someone lives or works, their partner, name, phone, e-mail,
+diet: memory/language/slots.py) need no shared word at all. "We finally got the keys to the new
+place in Leeds" shares none with "The user lives in Berlin" or with "where do I live?", yet both
+fill the residence slot of the same person; for a question about that slot in the present
+(no past tense, year or "before"), the newest memory filling it holds the current value
+(``newest_fillers``): its similarity is lifted to ``[retrieval] slot_share`` of the best
+candidate's, so context.pack's relevance floor keeps it and search ranks it above the older ones.
 """
 
 from __future__ import annotations
@@ -86,3 +94,34 @@ def current_first(ranked: Sequence[Ranked], idf: Mapping[str, float], margin: fl
                 order.insert(place, order.pop(here))
                 break
     return [r.id for r in order]
+
+
+@dataclass(frozen=True)
+class Filler:
+    """A memory that fills a fact slot a question asks about (memory/language/slots.py)."""
+
+    id: str
+    key: tuple[str, str]  # (slot, subject)
+    created: datetime
+    seq: int  # the order it was stored in, for memories of the same date
+
+
+def newest_fillers(found: Sequence[Filler]) -> dict[str, tuple[str, str]]:
+    """Id -> (slot, subject) of the newest memory filling each slot: for a question about the
+    present, the one that holds the slot's current value, whatever words it shares with the older
+    ones or with the question ("We finally got the keys to the new place in Leeds" against "The
+    user lives in Berlin").
+
+    >>> from datetime import datetime as d
+    >>> berlin = Filler("berlin", ("residence", "self"), d(2022, 3, 1), 1)
+    >>> leeds = Filler("leeds", ("residence", "self"), d(2023, 6, 1), 2)
+    >>> rome = Filler("rome", ("residence", "my sister"), d(2023, 9, 1), 3)
+    >>> newest_fillers([leeds, berlin, rome])
+    {'leeds': ('residence', 'self'), 'rome': ('residence', 'my sister')}
+    """
+    newest: dict[tuple[str, str], Filler] = {}
+    for f in found:
+        held = newest.get(f.key)
+        if held is None or (f.created, f.seq) > (held.created, held.seq):
+            newest[f.key] = f
+    return {f.id: key for key, f in newest.items()}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import unicodedata
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from agentmemd.memory.core.disclosure import may_hear, why_not
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.models import (
     AddParams,
+    AddResult,
     ArchiveResult,
     MemoryRecord,
     PackItem,
@@ -40,6 +42,7 @@ from agentmemd.memory.core.models import (
     SearchResult,
     ShareParams,
     SignalsOut,
+    SimilarMemory,
     UpdateParams,
     UpdateResult,
 )
@@ -47,8 +50,9 @@ from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
+from agentmemd.memory.language.slots import SLOT_PHRASES, asked_slots, filled_slots, mentions_the_past
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
-from agentmemd.memory.retrieval.currency import Ranked, asks_about_the_past, current_first
+from agentmemd.memory.retrieval.currency import Filler, Ranked, asks_about_the_past, current_first, newest_fillers
 from agentmemd.memory.retrieval.decay import (
     IDENTITY_TYPES,
     Tier,
@@ -86,6 +90,8 @@ class Scored:
     score: float
     retention: float
     tier: Tier
+    slot: tuple[str, str] | None = None  # the (slot, subject) a present question asks about that it fills
+    current: bool = False  # ... and it is the newest memory filling it (currency.newest_fillers)
 
 
 class Candidates(NamedTuple):
@@ -97,6 +103,7 @@ class Candidates(NamedTuple):
 
 DIVERSE_DEPTH = 5  # how many of a search's first hits are kept from distinct episodes where they can be
 DIVERSE_WINDOW = 60  # ... chosen among this many of the best
+SLOT_READ = 30  # for a fact slot asked about now, the most similar candidates read for it (beside its phrases')
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
 
 
@@ -157,6 +164,24 @@ def _tier_counts(tiers: np.ndarray) -> dict[str, int]:
     }
 
 
+def _current_slot_first(hits: list[Scored]) -> list[Scored]:
+    """Each slot's current value (Scored.current) just above the first hit ranked before it that
+    fills the same slot or matches as well (to 0.01): of equals, the current one first."""
+    out = list(hits)
+    for s in [h for h in hits if h.current]:
+        here = next(i for i, h in enumerate(out) if h is s)
+        above = next(
+            (
+                i
+                for i, h in enumerate(out[:here])
+                if h.slot == s.slot or h.signals.similarity - s.signals.similarity < 0.01
+            ),
+            here,
+        )
+        out.insert(above, out.pop(here))
+    return out
+
+
 def _best_first(s: Scored) -> tuple[float, str]:
     return (-s.score, s.row["id"])
 
@@ -167,6 +192,25 @@ def _best_bm25(scores: dict[int, float], n: int) -> list[int]:
 
 def new_id() -> str:
     return "m" + uuid.uuid4().hex[:15]
+
+
+# What memory.add looks at for a duplicate (the nearest live memories by embedding), and the closest it
+# names. MiniLM's cosines: the same sentence 1.0; "lives in Berlin" / "lives in Lisbon now" 0.58, "works
+# at Google" / "started a new job at Siemens" 0.44; unrelated facts about the user 0.15-0.25.
+DUPLICATE_LOOKUP = 20
+RECENT_RECHECKED = 8  # the newest memories, looked at again on the store thread (stored since the look)
+SIMILAR_SHOWN = 3
+SIMILAR_FLOOR = 0.4
+SIMILAR_CHARS = 300
+
+
+def said_the_same(a: str, b: str) -> bool:
+    """The same text but for case, Unicode compatibility forms and spacing."""
+
+    def normal(text: str) -> str:
+        return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+    return normal(a) == normal(b)
 
 
 class Memories:
@@ -229,6 +273,43 @@ class Memories:
 
     def add(self, item: AddParams) -> str:
         return self.add_many([item], field_prefix="")[0]
+
+    def nearest_for_add(self, p: AddParams, vectors: np.ndarray) -> list[tuple[dict[str, Any], float]]:
+        """(row, cosine) of the live memories nearest ``p`` but episodes (the turns as said), nearest
+        first: memory.add's look for one that says the same, read beside the store thread (its
+        product over the namespace's vectors takes milliseconds at 20,000 memories)."""
+        hits = self.store.knn(p.namespace, vectors[0], DUPLICATE_LOOKUP)
+        rows = {row["seq"]: row for row in self.store.rows_by_seq([seq for seq, _ in hits])}
+        return [
+            (rows[seq], sim)
+            for seq, sim in hits
+            if seq in rows and rows[seq]["superseded_by"] is None and rows[seq]["type"] != EPISODE
+        ]
+
+    def add_unless_stored(
+        self, p: AddParams, vectors: np.ndarray, near: list[tuple[dict[str, Any], float]]
+    ) -> AddResult:
+        """memory.add on the store thread: ``p`` stored, unless a live memory of its namespace, type and
+        audience already says the same (``said_the_same``): then that one's id, ``duplicate``, and
+        nothing stored. ``near``: ``nearest_for_add``'s; what was stored since it was read (the newest
+        few) is looked at here, so two equal adds at once store one memory. Either way the closest
+        memories its audience may hear, for a caller that meant to correct one (memory.update)."""
+
+        def same(row: dict[str, Any]) -> bool:
+            return row["type"] == p.type and row["audience"] == p.audience and said_the_same(row["content"], p.content)
+
+        seqs = [row["seq"] for row, _ in near if same(row)] + self.store.recent(p.namespace, RECENT_RECHECKED)
+        live = [row for row in self.store.rows_by_seq(seqs) if row["superseded_by"] is None and same(row)]
+        found = min(live, key=lambda row: row["seq"], default=None)
+        memory_id = found["id"] if found else self.add_many([p], field_prefix="", vectors=[vectors])[0]
+        similar = [
+            SimilarMemory(
+                id=row["id"], content=row["content"][:SIMILAR_CHARS], type=row["type"], similarity=round(sim, 2)
+            )
+            for row, sim in near
+            if row["id"] != memory_id and sim >= SIMILAR_FLOOR and self.may_hear(p.audience, row["audience"])
+        ]
+        return AddResult(id=memory_id, duplicate=found is not None, similar=similar[:SIMILAR_SHOWN])
 
     def prepare_vectors(self, items: list[AddParams], *, field_prefix: str = "items") -> list[np.ndarray]:
         """Each item's vectors, checked (a caller's) or embedded: what ``add_many(vectors=...)`` takes,
@@ -559,6 +640,12 @@ class Memories:
             set(self.store.phrase_matches(namespace, CONSTRAINT_PHRASES, rc.constraint_candidates)) if advice else set()
         )
         seqs.update(dict.fromkeys(sorted(constraints)))
+        asked = self._slots_asked_now(query)
+        phrased: set[int] = set()  # for a fact slot asked about now, the newest memories with one of its phrases
+        if asked:
+            phrases = tuple(sorted({phrase for slot, _ in asked for phrase in SLOT_PHRASES[slot]}))
+            phrased = set(self.store.phrase_matches(namespace, phrases, rc.slot_candidates))
+            seqs.update(dict.fromkeys(sorted(phrased)))
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
         # Also beside the embedding: these rows' episode links and every match's lexical signal.
         links = self._episode_links(namespace, rows, listener)
@@ -574,6 +661,8 @@ class Memories:
         scored = self._score_rows(rows, qvec, lexical, now, namespace=namespace, listener=listener, links=links)
         if constraints:
             self._lift_constraints(scored, constraints)
+        if asked:
+            self._lift_current(scored, set(asked), phrased)
         return Candidates(scored, qvec, kept_out, hits.idf)
 
     def _lift_constraints(self, scored: list[Scored], found: set[int]) -> None:
@@ -587,6 +676,39 @@ class Memories:
                 lifted = share * best + (1 - share) * s.signals.similarity
                 if lifted > s.signals.similarity:
                     s.signals.constraint = lifted - s.signals.similarity
+                    s.signals.similarity = lifted
+                    s.score = injection_score(s.signals, self.config.scoring)
+
+    def _slots_asked_now(self, query: str) -> list[tuple[str, str]]:
+        """The fact slots (where someone lives, works, ...; memory/language/slots.py) ``query`` asks
+        about in the present; none for a question about the past or with [retrieval] slot_share 0."""
+        if self.config.retrieval.slot_share <= 0 or asks_about_the_past(query) or mentions_the_past(query):
+            return []
+        return asked_slots(query)
+
+    def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]], phrased: set[int]) -> None:
+        """For a question about a fact slot in the present, the newest memory filling it is the
+        current value, however few words it shares with the question or with the older ones it
+        changes: its similarity is lifted to [retrieval] slot_share of the best candidate's (search
+        then puts it above the older ones, _current_slot_first). Every filler is marked. A persona
+        memory's "I" is the agent ("My name is Nova"): it fills none of the person's slots. Read:
+        the memories found by the slot's phrases (``phrased``) and the SLOT_READ most similar."""
+        found: list[Filler] = []
+        slots = sorted({slot for slot, _ in asked})
+        read = {id(s) for s in heapq.nlargest(SLOT_READ, scored, key=lambda s: s.signals.similarity)}
+        for s in scored:
+            if s.row["type"] == "persona" or not (id(s) in read or s.row["seq"] in phrased):
+                continue
+            for key in sorted(filled_slots(s.row["content"], slots) & asked):
+                s.slot = s.slot or key
+                found.append(Filler(s.row["id"], key, parse_time(s.row["created"]), s.row["seq"]))
+        current = newest_fillers(found)
+        best = max((s.signals.similarity for s in scored), default=0.0)
+        lifted = self.config.retrieval.slot_share * best
+        for s in scored:
+            if s.row["id"] in current:
+                s.slot, s.current = current[s.row["id"]], True
+                if lifted > s.signals.similarity:
                     s.signals.similarity = lifted
                     s.score = injection_score(s.signals, self.config.scoring)
 
@@ -643,6 +765,7 @@ class Memories:
         hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
         if not asks_about_the_past(p.query):
             hits = self._current_first(p.namespace, hits, idf, window=max(2 * p.k, 20))
+        hits = _current_slot_first(hits)
         hits = self._episodes_apart(hits)
         kept, folded = self._fold_same_turns(hits)
         stated = self._stated([s.row for s in kept[: p.k]])

@@ -13,6 +13,7 @@ from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.context import build_context
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.conversation.episodes import EpisodeWorker
+from agentmemd.memory.conversation.transcript import IncomingTurn, NeedText, as_stored, turn_digest
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
@@ -22,6 +23,7 @@ from agentmemd.memory.core.models import (
     ConversationListParams,
     ObservationsListParams,
     ObserveParams,
+    RetractParams,
     SyncParams,
     TurnsParams,
 )
@@ -69,27 +71,49 @@ class ConversationService:
         return {**counts, "compaction_scheduled": scheduled, "scoring_scheduled": scoring}
 
     def sync(self, p: SyncParams) -> dict[str, Any]:
-        """Store the turns of an app's history that the session has not stored yet: those past its
-        turn count. One call on the store thread, so two doors sending the same history at once
-        store each turn once (a status, then appends, could store them twice). A door that knows
-        how far the session goes sends only the rest, from ``offset``; one that starts past the
-        session's end gets Conflict with the session's count, and sends from there."""
-        self.conversations.claim(p.session, p.namespace)
-        stored = self.conversations.counts(p.session)["turns"]
-        if p.offset > stored:
+        """Store what an app's history adds to the stored transcript, matched by content (one call
+        on the store thread, so two doors sending the same history at once store each turn once).
+        A history sent with some turns as digests whose text is needed gets Conflict naming them."""
+        incoming = [
+            IncomingTurn(t.role, as_stored(t.content), turn_digest(t.role, as_stored(t.content)))
+            if t.content is not None
+            else IncomingTurn(t.role, None, t.digest)
+            for t in p.turns
+        ]
+        try:
+            placement, seqs = self.conversations.sync(p.namespace, p.session, incoming, pending=p.pending)
+        except NeedText as exc:
             raise Conflict(
-                f"turns from {p.offset} were sent, but session {p.session!r} has {stored}: "
-                f"send its history from turn {stored}",
-                {"session": p.session, "turns": stored},
-            )
-        fresh = p.turns[stored - p.offset :]
+                f"the history's new turns {exc.positions[:10]} were sent as digests: send their content",
+                {"needs": exc.positions},
+            ) from None
         scheduled = {"compaction_scheduled": False, "scoring_scheduled": False}
-        for turn in fresh:
-            done = self.append(
-                AppendParams(session=p.session, role=turn.role, content=turn.content, namespace=p.namespace)
-            )
-            scheduled = {k: scheduled[k] or done[k] for k in scheduled}
-        return {**self.conversations.counts(p.session), "appended": len(fresh), **scheduled}
+        if seqs and not p.pending:
+            scheduled = self._after_stored(placement.session, p.namespace, seqs, incoming[placement.new_from :])
+        return {
+            **self.conversations.counts(placement.session),
+            "session": placement.session,
+            "forked_from": (self.conversations.tables.branch(placement.session) or {}).get("parent"),
+            "transcript_turns": self.conversations.tables.transcript_length(placement.session),
+            "appended": len(seqs),
+            "appended_seqs": seqs,
+            **scheduled,
+        }
+
+    def _after_stored(self, session: str, namespace: str, seqs: list[int], turns: list[IncomingTurn]) -> dict:
+        """An assistant reply is scored; a compaction is queued when due."""
+        scoring = self.config.persona.score_assistant_turns and any(t.role == "assistant" for t in turns)
+        for seq, turn in zip(seqs, turns):
+            if turn.role == "assistant" and self.config.persona.score_assistant_turns:
+                self.worker.score(namespace=namespace, session=session, turn_seq=seq, response=turn.text)
+        due = self.conversations.due(session)
+        if due:
+            self.worker.request(session)
+        return {"compaction_scheduled": due, "scoring_scheduled": scoring}
+
+    def retract(self, p: RetractParams) -> dict[str, Any]:
+        """Take back the pending turns of a model call the provider refused."""
+        return {"retracted": self.conversations.retract(p.session, p.namespace, p.seqs)}
 
     def context(self, p: ContextParams) -> dict[str, Any]:
         """Stable prefix + observations + recent turns + Memory Pack, carrying out the drift action due."""
@@ -184,7 +208,7 @@ class ConversationService:
     def turns(self, p: TurnsParams) -> dict[str, Any]:
         """A page of a session's turns (``offset`` from the newest), oldest first."""
         self.conversations.require(p.session, p.namespace)
-        total = self.conversations.tables.turn_counts(p.session)[0]
+        total = self.conversations.tables.transcript_length(p.session)
         return {"turns": self.conversations.tables.turn_page(p.session, p.limit, p.offset), "total": total}
 
     def contexts(self, p: ContextsParams) -> dict[str, Any]:

@@ -30,17 +30,181 @@ class ConversationTables:
         return [int(self.store.conn.execute(sql, [row[c] for c in columns]).lastrowid) for row in rows]
 
     def origin(self, session: str) -> tuple[str, str | None]:
-        """(audience, chat) of a session: every turn of a session has its chat's (the user's own, no chat, else)."""
-        row = self.store.conn.execute(
-            "SELECT audience, chat FROM conversation_turns WHERE session = ? ORDER BY seq LIMIT 1", (session,)
-        ).fetchone()
-        return (row[0], row[1]) if row else ("user", None)
+        """(audience, chat) of a session: every turn of a session has its chat's (the user's own, no chat, else).
+        A branch with no turn of its own yet has its parent's."""
+        for name, _ in self.segments(session):
+            row = self.store.conn.execute(
+                "SELECT audience, chat FROM conversation_turns WHERE session = ? ORDER BY seq LIMIT 1", (name,)
+            ).fetchone()
+            if row:
+                return row[0], row[1]
+        return "user", None
 
     def namespace_of(self, session: str) -> str | None:
-        row = self.store.conn.execute(
-            "SELECT namespace FROM conversation_turns WHERE session = ? LIMIT 1", (session,)
-        ).fetchone()
+        row = (
+            self.store.conn.execute(
+                "SELECT namespace FROM conversation_turns WHERE session = ? LIMIT 1", (session,)
+            ).fetchone()
+            or self.store.conn.execute(
+                "SELECT namespace FROM conversation_branches WHERE session = ?", (session,)
+            ).fetchone()
+        )
         return row[0] if row else None
+
+    # ---- the transcript by content (m022) ------------------------------------------------------
+
+    def branch(self, session: str) -> dict[str, Any] | None:
+        rows = self.store._rows("SELECT * FROM conversation_branches WHERE session = ?", (session,))
+        return rows[0] if rows else None
+
+    def add_branch(self, row: dict[str, Any]) -> None:
+        self.db["conversation_branches"].insert(row)
+
+    def segments(self, session: str) -> list[tuple[str, int | None]]:
+        """The sessions a transcript is made of, newest first: (session, last seq it contributes;
+        None for all). A branch inherits its parent's transcript up to the turn it forked at."""
+        out: list[tuple[str, int | None]] = [(session, None)]
+        seen = {session}
+        row = self.branch(session)
+        while row and row["parent"] and row["parent"] not in seen:
+            out.append((row["parent"], row["fork_seq"]))
+            seen.add(row["parent"])
+            parent = self.branch(row["parent"])
+            # A grandparent's part ends where the parent forked, or earlier if this fork was earlier.
+            if parent and parent["fork_seq"] is not None:
+                parent = {**parent, "fork_seq": min(parent["fork_seq"], row["fork_seq"])}
+            row = parent
+        return out
+
+    def _in_transcript(self, session: str) -> tuple[str, list[Any]]:
+        """A WHERE clause (and its parameters) for the turns of a session's transcript."""
+        parts, params = [], []
+        for name, upto in self.segments(session):
+            if upto is None:
+                parts.append("session = ?")
+                params.append(name)
+            else:
+                parts.append("(session = ? AND seq <= ?)")
+                params += [name, upto]
+        return "(" + " OR ".join(parts) + ")", params
+
+    def transcript(self, session: str) -> list[dict[str, Any]]:
+        """Every turn of the session's transcript, inherited ones too, oldest first."""
+        where, params = self._in_transcript(session)
+        return self.store._rows(
+            f"SELECT {TURN_COLUMNS}, session, digest, chain, pending FROM conversation_turns WHERE {where} "
+            "ORDER BY seq",
+            params,
+        )
+
+    def transcript_unobserved(self, session: str) -> list[dict[str, Any]]:
+        where, params = self._in_transcript(session)
+        return self.store._rows(
+            f"SELECT {TURN_COLUMNS} FROM conversation_turns WHERE {where} AND observed_run IS NULL ORDER BY seq",
+            params,
+        )
+
+    def transcript_recent(self, session: str, count: int) -> list[dict[str, Any]]:
+        where, params = self._in_transcript(session)
+        rows = self.store._rows(
+            f"SELECT {TURN_COLUMNS} FROM conversation_turns WHERE {where} ORDER BY seq DESC LIMIT ?", (*params, count)
+        )
+        return rows[::-1]
+
+    def transcript_length(self, session: str) -> int:
+        where, params = self._in_transcript(session)
+        return self.store.conn.execute(f"SELECT count(*) FROM conversation_turns WHERE {where}", params).fetchone()[0]
+
+    def newest_chain(self, session: str) -> tuple[int, str | None] | None:
+        """(seq, chain) of the newest turn of the session's transcript; None when it has none."""
+        where, params = self._in_transcript(session)
+        row = self.store.conn.execute(
+            f"SELECT seq, chain FROM conversation_turns WHERE {where} ORDER BY seq DESC LIMIT 1", params
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def own_turns(self, session: str, after_seq: int = -1) -> list[dict[str, Any]]:
+        """The session's own turns after ``after_seq``: seq, digest, chain, pending."""
+        return self.store._rows(
+            "SELECT seq, role, content, digest, chain, pending FROM conversation_turns "
+            "WHERE session = ? AND seq > ? ORDER BY seq",
+            (session, after_seq),
+        )
+
+    def set_chains(self, rows: list[tuple[str, str, int]]) -> None:
+        """(digest, chain, seq) for turns stored before they had one."""
+        self.store.conn.executemany("UPDATE conversation_turns SET digest = ?, chain = ? WHERE seq = ?", rows)
+
+    def by_chain(self, namespace: str, chains: list[str]) -> dict[str, tuple[str, int]]:
+        """chain -> (session, seq) of the stored turns ending in one of ``chains`` (the newest of equals)."""
+        found: dict[str, tuple[str, int]] = {}
+        for start in range(0, len(chains), 500):
+            part = chains[start : start + 500]
+            for chain, session, seq in self.store.conn.execute(
+                f"SELECT chain, session, seq FROM conversation_turns WHERE namespace = ? AND chain IN "
+                f"({', '.join('?' * len(part))}) ORDER BY seq",
+                (namespace, *part),
+            ):
+                found[chain] = (session, seq)
+        return found
+
+    def by_digest(self, namespace: str, digest: str, limit: int = 50) -> list[tuple[str, int]]:
+        """(session, seq) of the newest stored turns with this digest."""
+        return [
+            (session, seq)
+            for session, seq in self.store.conn.execute(
+                "SELECT session, seq FROM conversation_turns WHERE namespace = ? AND digest = ? "
+                "ORDER BY seq DESC LIMIT ?",
+                (namespace, digest, limit),
+            )
+        ]
+
+    def forks_at(self, parent: str, fork_seq: int) -> list[str]:
+        return [
+            r[0]
+            for r in self.store.conn.execute(
+                "SELECT session FROM conversation_branches WHERE parent = ? AND fork_seq = ? ORDER BY rowid",
+                (parent, fork_seq),
+            )
+        ]
+
+    def family(self, namespace: str, family: str) -> list[str]:
+        """The sessions of a named conversation: its branches, the most recently active last."""
+        return [
+            r[0]
+            for r in self.store.conn.execute(
+                "SELECT b.session FROM conversation_branches b LEFT JOIN conversation_turns t ON t.session = b.session "
+                "WHERE b.namespace = ? AND b.family = ? GROUP BY b.session ORDER BY coalesce(max(t.seq), 0), b.rowid",
+                (namespace, family),
+            )
+        ]
+
+    def confirm(self, session: str) -> int:
+        """Turns of the session's transcript a door stored pending become confirmed; how many."""
+        where, params = self._in_transcript(session)
+        return self.store.conn.execute(
+            f"UPDATE conversation_turns SET pending = 0 WHERE pending = 1 AND {where}", params
+        ).rowcount
+
+    def confirm_older_than(self, ts: str) -> int:
+        """Pending turns whose call never came back (a door stopped): kept, as what was said."""
+        return self.store.conn.execute(
+            "UPDATE conversation_turns SET pending = 0 WHERE pending = 1 AND ts < ?", (ts,)
+        ).rowcount
+
+    def retract(self, session: str, seqs: list[int]) -> int:
+        """Delete pending turns of the session that are still its newest; how many went."""
+        gone = 0
+        for seq in sorted(seqs, reverse=True):
+            newest = self.store.conn.execute(
+                "SELECT max(seq) FROM conversation_turns WHERE session = ?", (session,)
+            ).fetchone()[0]
+            if newest != seq:
+                break
+            gone += self.store.conn.execute(
+                "DELETE FROM conversation_turns WHERE seq = ? AND session = ? AND pending = 1", (seq, session)
+            ).rowcount
+        return gone
 
     def turn_counts(self, session: str) -> tuple[int, int, int, int]:
         """(turns, observed turns, unobserved tokens, successful reflections)."""
@@ -56,8 +220,10 @@ class ConversationTables:
         return turns, observed, unobserved_tokens, reflected
 
     def unobserved(self, session: str) -> list[dict[str, Any]]:
+        """The session's own turns not yet observed nor pending (the Observer's input)."""
         return self.store._rows(
-            f"SELECT {TURN_COLUMNS} FROM conversation_turns WHERE session = ? AND observed_run IS NULL ORDER BY seq",
+            f"SELECT {TURN_COLUMNS} FROM conversation_turns WHERE session = ? AND observed_run IS NULL "
+            "AND pending = 0 ORDER BY seq",
             (session,),
         )
 
@@ -83,7 +249,7 @@ class ConversationTables:
         """The oldest turns not yet stored as episodes (m017), with who may hear them."""
         return self.store._rows(
             "SELECT seq, session, namespace, role, speaker, content, ts, person, chat, audience "
-            "FROM conversation_turns WHERE episode IS NULL ORDER BY seq LIMIT ?",
+            "FROM conversation_turns WHERE episode IS NULL AND pending = 0 ORDER BY seq LIMIT ?",
             (limit,),
         )
 
@@ -135,11 +301,13 @@ class ConversationTables:
         return rows, total
 
     def turn_page(self, session: str, limit: int, offset: int) -> list[dict[str, Any]]:
-        """``limit`` turns of a session, ``offset`` from its newest, oldest first."""
+        """``limit`` turns of a session's transcript (a branch's inherited ones too), ``offset``
+        from its newest, oldest first."""
+        where, params = self._in_transcript(session)
         rows = self.store._rows(
-            "SELECT seq, role, speaker, content, ts, tokens, observed_run, chat FROM conversation_turns "
-            "WHERE session = ? ORDER BY seq DESC LIMIT ? OFFSET ?",
-            (session, limit, offset),
+            "SELECT seq, role, speaker, content, ts, tokens, observed_run, chat, session AS stored_in, pending "
+            f"FROM conversation_turns WHERE {where} ORDER BY seq DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
         )
         return rows[::-1]
 

@@ -1,0 +1,454 @@
+"""Fact slots: the things about a person that hold one value at a time (where they live, where
+they work, who their partner is, their name, phone number, e-mail address, diet), recognised in
+questions and in memories by cue patterns, no model.
+
+A person says what changed without saying what it replaces ("We finally got the keys to the new
+place in Leeds", a year after "The user lives in Berlin"), and a model that stores it with
+memory.add instead of memory.update leaves both live. The two share no word, and search finds
+"where do I live?" far nearer the old one (similarity 0.63 against 0.05). What ties them is what they
+are: both fill the residence slot of the same person. A question about that slot in the present
+wants the newest memory filling it (memory/retrieval/currency.py, ``[retrieval] slot_share``).
+
+* ``asked_slots(question)``: the (slot, subject) pairs a question asks for.
+* ``filled_slots(text)``: the (slot, subject) pairs a memory fills.
+* ``mentions_the_past(question)``: a past tense, a year, "before": the old value may be the answer.
+* ``SLOT_PHRASES``: FTS5 phrases (stemmed like the index) that find a slot's memories.
+
+A subject is ``"self"`` (the person the agent serves: "I", "we", "the user", a turn said by
+"user"), a name in lower case ("caroline", for "Caroline said: I moved to Leeds" or "Where does
+Caroline live?") or a relation ("my sister"); a statement about someone else ("My sister moved to
+Rome") does not answer where I live, and an assistant's turn ("assistant: you live in ...") fills
+nothing. English first; residence, workplace and name also in German, French, Spanish,
+Portuguese and Italian first-person forms ("Ich wohne in", "je travaille chez", "me llamo").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from agentmemd.memory.core.text import STOPWORDS, words
+
+SLOTS: tuple[str, ...] = ("residence", "workplace", "partner", "name", "phone", "email", "diet")
+SELF = "self"
+
+_NAME = r"(?-i:[A-Z][a-z]+)"  # a capitalised word, whatever the pattern's case
+_KIN = (
+    r"(?:mom|mother|mum|dad|father|parents|husband|wife|partner|boyfriend|girlfriend|fianc[eé]?e?|son|daughter|"
+    r"kids|children|brother|sister|grandma|grandmother|grandpa|grandfather|friend|best friend|cousin|aunt|uncle|"
+    r"niece|nephew|neighbou?r|boss|colleague|roommate|flatmate|dog|cat)"
+)
+# Who a question asks about: the asker, a name, a relation; "you" (the agent) and a bare pronoun
+# name no one the rule can match.
+_WHO = rf"(?P<who>i|we|the user|user|you|he|she|they|(?:my|our) {_KIN}|{_NAME})"
+_WHOSE = rf"(?P<who>my|our|the user's|user's|your|his|her|their|(?:my|our) {_KIN}'s|{_NAME}'s)"
+_FLAGS = re.IGNORECASE
+# Statements are matched with ASCII word boundaries: Unicode ones made each pattern 5-10x slower
+# over a long text (a pattern next to a non-ASCII letter is written without one).
+_TEXT_FLAGS = re.IGNORECASE | re.ASCII
+
+
+def _phrases(listed: str) -> tuple[str, ...]:
+    return tuple(listed.split(", "))
+
+
+@dataclass(frozen=True)
+class _Slot:
+    said: tuple[str, ...]  # predicates; the subject is the words before them, or their own `who` group
+    first_person: tuple[str, ...]  # statements whose wording says the speaker ("call me Alex", "je m'appelle")
+    asked: tuple[str, ...]  # questions, with a `who` group (none: the asker)
+    phrases: tuple[str, ...]  # FTS5 phrases that find the memories
+    keys: tuple[str, ...]  # word starts (lower case, words apart), one of which each statement holds: a fast pass
+
+
+_DEFINITIONS: dict[str, _Slot] = {
+    "residence": _Slot(
+        said=(
+            r"\b(?:live|lives|living|reside|resides|residing)(?: now| currently| still)? (?:in|at|near|on)\b",
+            r"\b(?:moved|relocated)(?: back| over| out)? (?:in ?to|to|in with|in|across to)\b",
+            r"\bgot the keys (?:to|for)\b",
+            r"\b(?:bought|rented|rent|renting|signed for|found) (?:a|an|the|our|my) (?:new )?"
+            r"(?:house|flat|apartment|place|home|condo|studio)\b",
+            r"\b(?:based|settled) in\b",
+            rf"\b(?P<who>my|our|{_NAME}'s) (?:new |current |home )?address\b",
+            r"\b(?P<who>my|our) new (?:place|flat|apartment|house|home|neighbou?rhood)\b",
+        ),
+        first_person=(
+            r"\b(?:ich wohne|wir wohnen|ich lebe|wir leben) (?:jetzt |nun |seit \w+ )?(?:in|bei)\b",
+            r"\b(?:ich bin|wir sind)\b[^.!?]{0,60}\b(?:umgezogen|gezogen)\b",
+            r"\b(?:j'habite|nous habitons|on habite|je vis|nous vivons)\b|\b(?:j'ai|nous avons|on a) d[ée]m[ée]nag",
+            r"\b(?:vivo en|vivimos en|nos mudamos|me he mudado|nos hemos mudado)\b|\bme mud[ée]",
+            r"\b(?:moro em|moro no|moro na|moramos em|me mudei|mudei-me|mudamos para)\b",
+            r"\b(?:abito a|abitiamo a|vivo a|viviamo a|mi sono trasferit[oa]|ci siamo trasferiti)\b",
+        ),
+        asked=(
+            rf"\bwhere (?:do|does|am|are|is) {_WHO} (?:\w+ )?(?:live|living|based|reside|residing|staying|call home)\b",
+            rf"\bwhere {_WHO} (?:now |currently )?(?:live|lives|reside|resides|am living|'m living|am based)\b",
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:current |home |new |postal )*address\b",
+            rf"\b(?:which|what) (?:city|town|country|neighbou?rhood|area|street|part of town) (?:do|does|am|are|is) "
+            rf"{_WHO} (?:\w+ )?(?:live|living|based|in)\b",
+            rf"\bwhere(?:'s| is) {_WHOSE} (?:home|place|flat|apartment|house)\b",
+            r"\bwo (?:wohne ich|wohnen wir|lebe ich|leben wir)\b",
+            r"\bo[uù] (?:est-ce que )?(?:j'habite|nous habitons|je vis|habite-je|vis-je)\b",
+            r"\bd[oó]nde (?:vivo|vivimos)\b",
+            r"\bonde (?:eu )?(?:moro|vivo|moramos)\b",
+            r"\bdove (?:abito|vivo|abitiamo)\b",
+        ),
+        phrases=_phrases(
+            "live in, lives in, living in, live at, moved to, moved into, moved in, relocated, got the keys, "
+            "new place, new flat, new house, new apartment, new home, address, based in, settled in, wohne, "
+            "wohnen, umgezogen, gezogen, habite, habitons, demenage, vivo en, vivimos en, mude, mudamos, "
+            "mudado, moro, moramos, mudei, abito, trasferito, trasferita, trasferiti"
+        ),
+        keys=_phrases(
+            "liv, resid, moved, relocat, keys, bought, rent, signed for, found, based in, settled in, address, "
+            "my new, our new, wohn, lebe, gezogen, umgezogen, habit, je vis, vivons, déménag, viv, mud, moro, moramos, "
+            "abit, trasferit"
+        ),
+    ),
+    "workplace": _Slot(
+        said=(
+            r"\b(?:work|works|working)(?: now| currently| still| full-time| part-time)? "
+            r"(?:at|as(?! a team\b)|for(?! (?:me|you|us|everyone|everybody|them|him|her|all)\b))\b",
+            r"\b(?:started|start|starting|began)(?: at| with)? (?:a |my |the )?new "
+            r"(?:job|role|position|firm|company|employer|office|team|workplace)\b",
+            rf"\bstarted (?:work )?(?:at|with) {_NAME}\b",
+            r"\bjoined (?:[\w&'-]+ ){1,4}as (?:a|an|the)\b",
+            r"\b(?:hired|employed) (?:by|at|as)\b",
+            r"\b(?:got|landed|accepted|took) (?:a|the|an) (?:new )?(?:job|position|role|offer)\b",
+            r"\b(?P<who>my|our) first day (?:at|of) ",
+            r"\b(?:quit|left|lost) (?:my|the|our) job\b",
+            r"\b(?:resigned|got laid off|was laid off|were laid off|got fired|was fired|retired)\b",
+            r"\bpromoted to\b",
+            r"\b(?P<who>my|our) new (?:job|employer|company|firm|role|position|workplace|office)\b",
+            r"\b(?P<who>my) (?:job|employer|workplace|role|position) (?:is|at|as)\b",
+        ),
+        first_person=(
+            r"\b(?:ich arbeite|wir arbeiten) (?:jetzt |nun |seit \w+ )?(?:bei|als|f(?:ü|ue)r|in)\b",
+            r"\b(?:je travaille|nous travaillons) (?:maintenant )?(?:chez\b|à |pour\b|comme\b|dans\b)",
+            r"\b(?:trabajo|trabajamos) (?:ahora )?(?:en|para|como)\b",
+            r"\b(?:trabalho|trabalhamos) (?:agora )?(?:na|no|em|para|como)\b",
+            r"\b(?:lavoro|lavoriamo) (?:ora )?(?:a|per|come|presso|da)\b",
+        ),
+        asked=(
+            rf"\bwhere (?:do|does|am|are|is) {_WHO} (?:\w+ )?(?:work|working|employed)\b",
+            rf"\bwhere {_WHO} (?:now |currently )?(?:work|works|am working|'m working)\b",
+            rf"\bwho (?:do|does|am|are|is) {_WHO} (?:\w+ )?(?:work(?:ing)? for|employed by)\b",
+            rf"\bwhat (?:do|does) {_WHO} do for (?:a living|work|money)\b",
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:current |new |present )*(?:job|job title|role|occupation|profession|"
+            rf"employer|position|company|workplace|line of work)\b",
+            rf"\b(?:which|what) (?:company|firm|employer|organi[sz]ation|business) (?:do|does|am|are|is) {_WHO} "
+            rf"(?:\w+ )?(?:work|working|employed|with|at)\b",
+            r"\bwo arbeite (?:ich|wir)\b",
+            r"\bo[uù] (?:est-ce que )?(?:je travaille|travaille-je)\b",
+            r"\bd[oó]nde trabajo\b",
+            r"\bonde (?:eu )?trabalho\b",
+            r"\bdove lavoro\b",
+        ),
+        phrases=_phrases(
+            "work at, work for, work as, works at, works for, working at, working for, working as, new job, "
+            "new firm, new company, new role, new position, new employer, started at, first day, joined, "
+            "hired, employed, promoted, quit, resigned, laid off, retired, arbeite, travaille, trabajo, "
+            "trabalho, lavoro"
+        ),
+        keys=_phrases(
+            "work, start, began, joined, hired, employed, job, position, role, offer, first day, resigned, "
+            "laid off, fired, retired, promoted, my new, our new, employer, arbeit, travaill, trabaj, trabalh, "
+            "lavor"
+        ),
+    ),
+    "partner": _Slot(
+        said=(
+            rf"\b(?P<who>my|our) (?:new |current )?(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]?e?|spouse),? "
+            rf"{_NAME}\b",
+            r"\b(?P<who>my) new (?:girlfriend|boyfriend|partner)\b",
+            rf"\b(?:dating|seeing|married to|engaged to|going out with|moved in with|in a relationship with) {_NAME}\b",
+            r"\b(?:married|engaged|divorced|single|separated|broke up|split up)\b",
+        ),
+        first_person=(),
+        asked=(
+            rf"\bwho(?:'s| is) {_WHOSE} (?:current |new )*(?:partner|girlfriend|boyfriend|wife|husband|spouse|"
+            rf"fianc[eé]?e?|significant other|other half)\b",
+            rf"\bwho (?:am|is|are) {_WHO} (?:\w+ )?(?:dating|seeing|married to|engaged to|going out with|"
+            rf"in a relationship with)\b",
+            rf"\b(?:am|is|are) {_WHO} (?:\w+ )?(?:married|single|dating|engaged|seeing (?:anyone|someone)|"
+            rf"in a relationship)\b",
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:current )?relationship status\b",
+        ),
+        phrases=_phrases(
+            "girlfriend, boyfriend, partner, wife, husband, fiance, fiancee, spouse, dating, seeing, married, "
+            "engaged, divorced, broke up, split up, single, separated"
+        ),
+        keys=_phrases(
+            "girlfriend, boyfriend, partner, wife, husband, fianc, spouse, dating, seeing, married, engaged, "
+            "going out with, moved in with, relationship, divorced, single, separated, broke up, split up"
+        ),
+    ),
+    "name": _Slot(
+        said=(
+            rf"\b(?P<who>my|{_NAME}'s) (?:full |real |first |last |new |legal |preferred )*name(?: is|'s|:)",
+            r"\bchanged (?:my|our) (?:last |first )?name\b",
+        ),
+        first_person=(
+            rf"\bcall me {_NAME}\b",
+            r"\b(?:i go by|i'm called|i am called)\b",
+            r"\b(?:je m'appelle|ich hei(?:ß|ss)e|me llamo|mi nombre es|mi chiamo)\b|\bmeu nome (?:é|e)\s",
+        ),
+        asked=(
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:full |real |first |last |preferred |legal |new )*name\b",
+            rf"\bwhat {_WHOSE} (?:full |real |first |last |preferred |legal |new )*name is\b",
+            r"\bwhat (?:should|do|shall|can|will|would) you call me\b",
+            r"\bwhat do (?:i|you) go by\b",
+            r"\bhow should you (?:call|address) me\b",
+            r"\bwie hei(?:ß|ss)e ich\b",
+            r"\bcomment (?:je m'appelle|m'appelle-je)\b",
+            r"\bc[oó]mo me llamo\b",
+            r"\bcome mi chiamo\b",
+            r"\bqual (?:é|e) o meu nome\b",
+        ),
+        phrases=_phrases(
+            "my name, name is, call me, go by, changed my name, appelle, heisse, heiße, llamo, nombre es, "
+            "chiamo, meu nome"
+        ),
+        keys=_phrases(
+            "name, call me, go by, i m called, i am called, appelle, heiße, heisse, llamo, nombre, chiamo, meu nome"
+        ),
+    ),
+    "phone": _Slot(
+        said=(
+            r"\b(?P<who>my|our) (?:new )?(?:phone|mobile|cell|telephone)(?: number)?(?: is|'s|:| now)[^.!?\n]{0,12}\+?\d",
+            r"\bnew (?:phone |mobile |cell )?number\b",
+        ),
+        first_person=(r"\b(?:call|text|reach|ring) me (?:at|on) \+?\d",),
+        asked=(
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:\w+ )?(?:phone|mobile|cell|telephone)(?: number)?\b",
+            r"\b(?:how|where) (?:can|do|could|should) (?:you|people|they) (?:call|reach|text|ring) me\b",
+        ),
+        phrases=_phrases(
+            "phone number, mobile number, cell number, new number, my number, my phone, my mobile, call me, "
+            "text me, reach me"
+        ),
+        keys=_phrases("phone, mobile, cell, telephone, number, me at, me on"),
+    ),
+    "email": _Slot(
+        said=(r"\b(?P<who>my|our) (?:new )?e-?mail(?: address)?(?: is|'s|:| now)", r"\bnew e-?mail(?: address)?\b"),
+        first_person=(r"\be-?mail me (?:at|on)\b",),
+        asked=(
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:\w+ )?e-?mail(?: address)?\b",
+            r"\b(?:how|where) (?:can|do|could|should) (?:you|people|they) e-?mail me\b",
+        ),
+        phrases=_phrases("email, e mail, mail me"),
+        keys=_phrases("email, e mail"),
+    ),
+    "diet": _Slot(
+        said=(
+            r"\b(?:vegan|vegetarian|pescatarian|pescetarian|keto|paleo|flexitarian|plant-based)\b",
+            r"\b(?:started|stopped|quit|gave up|cut out|eat|eating)(?: eating)? (?:meat|fish|dairy|eggs|pork|beef|"
+            r"chicken|carbs|sugar)\b",
+            r"\b(?P<who>my|our) (?:new |current )?diet (?:is|now|consists)\b",
+            r"\bon a (?:strict |new |\w+ )?diet\b",
+        ),
+        first_person=(),
+        asked=(
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:current )?diet\b",
+            rf"\b(?:am|is|are) {_WHO} (?:still |now |currently )?(?:a |an )?(?:vegan|vegetarian|pescatarian|"
+            rf"pescetarian|keto|paleo|flexitarian|plant-based|on a diet)\b",
+            rf"\bwhat (?:do|does|can|can't|cannot) {_WHO} (?:not )?eat\b",
+            rf"\bdo(?:es)? {_WHO} (?:still )?eat (?:meat|fish|dairy|eggs)\b",
+            rf"\b{_WHOSE} dietary (?:needs|restrictions|requirements)\b",
+        ),
+        phrases=_phrases(
+            "vegan, vegetarian, pescatarian, keto, paleo, flexitarian, plant based, eating meat, eat meat, "
+            "my diet, stopped eating, started eating"
+        ),
+        keys=_phrases(
+            "vegan, vegetarian, pescatarian, pescetarian, keto, paleo, flexitarian, plant based, meat, fish, "
+            "dairy, eggs, pork, beef, chicken, carbs, sugar, diet"
+        ),
+    ),
+}
+
+SLOT_PHRASES: dict[str, tuple[str, ...]] = {name: slot.phrases for name, slot in _DEFINITIONS.items()}
+_SAID = {name: [re.compile(p, _TEXT_FLAGS) for p in slot.said] for name, slot in _DEFINITIONS.items()}
+_FIRST_PERSON = {name: [re.compile(p, _TEXT_FLAGS) for p in slot.first_person] for name, slot in _DEFINITIONS.items()}
+_ASKED = {name: [re.compile(p, _FLAGS) for p in slot.asked] for name, slot in _DEFINITIONS.items()}
+
+# Between a subject and its predicate: auxiliaries and adverbs ("we finally got", "I've been living").
+_BETWEEN = frozenset(
+    """am are is was were be been being have has had 've 'm 're 's got get now currently still also just finally
+    recently actually officially already both all eventually happily permanently then went go going gone became
+    become a an fully strictly no longer not never don't do did really totally mostly basically""".split()
+)
+# What may open a clause whose subject is its speaker ("Started at the new firm on Monday.").
+_OPENERS = frozenset("and so then just finally also now recently today yesterday anyway well oh yes yeah btw".split())
+_COORDINATORS = frozenset("and then but so".split())
+_SELF_WORDS = frozenset("i i'm i've we we're we've user".split())
+# A form of "be" before an -ing predicate: "I'm living in" states where I live, "living in the city, I
+# miss nature" does not.
+_BE = frozenset("am are is was were be been 'm 're 's i'm we're".split())
+# Capitalised, but no one's name.
+_NOT_NAMES = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+    september october november december thanks thank please sorry hey hi hello congrats wow okay ok sure great
+    yes yeah god""".split()
+)
+_AGENT_SPEAKERS = frozenset("assistant system ai bot agent model".split())
+_USER_SPEAKERS = frozenset("user human me the user owner".split())
+_NOT_SPEAKERS = frozenset(
+    "update note news fyi ps reminder edit fact summary context important todo question answer".split()
+)
+_WORD_STARTS = {name: tuple(" " + key for key in slot.keys) for name, slot in _DEFINITIONS.items()}
+_APART = str.maketrans(dict.fromkeys("\n\t\r'’\"()[]{}<>-/.,;:!?*_", " "))  # words apart, for ``keys``
+_CLAUSE_END = re.compile(r"[.!?;\n]")
+_SPEAKER = re.compile(r"^\s*(?P<who>[^\s:][^:\n]{0,40}?)(?: said)?:\s")
+_PAST = re.compile(
+    r"\b(?:did|was|were|had|used to|lived|worked|dated|ago|last year|back (?:in|then|when)|when (?:i|we) (?:was|were)|"
+    r"as a (?:kid|child|student|teenager)|(?:19|20)\d\d|before|previous(?:ly)?|at first|originally|initially|"
+    r"earlier|formerly|former|old|in the past|früher|vorher|damals|gewohnt|gearbeitet|avant|autrefois|antes|"
+    r"anteriormente|prima)\b",
+    _FLAGS,
+)
+
+
+def _speaker(text: str) -> tuple[str | None, str]:
+    """(whose first person the text is, the text after the speaker): SELF for no speaker or the
+    user, a lower-cased name, None for the agent's own turns."""
+    found = _SPEAKER.match(text)
+    if not found:
+        return SELF, text
+    who = found.group("who").strip()
+    low = who.lower()
+    if low in _AGENT_SPEAKERS:
+        return None, text[found.end() :]
+    if low in _USER_SPEAKERS:
+        return SELF, text[found.end() :]
+    if low in _NOT_SPEAKERS or not all(w[:1].isupper() for w in who.split()):
+        return SELF, text
+    return low, text[found.end() :]
+
+
+def _subject_word(tokens: list[str], raw: list[str], speaker: str) -> str | None:
+    """The subject named by the last of ``tokens`` (lower-cased; ``raw`` as written)."""
+    last, written = tokens[-1], raw[-1]
+    if last in _SELF_WORDS:
+        return speaker
+    kin = re.fullmatch(_KIN, last, _FLAGS)
+    if kin and len(tokens) > 1 and tokens[-2] in ("my", "our"):
+        return f"my {last}" if speaker == SELF else None
+    if written[:1].isupper() and last not in STOPWORDS and last not in _OPENERS and last not in _NOT_NAMES:
+        return last
+    return None
+
+
+def _subject_before(before: str, speaker: str, gerund: bool) -> str | None:
+    """Who a predicate is said of, from the words before it in its clause: the speaker for "I"/"we"
+    or a clause with none ("Started at the new firm"), a name, "my sister"; None when the words
+    before are no subject ("I'd love to live in", "fish live in"), or when an -ing predicate
+    (``gerund``) has no "be" before it ("living in the city, I miss nature")."""
+    clause = _CLAUSE_END.split(before)[-1]
+    raw = re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", clause)
+    tokens = words(clause)
+    between: list[str] = []
+    while tokens and tokens[-1] in _BETWEEN:
+        between.append(tokens[-1])
+        tokens, raw = tokens[:-1], raw[:-1]
+    if gerund and not (_BE.intersection(between) or (tokens and tokens[-1] in _BE)):
+        return None
+    if not tokens or all(t in _OPENERS for t in tokens):
+        return speaker
+    if tokens[-1] in _COORDINATORS:  # "we signed for a house and moved in": the clause's subject
+        return _subject_word(tokens[:1], raw[:1], speaker)
+    return _subject_word(tokens, raw, speaker)
+
+
+def _owner(word: str, speaker: str) -> str | None:
+    """The subject a possessive names: "my" the speaker's, "Ana's" Ana's."""
+    low = word.lower()
+    if low in ("my", "our"):
+        return speaker
+    return low[:-2] if low.endswith("'s") else low
+
+
+def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]]:
+    """The (slot, subject) pairs ``text`` fills, of ``slots``.
+
+    >>> sorted(filled_slots("We finally got the keys to the new place in Leeds."))
+    [('residence', 'self')]
+    >>> sorted(filled_slots("Caroline said: I started at the new firm on Monday."))
+    [('workplace', 'caroline')]
+    >>> sorted(filled_slots("My sister moved to Rome."))
+    [('residence', 'my sister')]
+    >>> filled_slots("I'd love to live in Japan one day.")
+    set()
+    """
+    spaced = " " + text.lower().translate(_APART)
+    slots = [slot for slot in slots if any(key in spaced for key in _WORD_STARTS[slot])]
+    speaker, said = _speaker(text) if slots else (None, text)
+    if speaker is None:
+        return set()
+    out: set[tuple[str, str]] = set()
+    for slot in slots:
+        if any(p.search(said) for p in _FIRST_PERSON[slot]):
+            out.add((slot, speaker))
+        for pattern in _SAID[slot]:
+            for found in pattern.finditer(said):
+                own = found.groupdict().get("who")
+                who = (
+                    _owner(own, speaker)
+                    if own
+                    else _subject_before(
+                        said[max(0, found.start() - 80) : found.start()],
+                        speaker,
+                        found.group(0).split()[0].endswith("ing"),
+                    )
+                )
+                if who is not None:
+                    out.add((slot, who))
+    return out
+
+
+def _asker(who: str | None) -> str | None:
+    """The subject a question's ``who`` names: SELF for the asker or the user, None for the agent
+    ("you") or a bare pronoun, else the name or relation."""
+    if who is None:
+        return SELF
+    low = who.lower()
+    low = low[:-2] if low.endswith("'s") else low
+    if low in ("i", "we", "my", "our", "the user", "user", "me"):
+        return SELF
+    if low in ("you", "your", "he", "she", "they", "his", "her", "their"):
+        return None
+    return low
+
+
+def asked_slots(question: str) -> list[tuple[str, str]]:
+    """The (slot, subject) pairs ``question`` asks for, in SLOTS order.
+
+    >>> asked_slots("Where does the user live now?")
+    [('residence', 'self')]
+    >>> asked_slots("What is Caroline's job?")
+    [('workplace', 'caroline')]
+    >>> asked_slots("Which bakery should we order the cake from?")
+    []
+    """
+    out: list[tuple[str, str]] = []
+    for slot in SLOTS:
+        for pattern in _ASKED[slot]:
+            found = pattern.search(question)
+            if found is None:
+                continue
+            who = _asker(found.groupdict().get("who"))
+            if who is not None and (slot, who) not in out:
+                out.append((slot, who))
+    return out
+
+
+def mentions_the_past(question: str) -> bool:
+    """Does ``question`` ask about a time gone by (a past tense, a year, "before", "old")? There the
+    slot's old value may be the answer.
+
+    >>> mentions_the_past("Where did I live in 2019?"), mentions_the_past("Where do I live these days?")
+    (True, False)
+    """
+    return bool(_PAST.search(question))
