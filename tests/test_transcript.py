@@ -180,3 +180,25 @@ def test_a_tools_output_is_not_the_users_words(d):
     d.call("conversation.observe", {"session": "tools", "force": True, "wait": True})
     observed = d.call("observations.list", {"session": "tools"})["observations"]
     assert not any("rain" in o["content"].lower() for o in observed), observed
+
+
+def test_a_session_stored_before_turns_had_chains_is_matched_by_content(d):
+    for role, text in (("user", "Book a table"), ("assistant", "For how many?")):
+        d.call("conversation.append", {"session": "old", "role": role, "content": text})
+    # As a data dir written before m022 has them: no digest, no chain, no branch row.
+    d.run_on_store(lambda: d.services.store.conn.execute("UPDATE conversation_turns SET digest = NULL, chain = NULL"))
+    out = exchange(d, [U("Book a table"), A("For how many?"), U("Four")], "Done.", session="old")
+    assert (out["session"], out["transcript_turns"]) == ("old", 4)
+    assert transcript(d, "old")[-2:] == [("user", "Four"), ("assistant", "Done.")]
+
+
+def test_pending_turns_are_not_made_episodes_until_confirmed(d):
+    def episodes() -> list[str]:
+        d.services.episodes.catch_up()
+        found = d.call("memory.search", {"query": "locker code", "types": ["episode"]})["results"]
+        return [h["content"] for h in found]
+
+    d.call("conversation.sync", {"session": "p", "turns": [U("My locker code is 4417")], "pending": True})
+    assert episodes() == []  # the model call has not been answered: maybe it is refused
+    d.call("conversation.sync", {"session": "p", "turns": [U("My locker code is 4417")]})  # it was accepted
+    assert any("4417" in e for e in episodes())

@@ -202,9 +202,10 @@ class TranscriptMatcher:
 
     def _ensure_chains(self, name: str, namespace: str, family: str) -> None:
         """A named session stored before turns had chains gets them (its own and its branches')."""
-        if self.tables.namespace_of(name) is None:
+        sessions = list(dict.fromkeys([name, *self.tables.family(namespace, family)]))
+        if self.tables.namespace_of(name) is None or not self.tables.lacks_chains(sessions):
             return
-        for session in [name, *self.tables.family(namespace, family)]:
+        for session in sessions:
             rows = self.tables.transcript(session)
             if all(r["chain"] for r in rows):
                 continue

@@ -124,11 +124,21 @@ class ConversationTables:
         return (row[0], row[1]) if row else None
 
     def own_turns(self, session: str, after_seq: int = -1) -> list[dict[str, Any]]:
-        """The session's own turns after ``after_seq``: seq, digest, chain, pending."""
+        """The session's own turns after ``after_seq``: seq, role, digest, chain, pending (not their text)."""
         return self.store._rows(
-            "SELECT seq, role, content, digest, chain, pending FROM conversation_turns "
-            "WHERE session = ? AND seq > ? ORDER BY seq",
+            "SELECT seq, role, digest, chain, pending FROM conversation_turns WHERE session = ? AND seq > ? ORDER BY seq",
             (session, after_seq),
+        )
+
+    def lacks_chains(self, sessions: list[str]) -> bool:
+        """Whether any turn of these sessions was stored before turns had chains."""
+        return (
+            self.store.conn.execute(
+                f"SELECT 1 FROM conversation_turns WHERE chain IS NULL AND session IN ({', '.join('?' * len(sessions))}) "
+                "LIMIT 1",
+                sessions,
+            ).fetchone()
+            is not None
         )
 
     def set_chains(self, rows: list[tuple[str, str, int]]) -> None:
