@@ -145,3 +145,57 @@ def test_a_5_mb_message_keeps_memory_on_for_the_conversation(world):
     turns = wait_for(lambda: (t := transcript(d, "big")) and len(t) == 4 and t)
     assert [t["role"] for t in turns] == ["user", "assistant", "user", "assistant"]
     assert "characters; sha256" in turns[0]["content"] and turns[-1]["content"] == "Lorem."
+
+
+def _said(history: list[dict]) -> list[tuple[str, str]]:
+    return [(m["role"], m["content"]) for m in history]
+
+
+def _final_branch(d, expected: list[tuple[str, str]]) -> bool:
+    """Some conversation's transcript is exactly the app's final history."""
+    for s in d.call("conversation.list", {"limit": 100})["sessions"]:
+        if [(t["role"], t["content"]) for t in transcript(d, s["session"])] == expected:
+            return True
+    return False
+
+
+def test_a_regenerate_then_the_next_turn_is_the_apps_history(world):
+    d, fake, client = world
+    first = [{"role": "user", "content": "Suggest a name for my cat"}]
+    fake.script("Mittens.")
+    ask(client, first)
+    fake.script("Pixel.")  # the app regenerates: the same history again, a new reply
+    ask(client, first)
+    history = [*first, {"role": "assistant", "content": "Pixel."}, {"role": "user", "content": "Why Pixel?"}]
+    fake.script("It is small and bright.")
+    ask(client, history)
+    expected = [*_said(history), ("assistant", "It is small and bright.")]
+    assert wait_for(lambda: _final_branch(d, expected))
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_an_app_sending_a_sliding_window_is_one_conversation_with_every_turn_once(world, named):
+    d, fake, client = world
+    headers = {"x-agentmemd-session": "window"} if named else {}
+    history: list[dict] = []
+    for i in range(10):
+        history.append({"role": "user", "content": f"Step {i}: what should I pack for day {i} of the hike?"})
+        fake.script(f"For day {i}: water and a map.")
+        ask(client, history[-6:], extra_headers=headers)  # only its last messages
+        history.append({"role": "assistant", "content": f"For day {i}: water and a map."})
+    assert wait_for(lambda: _final_branch(d, _said(history)))
+    assert d.call("conversation.list", {})["total"] == 1
+
+
+def test_an_edited_message_resent_branches_and_keeps_both_versions(world):
+    d, fake, client = world
+    start = [{"role": "user", "content": "I live in Oslo"}, {"role": "assistant", "content": "Noted."}]
+    fake.script("Noted.")
+    ask(client, start[:1], extra_headers={"x-agentmemd-session": "e"})
+    fake.script("Cold.")
+    ask(client, [*start, {"role": "user", "content": "Weather today?"}], extra_headers={"x-agentmemd-session": "e"})
+    fake.script("Wet.")  # the person edits their last message and sends it again
+    edited = [*start, {"role": "user", "content": "Weather in Bergen today?"}]
+    ask(client, edited, extra_headers={"x-agentmemd-session": "e"})
+    assert wait_for(lambda: _final_branch(d, [*_said(edited), ("assistant", "Wet.")]))
+    assert wait_for(lambda: _final_branch(d, [*_said(start), ("user", "Weather today?"), ("assistant", "Cold.")]))
