@@ -278,7 +278,6 @@ def test_every_method_addressed_by_id_or_session_stays_inside_the_callers_namesp
         ("conversation.observe", {"session": "alice-dm"}),
         ("observations.list", {"session": "alice-dm"}),
         ("persona.scores", {"session": "alice-dm"}),
-        ("persona.score", {"response": "hi", "session": "alice-dm"}),
         ("persona.rules.confirm", {"id": prop["id"]}),
         ("persona.rules.reject", {"id": prop["id"]}),
     ]
@@ -288,10 +287,15 @@ def test_every_method_addressed_by_id_or_session_stays_inside_the_callers_namesp
                 d.call(method, {**params, **caller})
             assert err.value.code == -32001, (method, err.value)
             assert secret not in err.value.message and secret not in json.dumps(err.value.data), (method, err.value)
-    # Appending to another namespace's session id is refused without saying whose it is.
-    with pytest.raises(RpcCallError) as err:
-        d.call("conversation.append", {"session": "alice-dm", "role": "user", "content": "hi", "namespace": "mallory"})
-    assert err.value.code == -32002 and secret not in err.value.message
+    # Session ids are per namespace: mallory's "alice-dm" is a conversation of its own (as is scoring a
+    # reply in it), and alice's is untouched.
+    mine = d.call(
+        "conversation.append", {"session": "alice-dm", "role": "user", "content": "hi", "namespace": "mallory"}
+    )
+    assert mine["turns"] == 1 and secret not in json.dumps(mine)
+    d.call("persona.score", {"response": "hi", "session": "alice-dm", "namespace": "mallory"})
+    turns = d.call("conversation.turns", {"session": "alice-dm", "namespace": secret})["turns"]
+    assert [t["content"] for t in turns] == ["My PIN is 4321"]
     assert d.call("observations.list", {})["observations"] == []  # the default namespace's: none
     stats = d.call("stats", {"namespace": "mallory"})
     assert secret not in json.dumps(stats) and stats["packs_logged"] == 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from agentmemd.memory.core.sessions import session_key
+
 NS = "ep"
 TURNS = [
     ("user", "Ana", "I finally moved to Lisbon last spring.", "2024-03-01T10:00:00Z"),
@@ -122,7 +124,7 @@ def test_turns_without_episodes_are_indexed_at_the_next_start(in_process, short_
     off = in_process({**config, "conversation": {"episodes": False}}, fake_embedder=True, root=short_tmp / "d")
     _append(off)
     assert _episodes(off, "trams every morning") == []
-    assert off.services.episodes.tables.unindexed_count("ep-1") == len(TURNS)
+    assert off.services.episodes.tables.unindexed_count(session_key(NS, "ep-1")) == len(TURNS)
     off.terminate()
     on = in_process(config, fake_embedder=True, root=short_tmp / "d")
     on.services.episodes.catch_up()  # the worker started on them already; this waits for the rest

@@ -199,3 +199,21 @@ def test_an_edited_message_resent_branches_and_keeps_both_versions(world):
     ask(client, edited, extra_headers={"x-agentmemd-session": "e"})
     assert wait_for(lambda: _final_branch(d, [*_said(edited), ("assistant", "Wet.")]))
     assert wait_for(lambda: _final_branch(d, [*_said(start), ("user", "Weather today?"), ("assistant", "Cold.")]))
+
+
+def test_one_session_header_in_two_namespaces_is_two_conversations(world):
+    d, fake, client = world
+    token = d.call("access.tokens.create", {"name": "two", "namespaces": ["home", "work"]})["secret"]
+    base = str(client.base_url).split("/t/")[0]
+    for namespace, said in (("home", "Pick up the kids at five"), ("work", "Ship the release on Friday")):
+        scoped = anthropic.Anthropic(base_url=f"{base}/t/{token}", api_key=KEY, max_retries=0)
+        fake.script("Noted.")
+        headers = {"x-agentmemd-session": "today", "x-agentmemd-namespace": namespace}
+        ask(scoped, [{"role": "user", "content": said}], extra_headers=headers)
+    for namespace, said in (("home", "Pick up the kids at five"), ("work", "Ship the release on Friday")):
+        turns = wait_for(lambda ns=namespace: len(t := transcript_in(d, "today", ns)) == 2 and t)
+        assert [t["content"] for t in turns] == [said, "Noted."]
+
+
+def transcript_in(d, session: str, namespace: str) -> list[dict]:
+    return d.call("conversation.turns", {"session": session, "namespace": namespace, "limit": 100})["turns"]

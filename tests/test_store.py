@@ -304,3 +304,50 @@ def test_a_commit_during_a_namespace_load_is_not_missed():
     index = VectorIndex(4, loader)
     assert [seq for seq, _ in index.search("ns", unit[2], 3)] == [3, 1]
     assert index.size("ns") == 2
+
+
+def test_the_sessions_by_namespace_migration_renames_every_trace_outside_the_default_namespace(tmp_path):
+    """m023 on a data dir written before it (session ids were unique across the daemon then): a
+    session of namespace "work" becomes key "s|work" in each table that names it; the default
+    namespace's keep theirs, and memories' sources keep the name."""
+    import sqlean
+    import sqlite_utils
+
+    from agentmemd.memory.store.migrations import migrations
+
+    path = tmp_path / "old.db"
+    db = sqlite_utils.Database(sqlean.connect(str(path)))
+    migrations.apply(db, stop_before="m023_sessions_by_namespace")
+    turn = {"role": "user", "speaker": "Ana", "content": "hi", "ts": "2024-01-01T00:00:00Z", "tokens": 1}
+    for seq, session, namespace in [(1, "s", "work"), (2, "d", "default"), (3, "s_x", "work")]:
+        db["conversation_turns"].insert({"seq": seq, "session": session, "namespace": namespace, **turn})
+    db["conversation_runs"].insert({"session": "s", "kind": "observe", "trigger": "forced", "provider": "local",
+                                    "started": "2024-01-01T00:00:00Z", "status": "ok"})  # fmt: skip
+    required = [
+        (name, kind)
+        for _, name, kind, notnull, default, pk in db.conn.execute("PRAGMA table_info(memories)")
+        if notnull and default is None and not pk and name not in ("id", "namespace", "source")
+    ]
+    for mid, source, namespace in [
+        ("m1", "conversation:s#turn:1", "work"),
+        ("m2", "conversation:d#turn:2", "default"),
+        ("m3", "conversation:s_x#turn:3", "work"),
+    ]:
+        filler = {name: 0 if kind.upper() in ("INTEGER", "REAL") else "x" for name, kind in required}
+        db["memories"].insert({"id": mid, "namespace": namespace, "source": source, **filler})
+    db.conn.commit()
+    db.conn.close()
+    migrated = Store(path, dim=DIM, model="test")
+    try:
+        sessions = migrated.conn.execute("SELECT seq, session FROM conversation_turns ORDER BY seq").fetchall()
+        assert sessions == [(1, "s|work"), (2, "d"), (3, "s_x|work")]
+        sources = dict(migrated.conn.execute("SELECT id, source FROM memories").fetchall())
+        assert sources == {  # a source names the session; the memory's namespace says whose
+            "m1": "conversation:s#turn:1",
+            "m2": "conversation:d#turn:2",
+            "m3": "conversation:s_x#turn:3",
+        }
+        runs = migrated.conn.execute("SELECT session FROM conversation_runs").fetchall()
+        assert runs == [("s|work",)]  # a table without a namespace column follows the session's key
+    finally:
+        migrated.close()

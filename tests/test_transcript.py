@@ -202,3 +202,22 @@ def test_pending_turns_are_not_made_episodes_until_confirmed(d):
     assert episodes() == []  # the model call has not been answered: maybe it is refused
     d.call("conversation.sync", {"session": "p", "turns": [U("My locker code is 4417")]})  # it was accepted
     assert any("4417" in e for e in episodes())
+
+
+def test_session_ids_are_scoped_by_namespace_and_tell_nothing_of_another(d):
+    a = d.call("conversation.sync", {"session": "chat", "namespace": "a", "turns": [U("Alice's secret plan")]})
+    b = d.call("conversation.sync", {"session": "chat", "namespace": "b", "turns": [U("Bob's shopping list")]})
+    assert a["session"] == b["session"] == "chat" and b["appended"] == 1
+    assert transcript(d, "chat", "a") == [("user", "Alice's secret plan")]
+    assert transcript(d, "chat", "b") == [("user", "Bob's shopping list")]
+    listed = d.call("conversation.list", {"namespace": "b"})["sessions"]
+    assert [s["session"] for s in listed] == ["chat"]  # the name, never the store's key
+    with pytest.raises(RpcCallError) as missing:
+        d.call("conversation.status", {"session": "only-in-a", "namespace": "b"})
+    assert "only-in-a" in missing.value.message and "'a'" not in missing.value.message
+    # A branch of b's conversation is named after it, in b.
+    start = [U("Bob's shopping list"), A("Milk?")]
+    exchange(d, [*start, U("Eggs")], "Six?", session="chat", ns="b")
+    edited = exchange(d, [*start, U("Bread")], "Brown?", session="chat", ns="b")
+    assert (edited["session"], edited["forked_from"]) == ("chat@2", "chat")
+    assert transcript(d, "chat@2", "b")[-2:] == [("user", "Bread"), ("assistant", "Brown?")]

@@ -100,7 +100,8 @@ def _newest_build(client: Client, session: str, namespace: str) -> dict[str, Any
 
 def _episodes(client: Client, session: str, namespace: str) -> list[str]:
     """The session's newest turns as episodes: the context shows them as turns, so its pack leaves them out."""
-    listed = {"namespace": namespace, "type": "episode", "source": f"conversation:{session}#", "limit": PAGE}
+    source = f"conversation:{session}#"  # the session's name: the namespace is the memory's own
+    listed = {"namespace": namespace, "type": "episode", "source": source, "limit": PAGE}
     return [row["id"] for row in client.call("memory.list", listed)["items"]]
 
 

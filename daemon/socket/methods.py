@@ -186,7 +186,7 @@ def build_methods(s: Services) -> dict[str, Method]:
         (
             "conversation.status",
             m.SessionParams,
-            lambda p: conv.status(p.session, p.namespace),
+            conv.status,
             r.ConversationStatusResult,
             "Turns, tokens and compaction runs.",
         ),

@@ -26,6 +26,7 @@ from agentmemd.memory.channels.people import People
 from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
 from agentmemd.memory.core.disclosure import chat_audience
+from agentmemd.memory.core.sessions import session_key
 from agentmemd.memory.store.channel_tables import ChannelTables
 
 
@@ -49,14 +50,16 @@ def message_key(chat: str, message: ChatMessage, when: datetime, occurrence: int
 
 
 def session_id(namespace: str, chat: str, title: str, first: datetime) -> str:
-    """``whatsapp:ana-silva:1a2b3c4d@20240312T091540Z``: readable, unique per namespace and chat."""
+    """``whatsapp:ana-silva:1a2b3c4d@20240312T091540Z``: readable, unique per namespace and chat (the
+    store's key of it: memory/core/sessions.py)."""
     channel = chat.split(":", 1)[0]
     ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")[:40].strip("-") or "chat"
     digest = hashlib.sha256(f"{namespace}\x1f{chat}".encode()).hexdigest()[:8]
-    return (
+    name = (
         f"{re.sub(r'[^a-z0-9]+', '-', channel.lower())[:20] or 'chat'}:{slug}:{digest}@{to_utc(first):%Y%m%dT%H%M%SZ}"
     )
+    return session_key(namespace, name)
 
 
 def batches(

@@ -36,6 +36,7 @@ from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.models import AddParams, UpdateParams
+from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.tokens import count_tokens, count_tokens_many
 from agentmemd.memory.llm.tasks import (
     ObservationIn,
@@ -355,7 +356,9 @@ class Conversations:
                             namespace=job.namespace,
                             created=parse_time(when[d.source_turns[0]]),
                             context=context[d.source_turns[0]][:20_000],
-                            source=f"conversation:{job.session}#turns:{','.join(map(str, d.source_turns))}"[:1000],
+                            source=f"conversation:{session_name(job.session)}#turns:{','.join(map(str, d.source_turns))}"[
+                                :1000
+                            ],
                             tags=["observation", d.category, d.priority],
                             audience=audience,  # what was said in a chat is heard where that chat's may be
                             origin_chat=chat,
@@ -557,7 +560,7 @@ class Conversations:
                     priority=MEMORY_PRIORITY[item.priority],
                     namespace=job.namespace,
                     created=parse_time(min(m["date"] for m in members)),
-                    source=f"conversation:{job.session}#turns:{','.join(map(str, turns))}"[:1000],
+                    source=f"conversation:{session_name(job.session)}#turns:{','.join(map(str, turns))}"[:1000],
                     tags=["observation", "reflected", item.category, item.priority],
                     audience=audience,
                     origin_chat=chat,

@@ -36,6 +36,7 @@ from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import ConversationConfig
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import AddParams
+from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.text import attributed
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.core.vocabulary import EPISODE
@@ -177,7 +178,7 @@ class EpisodeWorker:
             namespace=turn["namespace"],
             context=context,
             created=parse_time(turn["ts"]),
-            source=f"conversation:{turn['session']}#turn:{turn['seq']}"[:1000],
+            source=f"conversation:{session_name(turn['session'])}#turn:{turn['seq']}"[:1000],
             tags=[EPISODE, turn["role"]],
             audience=turn["audience"],  # heard where the turn's conversation may be heard
             origin_chat=turn["chat"],

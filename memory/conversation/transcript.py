@@ -22,6 +22,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable
 
+from agentmemd.memory.core.sessions import session_key, session_name
+
 # A turn is stored whole up to this many characters (the socket's Content bound is 100,000); a
 # longer one keeps its start and a mark saying how long it was and its checksum, the same way
 # every time, so its digest matches when the app sends it again.
@@ -136,7 +138,7 @@ class TranscriptMatcher:
                 return Placement(branches[-1], 0)
             self._new_branch(name, namespace, family, None, None)
             return Placement(name, 0, created=True)
-        session = "chat-" + uuid.uuid4().hex[:16]
+        session = session_key(namespace, "chat-" + uuid.uuid4().hex[:16])
         self._new_branch(session, namespace, "", None, None)
         return Placement(session, 0, created=True)
 
@@ -180,13 +182,17 @@ class TranscriptMatcher:
         return self._at(namespace, family, session, seq, overlap, len(turns))
 
     def _fork_name(self, namespace: str, family: str) -> str:
+        """A branch's key: ``NAME@2``, ``NAME@3``… of a named conversation (``family`` is its key)."""
         if not family:
-            return "chat-" + uuid.uuid4().hex[:16]
+            return session_key(namespace, "chat-" + uuid.uuid4().hex[:16])
+        name = session_name(family)[:110]
         taken = set(self.tables.family(namespace, family))
         n = len(taken) + 1
-        while f"{family[:110]}@{n}" in taken or self.tables.namespace_of(f"{family[:110]}@{n}") is not None:
+        while session_key(namespace, f"{name}@{n}") in taken or self.tables.namespace_of(
+            session_key(namespace, f"{name}@{n}")
+        ):
             n += 1
-        return f"{family[:110]}@{n}"
+        return session_key(namespace, f"{name}@{n}")
 
     def _new_branch(self, session: str, namespace: str, family: str, parent: str | None, fork_seq: int | None):
         self.tables.add_branch(

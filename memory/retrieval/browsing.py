@@ -25,6 +25,7 @@ from agentmemd.memory.core.results import (
     PackSummary,
     RetentionPoint,
 )
+from agentmemd.memory.core.sessions import named
 from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
@@ -137,7 +138,7 @@ class MemoryBrowser:
             return {"kind": "consolidation", **node}
         turns = tables.source_turns(chain_ids, limit=20)
         if turns:
-            return {"kind": "conversation", "session": turns[0]["session"], "turns": turns}
+            return named({"kind": "conversation", "session": turns[0]["session"], "turns": turns})
         return {"kind": "added", "source": current["source"]}
 
     # ---- forgetting ----------------------------------------------------------------------------

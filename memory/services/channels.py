@@ -38,6 +38,7 @@ from agentmemd.memory.core.models import (
 )
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm.tasks import ImpressionResult
+from agentmemd.memory.services.sessions import by_name
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import Store
 
@@ -70,6 +71,7 @@ class ChannelService:
             self.tables, self.people, clock, timedelta(minutes=config.channels.session_gap_minutes)
         )
 
+    @by_name
     def ingest(self, p: IngestParams) -> dict[str, Any]:
         """Store a batch of one chat's messages; what was added, what was already there."""
         zone = zone_named(p.tz if p.tz is not None else self.config.timezone)
@@ -195,6 +197,7 @@ class ChannelService:
         with self.store.transaction():
             return self.people.merge(p.namespace, p.person, p.into)
 
+    @by_name
     def search_turns(self, p: TurnSearchParams) -> dict[str, Any]:
         audiences = None
         if p.audience is not None:  # only what this conversation's audience may hear

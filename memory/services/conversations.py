@@ -24,11 +24,13 @@ from agentmemd.memory.core.models import (
     ObservationsListParams,
     ObserveParams,
     RetractParams,
+    SessionParams,
     SyncParams,
     TurnsParams,
 )
 from agentmemd.memory.core.threads import RunOnStore, result_within, run_here
 from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.services.sessions import by_name
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 REBASE_WAIT_SECONDS = 300  # a forced rebase compaction the context waits for (seed 002, 5.3)
@@ -57,6 +59,7 @@ class ConversationService:
         # The impressions of a session's participants for its prefix (ChannelService.people_note).
         self.people_note: Callable[[str, str], str] | None = None
 
+    @by_name
     def append(self, p: AppendParams) -> dict[str, Any]:
         """Store one turn; the SyncScore of an assistant turn and any due compaction are queued."""
         counts = self.conversations.append(
@@ -70,6 +73,7 @@ class ConversationService:
             self.worker.request(p.session)
         return {**counts, "compaction_scheduled": scheduled, "scoring_scheduled": scoring}
 
+    @by_name
     def sync(self, p: SyncParams) -> dict[str, Any]:
         """Store what an app's history adds to the stored transcript, matched by content (one call
         on the store thread, so two doors sending the same history at once store each turn once).
@@ -111,10 +115,12 @@ class ConversationService:
             self.worker.request(session)
         return {"compaction_scheduled": due, "scoring_scheduled": scoring}
 
+    @by_name
     def retract(self, p: RetractParams) -> dict[str, Any]:
         """Take back the pending turns of a model call the provider refused."""
         return {"retracted": self.conversations.retract(p.session, p.namespace, p.seqs)}
 
+    @by_name
     def context(self, p: ContextParams) -> dict[str, Any]:
         """Stable prefix + observations + recent turns + Memory Pack, carrying out the drift action due."""
         budget = p.budget_tokens or self.config.conversation.context_budget_tokens
@@ -172,6 +178,7 @@ class ConversationService:
         }
         return ctx
 
+    @by_name
     def observe(self, p: ObserveParams) -> dict[str, Any]:
         """Run the Observer (and Reflector) now; with ``wait``, return their report."""
         self.run_on_store(lambda: self.conversations.require(p.session, p.namespace))
@@ -191,32 +198,37 @@ class ConversationService:
             self.worker.request(session)
         return sessions
 
-    def status(self, session: str, namespace: str = "default") -> dict[str, Any]:
-        self.conversations.require(session, namespace)
+    @by_name
+    def status(self, p: SessionParams) -> dict[str, Any]:
+        self.conversations.require(p.session, p.namespace)
         return {
-            **self.conversations.counts(session),
-            "episodes_pending": self.episodes.pending(session),
-            "runs": self.conversations.runs(session),
+            **self.conversations.counts(p.session),
+            "episodes_pending": self.episodes.pending(p.session),
+            "runs": self.conversations.runs(p.session),
             "idle": self.worker.idle(),
         }
 
+    @by_name
     def sessions(self, p: ConversationListParams) -> dict[str, Any]:
         """A namespace's conversations, the latest active first."""
         rows, total = self.conversations.tables.session_page(p.namespace, p.limit, p.offset)
         return {"sessions": rows, "total": total}
 
+    @by_name
     def turns(self, p: TurnsParams) -> dict[str, Any]:
         """A page of a session's turns (``offset`` from the newest), oldest first."""
         self.conversations.require(p.session, p.namespace)
         total = self.conversations.tables.transcript_length(p.session)
         return {"turns": self.conversations.tables.turn_page(p.session, p.limit, p.offset), "total": total}
 
+    @by_name
     def contexts(self, p: ContextsParams) -> dict[str, Any]:
         """What the session's newest context builds gave the agent: the stable prefix (``system``)
         and the messages, with the pack and the drift action each carried."""
         self.conversations.require(p.session, p.namespace)
         return {"contexts": self.tracker.tables.context_builds(p.session, p.limit)}
 
+    @by_name
     def observations(self, p: ObservationsListParams) -> dict[str, Any]:
         namespace = p.namespace or "default"  # the caller's: never another namespace's observations
         if p.session is not None:

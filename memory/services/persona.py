@@ -16,6 +16,7 @@ from agentmemd.memory.core.models import (
     RulesListParams,
 )
 from agentmemd.memory.core.threads import RunOnStore, result_within
+from agentmemd.memory.services.sessions import by_name
 from agentmemd.persona.identity.traits import adjective, percent
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
@@ -61,6 +62,7 @@ class PersonaService:
     def records(self, p: PersonaHistoryParams) -> dict[str, Any]:
         return {"records": self.tracker.records(p.namespace, p.limit)}
 
+    @by_name
     def score(self, p: PersonaScoreParams) -> dict[str, Any]:
         """SyncScore one response on the background judge and wait for it (runs off the store thread)."""
         namespace = self.run_on_store(lambda: self._namespace_of(p))
@@ -81,6 +83,7 @@ class PersonaService:
             self.conversations.require(p.session, namespace)  # another namespace's session is not found
         return namespace
 
+    @by_name
     def scores(self, p: PersonaScoresParams) -> dict[str, Any]:
         if p.session is not None:
             self.conversations.require(p.session, p.namespace or "default")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.persona.identity.state import (
@@ -85,7 +86,8 @@ def local_record(turns: list[dict], *, session: str = "") -> PersonaRecord | Non
             shifts.append(f"after '{topic}': {how}")
     strongest.sort(key=lambda x: -x[0])
     evidence = [
-        Evidence(snippet=t["content"][:300], source=f"conversation:{session}#turn:{t['seq']}") for _, t in strongest[:3]
+        Evidence(snippet=t["content"][:300], source=f"conversation:{session_name(session)}#turn:{t['seq']}")
+        for _, t in strongest[:3]
     ]
     return PersonaRecord(
         traits=traits,
