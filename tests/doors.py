@@ -57,3 +57,15 @@ def stop(proc: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=30)
+
+
+def start_proxy(
+    daemon_socket: Path, upstream: str, log: Path, *extra: str, openai_upstream: str | None = None
+) -> tuple[subprocess.Popen, int]:
+    """`agentmemd proxy` on a free port in front of ``upstream`` (and ``openai_upstream``, the same
+    one unless given); its process and port."""
+    from conftest import free_port, start_listener
+
+    port = free_port()
+    args = ["proxy", "--socket", str(daemon_socket), "--listen", f"127.0.0.1:{port}", "--upstream", upstream]
+    return start_listener([*args, "--openai-upstream", openai_upstream or upstream, *extra], port, log), port

@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from pathlib import Path
 
 import anthropic
 import httpx2
 import openai
 import pytest
-from conftest import free_port, start_listener, wait_for
+from conftest import wait_for
+from doors import start_proxy
 from fake_anthropic import FakeAnthropic, chat_completion, chat_stream, message, message_stream
 
 from agentmemd.daemon.proxy.app import MemoryLink, Placement, ProxySettings
 
 KEY = "sk-ant-test-never-logged-4242"
-
-
-def _start_proxy(sock: Path, upstream: str, log: Path, *extra: str) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    args = ["proxy", "--socket", str(sock), "--listen", f"127.0.0.1:{port}", "--upstream", upstream]
-    return start_listener([*args, "--openai-upstream", upstream, *extra], port, log), port
 
 
 @pytest.fixture
@@ -36,7 +29,7 @@ def world(spawn, short_tmp):
     )
     token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic() as fake:
-        proc, port = _start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
+        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:
             yield d, fake, token, port, short_tmp / "proxy.log"
         finally:
@@ -191,7 +184,7 @@ def test_compact_mode_sends_fewer_tokens_than_the_apps_history(spawn, short_tmp)
     sizes = {}
     with FakeAnthropic() as fake:
         for mode in ("augment", "compact"):
-            proc, port = _start_proxy(
+            proc, port = start_proxy(
                 d.socket, fake.base_url, short_tmp / f"{mode}.log", "--mode", mode, "--budget", "600"
             )
             try:

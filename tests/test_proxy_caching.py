@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import anthropic
 import openai
 import pytest
-from conftest import free_port, start_listener, wait_for
+from conftest import wait_for
+from doors import start_proxy
 from fake_anthropic import FakeAnthropic, Reply, chat_completion, message
 
 from agentmemd.daemon.bench.fake_upstream import FakeAnthropic as RuleKeepingAnthropic
@@ -239,12 +239,6 @@ def test_openai_gets_nothing_per_turn_before_its_newest_message():
 # ---- through the doors, with the real SDKs ---------------------------------------------------------------
 
 
-def _start_proxy(sock: Path, upstream: str, log: Path, *extra: str):
-    port = free_port()
-    args = ["proxy", "--socket", str(sock), "--listen", f"127.0.0.1:{port}", "--upstream", upstream]
-    return start_listener([*args, "--openai-upstream", upstream, *extra], port, log), port
-
-
 def _wait_turns(d, session: str, turns: int) -> None:
     wait_for(lambda: d.call("conversation.status", {"session": session})["turns"] >= turns, timeout=30)
 
@@ -258,7 +252,7 @@ def world(spawn, short_tmp):
     d.call("memory.add", {"content": "I speak tersely, like a peer engineer; never use emoji.", "type": "persona"})
     token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic() as fake:
-        proc, port = _start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
+        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:
             yield d, fake, token, port
         finally:
@@ -310,7 +304,7 @@ def test_against_an_upstream_that_keeps_the_cache_rules_1h_apps_work_and_reads_g
     )
     token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with RuleKeepingAnthropic(api_key=KEY, min_cache_tokens=64) as fake:
-        proc, port = _start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
+        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:
             client = anthropic.Anthropic(
                 base_url=f"http://127.0.0.1:{port}/t/{token}",

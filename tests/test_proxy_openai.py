@@ -7,7 +7,7 @@ from __future__ import annotations
 import anthropic
 import openai
 import pytest
-from conftest import free_port, start_listener
+from doors import start_proxy
 
 from agentmemd.daemon.bench.fake_upstream import FakeAnthropic, FakeOpenAI
 
@@ -20,11 +20,8 @@ def world(spawn, short_tmp):
     d.call("memory.add", {"content": "The user's dog is called Biscuit.", "type": "fact"})
     token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic(api_key=ANTHROPIC_KEY) as claude, FakeOpenAI(api_key=OPENAI_KEY) as gpt:
-        port = free_port()
-        args = ["proxy", "--socket", str(d.socket), "--listen", f"127.0.0.1:{port}", "--upstream", claude.base_url]
-        proc = start_listener(
-            [*args, "--openai-upstream", gpt.base_url, "--memory-timeout", "30"], port, short_tmp / "proxy.log"
-        )
+        log = short_tmp / "proxy.log"
+        proc, port = start_proxy(d.socket, claude.base_url, log, "--memory-timeout", "30", openai_upstream=gpt.base_url)
         base = f"http://127.0.0.1:{port}/t/{token}"
         try:
             yield d, claude, gpt, base

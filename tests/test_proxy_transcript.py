@@ -6,7 +6,8 @@ from __future__ import annotations
 import anthropic
 import httpx2
 import pytest
-from conftest import free_port, start_listener, wait_for
+from conftest import wait_for
+from doors import start_proxy
 
 from agentmemd.daemon.bench.fake_upstream import FakeAnthropic
 
@@ -18,9 +19,7 @@ def world(spawn, short_tmp):
     d = spawn()
     token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic(api_key=KEY, min_cache_tokens=0) as fake:
-        port = free_port()
-        args = ["proxy", "--socket", str(d.socket), "--listen", f"127.0.0.1:{port}", "--upstream", fake.base_url]
-        proc = start_listener([*args, "--memory-timeout", "30"], port, short_tmp / "proxy.log")
+        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log", "--memory-timeout", "30")
         client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}/t/{token}", api_key=KEY, max_retries=0)
         try:
             yield d, fake, client
