@@ -175,6 +175,17 @@ def test_import_cli_dry_run_import_and_again(served):
     assert bad.exit_code == 1 and "line 1" in bad.stderr
 
 
+def test_import_refuses_a_me_that_matches_no_sender_and_lists_the_senders(served):
+    """ "Ben" for sender "Ben", not "Benjamin" or "ben": a --me that matches nobody would file the
+    user's own messages under someone else, so nothing is imported and the senders are named."""
+    path = str(EXPORTS / "whatsapp_android_12h_mdy_group.txt")
+    for flags in ([], ["--dry-run"]):
+        wrong = run(served, "import", "whatsapp", path, "--me", "Benjamin", "--namespace", "cli-me", *flags)
+        assert wrong.exit_code == 2, wrong.output
+        assert "'Benjamin' is no sender" in wrong.stderr and "'Ana', '+351 912 345 678', 'Ben'" in wrong.stderr
+    assert json.loads(run(served, "--json", "chats", "--namespace", "cli-me").stdout)["chats"] == []
+
+
 def test_an_import_killed_mid_way_resumes_without_duplicates(spawn, short_tmp):
     """kill -9 the daemon while an import streams into it; start it again and import again:
     every message is stored exactly once."""

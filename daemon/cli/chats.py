@@ -64,6 +64,12 @@ def import_chats(
     except MalformedExport as exc:
         fail(f"{path}: {exc.message}", 1)
     owner = me or export.owner
+    if me and not export.is_sender(me):  # else the user's own messages would be filed under someone else
+        shown = export.senders()
+        listed = ", ".join(repr(name) for name in shown[:20]) + (
+            f" and {len(shown) - 20} more" if len(shown) > 20 else ""
+        )
+        fail(f"--me {me!r} is no sender of {path}: its senders are {listed}; give one of them as written", 2)
     if dry_run:
         show_result(_dry_run(export, path), show.human_import)
         return

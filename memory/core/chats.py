@@ -68,3 +68,15 @@ class ChatExport(_Model):
     owner: str | None = Field(
         None, description="the sender (id or name) who made the export, i.e. the user, where the format says"
     )
+
+    def senders(self) -> list[str]:
+        """Every sender's name in the export, the most frequent first (ties by name)."""
+        counts: dict[str, int] = {}
+        for chat in self.chats:
+            for m in chat.messages:
+                counts[m.sender] = counts.get(m.sender, 0) + 1
+        return sorted(counts, key=lambda name: (-counts[name], name))
+
+    def is_sender(self, who: str) -> bool:
+        """Whether ``who`` (a name or the app's id, as ``--me`` takes it) sent a message of the export."""
+        return any(who in (m.sender, m.sender_id) for chat in self.chats for m in chat.messages)
