@@ -162,3 +162,38 @@ def test_generic_messages_go_through_the_bearer_tokens_namespaces(hooks):
     )
     assert bad.status_code == 400 and "kind" in bad.json()["error"]
     assert [c["chat"] for c in d.call("chats.list", {"namespace": "family"})["chats"]] == ["signal:family-group"]
+
+
+def test_no_bad_request_gets_a_5xx_and_each_names_what_is_wrong(hooks):
+    """What a stranger, a buggy bot or a fuzzer sends: a 4xx naming the problem, never a 500, and
+    nothing stored."""
+    d, url = hooks
+    telegram = {"X-Telegram-Bot-Api-Secret-Token": TELEGRAM_SECRET}
+    good = _update(900, "a fuzzing canary")["message"]
+    bad_updates = [
+        ({"update_id": "abc", "message": good}, "update_id"),
+        ({"update_id": 901, "message": {**good, "date": "yesterday"}}, "message.date"),
+        ({"update_id": 902, "message": {**good, "date": 1e20}}, "message.date"),
+        ({"update_id": 903, "message": {**good, "from": "ana"}}, "message.from"),
+        ({"update_id": 904, "message": {**good, "text": ["a"]}}, "message.text"),
+        ({"update_id": 905, "message": {**good, "chat": {"id": {"a": 1}, "type": "private"}}}, "message.chat.id"),
+    ]
+    for update, field in bad_updates:
+        sent = httpx2.post(f"{url}/telegram", json=update, headers=telegram)
+        assert sent.status_code == 400 and field in sent.json()["error"], (update, sent.text)
+    for event, field in (({"type": "event_callback", "event": "x"}, "event"),
+                         ({"type": "event_callback", "event": {"type": "message", "ts": "abc"}}, "event.ts")):  # fmt: skip
+        body = json.dumps(event).encode()
+        sent = httpx2.post(f"{url}/slack", content=body, headers=_signed(body))
+        assert sent.status_code == 400 and field in sent.json()["error"], (event, sent.text)
+    body = b'{"type": "event_callback"}'
+    nines = {**_signed(body), "X-Slack-Request-Timestamp": "9" * 400}
+    assert httpx2.post(f"{url}/slack", content=body, headers=nines).status_code == 401
+    deep = b"[" * 100_000
+    token = d.call("access.tokens.create", {"name": "fuzz", "namespaces": ["live"]})["secret"]
+    bearer = {"Authorization": f"Bearer {token}"}
+    assert httpx2.post(f"{url}/messages", content=deep, headers=bearer).status_code == 400
+    assert httpx2.post(f"{url}/telegram", content=deep, headers=telegram).status_code == 400
+    huge = b"x" * 2_000_000
+    assert httpx2.post(f"{url}/messages", content=huge, headers=bearer).status_code == 413
+    assert _turns(d, "fuzzing canary") == []

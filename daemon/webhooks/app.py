@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -36,7 +37,7 @@ from starlette.routing import Route
 from agentmemd.daemon.cli.logs import reason
 from agentmemd.daemon.mcp.server import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
-from agentmemd.daemon.socket.rpc import FORBIDDEN, INVALID_PARAMS
+from agentmemd.daemon.socket.rpc import FORBIDDEN, INVALID_PARAMS, validation_problems
 from agentmemd.daemon.webhooks.slack import slack_batch, slack_signature_problem
 from agentmemd.daemon.webhooks.telegram import telegram_batch
 
@@ -72,10 +73,19 @@ class Webhooks:
         return Starlette(routes=routes)
 
     async def _body(self, request: Request) -> bytes | JSONResponse:
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return _error(413, f"the body is over {MAX_BODY_BYTES} bytes")
-        return body
+        """The body, read a chunk at a time and refused (413) as soon as it is over the limit: a
+        100 MB request never sits in memory."""
+        too_big = _error(413, f"the body is over {MAX_BODY_BYTES} bytes")
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return too_big
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                return too_big
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     async def telegram(self, request: Request) -> JSONResponse:
         secret = self.settings.telegram_secret
@@ -90,7 +100,10 @@ class Webhooks:
         update = _object(body, "a Telegram Update")
         if isinstance(update, JSONResponse):
             return update
-        batch, why = telegram_batch(update)
+        try:
+            batch, why = telegram_batch(update)
+        except ValidationError as exc:
+            return _invalid(exc, "Telegram update")
         return await self._store(batch, why, "telegram")
 
     async def slack(self, request: Request) -> JSONResponse:
@@ -108,9 +121,12 @@ class Webhooks:
         payload = _object(body, "a Slack event")
         if isinstance(payload, JSONResponse):
             return payload
+        try:
+            batch, why = slack_batch(payload)
+        except ValidationError as exc:
+            return _invalid(exc, "Slack event")
         if payload.get("type") == "url_verification":
-            return JSONResponse({"challenge": payload.get("challenge", "")})
-        batch, why = slack_batch(payload)
+            return JSONResponse({"challenge": payload.get("challenge") or ""})
         return await self._store(batch, why, "slack")
 
     async def generic(self, request: Request) -> JSONResponse:
@@ -155,11 +171,16 @@ class Webhooks:
         )
 
 
+def _invalid(exc: ValidationError, what: str) -> JSONResponse:
+    first = validation_problems(exc)[0]
+    return _error(400, f"not a valid {what}: {first['field']}: {first['message']}")
+
+
 def _object(body: bytes, what: str) -> dict[str, Any] | JSONResponse:
     """The body as a JSON object; else a 400 saying what it should have been."""
     try:
         parsed = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # RecursionError: nesting too deep
         parsed = None
     return parsed if isinstance(parsed, dict) else _error(400, f"the body is not a JSON object ({what})")
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentmemd.memory.channels.exports import from_epoch
 from agentmemd.memory.channels.slack import render_markup
@@ -26,10 +28,9 @@ def slack_signature_problem(secret: str, timestamp: str | None, signature: str |
     """None when the request is Slack's; else what is wrong with it."""
     if not timestamp or not signature:
         return "missing X-Slack-Request-Timestamp or X-Slack-Signature"
-    try:
-        age = abs(time.time() - int(timestamp))
-    except ValueError:
-        return "X-Slack-Request-Timestamp is not a number"
+    if not timestamp.isdigit() or len(timestamp) > 12:
+        return "X-Slack-Request-Timestamp is not Unix seconds"
+    age = abs(time.time() - int(timestamp))
     if age > MAX_AGE_SECONDS:
         return f"the request is {int(age)} s old (more than {MAX_AGE_SECONDS} s: a replay?)"
     base = b"v0:" + timestamp.encode() + b":" + body
@@ -39,8 +40,35 @@ def slack_signature_problem(secret: str, timestamp: str | None, signature: str |
     return None
 
 
+SlackTs = Annotated[str, Field(pattern=r"^\d{1,12}(\.\d{1,9})?$")]  # "1710234940.000200"
+
+
+# The fields of an event callback the listener reads, with the Events API's types (others pass
+# unread), so a payload that breaks them is a 400 naming the field, never a crash.
+class SlackMessageEvent(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    subtype: str | None = None
+    bot_id: str | None = None
+    text: str | None = None
+    user: str | None = None
+    channel: str | None = None
+    channel_type: str | None = None
+    ts: SlackTs | None = None
+    thread_ts: SlackTs | None = None
+
+
+class SlackPayload(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str
+    challenge: str | None = None
+    event: SlackMessageEvent | None = None
+
+
 def slack_batch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
-    """``channels.ingest`` params for an event callback (without namespace), or None and why not."""
+    """``channels.ingest`` params for an event callback (without namespace), or None and why not.
+    ValidationError when a field the Events API types is of another type (the listener's 400)."""
+    SlackPayload.model_validate(payload)
     event = payload.get("event") or {}
     if payload.get("type") != "event_callback" or event.get("type") != "message":
         return None, f"not a message event ({payload.get('type')}/{event.get('type')})"

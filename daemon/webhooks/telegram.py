@@ -12,10 +12,51 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from agentmemd.memory.channels.exports import from_epoch
 from agentmemd.memory.core.chats import ChatMessage
 
 MESSAGE_KEYS = ("message", "edited_message", "channel_post", "edited_channel_post", "business_message")
+EPOCH_MAX = 2**33  # Unix seconds beyond year 2200: no message was sent then
+
+
+# The fields of an Update the listener reads, with the Bot API's types (others pass unread), so a
+# request that breaks them is a 400 naming the field, never a crash.
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class TelegramUser(_Part):
+    id: int
+    first_name: str | None = None
+    last_name: str | None = None
+    username: str | None = None
+    title: str | None = None
+    type: str | None = None
+
+
+class TelegramMessage(_Part):
+    message_id: int | None = None
+    date: int = Field(ge=0, le=EPOCH_MAX)
+    edit_date: int | None = Field(None, ge=0, le=EPOCH_MAX)
+    chat: TelegramUser
+    sender: TelegramUser | None = Field(None, alias="from")
+    sender_chat: TelegramUser | None = None
+    text: str | None = None
+    caption: str | None = None
+    reply_to_message: dict[str, Any] | None = None
+    forward_origin: dict[str, Any] | None = None
+    forward_from: TelegramUser | None = None
+
+
+class TelegramUpdate(_Part):
+    update_id: int = Field(0, ge=0, le=2**53)
+    message: TelegramMessage | None = None
+    edited_message: TelegramMessage | None = None
+    channel_post: TelegramMessage | None = None
+    edited_channel_post: TelegramMessage | None = None
+    business_message: TelegramMessage | None = None
 
 
 def _name(user: dict[str, Any]) -> str:
@@ -24,7 +65,9 @@ def _name(user: dict[str, Any]) -> str:
 
 
 def telegram_batch(update: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
-    """``channels.ingest`` params for the update (without namespace), or None and why it is ignored."""
+    """``channels.ingest`` params for the update (without namespace), or None and why it is ignored.
+    ValidationError when a field the Bot API types is of another type (the listener's 400)."""
+    TelegramUpdate.model_validate(update)
     key = next((k for k in MESSAGE_KEYS if isinstance(update.get(k), dict)), None)
     if key is None:
         return None, "not a message update"
