@@ -225,3 +225,24 @@ def test_scores_say_where_drift_actions_were_applied(in_process):
         ("s", "reinforce", scored["scores"][-1]["id"])
     ]
     assert d.call("persona.scores", {"namespace": "default"})["applied"] == scored["applied"]
+
+
+def test_forget_takes_the_episode_and_copies_that_hold_the_same_words(d):
+    """A wifi password said in a conversation becomes an observation (a fact) and the turn's episode;
+    forgetting the fact must not leave the episode to bring the password back in the next pack."""
+    said = "The wifi password at home is tangerine-47."
+    d.call("conversation.append", {"session": "home", "role": "user", "content": said})
+    d.call("conversation.observe", {"session": "home", "force": True, "wait": True})
+    d.services.episodes.catch_up()
+    fact = d.call("memory.search", {"query": "wifi password", "types": ["fact"]})["results"][0]
+    assert "tangerine-47" in fact["content"]
+    copy = d.call("memory.add_many", {"items": [{"content": fact["content"].lower(), "type": "fact"}]})
+    plan = d.call("memory.forget", {"id": fact["id"]})
+    assert not plan["forgotten"]
+    assert d.call("memory.forget", {"id": fact["id"], "confirm": True})["forgotten"]
+    assert d.call("memory.search", {"query": "wifi password tangerine"})["results"] == []
+    pack = d.call("context.pack", {"query": "what is the wifi password?", "budget_tokens": 300})
+    assert "tangerine" not in pack["text"]
+    also = {a["id"]: a["why"] for a in plan["also"]}  # the plan said so first
+    assert also.get(copy["ids"][0]) == "says the same"
+    assert "made only from the same turns" in also.values()  # the turn's episode

@@ -470,11 +470,21 @@ class MemoryHistoryResult(Result):
     thresholds: dict[str, float]  # the tiers' lower bounds: active, warm, cold (below cold: archived)
 
 
+class AlsoForgotten(Result):
+    """A memory forgetting another takes with it, and why."""
+
+    id: str
+    content: str  # its first 300 characters
+    type: str
+    why: str  # "made only from the same turns" | "says the same"
+
+
 class ForgetResult(Result):
     id: str
     namespace: str
     forgotten: bool  # False: what it would remove (confirm was not given)
     versions: list[str]
+    also: list[AlsoForgotten] = []  # current memories forgotten with it (their own traces counted below too)
     search_index_entries: int
     windows: int
     events: int

@@ -17,6 +17,7 @@ from typing import Any
 from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.models import ForgetParams, IdParams, MemoryListParams, PacksListParams
 from agentmemd.memory.core.results import (
+    AlsoForgotten,
     ForgetResult,
     MemoryHistoryResult,
     MemoryListItem,
@@ -27,7 +28,7 @@ from agentmemd.memory.core.results import (
 )
 from agentmemd.memory.core.sessions import named
 from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
-from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.retrieval.memories import Memories, said_the_same
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
 
 PROJECTION_MAX = timedelta(days=90)
@@ -146,31 +147,60 @@ class MemoryBrowser:
     def forget(self, p: ForgetParams) -> ForgetResult:
         """What forgetting a memory removes, and with ``confirm`` removes it: every version, its
         index entries, windows, history, turn links, the observations and consolidated node it is,
-        its workspace bookkeeping and the logged packs that hold its text. Not the conversation
-        turns it was made from (the transcript), nor consolidated memories built from it."""
+        its workspace bookkeeping and the logged packs that hold its text; and with it (``also``)
+        every current memory of its namespace made only from the conversation turns it was made
+        from (the turn's episode, an observation of it) or that says the same, so its words are
+        not found again elsewhere. Not the conversation turns themselves (the transcript), nor
+        consolidated memories built from it."""
         self.memories._lookup(p.id, p.namespace)
         chain = self.history_tables.chain(p.id)
         ids = [v["id"] for v in chain]
-        footprint = self.history_tables.forget_footprint(chain)
+        also = self._forgotten_with(chain)
+        chains = [chain] + [self.history_tables.chain(a.id) for a in also]
+        every = [v["id"] for c in chains for v in c]
+        footprint = self.history_tables.forget_footprint([v for c in chains for v in c])
         packs, cached = footprint.pop("packs_logged"), footprint.pop("cached_responses")
-        pending = 0
         if p.confirm:
-            pending = self.memories.pack_log.discard_holding(set(ids))
+            pending = self.memories.pack_log.discard_holding(set(every))
             with self.memories.store.transaction():
-                self.history_tables.forget(chain, packs, cached)
+                for c in chains:
+                    self.history_tables.forget(c, packs, cached)
         else:
-            pending = self.memories.pack_log.pending_holding(set(ids))
+            pending = self.memories.pack_log.pending_holding(set(every))
         return ForgetResult(
             id=p.id,
             namespace=chain[-1]["namespace"],
             forgotten=p.confirm,
             versions=ids,
+            also=also,
             packs_logged=len(packs) + pending,
             cached_responses=len(cached),
             workspace_files=footprint.pop("workspace_items"),
-            built_into=self.history_tables.built_from(ids),
+            built_into=self.history_tables.built_from(every),
             **footprint,
         )
+
+    def _forgotten_with(self, chain: list[dict[str, Any]]) -> list[AlsoForgotten]:
+        """The current memories forgetting ``chain`` takes with it: made only from turns it was
+        made from, or saying what its current version says (the same text but for case and spacing)."""
+        store, ids = self.memories.store, {v["id"] for v in chain}
+        current = chain[-1]
+        turns = set().union(*store.turns_of(list(ids)).values())
+        near = {mid for v in ids for mid, _ in store.made_from_same_turns(v)} - ids
+        theirs = store.turns_of(sorted(near))
+        only_these = [mid for mid in sorted(near) if theirs.get(mid) and theirs[mid] <= turns]
+        same = [
+            row["id"]
+            for row in self.history_tables.same_words(current["namespace"], current["content"])
+            if row["id"] not in ids and said_the_same(row["content"], current["content"])
+        ]
+        rows = {r["id"]: r for r in self.history_tables.current_rows(only_these + same)}
+        why = {**dict.fromkeys(same, "says the same"), **dict.fromkeys(only_these, "made only from the same turns")}
+        return [
+            AlsoForgotten(id=mid, content=rows[mid]["content"][:300], type=rows[mid]["type"], why=why[mid])
+            for mid in why
+            if mid in rows
+        ]
 
     # ---- logged packs --------------------------------------------------------------------------
 

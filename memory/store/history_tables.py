@@ -148,6 +148,29 @@ class HistoryTables:
                 found.append(pack_id)
         return found
 
+    def same_words(self, namespace: str, content: str) -> list[dict[str, Any]]:
+        """Current memories (live or archived) of the namespace whose text equals ``content`` but
+        for case (the caller compares spacing and Unicode forms)."""
+        sql = "SELECT id, content FROM {table} WHERE namespace = ? AND superseded_by IS NULL AND lower(content) = lower(?)"
+        return [
+            {"id": row[0], "content": row[1]}
+            for table in ("memories", "memory_archive")
+            for row in self.store.conn.execute(sql.format(table=table), (namespace, " ".join(content.split())))
+        ]
+
+    def current_rows(self, memory_ids: list[str]) -> list[dict[str, Any]]:
+        """id, content and type of these memories' current versions, live or archived."""
+        if not memory_ids:
+            return []
+        marks = ", ".join("?" * len(memory_ids))
+        return [
+            {"id": row[0], "content": row[1], "type": row[2]}
+            for table in ("memories", "memory_archive")
+            for row in self.store.conn.execute(
+                f"SELECT id, content, type FROM {table} WHERE superseded_by IS NULL AND id IN ({marks})", memory_ids
+            )
+        ]
+
     def built_from(self, memory_ids: list[str]) -> list[str]:
         """Consolidated memories whose sources include any of these (kept when these are forgotten)."""
         wanted = set(memory_ids)
