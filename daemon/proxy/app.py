@@ -215,13 +215,17 @@ OPENAI_PATHS = (
 )
 
 
+def api_path(request: Request) -> str:
+    """The request's path as the provider knows it: without our `/t/<token>` prefix."""
+    path = request.url.path
+    token = request.path_params.get("token")
+    return path[len(f"/t/{token}") :] if token else path
+
+
 def api_of(request: Request) -> str:
     """Which provider a passed-through request is for: by its path where only one has it, else by
     its headers. A key is never sent to the other provider."""
-    path = request.url.path
-    token = request.path_params.get("token")
-    if token:
-        path = path[len(f"/t/{token}") :]
+    path = api_path(request)
     if path.startswith(ANTHROPIC_PATHS):
         return "anthropic"
     if path.startswith(OPENAI_PATHS):
@@ -244,7 +248,7 @@ def reply_turns(api: str, reply: Any) -> tuple[str | None, list[tuple[str, str]]
     if api == "responses":
         response_id = reply.get("id") if isinstance(reply.get("id"), str) else None
         return response_id, responses_wire.reply_turns(reply)
-    message = reply if reply.get("role") == "assistant" else wire.reply_message(json.dumps(reply).encode(), api)
+    message = reply if reply.get("role") == "assistant" else wire.reply_message(reply, api)
     return (None, [("assistant", wire.message_text(message))]) if message else None
 
 
@@ -292,10 +296,7 @@ class Proxy:
         return Starlette(routes=routes, lifespan=lifespan)
 
     def _upstream_url(self, request: Request, api: str) -> str:
-        path = request.url.path
-        token = request.path_params.get("token")
-        if token:
-            path = path[len(f"/t/{token}") :]
+        path = api_path(request)
         openai = api != "anthropic"
         base = (self.settings.openai_upstream if openai else self.settings.upstream).rstrip("/")
         if openai and base.endswith("/v1") and path.startswith("/v1/"):
@@ -344,10 +345,7 @@ class Proxy:
             except counting.Refused as exc:
                 return _unauthorized("anthropic", str(exc))
             except Exception as exc:  # fail-open, as /v1/messages: the app's body is counted as it is
-                log.warning(
-                    "proxy: counting without memory; the body passes unchanged",
-                    extra={"error": f"{type(exc).__name__}: {exc}"},
-                )
+                log.warning("proxy: counting without memory; the body passes unchanged", extra={"error": reason(exc)})
         return await self._send(request, url, raw, "anthropic", None)
 
     async def _with_memory(self, request: Request, api: str) -> Response:

@@ -103,13 +103,6 @@ def _with_text(content: Any, text: str, *, first: bool) -> list[Any]:
 # ---- Anthropic Messages ---------------------------------------------------------------------------
 
 
-def anthropic_system_text(body: dict[str, Any]) -> str:
-    system = body.get("system")
-    if isinstance(system, list):
-        return "\n".join(_block_text(b) for b in system)
-    return system if isinstance(system, str) else ""
-
-
 def augment_anthropic(body: dict[str, Any], context: dict[str, Any], keep: int | None) -> dict[str, Any]:
     """The request as it goes upstream. ``keep``: compact mode's number of newest messages kept
     (older ones are stood for by the observation log in the system block); None keeps them all.
@@ -283,15 +276,9 @@ def _opens_exchange(message: dict[str, Any]) -> bool:
     )
 
 
-def reply_message(content: bytes, api: str) -> dict[str, Any] | None:
-    """The assistant message of a whole (not streamed) reply, as the app's next request will carry
-    it; None when the body is not a reply."""
-    try:
-        body = json.loads(content)
-    except ValueError:
-        return None
-    if not isinstance(body, dict):
-        return None
+def reply_message(body: dict[str, Any], api: str) -> dict[str, Any] | None:
+    """The assistant message of a whole (not streamed) reply's parsed body, as the app's next
+    request will carry it; None when the body is not a reply."""
     if api == "anthropic":
         blocks = body.get("content")
         return {"role": "assistant", "content": blocks} if isinstance(blocks, list) else None
@@ -301,10 +288,6 @@ def reply_message(content: bytes, api: str) -> dict[str, Any] | None:
 
 
 # ---- OpenAI chat completions -----------------------------------------------------------------------
-
-
-def openai_system_text(body: dict[str, Any]) -> str:
-    return "\n".join(message_text(m) for m in body.get("messages") or [] if m.get("role") in ("system", "developer"))
 
 
 def augment_openai(body: dict[str, Any], context: dict[str, Any], keep: int | None) -> dict[str, Any]:

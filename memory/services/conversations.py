@@ -33,6 +33,13 @@ from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.services.sessions import by_name
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
+
+def _incoming(turn) -> IncomingTurn:
+    """A turn sent with its text, as stored (a huge one cut with a mark) and its digest."""
+    text = as_stored(turn.content)
+    return IncomingTurn(turn.role, text, turn_digest(turn.role, text))
+
+
 REBASE_WAIT_SECONDS = 300  # a forced rebase compaction the context waits for (seed 002, 5.3)
 # What a context build keeps of what it gave the agent (conversation.contexts shows it).
 CONTEXT_KEPT = ("system", "messages", "prefix_hash", "tokens", "budget_tokens", "parts", "anchors")
@@ -65,25 +72,14 @@ class ConversationService:
         counts = self.conversations.append(
             p.session, p.role, p.content, ts=p.ts, namespace=p.namespace, speaker=p.speaker
         )
-        scoring = p.role == "assistant" and self.config.persona.score_assistant_turns
-        if scoring:  # queued before any compaction this turn triggers
-            self.worker.score(namespace=p.namespace, session=p.session, turn_seq=counts["seq"], response=p.content)
-        scheduled = self.conversations.due(p.session)
-        if scheduled:
-            self.worker.request(p.session)
-        return {**counts, "compaction_scheduled": scheduled, "scoring_scheduled": scoring}
+        return {**counts, **self._after_stored(p.session, p.namespace, [(counts["seq"], p.role, p.content)])}
 
     @by_name
     def sync(self, p: SyncParams) -> dict[str, Any]:
         """Store what an app's history adds to the stored transcript, matched by content (one call
         on the store thread, so two doors sending the same history at once store each turn once).
         A history sent with some turns as digests whose text is needed gets Conflict naming them."""
-        incoming = [
-            IncomingTurn(t.role, as_stored(t.content), turn_digest(t.role, as_stored(t.content)))
-            if t.content is not None
-            else IncomingTurn(t.role, None, t.digest)
-            for t in p.turns
-        ]
+        incoming = [IncomingTurn(t.role, None, t.digest) if t.content is None else _incoming(t) for t in p.turns]
         try:
             placement, seqs = self.conversations.sync(p.namespace, p.session, incoming, pending=p.pending)
         except NeedText as exc:
@@ -93,7 +89,8 @@ class ConversationService:
             ) from None
         scheduled = {"compaction_scheduled": False, "scoring_scheduled": False}
         if seqs and not p.pending:
-            scheduled = self._after_stored(placement.session, p.namespace, seqs, incoming[placement.new_from :])
+            stored = [(seq, t.role, t.text) for seq, t in zip(seqs, incoming[placement.new_from :])]
+            scheduled = self._after_stored(placement.session, p.namespace, stored)
         return {
             **self.conversations.counts(placement.session),
             "session": placement.session,
@@ -104,12 +101,13 @@ class ConversationService:
             **scheduled,
         }
 
-    def _after_stored(self, session: str, namespace: str, seqs: list[int], turns: list[IncomingTurn]) -> dict:
-        """An assistant reply is scored; a compaction is queued when due."""
-        scoring = self.config.persona.score_assistant_turns and any(t.role == "assistant" for t in turns)
-        for seq, turn in zip(seqs, turns):
-            if turn.role == "assistant" and self.config.persona.score_assistant_turns:
-                self.worker.score(namespace=namespace, session=session, turn_seq=seq, response=turn.text)
+    def _after_stored(self, session: str, namespace: str, stored: list[tuple[int, str, str]]) -> dict:
+        """After turns (seq, role, text) are stored: each assistant reply's SyncScore is queued, then
+        a compaction when one is due (the score first, so a compaction sees it)."""
+        replies = [(seq, text) for seq, role, text in stored if role == "assistant"]
+        scoring = bool(replies) and self.config.persona.score_assistant_turns
+        for seq, text in replies if scoring else []:
+            self.worker.score(namespace=namespace, session=session, turn_seq=seq, response=text)
         due = self.conversations.due(session)
         if due:
             self.worker.request(session)
