@@ -94,7 +94,8 @@ def test_whatsapp_zip_and_title_from_the_file_name(tmp_path):
         z.writestr("_chat.txt", (EXPORTS / "whatsapp_ios_dots.txt").read_text(encoding="utf-8"))
         z.writestr("00000007-PHOTO-2024-03-12-09-17-01.jpg", b"\xff\xd8")
     chat = read_whatsapp(archive).chats[0]
-    assert chat.title == "Porto trip" and chat.chat_id == "whatsapp:Porto trip" and len(chat.messages) == 3
+    assert chat.title == "Porto trip" and chat.chat_id.startswith("whatsapp:c-") and len(chat.messages) == 3
+    assert chat.earlier_ids == ["whatsapp:Porto trip"]  # the id versions that named chats by file gave it
     named = tmp_path / "WhatsApp Chat with Ana.txt"
     named.write_text("12/03/2024, 09:16 - Ana: hi\n", encoding="utf-8")
     assert read_whatsapp(named).chats[0].title == "Ana"

@@ -71,18 +71,23 @@ def import_chats(
         )
         fail(f"--me {me!r} is no sender of {path}: its senders are {listed}; give one of them as written", 2)
     if dry_run:
-        show_result(_dry_run(export, path), show.human_import)
+        show_result(_dry_run(export, path, tz), show.human_import)
         return
-    report = _dry_run(export, path)
+    report = _dry_run(export, path, tz)
     report["dry_run"] = False
     with connected() as client, _Progress(sum(len(c.messages) for c in export.chats)) as progress:
         for chat, summary in zip(export.chats, report["chats"]):
-            summary.update(added=0, duplicates=0, sessions=[], people={}, observing=[])
+            summary.update(added=0, duplicates=0, sessions=[], people={}, observing=[], retimed=None, remapped=[])
             for batch in batches(chat.messages, max_messages=batch_size):
                 done = client.call("channels.ingest", _batch(format, chat, batch, owner, tz, namespace))
+                if done["chat"] != chat.chat_id:  # the daemon holds this chat under an earlier id: go on there
+                    chat.chat_id, chat.earlier_ids = done["chat"], []
+                    summary["chat"] = done["chat"]
                 summary["added"] += done["added"]
                 summary["duplicates"] += done["duplicates"]
                 summary["people"].update(done["people"])
+                summary["remapped"] += done.get("remapped") or []
+                summary["retimed"] = _add_retimed(summary["retimed"], done.get("retimed"))
                 for key in ("sessions", "observing"):
                     summary[key] += [s for s in done[key] if s not in summary[key]]
                 progress.advance(len(batch), chat.title)
@@ -91,10 +96,17 @@ def import_chats(
     show_result(report, show.human_import)
 
 
+def _add_retimed(total: dict | None, more: dict | None) -> dict | None:
+    if not more:
+        return total
+    return {**more, "messages": more["messages"] + (total["messages"] if total else 0)}
+
+
 def _batch(format: str, chat: Chat, batch: list, owner: str | None, tz: str | None, namespace: str | None) -> dict:
     return given(
         channel=format,
         chat_id=chat.chat_id,
+        earlier_ids=chat.earlier_ids or None,
         title=chat.title,
         kind=chat.kind,
         messages=[m.model_dump(mode="json", exclude_defaults=True) for m in batch],
@@ -104,7 +116,18 @@ def _batch(format: str, chat: Chat, batch: list, owner: str | None, tz: str | No
     )
 
 
-def _dry_run(export: ChatExport, path: Path) -> dict[str, Any]:
+def _assumed_zone(export: ChatExport, tz: str | None) -> str | None:
+    """The zone naive times are read in, said before they are stored (None: the export gives zones)."""
+    if not any(m.ts.tzinfo is None for c in export.chats for m in c.messages):
+        return None
+    if tz:
+        return f"{tz} (--tz)"
+    from tzlocal import get_localzone_name
+
+    return f"the daemon's [channels] timezone (unset: this machine's, {get_localzone_name()}); --tz to choose"
+
+
+def _dry_run(export: ChatExport, path: Path, tz: str | None = None) -> dict[str, Any]:
     """Counts per chat and sender, the date range and what was skipped: what an import would send."""
     chats = []
     for chat in export.chats:
@@ -127,6 +150,7 @@ def _dry_run(export: ChatExport, path: Path) -> dict[str, Any]:
         "path": str(path),
         "dry_run": True,
         "notes": export.notes,
+        "zone": _assumed_zone(export, tz),
         "owner": export.owner,
         "messages": sum(c["messages"] for c in chats),
         "skipped": sum(len(c["skipped"]) for c in chats),

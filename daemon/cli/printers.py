@@ -310,6 +310,8 @@ def human_import(report: dict[str, Any]) -> None:
     )
     for note in report["notes"]:
         print(f"  note: {note}")
+    if report.get("zone"):
+        print(f"  times without a zone are read in {report['zone']}")
     for chat in report["chats"]:
         print(f"\n{chat['title']}  ({chat['kind']}, {chat['chat']})  {_day(chat['first'])} to {_day(chat['last'])}")
         if report["dry_run"]:
@@ -318,6 +320,19 @@ def human_import(report: dict[str, Any]) -> None:
             print(
                 f"  {chat['added']} added, {chat['duplicates']} already stored, {len(chat['sessions'])} sessions"
                 + (f", Observer queued for {len(chat['observing'])}" if chat["observing"] else "")
+            )
+        for moved in chat.get("remapped") or []:
+            print(
+                f"  corrected: {moved['name']!r} is now {_person_label(moved['now'])} (was {_person_label(moved['was'])}), "
+                f"{moved['turns']} messages moved"
+            )
+        if chat.get("retimed"):
+            r = chat["retimed"]
+            print(
+                f"  warning: {r['messages']} messages were stored by an earlier import that read their times at "
+                f"{r['earlier_offset']}; this one reads them at {r['this_offset']}. They keep their first times. "
+                f"Import with the --tz of that first import (a zone at {r['earlier_offset']} then) so that new "
+                "messages match them."
             )
         for sender, count in chat["senders"].items():
             person = chat.get("people", {}).get(sender)
@@ -334,6 +349,10 @@ def human_import(report: dict[str, Any]) -> None:
             print(f"  {title} line {s['line']}: {s['reason']}: {s['text'][:70]!r}")
     if not report["dry_run"]:
         print(f"\n{report['added']} messages added, {report['duplicates']} already stored")
+
+
+def _person_label(person: str) -> str:
+    return "the user" if person == "user" else person
 
 
 def human_chats(result: dict[str, Any]) -> None:

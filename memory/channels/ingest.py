@@ -27,7 +27,7 @@ from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
 from agentmemd.memory.core.disclosure import chat_audience
 from agentmemd.memory.core.sessions import session_key
-from agentmemd.memory.store.channel_tables import ChannelTables
+from agentmemd.memory.store.channel_tables import USER, ChannelTables
 
 
 @dataclass
@@ -38,14 +38,30 @@ class IngestPlan:
     sessions: list[str] = field(default_factory=list)  # every session the batch's messages are in
     people: dict[str, str] = field(default_factory=dict)  # sender as shown -> person id
     accounts: dict[str, str] = field(default_factory=dict)  # account -> person id, resolved once a batch
+    chat: str = ""  # the chat the messages are stored in
+    retimed: list[timedelta] = field(default_factory=list)  # stored instant - this reading, per such duplicate
+    remapped: list[dict[str, Any]] = field(default_factory=list)  # accounts the owner given moved (see _claim_user)
 
 
 def message_key(chat: str, message: ChatMessage, when: datetime, occurrence: int) -> str:
-    """``when``: the message's instant (its ``ts`` in the importer's zone)."""
+    """``when``: the message's instant (its ``ts`` in the importer's zone). A message without the
+    app's id is keyed by its time as the export wrote it: a naive time (WhatsApp) as wall-clock,
+    so reading the file again with another ``--tz`` finds the same message."""
     if message.message_id:
         basis = f"{chat}\x1fid\x1f{message.message_id}"
     else:
-        basis = f"{chat}\x1f{format_time(when)}\x1f{message.sender}\x1f{message.text}\x1f{occurrence}"
+        written = message.ts.isoformat() if message.ts.tzinfo is None else format_time(when)
+        basis = f"{chat}\x1f{written}\x1f{message.sender}\x1f{message.text}\x1f{occurrence}"
+    return hashlib.sha256(basis.encode()).hexdigest()[:32]
+
+
+def earlier_key(chat: str, message: ChatMessage, when: datetime, occurrence: int) -> str | None:
+    """The key a message without an id and with a naive time had before keys were wall-clock (its
+    instant in the zone of that import, under the chat's earlier id): what was imported then is
+    still found when imported again."""
+    if message.message_id or message.ts.tzinfo is not None:
+        return None
+    basis = f"{chat}\x1f{format_time(when)}\x1f{message.sender}\x1f{message.text}\x1f{occurrence}"
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
@@ -101,31 +117,40 @@ class ChatIngest:
         *,
         owner: str | None,
         zone: tzinfo,
+        earlier_ids: list[str] = (),  # type: ignore[assignment]
     ) -> IngestPlan:
         """What storing ``messages`` adds; people and the chat row are written now (the caller's transaction)."""
-        title = self._chat_row(namespace, channel, chat, title, kind)
-        audience = chat_audience(channel, kind, chat)
         stamped = sorted(
             ((m, to_utc(m.ts if m.ts.tzinfo else m.ts.replace(tzinfo=zone))) for m in messages), key=lambda p: p[1]
         )
         occurrences: dict[tuple, int] = {}
-        keys = []
-        for message, when in stamped:
-            ident = (when, message.sender, message.text)
+        counted = []
+        for message, _when in stamped:
+            ident = (message.ts, message.sender, message.text)
             occurrences[ident] = occurrences.get(ident, -1) + 1
-            keys.append(message_key(chat, message, when, occurrences[ident]))
-        stored = self.tables.stored_keys(namespace, keys)
-        plan = IngestPlan()
+            counted.append(occurrences[ident])
+        plan = IngestPlan(chat=self._continued_chat(namespace, chat, earlier_ids, stamped, counted))
+        chat = plan.chat
+        keys = [message_key(chat, m, when, n) for (m, when), n in zip(stamped, counted)]
+        before = [earlier_key(chat, m, when, n) for (m, when), n in zip(stamped, counted)]
+        stored = self.tables.stored_keys(namespace, keys + [k for k in before if k])
+        title = self._chat_row(namespace, channel, chat, title, kind)
+        audience = chat_audience(channel, kind, chat)
+        if owner is not None:
+            plan.remapped = self._claim_user(namespace, channel, owner, [m for m, _ in stamped])
         previous = self.tables.last_turn_before(namespace, chat, format_time(stamped[0][1])) if stamped else None
         prev_session, prev_ts = (previous[0], parse_time(previous[1])) if previous else (None, None)
         seen: set[str] = set()
-        for (message, when), key in zip(stamped, keys):
-            if key in stored or key in seen:
+        for (message, when), key, old in zip(stamped, keys, before):
+            known = stored.get(key) or (stored.get(old) if old else None)
+            if known or key in seen:
                 plan.duplicates += 1
-                if key in stored:
-                    prev_session, prev_ts = stored[key][1], parse_time(stored[key][2])
+                if known:
+                    prev_session, prev_ts = known[1], parse_time(known[2])
                     if prev_session not in plan.sessions:
                         plan.sessions.append(prev_session)
+                    if message.ts.tzinfo is None and prev_ts != when:  # the same line, read in another zone
+                        plan.retimed.append(prev_ts - when)
                 continue
             seen.add(key)
             if prev_session is None or when - prev_ts > self.gap:
@@ -136,6 +161,37 @@ class ChatIngest:
             if prev_session not in plan.sessions:
                 plan.sessions.append(prev_session)
         return plan
+
+    def _continued_chat(
+        self, namespace: str, chat: str, earlier_ids: list[str], stamped: list, counted: list[int]
+    ) -> str:
+        """``chat``, or the earlier id this chat was stored under when that one holds these very
+        messages (so a chat imported before chats were known by their content goes on as one)."""
+        if not earlier_ids or self.tables.chat(namespace, chat) is not None:
+            return chat
+        for earlier in earlier_ids:
+            if self.tables.chat(namespace, earlier) is None:
+                continue
+            keys = [k for (m, when), n in zip(stamped, counted) if (k := earlier_key(earlier, m, when, n))]
+            keys += [message_key(earlier, m, when, n) for (m, when), n in zip(stamped, counted)]
+            if self.tables.stored_keys(namespace, keys):
+                return earlier
+        return chat
+
+    def _claim_user(self, namespace: str, channel: str, owner: str, messages: list[ChatMessage]) -> list[dict]:
+        """``owner``'s account becomes the user's, and an account of the batch that an earlier
+        import wrongly gave the user becomes a person of its own: a re-import with the right
+        ``--me`` corrects the one before it. What moved, for the import's report."""
+        moved = []
+        for account, name in dict.fromkeys((m.sender_id or m.sender, m.sender) for m in messages if not m.by_assistant):
+            person = self.tables.account(namespace, channel, account)
+            is_owner = owner in (account, name)
+            if person is None or (person == USER) == is_owner:
+                continue
+            target = USER if is_owner else self.people.create(namespace, name)
+            turns = self.tables.repoint_account(namespace, channel, account, name, person, target)
+            moved.append({"account": account, "name": name, "was": person, "now": target, "turns": turns})
+        return moved
 
     def record(self, namespace: str, keys: list[str], seqs: list[int]) -> None:
         self.tables.add_keys(namespace, list(zip(keys, seqs)))

@@ -34,10 +34,14 @@ class People:
         known = self.tables.account(namespace, channel, account)
         if known is not None:
             return known
-        person = USER if is_user else new_person_id()
-        if not is_user:
-            self.tables.add_person(person, namespace, name, format_time(self.clock.now()))
+        person = USER if is_user else self.create(namespace, name)
         self.tables.add_account(namespace, channel, account, person, name)
+        return person
+
+    def create(self, namespace: str, name: str) -> str:
+        """A new person with no account yet."""
+        person = new_person_id()
+        self.tables.add_person(person, namespace, name, format_time(self.clock.now()))
         return person
 
     def list(self, namespace: str) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentmemd.memory.channels.exports import decode_text, read_export
+from agentmemd.memory.channels.identity import content_chat_id, title_from_people
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -61,7 +62,15 @@ def read_whatsapp(path: Path, date_order: DateOrder | None = None, title: str | 
     """Parse a WhatsApp export: the ``.txt``, or the ``.zip`` WhatsApp makes with media."""
     text, name = _read_text(Path(path))
     chat_title = title or _title_from(name)
-    return parse_whatsapp(text, chat_title, date_order)
+    export = parse_whatsapp(text, chat_title, date_order)
+    chat = export.chats[0]
+    # Known by its content, not its file's name (memory/channels/identity.py); the id imports
+    # gave it before is kept to continue a chat stored under it.
+    chat.earlier_ids = [chat.chat_id]
+    chat.chat_id = content_chat_id("whatsapp", chat.messages)
+    if not title and Path(name).stem.lower() == "_chat":  # iOS names every export so
+        chat.title = title_from_people(chat.messages)
+    return export
 
 
 def parse_whatsapp(text: str, title: str, date_order: DateOrder | None = None) -> ChatExport:

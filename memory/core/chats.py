@@ -46,8 +46,13 @@ class Skipped(_Model):
 
 
 class Chat(_Model):
-    chat_id: str = Field(description="stable across imports of the same chat: the app's id or its title")
+    chat_id: str = Field(
+        description="stable across imports of the same chat: the app's id, or one made from its content"
+    )
     title: str
+    earlier_ids: list[str] = Field(
+        default_factory=list, description="ids earlier versions stored the same chat under (found by its messages)"
+    )
     kind: ChatKind
     messages: list[ChatMessage] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)

@@ -392,6 +392,9 @@ class IngestParams(Params):
         None, description="the sender (id or name) who is the user the agent serves"
     )
     tz: str | None = Field(None, description="zone of times without one; None: the [channels] timezone")
+    earlier_ids: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
+        [], max_length=4, description="ids the same chat may have been stored under by an earlier version"
+    )
     namespace: Namespace = "default"
 
     @field_validator("messages")

@@ -339,13 +339,34 @@ class TokensResult(Result):
     tokens: list[AccessToken]
 
 
+class Retimed(Result):
+    """Messages already stored by an import that read their naive times in another zone: they
+    keep the times stored first (``earlier_offset``), not this reading's (``this_offset``)."""
+
+    messages: int
+    earlier_offset: str  # e.g. "UTC+02:00"
+    this_offset: str
+
+
+class Remapped(Result):
+    """An account an earlier import gave the wrong person, given the right one by ``owner``."""
+
+    account: str
+    name: str
+    was: str  # the person id it had
+    now: str  # the person id it has
+    turns: int
+
+
 class IngestResult(Result):
-    chat: str
+    chat: str  # the chat stored in (an earlier id the same chat was stored under, when there is one)
     added: int
     duplicates: int
     sessions: list[str]  # every session the batch's messages are in
     people: dict[str, str]  # sender as shown -> person id
     observing: list[str]  # sessions whose Observer run the batch made due (it runs in the background)
+    retimed: Retimed | None = None
+    remapped: list[Remapped] = []
 
 
 class ChatSummary(Result):

@@ -12,6 +12,7 @@ queued afterwards for every session the batch made due; it runs on the compactio
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import timedelta
 from typing import Any, Callable
 
@@ -45,6 +46,22 @@ from agentmemd.memory.store.database import Store
 PEOPLE_SHOWN = 6  # impressions in one context's prefix
 # (name, current impression as text, the memories of them, namespace) -> the model's impression
 Describe = Callable[[str, str, list[str], str], ImpressionResult]
+
+
+def _retimed(shifts: list[timedelta], messages: list, zone) -> dict[str, Any] | None:
+    """The zone offsets of an earlier reading of these naive times and of this one, when they differ."""
+    if not shifts:
+        return None
+    first = next(m.ts for m in messages if m.ts.tzinfo is None)
+    this = first.replace(tzinfo=zone).utcoffset() or timedelta(0)
+    shift = Counter(shifts).most_common(1)[0][0]  # stored instant - this reading = this offset - earlier offset
+    return {"messages": len(shifts), "earlier_offset": _offset(this - shift), "this_offset": _offset(this)}
+
+
+def _offset(delta: timedelta) -> str:
+    minutes = int(delta.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
 class ChannelService:
@@ -84,7 +101,15 @@ class ChannelService:
         """What the batch stored, and the Observer runs it calls for: (session, observe it whole)."""
         with self.store.transaction():
             plan = self.ingest_.plan(
-                p.namespace, p.channel, p.chat_id, p.title, p.kind, p.messages, owner=p.owner, zone=zone
+                p.namespace,
+                p.channel,
+                p.chat_id,
+                p.title,
+                p.kind,
+                p.messages,
+                owner=p.owner,
+                zone=zone,
+                earlier_ids=p.earlier_ids,
             )
             seqs = self.conversations.append_many(p.namespace, plan.turns) if plan.turns else []
             self.ingest_.record(p.namespace, plan.keys, seqs)
@@ -92,15 +117,17 @@ class ChannelService:
         # A session over the Observer's threshold is due as any conversation's is; a finished one
         # (the chat went on after a gap) is observed whole, as nothing more will join it.
         due = [s for s in plan.sessions if s in added and self.conversations.due(s)]
-        finished = self.tables.finished_unobserved(p.namespace, p.chat_id) if self.config.observe_finished else []
+        finished = self.tables.finished_unobserved(p.namespace, plan.chat) if self.config.observe_finished else []
         requests = [(s, False) for s in due] + [(s, True) for s in finished if s not in due]
         result = {
-            "chat": p.chat_id,
+            "chat": plan.chat,
             "added": len(plan.turns),
             "duplicates": plan.duplicates,
             "sessions": plan.sessions,
             "people": plan.people,
             "observing": [s for s, _ in requests],
+            "retimed": _retimed(plan.retimed, p.messages, zone),
+            "remapped": plan.remapped,
         }
         return result, requests
 

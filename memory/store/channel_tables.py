@@ -94,6 +94,32 @@ class ChannelTables:
         self.conn.execute("DELETE FROM impressions WHERE namespace = ? AND person = ?", (namespace, source))
         return moved
 
+    def repoint_account(self, namespace: str, channel: str, account: str, name: str, source: str, target: str) -> int:
+        """``account`` (shown as ``name``) belongs to ``target``, not ``source``: the account, the
+        turns it said in the channel's chats and the memories made from them move; how many turns."""
+        self.conn.execute(
+            "UPDATE person_accounts SET person = ? WHERE namespace = ? AND channel = ? AND account = ?",
+            (target, namespace, channel, account),
+        )
+        seqs = [
+            seq
+            for (seq,) in self.conn.execute(
+                "SELECT t.seq FROM conversation_turns t JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
+                "WHERE t.namespace = ? AND c.channel = ? AND t.person = ? AND t.speaker = ?",
+                (namespace, channel, source, name),
+            )
+        ]
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            self.conn.execute(f"UPDATE conversation_turns SET person = ? WHERE seq IN ({marks})", (target, *chunk))
+            self.conn.execute(
+                f"UPDATE memories SET said_by = ? WHERE namespace = ? AND said_by = ? AND id IN "
+                f"(SELECT memory_id FROM memory_turns WHERE turn_seq IN ({marks}))",
+                (target, namespace, source, *chunk),
+            )
+        return len(seqs)
+
     # ---- chats and their stored messages -----------------------------------------------------
 
     def chat(self, namespace: str, chat: str) -> dict[str, Any] | None:
