@@ -170,6 +170,23 @@ MEMORIES_OPEN, MEMORIES_CLOSE = "<memories>\n", "\n</memories>\n\n"
 TOOL_OUTPUT_OPEN, TOOL_OUTPUT_CLOSE = "<tool-output>\n", "\n</tool-output>"
 
 
+def with_speakers(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The turns of a conversation with more than one person in it (a group, a chat between two
+    people the agent reads) as ``Name: text``, so the model knows who said what: the chat APIs
+    give all of them the one role ``user``. An app's own conversation (one user, the assistant)
+    is left as it is."""
+    people = {t["speaker"] for t in turns if t["role"] == "user"}
+    if len(people) < 2 and not any(t.get("person") for t in turns):
+        return turns
+    named = []
+    for turn in turns:
+        if turn["role"] == "user" and turn.get("speaker"):
+            content = f"{turn['speaker']}: {turn['content']}"
+            turn = {**turn, "content": content, "tokens": count_tokens(content)}
+        named.append(turn)
+    return named
+
+
 def as_message(turn: dict[str, Any]) -> dict[str, str]:
     """A stored turn as a context message. A tool's output goes back on the user side (where the
     APIs carry it) but marked and neutralised as data: it is not the user's words."""
@@ -251,7 +268,7 @@ def build_context(
     turns = conversations.transcript_unobserved(session)
     if drift == "rebase":  # after the forced compaction: the newest raw turns, observed or not
         turns = conversations.transcript_recent(session, max(2, cfg.keep_recent_turns))
-    chosen, used = fit_turns(turns, history_budget)
+    chosen, used = fit_turns(with_speakers(turns), history_budget)
     messages = [as_message(t) for t in chosen]
     in_prefix += [t["episode"] for t in chosen if t.get("episode")]  # the turns shown are not packed again
 
