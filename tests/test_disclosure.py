@@ -33,6 +33,45 @@ SHARED_FACT = (
 )
 
 
+# Two people's iOS exports, both files named _chat.txt: two chats, two audiences, never one.
+SAME_NAMED = {
+    "ana": ("Ana", "The spare key is under the blue flowerpot.", "flowerpot",
+            ["where is the spare key", "Ana's spare key", "flowerpot key"]),
+    "ben": ("Ben", "My bank PIN is 8526, don't tell anyone.", "8526",
+            ["what is Ben's bank PIN", "Ben's PIN code", "bank PIN"]),
+}  # fmt: skip
+SAME_NAMED_AUDIENCES: dict[str, tuple[str, list[str]]] = {}  # audience -> (words, asks), once imported
+
+
+def _import_same_named(d, ns, root) -> dict[str, str]:
+    """Each person's _chat.txt through the WhatsApp reader, as `agentmemd import` sends it."""
+    from agentmemd.memory.channels.whatsapp import read_whatsapp
+
+    sessions = {}
+    for day, (folder, (sender, sentence, words, asks)) in enumerate(SAME_NAMED.items(), start=10):
+        path = root / folder / "_chat.txt"
+        path.parent.mkdir(parents=True)
+        lines = [f"Hi Carla, it's {sender}.", sentence, "Anyway, talk soon!"]
+        path.write_text("".join(f"[{day}.03.24, 09:1{i}:00] {sender}: {t}\n" for i, t in enumerate(lines)))
+        chat = read_whatsapp(path).chats[0]
+        done = d.call(
+            "channels.ingest",
+            {
+                "channel": "whatsapp",
+                "chat_id": chat.chat_id,
+                "title": chat.title,
+                "kind": chat.kind,
+                "tz": "UTC",
+                "messages": [m.model_dump(mode="json", exclude_defaults=True) for m in chat.messages],
+                "namespace": ns,
+            },
+        )
+        audience = f"private:{chat.chat_id}"
+        SAME_NAMED_AUDIENCES[audience] = (words, asks)
+        sessions[audience] = done["sessions"][0]
+    return sessions
+
+
 def _audience(chat: str) -> str:
     return f"{CHATS[chat][1]}:{chat}"
 
@@ -64,6 +103,7 @@ def world(tmp_path_factory):
             },
         )
         sessions[chat] = done["sessions"][0]
+    sessions.update(_import_same_named(d, ns, tmp_path_factory.mktemp("same-named")))
     d.call("conversation.append", {"session": "me-1", "role": "user", "content": USER_FACT[0], "namespace": ns})
     sessions["user"] = "me-1"
     for session in sessions.values():
@@ -79,12 +119,16 @@ def _facts():
     yield "shared", SHARED_FACT[1], SHARED_FACT[2]
     for chat, (_, _, _, _, words, asks) in CHATS.items():
         yield _audience(chat), words, asks
+    for audience, (words, asks) in SAME_NAMED_AUDIENCES.items():
+        yield audience, words, asks
 
 
 def _listeners(sessions):
     yield "user", sessions["user"]
     for chat in CHATS:
         yield _audience(chat), sessions[chat]
+    for audience in SAME_NAMED_AUDIENCES:
+        yield audience, sessions[audience]
 
 
 def test_every_planted_fact_became_a_memory_with_its_chats_audience(world):
@@ -124,6 +168,16 @@ def test_no_conversation_hears_what_it_may_not_and_each_still_finds_what_it_may(
     print(f"disclosure: {checks} checks, {len(leaks)} leaks, {len(missed)} allowed facts missed")
     assert leaks == []
     assert missed == []
+
+
+def test_two_peoples_same_named_exports_are_two_audiences(world):
+    """Before chats were known by content, both _chat.txt files became chat `whatsapp:_chat`:
+    one audience, so each person's secret was heard in the other's chat."""
+    d, ns, sessions = world
+    assert len(SAME_NAMED_AUDIENCES) == 2
+    ben = next(a for a, (words, _) in SAME_NAMED_AUDIENCES.items() if words == "8526")
+    heard = d.call("memory.search", {"query": "spare key flowerpot", "k": 10, "namespace": ns, "audience": ben})
+    assert all("flowerpot" not in h["content"] for h in heard["results"])
 
 
 def test_explain_says_why_a_memory_was_kept_out(world):
