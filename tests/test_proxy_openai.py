@@ -88,3 +88,27 @@ def test_a_developer_message_mid_conversation_keeps_its_place(world):
     client.chat.completions.create(model="gpt-5", messages=messages)
     sent = [m["role"] for m in gpt.requests[-1]["body"]["messages"]]
     assert sent == ["system", "system", "user", "assistant", "developer", "user"]
+
+
+def test_a_group_chats_speakers_are_kept_and_named_in_its_context(world):
+    """Several people on the user side, told apart by OpenAI's `name`: each turn is stored as its
+    speaker's, and the daemon's context for the conversation says who said what."""
+    d, claude, gpt, base = world
+    client = openai.OpenAI(base_url=f"{base}/v1", api_key=OPENAI_KEY, max_retries=0)
+    gpt.script("Ana brings the tent, Ben drives.")
+    messages = [
+        {"role": "user", "name": "ana", "content": "I can bring the tent"},
+        {"role": "user", "name": "ben", "content": "I'll drive"},
+        {"role": "user", "name": "ana", "content": "Bot, who does what?"},
+    ]
+    client.chat.completions.create(model="gpt-5", messages=messages, extra_headers={"x-agentmemd-session": "camping"})
+    assert gpt.requests[-1]["body"]["messages"][-2]["name"] == "ben"  # the app's messages go on as sent
+    turns = d.call("conversation.turns", {"session": "camping"})["turns"]
+    assert [(t["speaker"], t["content"]) for t in turns[:3]] == [
+        ("ana", "I can bring the tent"),
+        ("ben", "I'll drive"),
+        ("ana", "Bot, who does what?"),
+    ]
+    context = d.call("conversation.context", {"session": "camping"})
+    said = [m["content"] for m in context["messages"] if m["role"] == "user"]
+    assert said[0] == "ana: I can bring the tent" and said[1] == "ben: I'll drive"

@@ -78,7 +78,7 @@ class Placement:
 
     name: str | None
     namespace: str
-    turns: list[tuple[str, str]]
+    turns: list[tuple[str, ...]]  # (role, text) or (role, text, speaker)
     session: str = ""
     pending_seqs: list[int] = field(default_factory=list)
     observe_after: bool = False  # compact mode kept turns no observation covers yet
@@ -143,20 +143,22 @@ SYNC_FRAME_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default)
 
 
 def sync_history(
-    client: Client, name: str | None, namespace: str, turns: list[tuple[str, str]], *, pending: bool
+    client: Client, name: str | None, namespace: str, turns: list[tuple[str, ...]], *, pending: bool
 ) -> dict[str, Any]:
     """``conversation.sync`` of a whole history within the daemon's line limit: the turns as stored
     (a huge one cut with a mark), the newest with their text and the older ones as digests where
     the whole would not fit. When the daemon needs text it was sent only the digest of (turns new
     to it), the history goes in steps, each a prefix of it whose new turns fit one request."""
-    stored = [(role, as_stored(text)) for role, text in turns]
-    sizes = [len(json.dumps(text)) + 32 for _, text in stored]  # as the client sends it, with its keys
+    stored = [(role, as_stored(text), *rest) for role, text, *rest in turns]
+    sizes = [len(json.dumps(text)) + 32 for _, text, *_ in stored]  # as the client sends it, with its keys
     params: dict[str, Any] = {"namespace": namespace, "pending": pending, **({"session": name} if name else {})}
 
     def send(upto: int, with_text: set[int]) -> dict[str, Any]:
         payload = [
-            {"role": role, "content": text} if i in with_text else {"role": role, "digest": turn_digest(role, text)}
-            for i, (role, text) in enumerate(stored[:upto])
+            ({"role": role, "content": text, **({"speaker": rest[0]} if rest else {})})
+            if i in with_text
+            else {"role": role, "digest": turn_digest(role, text)}
+            for i, (role, text, *rest) in enumerate(stored[:upto])
         ]
         return client.call("conversation.sync", {**params, "turns": payload})
 

@@ -70,8 +70,9 @@ def _tool_results_only(message: dict[str, Any]) -> bool:
     )
 
 
-def turn_of(message: dict[str, Any]) -> tuple[str, str] | None:
-    """(role, text) of one message as the daemon stores it; None for a message that is not a turn.
+def turn_of(message: dict[str, Any]) -> tuple[str, ...] | None:
+    """(role, text) of one message as the daemon stores it, (role, text, speaker) when the message
+    names its speaker; None for a message that is not a turn.
 
     A tool's output (an OpenAI `tool` message, an Anthropic user message made only of `tool_result`
     blocks) is a `tool` turn: data the app handed the model, never the user's words. A user message
@@ -81,12 +82,15 @@ def turn_of(message: dict[str, Any]) -> tuple[str, str] | None:
         return "tool", message_text(message)
     if role == "user" and _tool_results_only(message):
         return "tool", "\n".join(_result_text(b) for b in message["content"]).strip() or "[empty]"
+    if role == "user" and isinstance(message.get("name"), str) and message["name"].strip():
+        # OpenAI's `name`: who said it, where several people share the user role (a group chat).
+        return role, message_text(message), message["name"].strip()[:100]
     if role in ("user", "assistant"):
         return role, message_text(message)
     return None
 
 
-def turns(messages: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def turns(messages: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """(role, text) per turn of an app's history, in order: what the daemon stores as turns."""
     return [t for t in (turn_of(m) for m in messages) if t is not None]
 

@@ -152,7 +152,15 @@ class Conversations:
             chain, seqs = self.matcher.head_chain(placement.session, namespace), []
             for turn in fresh:
                 seqs.append(
-                    self._add_turn(placement.session, namespace, turn.role, turn.text, pending=pending, after=chain)
+                    self._add_turn(
+                        placement.session,
+                        namespace,
+                        turn.role,
+                        turn.text,
+                        speaker=turn.speaker,
+                        pending=pending,
+                        after=chain,
+                    )
                 )
                 chain = chain_next(chain, turn.digest)
             confirmed = 0 if pending else self.tables.confirm(placement.session)

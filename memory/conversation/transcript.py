@@ -87,6 +87,7 @@ class IncomingTurn:
     role: str
     text: str | None
     digest: str
+    speaker: str | None = None  # who said it, where the app names people (OpenAI's `name`)
 
 
 @dataclass

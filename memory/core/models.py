@@ -344,6 +344,9 @@ class SyncTurn(Params):
 
     role: Role
     content: Content | None = None
+    speaker: Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_utf8)] | None = Field(
+        None, description="who said it, where several people share the user role (kept with a new turn's content)"
+    )
     digest: Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")] | None = Field(
         None, description="the turn's digest (memory/conversation/transcript.py), sent instead of its text"
     )

@@ -37,7 +37,7 @@ from agentmemd.persona.tracking.tracker import PersonaTracker
 def _incoming(turn) -> IncomingTurn:
     """A turn sent with its text, as stored (a huge one cut with a mark) and its digest."""
     text = as_stored(turn.content)
-    return IncomingTurn(turn.role, text, turn_digest(turn.role, text))
+    return IncomingTurn(turn.role, text, turn_digest(turn.role, text), turn.speaker)
 
 
 REBASE_WAIT_SECONDS = 300  # a forced rebase compaction the context waits for (seed 002, 5.3)
