@@ -279,10 +279,16 @@ def reinforce(id: str, event: str, namespace: str | None) -> None:
 @cli.command()
 @click.argument("id")
 @click.argument("content")
+@click.option("--correction", is_flag=True, help="It was wrong (a typo, a misheard name): keep its date.")
 @NAMESPACE
-def update(id: str, content: str, namespace: str | None) -> None:
-    """Write a new version of a memory.  `agentmemd update m1a2b3... "Lives in Porto now"`"""
-    call("memory.update", given(id=id, content=content, namespace=namespace))
+def update(id: str, content: str, correction: bool, namespace: str | None) -> None:
+    """Write a new version of a memory: the fact changed (dated now), or with --correction it was wrong.
+
+    \b
+        agentmemd update m1a2b3... "Lives in Porto now"
+        agentmemd update m1a2b3... "Her sister is called Inês" --correction
+    """
+    call("memory.update", given(id=id, content=content, correction=correction or None, namespace=namespace))
 
 
 @cli.command()

@@ -145,6 +145,7 @@ def memory_edit(d: "Dashboard") -> "Handler":
         namespace, memory_id = request.path_params["namespace"], request.path_params["id"]
         form = await form_fields(request)
         params: dict[str, Any] = {"id": memory_id, "namespace": namespace, "content": form.get("content", "")}
+        params["correction"] = not form.get("changed")  # a correction is no new event: it keeps the date
         if form.get("type"):
             params["type"] = form["type"]
         if form.get("priority"):

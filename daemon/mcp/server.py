@@ -286,12 +286,18 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         priority: Annotated[
             float | None, *_bounds(UpdateParams, "priority"), Field(description="A new priority (default: keep).")
         ] = None,
+        correction: Annotated[
+            bool,
+            Field(description="True: it was wrong (a typo, a misheard name), keep its date. False: the fact changed."),
+        ] = False,
         namespace: Namespace = None,
     ) -> dict[str, Any]:
-        """Correct a memory whose fact changed (the user moved, changed jobs) or was wrong: writes a new
-        version and keeps the old one as superseded. Returns the new id. Update the newest version: a
-        superseded one is refused."""
-        params = _params(id=id, content=content, type=type, priority=priority, namespace=namespace)
+        """Correct a memory whose fact changed (the user moved, changed jobs; dated now) or was wrong
+        (correction=true; keeps its date): writes a new version and keeps the old one as superseded.
+        Returns the new id. Update the newest version: a superseded one is refused."""
+        params = _params(
+            id=id, content=content, type=type, priority=priority, correction=correction or None, namespace=namespace
+        )
         return door.call(ctx, "memory.update", params)
 
     @_tool(tools, title="Archive a memory", annotations=ARCHIVE)

@@ -25,7 +25,7 @@ ASSISTANT = "Claude"
 
 def read_claude(path: Path) -> ChatExport:
     """Parse Claude's export zip, or its ``conversations.json``."""
-    return parse_claude(read_json_export(path, "conversations.json"))
+    return parse_claude(read_json_export(path, "conversations.json", "Claude"))
 
 
 def parse_claude(document: Any) -> ChatExport:
@@ -35,6 +35,11 @@ def parse_claude(document: Any) -> ChatExport:
 
 
 def _chat(raw: dict, number: int) -> Chat:
+    if "chat_messages" not in raw and "mapping" in raw:  # else each conversation would read as empty
+        raise MalformedExport(
+            f"conversation {number} has mapping, not chat_messages: this is a ChatGPT export (import it as chatgpt)",
+            {"line": number},
+        )
     chat = Chat(chat_id=f"claude:{raw.get('uuid', number)}", title=str(raw.get("name") or "Untitled"), kind="private")
     messages = expect(raw.get("chat_messages", []), list, f"conversation {number}: chat_messages", number)
     for position, message in enumerate(messages, start=1):

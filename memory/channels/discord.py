@@ -18,12 +18,20 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.exports import expect, from_iso, load_json, read_export
+from agentmemd.memory.channels.exports import (
+    expect,
+    from_iso,
+    load_export_json,
+    load_json,
+    not_the_export,
+    read_export,
+)
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
 CONVERSATION_TYPES = {"Default", "Reply", "ThreadStarterMessage"}
 PRIVATE_CHANNELS = {"DirectTextChat"}
+EXPECTED = "a DiscordChatExporter export is a channel's JSON (--format Json), or a zip of several"
 _MENTION = re.compile(r"<@!?(?P<id>\d+)>")
 
 
@@ -32,10 +40,10 @@ def read_discord(path: Path) -> ChatExport:
     path = Path(path)
     data, archive = read_export(path)
     if archive is None:
-        return parse_discord([load_json(data, path.name)])
+        return parse_discord([load_export_json(data, path.name, EXPECTED)])
     members = sorted(n for n in archive.namelist() if n.lower().endswith(".json"))
     if not members:
-        raise MalformedExport(f"{path}: the zip has no .json channel exports", {"line": 0})
+        raise not_the_export(archive, path.name, ".json channel exports", "DiscordChatExporter")
     return parse_discord([load_json(archive.read(m), f"{path.name}: {m}") for m in members])
 
 

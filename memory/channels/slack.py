@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.exports import expect, from_epoch, load_json, read_export
+from agentmemd.memory.channels.exports import expect, from_epoch, load_json, not_the_export, read_export
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatKind, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -44,7 +44,9 @@ def read_slack(path: Path) -> ChatExport:
     path = Path(path)
     _, archive = read_export(path)
     if archive is None:
-        raise MalformedExport(f"{path}: a Slack export is a .zip (Slack's 'Export data' download)", {"line": 0})
+        raise MalformedExport(
+            f"not a zip: {path.name} (a Slack export is a .zip: Slack's 'Export data' download)", {"line": 0}
+        )
     return parse_slack(archive, path.name)
 
 
@@ -59,7 +61,9 @@ def parse_slack(archive: zipfile.ZipFile, name: str = "export.zip") -> ChatExpor
         if found:
             days.setdefault(found.group("folder"), []).append(member)
     if not days:
-        raise MalformedExport(f"{name}: no channel folders of day files (e.g. general/2024-03-12.json)", {"line": 0})
+        lacking = ["channel folders of day files (e.g. general/2024-03-12.json)"]
+        lacking += [listing for listing in ("users.json", "channels.json") if listing not in files]
+        raise not_the_export(archive, name, " nor ".join(lacking), "Slack")
     listed = _listed(read, files, users)
     chats = []
     for folder, members in days.items():

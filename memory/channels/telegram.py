@@ -4,7 +4,10 @@
     an account   {"chats": {"list": [<chat>, ...]}, "left_chats": {"list": [...]}, ...}
 
 A message's ``text`` is a string, or an array of plain strings and entity objects
-(``{"type": "bold", "text": "…"}``, links, mentions, code) that ``flatten_text`` joins.
+(``{"type": "bold", "text": "…"}``, links, mentions, code) that ``flatten_text`` joins; a word
+linked elsewhere (``{"type": "text_link", "text": "the menu", "href": "https://…"}``) keeps its
+address: "the menu (https://…)". A poll (``{"question", "answers": [{"text", "voters"}], "closed",
+"total_voters"}``) is its question and options as text; a shared contact or location is named.
 Service messages (created group, invited, pinned, calls) are skipped with their action; a reply
 keeps the id it answers, a forward who it came from, an edit is flagged. ``date_unixtime`` (newer
 exports) gives the instant; older ones only have ``date`` in the exporting machine's time zone.
@@ -22,12 +25,12 @@ from agentmemd.memory.core.errors import MalformedExport
 
 PRIVATE_TYPES = {"personal_chat", "bot_chat", "saved_messages"}
 GROUP_TYPES = {"private_group", "private_supergroup", "public_supergroup", "private_channel", "public_channel"}
-MEDIA_KEYS = ("photo", "file", "media_type", "sticker_emoji", "contact_information", "location_information", "poll")
+MEDIA_KEYS = ("photo", "file", "media_type")  # file paths (or why a file was left out) and kinds, as written
 
 
 def read_telegram(path: Path) -> ChatExport:
     """Parse ``result.json`` (or a zip holding it)."""
-    return parse_telegram(read_json_export(path, "result.json"))
+    return parse_telegram(read_json_export(path, "result.json", "Telegram"))
 
 
 def parse_telegram(document: Any) -> ChatExport:
@@ -52,8 +55,45 @@ def flatten_text(text: Any) -> str:
     if isinstance(text, str):
         return text
     if isinstance(text, list):
-        return "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in text)
+        return "".join(_entity_text(part) for part in text)
     return ""
+
+
+def _entity_text(part: Any) -> str:
+    if isinstance(part, str):
+        return part
+    if not isinstance(part, dict):
+        return ""
+    shown, href = str(part.get("text", "")), part.get("href")
+    if part.get("type") == "text_link" and href and str(href) != shown:  # the words alone lose where they point
+        return f"{shown} ({href})" if shown.strip() else str(href)
+    return shown
+
+
+def poll_text(poll: dict) -> str:
+    """``Poll: Dinner on Friday? — options: Sushi, Tapas (closed)``."""
+    options = [flatten_text(a.get("text")).strip() for a in poll.get("answers") or [] if isinstance(a, dict)]
+    text = f"Poll: {flatten_text(poll.get('question')).strip() or '(no question)'}"
+    if options:
+        text += " — options: " + ", ".join(options)
+    return text + (" (closed)" if poll.get("closed") else "")
+
+
+def _attachments(raw: dict) -> list[str]:
+    """What came with a message, as a person reads it: file paths, media kinds, a contact, a place."""
+    found = [str(raw[key]) for key in MEDIA_KEYS if raw.get(key)]
+    contact = raw.get("contact_information")
+    if isinstance(contact, dict):
+        name = " ".join(str(contact.get(k) or "") for k in ("first_name", "last_name")).strip()
+        phone = contact.get("phone_number")
+        found.append(f"contact {name or 'unnamed'}" + (f" ({phone})" if phone else ""))
+    point = raw.get("location_information")
+    venue = ", ".join(str(p) for p in (raw.get("place_name"), raw.get("address")) if p)
+    if isinstance(point, dict):
+        found.append(f"location {point.get('latitude')}, {point.get('longitude')}" + (f" ({venue})" if venue else ""))
+    elif venue:
+        found.append(f"place {venue}")
+    return found
 
 
 def _chat(raw: Any, number: int) -> Chat:
@@ -73,7 +113,7 @@ def _chat(raw: Any, number: int) -> Chat:
 
 
 def _message(raw: dict, position: int) -> ChatMessage | Skipped:
-    text = flatten_text(raw.get("text", "")).strip()
+    text = flatten_text(raw["text"] if "text" in raw else raw.get("text_entities", "")).strip()
     if raw.get("type") == "service":
         who = raw.get("actor") or "someone"
         return Skipped(
@@ -81,7 +121,9 @@ def _message(raw: dict, position: int) -> ChatMessage | Skipped:
         )
     if raw.get("type") != "message":
         return Skipped(line=position, reason=f"not a message (type {raw.get('type')!r})", text=text[:120])
-    attachments = [str(raw[key]) for key in MEDIA_KEYS if raw.get(key) and key != "sticker_emoji"]
+    attachments = _attachments(raw)
+    if isinstance(raw.get("poll"), dict):  # a poll has no caption: its question and options are what it says
+        text = "\n".join(t for t in (text, poll_text(raw["poll"])) if t)
     if not text:
         what = ", ".join(attachments) or "nothing"
         return Skipped(line=position, reason=f"media without text ({what})", text=str(raw.get("from") or ""))

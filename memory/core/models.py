@@ -162,6 +162,12 @@ class UpdateParams(Params):
     type: MemoryType | None = None
     priority: float | None = Field(None, ge=0.0, le=1.0)
     source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
+    correction: bool = Field(
+        False,
+        description="the memory was wrong (a typo, a misheard name): the new version keeps its date; "
+        "false: the fact changed (the user moved), dated now",
+    )
+    created: Timestamp | None = Field(None, description="when what the new version says happened (overrides both)")
 
 
 class PackParams(Params):

@@ -404,7 +404,8 @@ class Memories:
                     "tags": json.loads(old["tags"]),
                     "id": new,
                     "content": p.content,
-                    "created": now,
+                    # The date of what it says; when this version was written is `ingested` (and the history's event).
+                    "created": format_time(p.created) if p.created else old["created"] if p.correction else now,
                     "ingested": now,
                     "last_accessed": now,
                     "access_count": old["access_count"],
