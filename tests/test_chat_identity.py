@@ -154,3 +154,27 @@ def test_a_chat_stored_under_its_file_name_goes_on_under_it(in_process, tmp_path
     done = d.call("channels.ingest", params)
     assert (done["chat"], done["added"], done["duplicates"]) == ("whatsapp:Ana", 1, 4)
     assert [c["chat"] for c in d.call("chats.list", {})["chats"]] == ["whatsapp:Ana"]
+
+
+@pytest.mark.parametrize(
+    "name, title",
+    [
+        ("WhatsApp Chat with Ana.txt", "Ana"),
+        ("WhatsApp Chat mit Lena Müller.txt", "Lena Müller"),
+        ("Chat de WhatsApp con Ana.zip", "Ana"),
+        ("Conversa do WhatsApp com João.txt", "João"),
+        ("Discussion WhatsApp avec Luc.txt", "Luc"),
+        ("WhatsApp Chat - Porto trip.zip", "Porto trip"),
+        ("notes.txt", "notes"),
+    ],
+)
+def test_a_chat_is_titled_from_its_file_name_in_the_phones_language(tmp_path, name, title):
+    path = tmp_path / name
+    if name.endswith(".zip"):
+        import zipfile
+
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("_chat.txt", ANA)
+    else:
+        path.write_text(ANA, encoding="utf-8")
+    assert read_whatsapp(path).chats[0].title == title
