@@ -230,3 +230,14 @@ def test_a_reader_whose_snapshot_predates_a_new_namespace_finds_nothing_there(sh
         assert store.bm25("fresh", ["bee"], 1000).scores  # a new snapshot sees it
     finally:
         d.terminate()
+
+
+def test_the_channel_tables_read_on_the_reading_threads_own_connection(in_process):
+    """people.list, people.get and the chat reads run on reader threads: their queries must go to
+    that thread's read-only connection, not the writer's (taken once when the tables were made)."""
+    d = in_process(fake_embedder=True)
+    tables = d.services.channels.tables
+    store = tables.store
+    writer = store.conn
+    with store.reading():
+        assert store.conn is not writer and tables.conn is store.conn

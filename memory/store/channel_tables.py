@@ -13,7 +13,12 @@ USER = "user"  # the person the agent serves: no row of its own in ``people``
 class ChannelTables:
     def __init__(self, store: Store):
         self.store = store
-        self.conn = store.conn
+
+    @property
+    def conn(self) -> Any:
+        """The calling thread's connection: a reader's own inside ``Store.reading`` (people.get and
+        the other reads run there), else the writer's. Never the writer's taken once at start."""
+        return self.store.conn
 
     # ---- people ------------------------------------------------------------------------------
 
