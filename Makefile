@@ -43,7 +43,7 @@ browser:
 
 # The README's dashboard screenshots, taken by the browser tests.
 screenshots: venv browser
-	AGENTMEMD_REQUIRE_BROWSER=1 AGENTMEMD_SCREENSHOTS=daemon/dashboard/screenshots $(BIN)/python -m pytest -q tests/test_dashboard_browser.py
+	AGENTMEMD_REQUIRE_BROWSER=1 AGENTMEMD_SCREENSHOTS=daemon/dashboard/screenshots $(BIN)/python -m pytest -q tests/test_dashboard_browser.py tests/test_dashboard_people_browser.py
 
 # The demo daemon's dashboard (run `make run` in another shell first); it prints its link.
 dashboard: venv

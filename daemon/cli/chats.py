@@ -8,6 +8,7 @@ last committed batch, and a finished one run again adds nothing.
 from __future__ import annotations
 
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,13 @@ from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.core.chats import Chat, ChatExport
 from agentmemd.memory.core.clock import format_time, to_utc, zone_named
 from agentmemd.memory.core.errors import MalformedExport
+from agentmemd.memory.core.models import INGEST_DELETED_MAX as DELETED_PER_CALL
+from agentmemd.memory.core.models import PENDING_SESSIONS_MAX
 
 SKIPPED_SHOWN = 20
+POLL_SECONDS = 0.5  # how often an import asks whether its messages are searchable yet
+STUCK_SECONDS = 3.0  # an episode worker idle this long with turns left has stopped: a failed batch waits
+PLAIN_LINE_SECONDS = 5.0  # piped, a line about indexing at most this often
 
 
 @click.command("import", epilog="\b\nFormats:\n" + "\n".join(f"  {k:9} {v}" for k, v in DESCRIPTIONS.items()))
@@ -35,6 +41,15 @@ SKIPPED_SHOWN = 20
 )
 @click.option("--tz", help="Zone of times the export writes without one (default: [channels] timezone, or local).")
 @click.option("--batch-size", type=click.IntRange(1, 5000), default=500, show_default=True, help="Messages per commit.")
+@click.option("--no-wait", is_flag=True, help="Return once stored; the messages become searchable in the background.")
+@click.option(
+    "--wait-timeout",
+    type=click.FloatRange(0, min_open=True),
+    default=1800,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest wait for the messages to become searchable; past it, exit 4 (they stay stored).",
+)
 @NAMESPACE
 def import_chats(
     format: str,
@@ -44,10 +59,13 @@ def import_chats(
     date_order: str | None,
     tz: str | None,
     batch_size: int,
+    no_wait: bool,
+    wait_timeout: float,
     namespace: str | None,
 ) -> None:
     """Import a chat export: each chat a conversation, split into sessions by time gaps, its
-    speakers people. Importing the same file again adds nothing.
+    speakers people. Importing the same file again adds nothing. It returns once the messages
+    are searchable (memory.search, packs); exit 4 when they are stored but not yet searchable.
 
     \b
         agentmemd import whatsapp "WhatsApp Chat with Ana.txt" --me Carla --dry-run
@@ -76,24 +94,94 @@ def import_chats(
     report = _dry_run(export, path, tz)
     report["dry_run"] = False
     with connected() as client, _Progress(sum(len(c.messages) for c in export.chats)) as progress:
-        for chat, summary in zip(export.chats, report["chats"]):
-            summary.update(added=0, duplicates=0, sessions=[], people={}, observing=[], retimed=None, remapped=[])
-            for batch in batches(chat.messages, max_messages=batch_size):
-                done = client.call("channels.ingest", _batch(format, chat, batch, owner, tz, namespace))
-                if done["chat"] != chat.chat_id:  # the daemon holds this chat under an earlier id: go on there
-                    chat.chat_id, chat.earlier_ids = done["chat"], []
-                    summary["chat"] = done["chat"]
-                summary["added"] += done["added"]
-                summary["duplicates"] += done["duplicates"]
-                summary["people"].update(done["people"])
-                summary["remapped"] += done.get("remapped") or []
-                summary["retimed"] = _add_retimed(summary["retimed"], done.get("retimed"))
-                for key in ("sessions", "observing"):
-                    summary[key] += [s for s in done[key] if s not in summary[key]]
-                progress.advance(len(batch), chat.title)
+        params_of = lambda chat, batch: _batch(format, chat, batch, owner, tz, namespace)  # noqa: E731
+        _store(client, export, report, progress, params_of, batch_size)
+        sessions = [s for c in report["chats"] for s in c["sessions"]]
+        stuck = _wait_until_searchable(client, sessions, namespace, None if no_wait else wait_timeout, report, progress)
+    show_result(report, show.human_import)
+    if stuck:
+        fail(stuck, 4)
+
+
+def _store(
+    client, export: ChatExport, report: dict[str, Any], progress: "_Progress", params_of, batch_size: int
+) -> None:
+    """Every chat's messages to the daemon, a batch a commit; what each chat added, in ``report``.
+    ``params_of(chat, batch)``: the batch's channels.ingest params."""
+    for chat, summary in zip(export.chats, report["chats"]):
+        summary.update(
+            added=0, duplicates=0, edited=0, deleted=0, sessions=[], people={}, observing=[], retimed=None, remapped=[]
+        )
+        sliced = list(batches(chat.messages, max_messages=batch_size))
+        for number, batch in enumerate(sliced, start=1):
+            params = params_of(chat, batch)
+            if number == len(sliced) and chat.deleted:  # once every message is stored
+                params["deleted"] = chat.deleted[:DELETED_PER_CALL]
+                for start in range(DELETED_PER_CALL, len(chat.deleted), DELETED_PER_CALL):  # the batch again adds 0
+                    more = {**params, "deleted": chat.deleted[start : start + DELETED_PER_CALL]}
+                    summary["deleted"] += client.call("channels.ingest", more).get("deleted", 0)
+            done = client.call("channels.ingest", params)
+            if done["chat"] != chat.chat_id:  # the daemon holds this chat under an earlier id: go on there
+                chat.chat_id, chat.earlier_ids = done["chat"], []
+                summary["chat"] = done["chat"]
+            summary["added"] += done["added"]
+            summary["duplicates"] += done["duplicates"]
+            summary["edited"] += done.get("edited", 0)
+            summary["deleted"] += done.get("deleted", 0)
+            summary["people"].update(done["people"])
+            summary["remapped"] += done.get("remapped") or []
+            summary["retimed"] = _add_retimed(summary["retimed"], done.get("retimed"))
+            for key in ("sessions", "observing"):
+                summary[key] += [s for s in done[key] if s not in summary[key]]
+            progress.advance(len(batch), chat.title)
     report["added"] = sum(c["added"] for c in report["chats"])
     report["duplicates"] = sum(c["duplicates"] for c in report["chats"])
-    show_result(report, show.human_import)
+    report["edited"] = sum(c["edited"] for c in report["chats"])
+    report["deleted"] = sum(c["deleted"] for c in report["chats"])
+
+
+def _wait_until_searchable(
+    client, sessions: list[str], namespace: str | None, timeout: float | None, report: dict, progress: _Progress
+) -> str | None:
+    """Ask the daemon (channels.pending) until the import's messages are searchable, their episodes
+    stored; with ``timeout`` None (--no-wait) only once. Their state goes in ``report``; returned:
+    why the wait ended before they were searchable (a worker that stopped, the timeout), or None."""
+    if not sessions:  # nothing stored
+        report.update(searchable=True, not_yet_searchable=0, indexing_s=0.0)
+        return None
+    params = given(sessions=sessions if len(sessions) <= PENDING_SESSIONS_MAX else None, namespace=namespace)
+    started, stopped_since = time.monotonic(), None
+    while True:
+        state = client.call("channels.pending", params)
+        waited = time.monotonic() - started
+        pending = state["pending"]
+        report.update(searchable=pending == 0, not_yet_searchable=pending, indexing_s=round(waited, 1))
+        if not state["episodes"]:
+            click.echo("episodes are off ([conversation] episodes): `agentmemd messages` finds what was said", err=True)
+        if timeout is None:
+            if pending:
+                click.echo(f"stored; {pending} messages become searchable in the background", err=True)
+            return None
+        progress.still_to_index(pending)
+        if pending == 0:
+            progress.searchable(waited)
+            return None
+        if state["indexing"]:
+            stopped_since = None
+        elif stopped_since is None:
+            stopped_since = time.monotonic()
+        elif time.monotonic() - stopped_since >= STUCK_SECONDS:
+            detail = client.call("health").get("detail") or "the daemon's log says why"
+            return (
+                f"{pending} messages are stored but not searchable: the daemon's episode worker stopped ({detail}); "
+                "it tries again when the daemon starts or new messages arrive"
+            )
+        if waited >= timeout:
+            return (
+                f"{pending} messages are stored but not yet searchable after {timeout:g} s (--wait-timeout); "
+                "the daemon goes on indexing them in the background"
+            )
+        time.sleep(min(POLL_SECONDS, max(timeout - waited, 0.01)))
 
 
 def _add_retimed(total: dict | None, more: dict | None) -> dict | None:
@@ -166,12 +254,15 @@ def _stamp(ts) -> str:
 
 
 class _Progress:
-    """A tqdm bar on a terminal; plain lines on stderr when piped (a log, a CI job)."""
+    """A tqdm bar on a terminal; plain lines on stderr when piped (a log, a CI job): the messages
+    stored, then those still to index before a search finds them."""
 
     def __init__(self, total: int):
         self.total = total
         self.done = 0
         self.bar = None
+        self.to_index = 0  # the most messages seen waiting for their episodes (the indexing bar's total)
+        self.line_at = 0.0  # when the last plain line about indexing was written
         if sys.stderr.isatty():
             from tqdm import tqdm
 
@@ -187,6 +278,30 @@ class _Progress:
             self.bar.update(count)
         else:
             click.echo(f"imported {self.done}/{self.total} messages ({title})", err=True)
+
+    def still_to_index(self, pending: int) -> None:
+        """``pending`` messages are not searchable yet: counted down on a bar, or a line now and then."""
+        grew = pending > self.to_index  # the first count, or live messages of the namespace joined it
+        self.to_index = max(self.to_index, pending)
+        if self.bar is not None:
+            if self.bar.desc == "importing" and pending:
+                from tqdm import tqdm
+
+                self.bar.close()
+                self.bar = tqdm(total=pending, unit="msg", desc="indexing for search", file=sys.stderr)
+            elif grew:
+                self.bar.total = self.to_index
+            self.bar.n = self.to_index - pending
+            self.bar.refresh()
+        elif pending and (grew or time.monotonic() - self.line_at >= PLAIN_LINE_SECONDS):
+            self.line_at = time.monotonic()
+            click.echo(f"indexing for search: {pending} of {self.to_index} messages to go", err=True)
+
+    def searchable(self, seconds: float) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        click.echo(f"searchable: every imported message ({seconds:.1f} s after the last was stored)", err=True)
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:

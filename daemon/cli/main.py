@@ -1150,7 +1150,8 @@ def bench_injection(**options: Any) -> None:
 )
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the exports and data dirs here.")
 def bench_import(**options: Any) -> None:
-    """`agentmemd import` rate: LoCoMo rendered as each app's export, imported twice.
+    """`agentmemd import` rate: LoCoMo rendered as each app's export, imported twice; with the
+    seconds until every message is searchable (searchable_s).
 
     \b
         agentmemd bench import --data ../shared/bench/locomo/locomo10.json

@@ -295,7 +295,9 @@ def human_tokens(result: dict[str, Any]) -> None:
     for t in result["tokens"]:
         reach = "every namespace" if t["namespaces"] is None else ", ".join(t["namespaces"])
         state = f"revoked {t['revoked']}" if t["revoked"] else "live"
-        print(f"{t['name']:<24} {state:<34} {reach}")
+        used = t.get("last_used")
+        last = f"last {t['last_method']} via {t['last_door']} {used[:16].replace('T', ' ')}" if used else "never used"
+        print(f"{t['name']:<24} {state:<34} {reach:<24} {last}")
 
 
 def _day(ts: str | None) -> str:
@@ -321,6 +323,11 @@ def human_import(report: dict[str, Any]) -> None:
                 f"  {chat['added']} added, {chat['duplicates']} already stored, {len(chat['sessions'])} sessions"
                 + (f", Observer queued for {len(chat['observing'])}" if chat["observing"] else "")
             )
+            if chat.get("edited") or chat.get("deleted"):
+                print(
+                    f"  since the last import: {chat.get('edited', 0)} stored messages edited (their memories get "
+                    f"new versions), {chat.get('deleted', 0)} deleted (tombstones; what was made only from them is forgotten)"
+                )
         for moved in chat.get("remapped") or []:
             print(
                 f"  corrected: {moved['name']!r} is now {_person_label(moved['now'])} (was {_person_label(moved['was'])}), "

@@ -5,6 +5,9 @@
 - Opening the link (``/?token=…``) starts a session: a signed cookie (Starlette's
   SessionMiddleware, itsdangerous), HttpOnly and SameSite=Strict, then a redirect that drops the
   token from the address bar. A script may send ``Authorization: Bearer <token>`` instead.
+- A script may also send an access token (``agentmemd token create``, ``amt_…``) as the Bearer:
+  the request then acts with that token, so the daemon admits each of its calls against the
+  token's namespaces (a scoped view: the People, Chats, Memories... of those namespaces alone).
 - Every change (POST) carries the session's CSRF token (a hidden form field, or the
   ``X-CSRF-Token`` header htmx sends), and its ``Origin`` (or ``Referer``) must be the dashboard's own.
 - ``Host`` must be a name the dashboard answers to (TrustedHostMiddleware): a DNS-rebinding page
@@ -22,6 +25,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
+
+from agentmemd.memory.services.access import TOKEN_PREFIX
 
 TOKEN_FILE = "dashboard.token"
 SESSION_COOKIE = "agentmemd_dashboard"
@@ -64,8 +69,17 @@ class Gate:
         return candidate is not None and hmac.compare_digest(candidate.encode(), self.token.encode())
 
     def bearer(self, request: Request) -> bool:
+        return self.token_matches(self._bearer_value(request))
+
+    def access_token(self, request: Request) -> str | None:
+        """The Bearer value when it has an access token's form (the daemon checks it), else None."""
+        value = self._bearer_value(request)
+        return value if value is not None and value.startswith(TOKEN_PREFIX) else None
+
+    @staticmethod
+    def _bearer_value(request: Request) -> str | None:
         header = request.headers.get("authorization", "")
-        return header.lower().startswith("bearer ") and self.token_matches(header[7:].strip())
+        return header[7:].strip() if header.lower().startswith("bearer ") else None
 
     @staticmethod
     def in_session(request: Request) -> bool:

@@ -35,7 +35,7 @@ from agentmemd.daemon.dashboard.access import (
     Gate,
     session_secret,
 )
-from agentmemd.daemon.dashboard.link import DaemonLink, PageError
+from agentmemd.daemon.dashboard.link import ACTING_TOKEN, DaemonLink, PageError
 
 log = logging.getLogger("agentmemd.dashboard")
 STATIC = Path(__file__).parent / "static"
@@ -79,7 +79,11 @@ class Dashboard:
 
     def render(self, request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
         body = self.env.get_template(name).render(
-            request=request, csrf=request.session.get("csrf", ""), csrf_field=CSRF_FIELD, **context
+            request=request,
+            csrf=request.session.get("csrf", ""),
+            csrf_field=CSRF_FIELD,
+            acting=getattr(request.state, "acting", None),
+            **context,
         )
         return HTMLResponse(body, status_code=status)
 
@@ -102,6 +106,9 @@ class Dashboard:
                 self.gate.start_session(request)
                 rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
                 return RedirectResponse(request.url.path + (f"?{urlencode(rest)}" if rest else ""), status_code=303)
+            access_token = self.gate.access_token(request)
+            if access_token is not None:
+                return await self._as_token(request, access_token, handler)
             by_bearer = self.gate.bearer(request)
             if not by_bearer and not self.gate.in_session(request):
                 return self.error_page(
@@ -113,15 +120,36 @@ class Dashboard:
                 refusal = await self._check_change(request)
                 if refusal is not None:
                     return self.error_page(request, 403, refusal)
-            try:
-                return await handler(request)
-            except PageError as exc:
-                return self.error_page(request, exc.status, exc.message)
-            except Exception as exc:  # a bug of the page: said on the page and logged, the dashboard stays up
-                log.exception("dashboard page failed", extra={"path": request.url.path})
-                return self.error_page(request, 500, f"internal error in the dashboard: {type(exc).__name__}: {exc}")
+            return await self._page(request, handler)
 
         return run
+
+    async def _page(self, request: Request, handler: Handler) -> Response:
+        try:
+            return await handler(request)
+        except PageError as exc:
+            return self.error_page(request, exc.status, exc.message)
+        except Exception as exc:  # a bug of the page: said on the page and logged, the dashboard stays up
+            log.exception("dashboard page failed", extra={"path": request.url.path})
+            return self.error_page(request, 500, f"internal error in the dashboard: {type(exc).__name__}: {exc}")
+
+    async def _as_token(self, request: Request, secret: str, handler: Handler) -> Response:
+        """A request with an access token as its Bearer: checked by the daemon (`auth`), then served
+        with every daemon call made with that token, so the page holds only what it may reach."""
+        try:
+            scope = await self.link.call("auth", {"token": secret})
+        except PageError as exc:
+            if exc.status != 403:
+                return self.error_page(request, exc.status, exc.message)
+            return self.error_page(
+                request, 401, "That Bearer token is neither this dashboard's nor a live access token."
+            )
+        request.state.acting = scope
+        acting = ACTING_TOKEN.set(secret)
+        try:
+            return await self._page(request, handler)
+        finally:
+            ACTING_TOKEN.reset(acting)
 
     async def _check_change(self, request: Request) -> str | None:
         if not self.gate.same_origin(request):
@@ -137,11 +165,18 @@ class Dashboard:
 
     def app(self) -> Starlette:
         # The pages take the Dashboard: imported once it exists.
-        from agentmemd.daemon.dashboard import conversation_pages, pages, persona_pages
+        from agentmemd.daemon.dashboard import (
+            chat_pages,
+            conversation_pages,
+            pages,
+            people_pages,
+            persona_pages,
+            token_pages,
+        )
 
         routes = [
             Route(path, self.guarded(getattr(module, name)(self)), methods=methods)
-            for module in (pages, conversation_pages, persona_pages)
+            for module in (pages, conversation_pages, persona_pages, people_pages, chat_pages, token_pages)
             for path, name, methods in module.ROUTES
         ]
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))

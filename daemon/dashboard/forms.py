@@ -20,5 +20,7 @@ def page_number(request: Request) -> int:
 
 
 def chosen_namespace(request: Request) -> str:
-    """The ``namespace`` query parameter; the daemon's default namespace when it is missing or empty."""
-    return request.query_params.get("namespace") or "default"
+    """The ``namespace`` query parameter; when it is missing or empty, the daemon's default namespace
+    (an access token's first, for a request acting with one)."""
+    acting = getattr(request.state, "acting", None)
+    return request.query_params.get("namespace") or (acting or {}).get("default_namespace") or "default"

@@ -1,8 +1,12 @@
 """The dashboard's line to the daemon: one socket call each, in a worker thread, a refusal or an
-absent daemon turned into a PageError that the page shows in the daemon's own words."""
+absent daemon turned into a PageError that the page shows in the daemon's own words.
+
+A request made with an access token (app.py) makes every call with that token: the daemon admits
+each against the token's namespaces, so the page shows what the token may reach and nothing else."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +16,8 @@ from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call
 from agentmemd.daemon.socket.rpc import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND
 
 HTTP_STATUS = {NOT_FOUND: 404, INVALID_PARAMS: 400, FORBIDDEN: 403, CONFLICT: 409}
+# The access token the current request acts with; None: the owner's socket, every namespace.
+ACTING_TOKEN: ContextVar[str | None] = ContextVar("acting_token", default=None)
 
 
 class PageError(Exception):
@@ -28,9 +34,10 @@ class DaemonLink:
 
     async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """The method's result; PageError if the daemon refuses (400/403/404/409/500) or is not there (503)."""
+        token = ACTING_TOKEN.get()
         try:
             return await anyio.to_thread.run_sync(
-                lambda: call_once(self.socket_path, method, params or {}, timeout=self.timeout)
+                lambda: call_once(self.socket_path, method, params or {}, token=token, timeout=self.timeout)
             )
         except RpcCallError as exc:
             raise PageError(HTTP_STATUS.get(exc.code, 500), exc.message) from None

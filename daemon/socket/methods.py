@@ -11,10 +11,12 @@ from agentmemd.daemon.socket.rpc import Method
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core import results as r
 from agentmemd.memory.services.app import Services
+from agentmemd.memory.services.directory import Directory
 
 
 def build_methods(s: Services) -> dict[str, Method]:
     mem, conv, persona, jobs = s.memories, s.conversations, s.persona, s.jobs
+    directory = Directory(s.store, s.config.channels)  # read-only, stateless: built with the table
     table = [
         ("health", m.EmptyParams, lambda p: s.health(), m.HealthResult, "Liveness, version and live memory count."),
         (
@@ -224,8 +226,33 @@ def build_methods(s: Services) -> dict[str, Method]:
             s.channels.ingest,
             r.IngestResult,
             "Store a batch of one chat's messages (an import's, or a webhook's); each message once.",
+            True,  # beside the store thread: an edit the batch marks embeds its new text there
+        ),
+        # Embedded beside the store thread, written on it (memory/channels/corrections.py).
+        (
+            "channels.edit",
+            m.ChannelEditParams,
+            s.channels.edit,
+            r.CorrectionResult,
+            "A stored chat message was edited: its turn and what was made only from it say the new text.",
+            True,
+        ),
+        (
+            "channels.delete",
+            m.ChannelDeleteParams,
+            s.channels.delete,
+            r.CorrectionResult,
+            "A stored chat message was deleted: a tombstone turn; what was made only from it is forgotten.",
+            True,
         ),
         ("chats.list", m.ChatsListParams, s.channels.chats, r.ChatsResult, "Chats with message and session counts."),
+        (
+            "channels.pending",
+            m.PendingParams,
+            s.channels.pending,
+            r.PendingResult,
+            "How many turns (of a namespace, or an import's sessions) are not yet searchable, and whether they are being indexed.",
+        ),
         (
             "conversation.search",
             m.TurnSearchParams,
@@ -241,6 +268,20 @@ def build_methods(s: Services) -> dict[str, Method]:
             s.channels.merge,
             r.MergeResult,
             "Make a person the same as another (one human, two accounts): accounts and turns move.",
+        ),
+        (
+            "people.accounts",
+            m.ChatsListParams,
+            directory.accounts,
+            r.PeopleAccountsResult,
+            "Every account of a namespace's people, with its person (the dashboard's People list).",
+        ),
+        (
+            "chats.get",
+            m.ChatParams,
+            directory.chat,
+            r.ChatResult,
+            "A chat: who spoke, a page of its sessions, its audience and which memories its context may include.",
         ),
         (
             "persona.get",
@@ -388,4 +429,7 @@ READS = (
     "conversation.search",
     "people.list",
     "people.get",
+    "people.accounts",
+    "chats.get",
+    "channels.pending",
 )

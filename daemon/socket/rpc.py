@@ -69,11 +69,18 @@ class Method:
     reads: bool = False
 
 
+def unknown_door() -> str:
+    return "socket"
+
+
 @dataclass
 class Caller:
     """One connection's standing: the owner's until an `auth` call binds it to a token."""
 
     scope: Scope = OWNER
+    # Which door this connection is (server.py asks the process at its other end, once): a token's
+    # last use names it.
+    door: Callable[[], str] = unknown_door
 
 
 class RpcError(Exception):
@@ -115,6 +122,8 @@ def params_error(exc: ValidationError) -> RpcError:
 
 
 Admit = Callable[[Scope, str, BaseModel], BaseModel]
+# Told of each call a token was admitted to: (the caller, the method). Must not block: it runs on the loop.
+NoteUse = Callable[[Caller, str], None]
 
 
 def admit_all(scope: Scope, method: str, params: BaseModel) -> BaseModel:
@@ -129,12 +138,14 @@ class Dispatcher:
         wait_executor: Executor | None = None,
         admit: Admit = admit_all,
         read_executor: Executor | None = None,
+        note_use: NoteUse | None = None,
     ):
         self.methods = methods
         self.executor = executor
         self.wait_executor = wait_executor or executor
         self.read_executor = read_executor or self.wait_executor
         self.admit = admit  # the service layer's access check, run on every request's params
+        self.note_use = note_use  # a token's last use (access.py), noted after it is admitted
 
     async def handle_line(self, line: bytes, caller: Caller | None = None) -> bytes | None:
         caller = caller or Caller()
@@ -205,6 +216,8 @@ class Dispatcher:
         loop = asyncio.get_running_loop()
         try:
             params = self.admit(caller.scope, method_name, params)
+            if self.note_use is not None and caller.scope.by_token:
+                self.note_use(caller, method_name)
             executor = self.read_executor if method.reads else self.wait_executor if method.waits else self.executor
             result = await loop.run_in_executor(executor, method.handler, params)
             if method.authenticates:

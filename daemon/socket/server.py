@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import fcntl
+import functools
 import logging
 import os
 import signal
@@ -25,6 +26,7 @@ from threadpoolctl import threadpool_limits
 from agentmemd.daemon import __version__
 from agentmemd.daemon.dashboard import supervised
 from agentmemd.daemon.socket.methods import build_methods
+from agentmemd.daemon.socket.peer import peer_door
 from agentmemd.daemon.socket.rpc import (
     INVALID_REQUEST,
     Caller,
@@ -173,6 +175,14 @@ class Daemon:
             self.lock.release()
             raise
 
+    def _note_use(self, caller: Caller, method: str) -> None:
+        """A token's admitted call: noted in memory, written on the store thread when due (at most
+        once a minute per token), never waited for."""
+        assert self.services is not None
+        if self.services.access.note_use(caller.scope, caller.door(), method):
+            written = asyncio.get_running_loop().run_in_executor(self.executor, self.services.access.write_uses)
+            written.add_done_callback(_log_failure("writing access tokens' last use failed"))
+
     def _run_on_store(self, fn):
         """Run ``fn`` on the store thread and wait for it (called from other threads only)."""
         return self.executor.submit(fn).result()
@@ -182,7 +192,12 @@ class Daemon:
         services = self.services
         assert services is not None
         dispatcher = Dispatcher(
-            build_methods(services), self.executor, self.wait_executor, services.access.admit, self.read_executor
+            build_methods(services),
+            self.executor,
+            self.wait_executor,
+            services.access.admit,
+            self.read_executor,
+            self._note_use,
         )
         loop = asyncio.get_running_loop()
         watcher = None
@@ -248,6 +263,7 @@ class Daemon:
             self.sync_executor.shutdown(wait=True)
             self.jobs_executor.shutdown(wait=True)
             self.read_executor.shutdown(wait=True)
+            self.executor.submit(services.access.write_uses)  # the tokens' uses noted since the last write
             self.executor.shutdown(wait=True)
             self.wait_executor.shutdown(wait=False, cancel_futures=True)
             self.close()
@@ -342,7 +358,8 @@ class Daemon:
         limit = self.config.server.max_line_bytes
         buffer = bytearray()
         discarding = False  # inside an over-long line: drop bytes until its newline
-        caller = Caller()  # the owner's (the socket is 0600) until an `auth` call scopes it
+        # The owner's (the socket is 0600) until an `auth` call scopes it; its door asked when first needed.
+        caller = Caller(door=functools.cache(functools.partial(peer_door, writer.get_extra_info("socket"))))
 
         async def reply(data: bytes) -> None:
             writer.write(data)

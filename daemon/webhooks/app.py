@@ -38,8 +38,8 @@ from agentmemd.daemon.cli.logs import reason
 from agentmemd.daemon.mcp.server import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
 from agentmemd.daemon.socket.rpc import FORBIDDEN, INVALID_PARAMS, validation_problems
-from agentmemd.daemon.webhooks.slack import slack_batch, slack_signature_problem
-from agentmemd.daemon.webhooks.telegram import telegram_batch
+from agentmemd.daemon.webhooks.slack import slack_batch, slack_correction, slack_signature_problem
+from agentmemd.daemon.webhooks.telegram import telegram_batch, telegram_correction
 
 log = logging.getLogger("agentmemd.webhooks")
 TELEGRAM_SECRET_HEADER = "x-telegram-bot-api-secret-token"
@@ -101,9 +101,12 @@ class Webhooks:
         if isinstance(update, JSONResponse):
             return update
         try:
+            correction = telegram_correction(update)
             batch, why = telegram_batch(update)
         except ValidationError as exc:
             return _invalid(exc, "Telegram update")
+        if correction is not None:
+            return await self._correct(*correction)
         return await self._store(batch, why, "telegram")
 
     async def slack(self, request: Request) -> JSONResponse:
@@ -122,11 +125,14 @@ class Webhooks:
         if isinstance(payload, JSONResponse):
             return payload
         try:
+            correction = slack_correction(payload)
             batch, why = slack_batch(payload)
         except ValidationError as exc:
             return _invalid(exc, "Slack event")
         if payload.get("type") == "url_verification":
             return JSONResponse({"challenge": payload.get("challenge") or ""})
+        if correction is not None:
+            return await self._correct(*correction)
         return await self._store(batch, why, "slack")
 
     async def generic(self, request: Request) -> JSONResponse:
@@ -152,12 +158,19 @@ class Webhooks:
             batch["namespace"] = self.settings.namespace
         return await self._call(batch, self.settings.token)
 
-    async def _call(self, params: dict[str, Any], token: str | None) -> JSONResponse:
-        def ingest() -> dict[str, Any]:
-            return call_once(self.settings.socket_path, "channels.ingest", params, token=token, timeout=30)
+    async def _correct(self, method: str, params: dict[str, Any]) -> JSONResponse:
+        """An edit or a deletion of a stored message; one never stored is answered 200 with
+        status "unknown message" (it may predate the bot), so the app does not send it again."""
+        if self.settings.namespace:
+            params["namespace"] = self.settings.namespace
+        return await self._call(params, self.settings.token, method)
+
+    async def _call(self, params: dict[str, Any], token: str | None, method: str = "channels.ingest") -> JSONResponse:
+        def call() -> dict[str, Any]:
+            return call_once(self.settings.socket_path, method, params, token=token, timeout=30)
 
         try:
-            done = await anyio.to_thread.run_sync(ingest)
+            done = await anyio.to_thread.run_sync(call)
         except RpcCallError as exc:
             # A refused token changes nothing: 401, as for a failed signature; a namespace the
             # token may not use: 403; params the daemon refuses: 400, naming the field.
@@ -166,6 +179,8 @@ class Webhooks:
         except DaemonUnavailable as exc:
             log.warning("webhooks: no daemon", extra={"error": reason(exc)})
             return _error(503, str(exc))
+        if method != "channels.ingest":
+            return JSONResponse({"ok": True, "status": done["status"], "chat": done["chat"]})
         return JSONResponse(
             {"ok": True, "stored": done["added"], "duplicates": done["duplicates"], "chat": done["chat"]}
         )

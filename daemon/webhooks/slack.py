@@ -3,8 +3,16 @@
 Every request is signed: ``X-Slack-Signature`` is ``v0=`` + HMAC-SHA256 of
 ``v0:<X-Slack-Request-Timestamp>:<raw body>`` with the app's signing secret. A request older
 than five minutes is refused too (a replay). ``url_verification`` is answered with its challenge;
-a ``message`` event (not an edit, join or bot post) becomes a chat message. The channel's
-account ids are Slack's user ids, as in a workspace export, so imported people carry over.
+a ``message`` event (not a join or a bot post) becomes a chat message, its sender named by the
+event's ``user_profile`` when it carries one, else by the name the daemon knows the account by
+(an imported export's users.json), else by the id. The channel's account ids are Slack's user
+ids, as in a workspace export, so imported people carry over.
+
+An edit (subtype ``message_changed``: ``message`` is the message as it is now, its ``ts`` the
+original's) becomes ``channels.edit``; a deletion (``message_deleted``: ``deleted_ts``, or a
+``message_changed`` to a ``tombstone``, which is how a thread's first message is deleted while
+its replies stay) becomes ``channels.delete``. Both name the message by its ts, the id it was
+stored under.
 """
 
 from __future__ import annotations
@@ -41,21 +49,45 @@ def slack_signature_problem(secret: str, timestamp: str | None, signature: str |
 
 
 SlackTs = Annotated[str, Field(pattern=r"^\d{1,12}(\.\d{1,9})?$")]  # "1710234940.000200"
+CORRECTIONS = {"message_changed", "message_deleted"}
 
 
 # The fields of an event callback the listener reads, with the Events API's types (others pass
 # unread), so a payload that breaks them is a 400 naming the field, never a crash.
-class SlackMessageEvent(BaseModel):
+class _Part(BaseModel):
     model_config = ConfigDict(extra="allow")
+
+
+class SlackUserProfile(_Part):
+    real_name: str | None = None
+    display_name: str | None = None
+
+
+class SlackEdit(_Part):
+    ts: SlackTs | None = None
+
+
+class SlackChangedMessage(_Part):
+    subtype: str | None = None
+    text: str | None = None
+    ts: SlackTs | None = None
+    edited: SlackEdit | None = None
+
+
+class SlackMessageEvent(_Part):
     type: str
     subtype: str | None = None
     bot_id: str | None = None
     text: str | None = None
     user: str | None = None
+    user_profile: SlackUserProfile | None = None
     channel: str | None = None
     channel_type: str | None = None
     ts: SlackTs | None = None
     thread_ts: SlackTs | None = None
+    event_ts: SlackTs | None = None
+    message: SlackChangedMessage | None = None  # message_changed: the message as it is now
+    deleted_ts: SlackTs | None = None  # message_deleted: the ts of the message deleted
 
 
 class SlackPayload(BaseModel):
@@ -78,8 +110,10 @@ def slack_batch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     if not text or "channel" not in event or "ts" not in event:
         return None, "a message without text, channel or ts"
     thread = event.get("thread_ts")
+    profile = event.get("user_profile") or {}
+    # No name: the id, which the daemon shows by the name it knows the account by, if any.
     said = ChatMessage(
-        sender=str(event.get("user") or "unknown"),
+        sender=str(profile.get("real_name") or profile.get("display_name") or event.get("user") or "unknown"),
         sender_id=event.get("user"),
         ts=from_epoch(event["ts"]),
         text=text,
@@ -93,3 +127,29 @@ def slack_batch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         "kind": "private" if event.get("channel_type") in PRIVATE_CHANNEL_TYPES else "group",
         "messages": [said.model_dump(mode="json", exclude_defaults=True)],
     }, ""
+
+
+def slack_correction(payload: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(``channels.edit`` or ``channels.delete``, its params without namespace) for an edit or a
+    deletion event; None for any other event, or one without what it needs (``slack_batch`` says
+    why it is ignored). ValidationError as for ``slack_batch``."""
+    SlackPayload.model_validate(payload)
+    event = payload.get("event") or {}
+    if payload.get("type") != "event_callback" or event.get("subtype") not in CORRECTIONS or "channel" not in event:
+        return None
+    at = event.get("event_ts") or event.get("ts")
+    message = event.get("message") or {}
+    if event["subtype"] == "message_deleted" or message.get("subtype") == "tombstone":
+        original = event.get("deleted_ts") or message.get("ts")
+        if not original or not at:
+            return None
+        return "channels.delete", _naming(event, original) | {"deleted_at": from_epoch(at).isoformat()}
+    text = render_markup(str(message.get("text") or ""), {}).strip()
+    edited = (message.get("edited") or {}).get("ts") or at
+    if not text or not message.get("ts") or not edited:
+        return None
+    return "channels.edit", _naming(event, message["ts"]) | {"text": text, "edited_at": from_epoch(edited).isoformat()}
+
+
+def _naming(event: dict[str, Any], ts: str) -> dict[str, Any]:
+    return {"channel": "slack", "chat_id": f"slack:{event['channel']}", "message_id": str(ts)}

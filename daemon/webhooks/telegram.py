@@ -1,11 +1,16 @@
 """Telegram Bot API updates (https://core.telegram.org/bots/api#update) as chat messages.
 
-A bot's webhook receives one ``Update`` per request: a ``message``, ``edited_message``,
-``channel_post`` or ``business_message`` with its ``chat`` and ``from``. The sender's account is
-``user<id>``, the form Telegram Desktop's export uses, so a person imported from an export and
-the same person writing to the bot later are one person. An edit is stored as a new turn marked
-edited (its key carries the edit time); an update with no text or caption is acknowledged and
+A bot's webhook receives one ``Update`` per request: a ``message``, ``channel_post`` or
+``business_message`` with its ``chat`` and ``from``. The sender's account is ``user<id>``, the
+form Telegram Desktop's export uses, so a person imported from an export and the same person
+writing to the bot later are one person. An update with no text or caption is acknowledged and
 ignored (Telegram retries anything but a 2xx).
+
+An edit (``edited_message``, ``edited_channel_post``, ``edited_business_message``: the same
+``message_id``, the new text, ``edit_date``) becomes ``channels.edit``: the message's one turn
+says the new text. A deletion cannot be followed: the Bot API tells a bot of none (only a
+business connection's ``deleted_business_messages``, which this listener does not take), so a
+message deleted in Telegram stays in memory until forgotten by hand (``agentmemd forget``).
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from agentmemd.memory.channels.exports import from_epoch
 from agentmemd.memory.core.chats import ChatMessage
 
-MESSAGE_KEYS = ("message", "edited_message", "channel_post", "edited_channel_post", "business_message")
+MESSAGE_KEYS = ("message", "channel_post", "business_message")
+EDIT_KEYS = ("edited_message", "edited_channel_post", "edited_business_message")
 EPOCH_MAX = 2**33  # Unix seconds beyond year 2200: no message was sent then
 
 
@@ -57,6 +63,7 @@ class TelegramUpdate(_Part):
     channel_post: TelegramMessage | None = None
     edited_channel_post: TelegramMessage | None = None
     business_message: TelegramMessage | None = None
+    edited_business_message: TelegramMessage | None = None
 
 
 def _name(user: dict[str, Any]) -> str:
@@ -68,6 +75,8 @@ def telegram_batch(update: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """``channels.ingest`` params for the update (without namespace), or None and why it is ignored.
     ValidationError when a field the Bot API types is of another type (the listener's 400)."""
     TelegramUpdate.model_validate(update)
+    if any(isinstance(update.get(k), dict) for k in EDIT_KEYS):  # telegram_correction's, when it has what it needs
+        return None, "an edit without text, chat.id or message_id"
     key = next((k for k in MESSAGE_KEYS if isinstance(update.get(k), dict)), None)
     if key is None:
         return None, "not a message update"
@@ -79,19 +88,17 @@ def telegram_batch(update: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     if "id" not in chat or "date" not in message:
         return None, "a message without chat.id or date"
     sender = message.get("from") or message.get("sender_chat") or chat
-    edited = message.get("edit_date")
     origin = message.get("forward_origin") or {}
     forwarded = origin.get("sender_user") or origin.get("chat") or message.get("forward_from")
     said = ChatMessage(
         sender=_name(sender),
         sender_id=f"user{sender['id']}" if "id" in sender else None,
-        ts=from_epoch(edited or message["date"]),
+        ts=from_epoch(message["date"]),
         text=text,
         line=int(update.get("update_id", 0)),
-        edited=bool(edited),
         reply_to=str(message["reply_to_message"]["message_id"]) if message.get("reply_to_message") else None,
         forwarded_from=_name(forwarded) if isinstance(forwarded, dict) else origin.get("sender_user_name"),
-        message_id=f"{message.get('message_id')}" + (f"@{edited}" if edited else ""),
+        message_id=f"{message.get('message_id')}",
     )
     private = chat.get("type") == "private"
     return {
@@ -101,3 +108,23 @@ def telegram_batch(update: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         "kind": "private" if private else "group",
         "messages": [said.model_dump(mode="json", exclude_defaults=True)],
     }, ""
+
+
+def telegram_correction(update: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """(``channels.edit``, its params without namespace) for an edit with text; None for any other
+    update (``telegram_batch`` says why it is ignored). ValidationError as for ``telegram_batch``."""
+    TelegramUpdate.model_validate(update)
+    message = next((update[k] for k in EDIT_KEYS if isinstance(update.get(k), dict)), None)
+    if message is None:
+        return None
+    chat = message.get("chat") or {}
+    text = (message.get("text") or message.get("caption") or "").strip()
+    if not text or "id" not in chat or message.get("message_id") is None:
+        return None
+    return "channels.edit", {
+        "channel": "telegram",
+        "chat_id": f"telegram:{chat['id']}",
+        "message_id": str(message["message_id"]),
+        "text": text,
+        "edited_at": from_epoch(message.get("edit_date") or message["date"]).isoformat(),
+    }

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmemd.memory.channels.exports import (
+    edit_time,
     expect,
     from_iso,
     load_export_json,
@@ -94,6 +95,7 @@ def _message(raw: dict, position: int) -> ChatMessage | Skipped:
         line=position,
         attachments=files,
         edited=bool(raw.get("timestampEdited")),
+        edited_at=edit_time(raw.get("timestampEdited")),
         reply_to=str(reference["messageId"]) if reference.get("messageId") else None,
         message_id=str(raw["id"]) if raw.get("id") else None,
     )

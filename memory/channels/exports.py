@@ -145,6 +145,18 @@ def from_epoch(seconds: float | str) -> datetime:
     return datetime.fromtimestamp(float(seconds), tz=timezone.utc)
 
 
+def edit_time(value: Any) -> datetime | None:
+    """When a message was edited, as an export may say it (Unix seconds, or ISO with a zone), or
+    None: the time is a detail a message is not refused for, and a naive one has no known zone."""
+    try:
+        if isinstance(value, (int, float)) or (isinstance(value, str) and value.replace(".", "", 1).isdigit()):
+            return from_epoch(value)
+        when = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except (ValueError, OverflowError, OSError):
+        return None
+    return when if when.tzinfo is not None else None
+
+
 def from_iso(text: str, what: str, line: int) -> datetime:
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -41,6 +41,9 @@ class IngestPlan:
     chat: str = ""  # the chat the messages are stored in
     retimed: list[timedelta] = field(default_factory=list)  # stored instant - this reading, per such duplicate
     remapped: list[dict[str, Any]] = field(default_factory=list)  # accounts the owner given moved (see _claim_user)
+    # Stored messages (by the app's id) the export marks edited: their text may be newer than the
+    # stored one, and is applied as an edit (memory/channels/corrections.py), not stored again.
+    edited: list[ChatMessage] = field(default_factory=list)
 
 
 def message_key(chat: str, message: ChatMessage, when: datetime, occurrence: int) -> str:
@@ -146,6 +149,8 @@ class ChatIngest:
             if known or key in seen:
                 plan.duplicates += 1
                 if known:
+                    if message.message_id and message.edited:
+                        plan.edited.append(message)
                     prev_session, prev_ts = known[1], parse_time(known[2])
                     if prev_session not in plan.sessions:
                         plan.sessions.append(prev_session)

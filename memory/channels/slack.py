@@ -8,7 +8,8 @@
 Messages carry Slack's markup: ``<@U1>`` mentions become ``@Ana Silva`` through users.json,
 ``<#C1|general>`` becomes ``#general``, ``<https://x|label>`` its label, and ``&amp;`` ``&lt;`` ``&gt;``
 their characters. A thread reply keeps the ``thread_ts`` of the message it answers; joins, leaves,
-topic changes and deleted-message tombstones are skipped with their subtype. Folders no listing
+topic changes and deleted-message tombstones are skipped with their subtype (a tombstone keeps the
+deleted message's ``ts``: a message stored by an earlier import becomes a tombstone too). Folders no listing
 names (an export with only some of the files) are read as channels.
 """
 
@@ -20,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.exports import expect, from_epoch, load_json, not_the_export, read_export
+from agentmemd.memory.channels.exports import edit_time, expect, from_epoch, load_json, not_the_export, read_export
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatKind, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -75,6 +76,8 @@ def parse_slack(archive: zipfile.ZipFile, name: str = "export.zip") -> ChatExpor
             expect(message, dict, f"{name}: {member}: a message", position)
             parsed = _message(message, position, users, listed, member)
             chat.add(parsed)
+            if message.get("subtype") == "tombstone" and message.get("ts"):  # keeps the deleted message's ts
+                chat.deleted.append(str(message["ts"]))
         chats.append(chat)
     return ChatExport(format="slack", chats=chats)
 
@@ -153,6 +156,7 @@ def _message(raw: dict, position: int, users: dict[str, str], listed: dict, memb
         line=position,
         attachments=files,
         edited=bool(raw.get("edited")),
+        edited_at=edit_time(raw["edited"].get("ts")) if isinstance(raw.get("edited"), dict) else None,
         reply_to=str(thread) if thread and thread != raw.get("ts") else None,
         message_id=str(raw["ts"]),
     )

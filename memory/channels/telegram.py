@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agentmemd.memory.channels.exports import expect, from_epoch, from_iso, read_json_export
+from agentmemd.memory.channels.exports import edit_time, expect, from_epoch, from_iso, read_json_export
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatKind, ChatMessage, Skipped
 from agentmemd.memory.core.errors import MalformedExport
 
@@ -137,6 +137,7 @@ def _message(raw: dict, position: int) -> ChatMessage | Skipped:
         line=position,
         attachments=attachments,
         edited=bool(raw.get("edited")),
+        edited_at=edit_time(raw.get("edited_unixtime") or raw.get("edited")),
         reply_to=str(reply) if reply is not None else None,
         forwarded_from=str(raw["forwarded_from"]) if raw.get("forwarded_from") else None,
         message_id=str(raw["id"]) if raw.get("id") is not None else None,

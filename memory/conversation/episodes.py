@@ -15,7 +15,8 @@ and wake it. A run is
 
     next batch   (store thread: the oldest turns without an episode, with their neighbourhoods)
     embed        (worker thread: one batched model call, windows for long turns)
-    store batch  (store thread: the episode memories, their links and the turns' marks, ONE transaction)
+    store batch  (store thread: the episode memories, their links and the turns' marks, ONE
+                  transaction; then the next batch is read in the same turn of the store thread)
 
 so a crash leaves a turn either with its episode or without one, and the next start picks up
 whatever has none (also every turn stored before episodes existed).
@@ -37,21 +38,13 @@ from agentmemd.memory.core.config import ConversationConfig
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import AddParams
 from agentmemd.memory.core.sessions import session_name
-from agentmemd.memory.core.text import attributed
+from agentmemd.memory.core.text import episode_context, episode_text
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.core.vocabulary import EPISODE
 from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import indexed_text
 
 log = logging.getLogger("agentmemd")
-
-MAX_CONTENT_CHARS = 100_000  # AddParams' limit; a turn may be that long before its speaker is put in front
-MAX_CONTEXT_CHARS = 20_000
-
-
-def episode_text(speaker: str, content: str) -> str:
-    return attributed(speaker, content)[:MAX_CONTENT_CHARS]
-
 
 NOT_AN_EPISODE = ""  # conversation_turns.episode of a turn left out by choice (an assistant reply)
 
@@ -121,6 +114,17 @@ class EpisodeWorker:
         """Turns (of the session, or all) that have no episode yet."""
         return self.tables.unindexed_count(session) if self.cfg.episodes else 0
 
+    def unsearchable(self, namespace: str, sessions: list[str] | None = None) -> int:
+        """Turns of the namespace (of these sessions, by key) a search cannot find yet: their episodes
+        are still to be stored (0 with episodes off: none is coming)."""
+        return self.tables.unsearchable_count(namespace, sessions) if self.cfg.episodes else 0
+
+    def working(self) -> bool:
+        """At a batch, or woken for one. Not working with turns left means stuck: a failed batch
+        (the model failed to load, say) is tried again only at the next wake or start."""
+        alive = not self.background or (self._thread is not None and self._thread.is_alive())
+        return alive and not self.idle()
+
     # ---- work --------------------------------------------------------------------------
 
     def _loop(self) -> None:
@@ -141,14 +145,23 @@ class EpisodeWorker:
             return 0
         done = 0
         with self._one_run:
-            while not self._stopping.is_set():
-                batch = self.run_on_store(self.next_batch)
-                if batch is None:
-                    break
+            batch = self.run_on_store(self.next_batch)
+            while batch is not None and not self._stopping.is_set():
                 texts = batch.texts()
-                vectors = self.memories.embedder.embed_passages(texts) if texts else []  # not on the store thread
-                done += self.run_on_store(partial(self.store_batch, batch, vectors))
+                vectors = self._embed(texts) if texts else []  # not on the store thread
+                stored, batch = self.run_on_store(partial(self._store_then_next, batch, vectors))
+                done += stored
         return done
+
+    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        """The embedder's bulk path where it has one (an import brings thousands of turns at once)."""
+        embedder = self.memories.embedder
+        return getattr(embedder, "embed_passages_in_bulk", embedder.embed_passages)(texts)
+
+    def _store_then_next(self, batch: EpisodeBatch, vectors: list[np.ndarray]) -> tuple[int, EpisodeBatch | None]:
+        """A batch stored and the next one read in one turn of the store thread: behind an Observer's
+        writes, each turn is a wait with the model idle."""
+        return self.store_batch(batch, vectors), self.next_batch()
 
     def next_batch(self) -> EpisodeBatch | None:
         turns = self.tables.unindexed(self.cfg.episode_batch)
@@ -171,7 +184,7 @@ class EpisodeWorker:
 
     def _episode(self, turn: dict[str, Any]) -> AddParams:
         before = self.tables.said_before(turn["session"], turn["seq"], self.cfg.episode_context_turns)
-        context = "\n".join(episode_text(speaker, said) for speaker, said in before)[-MAX_CONTEXT_CHARS:] or None
+        context = episode_context(before)
         return AddParams(
             content=episode_text(turn["speaker"], turn["content"]),
             type=EPISODE,
@@ -189,6 +202,12 @@ class EpisodeWorker:
         """The batch's episodes, their turn links and the turns' marks, in one transaction."""
         store = self.memories.store
         with store.transaction():
+            # A turn edited while its text was being embedded (channels.edit) waits for the next run.
+            now = self.tables.contents([t["seq"] for t in batch.turns])
+            fresh = [i for i, t in enumerate(batch.turns) if now.get(t["seq"]) == t["content"]]
+            if len(fresh) < len(batch.turns):
+                batch = EpisodeBatch([batch.turns[i] for i in fresh], [batch.items[i] for i in fresh], batch.skipped)
+                vectors = [vectors[i] for i in fresh]
             ids = self.memories.add_many(batch.items, vectors=vectors) if batch.items else []
             for turn, memory_id in zip(batch.turns, ids):
                 store.link_turns(memory_id, [turn["seq"]])

@@ -33,6 +33,7 @@ class ChatMessage(_Model):
     )
     attachments: list[str] = Field(default_factory=list, description="file names or kinds of what came with it")
     edited: bool = False
+    edited_at: datetime | None = Field(None, description="when it was last edited, where the export says")
     reply_to: str | None = None
     forwarded_from: str | None = None
     message_id: str | None = Field(None, description="the app's id, where the export has one")
@@ -56,6 +57,9 @@ class Chat(_Model):
     kind: ChatKind
     messages: list[ChatMessage] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
+    deleted: list[str] = Field(
+        default_factory=list, description="app ids of messages the export marks deleted (a Slack tombstone)"
+    )
 
     def add(self, parsed: ChatMessage | Skipped) -> None:
         """A parsed message, or a line skipped with its reason, in its list."""

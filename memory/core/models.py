@@ -387,6 +387,9 @@ class RetractParams(Params):
     namespace: Namespace = "default"
 
 
+INGEST_DELETED_MAX = 5000  # deletions one channels.ingest call carries
+
+
 class IngestParams(Params):
     """Messages of one chat, oldest first: an importer's batch, or one message a webhook received."""
 
@@ -403,6 +406,11 @@ class IngestParams(Params):
     tz: str | None = Field(None, description="zone of times without one; None: the [channels] timezone")
     earlier_ids: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
         [], max_length=4, description="ids the same chat may have been stored under by an earlier version"
+    )
+    deleted: list[Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]] = Field(
+        [],
+        max_length=INGEST_DELETED_MAX,
+        description="app ids of the chat's messages the export marks deleted: a stored one becomes a tombstone",
     )
     namespace: Namespace = "default"
 
@@ -424,7 +432,49 @@ class IngestParams(Params):
         return value
 
 
+ChannelName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")]
+ChatId = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]
+MessageId = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]
+
+
+class ChannelEditParams(Params):
+    """A stored chat message its sender edited: the turn says ``text`` from now on, and what was
+    made only from it gets a new version dated ``edited_at`` (memory/channels/corrections.py)."""
+
+    channel: ChannelName
+    chat_id: ChatId
+    message_id: MessageId = Field(description="the app's id of the message, as channels.ingest was given it")
+    text: Content
+    edited_at: Timestamp
+    namespace: Namespace = "default"
+
+
+class ChannelDeleteParams(Params):
+    """A stored chat message its sender deleted: the turn stays as a tombstone and what was made
+    only from it is forgotten (memory/channels/corrections.py)."""
+
+    channel: ChannelName
+    chat_id: ChatId
+    message_id: MessageId = Field(description="the app's id of the message, as channels.ingest was given it")
+    deleted_at: Timestamp
+    namespace: Namespace = "default"
+
+
 class ChatsListParams(Params):
+    namespace: Namespace = "default"
+
+
+PENDING_SESSIONS_MAX = 10_000  # an import of more sessions asks about its whole namespace
+
+
+class PendingParams(Params):
+    """The turns asked about: a namespace's, or only those of some of its sessions (an import's)."""
+
+    sessions: list[SessionId] | None = Field(
+        None,
+        max_length=PENDING_SESSIONS_MAX,
+        description="these sessions only (as channels.ingest names them); None: all",
+    )
     namespace: Namespace = "default"
 
 
@@ -586,3 +636,15 @@ class TokenCreateParams(Params):
 
 class TokenNameParams(Params):
     name: TokenName
+
+
+# ---- the dashboard's People and Chats pages (memory/services/directory.py) ----------------------
+
+
+class ChatParams(Params):
+    """One chat: who spoke in it, a page of its sessions (newest first), and who may hear what."""
+
+    chat: Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]
+    namespace: Namespace = "default"
+    limit: int = Field(50, ge=1, le=500)
+    offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)

@@ -329,6 +329,9 @@ class AccessToken(Result):
     namespaces: list[str] | None
     created: str
     revoked: str | None
+    last_used: str | None = None  # its latest admitted call: when,
+    last_door: str | None = None  # through which door (the process at the socket's other end),
+    last_method: str | None = None  # and which method
 
 
 class TokenCreated(AccessToken):
@@ -367,6 +370,45 @@ class IngestResult(Result):
     observing: list[str]  # sessions whose Observer run the batch made due (it runs in the background)
     retimed: Retimed | None = None
     remapped: list[Remapped] = []
+    edited: int = 0  # stored messages the batch marks edited whose text it changed (as channels.edit)
+    deleted: int = 0  # stored messages the batch marks deleted, now tombstones (as channels.delete)
+
+
+class NewVersion(Result):
+    id: str  # the new version
+    supersedes: str
+    type: str
+
+
+class KeptMemory(Result):
+    """A memory made from the corrected message and others: left as it is (forget or update it by hand)."""
+
+    id: str
+    content: str  # its first 300 characters
+    type: str
+    turns: list[int]  # every turn it was made from
+
+
+class CorrectionResult(Result):
+    """What an edit (channels.edit) or a deletion (channels.delete) of a chat message changed."""
+
+    chat: str
+    message_id: str
+    # edited | deleted | unchanged (the same text again) | stale (older than the edit applied) |
+    # already deleted | unknown message (never stored: nothing changed)
+    status: Literal["edited", "deleted", "unchanged", "stale", "already deleted", "unknown message"]
+    turn: int | None = None  # the turn's seq
+    new_versions: list[NewVersion] = []  # memories made only from it, saying the new text
+    forgotten: list[str] = []  # memories made only from it, forgotten with every version
+    kept: list[KeptMemory] = []
+    reindexed: list[str] = []  # episodes of the turns after it, whose neighbourhood quoted it
+    built_into: list[str] = []  # consolidated memories built from what was forgotten: kept
+
+
+class PendingResult(Result):
+    pending: int  # turns memory.search and the pack cannot find yet: their episodes are still to be stored
+    indexing: bool  # the episode worker is at a batch or woken for one; False with pending > 0: it is stuck
+    episodes: bool  # [conversation] episodes; off, no turn becomes an episode and none is pending
 
 
 class ChatSummary(Result):
@@ -579,3 +621,45 @@ class ContextBuild(Result):
 
 class ContextsResult(Result):
     contexts: list[ContextBuild]
+
+
+# ---- the dashboard's People and Chats pages (memory/services/directory.py) ----------------------
+
+
+class AccountOf(PersonAccount):
+    person: str  # whose account it is (after any merge)
+
+
+class PeopleAccountsResult(Result):
+    accounts: list[AccountOf]
+
+
+class ChatSession(Result):
+    session: str
+    messages: int
+    first: str
+    last: str
+    observed: int  # messages the Observer has seen
+
+
+class ChatPerson(Result):
+    person: str
+    name: str  # as shown in this chat
+    messages: int
+
+
+class HeardAudience(Result):
+    audience: str
+    memories: int  # the namespace's current memories with this audience
+    heard: bool  # may this chat's context include them (memory/core/disclosure.py)
+
+
+class ChatResult(Result):
+    chat: ChatSummary
+    audience: str  # what is said in this chat is said to this audience
+    reaches_user: bool  # and may be heard in the user's own conversations too ([channels])
+    people: list[ChatPerson]  # who spoke in it, most messages first
+    hears: list[HeardAudience]  # every audience the namespace's memories have, and this chat's own
+    sessions: list[ChatSession]  # a page, the latest active first (chat.sessions: how many in all)
+    offset: int
+    limit: int

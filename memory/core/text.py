@@ -59,6 +59,20 @@ def attributed(speaker: str, said: str) -> str:
     return f"{speaker}{SAID}{said}"
 
 
+EPISODE_MAX_CHARS = 100_000  # AddParams' limit; a turn may be that long before its speaker is put in front
+EPISODE_CONTEXT_MAX_CHARS = 20_000
+
+
+def episode_text(speaker: str, said: str) -> str:
+    """A turn as its episode says it (memory/conversation/episodes.py)."""
+    return attributed(speaker, said)[:EPISODE_MAX_CHARS]
+
+
+def episode_context(before: list[tuple[str, str]]) -> str | None:
+    """An episode's indexed neighbourhood: the (speaker, words) said before it in its session."""
+    return "\n".join(episode_text(speaker, said) for speaker, said in before)[-EPISODE_CONTEXT_MAX_CHARS:] or None
+
+
 def attribution(content: str) -> tuple[str, str]:
     """(speaker, words) of an attributed text; ('', content) when it names none. Also reads the
     older 'Ana: words' form that observations were stored in before."""

@@ -98,6 +98,7 @@ class MiniLMEmbedder:
         self._model.tokenize = tokenize_one_at_a_time
         self._tokenizing = tokenizing
         self._forward = _traced_encoder(self._model, torch)
+        self._bulk_bf16 = _native_bf16(torch)
         self._workers = max(1, workers)
         self._turns = _Turns(self._workers)  # at most ``workers`` forward passes, queries first
         self._chunks = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="agentmemd-embed")
@@ -116,6 +117,14 @@ class MiniLMEmbedder:
         """Stored texts: one vector per window of the model's length (see the module's doc)."""
         return embed_in_windows(self, texts, self._windows)
 
+    def embed_passages_in_bulk(self, texts: list[str]) -> list[np.ndarray]:
+        """``embed_passages`` for texts by the thousand (an import's episodes), in bfloat16 where
+        the CPU multiplies it natively: 2x the texts a second (46 -> 96/s on 2 loaded cores), the
+        vectors within 3e-5 cosine of float32's (0.99997 at worst over 1,000 LoCoMo turns). Not
+        for what is clustered (consolidation's groups moved with such small differences)."""
+        bulk = _Bulk(self)
+        return embed_in_windows(bulk, texts, self._windows)
+
     def _windows(self, text: str) -> list[str]:
         tokenizer = self._model.tokenizer
         size = self._model.max_seq_length - 2  # [CLS] and [SEP] take two places
@@ -131,7 +140,7 @@ class MiniLMEmbedder:
         thread and the background worker both use it, hence the lock."""
         return self._embed_cached(texts, urgent=False)
 
-    def _embed(self, texts: list[str], *, urgent: bool) -> np.ndarray:
+    def _embed(self, texts: list[str], *, urgent: bool, bulk: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Longest first, in chunks of similar length: a chunk is padded to its longest text only,
@@ -141,9 +150,11 @@ class MiniLMEmbedder:
         chunks = [order[start : start + EMBED_CHUNK] for start in range(0, len(order), EMBED_CHUNK)]
         out = np.empty((len(texts), self.dim), dtype=np.float32)
 
+        low_precision = bulk and self._bulk_bf16 and not urgent
+
         def encode(chunk: list[int]) -> None:
             with self._turns.hold(urgent=urgent):
-                out[chunk] = self._encode([texts[i] for i in chunk])
+                out[chunk] = self._encode([texts[i] for i in chunk], low_precision=low_precision)
 
         if len(chunks) == 1:  # a query, a few memories: on the caller's thread, no hand-over
             encode(chunks[0])
@@ -157,8 +168,9 @@ class MiniLMEmbedder:
         tensors = [*self._model.parameters(), *self._model.buffers()]
         return sum(t.numel() * t.element_size() for t in tensors)
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        """Mean-pooled, L2-normalised rows: what the model's Pooling and Normalize modules give."""
+    def _encode(self, texts: list[str], *, low_precision: bool = False) -> np.ndarray:
+        """Mean-pooled, L2-normalised rows: what the model's Pooling and Normalize modules give;
+        ``low_precision``: the forward pass in bfloat16 (pooled in float32)."""
         if self._forward is None:
             return self._model.encode(
                 texts, batch_size=EMBED_CHUNK, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
@@ -170,7 +182,8 @@ class MiniLMEmbedder:
                 texts, padding=True, truncation=True, max_length=self._model.max_seq_length, return_tensors="pt"
             )
         with torch.inference_mode():
-            hidden = self._forward(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=low_precision):
+                hidden = self._forward(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"]).float()
             mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, dim=1).numpy()
@@ -267,6 +280,10 @@ class BackgroundEmbedder:
     def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
         return self.wait().embed_passages(texts)
 
+    def embed_passages_in_bulk(self, texts: list[str]) -> list[np.ndarray]:
+        loaded = self.wait()
+        return getattr(loaded, "embed_passages_in_bulk", loaded.embed_passages)(texts)
+
 
 # Texts per forward pass: 16 short memories take ~35 ms on one thread, the longest a query waits
 # behind a batch; 64 at once would pad every short memory to the batch's longest turn.
@@ -299,6 +316,25 @@ class _Turns:
             with self._cond:
                 self._busy -= 1
                 self._cond.notify_all()
+
+
+class _Bulk:
+    """The embedder's ``embed`` in bulk (bfloat16 where native), for ``embed_in_windows``."""
+
+    def __init__(self, embedder: MiniLMEmbedder):
+        self.embedder = embedder
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.embedder._embed(texts, urgent=False, bulk=True)
+
+
+def _native_bf16(torch) -> bool:
+    """Whether this CPU multiplies bfloat16 in hardware (AMX or AVX-512 BF16); elsewhere bfloat16
+    is emulated, slower than float32."""
+    try:
+        return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
+    except Exception:  # private probes of this torch; without them, float32 as before
+        return False
 
 
 def _traced_encoder(model, torch):

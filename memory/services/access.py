@@ -14,13 +14,20 @@ on every request of the connection is admitted, or refused, against the token's 
 A scoped request that names no namespace goes to the token's first namespace. Methods that act
 on every namespace at once (sweep, jobs, costs, the clock) stay the owner's. A failed `auth`
 leaves the connection with no access at all, so a door that ignores the error fails closed.
+
+Each admitted call of a token is noted (``note_use``: when, by which door, which method) in memory,
+and written down at most every USE_WRITE_SECONDS per token and at shutdown (``write_uses``, on the
+store thread): a door busy with a token costs one small UPDATE a minute, not one per request.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+import threading
+import time
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -36,6 +43,8 @@ TOKEN_PREFIX = "amt_"
 OPEN_METHODS = frozenset({"health", "clock.now", "auth"})
 # Methods about the Markdown workspace: allowed to a token that reaches the workspace's namespace.
 WORKSPACE_METHODS = frozenset({"workspace.status", "workspace.read"})
+# How often a token's last use is written down at most (it is noted in memory on every call).
+USE_WRITE_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,7 @@ class Scope:
 
     name: str
     namespaces: tuple[str, ...] | None
+    by_token: bool = True  # False: the owner's socket, or a connection whose auth failed
 
     @property
     def everything(self) -> bool:
@@ -60,9 +70,9 @@ class Scope:
         }
 
 
-OWNER = Scope("owner", None)
+OWNER = Scope("owner", None, by_token=False)
 # After a failed auth: nothing but the open methods until a valid token is presented.
-NO_ACCESS = Scope("none", ())
+NO_ACCESS = Scope("none", (), by_token=False)
 
 
 def _sha256(token: str) -> str:
@@ -74,6 +84,11 @@ class AccessService:
         self.tables = AccessTables(store)
         self.clock = clock
         self.workspace_namespace = workspace_namespace
+        # Each token's latest call not yet written (name -> at, door, method), and when each token's
+        # uses were last written (time.monotonic: how often to write is about the machine's time).
+        self._uses: dict[str, tuple[datetime, str, str]] = {}
+        self._written: dict[str, float] = {}
+        self._uses_lock = threading.Lock()  # noted on the event loop, written and read on the store thread
 
     # ---- tokens --------------------------------------------------------------------------
 
@@ -87,7 +102,15 @@ class AccessService:
         return {"name": p.name, "namespaces": p.namespaces, "created": created, "revoked": None, "secret": secret}
 
     def list(self) -> dict[str, Any]:
-        return {"tokens": self.tables.all()}
+        """Every token, with its last use: the noted one where it is newer than the written one."""
+        with self._uses_lock:
+            noted = dict(self._uses)
+        tokens = self.tables.all()
+        for token in tokens:
+            if token["name"] in noted:
+                at, door, method = noted[token["name"]]
+                token.update(last_used=format_time(at), last_door=door, last_method=method)
+        return {"tokens": tokens}
 
     def revoke(self, p: TokenNameParams) -> dict[str, Any]:
         """Revoke a token: new `auth` calls with it fail. Connections already authenticated
@@ -103,6 +126,30 @@ class AccessService:
             raise Forbidden("auth failed: unknown or revoked token; this connection now has no access")
         namespaces = row["namespaces"]
         return Scope(row["name"], None if namespaces is None else tuple(namespaces))
+
+    # ---- last use ------------------------------------------------------------------------------
+
+    def note_use(self, scope: Scope, door: str, method: str) -> bool:
+        """Note that ``scope``'s token was just admitted to ``method`` through ``door``. True when
+        its uses have not been written for USE_WRITE_SECONDS: the caller then runs ``write_uses``
+        on the store thread. Costs a lock and a dict write."""
+        now = time.monotonic()
+        with self._uses_lock:
+            self._uses[scope.name] = (self.clock.now(), door, method)
+            last = self._written.get(scope.name)
+            due = last is None or now - last >= USE_WRITE_SECONDS
+            if due:
+                self._written[scope.name] = now
+        return due
+
+    def write_uses(self) -> int:
+        """Write every noted use down, in one transaction (the store thread); how many tokens."""
+        with self._uses_lock:
+            noted, self._uses = self._uses, {}
+        if noted:
+            with self.tables.store.transaction():
+                self.tables.note_uses([(name, format_time(at), door, m) for name, (at, door, m) in noted.items()])
+        return len(noted)
 
     # ---- admission -------------------------------------------------------------------------
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import timedelta
+from datetime import timedelta, timezone
+from functools import partial
 from typing import Any, Callable
 
+from agentmemd.memory.channels.corrections import Corrections, with_known_names
 from agentmemd.memory.channels.impressions import (
     TURNS_READ,
     build_impression,
@@ -27,16 +29,22 @@ from agentmemd.memory.channels.ingest import ChatIngest
 from agentmemd.memory.channels.people import People
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.conversation.episodes import EpisodeWorker
+from agentmemd.memory.core.chats import ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, zone_named
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import heard, may_hear
 from agentmemd.memory.core.models import (
+    ChannelDeleteParams,
+    ChannelEditParams,
     ChatsListParams,
     IngestParams,
+    PendingParams,
     PeopleMergeParams,
     PersonParams,
     TurnSearchParams,
 )
+from agentmemd.memory.core.sessions import session_key
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.memory.services.sessions import by_name
@@ -65,6 +73,8 @@ def _offset(delta: timedelta) -> str:
 
 
 class ChannelService:
+    episodes: EpisodeWorker | None = None  # the composition root's, for ``pending``
+
     def __init__(
         self,
         store: Store,
@@ -87,18 +97,53 @@ class ChannelService:
         self.ingest_ = ChatIngest(
             self.tables, self.people, clock, timedelta(minutes=config.channels.session_gap_minutes)
         )
+        self.corrections = Corrections(
+            conversations.service, self.tables, config.conversation.episode_context_turns, run_on_store
+        )
 
     @by_name
     def ingest(self, p: IngestParams) -> dict[str, Any]:
-        """Store a batch of one chat's messages; what was added, what was already there."""
+        """Store a batch of one chat's messages; what was added, what was already there. Runs beside
+        the store thread: a stored message the export marks edited or deleted (an export downloaded
+        after the one imported before) is corrected as channels.edit and .delete correct it, which
+        embed off the store thread."""
         zone = zone_named(p.tz if p.tz is not None else self.config.timezone)
-        result, requests = self._store_batch(p, zone)
+        result, requests, edited = self.run_on_store(partial(self._store_batch, p, zone))
         for session, force in requests:
             self.worker.request(session, force=force)
+        result["edited"] = self._apply_edits(p, edited)
+        result["deleted"] = self._apply_deletions(p)
         return result
 
-    def _store_batch(self, p: IngestParams, zone) -> tuple[dict[str, Any], list[tuple[str, bool]]]:
-        """What the batch stored, and the Observer runs it calls for: (session, observe it whole)."""
+    def _apply_edits(self, p: IngestParams, edited: list[ChatMessage]) -> int:
+        done = 0
+        for message in edited:
+            assert message.message_id is not None  # the plan lists only messages with the app's id
+            when = message.edited_at or message.ts  # with no edit time, one before any later live edit
+            params = ChannelEditParams(
+                channel=p.channel,
+                chat_id=p.chat_id,
+                message_id=message.message_id,
+                text=message.text,
+                edited_at=when if when.tzinfo else when.replace(tzinfo=timezone.utc),
+                namespace=p.namespace,
+            )
+            done += self.corrections.edit(params)["status"] == "edited"
+        return done
+
+    def _apply_deletions(self, p: IngestParams) -> int:
+        done = 0
+        for message_id in p.deleted:
+            params = ChannelDeleteParams(
+                channel=p.channel, chat_id=p.chat_id, message_id=message_id, deleted_at=self.clock.now(),
+                namespace=p.namespace,
+            )  # fmt: skip
+            done += self.corrections.delete(params)["status"] == "deleted"
+        return done
+
+    def _store_batch(self, p: IngestParams, zone) -> tuple[dict[str, Any], list[tuple[str, bool]], list[ChatMessage]]:
+        """What the batch stored, the Observer runs it calls for (session, observe it whole), and
+        the stored messages it holds marked edited."""
         with self.store.transaction():
             plan = self.ingest_.plan(
                 p.namespace,
@@ -106,7 +151,7 @@ class ChannelService:
                 p.chat_id,
                 p.title,
                 p.kind,
-                p.messages,
+                with_known_names(self.tables, p.namespace, p.channel, p.messages),
                 owner=p.owner,
                 zone=zone,
                 earlier_ids=p.earlier_ids,
@@ -129,10 +174,29 @@ class ChannelService:
             "retimed": _retimed(plan.retimed, p.messages, zone),
             "remapped": plan.remapped,
         }
-        return result, requests
+        return result, requests, plan.edited
+
+    def edit(self, p: ChannelEditParams) -> dict[str, Any]:
+        """A stored message its sender edited (beside the store thread: it embeds the new text)."""
+        return self.corrections.edit(p)
+
+    def delete(self, p: ChannelDeleteParams) -> dict[str, Any]:
+        """A stored message its sender deleted: a tombstone, and what was made only from it forgotten."""
+        return self.corrections.delete(p)
 
     def chats(self, p: ChatsListParams) -> dict[str, Any]:
         return {"chats": self.tables.chats(p.namespace)}
+
+    def pending(self, p: PendingParams) -> dict[str, Any]:
+        """How many turns (of the namespace, or of an import's sessions) a search cannot find yet,
+        and whether the episode worker is on them: an import waits on this until they are searchable."""
+        assert self.episodes is not None, "the composition root gives the channel service its episode worker"
+        sessions = None if p.sessions is None else [session_key(p.namespace, s) for s in p.sessions]
+        return {
+            "pending": self.episodes.unsearchable(p.namespace, sessions),
+            "indexing": self.episodes.working(),
+            "episodes": self.episodes.cfg.episodes,
+        }
 
     def people_list(self, p: ChatsListParams) -> dict[str, Any]:
         return {"people": self.people.list(p.namespace)}

@@ -1,4 +1,5 @@
-"""Access tokens: each a name, the SHA-256 of its secret, and the namespaces it may use."""
+"""Access tokens: each a name, the SHA-256 of its secret, the namespaces it may use, and its last
+use (when, by which door, for which method)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from agentmemd.memory.store.database import Store
 
-COLUMNS = "name, namespaces, created, revoked"
+COLUMNS = "name, namespaces, created, revoked, last_used, last_door, last_method"
 
 
 class AccessTables:
@@ -37,6 +38,15 @@ class AccessTables:
         )
         return cursor.rowcount > 0
 
+    def note_uses(self, uses: list[tuple[str, str, str, str]]) -> None:
+        """Each (name, at, door, method): the token's latest call. One written earlier with a later
+        time is kept (a slower writer never turns the clock back)."""
+        self.store.conn.executemany(
+            "UPDATE access_tokens SET last_used = ?, last_door = ?, last_method = ? "
+            "WHERE name = ? AND (last_used IS NULL OR last_used <= ?)",
+            [(at, door, method, name, at) for name, at, door, method in uses],
+        )
+
     def _select(self, rest: str, params: tuple) -> list[dict[str, Any]]:
         rows = self.store.conn.execute(f"SELECT {COLUMNS} FROM access_tokens {rest}", params).fetchall()
         return [
@@ -45,6 +55,9 @@ class AccessTables:
                 "namespaces": None if namespaces is None else json.loads(namespaces),
                 "created": created,
                 "revoked": revoked,
+                "last_used": last_used,
+                "last_door": last_door,
+                "last_method": last_method,
             }
-            for name, namespaces, created, revoked in rows
+            for name, namespaces, created, revoked, last_used, last_door, last_method in rows
         ]

@@ -1,11 +1,16 @@
-"""The channels' tables: people and their accounts, chats, stored-message keys, and the turns'
-full-text index (the raw messages stay searchable)."""
+"""The channels' tables: people and their accounts, chats, stored-message keys, the turns'
+full-text index (the raw messages stay searchable), and the corrections an edited or deleted
+message makes to its turn and to what was made of it (m024)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from agentmemd.memory.store.database import Store, fts_query
+import numpy as np
+
+from agentmemd.memory.core.vocabulary import EPISODE
+from agentmemd.memory.store.database import Store, _in_chunks, fts_query, to_blob
 
 USER = "user"  # the person the agent serves: no row of its own in ``people``
 
@@ -39,6 +44,20 @@ class ChannelTables:
             "INSERT INTO person_accounts (namespace, channel, account, person, name) VALUES (?, ?, ?, ?, ?)",
             (namespace, channel, account, person, name),
         )
+
+    def account_names(self, namespace: str, channel: str, accounts: list[str]) -> dict[str, str]:
+        """account -> the name it is known by (its own, else its person's), for those of ``accounts``
+        known by more than their id."""
+        found: dict[str, str] = {}
+        for chunk, marks in _in_chunks(accounts):
+            rows = self.conn.execute(
+                "SELECT a.account, coalesce(nullif(a.name, a.account), p.name) FROM person_accounts a "
+                "LEFT JOIN people p ON p.namespace = a.namespace AND p.id = a.person "
+                f"WHERE a.namespace = ? AND a.channel = ? AND a.account IN ({marks})",
+                (namespace, channel, *chunk),
+            )
+            found.update({account: name for account, name in rows if name and name != account})
+        return found
 
     def person(self, namespace: str, person: str) -> dict[str, Any] | None:
         rows = self.store._rows("SELECT * FROM people WHERE namespace = ? AND id = ?", (namespace, person))
@@ -284,3 +303,106 @@ class ChannelTables:
             f"WHERE conversation_turns_fts MATCH ? AND {' AND '.join(filters)} ORDER BY bm25 LIMIT ?",
             (match, *params, k),
         )
+
+    # ---- corrections: a message edited or deleted after it was stored (m024) ------------------
+
+    def message_turn(self, namespace: str, key: str) -> dict[str, Any] | None:
+        """The turn stored for a message's key, with when an edit or a deletion last changed it."""
+        rows = self.store._rows(
+            "SELECT t.seq, t.session, t.namespace, t.speaker, t.content, t.ts, t.chat, t.episode, t.edited, t.deleted "
+            "FROM chat_message_keys k JOIN conversation_turns t ON t.seq = k.turn_seq WHERE k.namespace = ? AND k.key = ?",
+            (namespace, key),
+        )
+        return rows[0] if rows else None
+
+    def turn_memories(self, seq: int) -> list[dict[str, Any]]:
+        """The current memories (live or archived) made from turn ``seq``, each with every turn it
+        was made from (``turns``, sorted)."""
+        rows = [
+            row
+            for table in ("memories", "memory_archive")
+            for row in self.store._rows(
+                "SELECT m.id, m.type, m.content, m.context, (SELECT json_group_array(b.turn_seq) FROM memory_turns b "
+                f"WHERE b.memory_id = m.id) AS turns FROM memory_turns l JOIN {table} m ON m.id = l.memory_id "
+                "WHERE l.turn_seq = ? AND m.superseded_by IS NULL ORDER BY m.seq",
+                (seq,),
+            )
+        ]
+        return [{**row, "turns": sorted(json.loads(row["turns"]))} for row in rows]
+
+    def episodes_after(self, session: str, seq: int, count: int) -> list[dict[str, Any]]:
+        """The live episodes of the ``count`` turns of the session after ``seq`` (those whose
+        neighbourhood holds it): turn, the memory's seq, id, content, context."""
+        return self.store._rows(
+            "SELECT t.seq AS turn, m.seq, m.id, m.content, m.context FROM (SELECT seq FROM conversation_turns WHERE session = ? "
+            "AND seq > ? ORDER BY seq LIMIT ?) t JOIN memory_turns l ON l.turn_seq = t.seq "
+            "JOIN memories m ON m.id = l.memory_id WHERE m.type = ? AND m.superseded_by IS NULL ORDER BY t.seq",
+            (session, seq, count, EPISODE),
+        )
+
+    def said_before(self, session: str, seq: int, count: int) -> list[tuple[int, str, str]]:
+        """Up to ``count`` (seq, speaker, content) of the session's turns before ``seq``, oldest first."""
+        rows = self.conn.execute(
+            "SELECT seq, speaker, content FROM conversation_turns WHERE session = ? AND seq < ? "
+            "ORDER BY seq DESC LIMIT ?",
+            (session, seq, count),
+        ).fetchall()
+        return [(row[0], row[1], row[2]) for row in reversed(rows)]
+
+    def _unindex_turn(self, seq: int) -> None:
+        """Take the turn's words out of its full-text index (external content: the old text must be given)."""
+        (old,) = self.conn.execute("SELECT content FROM conversation_turns WHERE seq = ?", (seq,)).fetchone()
+        self.conn.execute(
+            "INSERT INTO conversation_turns_fts (conversation_turns_fts, rowid, content) VALUES ('delete', ?, ?)",
+            (seq, old),
+        )
+
+    def revise_turn(self, seq: int, content: str, tokens: int, edited: str) -> None:
+        """The turn says ``content`` now (an edit at ``edited``), and is found by its new words only."""
+        self._unindex_turn(seq)
+        self.conn.execute(
+            "UPDATE conversation_turns SET content = ?, tokens = ?, edited = ? WHERE seq = ?",
+            (content, tokens, edited, seq),
+        )
+        self.conn.execute("INSERT INTO conversation_turns_fts (rowid, content) VALUES (?, ?)", (seq, content))
+
+    def tombstone_turn(self, seq: int, marker: str, tokens: int, deleted: str) -> None:
+        """The turn keeps its time and speaker; its words give way to ``marker`` and leave the index.
+        It has no episode ('': none, by choice; the caller forgets the one it had) and no Observer
+        run reads it (observed_run 0: no run's, when none had)."""
+        self._unindex_turn(seq)
+        self.conn.execute(
+            "UPDATE conversation_turns SET content = ?, tokens = ?, deleted = ?, episode = '', "
+            "observed_run = coalesce(observed_run, 0) WHERE seq = ?",
+            (marker, tokens, deleted, seq),
+        )
+
+    def date_memory(self, memory_id: str, created: str) -> None:
+        """When what the memory says was said (a new version made from an edit dates from the edit)."""
+        self.conn.execute("UPDATE memories SET created = ? WHERE id = ?", (created, memory_id))
+
+    def repoint_observations(self, old_id: str, new_id: str, content: str, tokens: int) -> None:
+        """The Observer's rows that were the memory ``old_id`` say what its new version ``new_id``
+        says (a context's prefix shows them)."""
+        self.conn.execute(
+            "UPDATE observations SET memory_id = ?, content = ?, tokens = ? WHERE memory_id = ?",
+            (new_id, content, tokens, old_id),
+        )
+
+    def set_context(self, seq: int, context: str | None, vectors: np.ndarray) -> None:
+        """A live memory indexed with another context (an episode whose neighbourhood changed): its
+        embedding, windows and index entries anew; its text and history as they were."""
+        (namespace, content) = self.conn.execute(
+            "SELECT namespace, content FROM memories WHERE seq = ?", (seq,)
+        ).fetchone()
+        vectors = np.atleast_2d(vectors)
+        self.store._unindex(seq)
+        self.conn.execute(
+            "UPDATE memories SET context = ?, embedding = ? WHERE seq = ?", (context, to_blob(vectors[0]), seq)
+        )
+        self.conn.execute("DELETE FROM memory_windows WHERE seq = ?", (seq,))
+        self.conn.executemany(
+            "INSERT INTO memory_windows (seq, part, embedding) VALUES (?, ?, ?)",
+            [(seq, part, to_blob(vec)) for part, vec in enumerate(vectors[1:], 1)],
+        )
+        self.store._index(seq, namespace, content, context, vectors)

@@ -269,6 +269,17 @@ class ConversationTables:
             f"SELECT count(*) FROM conversation_turns WHERE episode IS NULL {where}", params
         ).fetchone()[0]
 
+    def unsearchable_count(self, namespace: str, sessions: list[str] | None = None) -> int:
+        """Turns of ``namespace`` (of these sessions, by key, when given) the episode worker has still
+        to store as episodes; not pending ones (a model call's, unanswered): no episode is due for them."""
+        where, params = "", [namespace]
+        if sessions is not None:
+            where, params = "AND session IN (SELECT value FROM json_each(?))", [namespace, json.dumps(sessions)]
+        return self.store.conn.execute(
+            f"SELECT count(*) FROM conversation_turns WHERE episode IS NULL AND pending = 0 AND namespace = ? {where}",
+            params,
+        ).fetchone()[0]
+
     def said_before(self, session: str, seq: int, count: int) -> list[tuple[str, str]]:
         """Up to ``count`` (speaker, content) of the session's turns before ``seq``, oldest first."""
         rows = self.store.conn.execute(
@@ -276,6 +287,14 @@ class ConversationTables:
             (session, seq, count),
         ).fetchall()
         return [(speaker, content) for speaker, content in reversed(rows)]
+
+    def contents(self, seqs: list[int]) -> dict[int, str]:
+        """seq -> the turn's text now."""
+        rows = self.store.conn.execute(
+            "SELECT seq, content FROM conversation_turns WHERE seq IN (SELECT value FROM json_each(?))",
+            (json.dumps(seqs),),
+        )
+        return dict(rows.fetchall())
 
     def set_episodes(self, episodes: dict[int, str]) -> int:
         """Mark turns as stored, each as its episode memory; how many were still unmarked."""

@@ -675,6 +675,25 @@ def m023_sessions_by_namespace(db):
     db.execute("DROP TABLE renamed")
 
 
+@migrations()
+def m024_corrected_turns(db):
+    """A chat message its sender edited or deleted after it was stored (memory/channels/corrections.py):
+    ``edited``, when the turn's text was last replaced by an edit (an older edit arriving later is
+    not applied over it); ``deleted``, when it was deleted: the turn stays as a tombstone, its time and
+    speaker kept, its text a marker, and no edit brings it back."""
+    db.execute("ALTER TABLE conversation_turns ADD COLUMN edited TEXT")
+    db.execute("ALTER TABLE conversation_turns ADD COLUMN deleted TEXT")
+
+
+@migrations()
+def m025_token_last_use(db):
+    """When each access token was last used, by which door (the process at the socket's other
+    end: mcp, proxy, webhooks, the CLI) and for which method: the dashboard's Access tokens page.
+    Noted in memory on every call and written at most once a minute per token (services/access.py)."""
+    for column in ("last_used", "last_door", "last_method"):
+        db.execute(f"ALTER TABLE access_tokens ADD COLUMN {column} TEXT")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 
