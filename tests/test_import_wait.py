@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -191,3 +192,24 @@ def test_a_wait_past_wait_timeout_ends_with_exit_4_saying_so(behind_a_socket):
         assert report["added"] == 4 and not report["searchable"] and report["not_yet_searchable"] == 4
     finally:
         embedder.release.set()
+
+
+def test_an_imports_finished_sessions_are_observed_after_its_messages_are_searchable(in_process):
+    """On a small machine the Observer and the episode worker compete for the same cores: a whole
+    finished session an import queued waits while turns are still being made searchable; an
+    observation asked for now (conversation.observe) does not wait."""
+    d = in_process(fake_embedder=True, config={"clock": {"start": "2024-03-02T00:00:00Z"}})
+    worker = d.services.worker
+    indexed = threading.Event()
+    worker.indexing = lambda: not indexed.is_set()
+    for text in ("I moved to Leeds last spring", "The new flat is near the canal", "Work is a short walk away"):
+        d.call("conversation.append", {"session": "moved", "role": "user", "content": text})
+    worker.request("moved", force=True)  # as an import asks for a finished session
+    time.sleep(1.0)
+    assert d.call("observations.list", {"session": "moved"})["observations"] == []
+    assert worker.run_now("other", force=True).result(timeout=30) is not None  # not held up by the wait
+    indexed.set()
+    deadline = time.monotonic() + 30
+    while not d.call("observations.list", {"session": "moved"})["observations"]:
+        assert time.monotonic() < deadline, "the queued observation never ran once indexing was done"
+        time.sleep(0.1)

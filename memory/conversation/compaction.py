@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections import deque
 from concurrent.futures import Future
 from typing import Any, Callable
 
@@ -22,6 +23,7 @@ from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.tasks import LanguageModel, ObserveResult
 
 log = logging.getLogger("agentmemd")
+INDEXING_POLL_SECONDS = 0.2
 
 
 class CompactionWorker:
@@ -43,8 +45,13 @@ class CompactionWorker:
         self.target_ratio = target_ratio
         # Called with the session after Observer runs stored observations (the people's impressions).
         self.on_observed: Callable[[str], None] | None = None
+        # True while turns are being made searchable (the episode worker at work): a whole finished
+        # session an import queued waits until then, so on a small machine an import's messages
+        # become searchable first and its observations after (the two compete for the same cores).
+        self.indexing: Callable[[], bool] = lambda: False
         self._queue: queue.Queue[tuple[str, str, dict[str, Any], Future] | None] = queue.Queue()
         self._queued: set[tuple[str, bool]] = set()
+        self._deferred: deque[tuple[str, str, dict[str, Any], Future]] = deque()  # queued, waiting on indexing
         self._lock = threading.Lock()
         self._busy = threading.Event()
         self._stopping = threading.Event()
@@ -60,7 +67,7 @@ class CompactionWorker:
             if (session, force) in self._queued:
                 return
             self._queued.add((session, force))
-        self._queue.put(("compact", session, {"force": force, "reflect": False}, Future()))
+        self._queue.put(("compact", session, {"force": force, "reflect": False, "queued": True}, Future()))
 
     def run_now(self, session: str, *, force: bool, reflect: bool = False) -> Future:
         """Queue a run of this session; the Future gives its report."""
@@ -76,7 +83,7 @@ class CompactionWorker:
         return future
 
     def idle(self) -> bool:
-        return self._queue.empty() and not self._busy.is_set()
+        return self._queue.empty() and not self._deferred and not self._busy.is_set()
 
     def stop(self) -> None:
         """Finish the run in progress (its writes are one transaction), skip what is queued."""
@@ -86,14 +93,28 @@ class CompactionWorker:
 
     # ---- working ----------------------------------------------------------------------
 
+    def _next(self) -> tuple[str, str, dict[str, Any], Future] | None:
+        """The next task: a deferred one once indexing is done, else the queue's next (a task
+        asked for while others wait on indexing runs at once)."""
+        while True:
+            if self._deferred and not self.indexing():
+                return self._deferred.popleft()
+            try:
+                return self._queue.get(timeout=INDEXING_POLL_SECONDS if self._deferred else None)
+            except queue.Empty:
+                continue
+
     def _loop(self) -> None:
         while True:
-            task = self._queue.get()
+            task = self._next()
             if task is None:
                 return
             kind, session, params, future = task
             if self._stopping.is_set():
                 future.cancel()
+                continue
+            if kind == "compact" and params.get("queued") and params["force"] and self.indexing():
+                self._deferred.append(task)  # still in _queued: asking again adds nothing
                 continue
             self._busy.set()
             if kind == "compact":
@@ -101,6 +122,7 @@ class CompactionWorker:
                     self._queued.discard((session, params["force"]))
             try:
                 if kind == "compact":
+                    params.pop("queued", None)
                     future.set_result(self.compact(session, **params))
                 else:
                     future.set_result(self.score_response(params))

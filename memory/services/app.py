@@ -171,6 +171,7 @@ class Services:
 
         channels = ChannelService(store, conversations, worker, config, memories.clock, run_on_store, describe)
         worker.on_observed = channels.refresh_impressions
+        worker.indexing = episodes.working
         channels.episodes = episodes
         conversation_service = ConversationService(
             memories, conversations, tracker, worker, config, run_on_store, episodes
