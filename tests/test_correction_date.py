@@ -12,7 +12,8 @@ import httpx2
 import pytest
 
 from agentmemd.daemon.dashboard.app import Dashboard, DashboardSettings
-from agentmemd.daemon.dashboard.link import HTTP_STATUS, PageError
+from agentmemd.daemon.dashboard.link import PageError
+from agentmemd.daemon.doors.calls import http_status
 from agentmemd.daemon.socket.client import RpcCallError
 
 HAPPENED = "2024-05-01T10:00:00Z"
@@ -91,7 +92,7 @@ class _InProcessLink:
         try:
             return await anyio.to_thread.run_sync(lambda: self.daemon.call(method, params or {}))
         except RpcCallError as exc:
-            raise PageError(HTTP_STATUS.get(exc.code, 500), exc.message) from None
+            raise PageError(http_status(exc), exc.message) from None
 
     async def optional(self, method, params=None):
         try:

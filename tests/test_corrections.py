@@ -37,7 +37,7 @@ def hooks(in_process, monkeypatch):
     def call_once(socket_path, method, params=None, *, token=None, timeout=60.0):
         return d.call(method, params)
 
-    monkeypatch.setattr("agentmemd.daemon.webhooks.app.call_once", call_once)
+    monkeypatch.setattr("agentmemd.daemon.doors.calls.call_once", call_once)
     settings = WebhookSettings(
         socket_path=Path("/nonexistent.sock"),
         namespace=NS,

@@ -195,7 +195,7 @@ def test_stats_report_the_daemons_memory_by_part(short_tmp):
 def test_background_threads_yield_the_cores_to_requests():
     """The jobs and workspace-sync threads run niced (Linux: per thread), so a consolidation's
     distance matrix does not take a core from the packs (issue 17)."""
-    from agentmemd.daemon.socket.server import BACKGROUND_NICE, _lower_priority
+    from agentmemd.daemon.host.process import BACKGROUND_NICE, _lower_priority
 
     seen: list[int] = []
 

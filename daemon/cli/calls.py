@@ -91,7 +91,7 @@ def fail(message: str, code: int) -> None:
 def listen_address(option: str, value: str, allow_remote: bool, note: str = "") -> tuple[str, int]:
     """(host, port) of a door's HOST:PORT option; usage error (2) for a malformed one, or a
     non-loopback one without --allow-remote."""
-    from agentmemd.daemon.mcp.http import is_loopback, parse_listen
+    from agentmemd.daemon.doors.listen import is_loopback, parse_listen
 
     try:
         host, port = parse_listen(value)

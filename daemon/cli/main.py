@@ -31,14 +31,14 @@ from agentmemd.daemon.cli.calls import (
     listen_address,
     show_result,
 )
-from agentmemd.daemon.cli.logs import LOG_LEVELS, setup_logging, uvicorn_options
+from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS, TIERS
 from agentmemd.memory.workspace.template import init_workspace
 
 BENCH_EXTRA = ("matplotlib", "scipy")
-# The daemon and every door log alike (daemon/cli/logs.py): JSON lines on stderr, from this level up.
+# The daemon and every door log alike (daemon/doors/logs.py): JSON lines on stderr, from this level up.
 LOG_LEVEL = click.option(
     "--log-level",
     type=click.Choice(LOG_LEVELS),
@@ -111,7 +111,7 @@ def serve(
         agentmemd serve --data-dir ~/.agentmemd --workspace ~/agent
     """
     _tune_threads_for_serving()
-    from agentmemd.daemon.socket.server import Daemon, StartupError
+    from agentmemd.daemon.host.process import Daemon, StartupError
 
     try:
         loaded = load_config(config)

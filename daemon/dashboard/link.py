@@ -10,12 +10,9 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-import anyio
+from agentmemd.daemon.doors.calls import NO_DAEMON, call_daemon, http_status
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError
 
-from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
-from agentmemd.daemon.socket.rpc import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND
-
-HTTP_STATUS = {NOT_FOUND: 404, INVALID_PARAMS: 400, FORBIDDEN: 403, CONFLICT: 409}
 # The access token the current request acts with; None: the owner's socket, every namespace.
 ACTING_TOKEN: ContextVar[str | None] = ContextVar("acting_token", default=None)
 
@@ -34,15 +31,12 @@ class DaemonLink:
 
     async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """The method's result; PageError if the daemon refuses (400/403/404/409/500) or is not there (503)."""
-        token = ACTING_TOKEN.get()
         try:
-            return await anyio.to_thread.run_sync(
-                lambda: call_once(self.socket_path, method, params or {}, token=token, timeout=self.timeout)
-            )
+            return await call_daemon(self.socket_path, method, params, token=ACTING_TOKEN.get(), timeout=self.timeout)
         except RpcCallError as exc:
-            raise PageError(HTTP_STATUS.get(exc.code, 500), exc.message) from None
+            raise PageError(http_status(exc), exc.message) from None
         except DaemonUnavailable as exc:
-            raise PageError(503, str(exc)) from None
+            raise PageError(NO_DAEMON, str(exc)) from None
 
     async def optional(self, method: str, params: dict[str, Any] | None = None) -> Any:
         """A call whose failure leaves part of a page empty, with the reason (no workspace, say)."""

@@ -10,37 +10,18 @@ not loopback (403), which stops DNS rebinding.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from pathlib import Path
 from typing import Any
 
-import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentmemd.daemon.mcp.server import bearer_token
-from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
-
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def parse_listen(value: str) -> tuple[str, int]:
-    """`127.0.0.1:8789`, `localhost:8789` or `[::1]:8789` → (host, port); a clear error otherwise."""
-    host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"expected HOST:PORT (e.g. 127.0.0.1:8789), got {value!r}")
-    return host, int(port)
+from agentmemd.daemon.doors.calls import NO_DAEMON, call_daemon
+from agentmemd.daemon.doors.listen import LOOPBACK_NAMES
+from agentmemd.daemon.doors.tokens import bearer_token
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError
 
 
 def _security(host: str, port: int) -> TransportSecuritySettings:
@@ -71,12 +52,12 @@ class BearerTokenCheck:
             )
             return
         try:
-            await anyio.to_thread.run_sync(lambda: call_once(self.socket_path, "health", token=token, timeout=10))
+            await call_daemon(self.socket_path, "health", token=token, timeout=10)
         except RpcCallError as exc:
-            await _answer(send, 401, exc.message)
+            await _answer(send, 401, exc.message)  # health is open to every token: a refusal is the token's
             return
         except DaemonUnavailable as exc:
-            await _answer(send, 503, str(exc))
+            await _answer(send, NO_DAEMON, str(exc))
             return
         await self.app(scope, receive, send)
 
@@ -109,7 +90,7 @@ def build_http_app(server: MCPServer, socket_path: Path, host: str, port: int) -
 
 
 def serve_http(server: MCPServer, socket_path: Path, host: str, port: int, **uvicorn_options: Any) -> None:
-    """Serve it; ``uvicorn_options``: how uvicorn logs (the CLI's daemon/cli/logs.uvicorn_options)."""
+    """Serve it; ``uvicorn_options``: how uvicorn logs (daemon/doors/logs.uvicorn_options)."""
     import uvicorn
 
     app = build_http_app(server, socket_path, host, port)

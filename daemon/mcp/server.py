@@ -28,6 +28,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from agentmemd.daemon import __version__
+from agentmemd.daemon.doors.tokens import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
 from agentmemd.daemon.socket.rpc import validation_problems
 from agentmemd.memory.core.disclosure import LISTENER_PATTERN
@@ -107,13 +108,6 @@ def _tool(tools: list[Tool], *, title: str, annotations: ToolAnnotations, struct
 
 def _params(**values: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
-
-
-def bearer_token(authorization: str | None) -> str | None:
-    """The token of an `Authorization: Bearer …` header value; None for anything else."""
-    if not authorization or authorization[:7].lower() != "bearer ":
-        return None
-    return authorization[7:].strip() or None
 
 
 def _bearer(ctx: Context | None) -> str | None:

@@ -33,7 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from agentmemd.daemon.cli.logs import reason
+from agentmemd.daemon.doors.logs import reason
 from agentmemd.daemon.proxy import counting
 from agentmemd.daemon.proxy import messages as wire
 from agentmemd.daemon.proxy import responses as responses_wire

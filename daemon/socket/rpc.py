@@ -1,7 +1,7 @@
 """JSON-RPC 2.0 over newline-delimited JSON: parsing, validation, error objects.
 
 Transport-free: ``Dispatcher.handle_line(bytes)`` returns the response line (or None
-for a notification), so it is tested without a socket and served by server.py.
+for a notification), so it is tested without a socket and served by the daemon process (daemon/host/process.py).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class Caller:
     """One connection's standing: the owner's until an `auth` call binds it to a token."""
 
     scope: Scope = OWNER
-    # Which door this connection is (server.py asks the process at its other end, once): a token's
+    # Which door this connection is (the host asks the process at its other end, once): a token's
     # last use names it.
     door: Callable[[], str] = unknown_door
 

@@ -27,17 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import anyio
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from agentmemd.daemon.cli.logs import reason
-from agentmemd.daemon.mcp.server import bearer_token
-from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
-from agentmemd.daemon.socket.rpc import FORBIDDEN, INVALID_PARAMS, validation_problems
+from agentmemd.daemon.doors.calls import call_daemon, http_status
+from agentmemd.daemon.doors.logs import reason
+from agentmemd.daemon.doors.tokens import bearer_token
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError
+from agentmemd.daemon.socket.rpc import validation_problems
 from agentmemd.daemon.webhooks.slack import slack_batch, slack_correction, slack_signature_problem
 from agentmemd.daemon.webhooks.telegram import telegram_batch, telegram_correction
 
@@ -166,16 +166,13 @@ class Webhooks:
         return await self._call(params, self.settings.token, method)
 
     async def _call(self, params: dict[str, Any], token: str | None, method: str = "channels.ingest") -> JSONResponse:
-        def call() -> dict[str, Any]:
-            return call_once(self.settings.socket_path, method, params, token=token, timeout=30)
-
         try:
-            done = await anyio.to_thread.run_sync(call)
+            done = await call_daemon(self.settings.socket_path, method, params, token=token, timeout=30)
         except RpcCallError as exc:
             # A refused token changes nothing: 401, as for a failed signature; a namespace the
-            # token may not use: 403; params the daemon refuses: 400, naming the field.
-            status = {INVALID_PARAMS: 400, FORBIDDEN: 401 if exc.message.startswith("auth failed") else 403}
-            return _error(status.get(exc.code, 409), exc.message)
+            # token may not use: 403; params the daemon refuses: 400, naming the field; anything
+            # else 409, not a 5xx: the app would only send the same update again.
+            return _error(http_status(exc, otherwise=409), exc.message)
         except DaemonUnavailable as exc:
             log.warning("webhooks: no daemon", extra={"error": reason(exc)})
             return _error(503, str(exc))

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentmemd.daemon.mcp.http import is_loopback, parse_listen
+from agentmemd.daemon.doors.listen import is_loopback, parse_listen
 from agentmemd.memory.core.config import DashboardConfig
 from agentmemd.memory.core.errors import StartupError
 

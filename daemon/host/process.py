@@ -24,7 +24,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from agentmemd.daemon import __version__
-from agentmemd.daemon.dashboard import supervised
+from agentmemd.daemon.host import dashboard_child
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.peer import peer_door
 from agentmemd.daemon.socket.rpc import (
@@ -150,7 +150,7 @@ class Daemon:
         self._stop = asyncio.Event()
         self._scheduler = None  # started once the start-up catch-up is done
         # `agentmemd dashboard` as a child process when [dashboard] listen is set (checked before anything opens).
-        self._dashboard_command = supervised.dashboard_command(config.dashboard, self.socket_path, self.data_dir)
+        self._dashboard_command = dashboard_child.dashboard_command(config.dashboard, self.socket_path, self.data_dir)
         self._dashboard = None
 
     def open(self) -> None:
@@ -221,7 +221,9 @@ class Daemon:
         os.chmod(self.socket_path, 0o600)
         services.start_model()  # health answers "starting" until it is loaded
         if self._dashboard_command:
-            self._dashboard = supervised.start(self._dashboard_command, self.data_dir, self.config.dashboard.listen)
+            self._dashboard = dashboard_child.start(
+                self._dashboard_command, self.data_dir, self.config.dashboard.listen
+            )
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
         recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
@@ -241,7 +243,7 @@ class Daemon:
             await self._stop.wait()
         finally:
             log.info("shutting down")
-            await loop.run_in_executor(None, supervised.stop, self._dashboard)
+            await loop.run_in_executor(None, dashboard_child.stop, self._dashboard)
             catching_up.cancel()
             if self._scheduler is not None:
                 self._scheduler.shutdown(wait=False)
