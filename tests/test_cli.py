@@ -52,8 +52,11 @@ def test_a_round_trip_through_the_daemon(served):
 
 
 def test_a_refused_request_exits_1_naming_the_field(served):
-    bad = run(served, "pack", "x", "--budget", "0")
-    assert bad.exit_code == 1 and "budget_tokens" in bad.stderr
+    bad = run(served, "search", "   ")
+    assert bad.exit_code == 1 and "query" in bad.stderr
+    # A bound the params model declares is the option's range too: refused before any call.
+    out_of_range = run(served, "pack", "x", "--budget", "0")
+    assert out_of_range.exit_code == 2 and "--budget" in out_of_range.stderr and "0<x<=1000000" in out_of_range.stderr
     assert run(served, "rule", "confirm", "seven").exit_code == 1
     assert run(served, "add", "x", "--type", "nonsense").exit_code == 2  # click's usage error names the choices
 

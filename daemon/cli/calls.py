@@ -4,10 +4,12 @@ and a clear message with the documented exit code when there is no daemon or it 
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable
 
 import click
+from pydantic import BaseModel
 
 from agentmemd.daemon.cli import printers as show
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
@@ -34,6 +36,18 @@ class Settings:
 NAMESPACE = click.option(
     "--namespace", default=None, help='Namespace (default: "default"; with --token, the token\'s first).'
 )
+
+
+@cache
+def bounded(model: type[BaseModel], field: str) -> click.ParamType:
+    """An option's type for a params field: an integer or a number within the field's bounds, as
+    the model declares them (memory/core/models.py), so the CLI refuses what the daemon would."""
+    schema = model.model_json_schema()["properties"][field]
+    branch = next(b for b in schema.get("anyOf", [schema]) if b.get("type") in ("integer", "number"))
+    low = branch.get("minimum", branch.get("exclusiveMinimum"))
+    high = branch.get("maximum", branch.get("exclusiveMaximum"))
+    kind = click.IntRange if branch["type"] == "integer" else click.FloatRange
+    return kind(low, high, min_open="exclusiveMinimum" in branch, max_open="exclusiveMaximum" in branch)
 
 
 def given(**values: Any) -> dict[str, Any]:

@@ -16,14 +16,14 @@ from typing import Any
 import click
 
 from agentmemd.daemon.cli import printers as show
-from agentmemd.daemon.cli.calls import AUDIENCE, NAMESPACE, call, connected, fail, given, show_result
+from agentmemd.daemon.cli.calls import AUDIENCE, NAMESPACE, bounded, call, connected, fail, given, show_result
 from agentmemd.memory.channels.formats import DESCRIPTIONS, READERS, read_chat_export
 from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.core.chats import Chat, ChatExport
 from agentmemd.memory.core.clock import format_time, to_utc, zone_named
 from agentmemd.memory.core.errors import MalformedExport
 from agentmemd.memory.core.models import INGEST_DELETED_MAX as DELETED_PER_CALL
-from agentmemd.memory.core.models import PENDING_SESSIONS_MAX
+from agentmemd.memory.core.models import PENDING_SESSIONS_MAX, TurnSearchParams
 
 SKIPPED_SHOWN = 20
 POLL_SECONDS = 0.5  # how often an import asks whether its messages are searchable yet
@@ -317,7 +317,7 @@ def chats_list(namespace: str | None) -> None:
 
 @click.command("messages")
 @click.argument("query")
-@click.option("-k", type=int, default=20, show_default=True)
+@click.option("-k", type=bounded(TurnSearchParams, "k"), default=20, show_default=True)
 @click.option("--chat", help="Only this chat (its id, as `agentmemd chats` shows it).")
 @click.option("--person", help="Only what this person said (an id from `agentmemd people`).")
 @click.option("--session", help="Only this session.")

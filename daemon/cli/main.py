@@ -23,6 +23,7 @@ from agentmemd.daemon.cli.calls import (
     AUDIENCE,
     NAMESPACE,
     Settings,
+    bounded,
     call,
     connected,
     daemon_socket,
@@ -33,6 +34,7 @@ from agentmemd.daemon.cli.calls import (
 )
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.socket.client import default_token
+from agentmemd.memory.core import models as m
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS, TIERS
 from agentmemd.memory.workspace.template import init_workspace
@@ -175,7 +177,7 @@ def stats(namespace: str | None) -> None:
 @cli.command()
 @click.argument("content")
 @click.option("--type", "mtype", required=True, type=click.Choice(MEMORY_TYPES))
-@click.option("--priority", type=float)
+@click.option("--priority", type=bounded(m.AddParams, "priority"))
 @NAMESPACE
 @click.option("--source")
 @click.option("--created", help="ISO-8601 time the remembered thing happened.")
@@ -214,7 +216,7 @@ def add(
 
 @cli.command()
 @click.argument("query")
-@click.option("-k", "k", type=int, default=10, show_default=True)
+@click.option("-k", "k", type=bounded(m.SearchParams, "k"), default=10, show_default=True)
 @NAMESPACE
 @click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES))
 @click.option("--include-archived", is_flag=True, help="Deep search: the Cold tier and the archive too.")
@@ -243,7 +245,7 @@ def search(
 
 @cli.command()
 @click.argument("query")
-@click.option("--budget", "budget_tokens", type=int, required=True)
+@click.option("--budget", "budget_tokens", type=bounded(m.PackParams, "budget_tokens"), required=True)
 @AUDIENCE
 @NAMESPACE
 def pack(query: str, budget_tokens: int, namespace: str | None, audience: str | None) -> None:
@@ -330,8 +332,8 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
 @click.option("--contains", help="Text the memory contains (case-insensitive).")
 @click.option("--from", "created_from", help="Created on or after this date (YYYY-MM-DD).")
 @click.option("--to", "created_to", help="Created on or before this date (YYYY-MM-DD).")
-@click.option("--limit", type=int, default=50, show_default=True)
-@click.option("--offset", type=int, default=0, show_default=True)
+@click.option("--limit", type=bounded(m.MemoryListParams, "limit"), default=50, show_default=True)
+@click.option("--offset", type=bounded(m.MemoryListParams, "offset"), default=0, show_default=True)
 def memories(
     namespace: str | None,
     mtype: str | None,
@@ -372,7 +374,7 @@ def history(id: str, namespace: str | None) -> None:
 
 @cli.command()
 @click.option("--namespace", default=None, help="Only this namespace (default: every one).")
-@click.option("--limit", type=int, default=20, show_default=True)
+@click.option("--limit", type=bounded(m.PacksListParams, "limit"), default=20, show_default=True)
 def packs(namespace: str | None, limit: int) -> None:
     """The newest logged packs (explain one with `agentmemd explain PACK_ID`).  `agentmemd packs`"""
     call("packs.list", given(namespace=namespace, limit=limit), printer=show.human_packs)
@@ -458,7 +460,7 @@ def sync(session: str, history, namespace: str | None) -> None:
 
 @cli.command()
 @click.argument("session")
-@click.option("--budget", "budget_tokens", type=int)
+@click.option("--budget", "budget_tokens", type=bounded(m.ContextParams, "budget_tokens"))
 @click.option(
     "--anchors-as",
     type=click.Choice(("system", "user")),
@@ -497,8 +499,8 @@ def observe(session: str, when_due: bool, reflect: bool, namespace: str | None) 
 
 @cli.command()
 @NAMESPACE
-@click.option("--limit", type=int, default=50, show_default=True)
-@click.option("--offset", type=int, default=0, show_default=True)
+@click.option("--limit", type=bounded(m.ConversationListParams, "limit"), default=50, show_default=True)
+@click.option("--offset", type=bounded(m.ConversationListParams, "offset"), default=0, show_default=True)
 def conversations(namespace: str | None, limit: int, offset: int) -> None:
     """A namespace's conversations, the latest active first.  `agentmemd conversations`"""
     call("conversation.list", given(namespace=namespace, limit=limit, offset=offset), printer=show.human_sessions)
@@ -507,8 +509,14 @@ def conversations(namespace: str | None, limit: int, offset: int) -> None:
 @cli.command()
 @click.argument("session")
 @NAMESPACE
-@click.option("--limit", type=int, default=50, show_default=True)
-@click.option("--offset", type=int, default=0, show_default=True, help="Turns to skip, counted from the newest.")
+@click.option("--limit", type=bounded(m.TurnsParams, "limit"), default=50, show_default=True)
+@click.option(
+    "--offset",
+    type=bounded(m.TurnsParams, "offset"),
+    default=0,
+    show_default=True,
+    help="Turns to skip, counted from the newest.",
+)
 def turns(session: str, namespace: str | None, limit: int, offset: int) -> None:
     """A page of a conversation's turns, oldest first.  `agentmemd turns SESSION --limit 20`"""
     params = given(session=session, namespace=namespace, limit=limit, offset=offset)
@@ -518,7 +526,7 @@ def turns(session: str, namespace: str | None, limit: int, offset: int) -> None:
 @cli.command()
 @click.argument("session")
 @NAMESPACE
-@click.option("--limit", type=int, default=1, show_default=True)
+@click.option("--limit", type=bounded(m.ContextsParams, "limit"), default=1, show_default=True)
 def contexts(session: str, namespace: str | None, limit: int) -> None:
     """What the newest context builds gave the agent: the stable prefix, then the messages.
 
@@ -619,7 +627,7 @@ def score(response: str, session: str | None, context: str | None, pack_id: str 
 @cli.command()
 @click.option("--session")
 @NAMESPACE
-@click.option("--limit", type=int, default=100, show_default=True)
+@click.option("--limit", type=bounded(m.PersonaScoresParams, "limit"), default=100, show_default=True)
 def scores(session: str | None, namespace: str | None, limit: int) -> None:
     """SyncScore history of a session (or a namespace), oldest first.  `agentmemd scores --session chat-1`"""
     call("persona.scores", given(session=session, namespace=namespace, limit=limit), printer=show.human_scores)

@@ -31,8 +31,16 @@ from agentmemd.daemon import __version__
 from agentmemd.daemon.doors.tokens import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
 from agentmemd.daemon.socket.rpc import validation_problems
-from agentmemd.memory.core.disclosure import LISTENER_PATTERN
-from agentmemd.memory.core.models import AddParams, ContextParams, PackParams, SearchParams, UpdateParams
+from agentmemd.memory.core.models import (
+    AddParams,
+    AppendParams,
+    ContextParams,
+    IdParams,
+    ObservationsListParams,
+    PackParams,
+    SearchParams,
+    UpdateParams,
+)
 from agentmemd.memory.core.vocabulary import EPISODE, MemoryType
 
 INSTRUCTIONS = """agentmemd is this agent's long-term memory and persona.
@@ -45,20 +53,23 @@ memory_archive hides a memory and keeps it; memory_forget deletes it for good, a
 Leave namespace out to use your default one."""
 
 
-def _bounds(model: type[BaseModel], field: str) -> tuple[Any, ...]:
-    """The socket model's constraints on one field (ge, le...): a tool argument states the same bounds."""
-    return tuple(model.model_fields[field].metadata)
+def _arg(model: type[BaseModel], field: str, description: str, *, optional: bool = False) -> Any:
+    """A tool argument that takes what the method's params field takes (its type, bounds, lengths,
+    pattern and checks, declared once in memory/core/models.py), with the words a model reads.
+    ``optional``: None is allowed too (the daemon then applies the field's default)."""
+    info = model.model_fields[field]
+    kind: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+    return Annotated[kind | None if optional else kind, Field(description=description)]
 
 
-Namespace = Annotated[
-    str | None,
-    Field(
-        description="Whose memory: a namespace is a hard boundary, never a ranking hint. "
-        "Leave it out for your default namespace."
-    ),
-]
-MemoryId = Annotated[str, Field(description="A memory id, as memory_search or memory_add returned it (m…).")]
-Session = Annotated[str, Field(description="The conversation's id; any stable string you choose per conversation.")]
+Namespace = _arg(
+    SearchParams,
+    "namespace",
+    "Whose memory: a namespace is a hard boundary, never a ranking hint. Leave it out for your default namespace.",
+    optional=True,
+)
+MemoryId = _arg(IdParams, "id", "A memory id, as memory_search or memory_add returned it (m…).")
+Session = _arg(AppendParams, "session", "The conversation's id; any stable string you choose per conversation.")
 # Episodes (the turns as said) are the daemon's to make, from conversation turns: not offered.
 AddableType = Literal[tuple(t for t in get_args(MemoryType) if t != EPISODE)]
 
@@ -163,17 +174,13 @@ def build_server(
 
 # An MCP host is the user's own agent unless it says whose conversation it serves: by default it
 # hears what the user's own conversations may (memory/core/disclosure.py), not others' private chats.
-Audience = Annotated[
-    str,
-    Field(
-        pattern=LISTENER_PATTERN,
-        description="Whose conversation this is for: 'user' (the user's own, the default), or a chat's "
-        "audience ('private:telegram:2002', 'group:slack:C01GEN'); only what it may hear comes back.",
-    ),
-]
-Priority = Annotated[
-    float | None, *_bounds(AddParams, "priority"), Field(description="0..1; raised to the type's floor.")
-]
+Audience = _arg(
+    SearchParams,
+    "audience",
+    "Whose conversation this is for: 'user' (the user's own, the default), or a chat's audience "
+    "('private:telegram:2002', 'group:slack:C01GEN'); only what it may hear comes back.",
+)
+Priority = _arg(AddParams, "priority", "0..1; raised to the type's floor.", optional=True)
 
 
 def _lean_hit(hit: dict[str, Any]) -> dict[str, Any]:
@@ -212,9 +219,9 @@ def _pack_text(pack: dict[str, Any], trailer: bool) -> str:
 def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
     @_tool(tools, title="Search memories", annotations=READ)
     def memory_search(
-        query: Annotated[str, Field(description="What to look for, in plain words.")],
+        query: _arg(SearchParams, "query", "What to look for, in plain words."),
         ctx: Context,
-        k: Annotated[int, *_bounds(SearchParams, "k"), Field(description="How many results at most.")] = 10,
+        k: _arg(SearchParams, "k", "How many results at most.") = 10,
         namespace: Namespace = None,
         types: Annotated[list[MemoryType] | None, Field(description="Only these memory types.")] = None,
         include_archived: Annotated[bool, Field(description="Also search archived memories.")] = False,
@@ -239,7 +246,7 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
 
     @_tool(tools, title="Remember something", annotations=ADD)
     def memory_add(
-        content: Annotated[str, Field(description="One self-contained fact, preference or rule, in a sentence.")],
+        content: _arg(AddParams, "content", "One self-contained fact, preference or rule, in a sentence."),
         type: Annotated[
             AddableType,
             Field(
@@ -250,8 +257,8 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         ctx: Context,
         priority: Priority = None,
         namespace: Namespace = None,
-        source: Annotated[str | None, Field(description="Where it came from (e.g. 'chat 2026-11-23').")] = None,
-        tags: Annotated[list[str] | None, Field(description="Labels to filter by later.")] = None,
+        source: _arg(AddParams, "source", "Where it came from (e.g. 'chat 2026-11-23').") = None,
+        tags: _arg(AddParams, "tags", "Labels to filter by later.", optional=True) = None,
         created: Annotated[
             str | None, Field(description="ISO-8601 time the remembered thing happened (default: now).")
         ] = None,
@@ -274,12 +281,10 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
     @_tool(tools, title="Correct a memory", annotations=ADD)
     def memory_update(
         id: MemoryId,
-        content: Annotated[str, Field(description="The corrected text, whole.")],
+        content: _arg(UpdateParams, "content", "The corrected text, whole."),
         ctx: Context,
         type: Annotated[AddableType | None, Field(description="A new type (default: keep).")] = None,
-        priority: Annotated[
-            float | None, *_bounds(UpdateParams, "priority"), Field(description="A new priority (default: keep).")
-        ] = None,
+        priority: _arg(UpdateParams, "priority", "A new priority (default: keep).") = None,
         correction: Annotated[
             bool,
             Field(description="True: it was wrong (a typo, a misheard name), keep its date. False: the fact changed."),
@@ -319,11 +324,9 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
 
     @_tool(tools, title="Memories for this turn", annotations=READ, structured=False)
     def context_pack(
-        query: Annotated[str, Field(description="The user's message, or what you are about to answer.")],
+        query: _arg(PackParams, "query", "The user's message, or what you are about to answer."),
         ctx: Context,
-        budget_tokens: Annotated[
-            int, *_bounds(PackParams, "budget_tokens"), Field(description="The most tokens this reply may use.")
-        ] = 800,
+        budget_tokens: _arg(PackParams, "budget_tokens", "The most tokens this reply may use.") = 800,
         namespace: Namespace = None,
         audience: Audience = "user",
     ) -> str:
@@ -341,10 +344,10 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
     def conversation_append(
         session: Session,
         role: Annotated[Literal["user", "assistant"], Field(description="Who said it.")],
-        content: Annotated[str, Field(description="What was said, whole.")],
+        content: _arg(AppendParams, "content", "What was said, whole."),
         ctx: Context,
         namespace: Namespace = None,
-        speaker: Annotated[str | None, Field(description="The speaker's name, in a chat of several.")] = None,
+        speaker: _arg(AppendParams, "speaker", "The speaker's name, in a chat of several.") = None,
         ts: Annotated[str | None, Field(description="ISO-8601 time it was said (default: now).")] = None,
     ) -> dict[str, Any]:
         """Record one turn of a conversation. In the background the daemon compresses old turns
@@ -356,11 +359,7 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
     def conversation_context(
         session: Session,
         ctx: Context,
-        budget_tokens: Annotated[
-            int | None,
-            *_bounds(ContextParams, "budget_tokens"),
-            Field(description="Total budget (default: the daemon's)."),
-        ] = None,
+        budget_tokens: _arg(ContextParams, "budget_tokens", "Total budget (default: the daemon's).") = None,
         namespace: Namespace = None,
     ) -> dict[str, Any]:
         """The context for the next model call of a session: a stable system prefix (persona and the
@@ -378,7 +377,7 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
     @_tool(tools, title="Observations", annotations=READ)
     def observations_list(
         ctx: Context,
-        session: Annotated[str | None, Field(description="Only this conversation's.")] = None,
+        session: _arg(ObservationsListParams, "session", "Only this conversation's.") = None,
         namespace: Namespace = None,
         include_replaced: Annotated[bool, Field(description="Also those a reflection replaced.")] = False,
     ) -> dict[str, Any]:

@@ -1,435 +1,613 @@
-"""The socket's method table: each JSON-RPC method is a params model, one service call and a
-result model.
+"""Every daemon method, declared once: its name, params model, the one service call that answers
+it, its result model, and its flags (where it runs, which doors expose it). The socket's method
+table is built from it; the MCP tools, the CLI commands that mirror a method and the method
+reference in the docs are checked against it (tests/test_declarations.py) or generated from it.
 
-Wiring only. What a method does lives in ``memory/services``; the CLI and every other door
-call the same services. The dispatcher validates each result against its model.
+Wiring only. What a method does lives in ``memory/services``; every door calls the same services.
+The dispatcher validates each result against its model.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from pydantic import BaseModel
+
 from agentmemd.daemon.socket.rpc import Method
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core import results as r
+from agentmemd.memory.services.access import owner_only
 from agentmemd.memory.services.app import Services
-from agentmemd.memory.services.directory import Directory
+
+Handler = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One method. ``handler``: given the services, the function that answers it."""
+
+    name: str
+    params: type[BaseModel]
+    handler: Callable[[Services], Handler]
+    result: type[BaseModel]
+    summary: str
+    # Runs beside the store thread, not on it: it waits on other work (an embedding, a worker) and
+    # hands its SQLite steps to the store thread itself.
+    waits: bool = False
+    # Only reads: on a reader thread's read-only connection, so a slow write never delays it
+    # (checked free of lazy writes: persona.get/.history/.rules.list bring the PersonaState up to
+    # date first, so they are not reads).
+    reads: bool = False
+    # Returns the Scope the connection holds from now on (`auth`).
+    authenticates: bool = False
+    cli: str | None = None  # the `agentmemd` command that mirrors it ("search", "people get")
+    mcp: tuple[str, ...] = ()  # the MCP tools that call it
+
+    @property
+    def owner_only(self) -> bool:
+        """A scoped access token may not call it (services/access.py decides, from the params)."""
+        return owner_only(self.name, self.params)
+
+
+METHODS: tuple[Declared, ...] = (
+    Declared(
+        name="health",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.health(),
+        result=m.HealthResult,
+        summary="Liveness, version and live memory count.",
+        reads=True,
+        cli="health",
+    ),
+    Declared(
+        name="stats",
+        params=m.StatsParams,
+        handler=lambda s: lambda p: s.stats(p.namespace),
+        result=r.StatsResult,
+        summary="Counts by type, tier and namespace; the daemon's memory (RSS) by part.",
+        reads=True,
+        cli="stats",
+    ),
+    # Embedded on the caller's thread, inserted on the store thread (memory_writes.py).
+    Declared(
+        name="memory.add",
+        params=m.AddParams,
+        handler=lambda s: s.memory_writes.add,
+        result=m.AddResult,
+        summary="Store one memory.",
+        waits=True,
+        cli="add",
+        mcp=("memory_add",),
+    ),
+    Declared(
+        name="memory.add_many",
+        params=m.AddManyParams,
+        handler=lambda s: s.memory_writes.add_many,
+        result=m.AddManyResult,
+        summary="Store many memories atomically.",
+        waits=True,
+    ),
+    Declared(
+        name="memory.get",
+        params=m.IdParams,
+        handler=lambda s: lambda p: s.memories.get(p.id, p.namespace),
+        result=m.MemoryRecord,
+        summary="One memory, live, superseded or archived.",
+        reads=True,
+        cli="get",
+        mcp=("memory_get", "memory_forget"),
+    ),
+    Declared(
+        name="memory.list",
+        params=m.MemoryListParams,
+        handler=lambda s: s.browser.list,
+        result=r.MemoryListResult,
+        summary="A page of memories, newest first, filtered by namespace, type, tier, source, text and date.",
+        reads=True,
+        cli="memories",
+    ),
+    Declared(
+        name="memory.history",
+        params=m.IdParams,
+        handler=lambda s: s.browser.history,
+        result=r.MemoryHistoryResult,
+        summary="A memory's versions, events, retention over time and origin.",
+        reads=True,
+        cli="history",
+    ),
+    Declared(
+        name="memory.restore",
+        params=m.IdParams,
+        handler=lambda s: lambda p: s.memories.restore(p.id, p.namespace),
+        result=m.MemoryRecord,
+        summary="Bring an archived memory back to the live table.",
+        cli="restore",
+    ),
+    Declared(
+        name="memory.forget",
+        params=m.ForgetParams,
+        handler=lambda s: s.browser.forget,
+        result=r.ForgetResult,
+        summary="Say what forgetting a memory removes; with confirm, remove it and all its versions for good.",
+        cli="forget",
+        mcp=("memory_forget",),
+    ),
+    Declared(
+        name="memory.search",
+        params=m.SearchParams,
+        handler=lambda s: s.memories.search,
+        result=m.SearchResult,
+        summary="Scored hybrid search.",
+        reads=True,
+        cli="search",
+        mcp=("memory_search",),
+    ),
+    Declared(
+        name="memory.reinforce",
+        params=m.ReinforceParams,
+        handler=lambda s: s.memories.reinforce,
+        result=m.ReinforceResult,
+        summary="Record an access event.",
+        cli="reinforce",
+    ),
+    Declared(
+        name="memory.update",
+        params=m.UpdateParams,
+        handler=lambda s: s.memories.update,
+        result=m.UpdateResult,
+        summary="Write a new version; the old one is superseded.",
+        cli="update",
+        mcp=("memory_update",),
+    ),
+    Declared(
+        name="memory.archive",
+        params=m.IdParams,
+        handler=lambda s: lambda p: s.memories.archive(p.id, p.namespace),
+        result=m.ArchiveResult,
+        summary="Move a memory to the archive.",
+        cli="archive",
+        mcp=("memory_archive",),
+    ),
+    Declared(
+        name="memory.share",
+        params=m.ShareParams,
+        handler=lambda s: s.memories.share,
+        result=m.MemoryRecord,
+        summary="Set who may hear a memory: shared, the user's own, or a chat's audience.",
+        cli="share",
+    ),
+    Declared(
+        name="memory.sweep",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.memories.sweep(),
+        result=r.SweepResult,
+        summary="Archive memories below the Cold tier.",
+        cli="sweep",
+    ),
+    Declared(
+        name="context.pack",
+        params=m.PackParams,
+        handler=lambda s: s.memories.pack,
+        result=m.PackResult,
+        summary="Build a Memory Pack within a token budget.",
+        reads=True,
+        cli="pack",
+        mcp=("context_pack",),
+    ),
+    Declared(
+        name="context.explain",
+        params=m.ExplainParams,
+        handler=lambda s: lambda p: s.memories.explain(p.pack_id, p.namespace),
+        result=r.ExplainResult,
+        summary="Why a pack holds what it holds.",
+        reads=True,
+        cli="explain",
+    ),
+    Declared(
+        name="packs.list",
+        params=m.PacksListParams,
+        handler=lambda s: s.browser.packs,
+        result=r.PacksListResult,
+        summary="The newest logged packs (explain one with context.explain).",
+        reads=True,
+        cli="packs",
+    ),
+    Declared(
+        name="workspace.status",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.workspace.status(),
+        result=r.WorkspaceStatusResult,
+        summary="Indexed workspace files, skipped ones with why.",
+        reads=True,
+    ),
+    Declared(
+        name="workspace.read",
+        params=m.WorkspaceReadParams,
+        handler=lambda s: s.workspace.read,
+        result=r.WorkspaceFileText,
+        summary="One workspace Markdown file's text, read-only.",
+        reads=True,
+    ),
+    Declared(
+        name="workspace.sync",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.workspace.sync(),
+        result=r.WorkspaceSyncResult,
+        summary="Re-index every changed workspace file now.",
+        waits=True,
+    ),
+    Declared(
+        name="jobs.list",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.jobs.list(),
+        result=r.JobsListResult,
+        summary="Scheduled jobs: cron, next run, last run and result.",
+        reads=True,
+        cli="jobs",
+    ),
+    Declared(
+        name="jobs.run",
+        params=m.JobRunParams,
+        handler=lambda s: s.jobs.run,
+        result=r.JobRun,
+        summary="Run one job now and wait for it.",
+        waits=True,
+        cli="run-job",
+    ),
+    Declared(
+        name="jobs.runs",
+        params=m.JobRunsParams,
+        handler=lambda s: s.jobs.runs,
+        result=r.JobRunsResult,
+        summary="Recent job runs, oldest first.",
+        reads=True,
+    ),
+    Declared(
+        name="consolidation.list",
+        params=m.ConsolidationListParams,
+        handler=lambda s: s.jobs.consolidation,
+        result=r.ConsolidationListResult,
+        summary="Consolidated memories (levels 1-3) with the memories each was built from.",
+        reads=True,
+        cli="consolidated",
+    ),
+    Declared(
+        name="conversation.append",
+        params=m.AppendParams,
+        handler=lambda s: s.conversations.append,
+        result=r.AppendResult,
+        summary="Store one turn; the Observer/Reflector run in the background when due.",
+        cli="append",
+        mcp=("conversation_append",),
+    ),
+    Declared(
+        name="conversation.sync",
+        params=m.SyncParams,
+        handler=lambda s: s.conversations.sync,
+        result=r.SyncResult,
+        summary="Store what an app's history (oldest first) adds to the stored transcript, matched by content.",
+        cli="sync",
+    ),
+    Declared(
+        name="conversation.retract",
+        params=m.RetractParams,
+        handler=lambda s: s.conversations.retract,
+        result=r.RetractResult,
+        summary="Take back the pending turns a refused model call stored.",
+    ),
+    Declared(
+        name="conversation.context",
+        params=m.ContextParams,
+        handler=lambda s: s.conversations.context,
+        result=r.ContextResult,
+        summary="Stable prefix + recent turns + Memory Pack within a token budget; carries out the SyncScore drift action.",
+        waits=True,
+        cli="context",
+        mcp=("conversation_context",),
+    ),
+    Declared(
+        name="conversation.observe",
+        params=m.ObserveParams,
+        handler=lambda s: s.conversations.observe,
+        result=r.ObserveResult,
+        summary="Run the Observer (and Reflector) now; waits for the report.",
+        waits=True,
+        cli="observe",
+    ),
+    Declared(
+        name="conversation.status",
+        params=m.SessionParams,
+        handler=lambda s: s.conversations.status,
+        result=r.ConversationStatusResult,
+        summary="Turns, tokens and compaction runs.",
+        reads=True,
+        cli="conversation",
+    ),
+    Declared(
+        name="conversation.list",
+        params=m.ConversationListParams,
+        handler=lambda s: s.conversations.sessions,
+        result=r.ConversationListResult,
+        summary="A namespace's conversations, the latest active first.",
+        reads=True,
+        cli="conversations",
+    ),
+    Declared(
+        name="conversation.turns",
+        params=m.TurnsParams,
+        handler=lambda s: s.conversations.turns,
+        result=r.TurnsResult,
+        summary="A page of a session's turns, oldest first (offset counts from the newest).",
+        reads=True,
+        cli="turns",
+    ),
+    Declared(
+        name="conversation.contexts",
+        params=m.ContextsParams,
+        handler=lambda s: s.conversations.contexts,
+        result=r.ContextsResult,
+        summary="What the session's newest context builds gave the agent (the stable prefix, the messages).",
+        reads=True,
+        cli="contexts",
+    ),
+    Declared(
+        name="observations.list",
+        params=m.ObservationsListParams,
+        handler=lambda s: s.conversations.observations,
+        result=r.ObservationsResult,
+        summary="Observations, oldest first, with their source turns.",
+        reads=True,
+        cli="observations",
+        mcp=("observations_list",),
+    ),
+    # beside the store thread: an edit the batch marks embeds its new text there
+    Declared(
+        name="channels.ingest",
+        params=m.IngestParams,
+        handler=lambda s: s.channels.ingest,
+        result=r.IngestResult,
+        summary="Store a batch of one chat's messages (an import's, or a webhook's); each message once.",
+        waits=True,
+        cli="import",
+    ),
+    # Embedded beside the store thread, written on it (memory/channels/corrections.py).
+    Declared(
+        name="channels.edit",
+        params=m.ChannelEditParams,
+        handler=lambda s: s.channels.edit,
+        result=r.CorrectionResult,
+        summary="A stored chat message was edited: its turn and what was made only from it say the new text.",
+        waits=True,
+    ),
+    Declared(
+        name="channels.delete",
+        params=m.ChannelDeleteParams,
+        handler=lambda s: s.channels.delete,
+        result=r.CorrectionResult,
+        summary="A stored chat message was deleted: a tombstone turn; what was made only from it is forgotten.",
+        waits=True,
+    ),
+    Declared(
+        name="chats.list",
+        params=m.ChatsListParams,
+        handler=lambda s: s.channels.chats,
+        result=r.ChatsResult,
+        summary="Chats with message and session counts.",
+        reads=True,
+        cli="chats",
+    ),
+    Declared(
+        name="channels.pending",
+        params=m.PendingParams,
+        handler=lambda s: s.channels.pending,
+        result=r.PendingResult,
+        summary="How many turns (of a namespace, or an import's sessions) are not yet searchable, and whether they are being indexed.",
+        reads=True,
+    ),
+    Declared(
+        name="conversation.search",
+        params=m.TurnSearchParams,
+        handler=lambda s: s.channels.search_turns,
+        result=r.TurnSearchResult,
+        summary="Raw turns (chat messages included) containing the query's words, with chat, speaker and time.",
+        reads=True,
+        cli="messages",
+    ),
+    Declared(
+        name="people.list",
+        params=m.ChatsListParams,
+        handler=lambda s: s.channels.people_list,
+        result=r.PeopleResult,
+        summary="Everyone who spoke in a chat.",
+        reads=True,
+        cli="people list",
+    ),
+    Declared(
+        name="people.get",
+        params=m.PersonParams,
+        handler=lambda s: s.channels.person,
+        result=r.PersonResult,
+        summary="A person: accounts, chats, activity.",
+        reads=True,
+        cli="people get",
+    ),
+    Declared(
+        name="people.merge",
+        params=m.PeopleMergeParams,
+        handler=lambda s: s.channels.merge,
+        result=r.MergeResult,
+        summary="Make a person the same as another (one human, two accounts): accounts and turns move.",
+        cli="people merge",
+    ),
+    Declared(
+        name="people.accounts",
+        params=m.ChatsListParams,
+        handler=lambda s: s.directory.accounts,
+        result=r.PeopleAccountsResult,
+        summary="Every account of a namespace's people, with its person (the dashboard's People list).",
+        reads=True,
+    ),
+    Declared(
+        name="chats.get",
+        params=m.ChatParams,
+        handler=lambda s: s.directory.chat,
+        result=r.ChatResult,
+        summary="A chat: who spoke, a page of its sessions, its audience and which memories its context may include.",
+        reads=True,
+    ),
+    Declared(
+        name="persona.get",
+        params=m.PersonaGetParams,
+        handler=lambda s: s.persona.get,
+        result=r.PersonaResult,
+        summary="PersonaState (traits as 0-100 and adjectives, markers, stance, rules, record).",
+        cli="persona",
+        mcp=("persona_get",),
+    ),
+    Declared(
+        name="persona.history",
+        params=m.PersonaHistoryParams,
+        handler=lambda s: s.persona.history,
+        result=r.PersonaHistoryResult,
+        summary="Every PersonaState version with why it changed and its evidence.",
+        cli="persona",
+    ),
+    Declared(
+        name="persona.records",
+        params=m.PersonaHistoryParams,
+        handler=lambda s: s.persona.records,
+        result=r.PersonaRecordsResult,
+        summary="Persona Preservation Records made by compactions.",
+        reads=True,
+    ),
+    Declared(
+        name="persona.score",
+        params=m.PersonaScoreParams,
+        handler=lambda s: s.persona.score,
+        result=r.SyncScoreResult,
+        summary="SyncScore one response: five dimensions, composite, EWMA, trend, action.",
+        waits=True,
+        cli="score",
+    ),
+    Declared(
+        name="persona.scores",
+        params=m.PersonaScoresParams,
+        handler=lambda s: s.persona.scores,
+        result=r.SyncScoresResult,
+        summary="SyncScore history of a session or a namespace, oldest first.",
+        reads=True,
+        cli="scores",
+    ),
+    Declared(
+        name="persona.rules.propose",
+        params=m.RuleProposeParams,
+        handler=lambda s: s.persona.propose_rule,
+        result=r.RuleProposal,
+        summary="Propose adding or removing a hard rule; nothing changes until it is confirmed.",
+        cli="rule",
+    ),
+    Declared(
+        name="persona.rules.confirm",
+        params=m.RuleDecisionParams,
+        handler=lambda s: s.persona.confirm_rule,
+        result=r.RuleProposal,
+        summary="Confirm a hard-rule proposal: a new PersonaState version.",
+        cli="rule",
+    ),
+    Declared(
+        name="persona.rules.reject",
+        params=m.RuleDecisionParams,
+        handler=lambda s: s.persona.reject_rule,
+        result=r.RuleProposal,
+        summary="Reject a hard-rule proposal.",
+        cli="rule",
+    ),
+    Declared(
+        name="persona.rules.list",
+        params=m.RulesListParams,
+        handler=lambda s: s.persona.rules,
+        result=r.RulesListResult,
+        summary="Hard rules in force and proposals.",
+        cli="rule",
+    ),
+    Declared(
+        name="costs",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.costs.costs(),
+        result=r.CostsResult,
+        summary="Language-model calls, tokens and USD by provider, model and task.",
+        reads=True,
+        cli="costs",
+    ),
+    Declared(
+        name="auth",
+        params=m.AuthParams,
+        handler=lambda s: s.access.authenticate,
+        result=r.AuthResult,
+        summary="Bind this connection to an access token's namespaces (a door serving someone else calls it first).",
+        authenticates=True,
+    ),
+    Declared(
+        name="access.tokens.create",
+        params=m.TokenCreateParams,
+        handler=lambda s: s.access.create,
+        result=r.TokenCreated,
+        summary="Create an access token bound to namespaces; its secret is shown once.",
+        cli="token create",
+    ),
+    Declared(
+        name="access.tokens.list",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.access.list(),
+        result=r.TokensResult,
+        summary="Access tokens (no secrets).",
+        cli="token list",
+    ),
+    Declared(
+        name="access.tokens.revoke",
+        params=m.TokenNameParams,
+        handler=lambda s: s.access.revoke,
+        result=r.AccessToken,
+        summary="Revoke an access token: later auth calls with it fail.",
+        cli="token revoke",
+    ),
+    Declared(
+        name="clock.now",
+        params=m.EmptyParams,
+        handler=lambda s: lambda p: s.jobs.now(),
+        result=r.ClockResult,
+        summary="The daemon's current time.",
+        cli="clock",
+    ),
+    Declared(
+        name="clock.advance",
+        params=m.ClockAdvanceParams,
+        handler=lambda s: s.jobs.advance_clock,
+        result=r.ClockResult,
+        summary="Move a manual clock forward.",
+        waits=True,
+        cli="clock",
+    ),
+)
 
 
 def build_methods(s: Services) -> dict[str, Method]:
-    mem, conv, persona, jobs = s.memories, s.conversations, s.persona, s.jobs
-    directory = Directory(s.store, s.config.channels)  # read-only, stateless: built with the table
-    table = [
-        ("health", m.EmptyParams, lambda p: s.health(), m.HealthResult, "Liveness, version and live memory count."),
-        (
-            "stats",
-            m.StatsParams,
-            lambda p: s.stats(p.namespace),
-            r.StatsResult,
-            "Counts by type, tier and namespace; the daemon's memory (RSS) by part.",
-        ),
-        # Embedded on the caller's thread, inserted on the store thread (memory_writes.py).
-        ("memory.add", m.AddParams, s.memory_writes.add, m.AddResult, "Store one memory.", True),
-        (
-            "memory.add_many",
-            m.AddManyParams,
-            s.memory_writes.add_many,
-            m.AddManyResult,
-            "Store many memories atomically.",
-            True,
-        ),
-        (
-            "memory.get",
-            m.IdParams,
-            lambda p: mem.get(p.id, p.namespace),
-            m.MemoryRecord,
-            "One memory, live, superseded or archived.",
-        ),
-        (
-            "memory.list",
-            m.MemoryListParams,
-            s.browser.list,
-            r.MemoryListResult,
-            "A page of memories, newest first, filtered by namespace, type, tier, source, text and date.",
-        ),
-        (
-            "memory.history",
-            m.IdParams,
-            s.browser.history,
-            r.MemoryHistoryResult,
-            "A memory's versions, events, retention over time and origin.",
-        ),
-        (
-            "memory.restore",
-            m.IdParams,
-            lambda p: mem.restore(p.id, p.namespace),
-            m.MemoryRecord,
-            "Bring an archived memory back to the live table.",
-        ),
-        (
-            "memory.forget",
-            m.ForgetParams,
-            s.browser.forget,
-            r.ForgetResult,
-            "Say what forgetting a memory removes; with confirm, remove it and all its versions for good.",
-        ),
-        ("memory.search", m.SearchParams, mem.search, m.SearchResult, "Scored hybrid search."),
-        ("memory.reinforce", m.ReinforceParams, mem.reinforce, m.ReinforceResult, "Record an access event."),
-        (
-            "memory.update",
-            m.UpdateParams,
-            mem.update,
-            m.UpdateResult,
-            "Write a new version; the old one is superseded.",
-        ),
-        (
-            "memory.archive",
-            m.IdParams,
-            lambda p: mem.archive(p.id, p.namespace),
-            m.ArchiveResult,
-            "Move a memory to the archive.",
-        ),
-        (
-            "memory.share",
-            m.ShareParams,
-            mem.share,
-            m.MemoryRecord,
-            "Set who may hear a memory: shared, the user's own, or a chat's audience.",
-        ),
-        ("memory.sweep", m.EmptyParams, lambda p: mem.sweep(), r.SweepResult, "Archive memories below the Cold tier."),
-        ("context.pack", m.PackParams, mem.pack, m.PackResult, "Build a Memory Pack within a token budget."),
-        (
-            "context.explain",
-            m.ExplainParams,
-            lambda p: mem.explain(p.pack_id, p.namespace),
-            r.ExplainResult,
-            "Why a pack holds what it holds.",
-        ),
-        (
-            "packs.list",
-            m.PacksListParams,
-            s.browser.packs,
-            r.PacksListResult,
-            "The newest logged packs (explain one with context.explain).",
-        ),
-        (
-            "workspace.status",
-            m.EmptyParams,
-            lambda p: s.workspace.status(),
-            r.WorkspaceStatusResult,
-            "Indexed workspace files, skipped ones with why.",
-        ),
-        (
-            "workspace.read",
-            m.WorkspaceReadParams,
-            s.workspace.read,
-            r.WorkspaceFileText,
-            "One workspace Markdown file's text, read-only.",
-        ),
-        (
-            "workspace.sync",
-            m.EmptyParams,
-            lambda p: s.workspace.sync(),
-            r.WorkspaceSyncResult,
-            "Re-index every changed workspace file now.",
-            True,
-        ),
-        (
-            "jobs.list",
-            m.EmptyParams,
-            lambda p: jobs.list(),
-            r.JobsListResult,
-            "Scheduled jobs: cron, next run, last run and result.",
-        ),
-        ("jobs.run", m.JobRunParams, jobs.run, r.JobRun, "Run one job now and wait for it.", True),
-        ("jobs.runs", m.JobRunsParams, jobs.runs, r.JobRunsResult, "Recent job runs, oldest first."),
-        (
-            "consolidation.list",
-            m.ConsolidationListParams,
-            jobs.consolidation,
-            r.ConsolidationListResult,
-            "Consolidated memories (levels 1-3) with the memories each was built from.",
-        ),
-        (
-            "conversation.append",
-            m.AppendParams,
-            conv.append,
-            r.AppendResult,
-            "Store one turn; the Observer/Reflector run in the background when due.",
-        ),
-        (
-            "conversation.sync",
-            m.SyncParams,
-            conv.sync,
-            r.SyncResult,
-            "Store what an app's history (oldest first) adds to the stored transcript, matched by content.",
-        ),
-        (
-            "conversation.retract",
-            m.RetractParams,
-            conv.retract,
-            r.RetractResult,
-            "Take back the pending turns a refused model call stored.",
-        ),
-        (
-            "conversation.context",
-            m.ContextParams,
-            conv.context,
-            r.ContextResult,
-            "Stable prefix + recent turns + Memory Pack within a token budget; carries out the SyncScore drift action.",
-            True,
-        ),
-        (
-            "conversation.observe",
-            m.ObserveParams,
-            conv.observe,
-            r.ObserveResult,
-            "Run the Observer (and Reflector) now; waits for the report.",
-            True,
-        ),
-        (
-            "conversation.status",
-            m.SessionParams,
-            conv.status,
-            r.ConversationStatusResult,
-            "Turns, tokens and compaction runs.",
-        ),
-        (
-            "conversation.list",
-            m.ConversationListParams,
-            conv.sessions,
-            r.ConversationListResult,
-            "A namespace's conversations, the latest active first.",
-        ),
-        (
-            "conversation.turns",
-            m.TurnsParams,
-            conv.turns,
-            r.TurnsResult,
-            "A page of a session's turns, oldest first (offset counts from the newest).",
-        ),
-        (
-            "conversation.contexts",
-            m.ContextsParams,
-            conv.contexts,
-            r.ContextsResult,
-            "What the session's newest context builds gave the agent (the stable prefix, the messages).",
-        ),
-        (
-            "observations.list",
-            m.ObservationsListParams,
-            conv.observations,
-            r.ObservationsResult,
-            "Observations, oldest first, with their source turns.",
-        ),
-        (
-            "channels.ingest",
-            m.IngestParams,
-            s.channels.ingest,
-            r.IngestResult,
-            "Store a batch of one chat's messages (an import's, or a webhook's); each message once.",
-            True,  # beside the store thread: an edit the batch marks embeds its new text there
-        ),
-        # Embedded beside the store thread, written on it (memory/channels/corrections.py).
-        (
-            "channels.edit",
-            m.ChannelEditParams,
-            s.channels.edit,
-            r.CorrectionResult,
-            "A stored chat message was edited: its turn and what was made only from it say the new text.",
-            True,
-        ),
-        (
-            "channels.delete",
-            m.ChannelDeleteParams,
-            s.channels.delete,
-            r.CorrectionResult,
-            "A stored chat message was deleted: a tombstone turn; what was made only from it is forgotten.",
-            True,
-        ),
-        ("chats.list", m.ChatsListParams, s.channels.chats, r.ChatsResult, "Chats with message and session counts."),
-        (
-            "channels.pending",
-            m.PendingParams,
-            s.channels.pending,
-            r.PendingResult,
-            "How many turns (of a namespace, or an import's sessions) are not yet searchable, and whether they are being indexed.",
-        ),
-        (
-            "conversation.search",
-            m.TurnSearchParams,
-            s.channels.search_turns,
-            r.TurnSearchResult,
-            "Raw turns (chat messages included) containing the query's words, with chat, speaker and time.",
-        ),
-        ("people.list", m.ChatsListParams, s.channels.people_list, r.PeopleResult, "Everyone who spoke in a chat."),
-        ("people.get", m.PersonParams, s.channels.person, r.PersonResult, "A person: accounts, chats, activity."),
-        (
-            "people.merge",
-            m.PeopleMergeParams,
-            s.channels.merge,
-            r.MergeResult,
-            "Make a person the same as another (one human, two accounts): accounts and turns move.",
-        ),
-        (
-            "people.accounts",
-            m.ChatsListParams,
-            directory.accounts,
-            r.PeopleAccountsResult,
-            "Every account of a namespace's people, with its person (the dashboard's People list).",
-        ),
-        (
-            "chats.get",
-            m.ChatParams,
-            directory.chat,
-            r.ChatResult,
-            "A chat: who spoke, a page of its sessions, its audience and which memories its context may include.",
-        ),
-        (
-            "persona.get",
-            m.PersonaGetParams,
-            persona.get,
-            r.PersonaResult,
-            "PersonaState (traits as 0-100 and adjectives, markers, stance, rules, record).",
-        ),
-        (
-            "persona.history",
-            m.PersonaHistoryParams,
-            persona.history,
-            r.PersonaHistoryResult,
-            "Every PersonaState version with why it changed and its evidence.",
-        ),
-        (
-            "persona.records",
-            m.PersonaHistoryParams,
-            persona.records,
-            r.PersonaRecordsResult,
-            "Persona Preservation Records made by compactions.",
-        ),
-        (
-            "persona.score",
-            m.PersonaScoreParams,
-            persona.score,
-            r.SyncScoreResult,
-            "SyncScore one response: five dimensions, composite, EWMA, trend, action.",
-            True,
-        ),
-        (
-            "persona.scores",
-            m.PersonaScoresParams,
-            persona.scores,
-            r.SyncScoresResult,
-            "SyncScore history of a session or a namespace, oldest first.",
-        ),
-        (
-            "persona.rules.propose",
-            m.RuleProposeParams,
-            persona.propose_rule,
-            r.RuleProposal,
-            "Propose adding or removing a hard rule; nothing changes until it is confirmed.",
-        ),
-        (
-            "persona.rules.confirm",
-            m.RuleDecisionParams,
-            persona.confirm_rule,
-            r.RuleProposal,
-            "Confirm a hard-rule proposal: a new PersonaState version.",
-        ),
-        (
-            "persona.rules.reject",
-            m.RuleDecisionParams,
-            persona.reject_rule,
-            r.RuleProposal,
-            "Reject a hard-rule proposal.",
-        ),
-        (
-            "persona.rules.list",
-            m.RulesListParams,
-            persona.rules,
-            r.RulesListResult,
-            "Hard rules in force and proposals.",
-        ),
-        (
-            "costs",
-            m.EmptyParams,
-            lambda p: s.costs.costs(),
-            r.CostsResult,
-            "Language-model calls, tokens and USD by provider, model and task.",
-        ),
-        (
-            "auth",
-            m.AuthParams,
-            s.access.authenticate,
-            r.AuthResult,
-            "Bind this connection to an access token's namespaces (a door serving someone else calls it first).",
-            False,
-            True,
-        ),
-        (
-            "access.tokens.create",
-            m.TokenCreateParams,
-            s.access.create,
-            r.TokenCreated,
-            "Create an access token bound to namespaces; its secret is shown once.",
-        ),
-        ("access.tokens.list", m.EmptyParams, lambda p: s.access.list(), r.TokensResult, "Access tokens (no secrets)."),
-        (
-            "access.tokens.revoke",
-            m.TokenNameParams,
-            s.access.revoke,
-            r.AccessToken,
-            "Revoke an access token: later auth calls with it fail.",
-        ),
-        ("clock.now", m.EmptyParams, lambda p: jobs.now(), r.ClockResult, "The daemon's current time."),
-        (
-            "clock.advance",
-            m.ClockAdvanceParams,
-            jobs.advance_clock,
-            r.ClockResult,
-            "Move a manual clock forward.",
-            True,
-        ),
-    ]
-    methods = {
-        name: Method(params, handler, result, summary, *waits)
-        for name, params, handler, result, summary, *waits in table
-    }
-    for name in READS:
-        method = methods[name]
-        method.handler, method.reads = s.reading(method.handler), True
+    """The socket's table: each declaration's handler bound to these services (a read runs on
+    the calling reader thread's connection)."""
+    methods = {}
+    for d in METHODS:
+        handler = d.handler(s)
+        methods[d.name] = Method(
+            d.params, s.reading(handler) if d.reads else handler, d.result, d.summary, d.waits, d.authenticates, d.reads
+        )
     return methods
 
 
-# Methods that only read: they run on reader threads, beside the store thread (issue 17).
-READS = (
-    "health",
-    "stats",
-    "memory.get",
-    "memory.list",
-    "memory.history",
-    "memory.search",
-    "context.pack",
-    "context.explain",
-    "packs.list",
-    "conversation.list",
-    "conversation.turns",
-    "conversation.contexts",
-    # Pure reads too (checked: no lazy write on their path), so a dashboard page's calls do not
-    # queue behind writes. Not persona.get/.history/.rules.list: they bring the PersonaState up to
-    # date first, a write when the persona files changed.
-    "conversation.status",
-    "observations.list",
-    "persona.scores",
-    "persona.records",
-    "consolidation.list",
-    "jobs.list",
-    "jobs.runs",
-    "costs",
-    "workspace.status",
-    "workspace.read",
-    "chats.list",
-    "conversation.search",
-    "people.list",
-    "people.get",
-    "people.accounts",
-    "chats.get",
-    "channels.pending",
-)
+def declared(name: str) -> Declared:
+    """The declaration of one method (KeyError for an unknown name)."""
+    return _BY_NAME[name]
+
+
+_BY_NAME = {d.name: d for d in METHODS}
+assert len(_BY_NAME) == len(METHODS), "a method is declared twice"

@@ -39,12 +39,21 @@ from agentmemd.memory.store.access_tables import AccessTables
 from agentmemd.memory.store.database import Store
 
 TOKEN_PREFIX = "amt_"
+
 # Methods any connection may call, whatever its scope: they reveal nothing about any namespace's content.
 OPEN_METHODS = frozenset({"health", "clock.now", "auth"})
 # Methods about the Markdown workspace: allowed to a token that reaches the workspace's namespace.
 WORKSPACE_METHODS = frozenset({"workspace.status", "workspace.read"})
 # How often a token's last use is written down at most (it is noted in memory on every call).
 USE_WRITE_SECONDS = 60.0
+
+
+def owner_only(method: str, params: type[BaseModel]) -> bool:
+    """Whether only the owner's socket may call ``method``. Safe by default: a method whose params
+    name no namespace acts on all of them (sweep, jobs, costs, the clock, token admin)."""
+    if method in OPEN_METHODS or method in WORKSPACE_METHODS or issubclass(params, AddManyParams):
+        return False
+    return "namespace" not in params.model_fields
 
 
 @dataclass(frozen=True)
@@ -163,13 +172,12 @@ class AccessService:
         if method in WORKSPACE_METHODS:
             self._require(scope, method, self.workspace_namespace)
             return params
+        if owner_only(method, type(params)):
+            raise Forbidden(f"{method} acts on every namespace; token {scope.name!r} may not call it")
         if isinstance(params, AddManyParams):
             items = [self._namespaced(scope, method, item) for item in params.items]
             return params.model_copy(update={"items": items})
-        if "namespace" in type(params).model_fields:
-            return self._namespaced(scope, method, params)
-        # Safe by default: a method that names no namespace acts on all of them.
-        raise Forbidden(f"{method} acts on every namespace; token {scope.name!r} may not call it")
+        return self._namespaced(scope, method, params)
 
     def _namespaced(self, scope: Scope, method: str, params: BaseModel) -> BaseModel:
         namespace = getattr(params, "namespace", None) if "namespace" in params.model_fields_set else None

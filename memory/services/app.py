@@ -40,6 +40,7 @@ from agentmemd.memory.services.access import AccessService
 from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
 from agentmemd.memory.services.costs import CostService
+from agentmemd.memory.services.directory import Directory
 from agentmemd.memory.services.jobs import JobService
 from agentmemd.memory.services.memory_writes import MemoryWrites
 from agentmemd.memory.services.persona import PersonaService
@@ -69,6 +70,7 @@ class Services:
     costs: CostService
     access: AccessService
     channels: ChannelService
+    directory: Directory  # the dashboard's People and Chats reads
     # What the daemon runs beside the requests: the watcher's indexer, the job runner, the worker.
     indexer: WorkspaceIndexer | None
     runner: JobRunner
@@ -190,6 +192,7 @@ class Services:
             costs=CostService(ledger, cache, config.llm.provider),
             access=AccessService(store, memories.clock, config.workspace.namespace),
             channels=channels,
+            directory=Directory(store, config.channels),
             indexer=indexer,
             runner=runner,
             worker=worker,
