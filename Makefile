@@ -7,7 +7,7 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test lint venv clean browser screenshots dashboard
+.PHONY: run test test-fast lint venv clean browser screenshots dashboard
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ run: venv
 # The dashboard's browser tests need Chromium: `browser` installs Debian's, and the tests require it.
 test: venv lint browser
 	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+# The in-process tier alone (no daemon process, no socket, no browser): a quick check while working.
+test-fast: venv
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m inprocess
 
 # Debian's headless Chromium for the dashboard's browser tests (Playwright drives it; it never
 # downloads a browser of its own). Root installs it with apt-get; anyone else through sudo.

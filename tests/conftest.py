@@ -224,3 +224,18 @@ from agentmemd.daemon.bench.benchmarks import (  # noqa: E402,F401  (one loader,
     start_listener,
     turn_contexts,
 )
+
+TIERS = ("inprocess", "process", "doors", "browser")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test module names exactly one tier (``pytestmark = pytest.mark.<tier>``), so a new test
+    file says what it starts and `make test-fast` (the inprocess tier) stays fast."""
+    wrong = {}
+    for item in items:
+        tiers = {mark.name for mark in item.iter_markers() if mark.name in TIERS}
+        if len(tiers) != 1:
+            wrong[item.module.__name__] = sorted(tiers)
+    if wrong:
+        named = ", ".join(f"{module} {tiers or 'none'}" for module, tiers in sorted(wrong.items()))
+        raise pytest.UsageError(f"each test module names one tier of {TIERS} (pytestmark): {named}")

@@ -16,6 +16,8 @@ from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.memory.services.access import OPEN_METHODS, WORKSPACE_METHODS
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 FORBIDDEN = -32004
 # Methods that act on every namespace at once: a scoped token is refused them. A new method
 # without a namespace lands here by default; this list makes adding one a decision.

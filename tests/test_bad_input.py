@@ -12,6 +12,8 @@ import pytest
 
 from agentmemd.daemon.socket.client import RpcCallError
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 DEEP = 1000
 
 

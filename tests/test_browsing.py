@@ -7,6 +7,8 @@ import pytest
 
 from agentmemd.daemon.socket.client import RpcCallError
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 
 @pytest.fixture
 def d(in_process):

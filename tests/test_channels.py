@@ -19,6 +19,8 @@ from agentmemd.memory.channels.whatsapp import read_whatsapp
 from agentmemd.memory.core.chats import ChatMessage
 from agentmemd.memory.core.text import attribution
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 EXPORTS = REPO / "tests" / "data" / "exports"
 
 

@@ -15,6 +15,8 @@ from agentmemd.daemon.cli.main import cli
 from agentmemd.memory.channels.whatsapp import read_whatsapp
 from agentmemd.memory.core.clock import to_utc, zone_named
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 # Two different people's iOS exports: both files are named _chat.txt, and both chats are with Carla.
 ANA = (
     "[14.06.24, 09:12:33] Ana: Morning Carla!\n"

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 
 from agentmemd.daemon.cli.main import cli, main
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 
 def commands(group: click.Group, prefix: str = "") -> dict[str, click.Command]:
     out = {}

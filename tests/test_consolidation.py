@@ -12,6 +12,8 @@ from conftest import NO_JOBS, locomo_turns
 from agentmemd.memory.workspace.markdown import OWNED_BEGIN
 from agentmemd.memory.workspace.owned_sections import owned_body
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
 NS = "conv26"
 

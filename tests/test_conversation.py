@@ -18,6 +18,8 @@ from agentmemd.daemon.bench.benchmarks import wait_idle
 from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.core.text import attribution
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 LOW_THRESHOLDS = {"observer_threshold_tokens": 600, "reflector_threshold_tokens": 1_000_000, "keep_recent_turns": 2}
 
 

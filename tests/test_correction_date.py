@@ -16,6 +16,8 @@ from agentmemd.daemon.dashboard.link import PageError
 from agentmemd.daemon.doors.calls import http_status
 from agentmemd.daemon.socket.client import RpcCallError
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 HAPPENED = "2024-05-01T10:00:00Z"
 TOKEN = "dashboard-token-for-this-test"
 

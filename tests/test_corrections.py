@@ -23,6 +23,8 @@ from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.channels.slack import read_slack
 from agentmemd.memory.core.clock import format_time
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 SLACK_SECRET = "slack-signing-corrections"
 TELEGRAM_SECRET = "tg-secret-corrections"
 NS = "live"

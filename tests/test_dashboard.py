@@ -14,6 +14,8 @@ from conftest import free_port, served_daemon, start_listener
 
 from agentmemd.daemon.dashboard.access import SESSION_COOKIE, TOKEN_FILE
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 
 def start_dashboard(socket_path: Path, data_dir: Path, log: Path, *extra: str):
     """`agentmemd dashboard` on a free port: (process, base URL, token)."""

@@ -36,6 +36,8 @@ if not CHROMIUM.exists():
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 
+pytestmark = pytest.mark.browser  # the tier (pyproject.toml)
+
 TEA = [
     "The user drinks green tea every morning",
     "The user likes green tea with breakfast",

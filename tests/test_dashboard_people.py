@@ -24,6 +24,8 @@ from agentmemd.memory.core.models import TokenCreateParams
 from agentmemd.memory.services.access import USE_WRITE_SECONDS, AccessService, Scope
 from agentmemd.memory.store.database import Store
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 T0 = 1710234940  # 2024-03-12 09:15:40 UTC
 
 

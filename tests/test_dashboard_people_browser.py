@@ -20,6 +20,8 @@ from test_dashboard import start_dashboard
 from test_dashboard_browser import browser, page, screenshot  # noqa: F401
 from test_dashboard_people import ingest
 
+pytestmark = pytest.mark.browser  # the tier (pyproject.toml)
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):

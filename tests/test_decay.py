@@ -6,6 +6,8 @@ import math
 
 import pytest
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 BASE = 720.0
 
 

@@ -18,6 +18,8 @@ from agentmemd.daemon.cli.main import cli
 from agentmemd.daemon.mcp.server import build_server
 from agentmemd.daemon.socket.methods import METHODS, declared
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 CONSTRAINTS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern",
                "minItems", "maxItems")  # fmt: skip
 # Tool arguments that are the door's own (not a params field): how the answer is shaped or confirmed.

@@ -9,6 +9,8 @@ import pytest
 
 from agentmemd.memory.core.disclosure import may_hear
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 T0 = 1710234940  # 2024-03-12
 
 # chat -> (channel, kind, sender, the planted sentence, the words that identify it, ways to ask for it)

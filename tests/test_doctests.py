@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("memory", "persona", "cron", "daemon")
 MODULES = sorted(

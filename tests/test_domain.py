@@ -15,6 +15,8 @@ from agentmemd.memory.retrieval.packing import PACK_FOOTER, PACK_HEADER, PackCan
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.markdown import MarkdownItem
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 
 def candidate(i: int, mtype: str, score: float, text: str, vector: np.ndarray) -> PackCandidate:
     return PackCandidate(

@@ -17,6 +17,8 @@ from fake_daemon import SCOPE, FakeDaemon, error
 
 from agentmemd.daemon.cli.main import cli
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 DOORS = ("serve", "proxy", "webhooks", "dashboard", "mcp")
 
 

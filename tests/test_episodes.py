@@ -8,6 +8,8 @@ import pytest
 
 from agentmemd.memory.core.sessions import session_key
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 NS = "ep"
 TURNS = [
     ("user", "Ana", "I finally moved to Lisbon last spring.", "2024-03-01T10:00:00Z"),

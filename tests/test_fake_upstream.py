@@ -25,6 +25,8 @@ from agentmemd.daemon.bench.fake_upstream import (
     text_tokens,
 )
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 MODEL = "claude-sonnet-4-6"
 GPT = "gpt-4o-mini"
 EPHEMERAL = {"type": "ephemeral"}

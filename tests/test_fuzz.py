@@ -9,6 +9,8 @@ import random
 
 import pytest
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 FRAMES = 3000
 SEED = 12
 

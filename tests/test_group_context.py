@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+import pytest
+
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 
 def _message(sender: str, text: str, minute: int) -> dict:
     ts = datetime(2024, 6, 14, 18, 0) + timedelta(minutes=minute)

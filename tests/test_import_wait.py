@@ -21,6 +21,8 @@ from agentmemd.daemon.cli import chats
 from agentmemd.daemon.cli.main import cli
 from agentmemd.daemon.socket.client import RpcCallError
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 EXPORTS = Path(__file__).parent / "data" / "exports"
 QUIET = {  # no Observer runs beside the tests: what is waited on is the episodes alone
     "conversation": {"observer_threshold_tokens": 10**9, "reflector_threshold_tokens": 10**9},

@@ -19,6 +19,8 @@ from agentmemd.memory.channels.slack import read_slack
 from agentmemd.memory.channels.telegram import parse_telegram, read_telegram
 from agentmemd.memory.core.errors import MalformedExport
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 EXPORTS = Path(__file__).parent / "data" / "exports"
 T0 = 1710234940  # 2024-03-12T09:15:40Z
 

@@ -16,6 +16,8 @@ from agentmemd.memory.channels.telegram import parse_telegram, read_telegram
 from agentmemd.memory.channels.whatsapp import parse_whatsapp, read_whatsapp
 from agentmemd.memory.core.errors import MalformedExport
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 EXPORTS = Path(__file__).parent / "data" / "exports"
 
 

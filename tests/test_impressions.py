@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 T0 = 1710234940
 
 

@@ -26,6 +26,8 @@ from agentmemd.memory.safety.neutraliser import MARKER, as_data, load_rules, rea
 from agentmemd.persona.drift.anchors import anchor, reminder
 from agentmemd.persona.identity.state import HardRule, PersonaState, Weighted
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 BENIGN = Path(__file__).parent / "data" / "benign_lookalikes.txt"
 LOCOMO = Path(__file__).parent.parent.parent / "shared" / "bench" / "locomo" / "locomo10.json"
 

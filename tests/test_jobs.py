@@ -19,6 +19,8 @@ from agentmemd.memory.core.clock import ManualClock, parse_time
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.store.database import Store
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 JOBS = {"timezone": "UTC", "decay_sweep": "17 * * * *", "consolidate": "30 3 * * *", "daily_log": "*/10 * * * *"}
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agentmemd.memory.language.detection import detect_language, emoji_in
 from agentmemd.persona.syncscore.rules import check
 from agentmemd.persona.syncscore.stylometry import measure
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 CATALAN = "Bon dia, com estàs? Avui fa molt bon temps a Barcelona i anirem a passejar."
 
 

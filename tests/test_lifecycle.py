@@ -11,6 +11,8 @@ import time
 import pytest
 from conftest import DaemonProcess
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 
 def test_second_daemon_on_same_data_dir_is_refused(spawn, short_tmp):
     first = spawn()

@@ -18,6 +18,8 @@ from agentmemd.memory.llm.anthropic_provider import (
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.store.database import Store
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 STABLE = "You condense conversation turns into dated observations. Keep names and dates exact."
 TURN = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful."
 

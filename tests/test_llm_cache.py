@@ -18,6 +18,8 @@ from agentmemd.memory.llm.tasks import SummaryResult, TurnIn
 from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
 from agentmemd.memory.store.database import Store
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 POTTERY = [
     "Melanie signed up for a pottery class yesterday.",
     "Melanie says pottery is calming and creative.",

@@ -113,6 +113,8 @@ def test_locomo_temporal_answers_are_the_resolved_dates_of_their_evidence(locomo
 from agentmemd.memory.language.cues import classify, condense  # noqa: E402
 from agentmemd.memory.language.sentences import sentences  # noqa: E402
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 
 def test_real_turns_split_into_sentences():
     assert sentences("Hey Mel! Good to see you! How have you been?") == [

@@ -24,6 +24,8 @@ from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.core.models import PackParams, SearchParams
 from agentmemd.memory.core.tokens import count_tokens
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 TOOLS = {
     "memory_search": (True, False, True),  # readOnlyHint, destructiveHint, idempotentHint
     "memory_get": (True, False, True),

@@ -9,6 +9,8 @@ from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.core.config import RetrievalConfig
 from agentmemd.memory.core.tokens import count_tokens
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 GET_FIELDS = {
     "id",
     "content",

@@ -11,6 +11,8 @@ import pytest
 from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.core.models import AddParams
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 
 @pytest.fixture
 def d(in_process):

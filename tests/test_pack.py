@@ -8,6 +8,8 @@ from conftest import locomo_turns
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.packing import PACK_FOOTER, PACK_HEADER
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 PERSONA = "I am Nova: warm, direct, and I never use emoji."
 
 

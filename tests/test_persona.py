@@ -41,6 +41,8 @@ from agentmemd.persona.identity.traits import BUILTIN_SCALES, TraitScale, adject
 from agentmemd.persona.syncscore.judge import action_for, trend_of, update_ewma
 from agentmemd.persona.syncscore.rules import check
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 LABELS = REPO / "tests" / "data" / "persona_labels.json"
 TRAITS = tuple(BUILTIN_SCALES)
 

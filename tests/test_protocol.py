@@ -15,6 +15,8 @@ from conftest import EPOCH, NO_JOBS, DaemonProcess
 
 from agentmemd.daemon.socket.client import RpcCallError
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 
 def raw(daemon, line: bytes):
     with daemon.client() as c:

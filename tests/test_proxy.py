@@ -14,6 +14,8 @@ from fake_anthropic import FakeAnthropic, chat_completion, chat_stream, message,
 
 from agentmemd.daemon.proxy.app import MemoryLink, Placement, ProxySettings
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 KEY = "sk-ant-test-never-logged-4242"
 
 

@@ -20,6 +20,8 @@ from fake_daemon import FakeDaemon, hang_everything, hangs_after_the_context
 from agentmemd.daemon.cli.main import cli
 from agentmemd.memory.core.config import ConfigError, load_config
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 HEADERS = {"x-api-key": "sk-test", "anthropic-version": "2023-06-01"}
 
 

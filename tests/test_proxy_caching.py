@@ -26,6 +26,8 @@ from fake_anthropic import FakeAnthropic, Reply, chat_completion, message
 from agentmemd.daemon.bench.fake_upstream import FakeAnthropic as RuleKeepingAnthropic
 from agentmemd.daemon.proxy.messages import MAX_BREAKPOINTS, augment_anthropic, augment_openai, count_breakpoints
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 KEY = "sk-ant-test-never-logged-4242"
 EPH = {"type": "ephemeral"}
 HOUR = {"type": "ephemeral", "ttl": "1h"}

@@ -11,6 +11,8 @@ from doors import start_proxy
 
 from agentmemd.daemon.bench.fake_upstream import FakeAnthropic, FakeOpenAI
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 ANTHROPIC_KEY, OPENAI_KEY = "sk-ant-routing", "sk-openai-routing"
 
 

@@ -11,6 +11,8 @@ from doors import start_proxy
 
 from agentmemd.daemon.bench.fake_upstream import FakeAnthropic
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 KEY = "sk-ant-transcript-test"
 
 

@@ -17,6 +17,8 @@ import pytest
 from agentmemd.daemon.cli import chats as import_command
 from agentmemd.memory.channels.formats import read_chat_export
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 NS = "later"
 ANA_FIRST = {"id": 41, "type": "message", "date": "2024-03-12T09:15:40", "date_unixtime": "1710234940",
              "from": "Ana Silva", "from_id": "user2002", "text": "Dinner on Friday is at the Thai place on Rua Augusta"}  # fmt: skip

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import pytest
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 # What else the namespace holds: unrelated facts, one of them newer than every change below.
 BACKGROUND = [
     ("2022-01-05T10:00:00Z", "The bakery on Rua Augusta sells birthday cakes."),

@@ -7,6 +7,8 @@ import pytest
 
 from agentmemd.memory.store.database import Store
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 DIM = 8
 
 

@@ -13,6 +13,8 @@ from inprocess import HashEmbedder, InProcessDaemon
 
 from agentmemd.daemon.socket.client import RpcCallError
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -13,6 +13,8 @@ import pytest
 from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.conversation.transcript import MAX_TURN_CHARS, as_stored, turn_digest
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 
 def U(text: str) -> dict[str, str]:
     return {"role": "user", "content": text}

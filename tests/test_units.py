@@ -18,6 +18,8 @@ from agentmemd.memory.retrieval.mmr import mmr_order
 from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.store.database import fts_query
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 T0 = parse_time("2024-01-01T00:00:00Z")
 
 

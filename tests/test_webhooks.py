@@ -13,6 +13,8 @@ import httpx2
 import pytest
 from conftest import REPO, free_port, served_daemon, start_listener
 
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
 TELEGRAM_SECRET = "tg-secret-7f3a"
 SLACK_SECRET = "slack-signing-9b1c"
 

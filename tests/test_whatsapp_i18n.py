@@ -11,6 +11,8 @@ from agentmemd.memory.channels.whatsapp import parse_whatsapp
 from agentmemd.memory.channels.whatsapp_locales import LOCALES
 from agentmemd.memory.core.errors import InvalidParams
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 LRM = "\u200e"
 
 # Per language, an Android export: its header, the encryption notice, a group created, a message,

@@ -13,6 +13,8 @@ from conftest import REPO
 
 from agentmemd.memory.channels.whatsapp import read_whatsapp
 
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
 CORPUS = REPO / "tests" / "data" / "exports" / "whatsapp"
 EXPORTS = sorted(p for p in CORPUS.rglob("*.txt") if p.with_suffix(".expected.json").exists())
 MARKS = "\u200e\u200f\u202a\u202c \n"

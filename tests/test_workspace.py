@@ -14,6 +14,8 @@ from conftest import NO_JOBS, wait_for
 
 from agentmemd.memory.workspace.markdown import parse_markdown, parse_markdown_bounded
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
 NS = "ws"
 

@@ -16,6 +16,8 @@ from agentmemd.memory.workspace.owned_sections import (
     write_owned_section,
 )
 
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
 ROOT = Path(__file__).resolve().parent.parent
 NS = "wb"
 DAY = "2026-11-20"
