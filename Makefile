@@ -7,7 +7,7 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint venv clean browser screenshots dashboard
+.PHONY: run test test-fast lint docs venv clean browser screenshots dashboard
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ run: venv
 # The dashboard's browser tests need Chromium: `browser` installs Debian's, and the tests require it.
 test: venv lint browser
 	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/mkdocs build --strict -q
+
+# The docs site (mkdocs.yml) into build/docs.
+docs: venv
+	$(BIN)/mkdocs build --strict
 
 # The in-process tier alone (no daemon process, no socket, no browser): a quick check while working.
 test-fast: venv
@@ -47,17 +52,19 @@ browser:
 
 # The README's dashboard screenshots, taken by the browser tests.
 screenshots: venv browser
-	AGENTMEMD_REQUIRE_BROWSER=1 AGENTMEMD_SCREENSHOTS=daemon/dashboard/screenshots $(BIN)/python -m pytest -q tests/test_dashboard_browser.py tests/test_dashboard_people_browser.py
+	AGENTMEMD_REQUIRE_BROWSER=1 AGENTMEMD_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q tests/test_dashboard_browser.py tests/test_dashboard_people_browser.py
 
 # The demo daemon's dashboard (run `make run` in another shell first); it prints its link.
 dashboard: venv
 	$(BIN)/agentmemd --socket $(SOCKET) dashboard --data-dir $(DEMO)/data
 
-# The layers contract (pyproject.toml) and the linter: complexity <= 15, import order, pyflakes, bugbear.
+# The import contracts (pyproject.toml: the layers, and no door importing another), the linter
+# (complexity <= 15, import order, pyflakes, bugbear) and the docs' generated references (cog).
 lint: venv
 	$(BIN)/lint-imports
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/cog --check docs/index.md docs/reference/*.md
 
 clean:
 	rm -rf $(VENV) $(DEMO) build *.egg-info

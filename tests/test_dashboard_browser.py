@@ -3,7 +3,7 @@ against a real daemon and a real `agentmemd dashboard`. `make test` installs Chr
 (`make browser`) and requires it; run by hand without it, these tests skip and say so.
 
 Each page is screenshotted; with AGENTMEMD_SCREENSHOTS=DIR the pictures are kept there
-(`make screenshots` refreshes the README's, daemon/dashboard/screenshots/)."""
+(`make screenshots` refreshes the docs', docs/screenshots/)."""
 
 from __future__ import annotations
 

@@ -236,11 +236,12 @@ def test_http_refuses_a_public_address_unless_told(short_tmp):
     assert out.returncode == 2 and "--allow-remote" in out.stderr
 
 
-def test_the_readme_config_snippet_launches_as_written(spawn):
+@pytest.mark.parametrize("page", ["README.md", "docs/mcp.md"])
+def test_the_docs_config_snippet_launches_as_written(spawn, page):
     """The JSON a person pastes into Claude Desktop or Claude Code, launched the way a host does;
     only the placeholder socket path and the venv's `agentmemd` are filled in."""
     d = spawn()
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parent.parent / page).read_text()
     block = readme.split("<!-- mcp-config -->", 1)[1].split("```json", 1)[1].split("```", 1)[0]
     server = json.loads(block)["mcpServers"]["agentmemd"]
     args = [str(d.socket) if a.endswith("agentmemd.sock") else a for a in server["args"]]

@@ -143,7 +143,7 @@ class Webhooks:
         body = await self._body(request)
         if isinstance(body, JSONResponse):
             return body
-        params = _object(body, "channels.ingest's params: see `POST /messages` in the README")
+        params = _object(body, "channels.ingest's params: see `POST /messages` in docs/chats.md")
         if isinstance(params, JSONResponse):
             return params
         return await self._call(params, token)

@@ -1,0 +1,144 @@
+"""The docs' references, generated from the code: every method from its declaration
+(daemon/socket/methods.py), every command from the CLI itself, every config key from the config
+model. The pages call these in cog blocks, and `make lint` runs `cog --check` on them, so a
+reference that no longer says what the code does fails the build (as simonw/llm does with its
+docs/help.md).
+
+    cog -r docs/reference/*.md        # regenerate after changing a method, command or key
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from pydantic import BaseModel
+
+from agentmemd.daemon.socket.methods import METHODS, Declared
+from agentmemd.memory.core.config import Config
+
+HELP_WIDTH = 100
+
+
+def _kind(schema: dict[str, Any], defs: dict[str, Any]) -> str:
+    """A JSON-schema property in a few words: its type and bounds."""
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[1]
+        target = defs.get(name, {})
+        return _kind(target, defs) if "enum" in target else name
+    if "anyOf" in schema:
+        return " \\| ".join(_kind(branch, defs) for branch in schema["anyOf"])
+    if "enum" in schema:
+        return " \\| ".join(f"`{value}`" for value in schema["enum"])
+    if "const" in schema:
+        return f"`{schema['const']}`"
+    kind = schema.get("type", "any")
+    if kind == "array":
+        inner = _kind(schema.get("items", {}), defs)
+        limit = f", at most {schema['maxItems']:,}" if "maxItems" in schema else ""
+        return f"[{inner}{limit}]"
+    if kind == "object":
+        return "object"
+    bounds = []
+    for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<")):
+        if key in schema and abs(schema[key]) < 2**62:
+            bounds.append(f"{sign} {schema[key]:,}")
+    if "maxLength" in schema:
+        bounds.append(f"{schema.get('minLength', 0)}–{schema['maxLength']:,} chars")
+    if "format" in schema:
+        bounds.append(schema["format"])
+    return kind + (f" ({', '.join(bounds)})" if bounds else "")
+
+
+def _params(model: type[BaseModel]) -> list[str]:
+    schema = model.model_json_schema()
+    defs, required = schema.get("$defs", {}), set(schema.get("required", []))
+    rows = []
+    for name, prop in schema.get("properties", {}).items():
+        default = (
+            ""
+            if name in required
+            else f", default `{json.dumps(prop['default'])}`"
+            if "default" in prop
+            else ", optional"
+        )
+        description = model.model_fields[name].description or prop.get("description") or ""
+        rows.append(f"| `{name}` | {_kind(prop, defs)}{default} | {description} |")
+    return rows
+
+
+def _where(d: Declared) -> str:
+    if d.reads:
+        return "on a reader thread (it only reads)"
+    if d.waits:
+        return "beside the store thread (it waits on other work)"
+    return "on the store thread"
+
+
+def method_reference() -> str:
+    """Every method: what it does, its params with their types and bounds, its result model, who
+    may call it, where it runs, and the CLI command and MCP tools that reach it."""
+    out = []
+    for d in METHODS:
+        out.append(f"### `{d.name}`\n\n{d.summary}\n")
+        rows = _params(d.params)
+        if rows:
+            out.append("| param | type | what |\n|---|---|---|\n" + "\n".join(rows) + "\n")
+        else:
+            out.append("No params.\n")
+        doors = [f"CLI `agentmemd {d.cli}`"] if d.cli else []
+        doors += [f"MCP `{tool}`" for tool in d.mcp]
+        facts = [f"Returns `{d.result.__name__}`", f"runs {_where(d)}"]
+        facts.append(
+            "owner only (a scoped token may not call it)" if d.owner_only else "scoped tokens: within their namespaces"
+        )
+        out.append("; ".join(facts) + (". Reached by " + ", ".join(doors) if doors else "") + ".\n")
+    return "\n".join(out)
+
+
+def _commands(group: click.Group, path: list[str]) -> list[tuple[list[str], click.Command]]:
+    found = []
+    for name in sorted(group.commands):
+        command = group.commands[name]
+        found.append((path + [name], command))
+        if isinstance(command, click.Group):
+            found += _commands(command, path + [name])
+    return found
+
+
+def cli_reference() -> str:
+    """`agentmemd --help` and every command's help, as a person sees them."""
+    from click.testing import CliRunner
+
+    from agentmemd.daemon.cli.main import cli
+
+    runner = CliRunner()
+    out = []
+    for path, _ in [([], cli), *_commands(cli, [])]:
+        shown = runner.invoke(cli, [*path, "--help"], prog_name="agentmemd", terminal_width=HELP_WIDTH)
+        assert shown.exit_code == 0, shown.output
+        out.append(f"### `{' '.join(['agentmemd', *path])}`\n\n```\n{shown.output.rstrip()}\n```\n")
+    return "\n".join(out)
+
+
+def config_reference() -> str:
+    """Every `agentmemd.toml` key: its section, type, default and what it does."""
+    out = []
+    for section, field in Config.model_fields.items():
+        model = field.annotation
+        if not (isinstance(model, type) and issubclass(model, BaseModel)):
+            continue
+        out.append(f"### `[{section}]`\n")
+        if model.__doc__:
+            out.append(" ".join(model.__doc__.split()) + "\n")
+        schema = model.model_json_schema()
+        defs = schema.get("$defs", {})
+        rows = []
+        for name, prop in schema.get("properties", {}).items():
+            info = model.model_fields[name]
+            default = info.get_default(call_default_factory=True)
+            shown = "(a table)" if isinstance(default, BaseModel) else f"`{json.dumps(default, default=str)}`"
+            rows.append(f"| `{name}` | {_kind(prop, defs)} | {shown} | {info.description or ''} |")
+        out.append("| key | type | default | what |\n|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    return "\n".join(out)
