@@ -22,7 +22,7 @@ def start_dashboard(socket_path: Path, data_dir: Path, log: Path, *extra: str):
     port = free_port()
     args = [
         "dashboard",
-        "--daemon-socket",
+        "--socket",
         str(socket_path),
         "--listen",
         f"127.0.0.1:{port}",

@@ -169,3 +169,9 @@ def test_the_docs_list_every_method_and_only_those():
     declared_names = {d.name for d in METHODS}
     assert listed - declared_names == set(), "documented but not declared"
     assert declared_names - listed - {"workspace.status", "workspace.read", "workspace.sync"} == set()
+
+
+@pytest.mark.parametrize("door", ["mcp", "proxy", "webhooks", "dashboard"])
+def test_every_door_names_the_daemons_socket_alike(door):
+    options = {opt for param in _command(door).params for opt in getattr(param, "opts", [])}
+    assert "--socket" in options

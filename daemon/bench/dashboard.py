@@ -109,7 +109,7 @@ def bench_dashboard(args) -> dict[str, Any]:
         proc = start_listener(
             [
                 "dashboard",
-                "--daemon-socket",
+                "--socket",
                 client.socket_path,
                 "--listen",
                 f"127.0.0.1:{port}",

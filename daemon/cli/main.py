@@ -816,7 +816,13 @@ def proxy(
 @click.option(
     "--listen", default="127.0.0.1:8790", show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
 )
-@click.option("--daemon-socket", "hook_socket", default=None, help="The daemon's socket (default: --socket's).")
+@click.option(
+    "--socket",
+    "--daemon-socket",
+    "hook_socket",
+    default=None,
+    help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET; --daemon-socket: its older name).",
+)
 @NAMESPACE
 @click.option(
     "--me",
@@ -877,7 +883,13 @@ def webhooks(
 @click.option(
     "--listen", default="127.0.0.1:8791", show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
 )
-@click.option("--daemon-socket", "dash_socket", default=None, help="The daemon's socket (default: --socket's).")
+@click.option(
+    "--socket",
+    "--daemon-socket",
+    "dash_socket",
+    default=None,
+    help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET; --daemon-socket: its older name).",
+)
 @click.option(
     "--data-dir",
     type=click.Path(path_type=Path),

@@ -30,7 +30,7 @@ def dashboard_command(cfg: DashboardConfig, socket_path: Path, data_dir: Path) -
         raise StartupError(
             f"[dashboard] listen {cfg.listen}: {host} is not loopback; set allow_remote = true to listen there"
         )
-    command = [sys.executable, "-m", "agentmemd.daemon.cli", "dashboard", "--daemon-socket", str(socket_path)]
+    command = [sys.executable, "-m", "agentmemd.daemon.cli", "dashboard", "--socket", str(socket_path)]
     command += ["--listen", cfg.listen, "--data-dir", str(data_dir)]
     command += ["--allow-remote"] if cfg.allow_remote else []
     for name in cfg.host_names:
