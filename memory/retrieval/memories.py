@@ -66,7 +66,7 @@ from agentmemd.memory.retrieval.decay import (
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
-from agentmemd.memory.retrieval.query_kind import LEVELS, query_kind
+from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, query_kind
 from agentmemd.memory.retrieval.scoring import (
     SIGNAL_NAMES,
     Signals,
@@ -504,11 +504,14 @@ class Memories:
             observations=sorted(mid for mid, mtype in linked if mtype != EPISODE),
         )
 
-    def _matches(self, rows: list[dict[str, Any]], qvec: np.ndarray, lexical: dict[int, float]) -> np.ndarray:
-        """Each row's own hybrid match: dense (a long text by its best window) with BM25."""
+    def _matches(
+        self, rows: list[dict[str, Any]], vectors: list[np.ndarray], qvec: np.ndarray, lexical: dict[int, float]
+    ) -> np.ndarray:
+        """Each row's own hybrid match: dense (a long text by its best window) with BM25.
+        ``vectors``: the rows' embeddings, decoded once by the caller."""
         if not rows:
             return np.zeros(0)
-        cosines = np.vstack([from_blob(r["embedding"]) for r in rows]) @ qvec
+        cosines = np.vstack(vectors) @ qvec
         # A long text matches by its best window (embeddings.py); ``embedding`` is its first.
         windows = self.store.window_vectors([r["seq"] for r in rows])
         if windows:
@@ -577,7 +580,8 @@ class Memories:
         the episode links of those rows already worked out; the others' are worked out here)."""
         if not rows:
             return []
-        matches = self._matches(rows, qvec, lexical)
+        vectors = [from_blob(r["embedding"]) for r in rows]
+        matches = self._matches(rows, vectors, qvec, lexical)
         near: dict[int, float] = {}
         if namespace:
             links = dict(links or {})
@@ -586,7 +590,7 @@ class Memories:
             near = self._neighbourhood(namespace, rows, matches, qvec, lexical, links)
         cfg = self.config
         out: list[Scored] = []
-        for row, match in zip(rows, matches):
+        for row, vector, match in zip(rows, vectors, matches):
             value = retention(parse_time(row["last_accessed"]), row["access_count"], row["type"], now, cfg.decay)
             neighbourhood = near.get(row["seq"], 0.0)
             signals = Signals(
@@ -600,7 +604,7 @@ class Memories:
             out.append(
                 Scored(
                     row,
-                    from_blob(row["embedding"]),
+                    vector,
                     signals,
                     injection_score(signals, cfg.scoring),
                     value,
@@ -636,7 +640,8 @@ class Memories:
         if for_pack:
             seqs.update(dict.fromkeys(self.store.pinned(namespace, rc.pinned_candidates)))
             seqs.update(dict.fromkeys(self.store.recent(namespace, rc.recent_candidates)))
-        advice = query_kind(query) == "planning" and rc.constraint_share > 0
+        kind = query_kind(query)  # once a query: the constraints and the tree's levels both ask
+        advice = kind == "planning" and rc.constraint_share > 0
         constraints = (
             set(self.store.phrase_matches(namespace, CONSTRAINT_PHRASES, rc.constraint_candidates)) if advice else set()
         )
@@ -655,7 +660,7 @@ class Memories:
         near = [seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard) if seq not in seqs]
         rows = sorted(rows + self.store.rows_by_seq(near), key=lambda r: r["seq"])
         kept_out = self._kept_out(namespace, qvec, hits.scores, unheard) if unheard and for_pack else []
-        rows = self._tree_levels(namespace, query, rows)
+        rows = self._tree_levels(namespace, kind, rows)
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
         now = self.clock.now()
@@ -713,11 +718,11 @@ class Memories:
                     s.signals.similarity = lifted
                     s.score = injection_score(s.signals, self.config.scoring)
 
-    def _tree_levels(self, namespace: str, query: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _tree_levels(self, namespace: str, kind: QueryKind, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The candidates of the consolidation tree's levels the query's kind calls for (seed 002,
         5.5): a specific fact the memories only, a thematic question patterns and principles too,
         a planning or "what is X like" question the insights, with the memories under them."""
-        levels = LEVELS[query_kind(query)]
+        levels = LEVELS[kind]
         kept = [r for r in rows if tree_level(r) in levels]
         if 3 in levels:
             insights = [r["id"] for r in kept if tree_level(r) == 3]
