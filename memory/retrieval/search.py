@@ -1,0 +1,164 @@
+"""memory.search: the candidates ranked for a person reading them (seed 002, 5.1), with the
+current value of a fact slot first, the first hits from distinct episodes, and the memories
+made from the same turns folded into one.
+
+    Search(finder, store, config, clock).search(SearchParams(query="where does Ana live?"))
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from agentmemd.memory.core.clock import Clock, parse_time
+from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.models import (
+    SearchHit,
+    SearchParams,
+    SearchResult,
+    SignalsOut,
+)
+from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
+from agentmemd.memory.retrieval.candidates import CandidateFinder, Scored
+from agentmemd.memory.retrieval.currency import Ranked, asks_about_the_past, current_first
+from agentmemd.memory.store.database import Store
+
+DIVERSE_DEPTH = 5  # how many of a search's first hits are kept from distinct episodes where they can be
+
+
+DIVERSE_WINDOW = 60  # ... chosen among this many of the best
+
+
+def _current_slot_first(hits: list[Scored]) -> list[Scored]:
+    """Each slot's current value (Scored.current) just above the first hit ranked before it that
+    fills the same slot or matches as well (to 0.01): of equals, the current one first."""
+    out = list(hits)
+    for s in [h for h in hits if h.current]:
+        here = next(i for i, h in enumerate(out) if h is s)
+        above = next(
+            (
+                i
+                for i, h in enumerate(out[:here])
+                if h.slot == s.slot or h.signals.similarity - s.signals.similarity < 0.01
+            ),
+            here,
+        )
+        out.insert(above, out.pop(here))
+    return out
+
+
+class Search:
+    def __init__(self, finder: CandidateFinder, store: Store, config: Config, clock: Clock):
+        self.finder = finder
+        self.store = store
+        self.config = config
+        self.clock = clock
+
+    def search(self, p: SearchParams) -> SearchResult:
+        scored, qvec, _, idf = self.finder.find(p.namespace, p.query, for_pack=False, listener=p.audience)
+        if p.include_archived:
+            archived = [
+                r for r in self.store.archive_rows(p.namespace) if self.finder.may_hear(p.audience, r["audience"])
+            ]
+            scored += self.finder.score_rows(archived, qvec, {}, self.clock.now(), archived=True)
+        floor = "archived" if p.include_archived else "warm"
+        hits = [
+            s
+            for s in scored
+            if TIER_RANK[s.tier] <= TIER_RANK[floor]
+            and (p.types is None or s.row["type"] in p.types)
+            and s.signals.match > 0  # a neighbour with nothing in common is not a hit
+        ]
+        # A search ranks by relevance (issue 16): what matches best comes first, and only matches
+        # within 0.01 of each other are ordered by the injection score (priority, decay, use).
+        # context.pack is what the weighted score decides; both stay visible in every hit.
+        hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
+        if not asks_about_the_past(p.query):
+            hits = self._current_first(p.namespace, hits, idf, window=max(2 * p.k, 20))
+        hits = _current_slot_first(hits)
+        hits = self._episodes_apart(hits)
+        kept, folded = self._fold_same_turns(hits)
+        stated = self.finder.stated([s.row for s in kept[: p.k]])
+        return SearchResult(
+            results=[
+                SearchHit(
+                    id=s.row["id"],
+                    content=s.row["content"],
+                    type=s.row["type"],
+                    score=round(s.score, 6),
+                    signals=SignalsOut(**s.signals.rounded()),
+                    tier=s.tier,
+                    source=s.row["source"],
+                    created=s.row["created"],
+                    folded=folded.get(s.row["id"], []),
+                    stated=stated.get(s.row["id"], []),
+                )
+                for s in kept[: p.k]
+            ]
+        )
+
+    def _current_first(self, namespace: str, hits: list[Scored], idf: dict[str, float], window: int) -> list[Scored]:
+        """The best ``window`` hits with a later memory on the subject of an earlier one just above
+        it, when it matches nearly as well ([retrieval] newer_margin; currency.py)."""
+        margin = self.config.retrieval.newer_margin
+        top = hits[:window]
+        if margin <= 0 or len(top) < 2 or not idf:
+            return hits
+        held = self.store.terms_held(namespace, sorted(idf), [s.row["seq"] for s in top])
+        by_id = {s.row["id"]: s for s in top}
+        order = current_first(
+            [
+                Ranked(s.row["id"], s.signals.similarity, parse_time(s.row["created"]), frozenset(held[s.row["seq"]]))
+                for s in top
+            ],
+            idf,
+            margin,
+        )
+        return [by_id[i] for i in order] + hits[window:]
+
+    def _episodes_apart(self, hits: list[Scored]) -> list[Scored]:
+        """The first DIVERSE_DEPTH hits from as many episodes as they can be: a hit of an episode
+        already among them yields its place to the best hit of another episode, if that one is at
+        most [retrieval] episode_diversity less similar (0: off). Evidence spread over several
+        conversations is otherwise crowded out by one conversation's many near-equal turns."""
+        margin = self.config.retrieval.episode_diversity
+        if margin <= 0 or len(hits) < 2:
+            return hits
+        gap = timedelta(minutes=self.config.retrieval.episode_gap_minutes)
+        when = {id(s): parse_time(s.row["created"]) for s in hits[:DIVERSE_WINDOW]}
+        shown: list[datetime] = []  # the dates of the hits placed so far
+
+        def new_episode(s: Scored) -> bool:
+            return all(abs(when[id(s)] - t) > gap for t in shown)
+
+        out: list[Scored] = []
+        rest = hits[:DIVERSE_WINDOW]
+        while rest and len(out) < DIVERSE_DEPTH:
+            pick = rest[0]
+            if not new_episode(pick):
+                pick = next(
+                    (s for s in rest if new_episode(s) and pick.signals.similarity - s.signals.similarity <= margin),
+                    pick,
+                )
+            rest = [s for s in rest if s is not pick]  # by identity: Scored equality would compare vectors
+            out.append(pick)
+            shown.append(when[id(pick)])
+        return out + rest + hits[DIVERSE_WINDOW:]
+
+    def _fold_same_turns(self, ranked: list[Scored]) -> tuple[list[Scored], dict[str, list[str]]]:
+        """Hits, best first, without those made from a turn a better hit was made from (an episode
+        and the observations of it say the same thing); kept id -> the ids folded into it."""
+        if not any(s.row["type"] == EPISODE for s in ranked):
+            return ranked, {}
+        turns = self.store.turns_of([s.row["id"] for s in ranked])
+        owner: dict[int, str] = {}  # turn -> the best hit made from it
+        kept: list[Scored] = []
+        folded: dict[str, list[str]] = {}
+        for s in ranked:
+            mine = turns.get(s.row["id"], set())
+            into = next((owner[t] for t in sorted(mine) if t in owner), None)
+            if into is not None:
+                folded.setdefault(into, []).append(s.row["id"])
+                continue
+            kept.append(s)
+            owner.update(dict.fromkeys(mine, s.row["id"]))
+        return kept, folded
