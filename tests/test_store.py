@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agentmemd.memory.retrieval.lexical import bm25_hits
 from agentmemd.memory.store.database import Store
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
@@ -98,13 +99,13 @@ def test_bm25_treats_very_common_terms_as_stop_words(store):
     with store.transaction():
         for i in range(30):
             store.insert(row(i, content=f"coffee talk number {i}" + (" with aardvark" if i == 7 else "")), unit(i))
-    both = store.bm25("default", ["coffee", "aardvark"], max_postings=100).scores
+    both = bm25_hits(store, "default", ["coffee", "aardvark"], max_postings=100).scores
     assert len(both) == 30 and max(both, key=both.get) == 8  # seq of i=7 scores best
     # "coffee" is in 30 memories: above the bound it no longer counts; the rare term still does.
-    rare_only = store.bm25("default", ["coffee", "aardvark"], max_postings=10).scores
+    rare_only = bm25_hits(store, "default", ["coffee", "aardvark"], max_postings=10).scores
     assert list(rare_only) == [8]
-    assert store.bm25("default", ["coffee"], max_postings=10).scores == {}
-    assert store.bm25("other", ["coffee", "aardvark"], max_postings=100).scores == {}
+    assert bm25_hits(store, "default", ["coffee"], max_postings=10).scores == {}
+    assert bm25_hits(store, "other", ["coffee", "aardvark"], max_postings=100).scores == {}
 
 
 def test_a_word_of_the_context_counts_less_than_one_of_the_memory_itself(store):
@@ -117,11 +118,11 @@ def test_a_word_of_the_context_counts_less_than_one_of_the_memory_itself(store):
         for i in range(2, 8):  # other memories, so that "tram" is a rare word with some IDF
             store.insert(row(i, content=f"a walk by the river number {i}"), unit(i))
     store.vectors.size = lambda namespace: 8  # type: ignore[method-assign]  # BM25's document count
-    even = store.bm25("default", ["tram"], 100, context_weight=1.0).scores
-    weighed = store.bm25("default", ["tram"], 100, context_weight=0.5).scores
+    even = bm25_hits(store, "default", ["tram"], 100, context_weight=1.0).scores
+    weighed = bm25_hits(store, "default", ["tram"], 100, context_weight=0.5).scores
     assert even[reply] > even[said]  # the shorter reply wins on its context's words alone ...
     assert weighed[said] > weighed[reply]  # ... unless those count for less
-    assert store.bm25("default", ["tram"], 100, context_weight=0.0).scores[reply] == 0
+    assert bm25_hits(store, "default", ["tram"], 100, context_weight=0.0).scores[reply] == 0
 
 
 QUIET = ["coffee with oat milk", "a walk by the river", "the river in spring"]
@@ -135,7 +136,7 @@ def test_bm25_statistics_are_the_namespaces_own(store, tmp_path):
             store.insert(row(i, "busy", f"coffee again, cup {i}"), unit(i))
         for i, text in enumerate(QUIET, 100):
             store.insert(row(i, "quiet", text), unit(i))
-    quiet = store.bm25("quiet", ["coffee", "river"], max_postings=10)
+    quiet = bm25_hits(store, "quiet", ["coffee", "river"], max_postings=10)
     # "coffee" is in 31 memories of the store but in one of "quiet"'s three: not a stop word there.
     assert set(quiet.scores) == {31, 32, 33}
     # The very figures a store holding only "quiet" gives.
@@ -143,7 +144,7 @@ def test_bm25_statistics_are_the_namespaces_own(store, tmp_path):
     with alone.transaction():
         for i, text in enumerate(QUIET, 100):
             alone.insert(row(i, "quiet", text), unit(i))
-    expected = alone.bm25("quiet", ["coffee", "river"], max_postings=10)
+    expected = bm25_hits(alone, "quiet", ["coffee", "river"], max_postings=10)
     alone.close()
     assert quiet.scores == pytest.approx(dict(zip((31, 32, 33), expected.scores.values())))
     assert quiet.full_match == pytest.approx(expected.full_match)
@@ -156,16 +157,16 @@ def test_a_namespace_index_follows_supersession_archive_and_rollback(store):
     with store.transaction():
         store.mark_superseded(first, "m2")
         store.move_to_archive(second, "2024-02-01T00:00:00Z")
-    assert store.bm25("a", ["coffee"], 100).scores == {}
+    assert bm25_hits(store, "a", ["coffee"], 100).scores == {}
     with store.transaction():
         store.restore_from_archive(second)
-    assert list(store.bm25("a", ["coffee"], 100).scores) == [second]
+    assert list(bm25_hits(store, "a", ["coffee"], 100).scores) == [second]
     with pytest.raises(RuntimeError), store.transaction():  # the new namespace's table goes with the rollback
         store.insert(row(3, "b", "coffee"), unit(3))
         raise RuntimeError("abort")
     with store.transaction():
         third = store.insert(row(4, "b", "coffee"), unit(4))
-    assert list(store.bm25("b", ["coffee"], 100).scores) == [third]
+    assert list(bm25_hits(store, "b", ["coffee"], 100).scores) == [third]
 
 
 def test_migration_moves_the_store_wide_index_into_namespace_tables(tmp_path):
@@ -198,9 +199,9 @@ def test_migration_moves_the_store_wide_index_into_namespace_tables(tmp_path):
         assert "memories_fts" not in migrated.db.table_names()
         # The vector index of this hand-made store is empty; BM25 only needs a document count.
         migrated.vectors.size = lambda namespace: 2  # type: ignore[method-assign]
-        assert set(migrated.bm25("a", ["coffee"], 100).scores) == {1, 2}
-        assert migrated.bm25("b", ["coffee"], 100).scores == {}
-        assert set(migrated.bm25("b", ["river"], 100).scores) == {4}
+        assert set(bm25_hits(migrated, "a", ["coffee"], 100).scores) == {1, 2}
+        assert bm25_hits(migrated, "b", ["coffee"], 100).scores == {}
+        assert set(bm25_hits(migrated, "b", ["river"], 100).scores) == {4}
     finally:
         migrated.close()
 

@@ -12,6 +12,7 @@ import pytest
 from inprocess import HashEmbedder, InProcessDaemon
 
 from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.retrieval.lexical import bm25_hits
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 
@@ -228,8 +229,8 @@ def test_a_reader_whose_snapshot_predates_a_new_namespace_finds_nothing_there(sh
             )
             added.start()
             added.join(30)
-            assert store.bm25("fresh", ["bee"], 1000).scores == {}
-        assert store.bm25("fresh", ["bee"], 1000).scores  # a new snapshot sees it
+            assert bm25_hits(store, "fresh", ["bee"], 1000).scores == {}
+        assert bm25_hits(store, "fresh", ["bee"], 1000).scores  # a new snapshot sees it
     finally:
         d.terminate()
 

@@ -31,6 +31,7 @@ from agentmemd.memory.retrieval.decay import (
     tier_of,
 )
 from agentmemd.memory.retrieval.embeddings import Embedder
+from agentmemd.memory.retrieval.lexical import bm25_hits
 from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, query_kind
 from agentmemd.memory.retrieval.scoring import (
     Signals,
@@ -103,7 +104,7 @@ class CandidateFinder:
         # it: the lexical, pinned, recent (and constraint) candidates and their rows.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
         unheard = self.unheard(namespace, listener)
-        hits = self.store.bm25(namespace, fts_terms(query), rc.fts_max_postings, rc.context_weight)
+        hits = bm25_hits(self.store, namespace, fts_terms(query), rc.fts_max_postings, rc.context_weight)
         bm25 = hits.scores
         if unheard:
             bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}

@@ -7,14 +7,12 @@ The store is deliberately dumb: it reads and writes rows; policy lives in servic
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import stat
 import threading
 import zlib
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -56,26 +54,6 @@ def fts_terms(text: str) -> list[str]:
             if part and part not in QUERY_STOPWORDS and part not in terms:
                 terms.append(part)
     return terms
-
-
-def fts5_idf(documents: int, containing: int) -> float:
-    """FTS5's IDF (fts5_aux.c): log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
-    value = math.log((documents - containing + 0.5) / (containing + 0.5))
-    return value if value > 0 else 1e-6
-
-
-@dataclass(frozen=True)
-class Bm25Hits:
-    """BM25 scores (higher is better) by memory seq, and ``full_match``: the score of a memory of
-    average length holding each query term once (the sum of the terms' IDF), the scale on which
-    a match is strong or weak whatever else the namespace holds."""
-
-    scores: dict[int, float]
-    full_match: float
-    # Each query term's weight against the others: Lucene's IDF, log(1 + (N - n + 0.5) / (n + 0.5)),
-    # positive however small the namespace (FTS5's is 1e-6 for a word in most of a few memories);
-    # a term no memory holds is left out.
-    idf: dict[str, float] = field(default_factory=dict)
 
 
 def fts_query(terms: str | list[str]) -> str | None:
@@ -601,42 +579,31 @@ class Store:
         with self._guard():
             return self.vectors.search(namespace, vec, n, skip)
 
-    def bm25(self, namespace: str, terms: list[str], max_postings: int, context_weight: float = 1.0) -> Bm25Hits:
-        """FTS5's BM25 of every memory of the namespace matching a term, with the namespace's own
-        statistics (its FTS5 table, m014), and the score a full match would get.
+    def term_statistics(self, namespace: str, terms: list[str]) -> tuple[int, list[int]] | None:
+        """(how many memories the namespace holds, each term's document frequency in its FTS5
+        table, m014); None for a namespace without one. What to make of them is
+        memory/retrieval/lexical.py's."""
+        with self._guard():
+            table = self._fts_table(namespace)
+            if table is None:
+                return None
+            frequencies = [self._document_frequency(table, t) for t in terms]
+            # The in-RAM index's count may lag or lead a reader's snapshot by a commit or two: never
+            # fewer documents than a term is in.
+            return max(self.vectors.size(namespace), *frequencies, 0), frequencies
 
-        Work grows with the postings read, so a term found in more than ``max_postings`` of the
-        namespace's memories is treated as a stop word (its BM25 weight is small anyway), and the
-        others are taken rarest first while their document frequencies add up to at most
-        ``max_postings``. A namespace smaller than that never drops a term.
-        """
+    def fts_scores(self, namespace: str, terms: list[str], context_weight: float = 1.0) -> dict[int, float]:
+        """seq -> FTS5's BM25 (higher is better) of the namespace's memories holding any of the
+        terms; a word of the context counts ``context_weight`` of one of the memory's own (m018)."""
         with self._guard():
             table = self._fts_table(namespace)
             if table is None or not terms:
-                return Bm25Hits({}, 0.0)
-            frequencies = [(self._document_frequency(table, t), i, t) for i, t in enumerate(terms)]
-            # The in-RAM index's count may lag or lead a reader's snapshot by a commit or two: never
-            # fewer documents than a term is in.
-            count = max(self.vectors.size(namespace), *(df for df, _, _ in frequencies))
-            chosen: list[str] = []
-            total = 0
-            for df, _, term in sorted(frequencies):
-                if df == 0:
-                    continue
-                if total + df > max_postings:
-                    break
-                chosen.append(term)
-                total += df
-            idf = {t: math.log(1 + (count - df + 0.5) / (df + 0.5)) for df, _, t in frequencies if df}
-            full_match = sum(fts5_idf(count, df) for df, _, _ in frequencies)
-            if not chosen:
-                return Bm25Hits({}, full_match, idf)
-            # A word of the context counts context_weight of one of the memory's own (m018).
+                return {}
             rows = self.conn.execute(
                 f"SELECT rowid, -bm25({table}, 1.0, ?) FROM {table} WHERE {table} MATCH ?",
-                (context_weight, fts_query(chosen)),
+                (context_weight, fts_query(terms)),
             ).fetchall()
-            return Bm25Hits(dict(rows), full_match, idf)
+            return dict(rows)
 
     def terms_held(self, namespace: str, terms: list[str], seqs: list[int]) -> dict[int, set[str]]:
         """seq -> which of ``terms`` the memory's own text holds (FTS5's tokenizer: "issues" holds

@@ -1,0 +1,67 @@
+"""The lexical signal's policy: which of a query's terms are looked up, each term's weight, and
+what a full match scores. The store only answers the queries (memory/store/database.py: the
+namespace's term statistics and FTS5's BM25 of the memories holding the chosen terms).
+
+    hits = bm25_hits(store, "default", fts_terms("where does Ana live"), max_postings=20_000)
+    hits.scores       # seq -> BM25, higher is better
+    hits.full_match   # what a memory of average length holding every term once would score
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from agentmemd.memory.store.database import Store
+
+
+def fts5_idf(documents: int, containing: int) -> float:
+    """FTS5's IDF (fts5_aux.c): log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
+    value = math.log((documents - containing + 0.5) / (containing + 0.5))
+    return value if value > 0 else 1e-6
+
+
+@dataclass(frozen=True)
+class Bm25Hits:
+    """BM25 scores (higher is better) by memory seq, and ``full_match``: the score of a memory of
+    average length holding each query term once (the sum of the terms' IDF), the scale on which
+    a match is strong or weak whatever else the namespace holds."""
+
+    scores: dict[int, float]
+    full_match: float
+    # Each query term's weight against the others: Lucene's IDF, log(1 + (N - n + 0.5) / (n + 0.5)),
+    # positive however small the namespace (FTS5's is 1e-6 for a word in most of a few memories);
+    # a term no memory holds is left out.
+    idf: dict[str, float] = field(default_factory=dict)
+
+
+def bm25_hits(
+    store: Store, namespace: str, terms: list[str], max_postings: int, context_weight: float = 1.0
+) -> Bm25Hits:
+    """FTS5's BM25 of every memory of the namespace matching a term, with the namespace's own
+    statistics, and the score a full match would get.
+
+    Work grows with the postings read, so a term found in more than ``max_postings`` of the
+    namespace's memories is treated as a stop word (its BM25 weight is small anyway), and the
+    others are taken rarest first while their document frequencies add up to at most
+    ``max_postings``. A namespace smaller than that never drops a term.
+    """
+    statistics = store.term_statistics(namespace, terms) if terms else None
+    if statistics is None:
+        return Bm25Hits({}, 0.0)
+    count, document_frequencies = statistics
+    frequencies = [(df, i, t) for i, (t, df) in enumerate(zip(terms, document_frequencies))]
+    chosen: list[str] = []
+    total = 0
+    for df, _, term in sorted(frequencies):
+        if df == 0:
+            continue
+        if total + df > max_postings:
+            break
+        chosen.append(term)
+        total += df
+    idf = {t: math.log(1 + (count - df + 0.5) / (df + 0.5)) for df, _, t in frequencies if df}
+    full_match = sum(fts5_idf(count, df) for df, _, _ in frequencies)
+    if not chosen:
+        return Bm25Hits({}, full_match, idf)
+    return Bm25Hits(store.fts_scores(namespace, chosen, context_weight), full_match, idf)
