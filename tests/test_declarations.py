@@ -175,3 +175,23 @@ def test_the_docs_list_every_method_and_only_those():
 def test_every_door_names_the_daemons_socket_alike(door):
     options = {opt for param in _command(door).params for opt in getattr(param, "opts", [])}
     assert "--socket" in options
+
+
+def test_commands_are_filed_by_noun_and_the_old_names_still_run():
+    from click.testing import CliRunner
+
+    shown = CliRunner().invoke(cli, ["--help"]).output
+    listed = set(re.findall(r"^  ([a-z-]+) ", shown, re.M))
+    assert {"memory", "conversation", "persona", "chats", "jobs", "workspace", "add", "search", "pack"} <= listed
+    assert not {"get", "append", "observe", "memories", "run-job"} & listed  # filed under their nouns
+    nowhere = ["--socket", "/nonexistent/agentmemd.sock"]
+    for args in (
+        ["memory", "get", "m1"],
+        ["get", "m1"],  # the old flat name, hidden
+        ["conversation", "chat-1"],  # a noun's default: conversation status chat-1
+        ["persona", "--history"],
+        ["workspace", "--sync"],
+        ["chats"],
+    ):
+        ran = CliRunner().invoke(cli, nowhere + args)
+        assert ran.exit_code == 3, (args, ran.output)  # reached the call: no daemon there, not a usage error

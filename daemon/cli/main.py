@@ -32,6 +32,7 @@ from agentmemd.daemon.cli.calls import (
     listen_address,
     show_result,
 )
+from agentmemd.daemon.cli.nouns import arrange_by_noun
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core import models as m
@@ -1283,6 +1284,7 @@ def bench_persona(**options: Any) -> None:
 
 for _command in chats.COMMANDS:
     cli.add_command(_command)
+arrange_by_noun(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -101,6 +101,8 @@ def _commands(group: click.Group, path: list[str]) -> list[tuple[list[str], clic
     found = []
     for name in sorted(group.commands):
         command = group.commands[name]
+        if command.hidden:  # an old flat name kept for scripts
+            continue
         found.append((path + [name], command))
         if isinstance(command, click.Group):
             found += _commands(command, path + [name])

@@ -67,7 +67,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.StatsResult,
         summary="Counts by type, tier and namespace; the daemon's memory (RSS) by part.",
         reads=True,
-        cli="stats",
+        cli="memory stats",
     ),
     # Embedded on the caller's thread, inserted on the store thread (memory_writes.py).
     Declared(
@@ -95,7 +95,7 @@ METHODS: tuple[Declared, ...] = (
         result=m.MemoryRecord,
         summary="One memory, live, superseded or archived.",
         reads=True,
-        cli="get",
+        cli="memory get",
         mcp=("memory_get", "memory_forget"),
     ),
     Declared(
@@ -105,7 +105,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.MemoryListResult,
         summary="A page of memories, newest first, filtered by namespace, type, tier, source, text and date.",
         reads=True,
-        cli="memories",
+        cli="memory list",
     ),
     Declared(
         name="memory.history",
@@ -114,7 +114,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.MemoryHistoryResult,
         summary="A memory's versions, events, retention over time and origin.",
         reads=True,
-        cli="history",
+        cli="memory history",
     ),
     Declared(
         name="memory.restore",
@@ -122,7 +122,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: lambda p: s.memories.restore(p.id, p.namespace),
         result=m.MemoryRecord,
         summary="Bring an archived memory back to the live table.",
-        cli="restore",
+        cli="memory restore",
     ),
     Declared(
         name="memory.forget",
@@ -130,7 +130,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.browser.forget,
         result=r.ForgetResult,
         summary="Say what forgetting a memory removes; with confirm, remove it and all its versions for good.",
-        cli="forget",
+        cli="memory forget",
         mcp=("memory_forget",),
     ),
     Declared(
@@ -149,7 +149,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.memories.reinforce,
         result=m.ReinforceResult,
         summary="Record an access event.",
-        cli="reinforce",
+        cli="memory reinforce",
     ),
     Declared(
         name="memory.update",
@@ -157,7 +157,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.memories.update,
         result=m.UpdateResult,
         summary="Write a new version; the old one is superseded.",
-        cli="update",
+        cli="memory update",
         mcp=("memory_update",),
     ),
     Declared(
@@ -166,7 +166,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: lambda p: s.memories.archive(p.id, p.namespace),
         result=m.ArchiveResult,
         summary="Move a memory to the archive.",
-        cli="archive",
+        cli="memory archive",
         mcp=("memory_archive",),
     ),
     Declared(
@@ -175,7 +175,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.memories.share,
         result=m.MemoryRecord,
         summary="Set who may hear a memory: shared, the user's own, or a chat's audience.",
-        cli="share",
+        cli="memory share",
     ),
     Declared(
         name="memory.sweep",
@@ -183,7 +183,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: lambda p: s.memories.sweep(),
         result=r.SweepResult,
         summary="Archive memories below the Cold tier.",
-        cli="sweep",
+        cli="memory sweep",
     ),
     Declared(
         name="context.pack",
@@ -202,7 +202,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ExplainResult,
         summary="Why a pack holds what it holds.",
         reads=True,
-        cli="explain",
+        cli="memory explain",
     ),
     Declared(
         name="packs.list",
@@ -211,7 +211,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.PacksListResult,
         summary="The newest logged packs (explain one with context.explain).",
         reads=True,
-        cli="packs",
+        cli="memory packs",
     ),
     Declared(
         name="workspace.status",
@@ -244,7 +244,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.JobsListResult,
         summary="Scheduled jobs: cron, next run, last run and result.",
         reads=True,
-        cli="jobs",
+        cli="jobs list",
     ),
     Declared(
         name="jobs.run",
@@ -253,7 +253,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.JobRun,
         summary="Run one job now and wait for it.",
         waits=True,
-        cli="run-job",
+        cli="jobs run",
     ),
     Declared(
         name="jobs.runs",
@@ -270,7 +270,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ConsolidationListResult,
         summary="Consolidated memories (levels 1-3) with the memories each was built from.",
         reads=True,
-        cli="consolidated",
+        cli="memory consolidated",
     ),
     Declared(
         name="conversation.append",
@@ -278,7 +278,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.conversations.append,
         result=r.AppendResult,
         summary="Store one turn; the Observer/Reflector run in the background when due.",
-        cli="append",
+        cli="conversation append",
         mcp=("conversation_append",),
     ),
     Declared(
@@ -287,7 +287,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.conversations.sync,
         result=r.SyncResult,
         summary="Store what an app's history (oldest first) adds to the stored transcript, matched by content.",
-        cli="sync",
+        cli="conversation sync",
     ),
     Declared(
         name="conversation.retract",
@@ -303,7 +303,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ContextResult,
         summary="Stable prefix + recent turns + Memory Pack within a token budget; carries out the SyncScore drift action.",
         waits=True,
-        cli="context",
+        cli="conversation context",
         mcp=("conversation_context",),
     ),
     Declared(
@@ -313,7 +313,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ObserveResult,
         summary="Run the Observer (and Reflector) now; waits for the report.",
         waits=True,
-        cli="observe",
+        cli="conversation observe",
     ),
     Declared(
         name="conversation.status",
@@ -322,7 +322,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ConversationStatusResult,
         summary="Turns, tokens and compaction runs.",
         reads=True,
-        cli="conversation",
+        cli="conversation status",
     ),
     Declared(
         name="conversation.list",
@@ -331,7 +331,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ConversationListResult,
         summary="A namespace's conversations, the latest active first.",
         reads=True,
-        cli="conversations",
+        cli="conversation list",
     ),
     Declared(
         name="conversation.turns",
@@ -340,7 +340,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.TurnsResult,
         summary="A page of a session's turns, oldest first (offset counts from the newest).",
         reads=True,
-        cli="turns",
+        cli="conversation turns",
     ),
     Declared(
         name="conversation.contexts",
@@ -349,7 +349,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ContextsResult,
         summary="What the session's newest context builds gave the agent (the stable prefix, the messages).",
         reads=True,
-        cli="contexts",
+        cli="conversation contexts",
     ),
     Declared(
         name="observations.list",
@@ -358,7 +358,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ObservationsResult,
         summary="Observations, oldest first, with their source turns.",
         reads=True,
-        cli="observations",
+        cli="conversation observations",
         mcp=("observations_list",),
     ),
     # beside the store thread: an edit the batch marks embeds its new text there
@@ -395,7 +395,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ChatsResult,
         summary="Chats with message and session counts.",
         reads=True,
-        cli="chats",
+        cli="chats list",
     ),
     Declared(
         name="channels.pending",
@@ -412,7 +412,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.TurnSearchResult,
         summary="Raw turns (chat messages included) containing the query's words, with chat, speaker and time.",
         reads=True,
-        cli="messages",
+        cli="conversation messages",
     ),
     Declared(
         name="people.list",
@@ -462,7 +462,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.persona.get,
         result=r.PersonaResult,
         summary="PersonaState (traits as 0-100 and adjectives, markers, stance, rules, record).",
-        cli="persona",
+        cli="persona show",
         mcp=("persona_get",),
     ),
     Declared(
@@ -471,7 +471,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.persona.history,
         result=r.PersonaHistoryResult,
         summary="Every PersonaState version with why it changed and its evidence.",
-        cli="persona",
+        cli="persona show",
     ),
     Declared(
         name="persona.records",
@@ -488,7 +488,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.SyncScoreResult,
         summary="SyncScore one response: five dimensions, composite, EWMA, trend, action.",
         waits=True,
-        cli="score",
+        cli="persona score",
     ),
     Declared(
         name="persona.scores",
@@ -497,7 +497,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.SyncScoresResult,
         summary="SyncScore history of a session or a namespace, oldest first.",
         reads=True,
-        cli="scores",
+        cli="persona scores",
     ),
     Declared(
         name="persona.rules.propose",
@@ -505,7 +505,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.persona.propose_rule,
         result=r.RuleProposal,
         summary="Propose adding or removing a hard rule; nothing changes until it is confirmed.",
-        cli="rule",
+        cli="persona rule",
     ),
     Declared(
         name="persona.rules.confirm",
@@ -513,7 +513,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.persona.confirm_rule,
         result=r.RuleProposal,
         summary="Confirm a hard-rule proposal: a new PersonaState version.",
-        cli="rule",
+        cli="persona rule",
     ),
     Declared(
         name="persona.rules.reject",
@@ -521,7 +521,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.persona.reject_rule,
         result=r.RuleProposal,
         summary="Reject a hard-rule proposal.",
-        cli="rule",
+        cli="persona rule",
     ),
     Declared(
         name="persona.rules.list",
@@ -529,7 +529,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.persona.rules,
         result=r.RulesListResult,
         summary="Hard rules in force and proposals.",
-        cli="rule",
+        cli="persona rule",
     ),
     Declared(
         name="costs",
@@ -538,7 +538,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.CostsResult,
         summary="Language-model calls, tokens and USD by provider, model and task.",
         reads=True,
-        cli="costs",
+        cli="jobs costs",
     ),
     Declared(
         name="auth",
@@ -578,7 +578,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: lambda p: s.jobs.now(),
         result=r.ClockResult,
         summary="The daemon's current time.",
-        cli="clock",
+        cli="jobs clock",
     ),
     Declared(
         name="clock.advance",
@@ -587,7 +587,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ClockResult,
         summary="Move a manual clock forward.",
         waits=True,
-        cli="clock",
+        cli="jobs clock",
     ),
 )
 

@@ -1,0 +1,114 @@
+"""The CLI by noun: `agentmemd memory get ID`, `agentmemd conversation append …`, `agentmemd
+persona score …`, as llm and sqlite-utils group theirs. The verbs people type most stay at the
+top (`add`, `search`, `pack`, `import`, `serve`, the doors). Each command is defined once, where
+it always was (main.py, chats.py); this module only files it under its noun.
+
+A noun run without a subcommand (or with something that is not one) runs its default, so what
+worked before still does: `agentmemd persona --history`, `agentmemd conversation SESSION`,
+`agentmemd chats`, `agentmemd jobs`, `agentmemd workspace --sync`. The flat names of the commands
+that moved (`agentmemd get ID`, `agentmemd append …`) stay as hidden aliases for scripts.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import click
+
+
+class Noun(click.Group):
+    """A group whose first argument, when it names none of its commands, goes to ``default``."""
+
+    def __init__(self, name: str, help: str, default: str | None = None):
+        super().__init__(name=name, help=help + (f"\n\nWithout a command: `{default}`." if default else ""))
+        self.default = default
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if self.default and not (args and (args[0] in self.commands or args[0] in ("-h", "--help"))):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+# noun -> (what it is, its default command, {its command's name: the command's flat name})
+NOUNS: dict[str, tuple[str, str | None, dict[str, str]]] = {
+    "memory": (
+        "Memories: store, find, correct, share and forget them; packs and why they held what they held.",
+        None,
+        {
+            "add": "add",
+            "get": "get",
+            "search": "search",
+            "update": "update",
+            "archive": "archive",
+            "restore": "restore",
+            "forget": "forget",
+            "history": "history",
+            "share": "share",
+            "reinforce": "reinforce",
+            "list": "memories",
+            "sweep": "sweep",
+            "stats": "stats",
+            "pack": "pack",
+            "explain": "explain",
+            "packs": "packs",
+            "consolidated": "consolidated",
+        },
+    ),  # fmt: skip
+    "conversation": (
+        "Conversations: turns in, the context for the next model call, the Observer's observations.",
+        "status",
+        {
+            "status": "conversation",
+            "append": "append",
+            "sync": "sync",
+            "context": "context",
+            "contexts": "contexts",
+            "observe": "observe",
+            "list": "conversations",
+            "turns": "turns",
+            "observations": "observations",
+            "messages": "messages",
+        },
+    ),  # fmt: skip
+    "persona": (
+        "The agent's persona: its state, SyncScores and hard rules.",
+        "show",
+        {"show": "persona", "score": "score", "scores": "scores", "rule": "rule"},
+    ),
+    "chats": (
+        "Chats imported or received live, and their messages.",
+        "list",
+        {"list": "chats", "import": "import", "messages": "messages"},
+    ),
+    "jobs": (
+        "Scheduled jobs, the daemon's clock and the language-model ledger.",
+        "list",
+        {"list": "jobs", "run": "run-job", "clock": "clock", "costs": "costs"},
+    ),
+    "workspace": (
+        "The Markdown workspace: its files indexed or skipped, a new one from the template.",
+        "status",
+        {"status": "workspace", "init": "init"},
+    ),
+}
+# The verbs people type most, the doors and the groups that were nouns already: at the top, shown.
+TOP_LEVEL = frozenset(
+    {"add", "search", "pack", "import", "serve", "init", "health", "mcp", "proxy", "webhooks", "dashboard",
+     "people", "token", "bench", "calibrate"}
+)  # fmt: skip
+
+
+def arrange_by_noun(cli: click.Group) -> None:
+    """File every command under its noun; keep the flat names of those that moved, hidden."""
+    flat = dict(cli.commands)
+    filed = set()
+    for noun, (about, default, members) in NOUNS.items():
+        group = Noun(noun, about, default)
+        for name, command in members.items():
+            group.add_command(flat[command], name)
+            filed.add(command)
+        cli.add_command(group, noun)
+    for name in sorted(filed - TOP_LEVEL - set(NOUNS)):
+        alias = copy.copy(flat[name])
+        alias.hidden = True  # `agentmemd get ID` still runs; help shows `agentmemd memory get`
+        cli.add_command(alias, name)
