@@ -195,3 +195,11 @@ def test_commands_are_filed_by_noun_and_the_old_names_still_run():
     ):
         ran = CliRunner().invoke(cli, nowhere + args)
         assert ran.exit_code == 3, (args, ran.output)  # reached the call: no daemon there, not a usage error
+
+
+@pytest.mark.parametrize("tool", ["memory_search", "context_pack"])
+def test_an_mcp_audience_is_never_null(tools, tool):
+    """The socket lets the owner's audience be None (every one); a tool's never is: it defaults to
+    the user's own conversations and refuses null."""
+    audience = tools[tool].input_schema["properties"]["audience"]
+    assert audience.get("type") == "string" and "anyOf" not in audience and audience["default"] == "user"

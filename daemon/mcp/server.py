@@ -53,12 +53,17 @@ memory_archive hides a memory and keeps it; memory_forget deletes it for good, a
 Leave namespace out to use your default one."""
 
 
-def _arg(model: type[BaseModel], field: str, description: str, *, optional: bool = False) -> Any:
+def _arg(
+    model: type[BaseModel], field: str, description: str, *, optional: bool = False, non_null: bool = False
+) -> Any:
     """A tool argument that takes what the method's params field takes (its type, bounds, lengths,
     pattern and checks, declared once in memory/core/models.py), with the words a model reads.
-    ``optional``: None is allowed too (the daemon then applies the field's default)."""
+    ``optional``: None is allowed too (the daemon then applies the field's default); ``non_null``:
+    a field the socket lets be None is not, here (an audience: None would mean every one)."""
     info = model.model_fields[field]
     kind: Any = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+    if non_null:
+        kind = next(arg for arg in get_args(info.annotation) if arg is not type(None))
     return Annotated[kind | None if optional else kind, Field(description=description)]
 
 
@@ -179,6 +184,7 @@ Audience = _arg(
     "audience",
     "Whose conversation this is for: 'user' (the user's own, the default), or a chat's audience "
     "('private:telegram:2002', 'group:slack:C01GEN'); only what it may hear comes back.",
+    non_null=True,
 )
 Priority = _arg(AddParams, "priority", "0..1; raised to the type's floor.", optional=True)
 
