@@ -36,7 +36,9 @@ class _Section(BaseModel):
 
 class ServerConfig(_Section):
     max_line_bytes: int = Field(1_048_576, gt=0, description="Longest accepted request line.")
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="Log from this level up (JSON lines on stderr; `serve --log-level` wins)."
+    )
     reader_threads: int = Field(
         2, ge=1, le=64, description="Threads for read-only methods (search, pack, ...), each with its own connection."
     )
@@ -63,12 +65,17 @@ class ProxyConfig(_Section):
 
 class StoreConfig(_Section):
     # NORMAL in WAL mode survives a killed process; FULL also survives power loss.
-    synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+    synchronous: Literal["NORMAL", "FULL"] = Field(
+        "NORMAL",
+        description="SQLite's synchronous (WAL): NORMAL, a commit survives the process dying; FULL, a power cut too.",
+    )
 
 
 class EmbeddingConfig(_Section):
-    model: Literal["all-MiniLM-L6-v2"] = "all-MiniLM-L6-v2"
-    query_cache_size: int = Field(512, ge=0)
+    model: Literal["all-MiniLM-L6-v2"] = Field("all-MiniLM-L6-v2", description="The bundled embedding model.")
+    query_cache_size: int = Field(
+        512, ge=0, description="Query embeddings kept, so a query asked again is not embedded again."
+    )
     workers: int = Field(
         2,
         ge=1,
@@ -151,11 +158,12 @@ class RetrievalConfig(_Section):
 
 
 class ScoringConfig(_Section):
-    similarity: float = 0.35
-    priority: float = 0.25
-    decay: float = 0.20
-    frequency: float = 0.20
+    similarity: float = Field(0.35, description="Weight of the similarity signal in a memory's score (seed 002, 5.1).")
+    priority: float = Field(0.25, description="Weight of the priority signal.")
+    decay: float = Field(0.20, description="Weight of retention (decay with reinforcement).")
+    frequency: float = Field(0.20, description="Weight of how often it was used.")
     priority_floors: dict[MemoryType, float] = Field(
+        description="The least priority a memory of each type has, whatever it was given.",
         default_factory=lambda: {
             "persona": 0.7,
             "relational": 0.6,
@@ -163,15 +171,17 @@ class ScoringConfig(_Section):
             "procedural": 0.3,
             "fact": 0.1,
             "episode": 0.1,
-        }
+        },
     )
 
 
 class DecayConfig(_Section):
-    base_half_life_hours: float = Field(720.0, gt=0)
-    active_above: float = 0.7
-    warm_above: float = 0.3
-    cold_above: float = 0.1
+    base_half_life_hours: float = Field(
+        720.0, gt=0, description="Half-life of retention at one access; half_life = base · (1 + log2(1 + accesses))."
+    )
+    active_above: float = Field(0.7, description="Retention above which a memory is Active: packed and searched.")
+    warm_above: float = Field(0.3, description="... Warm: searched, not packed.")
+    cold_above: float = Field(0.1, description="... Cold: found by a deep search; below it, the sweep archives it.")
     identity_min_retention: float = Field(0.5, ge=0, le=1, description="Floor for persona and relational.")
 
     @model_validator(mode="after")
@@ -182,16 +192,23 @@ class DecayConfig(_Section):
 
 
 class ReinforcementConfig(_Section):
-    direct: float = 3.0
-    indirect: float = 1.0
-    used: float = 2.0
-    retrieved_unused: float = 0.5
+    direct: float = Field(3.0, description="What a `direct` reinforcement adds to a memory's access count.")
+    indirect: float = Field(1.0, description="... an `indirect` one.")
+    used: float = Field(2.0, description="... a `used` one (the agent used it in a reply).")
+    retrieved_unused: float = Field(0.5, description="... a `retrieved_unused` one (packed, not used).")
 
 
 class PackConfig(_Section):
-    mmr_lambda: float = Field(0.7, ge=0, le=1)
-    min_items: dict[MemoryType, int] = Field(default_factory=lambda: {"persona": 1})
-    max_share: dict[MemoryType, float] = Field(default_factory=dict)
+    mmr_lambda: float = Field(
+        0.7, ge=0, le=1, description="MMR's balance of relevance against novelty (1: relevance only)."
+    )
+    min_items: dict[MemoryType, int] = Field(
+        default_factory=lambda: {"persona": 1},
+        description="Memories of a type a pack holds at least, where there are any.",
+    )
+    max_share: dict[MemoryType, float] = Field(
+        default_factory=dict, description="The most of a pack's budget memories of a type may fill (none: no quota)."
+    )
     relevance_floor: float = Field(
         0.5,
         ge=0,
@@ -206,7 +223,10 @@ class PackConfig(_Section):
 class ClockConfig(_Section):
     # Empty: the system clock. An ISO-8601 time: a manual clock that starts there and
     # moves only through the `clock.advance` method (tests, replays).
-    start: str = ""
+    start: str = Field(
+        "",
+        description="Empty: the system clock. An ISO time: a manual clock from there, moved only by clock.advance.",
+    )
 
 
 class WorkspaceConfig(_Section):
@@ -302,13 +322,13 @@ class LLMConfig(_Section):
     max_retries: int = Field(
         3, ge=0, le=10, description="Retries with backoff on 429, 5xx, timeouts, connection errors."
     )
-    max_output_tokens: int = Field(1024, gt=0, le=64000)
+    max_output_tokens: int = Field(1024, gt=0, le=64000, description="The most tokens a model's answer may take.")
     json_repair_attempts: int = Field(1, ge=0, le=3, description="Re-asks when a JSON reply does not validate.")
     # USD per million tokens (Claude Haiku 4.5 list prices); cache writes/reads are priced apart.
-    input_per_mtok: float = Field(1.0, ge=0)
-    output_per_mtok: float = Field(5.0, ge=0)
-    cache_write_per_mtok: float = Field(1.25, ge=0)
-    cache_read_per_mtok: float = Field(0.1, ge=0)
+    input_per_mtok: float = Field(1.0, ge=0, description="USD per million input tokens (the ledger's costs).")
+    output_per_mtok: float = Field(5.0, ge=0, description="... output tokens.")
+    cache_write_per_mtok: float = Field(1.25, ge=0, description="... tokens written to the provider's prompt cache.")
+    cache_read_per_mtok: float = Field(0.1, ge=0, description="... tokens read from it.")
 
 
 class ConversationConfig(_Section):
@@ -353,7 +373,7 @@ class ConversationConfig(_Section):
 class CacheConfig(_Section):
     """The semantic response cache in front of the LLM layer (seed 001, chapter 3)."""
 
-    enabled: bool = True
+    enabled: bool = Field(True, description="Answer a task from the cache when a prompt similar enough was answered.")
     similarity_threshold: float = Field(
         0.95, gt=0, le=1, description="Cosine at or above which a cached answer is reused."
     )
