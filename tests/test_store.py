@@ -354,3 +354,35 @@ def test_the_sessions_by_namespace_migration_renames_every_trace_outside_the_def
         assert runs == [("s|work",)]  # a table without a namespace column follows the session's key
     finally:
         migrated.close()
+
+
+def test_a_large_namespaces_bfloat16_shortlist_finds_the_same_neighbours(monkeypatch):
+    """Above SCAN_COPY_ROWS a namespace is scanned first through a bfloat16 copy (where the CPU has
+    it; forced here), then ranked by its float16 rows: the same neighbours as the plain float16
+    scan, with windows (several rows a memory), a skip set, and after adds and removes."""
+    from agentmemd.memory.store import vector_index
+
+    rng = np.random.default_rng(3)
+    dim, n = 384, vector_index.SCAN_COPY_ROWS + 2_000
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    seqs = [i // 2 if i < 200 else i for i in range(n)]  # the first 100 memories have two windows each
+    chunks = [[v.tobytes() for v in vectors[i : i + 4096]] for i in range(0, n, 4096)]
+
+    def both(query, k, skip=None):
+        monkeypatch.setattr(vector_index, "_native_bf16", lambda torch: True)
+        fast = matrix.top(query, k, skip)
+        monkeypatch.setattr(vector_index, "_native_bf16", lambda torch: False)
+        return fast, matrix.top(query, k, skip)
+
+    matrix = vector_index._NamespaceMatrix(dim, seqs, chunks)
+    queries = vectors[rng.integers(n, size=20)] + 0.3 * rng.standard_normal((20, dim)).astype(np.float32)
+    for i, q in enumerate(queries):
+        skip = set(range(1000, 1400)) if i % 2 else None
+        fast, plain = both(q / np.linalg.norm(q), 100, skip)
+        assert fast == plain
+    assert matrix.scan is not None
+    matrix.remove(2)  # rows 4 and 5 (two windows)
+    matrix.add(10**6, vectors[5])  # the copy follows adds and removes
+    fast, plain = both(vectors[5], 10)
+    assert fast == plain and fast[0][0] == 10**6
