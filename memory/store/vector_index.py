@@ -147,18 +147,29 @@ class _NamespaceMatrix:
                 owned[owned.index(last)] = row
             self.size = last
 
-    def _similarities(self, torch, query, wanted: int):
-        """Where the bfloat16 copy applies, the shortlisted rows' float16 cosines (the others -inf:
-        the float16 product over a shortlist costs next to nothing); else None."""
+    def _shortlist(self, torch, wanted: int) -> int | None:
+        """How many rows the bfloat16 copy shortlists for ``wanted`` rows; None where it does not
+        apply (a small namespace, a CPU without native bfloat16): every row is computed."""
         if self.size < SCAN_COPY_ROWS or not _native_bf16(torch):
             return None
         if self.scan is None:
             with torch.inference_mode(False):  # a normal tensor: adds and removes write into it later
                 self.scan = self.vectors.to(torch.bfloat16)
-        coarse = torch.mv(self.scan[: self.size], query.to(torch.bfloat16))
-        shortlist = torch.topk(coarse, min(self.size, SHORTLIST_FACTOR * wanted + 64)).indices
-        sims = torch.full((self.size,), float("-inf"))
-        sims[shortlist] = torch.mv(self.vectors[shortlist], query).float()
+        return min(self.size, SHORTLIST_FACTOR * wanted + 64)
+
+    def _similarities(self, torch, query, skipped: list[int], shortlist: int | None):
+        """Each row's float16 cosine, -inf for the ``skipped`` rows; with a ``shortlist``, only the
+        rows the bfloat16 copy ranks first are computed (the others -inf: the float16 product over a
+        shortlist costs next to nothing)."""
+        if shortlist is None:
+            sims = torch.mv(self.vectors[: self.size], query).float()
+        else:
+            coarse = torch.mv(self.scan[: self.size], query.to(torch.bfloat16))
+            rows = torch.topk(coarse, shortlist).indices
+            sims = torch.full((self.size,), float("-inf"))
+            sims[rows] = torch.mv(self.vectors[rows], query).float()
+        if skipped:  # memories this caller may not hear never take a place among the n
+            sims[torch.tensor(skipped, dtype=torch.long)] = float("-inf")
         return sims
 
     def top(self, qvec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
@@ -169,12 +180,9 @@ class _NamespaceMatrix:
         query = torch.from_numpy(np.ascontiguousarray(qvec, dtype=np.float32)).to(torch.float16)
         with torch.inference_mode():
             skipped = [row for seq in skip for row in self.rows.get(seq, ())] if skip else []
-            shortlisted = self._similarities(torch, query, n + 8 + len(skipped))
-            sims = shortlisted if shortlisted is not None else torch.mv(self.vectors[: self.size], query).float()
-            masked = 0
-            if skipped:  # memories this caller may not hear never take a place among the n
-                sims[torch.tensor(skipped, dtype=torch.long)] = float("-inf")
-                masked = len(skipped)
+            masked = len(skipped)
+            shortlist = self._shortlist(torch, n + 8 + masked)
+            sims = self._similarities(torch, query, skipped, shortlist)
             wanted = min(n, len(self.rows) - len(skip & self.rows.keys() if skip else ()))
             if wanted <= 0:
                 return []
@@ -182,10 +190,9 @@ class _NamespaceMatrix:
             k = min(self.size - masked, n + 8)
             while True:
                 values, rows_found = torch.topk(sims, k)
-                if shortlisted is not None and bool(torch.isinf(values[-1])):  # past the shortlist: all rows
-                    shortlisted, sims = None, torch.mv(self.vectors[: self.size], query).float()
-                    if skipped:
-                        sims[torch.tensor(skipped, dtype=torch.long)] = float("-inf")
+                if shortlist is not None and bool(torch.isinf(values[-1])):  # past the shortlist: all rows
+                    shortlist = None
+                    sims = self._similarities(torch, query, skipped, shortlist)
                     continue
                 best: dict[int, float] = {}
                 for seq, sim in zip(self.seqs[rows_found.numpy()].tolist(), values.tolist()):
