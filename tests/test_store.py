@@ -356,33 +356,46 @@ def test_the_sessions_by_namespace_migration_renames_every_trace_outside_the_def
         migrated.close()
 
 
-def test_a_large_namespaces_bfloat16_shortlist_finds_the_same_neighbours(monkeypatch):
-    """Above SCAN_COPY_ROWS a namespace is scanned first through a bfloat16 copy (where the CPU has
-    it; forced here), then ranked by its float16 rows: the same neighbours as the plain float16
-    scan, with windows (several rows a memory), a skip set, and after adds and removes."""
+def test_the_in_ram_index_finds_the_exact_neighbours_with_windows_a_skip_set_adds_and_removes():
+    """The in-RAM matrix's top memories are an exact scan's: each memory by its best window (the
+    first 100 memories have two rows each), a skip set never takes a place, and after adds and
+    removes (the matrix grows past its capacity and swaps rows in) nothing stale is found."""
     from agentmemd.memory.store import vector_index
 
     rng = np.random.default_rng(3)
-    dim, n = 384, vector_index.SCAN_COPY_ROWS + 2_000
+    dim, n = 384, 5_000
     vectors = rng.standard_normal((n, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    seqs = [i // 2 if i < 200 else i for i in range(n)]  # the first 100 memories have two windows each
-    chunks = [[v.tobytes() for v in vectors[i : i + 4096]] for i in range(0, n, 4096)]
+    seqs = [i // 2 if i < 200 else i for i in range(n)]
+    chunks = [[v.tobytes() for v in vectors[i : i + 1024]] for i in range(0, n, 1024)]
+    live = {i: seq for i, seq in enumerate(seqs)}  # row of ``vectors`` -> the memory it belongs to
 
-    def both(query, k, skip=None):
-        monkeypatch.setattr(vector_index, "_native_bf16", lambda torch: True)
-        fast = matrix.top(query, k, skip)
-        monkeypatch.setattr(vector_index, "_native_bf16", lambda torch: False)
-        return fast, matrix.top(query, k, skip)
+    def exact(query, k, skip=frozenset()):
+        best: dict[int, float] = {}
+        for i, sim in enumerate((vectors @ query).tolist()):
+            if i in live and live[i] not in skip:
+                best[live[i]] = max(best.get(live[i], -2.0), sim)
+        return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+    def same(found, expected):
+        return [seq for seq, _ in found] == [seq for seq, _ in expected] and np.allclose(
+            [sim for _, sim in found], [sim for _, sim in expected], atol=1e-5
+        )
 
     matrix = vector_index._NamespaceMatrix(dim, seqs, chunks)
     queries = vectors[rng.integers(n, size=20)] + 0.3 * rng.standard_normal((20, dim)).astype(np.float32)
     for i, q in enumerate(queries):
-        skip = set(range(1000, 1400)) if i % 2 else None
-        fast, plain = both(q / np.linalg.norm(q), 100, skip)
-        assert fast == plain
-    assert matrix.scan is not None
+        q = q / np.linalg.norm(q)
+        skip = set(range(1000, 1400)) | {3, 7} if i % 2 else set()
+        assert same(matrix.top(q, 100, skip or None), exact(q, 100, skip))
     matrix.remove(2)  # rows 4 and 5 (two windows)
-    matrix.add(10**6, vectors[5])  # the copy follows adds and removes
-    fast, plain = both(vectors[5], 10)
-    assert fast == plain and fast[0][0] == 10**6
+    del live[4], live[5]
+    extra = rng.standard_normal((2_000, dim)).astype(np.float32)
+    extra /= np.linalg.norm(extra, axis=1, keepdims=True)
+    for j, v in enumerate(extra):  # past the matrix's capacity (5,000 + 1,250)
+        matrix.add(10**6 + j, v)
+    vectors = np.vstack([vectors, extra])
+    live.update({n + j: 10**6 + j for j in range(len(extra))})
+    for q in (vectors[5], extra[7], vectors[4000]):
+        assert same(matrix.top(q, 10), exact(q, 10))
+    assert 2 not in [seq for seq, _ in matrix.top(vectors[4], 50)]

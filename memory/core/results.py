@@ -31,7 +31,7 @@ class RamUsage(Result):
 
     rss: float  # the whole process
     model: float  # the embedding model's weights (0 while it loads)
-    vectors: float  # the in-RAM float16 vector matrices of the namespaces searched so far
+    vectors: float  # the in-RAM float32 vector matrices of the namespaces searched so far
     sqlite_cache_max: float  # what the connections' page caches may hold at most (part of the rest)
     rest: float  # Python, torch's runtime, SQLite's caches: rss - model - vectors
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -21,15 +21,11 @@ import numpy as np
 from agentmemd.memory.core.clock import Clock, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import may_hear
+from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
 from agentmemd.memory.language.slots import SLOT_PHRASES, asked_slots, filled_slots, mentions_the_past
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
 from agentmemd.memory.retrieval.currency import Filler, asks_about_the_past, newest_fillers
-from agentmemd.memory.retrieval.decay import (
-    Tier,
-    frequency_boost,
-    retention,
-    tier_of,
-)
+from agentmemd.memory.retrieval.decay import Tier, frequency_boosts, retention_many, tiers_many
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.lexical import bm25_hits
 from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, query_kind
@@ -37,12 +33,13 @@ from agentmemd.memory.retrieval.scoring import (
     Signals,
     episode_similarity,
     injection_score,
+    injection_scores,
     lexical_signal,
     similarity_signal,
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
-from agentmemd.memory.store.database import Store, from_blob, fts_terms
+from agentmemd.memory.store.database import Store, fts_terms
 
 
 @dataclass
@@ -68,6 +65,21 @@ SLOT_READ = 30  # for a fact slot asked about now, the most similar candidates r
 
 
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
+
+
+def _lexical_signals(bm25: dict[int, float], full_match: float) -> dict[int, float]:
+    """seq -> lexical_signal, for every match at once."""
+    return dict(zip(bm25, lexical_signal(np.fromiter(bm25.values(), np.float64, len(bm25)), full_match).tolist()))
+
+
+def _hours_since(now: datetime, stamps: list[str]) -> np.ndarray:
+    """Hours from each stored time (format_time's canonical UTC form, parsed by numpy at once;
+    another form one by one) to ``now``."""
+    if all(len(t) == 27 and t[-1] == "Z" for t in stamps):
+        times = np.array([t[:-1] for t in stamps], dtype="datetime64[us]")
+        reference = np.datetime64(now.astimezone(timezone.utc).replace(tzinfo=None), "us")
+        return (reference - times) / np.timedelta64(3600, "s")
+    return np.array([(now - parse_time(t)).total_seconds() / 3600.0 for t in stamps])
 
 
 def _best_bm25(scores: dict[int, float], n: int) -> list[int]:
@@ -128,7 +140,7 @@ class CandidateFinder:
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
         # Also beside the embedding: these rows' episode links and every match's lexical signal.
         links = self._episode_links(namespace, rows, listener)
-        lexical = {seq: lexical_signal(score, hits.full_match) for seq, score in bm25.items()}
+        lexical = _lexical_signals(bm25, hits.full_match)
         qvec = embedding.result()
         near = [seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard) if seq not in seqs]
         rows = sorted(rows + self.store.rows_by_seq(near), key=lambda r: r["seq"])
@@ -145,23 +157,30 @@ class CandidateFinder:
         return Candidates(scored, qvec, kept_out, hits.idf)
 
     def _matches(
-        self, rows: list[dict[str, Any]], vectors: list[np.ndarray], qvec: np.ndarray, lexical: dict[int, float]
+        self,
+        rows: list[dict[str, Any]],
+        vectors: np.ndarray,
+        qvec: np.ndarray,
+        lexical: np.ndarray,
+        namespace: str | None,
     ) -> np.ndarray:
         """Each row's own hybrid match: dense (a long text by its best window) with BM25.
-        ``vectors``: the rows' embeddings, decoded once by the caller."""
+        ``vectors``: the rows' embeddings (their first windows); ``lexical``: their lexical signals."""
         if not rows:
             return np.zeros(0)
-        cosines = np.vstack(vectors) @ qvec
-        # A long text matches by its best window (embeddings.py); ``embedding`` is its first.
-        windows = self.store.window_vectors([r["seq"] for r in rows])
-        if windows:
-            for i, r in enumerate(rows):
-                if r["seq"] in windows:
-                    cosines[i] = max(cosines[i], float((windows[r["seq"]] @ qvec).max()))
-        rc = self.config.retrieval
-        return np.array(
-            [similarity_signal(float(cos), lexical.get(r["seq"], 0.0), rc) for r, cos in zip(rows, cosines)]
-        )
+        cosines = vectors @ qvec
+        # A long text matches by its best window (embeddings.py); ``embedding`` is its first. The
+        # in-RAM index holds a live memory's windows; an archived one's are read from the store.
+        seqs = [r["seq"] for r in rows]
+        if namespace is not None:
+            best = self.store.best_cosines(namespace, seqs, qvec)
+            cosines = np.maximum(cosines, np.fromiter((best.get(seq, -1.0) for seq in seqs), np.float64, len(seqs)))
+        else:
+            windows = self.store.window_vectors(seqs)
+            for i, seq in enumerate(seqs):
+                if seq in windows:
+                    cosines[i] = max(cosines[i], float((windows[seq] @ qvec).max()))
+        return similarity_signal(cosines, lexical, self.config.retrieval)
 
     def _episode_links(self, namespace: str, rows: list[dict[str, Any]], listener: str | None) -> dict[int, list[int]]:
         """seq -> the memories stored just before and after it (for a memory stored without context)
@@ -189,20 +208,24 @@ class CandidateFinder:
     def _neighbourhood(
         self,
         namespace: str,
-        rows: list[dict[str, Any]],
+        seqs: list[int],
         matches: np.ndarray,
         qvec: np.ndarray,
         lexical: dict[int, float],
         links: dict[int, list[int]],
-    ) -> dict[int, float]:
-        """seq -> the best match among its episode links: a candidate's own match, another's from
-        the in-RAM index (float16 is precise enough for a lift) and its BM25."""
+    ) -> np.ndarray:
+        """Each candidate's best match among its episode links (0 for none): a candidate's own
+        match, another's from the in-RAM index and its BM25."""
         rc = self.config.retrieval
-        known = {r["seq"]: float(m) for r, m in zip(rows, matches)}
+        known = dict(zip(seqs, matches.tolist()))
         others = sorted({n for near in links.values() for n in near if n not in known})
-        cosines = self.store.best_cosines(namespace, others, qvec)
-        known.update({n: similarity_signal(cosines.get(n, 0.0), lexical.get(n, 0.0), rc) for n in others})
-        return {seq: max(known[n] for n in links[seq]) for seq in (r["seq"] for r in rows) if seq in links}
+        if others:
+            cosines = self.store.best_cosines(namespace, others, qvec)
+            signals = similarity_signal(
+                np.array([cosines.get(n, 0.0) for n in others]), np.array([lexical.get(n, 0.0) for n in others]), rc
+            )
+            known.update(zip(others, signals.tolist()))
+        return np.array([max(known[n] for n in links[seq]) if seq in links else 0.0 for seq in seqs])
 
     def score_rows(
         self,
@@ -216,42 +239,56 @@ class CandidateFinder:
         listener: str | None = None,
         links: dict[int, list[int]] | None = None,
     ) -> list[Scored]:
-        """Score rows; given the ``namespace``, each is lifted by its episode's match too (``links``:
-        the episode links of those rows already worked out; the others' are worked out here)."""
+        """Score rows, all at once as arrays; given the ``namespace`` (live rows: the in-RAM index
+        holds their windows), each is lifted by its episode's match too (``links``: the episode
+        links of those rows already worked out; the others' are worked out here)."""
         if not rows:
             return []
-        vectors = [from_blob(r["embedding"]) for r in rows]
-        matches = self._matches(rows, vectors, qvec, lexical)
-        near: dict[int, float] = {}
+        n = len(rows)
+        seqs = [r["seq"] for r in rows]
+        vectors = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype=np.float32).reshape(n, -1)
+        lexical_of = np.fromiter((lexical.get(seq, 0.0) for seq in seqs), np.float64, n)
+        matches = self._matches(rows, vectors, qvec, lexical_of, namespace)
+        near = np.zeros(n)
         if namespace:
             links = dict(links or {})
             missing = [r for r in rows if r["seq"] not in links]
             links.update(self._episode_links(namespace, missing, listener))
-            near = self._neighbourhood(namespace, rows, matches, qvec, lexical, links)
+            near = self._neighbourhood(namespace, seqs, matches, qvec, lexical, links)
         cfg = self.config
-        out: list[Scored] = []
-        for row, vector, match in zip(rows, vectors, matches):
-            value = retention(parse_time(row["last_accessed"]), row["access_count"], row["type"], now, cfg.decay)
-            neighbourhood = near.get(row["seq"], 0.0)
-            signals = Signals(
-                similarity=episode_similarity(float(match), neighbourhood, row["token_len"], cfg.retrieval),
-                priority=row["priority"],
-                decay=value,
-                frequency=frequency_boost(row["access_count"]),
-                match=float(match),
-                neighbourhood=neighbourhood,
+        access_counts = np.fromiter((r["access_count"] for r in rows), np.float64, n)
+        identity = np.fromiter((r["type"] in IDENTITY_TYPES for r in rows), bool, n)
+        hours = _hours_since(now, [r["last_accessed"] for r in rows])
+        values = retention_many(np.column_stack([identity, access_counts, hours]), cfg.decay)
+        tokens = np.fromiter((r["token_len"] for r in rows), np.float64, n)
+        similarities = episode_similarity(matches, near, tokens, cfg.retrieval)
+        priorities = np.fromiter((r["priority"] for r in rows), np.float64, n)
+        frequencies = frequency_boosts(access_counts)
+        scores = injection_scores(similarities, priorities, values, frequencies, cfg.scoring)
+        tiers = ["archived"] * n if archived else tiers_many(values, cfg.decay).tolist()
+        return [
+            Scored(
+                row,
+                vectors[i],
+                Signals(similarity=sim, priority=prio, decay=value, frequency=freq, match=match, neighbourhood=hood),
+                score,
+                value,
+                tier,
             )
-            out.append(
-                Scored(
-                    row,
-                    vector,
-                    signals,
-                    injection_score(signals, cfg.scoring),
-                    value,
-                    "archived" if archived else tier_of(value, cfg.decay),
+            for i, (row, sim, prio, value, freq, match, hood, score, tier) in enumerate(
+                zip(
+                    rows,
+                    similarities.tolist(),
+                    priorities.tolist(),
+                    values.tolist(),
+                    frequencies.tolist(),
+                    matches.tolist(),
+                    near.tolist(),
+                    scores.tolist(),
+                    tiers,
                 )
             )
-        return out
+        ]
 
     def _lift_constraints(self, scored: list[Scored], found: set[int]) -> None:
         """For a request for advice, a standing constraint (constraints.py) is relevant whatever it

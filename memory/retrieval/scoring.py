@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+import numpy as np
+
 from agentmemd.memory.core.config import RetrievalConfig, ScoringConfig
 
 
@@ -30,13 +32,14 @@ class Signals:
 SIGNAL_NAMES = tuple(f.name for f in fields(Signals))
 
 
-def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> float:
-    """Hybrid relevance in [0, 1]: cosine (clipped at 0) blended with normalised BM25."""
+def similarity_signal(cosines: np.ndarray, lexical: np.ndarray, cfg: RetrievalConfig) -> np.ndarray:
+    """Hybrid relevance in [0, 1]: cosine (clipped at 0) blended with normalised BM25, for many
+    candidates at once (arrays of their cosines and lexical signals)."""
     total = cfg.dense_weight + cfg.lexical_weight
     if total <= 0:
-        return 0.0
-    value = (cfg.dense_weight * max(0.0, cosine) + cfg.lexical_weight * lexical) / total
-    return min(1.0, max(0.0, value))
+        return np.zeros(np.shape(cosines))
+    value = (cfg.dense_weight * np.maximum(0.0, cosines) + cfg.lexical_weight * np.asarray(lexical)) / total
+    return np.clip(value, 0.0, 1.0)
 
 
 # A memory of this many tokens takes half the neighbour lift: a short turn ("yes, last Tuesday")
@@ -44,21 +47,23 @@ def similarity_signal(cosine: float, lexical: float, cfg: RetrievalConfig) -> fl
 SELF_CONTAINED_TOKENS = 64
 
 
-def episode_similarity(match: float, neighbourhood: float, tokens: int, cfg: RetrievalConfig) -> float:
+def episode_similarity(match, neighbourhood, tokens, cfg: RetrievalConfig):
     """A memory's relevance with its episode's: what was said just before or after a turn tells what
     the turn is about, the more so the shorter the turn. Measured (issue 16): with no context stored,
     LoCoMo evidence Recall@10 0.643 -> 0.675 and LongMemEval turn Recall@10 0.863 -> 0.892; the same
     lift for every length gave LoCoMo 0.703 but cost LongMemEval's long turns 0.12 of session
-    Recall@5 (a long turn's neighbours crowded other sessions out)."""
+    Recall@5 (a long turn's neighbours crowded other sessions out).
+    (Floats, or arrays of many candidates at once.)"""
     lift = cfg.neighbour_weight * SELF_CONTAINED_TOKENS / (SELF_CONTAINED_TOKENS + tokens)
-    return min(1.0, match + lift * neighbourhood)
+    return np.minimum(1.0, match + lift * neighbourhood)
 
 
-def lexical_signal(bm25: float, full_match: float) -> float:
+def lexical_signal(bm25: np.ndarray, full_match: float) -> np.ndarray:
     """BM25 in [0, 1] on an absolute scale: 1 for a memory holding each query term (the
     namespace's IDF-weighted share of the query), so a match on one common word stays weak
-    however weak the best candidate is (issue 16; normalising by the best hit made it perfect)."""
-    return min(1.0, bm25 / full_match) if full_match > 0 else 0.0
+    however weak the best candidate is (issue 16; normalising by the best hit made it perfect).
+    For many matches at once (an array of their BM25 scores)."""
+    return np.minimum(1.0, bm25 / full_match) if full_match > 0 else np.zeros(np.shape(bm25))
 
 
 def effective_priority(priority: float | None, memory_type: str, cfg: ScoringConfig) -> float:
@@ -67,9 +72,9 @@ def effective_priority(priority: float | None, memory_type: str, cfg: ScoringCon
 
 
 def injection_score(signals: Signals, cfg: ScoringConfig) -> float:
-    return (
-        cfg.similarity * signals.similarity
-        + cfg.priority * signals.priority
-        + cfg.decay * signals.decay
-        + cfg.frequency * signals.frequency
-    )
+    return float(injection_scores(signals.similarity, signals.priority, signals.decay, signals.frequency, cfg))
+
+
+def injection_scores(similarity, priority, decay, frequency, cfg: ScoringConfig):
+    """The score of one candidate (floats) or of many at once (arrays)."""
+    return cfg.similarity * similarity + cfg.priority * priority + cfg.decay * decay + cfg.frequency * frequency

@@ -575,7 +575,7 @@ class Store:
 
     def knn(self, namespace: str, vec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
         """[(seq, cosine)] of the n nearest live memories of the namespace but ``skip`` (chosen in
-        float16; see vector_index)."""
+        RAM; see vector_index)."""
         with self._guard():
             return self.vectors.search(namespace, vec, n, skip)
 
@@ -635,7 +635,7 @@ class Store:
             return self.vectors.adjacent(namespace, seqs)
 
     def best_cosines(self, namespace: str, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
-        """seq -> its best vector's cosine with ``qvec``, from the in-RAM index (float16)."""
+        """seq -> its best vector's cosine with ``qvec``, from the in-RAM index."""
         with self._guard():
             return self.vectors.best_cosines(namespace, seqs, qvec)
 
