@@ -19,6 +19,7 @@ import socket
 import stat
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
 from pathlib import Path
 
 from threadpoolctl import threadpool_limits
@@ -35,9 +36,10 @@ from agentmemd.daemon.socket.rpc import (
     encode,
     error_response,
 )
-from agentmemd.memory.core.clock import ManualClock
+from agentmemd.memory.core.clock import ManualClock, format_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import StartupError
+from agentmemd.memory.core.models import DoorState, ProcessFacts
 from agentmemd.memory.services.app import Services
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
@@ -152,6 +154,7 @@ class Daemon:
         # `agentmemd dashboard` as a child process when [dashboard] listen is set (checked before anything opens).
         self._dashboard_command = dashboard_child.dashboard_command(config.dashboard, self.socket_path, self.data_dir)
         self._dashboard = None
+        self._started = format_time(datetime.now(timezone.utc))
 
     def open(self) -> None:
         # One BLAS thread per computation: parallelism comes from requests side by side. OpenBLAS's
@@ -174,6 +177,32 @@ class Daemon:
         except BaseException:
             self.lock.release()
             raise
+        self.services.process_facts = self.facts
+
+    def facts(self) -> ProcessFacts:
+        """What health reports of this process: its pid, paths and the doors it started."""
+        doors = []
+        if self._dashboard_command:
+            listen = self.config.dashboard.listen
+            proc = self._dashboard
+            doors.append(
+                DoorState(
+                    name="dashboard",
+                    listen=listen,
+                    url=f"http://{listen}/",
+                    pid=proc.pid if proc else None,
+                    running=proc is not None and proc.poll() is None,
+                    log=str(self.data_dir / dashboard_child.LOG_FILE),
+                )
+            )
+        return ProcessFacts(
+            pid=os.getpid(),
+            started=self._started,
+            data_dir=str(self.data_dir.resolve()),
+            socket=str(self.socket_path.resolve()),
+            workspace=str(self.workspace.resolve()) if self.workspace else None,
+            doors=doors,
+        )
 
     def _note_use(self, caller: Caller, method: str) -> None:
         """A token's admitted call: noted in memory, written on the store thread when due (at most

@@ -308,6 +308,28 @@ class PackResult(BaseModel):
     items: list[PackItem]
 
 
+class DoorState(BaseModel):
+    """A door the daemon started itself (``[dashboard] listen``, ``[proxy] listen``, ...)."""
+
+    name: str
+    listen: str
+    url: str
+    pid: int | None = None
+    running: bool
+    log: str | None = None  # the file its output goes to
+
+
+class ProcessFacts(BaseModel):
+    """Where the daemon runs: what `agentmemd service status` and `agentmemd doctor` report."""
+
+    pid: int
+    started: str
+    data_dir: str
+    socket: str
+    workspace: str | None = None
+    doors: list[DoorState] = []
+
+
 class HealthResult(BaseModel):
     # "starting": the embedding model is still loading; a request that needs it waits for it.
     # "model_failed": it could not be loaded (``detail`` says why); requests that need it fail.
@@ -317,6 +339,7 @@ class HealthResult(BaseModel):
     memories: int
     # What start-up still does in the background ("workspace", "jobs"); requests are answered meanwhile.
     catching_up: list[str] = []
+    process: ProcessFacts | None = None  # None: the services run in-process, with no daemon around them
 
 
 class JobRunParams(Params):

@@ -27,7 +27,7 @@ from agentmemd.memory.core import __version__
 from agentmemd.memory.core.clock import make_clock, zone_named
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import LLMError, StartupError
-from agentmemd.memory.core.models import HealthResult
+from agentmemd.memory.core.models import HealthResult, ProcessFacts
 from agentmemd.memory.core.results import RamUsage
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm import make_provider
@@ -78,6 +78,8 @@ class Services:
     episodes: EpisodeWorker
     # Start-up work still running in the background ("workspace", "jobs"), as health reports it.
     catching_up: set[str] = field(default_factory=set)
+    # The daemon's facts (pid, paths, the doors it started), set by the host that runs these services.
+    process_facts: Callable[[], ProcessFacts] | None = None
 
     @classmethod
     def open(
@@ -247,6 +249,7 @@ class Services:
             version=__version__,
             memories=self.memories.health_count(),
             catching_up=sorted(self.catching_up),
+            process=self.process_facts() if self.process_facts else None,
         )
 
     def recover(self) -> list[str]:
