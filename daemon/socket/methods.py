@@ -598,9 +598,7 @@ def build_methods(s: Services) -> dict[str, Method]:
     methods = {}
     for d in METHODS:
         handler = d.handler(s)
-        methods[d.name] = Method(
-            d.params, s.reading(handler) if d.reads else handler, d.result, d.summary, d.waits, d.authenticates, d.reads
-        )
+        methods[d.name] = Method(d, s.reading(handler) if d.reads else handler)
     return methods
 
 

@@ -13,7 +13,7 @@ import math
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from pydantic import BaseModel, ValidationError
 
@@ -51,22 +51,31 @@ def code_of(exc: AgentmemdError) -> int:
 log = logging.getLogger("agentmemd")
 
 
-@dataclass
-class Method:
-    """One JSON-RPC method: its params model, the one service call, its result model."""
+class Declaration(Protocol):
+    """What the dispatcher reads of a method's declaration (socket/methods.py's ``Declared`` says
+    what each flag means)."""
 
     params: type[BaseModel]
-    handler: Callable[[BaseModel], Any]
     result: type[BaseModel]
     summary: str
-    # True: the handler waits on other work (it runs beside the store thread, not on it, and
-    # hands its SQLite steps to the store thread itself).
-    waits: bool = False
-    # True: the handler returns the Scope the connection holds from now on (`auth`).
-    authenticates: bool = False
-    # True: the handler only reads (on a reader thread's read-only connection, beside the store
-    # thread: issue 17), so a slow write never delays it.
-    reads: bool = False
+    waits: bool
+    authenticates: bool
+    reads: bool
+
+
+@dataclass(frozen=True)
+class Method:
+    """One JSON-RPC method: its declaration and the one service call that answers it."""
+
+    declaration: Declaration
+    handler: Callable[[BaseModel], Any]
+
+    params = property(lambda self: self.declaration.params)
+    result = property(lambda self: self.declaration.result)
+    summary = property(lambda self: self.declaration.summary)
+    waits = property(lambda self: self.declaration.waits)
+    authenticates = property(lambda self: self.declaration.authenticates)
+    reads = property(lambda self: self.declaration.reads)
 
 
 def unknown_door() -> str:
