@@ -356,11 +356,16 @@ def test_the_sessions_by_namespace_migration_renames_every_trace_outside_the_def
         migrated.close()
 
 
-def test_the_in_ram_index_finds_the_exact_neighbours_with_windows_a_skip_set_adds_and_removes():
+@pytest.mark.parametrize("split", [False, True], ids=["one-scan", "two-halves"])
+def test_the_in_ram_index_finds_the_exact_neighbours_with_windows_a_skip_set_adds_and_removes(monkeypatch, split):
     """The in-RAM matrix's top memories are an exact scan's: each memory by its best window (the
     first 100 memories have two rows each), a skip set never takes a place, and after adds and
-    removes (the matrix grows past its capacity and swaps rows in) nothing stale is found."""
+    removes (the matrix grows past its capacity and swaps rows in) nothing stale is found; also
+    when a large namespace is scanned in two halves (SPLIT_ROWS lowered to this one's size)."""
     from agentmemd.memory.store import vector_index
+
+    if split:
+        monkeypatch.setattr(vector_index, "SPLIT_ROWS", 1_000)
 
     rng = np.random.default_rng(3)
     dim, n = 384, 5_000

@@ -63,7 +63,7 @@ class Declaration(Protocol):
     reads: bool
 
 
-@dataclass(frozen=True)
+@dataclass
 class Method:
     """One JSON-RPC method: its declaration and the one service call that answers it."""
 

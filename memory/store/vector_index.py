@@ -9,19 +9,39 @@ for 1,000 of 40,000) and kept in step with every committed write (the store appl
 changes after COMMIT, never for a rolled-back transaction).
 
 Why float32 and numpy (BLAS sgemv): it is the exact score, and the fastest product on every CPU
-measured. 2026-11-26, this machine, one thread, 384-d: 2,000 rows 0.025 ms (torch float16 0.35 ms,
-bfloat16 0.10 ms), 20,000 rows 0.65 ms (2.5 / 0.90 ms), 100,000 rows 4.8 ms (14.6 / 4.5 ms); an
-earlier machine did float16 in ~4 ms and float32 in 3.9 ms at 100,000. The price is RAM: 4 bytes x
-dim per vector, a live memory or each window of a long one (154 MB at 100k x 384 short ones), what
-the float16 matrix with its bfloat16 copy for large namespaces held before.
+measured at small sizes, and portable: 2026-11-26, this machine, one thread, 384-d: 2,000 rows
+0.025 ms (torch float16 0.35 ms, bfloat16 0.10 ms), 20,000 rows 1.2 ms (2.5 / 0.90 ms). A large
+namespace's scan is bound by memory bandwidth (100,000 rows: 154 MB read, 10.5 ms on one thread),
+so past SPLIT_ROWS its rows are scanned in two halves on two threads (6.1 ms; BLAS itself runs one
+thread in the daemon, whose idle second thread spun after every small product). The price is RAM:
+4 bytes x dim per vector, a live memory or each window of a long one (154 MB at 100k x 384 short
+ones), what the float16 matrix with its bfloat16 copy for large namespaces held before.
 """
 
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable
 
 import numpy as np
+
+SPLIT_ROWS = 32_768  # a namespace this large is scanned in two halves side by side
+_half_scans = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-scan")
+
+
+def _scan(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """``rows @ query``; past SPLIT_ROWS, the second half on another thread (numpy lets go of the
+    GIL in the product), since one core alone cannot read a large matrix as fast."""
+    if len(rows) < SPLIT_ROWS:
+        return rows @ query
+    half = len(rows) // 2
+    out = np.empty(len(rows), dtype=np.float32)
+    second = _half_scans.submit(np.matmul, rows[half:], query, out=out[half:])
+    np.matmul(rows[:half], query, out=out[:half])
+    second.result()
+    return out
+
 
 # namespace -> (the seq of each vector, float32 blobs in the same order, in chunks); a memory
 # whose text is longer than the model's window has a vector per window (embeddings.py).
@@ -113,7 +133,7 @@ class _NamespaceMatrix:
         """The n best memories, each by its best row."""
         if self.size == 0 or n <= 0:
             return []
-        sims = self.vectors[: self.size] @ np.ascontiguousarray(qvec, dtype=np.float32)
+        sims = _scan(self.vectors[: self.size], np.ascontiguousarray(qvec, dtype=np.float32))
         skipped = [row for seq in skip for row in self.rows.get(seq, ())] if skip else []
         if skipped:  # memories this caller may not hear never take a place among the n
             sims[skipped] = -np.inf
