@@ -17,8 +17,8 @@ $(BIN)/agentmemd: pyproject.toml
 
 venv: $(BIN)/agentmemd
 
+# The daemon creates the data dir itself, private (0700).
 run: venv
-	@mkdir -p $(DEMO)/data
 	@$(BIN)/agentmemd init $(DEMO)/workspace --config $(DEMO)/agentmemd.toml
 	@echo "agentmemd demo: data $(DEMO)/data, workspace $(DEMO)/workspace (edit its Markdown; it is indexed on save)"
 	@echo "socket: $(SOCKET)"

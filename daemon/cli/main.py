@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from agentmemd.daemon import __version__
-from agentmemd.daemon.cli import chats
+from agentmemd.daemon.cli import chats, doctor, service
 from agentmemd.daemon.cli import printers as show
 from agentmemd.daemon.cli.calls import (
     AUDIENCE,
@@ -53,7 +53,9 @@ LOG_LEVEL = click.option(
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="agentmemd", message="%(prog)s %(version)s")
 @click.option(
-    "--socket", default=None, help="Daemon socket (default: $AGENTMEMD_SOCKET or ~/.agentmemd/agentmemd.sock)."
+    "--socket",
+    default=None,
+    help="Daemon socket (default: $AGENTMEMD_SOCKET, else the installed service's, else ~/.agentmemd/agentmemd.sock).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the raw JSON result.")
 @click.option(
@@ -682,7 +684,7 @@ def rule(action: str, text: str | None, namespace: str | None, yes: bool) -> Non
 @click.option(
     "--socket",
     "mcp_socket",
-    help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET, ~/.agentmemd).",
+    help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET, the service's, ~/.agentmemd).",
 )
 @click.option(
     "--token", "mcp_token", help="Over stdio: act with this access token's namespaces (default: the owner's)."
@@ -794,11 +796,17 @@ def proxy(
 
     from agentmemd.daemon.proxy.app import ProxySettings, build_proxy_app
 
-    host, port = listen_address("--listen", listen, allow_remote)
     try:
         loaded = load_config(config)
     except ConfigError as exc:
         fail(str(exc), 2)
+    # The file's [proxy] keys stand where no flag was given: a flag wins over the file.
+    flagged = {name for name in ("listen", "upstream", "openai_upstream") if _flag_given(ctx, name)}
+    if "listen" not in flagged and loaded.proxy.listen:
+        listen, allow_remote = loaded.proxy.listen, allow_remote or loaded.proxy.allow_remote
+    upstream = upstream if "upstream" in flagged else loaded.proxy.upstream
+    openai_upstream = openai_upstream if "openai_upstream" in flagged else loaded.proxy.openai_upstream
+    host, port = listen_address("--listen", listen, allow_remote)
     setup_logging(log_level or "info")
     settings = ProxySettings(
         socket_path=daemon_socket(proxy_socket, ctx.obj),
@@ -811,6 +819,11 @@ def proxy(
     click.echo(f"agentmemd proxy: http://{host}:{port} -> {upstream} ({mode})", err=True)
     app = build_proxy_app(settings)
     uvicorn.run(app, host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
+
+
+def _flag_given(ctx: click.Context, name: str) -> bool:
+    """Whether the command line (or its environment) set this option, not its default."""
+    return ctx.get_parameter_source(name) not in (None, click.core.ParameterSource.DEFAULT)
 
 
 @cli.command()
@@ -1284,6 +1297,8 @@ def bench_persona(**options: Any) -> None:
 
 for _command in chats.COMMANDS:
     cli.add_command(_command)
+cli.add_command(doctor.doctor)
+cli.add_command(service.service)
 arrange_by_noun(cli)
 
 

@@ -8,6 +8,8 @@
 Whatever a call passes in ``extra=`` is a key of its line; a warning about a failure carries
 ``error``: the exception's type and message (:func:`reason`). agentmemd's own loggers log from
 the chosen level up; other libraries' (uvicorn, httpx2, the MCP SDK) from warning up, as JSON too.
+A Python ``warnings.warn`` is one line as well (logger ``py.warnings``, with its ``category`` and
+``source``), never raw text beside the JSON.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import warnings
 from datetime import datetime, timezone
 from typing import Any
 
@@ -42,6 +45,20 @@ def reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+_print_warning = warnings.showwarning  # Python's own: for a warning shown into a file of its caller's
+
+
+def _log_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` under this set-up: the warning as a JSON line (what
+    ``logging.captureWarnings`` does, with the category and the place as keys of their own)."""
+    if file is not None:
+        _print_warning(message, category, filename, lineno, file, line)
+        return
+    logging.getLogger("py.warnings").warning(
+        str(message), extra={"category": category.__name__, "source": f"{filename}:{lineno}"}
+    )
+
+
 def setup_logging(level: str) -> logging.Logger:
     """JSON lines on stderr: the ``agentmemd`` loggers from ``level`` up, every other logger
     (through the root) from warning up. Call it before a door builds its app or server."""
@@ -56,6 +73,7 @@ def setup_logging(level: str) -> logging.Logger:
     root.handlers.clear()
     root.addHandler(handler)
     root.setLevel(max(logging.WARNING, logger.level))
+    warnings.showwarning = _log_warning
     return logger
 
 

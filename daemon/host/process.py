@@ -17,7 +17,9 @@ import os
 import signal
 import socket
 import stat
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,7 +27,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from agentmemd.daemon import __version__
-from agentmemd.daemon.host import dashboard_child
+from agentmemd.daemon.host import door_children
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.peer import peer_door
 from agentmemd.daemon.socket.rpc import (
@@ -39,12 +41,26 @@ from agentmemd.daemon.socket.rpc import (
 from agentmemd.memory.core.clock import ManualClock, format_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import StartupError
-from agentmemd.memory.core.models import DoorState, ProcessFacts
+from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.services.app import Services
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")
 MAX_SOCKET_PATH = 107  # sun_path is 108 bytes including the NUL
+
+
+# How long the ready line waits for the doors it started to answer; how often a door's process is looked at.
+DOOR_START_SECONDS = 30.0
+DOOR_POLL_SECONDS = 1.0
+
+
+async def _accepts(host: str, port: int) -> bool:
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
+    except (OSError, asyncio.TimeoutError):
+        return False
+    writer.close()
+    return True
 
 
 def _log_failure(message: str):
@@ -151,9 +167,8 @@ class Daemon:
         self._inflight = 0
         self._stop = asyncio.Event()
         self._scheduler = None  # started once the start-up catch-up is done
-        # `agentmemd dashboard` as a child process when [dashboard] listen is set (checked before anything opens).
-        self._dashboard_command = dashboard_child.dashboard_command(config.dashboard, self.socket_path, self.data_dir)
-        self._dashboard = None
+        # The doors `[dashboard|proxy|mcp] listen` asks for, as child processes (checked before anything opens).
+        self.doors = door_children.configured_doors(config, self.socket_path, self.data_dir)
         self._started = format_time(datetime.now(timezone.utc))
 
     def open(self) -> None:
@@ -181,28 +196,71 @@ class Daemon:
 
     def facts(self) -> ProcessFacts:
         """What health reports of this process: its pid, paths and the doors it started."""
-        doors = []
-        if self._dashboard_command:
-            listen = self.config.dashboard.listen
-            proc = self._dashboard
-            doors.append(
-                DoorState(
-                    name="dashboard",
-                    listen=listen,
-                    url=f"http://{listen}/",
-                    pid=proc.pid if proc else None,
-                    running=proc is not None and proc.poll() is None,
-                    log=str(self.data_dir / dashboard_child.LOG_FILE),
-                )
-            )
         return ProcessFacts(
             pid=os.getpid(),
             started=self._started,
             data_dir=str(self.data_dir.resolve()),
             socket=str(self.socket_path.resolve()),
             workspace=str(self.workspace.resolve()) if self.workspace else None,
-            doors=doors,
+            doors=[door.state() for door in self.doors],
         )
+
+    async def _announce_ready(self, loop: asyncio.AbstractEventLoop) -> None:
+        """The one line that says the daemon is ready: once the model is loaded (requests that need
+        it are answered at once) and the doors it started answer on their ports, or gave up."""
+        assert self.services is not None
+        try:
+            load_seconds = await loop.run_in_executor(None, self.services.wait_for_model)
+        except Exception as exc:  # health says model_failed; requests that do not embed are still answered
+            log.error("not ready: the embedding model did not load", extra={"error": str(exc)})
+            return
+        await self._doors_answering()
+        facts = self.facts()
+        model = {"name": self.config.embedding.model, "load_seconds": round(load_seconds or 0.0, 2)}
+        doors = [door.model_dump() for door in facts.doors]
+        log.info(
+            "ready",
+            extra={
+                "socket": facts.socket,
+                "data_dir": facts.data_dir,
+                "workspace": facts.workspace,
+                "version": __version__,
+                "pid": facts.pid,
+                "model": model,
+                "doors": doors,
+            },
+        )
+        if sys.stderr.isatty():  # a person watching: one plain line besides the JSON
+            links = "".join(f"; {door['name']} {door['url']}" for door in doors)
+            print(
+                f"agentmemd {__version__} ready: socket {facts.socket}, data {facts.data_dir}{links}", file=sys.stderr
+            )
+
+    async def _doors_answering(self, timeout: float = DOOR_START_SECONDS) -> None:
+        """Wait until each door started accepts connections on its port, has exited, or ``timeout`` passed."""
+        deadline = time.monotonic() + timeout
+        waiting = list(self.doors)
+        while waiting and time.monotonic() < deadline:
+            still = []
+            for door in waiting:
+                if door.running and not await _accepts(*door.address()):
+                    still.append(door)
+            waiting = still
+            if waiting:
+                await asyncio.sleep(0.1)
+
+    async def _supervise_doors(self) -> None:
+        """A door whose process exited is started again, a bounded number of times (door_children)."""
+        while True:
+            await asyncio.sleep(DOOR_POLL_SECONDS)
+            for door in self.doors:
+                if self._stop.is_set() or door.given_up or door.proc is None or door.proc.poll() is None:
+                    continue
+                delay = door_children.restart_delay(door)
+                if delay is not None:
+                    await asyncio.sleep(delay)
+                    if not self._stop.is_set():
+                        door_children.start(door)
 
     def _note_use(self, caller: Caller, method: str) -> None:
         """A token's admitted call: noted in memory, written on the store thread when due (at most
@@ -249,30 +307,34 @@ class Daemon:
             os.umask(old_umask)
         os.chmod(self.socket_path, 0o600)
         services.start_model()  # health answers "starting" until it is loaded
-        if self._dashboard_command:
-            self._dashboard = dashboard_child.start(
-                self._dashboard_command, self.data_dir, self.config.dashboard.listen
-            )
+        for door in self.doors:
+            door_children.start(door)
+        supervising = asyncio.create_task(self._supervise_doors())
+        announcing = asyncio.create_task(self._announce_ready(loop))
         # Observer/Reflector runs a crash interrupted are redone: their sessions are looked at again.
         recovery = loop.run_in_executor(self.executor, services.recover)
         recovery.add_done_callback(_log_failure("conversation recovery failed"))
         catching_up = asyncio.create_task(self._catch_up(loop))
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
+        # Health answers "starting" from here; the "ready" line follows once the model is loaded.
+        facts = self.facts()
         log.info(
             "listening",
             extra={
-                "socket": str(self.socket_path),
-                "data_dir": str(self.data_dir),
-                "workspace": str(self.workspace) if self.workspace else None,
+                "socket": facts.socket,
+                "data_dir": facts.data_dir,
+                "workspace": facts.workspace,
                 "version": __version__,
-                "pid": os.getpid(),
+                "pid": facts.pid,
             },
         )
         try:
             await self._stop.wait()
         finally:
             log.info("shutting down")
-            await loop.run_in_executor(None, dashboard_child.stop, self._dashboard)
+            announcing.cancel()
+            supervising.cancel()
+            await asyncio.gather(*(loop.run_in_executor(None, door_children.stop, door) for door in self.doors))
             catching_up.cancel()
             if self._scheduler is not None:
                 self._scheduler.shutdown(wait=False)

@@ -9,9 +9,17 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from agentmemd.daemon.service.places import service_sockets
+
 
 def default_socket() -> str:
-    return os.environ.get("AGENTMEMD_SOCKET") or str(Path.home() / ".agentmemd" / "agentmemd.sock")
+    """The socket every client uses unless told another: $AGENTMEMD_SOCKET, else the installed
+    service's when it is there (`agentmemd service install`), else ~/.agentmemd/agentmemd.sock."""
+    chosen = os.environ.get("AGENTMEMD_SOCKET")
+    if chosen:
+        return chosen
+    service = next((path for path in service_sockets() if path.exists()), None)
+    return str(service or Path.home() / ".agentmemd" / "agentmemd.sock")
 
 
 class RpcCallError(Exception):

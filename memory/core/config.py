@@ -44,23 +44,60 @@ class ServerConfig(_Section):
     )
 
 
+def _http_url(value: str) -> str:
+    if not value.startswith(("http://", "https://")):
+        raise ValueError(f"expected an http:// or https:// URL, got {value!r}")
+    return value
+
+
 class DashboardConfig(_Section):
     """The web dashboard, when the daemon starts it itself (`agentmemd dashboard` otherwise)."""
 
-    listen: str = Field("", description='HOST:PORT to serve it on, e.g. "127.0.0.1:8791"; "" = not started.')
+    listen: str = Field(
+        "",
+        description='HOST:PORT the daemon serves it on, e.g. "127.0.0.1:8791" (its output in DATA_DIR/dashboard.log); '
+        '"" = not started.',
+    )
     allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
     host_names: list[str] = Field(default_factory=list, description="Further names browsers reach it by.")
 
 
 class ProxyConfig(_Section):
-    """`agentmemd proxy` (it reads this file when given `--config`; its flags win over it)."""
+    """The memory proxy: started by the daemon when `listen` is set; `agentmemd proxy --config` reads
+    this section too (its flags win over it)."""
 
+    listen: str = Field(
+        "",
+        description='HOST:PORT the daemon serves the proxy on, e.g. "127.0.0.1:8788" (its output in '
+        'DATA_DIR/proxy.log); "" = not started. `agentmemd proxy --config` listens here unless given `--listen`.',
+    )
+    allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
+    upstream: str = Field(
+        "https://api.anthropic.com", description="The Messages API it forwards to (`--upstream` overrides it)."
+    )
+    openai_upstream: str = Field(
+        "https://api.openai.com",
+        description="Where /v1/chat/completions goes, an OpenAI-compatible server (`--openai-upstream` overrides it).",
+    )
     memory_timeout_seconds: float = Field(
         2.0,
         gt=0,
         description="Time budget of a request's memory step (connect, sync, context); past it the request goes "
         "upstream unchanged and a warning is logged (`--memory-timeout` overrides it).",
     )
+    _urls = field_validator("upstream", "openai_upstream")(classmethod(lambda cls, value: _http_url(value)))
+
+
+class McpConfig(_Section):
+    """MCP over Streamable HTTP, when the daemon starts it itself (`agentmemd mcp --http` otherwise;
+    MCP hosts that launch `agentmemd mcp` over stdio need nothing here)."""
+
+    listen: str = Field(
+        "",
+        description='HOST:PORT the daemon serves MCP on, at http://HOST:PORT/mcp, e.g. "127.0.0.1:8789" (its '
+        'output in DATA_DIR/mcp.log; every request needs a bearer token); "" = not started.',
+    )
+    allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
 
 
 class StoreConfig(_Section):
@@ -460,6 +497,7 @@ class Config(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
     proxy: ProxyConfig = Field(default_factory=ProxyConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)

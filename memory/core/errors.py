@@ -12,7 +12,8 @@
     ├── StoreError                 the data dir cannot be used (e.g. DimensionMismatch)
     ├── LLMError                   a language-model provider failed (LLMUnavailable, LLMOutputError)
     ├── WorkspaceError             the Markdown workspace (AnnotationError, WriteBackError)
-    └── StartupError               the daemon cannot start; the message says why and what to do
+    ├── StartupError               the daemon cannot start; the message says why and what to do
+    └── ServiceError               `agentmemd service` cannot install, remove or ask about the service
 
 Errors carry no protocol codes: each door maps classes to its own (the JSON-RPC codes
 live in ``daemon/socket/rpc.py``).
@@ -82,3 +83,8 @@ class WorkspaceError(AgentmemdError):
 
 class StartupError(AgentmemdError):
     """The daemon cannot start; the message says why and what to do."""
+
+
+class ServiceError(AgentmemdError):
+    """`agentmemd service` cannot install, remove or ask about the service (systemd or launchd);
+    the message says why, and what was left as it was."""

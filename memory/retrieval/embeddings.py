@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -78,6 +79,7 @@ class MiniLMEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        quiet_model_libraries()
         import torch
         from sentence_transformers import SentenceTransformer
 
@@ -225,6 +227,7 @@ class BackgroundEmbedder:
         self._loaded: Embedder | None = None
         self._error: BaseException | None = None
         self._wait_seconds = wait_seconds
+        self.load_seconds: float | None = None  # how long the load took, once it succeeded
         self._thread = threading.Thread(target=self._load, args=(make,), name="agentmemd-model", daemon=True)
         if start:
             self.start()
@@ -236,8 +239,10 @@ class BackgroundEmbedder:
             self._thread.start()
 
     def _load(self, make: Callable[[], Embedder]) -> None:
+        began = time.perf_counter()
         try:
             self._loaded = make()
+            self.load_seconds = time.perf_counter() - began
         except BaseException as exc:  # reported to every call that needs the model
             self._error = exc
         finally:
@@ -335,6 +340,23 @@ def _native_bf16(torch) -> bool:
         return bool(torch.cpu._is_amx_tile_supported() or torch.cpu._is_avx512_bf16_supported())
     except Exception:  # private probes of this torch; without them, float32 as before
         return False
+
+
+def quiet_model_libraries() -> None:
+    """Keep transformers and huggingface_hub out of the caller's stderr: they print a progress bar
+    while loading weights ("Loading weights: …it/s", transformers' own tqdm) and notes such as
+    ``loss_type=None … ForCausalLMLoss`` through a handler of their own, as raw text in the middle
+    of the daemon's JSON lines. Bars off (unless HF_HUB_DISABLE_PROGRESS_BARS=0 asks for them) and
+    their loggers pass errors only, through the application's logging (JSON in the daemon)."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read when huggingface_hub is imported
+    from huggingface_hub import constants
+    from transformers.utils import logging as transformers_logging
+
+    if constants.HF_HUB_DISABLE_PROGRESS_BARS is not False:
+        transformers_logging.disable_progress_bar()  # transformers' bars and the hub's
+    transformers_logging.set_verbosity_error()
+    transformers_logging.disable_default_handler()
+    transformers_logging.enable_propagation()
 
 
 def _traced_encoder(model, torch):

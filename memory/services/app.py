@@ -26,7 +26,7 @@ from agentmemd.memory.conversation.episodes import EpisodeWorker
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.clock import make_clock, zone_named
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.core.errors import LLMError, StartupError
+from agentmemd.memory.core.errors import LLMError, StartupError, StoreError
 from agentmemd.memory.core.models import HealthResult, ProcessFacts
 from agentmemd.memory.core.results import RamUsage
 from agentmemd.memory.core.threads import RunOnStore, run_here
@@ -46,6 +46,7 @@ from agentmemd.memory.services.memory_writes import MemoryWrites
 from agentmemd.memory.services.persona import PersonaService
 from agentmemd.memory.services.workspace import WorkspaceService
 from agentmemd.memory.store.database import Store, secure_data_dir
+from agentmemd.memory.store.schema import SchemaUpgrade, short
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
 from agentmemd.persona.tracking.tracker import PersonaTracker
@@ -54,6 +55,21 @@ DB_FILE = "agentmemd.db"
 T = TypeVar("T")
 R = TypeVar("R")
 log = logging.getLogger("agentmemd")
+
+
+def _log_schema_upgrade(schema: SchemaUpgrade) -> None:
+    """One line when an existing data dir was migrated: which migrations, from which versions to which."""
+    if schema.upgraded:
+        log.info(
+            "data dir upgraded",
+            extra={
+                "migrations": schema.applied,
+                "from_schema": short(schema.from_schema or ""),
+                "to_schema": short(schema.to_schema),
+                "from_version": schema.from_version,
+                "to_version": schema.to_version,
+            },
+        )
 
 
 @dataclass
@@ -102,9 +118,13 @@ class Services:
             embedder = BackgroundEmbedder(
                 lambda: MiniLMEmbedder(cfg.query_cache_size, cfg.workers), start=not load_model_later
             )
-        store = Store(
-            Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous
-        )
+        try:
+            store = Store(
+                Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous
+            )
+        except StoreError as exc:  # a data dir this agentmemd cannot use (a newer one's, another model's)
+            raise StartupError(exc.message, exc.data) from None
+        _log_schema_upgrade(store.schema)
         try:
             return cls._build(config, store, embedder, workspace, run_on_store)
         except BaseException:
@@ -236,6 +256,15 @@ class Services:
         """Start loading the embedding model, if it is loaded in the background and has not begun."""
         if isinstance(self.memories.embedder, BackgroundEmbedder):
             self.memories.embedder.start()
+
+    def wait_for_model(self) -> float | None:
+        """Wait until the embedding model is loaded: the seconds its load took (None: it was not
+        loaded in the background). StartupError if the load failed, Timeout if it is still loading."""
+        embedder = self.memories.embedder
+        if not isinstance(embedder, BackgroundEmbedder):
+            return None
+        embedder.wait()
+        return embedder.load_seconds
 
     def health(self) -> HealthResult:
         status, detail = "ok", None

@@ -27,9 +27,9 @@ from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
 from agentmemd.memory.store.migrations import (
     create_namespace_fts,
     create_vector_index,
-    migrations,
     namespace_fts_table,
 )
+from agentmemd.memory.store.schema import upgrade_schema
 from agentmemd.memory.store.vector_index import VectorIndex
 
 COLUMNS = (
@@ -158,7 +158,12 @@ class Store:
         # Index changes of the open transaction, applied to the in-RAM matrix on COMMIT.
         self._after_commit: list[tuple[str, int, np.ndarray | None]] = []
         self._depth = 0
-        migrations.apply(self.db)
+        try:
+            # A data dir a newer agentmemd wrote is refused here, before anything is written to it.
+            self.schema = upgrade_schema(self.db)
+        except BaseException:
+            conn.close()
+            raise
         self._check_embedding_meta(dim, model)
         create_vector_index(self.db, dim)
         self.vectors = VectorIndex(dim, self._load_vectors)

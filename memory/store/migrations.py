@@ -694,6 +694,22 @@ def m025_token_last_use(db):
         db.execute(f"ALTER TABLE access_tokens ADD COLUMN {column} TEXT")
 
 
+@migrations()
+def m026_schema_versions(db):
+    """Which agentmemd wrote the schema: a row each time one applies migrations (its version, the
+    newest migration then, the ones it applied, when). An older agentmemd reads the last row to
+    refuse a data dir a newer one wrote, naming both versions (store/schema.py)."""
+    db.execute(
+        """CREATE TABLE schema_versions (
+            seq INTEGER PRIMARY KEY,
+            agentmemd TEXT NOT NULL,
+            schema TEXT NOT NULL,
+            applied TEXT NOT NULL,
+            at TEXT NOT NULL
+        )"""
+    )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -39,19 +39,33 @@ def init_workspace(target: Path, config_path: Path | None = None) -> tuple[list[
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest)
             created.append(dest)
-    config_path = config_path or target.resolve().parent / "agentmemd.toml"
+    return created, write_default_config(config_path or target.resolve().parent / "agentmemd.toml", target)
+
+
+def write_default_config(config_path: Path, workspace: Path | None = None) -> Path | None:
+    """Write the shipped defaults to ``config_path`` unless a file is there (a person's config is
+    never overwritten), its ``[workspace] path`` pointing at ``workspace`` when one is given.
+
+    Returns the path written, or None when a config was already there."""
     if config_path.exists():
-        return created, None
-    defaults = template / DEFAULT_CONFIG
+        return None
+    defaults = template_dir() / DEFAULT_CONFIG
     text = defaults.read_text() if defaults.is_file() else ""
-    workspace_path = json.dumps(str(target.resolve()))  # a JSON string is a valid TOML basic string
+    if workspace is not None:
+        text = _pointed_at(text, workspace.resolve())
+    config_path.write_text(text)
+    return config_path
+
+
+def _pointed_at(text: str, workspace: Path) -> str:
+    """The config text with its ``[workspace] path`` set to ``workspace``."""
+    workspace_path = json.dumps(str(workspace))  # a JSON string is a valid TOML basic string
     section = re.search(r"(?m)^\[workspace\][^\n]*\n(?:(?!\[)[^\n]*\n)*", text)
     if section and re.search(r"(?m)^path\s*=", section.group(0)):
         body = re.sub(r"(?m)^path\s*=\s*\"[^\"\n]*\"", lambda _: f"path = {workspace_path}", section.group(0), count=1)
         text = text[: section.start()] + body + text[section.end() :]
     else:
         text += f"\n[workspace]\npath = {workspace_path}\n"
-    if load_config_text(text).workspace.path != str(target.resolve()):
-        raise ConfigError(f"could not point the new config at {target.resolve()}; edit [workspace] path by hand")
-    config_path.write_text(text)
-    return created, config_path
+    if load_config_text(text).workspace.path != str(workspace):
+        raise ConfigError(f"could not point the new config at {workspace}; edit [workspace] path by hand")
+    return text

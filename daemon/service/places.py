@@ -1,0 +1,102 @@
+"""Where a daemon installed as a service keeps its files, by each platform's conventions.
+
+    Linux   data dir  $XDG_DATA_HOME/agentmemd            (default ~/.local/share/agentmemd)
+            socket    $XDG_RUNTIME_DIR/agentmemd/agentmemd.sock (unset: in the default data dir)
+            config    $XDG_CONFIG_HOME/agentmemd/agentmemd.toml (default ~/.config/...)
+            unit      $XDG_CONFIG_HOME/systemd/user/agentmemd.service; its log: the user journal
+    macOS   data dir  ~/Library/Application Support/agentmemd (the socket and the config in it)
+            agent     ~/Library/LaunchAgents/dev.agentmemd.plist; its log: ~/Library/Logs/agentmemd/
+
+The socket stays where clients look for it even when `install --data-dir` moves the data, so
+every `agentmemd` command finds the service without `--socket` (``service_sockets``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Mapping
+
+from agentmemd.memory.core.errors import ServiceError
+
+Platform = Literal["linux", "darwin"]
+NAME = "agentmemd"
+SOCKET_FILE = "agentmemd.sock"
+CONFIG_FILE = "agentmemd.toml"
+UNIT_FILE = "agentmemd.service"
+LAUNCHD_LABEL = "dev.agentmemd"
+
+
+@dataclass(frozen=True)
+class Places:
+    """The default places of one platform for one home (what `install` uses unless told otherwise)."""
+
+    platform: Platform
+    home: Path
+    data_dir: Path
+    socket: Path
+    config: Path
+    service_file: Path  # the systemd unit or the launchd agent's plist
+    log_file: Path | None  # launchd's stdout and stderr; None on Linux (the journal has them)
+    runtime_dir: Path | None  # $XDG_RUNTIME_DIR/agentmemd, when the socket is there (systemd makes it)
+
+
+def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
+    """An XDG base directory: the variable when it is an absolute path (the spec says to ignore a
+    relative one), else its default."""
+    value = env.get(name, "")
+    return Path(value) if value and os.path.isabs(value) else fallback
+
+
+def places_for(platform: str, env: Mapping[str, str], home: Path) -> Places:
+    """The places for ``platform`` (a ``sys.platform`` value), these environment variables and
+    this home; ServiceError for a platform with neither systemd nor launchd support."""
+    if platform.startswith("linux"):
+        data_dir = _xdg(env, "XDG_DATA_HOME", home / ".local" / "share") / NAME
+        config_home = _xdg(env, "XDG_CONFIG_HOME", home / ".config")
+        runtime = env.get("XDG_RUNTIME_DIR", "")
+        runtime_dir = Path(runtime) / NAME if runtime and os.path.isabs(runtime) else None
+        return Places(
+            platform="linux",
+            home=home,
+            data_dir=data_dir,
+            socket=(runtime_dir or data_dir) / SOCKET_FILE,
+            config=config_home / NAME / CONFIG_FILE,
+            service_file=config_home / "systemd" / "user" / UNIT_FILE,
+            log_file=None,
+            runtime_dir=runtime_dir,
+        )
+    if platform == "darwin":
+        data_dir = home / "Library" / "Application Support" / NAME
+        return Places(
+            platform="darwin",
+            home=home,
+            data_dir=data_dir,
+            socket=data_dir / SOCKET_FILE,
+            config=data_dir / CONFIG_FILE,
+            service_file=home / "Library" / "LaunchAgents" / f"{LAUNCHD_LABEL}.plist",
+            log_file=home / "Library" / "Logs" / NAME / f"{NAME}.log",
+            runtime_dir=None,
+        )
+    raise ServiceError(
+        f"`agentmemd service` knows systemd (Linux) and launchd (macOS), not {platform}; "
+        "run `agentmemd serve` under this system's own supervisor instead"
+    )
+
+
+def current_places() -> Places:
+    """The places of this machine, this user and this environment."""
+    return places_for(sys.platform, os.environ, Path.home())
+
+
+def service_sockets() -> list[Path]:
+    """Where an installed service's socket may be, most likely first: the runtime dir, then the
+    data dir (a unit written where $XDG_RUNTIME_DIR was unset). Empty on other platforms."""
+    try:
+        here = current_places()
+    except ServiceError:
+        return []
+    fallback = here.data_dir / SOCKET_FILE
+    return [here.socket] if here.socket == fallback else [here.socket, fallback]
