@@ -127,6 +127,8 @@ def test_the_installed_command_serves_packs_and_indexes_a_workspace(installed):
         assert {f["path"] for f in files if f["status"] == "indexed"} >= {"USER.md", "MEMORY.md", "SOUL.md"}
         found = run(*cli, "search", "what is the user allergic to", env=env, cwd=root / "run")
         assert "penicillin" in found and "USER.md" in found  # a line of the template's USER.md, indexed
+        checks = json.loads(run(*cli, "--json", "doctor", env=env, cwd=root / "run"))
+        assert [c for c in checks if c["status"] == "fail"] == [], checks  # the installed set-up checks out
     finally:
         daemon.terminate()
         assert daemon.wait(60) == 0, (root / "serve.log").read_text(errors="replace")
