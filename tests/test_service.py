@@ -400,6 +400,9 @@ def test_status_refuses_to_guess_without_systemd(tmp_path, machine):
     systemd.answer = lambda argv: Ran(1, stderr="Failed to connect to bus: No medium found")
     done = agentmemd("service", "status")
     assert done.exit_code == 1 and "No medium found (no systemd user manager in this session" in done.stderr
+    # What can be known is still said: the unit's places, and that its socket does not answer.
+    assert "systemd cannot be asked; its socket does not answer" in done.output
+    assert str(manager.plan(here).socket) in done.output
 
 
 def test_status_reads_health_from_the_units_socket(tmp_path):

@@ -22,6 +22,7 @@ from agentmemd.daemon import __version__
 from agentmemd.daemon.cli.main import cli
 from agentmemd.daemon.service import manager
 from agentmemd.daemon.service.places import places_for
+from agentmemd.daemon.service.runner import Ran
 from agentmemd.daemon.socket.client import Client
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
@@ -90,6 +91,15 @@ def test_the_units_daemon_runs_and_status_reports_it(short_tmp, monkeypatch):
             str(here.socket),
         )
         assert [door["name"] for door in process["doors"]] == ["dashboard"] and process["doors"][0]["running"]
+
+        # No user manager to ask (su, sudo, a container): exit 1, and what the socket says all the same.
+        answer = systemd.answer
+        systemd.answer = lambda argv: Ran(1, stderr="Failed to connect to bus: No medium found")
+        unasked = CliRunner().invoke(cli, ["service", "status"])
+        systemd.answer = answer
+        assert unasked.exit_code == 1 and "no systemd user manager" in unasked.stderr
+        assert f"agentmemd service: systemd cannot be asked; pid {proc.pid} answers on its socket" in unasked.stdout
+        assert f"version    {__version__}" in unasked.stdout
 
         # Any other command finds the service's socket by itself.
         monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))

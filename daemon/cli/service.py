@@ -153,7 +153,7 @@ def _print_uninstall(report: UninstallReport) -> None:
 def status() -> None:
     """Is the service installed and running? Its pid, version, model, places and doors, and the
     last error in its log. Exit 0 running, 3 not installed, not running or not answering, 1 when
-    the service manager cannot be asked.
+    the service manager cannot be asked (what the socket says is shown all the same).
 
     \b
         agentmemd service status
@@ -164,6 +164,8 @@ def status() -> None:
     except ServiceError as exc:
         fail(str(exc), 1)
     _show(report, _print_status)
+    if report.manager_problem:
+        fail(report.manager_problem, 1)
     if not (report.running and report.reachable):
         click.get_current_context().exit(NOT_RUNNING)
 

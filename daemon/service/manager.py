@@ -165,7 +165,10 @@ def status(places: Places, runner: Runner, ask_health: Callable[[Path], Any]) ->
         report.hint = "agentmemd service install"
         return report
     report.spec = manager.read(target.read_bytes())
-    report.state, report.running, report.pid = manager.state()
+    try:
+        report.state, report.running, report.pid = manager.state()
+    except ServiceError as exc:
+        report.state, report.manager_problem = "unknown", str(exc)
     try:
         report.health = HealthResult.model_validate(ask_health(report.spec.socket))
         report.reachable = True
@@ -176,14 +179,18 @@ def status(places: Places, runner: Runner, ask_health: Callable[[Path], Any]) ->
             else f"not running ({manager.name} says {report.state})"
         )
     answered = report.health.process if report.health else None
-    if answered and not report.running:
+    if report.manager_problem:
+        report.problem = f"{manager.name} cannot be asked" + (
+            f"; pid {answered.pid} answers on its socket" if answered else "; its socket does not answer"
+        )
+    elif answered and not report.running:
         report.problem = f"not running ({manager.name} says {report.state}); pid {answered.pid} answers on its socket"
     report.pid = report.pid or (answered.pid if answered else None)
     try:
         report.last_error = last_error(manager.log_lines(LOG_LINES_SEARCHED))
     except ServiceError as exc:
         report.log_unreadable = str(exc)
-    if not report.running:
+    if not report.running and not report.manager_problem:
         report.hint = manager.start_hint()
     return report
 

@@ -83,3 +83,6 @@ class ServiceStatus(BaseModel):
     log_unreadable: str | None = None  # why its log could not be read (journalctl missing, ...)
     log: str  # where its log lines go
     hint: str | None = None  # what to run next
+    # Why the service manager could not be asked (no user manager under su or sudo, no systemctl):
+    # what the socket says is still reported beside it.
+    manager_problem: str | None = None
