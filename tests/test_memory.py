@@ -357,6 +357,37 @@ def test_a_standing_constraint_surfaces_for_a_request_for_advice(in_process):
     assert all(h["signals"]["constraint"] == 0 for h in fact)
 
 
+STANDING_CONSTRAINTS = [  # (what the person said, a request for advice it bears on, sharing no word with it)
+    ("I'm terrified of heights.", "What should we do on our weekend in Paris?"),
+    ("I have a bad back.", "Any ideas for a Saturday with the kids?"),
+    ("I never fly.", "Should I go to the Lisbon conference in March?"),
+    ("Shellfish gives me hives.", "Any suggestions for a seaside restaurant in Porto?"),
+    ("We are vegetarian for ethical reasons.", "Should we book the steakhouse for the anniversary dinner?"),
+]
+
+
+@pytest.mark.parametrize("said, asked", STANDING_CONSTRAINTS, ids=["fear", "medical", "habit", "effect", "ethics"])
+def test_fears_conditions_habits_and_ethics_are_standing_constraints_too(in_process, said, asked):
+    """Not only diets and allergies: a fear ("terrified of" was understood but never looked for),
+    a condition, an "I never X" habit, a reaction, an ethical limit (constraints.toml) is lifted
+    for a request for advice it shares no word with, and packed."""
+    daemon, ns = in_process(), "limits"
+    for text in [
+        "The bakery on Rua Augusta makes great sourdough and sells birthday cakes.",
+        "We ordered pizza from Forno Vecchio last Friday.",
+        "My sister's birthday is on the 14th of June.",
+        "The car's MOT is due in September.",
+        "I started learning the cello in January.",
+    ]:
+        daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
+    limit = daemon.call("memory.add", {"content": said, "type": "fact", "namespace": ns})["id"]
+    hits = daemon.call("memory.search", {"query": asked, "namespace": ns, "k": 3})["results"]
+    hit = next((h for h in hits if h["id"] == limit), None)
+    assert hit is not None and hit["signals"]["constraint"] > 0, hits
+    pack = daemon.call("context.pack", {"query": asked, "namespace": ns, "budget_tokens": 200})
+    assert limit in [i["id"] for i in pack["items"]]
+
+
 def test_the_first_hits_come_from_distinct_episodes_when_another_is_nearly_as_good(in_process):
     """Issue 16, session-level aggregation: one conversation's many near-equal turns no longer
     crowd out another conversation's evidence ([retrieval] episode_diversity; 0: off)."""

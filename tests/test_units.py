@@ -99,3 +99,33 @@ def test_the_shipped_config_lists_every_key_with_its_default():
     assert load_config(shipped_path) == load_config(None)
     with pytest.raises(ConfigError):
         load_config(None, {"retrieval": {"vector_candidates": 0}})
+
+
+def test_every_entry_of_the_constraint_vocabulary_is_looked_for_and_understood():
+    """constraints.toml is the one list: each entry, in its frame, is an FTS5 phrase that finds
+    candidates and a sentence the pattern confirms (so a word added there works end to end); what
+    others are afraid of, or an assistant's "I don't have preferences", is not the person's limit."""
+    from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, VOCABULARY, states_constraint
+
+    said = [f"I'm {term}" for terms in VOCABULARY["states"].values() for term in terms]
+    said += [f"I have {word}" for word in VOCABULARY["conditions"]["words"]]
+    said += [f"I never {verb}" for verb in VOCABULARY["limits"]["verbs"]]
+    said += [f"We {verb} it" for verb in VOCABULARY["avoidance"]["verbs"]]
+    said += [f"It makes me {word}" for word in VOCABULARY["effects"]["makes_me"]]
+    said += [f"Shellfish gives me {word}" for word in VOCABULARY["effects"]["gives_me"]]
+    said += [f"Not pork, {phrase}" for phrase in VOCABULARY["phrases"]["words"]]
+    assert [s for s in said if not states_constraint(s)] == []
+    entries = [t for section in VOCABULARY.values() for terms in section.values() for t in terms]
+    limits = set(VOCABULARY["limits"]["verbs"])
+    effects = set(VOCABULARY["effects"]["makes_me"]) | set(VOCABULARY["effects"]["gives_me"])
+    looked_for = " | ".join(CONSTRAINT_PHRASES)
+    assert [e for e in entries if e not in limits | effects and e not in CONSTRAINT_PHRASES] == []
+    assert all(f"never {verb}" in looked_for for verb in limits)
+    assert all(f"makes me {word}" in looked_for or f"gives me {word}" in looked_for for word in effects)
+    for other in [
+        "The cat is afraid of dogs",
+        "As an AI, I don't have preferences",
+        "I love flying",
+        "It makes me happy",
+    ]:
+        assert not states_constraint(other), other
