@@ -63,6 +63,17 @@ async def _accepts(host: str, port: int) -> bool:
     return True
 
 
+def _where(facts: ProcessFacts) -> dict:
+    """What the listening and ready lines say of where the daemon runs."""
+    return {
+        "socket": facts.socket,
+        "data_dir": facts.data_dir,
+        "workspace": facts.workspace,
+        "version": __version__,
+        "pid": facts.pid,
+    }
+
+
 def _log_failure(message: str):
     def done(future: asyncio.Future) -> None:
         if not future.cancelled() and future.exception() is not None:
@@ -218,18 +229,7 @@ class Daemon:
         facts = self.facts()
         model = {"name": self.config.embedding.model, "load_seconds": round(load_seconds or 0.0, 2)}
         doors = [door.model_dump() for door in facts.doors]
-        log.info(
-            "ready",
-            extra={
-                "socket": facts.socket,
-                "data_dir": facts.data_dir,
-                "workspace": facts.workspace,
-                "version": __version__,
-                "pid": facts.pid,
-                "model": model,
-                "doors": doors,
-            },
-        )
+        log.info("ready", extra={**_where(facts), "model": model, "doors": doors})
         if sys.stderr.isatty():  # a person watching: one plain line besides the JSON
             links = "".join(f"; {door['name']} {door['url']}" for door in doors)
             print(
@@ -318,16 +318,7 @@ class Daemon:
         indexing = asyncio.create_task(self._index_changes(watcher)) if watcher else None
         # Health answers "starting" from here; the "ready" line follows once the model is loaded.
         facts = self.facts()
-        log.info(
-            "listening",
-            extra={
-                "socket": facts.socket,
-                "data_dir": facts.data_dir,
-                "workspace": facts.workspace,
-                "version": __version__,
-                "pid": facts.pid,
-            },
-        )
+        log.info("listening", extra=_where(facts))
         try:
             await self._stop.wait()
         finally:
