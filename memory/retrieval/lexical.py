@@ -10,9 +10,24 @@ namespace's term statistics and FTS5's BM25 of the memories holding the chosen t
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
-from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.database import Store, fts_terms
+
+# Words that place a question in the present, not what it is about: "where do I work these days?"
+# is about work; "days" and "year" looked up as words match every turn that counts days or years.
+PRESENT_TIME = re.compile(
+    r"\b(?:these days|this (?:year|month|week)|at the moment|right now|nowadays|lately|currently|"
+    r"at present|any ?more|so far)\b",
+    re.IGNORECASE,
+)
+
+
+def query_terms(query: str) -> list[str]:
+    """The terms of a query that are looked up: its words but stopwords and the phrases that only
+    say "now" (PRESENT_TIME)."""
+    return fts_terms(PRESENT_TIME.sub(" ", query))
 
 
 def fts5_idf(documents: int, containing: int) -> float:
