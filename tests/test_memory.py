@@ -330,19 +330,22 @@ def test_a_later_turn_on_the_same_subject_ranks_above_the_one_it_updates(in_proc
         assert past.index(old) < past.index(new)
 
 
+# Everyday facts beside a standing constraint: none shares a word with the requests for advice.
+EVERYDAY_FACTS = [
+    "The bakery on Rua Augusta makes great sourdough and sells birthday cakes.",
+    "We ordered pizza from Forno Vecchio last Friday.",
+    "My sister's birthday is on the 14th of June.",
+    "The car's MOT is due in September.",
+    "I started learning the cello in January.",
+]
+
+
 def test_a_standing_constraint_surfaces_for_a_request_for_advice(in_process):
     """Issue 16, indirect preferences: "gluten makes me ill" shares no word and little meaning
     (MiniLM cosine ~0.04) with the bakery question, yet a request for advice gets the person's
     standing constraints, lifted in search and packed; a question of fact does not."""
     daemon, ns = in_process(), "cake"
-    facts = [
-        "The bakery on Rua Augusta makes great sourdough and sells birthday cakes.",
-        "We ordered pizza from Forno Vecchio last Friday.",
-        "My sister's birthday is on the 14th of June.",
-        "The car's MOT is due in September.",
-        "I started learning the cello in January.",
-    ]
-    for text in facts:
+    for text in EVERYDAY_FACTS:
         daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
     gluten = daemon.call("memory.add", {"content": "Gluten makes me ill.", "type": "fact", "namespace": ns})["id"]
     query = "Which bakery should we order the birthday cake from?"
@@ -372,13 +375,7 @@ def test_fears_conditions_habits_and_ethics_are_standing_constraints_too(in_proc
     a condition, an "I never X" habit, a reaction, an ethical limit (constraints.toml) is lifted
     for a request for advice it shares no word with, and packed."""
     daemon, ns = in_process(), "limits"
-    for text in [
-        "The bakery on Rua Augusta makes great sourdough and sells birthday cakes.",
-        "We ordered pizza from Forno Vecchio last Friday.",
-        "My sister's birthday is on the 14th of June.",
-        "The car's MOT is due in September.",
-        "I started learning the cello in January.",
-    ]:
+    for text in EVERYDAY_FACTS:
         daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
     limit = daemon.call("memory.add", {"content": said, "type": "fact", "namespace": ns})["id"]
     hits = daemon.call("memory.search", {"query": asked, "namespace": ns, "k": 3})["results"]

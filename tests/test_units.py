@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from agentmemd.memory.core.clock import ManualClock, parse_time
 from agentmemd.memory.core.config import Config, ConfigError, DecayConfig, load_config
-from agentmemd.memory.retrieval.decay import frequency_boost, retention, tier_of
+from agentmemd.memory.retrieval.decay import frequency_boosts, retention, tier_of
 from agentmemd.memory.retrieval.mmr import mmr_order
 from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.store.database import fts_query
@@ -36,7 +36,7 @@ def test_retention_formula_and_floor():
 def test_tiers_and_frequency():
     cfg = DecayConfig()
     assert [tier_of(x, cfg) for x in (0.95, 0.5, 0.2, 0.05)] == ["active", "warm", "cold", "archived"]
-    assert frequency_boost(0) == 0 and frequency_boost(1) == pytest.approx(0.1) and frequency_boost(10**6) == 1.0
+    assert frequency_boosts(np.array([0, 1, 10**6])) == pytest.approx([0.0, 0.1, 1.0])
 
 
 def test_mmr_prefers_novelty():

@@ -63,13 +63,8 @@ def tier_of(value: float, cfg: DecayConfig) -> Tier:
     return "archived"
 
 
-def frequency_boost(access_count: float) -> float:
-    """log2(1 + n) / 10, capped at 1 (seed 002, 5.1)."""
-    return float(frequency_boosts(np.float64(access_count)))
-
-
 def frequency_boosts(access_counts: np.ndarray) -> np.ndarray:
-    """``frequency_boost`` of many memories at once."""
+    """log2(1 + n) / 10, capped at 1 (seed 002, 5.1), of many memories at once."""
     return np.minimum(1.0, np.log2(1.0 + np.maximum(0.0, access_counts)) / 10.0)
 
 

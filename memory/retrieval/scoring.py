@@ -1,6 +1,6 @@
 """The one scoring function (seed 002, 5.1).
 
-score = w_sim*similarity + w_prio*priority + w_decay*retention + w_freq*frequency_boost
+score = w_sim*similarity + w_prio*priority + w_decay*retention + w_freq*frequency_boosts
 """
 
 from __future__ import annotations
