@@ -427,3 +427,24 @@ def test_words_that_only_say_now_are_not_looked_up(in_process):
     # just stay home", MiniLM's doing) may stand above it; the lines that merely count days do not.
     assert answer in [h["id"] for h in hits[:2]], order
     assert all(order.index(said) < order.index(text) for text in days[1:]), order
+
+
+@pytest.mark.parametrize(
+    "asked, said",
+    [
+        ("What's the biggest fish I've ever caught?", "My personal best catch is still that 9-kilo pike."),
+        ("How did we get rid of the mice?", "The mouse problem is over: the gap behind the dishwasher is sealed."),
+        ("Which laptop did I end up buying?", "Bought the ThinkPad X1 Carbon in the sale."),
+        ("What's wrong with my foot?", "The specialist says both my feet have plantar fasciitis."),
+    ],
+    ids=["caught-catch", "mice-mouse", "buying-bought", "foot-feet"],
+)
+def test_irregular_forms_are_lexical_matches(in_process, asked, said):
+    """A stemmer folds "catches" into "catch" but not "caught"; the lexical lookup also looks up a
+    word's irregular forms (word_forms.py). With the dense signal off, a match is lexical only:
+    before, the answer was no match at all."""
+    daemon, ns = in_process({"retrieval": {"dense_weight": 0.0}}), "forms"
+    answer = daemon.call("memory.add", {"content": said, "type": "fact", "namespace": ns})["id"]
+    daemon.call("memory.add", {"content": "We painted the hallway a pale yellow.", "type": "fact", "namespace": ns})
+    hits = daemon.call("memory.search", {"query": asked, "namespace": ns, "k": 3})["results"]
+    assert [h["id"] for h in hits] == [answer], hits

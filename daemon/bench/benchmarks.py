@@ -433,7 +433,7 @@ def _first_distinct(dia_lists: list[list[str]], k: int) -> list[str]:
 class _LocomoScores:
     """Recall@5/@10 per system and category, answer coverage of a pack, search latency."""
 
-    NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+    NAMES = {0: "observation", 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
     def __init__(self, systems: tuple[str, ...]):
         self.systems = systems
@@ -446,6 +446,17 @@ class _LocomoScores:
 
     def cover(self, system: str, cat: int, answer: Any, text: str) -> None:
         self.covered.setdefault(system, {}).setdefault(cat, []).append(answer_covered(answer, text))
+
+    def recalls(self) -> dict[str, Any]:
+        """Recall@5/@10 per system, over every query asked."""
+        return {
+            name: {
+                "recall@5": round(statistics.fmean(x[0] for v in cats.values() for x in v), 3),
+                "recall@10": round(statistics.fmean(x[1] for v in cats.values() for x in v), 3),
+            }
+            for name, cats in self.per_cat.items()
+            if any(cats.values())
+        }
 
     def report(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -489,19 +500,39 @@ def _locomo_questions(sample: dict[str, Any]) -> Iterator[tuple[dict[str, Any], 
             yield qa, qa["category"], gold
 
 
-def _ask_daemon(client: Client, scores: _LocomoScores, system: str, sample, dias_of_hit) -> None:
-    """memory.search (Recall@k over the distinct turns its hits cite) and a 1,000-token pack."""
+OBSERVATION = 0  # the category of an observation looked up (_LocomoScores.NAMES)
+
+
+def _locomo_observations(sample: dict[str, Any]) -> Iterator[tuple[dict[str, Any], int, set[str]]]:
+    """LoCoMo's observations ("Caroline attended an LGBTQ support group recently ..."), each asked
+    as a query whose evidence is the turn it was drawn from: finding a fact's source turn."""
+    for session in sample["observation"].values():
+        for facts in session.values():
+            for text, dia in facts:
+                gold = evidence_ids({"evidence": [dia] if isinstance(dia, str) else dia})
+                if gold:
+                    yield {"question": text}, OBSERVATION, gold
+
+
+def _ask_daemon(
+    client: Client, scores: _LocomoScores, system: str, sample, dias_of_hit, asked=_locomo_questions
+) -> None:
+    """memory.search (Recall@k over the distinct turns its hits cite) and, for a question, a
+    1,000-token pack."""
     ns = sample["sample_id"]
-    for qa, cat, gold in _locomo_questions(sample):
+    for qa, cat, gold in asked(sample):
         t = time.perf_counter()
         hits = client.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
         scores.search_ms.append((time.perf_counter() - t) * 1000)
         scores.add(system, cat, _first_distinct([dias_of_hit(h) for h in hits], 10), gold)
-        pack = client.call("context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns})
-        scores.cover(system, cat, qa.get("answer"), pack["text"])
+        if cat != OBSERVATION:
+            pack = client.call("context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns})
+            scores.cover(system, cat, qa.get("answer"), pack["text"])
 
 
-def _ask_baselines(scores: _LocomoScores, sample, turns: list[dict[str, Any]], embedder, work_dir) -> None:
+def _ask_baselines(
+    scores: _LocomoScores, sample, turns: list[dict[str, Any]], embedder, work_dir, asked=_locomo_questions
+) -> None:
     """Plain FTS5 BM25 (same tokenizer) and plain cosine over the bare turns, in this process."""
     import sqlean
 
@@ -512,7 +543,7 @@ def _ask_baselines(scores: _LocomoScores, sample, turns: list[dict[str, Any]], e
     conn = sqlean.connect(":memory:")
     conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
     conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", [(i, x) for i, x in enumerate(texts)])
-    for qa, cat, gold in _locomo_questions(sample):
+    for qa, cat, gold in asked(sample):
         dense = vecs @ embedder.embed_query(qa["question"])
         bm = np.zeros(len(texts))
         match = fts_query(qa["question"])
@@ -546,6 +577,7 @@ def bench_locomo(args) -> dict[str, Any]:
     if tree:
         daemon_systems += (f"{daemon_systems[-1]}+tree",)
     scores = _LocomoScores((*daemon_systems, "bm25", "dense", "hybrid_0.7dense_0.3bm25"))
+    lookup = _LocomoScores(scores.systems)  # each observation's source turn (--via add)
     settings = tomllib.loads(Path(args.config_file).read_text()) if getattr(args, "config_file", None) else {}
     if via == "append":
         settings.setdefault("conversation", {})["episode_context_turns"] = args.context_turns
@@ -559,6 +591,9 @@ def bench_locomo(args) -> dict[str, Any]:
                 dias = _locomo_by_add(client, sample, turns, args, embedder)
                 evidence = _Evidence(client, ns, lambda memory, d=dias: d.get(memory["id"], []))
                 _ask_daemon(client, scores, "memory.search", sample, evidence.of_hit)
+                if getattr(args, "lookup", True):
+                    _ask_daemon(client, lookup, "memory.search", sample, evidence.of_hit, _locomo_observations)
+                    _ask_baselines(lookup, sample, turns, embedder, args.work_dir, _locomo_observations)
             else:
                 dia_of_seq = _locomo_by_append(client, sample)
 
@@ -582,6 +617,17 @@ def bench_locomo(args) -> dict[str, Any]:
         "conversations": len(data),
         "questions": sum(len(v) for v in scores.per_cat["bm25"].values()),
         **scores.report(),
+        **(
+            {
+                "observation_lookup": {
+                    "what": "each of LoCoMo's observations asked as a query; its evidence: the turn it was drawn from",
+                    "queries": sum(len(v) for v in lookup.per_cat["bm25"].values()),
+                    **lookup.recalls(),
+                }
+            }
+            if lookup.per_cat["bm25"]
+            else {}
+        ),
     }
 
 

@@ -54,6 +54,8 @@ def haystack_turns(question: dict[str, Any]) -> list[dict[str, Any]]:
                     "session": session_id,
                     "created": when,
                     "evidence": bool(turn.get("has_answer")),
+                    # Probe sets mark the statement a knowledge update replaced (not in LongMemEval).
+                    "stale": bool(turn.get("stale")),
                 }
             )
     return out
@@ -112,8 +114,16 @@ def recalls(ranked: list[str], turns: list[dict[str, Any]], answer_sessions: lis
 
 
 def stale_first(ranked: list[str], turns: list[dict[str, Any]]) -> bool | None:
-    """For evidence from more than one date: does a turn of an older date rank above every turn
-    of the newest (None: evidence from one date only, or none of it retrieved)?"""
+    """Does the stale statement of a knowledge update rank above the current one? With turns
+    marked ``stale`` (probe sets): True when a stale turn ranks above every current (evidence)
+    turn, or only stale ones are retrieved; None when neither is. Else (LongMemEval marks only
+    evidence) from the evidence's dates: does a turn of an older date rank above every turn of
+    the newest (None: evidence from one date only, or none of it retrieved)?"""
+    stale = {t["source"] for t in turns if t.get("stale")}
+    if stale:
+        current = {t["source"] for t in turns if t["evidence"]}
+        first = next((s for s in ranked if s in stale or s in current), None)
+        return None if first is None else first in stale
     dated = {t["source"]: t["created"] for t in turns if t["evidence"]}
     if len(set(dated.values())) < 2:
         return None

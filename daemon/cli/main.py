@@ -1228,6 +1228,12 @@ def bench_import(**options: Any) -> None:
     is_flag=True,
     help="Also build the consolidation tree over what was stored (jobs.run consolidate) and ask again.",
 )
+@click.option(
+    "--lookup/--no-lookup",
+    default=True,
+    show_default=True,
+    help="With --via add, also ask each of LoCoMo's observations and score finding the turn it was drawn from.",
+)
 def bench_locomo(**options: Any) -> None:
     """Evidence Recall@k of memory.search on LoCoMo.
 

@@ -171,6 +171,21 @@ class RetrievalConfig(_Section):
         description="A search's first 5 hits come from distinct episodes (dated further apart than episode_gap_minutes) "
         "where another episode's hit is at most this much less similar (0: off).",
     )
+    other_speaker_penalty: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="A question that names a person (one of the namespace's speakers): what another person said "
+        "counts this share less similar (0: off).",
+    )
+    assistant_penalty: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="What the assistant said counts this share less similar than what people said, unless the "
+        "question asks what the assistant said ('you recommended'); then the people's words count that much less "
+        "(0: off).",
+    )
     newer_margin: float = Field(
         0.3,
         ge=0,

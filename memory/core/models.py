@@ -254,6 +254,7 @@ class SignalsOut(BaseModel):
     match: float  # the memory's own hybrid (dense + BM25) match with the query
     neighbourhood: float  # the best match of the memories stored just before and after it (its episode)
     constraint: float = 0.0  # the lift a standing constraint gets when the query asks for advice
+    speaker: float = 0.0  # what similarity lost as words of someone the question does not ask about
 
 
 class SearchHit(BaseModel):

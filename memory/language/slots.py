@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agentmemd.memory.core.text import STOPWORDS, words
+from agentmemd.memory.language.speakers import ASSISTANT_SPEAKERS, USER_SPEAKERS, split_speaker
 
 SLOTS: tuple[str, ...] = ("residence", "workplace", "partner", "name", "phone", "email", "diet")
 SELF = "self"
@@ -293,15 +294,9 @@ _NOT_NAMES = frozenset(
     september october november december thanks thank please sorry hey hi hello congrats wow okay ok sure great
     yes yeah god""".split()
 )
-_AGENT_SPEAKERS = frozenset("assistant system ai bot agent model".split())
-_USER_SPEAKERS = frozenset("user human me the user owner".split())
-_NOT_SPEAKERS = frozenset(
-    "update note news fyi ps reminder edit fact summary context important todo question answer".split()
-)
 _WORD_STARTS = {name: tuple(" " + key for key in slot.keys) for name, slot in _DEFINITIONS.items()}
 _APART = str.maketrans(dict.fromkeys("\n\t\r'’\"()[]{}<>-/.,;:!?*_", " "))  # words apart, for ``keys``
 _CLAUSE_END = re.compile(r"[.!?;\n]")
-_SPEAKER = re.compile(r"^\s*(?P<who>[^\s:][^:\n]{0,40}?)(?: said)?:\s")
 _PAST = re.compile(
     r"\b(?:did|was|were|had|used to|lived|worked|dated|ago|last year|back (?:in|then|when)|when (?:i|we) (?:was|were)|"
     r"as a (?:kid|child|student|teenager)|(?:19|20)\d\d|before|previous(?:ly)?|at first|originally|initially|"
@@ -313,19 +308,16 @@ _PAST = re.compile(
 
 def _speaker(text: str) -> tuple[str | None, str]:
     """(whose first person the text is, the text after the speaker): SELF for no speaker or the
-    user, a lower-cased name, None for the agent's own turns."""
-    found = _SPEAKER.match(text)
-    if not found:
+    user, a lower-cased name, None for the agent's own turns (speakers.py says who speaks)."""
+    who, said = split_speaker(text)
+    if who is None:
         return SELF, text
-    who = found.group("who").strip()
     low = who.lower()
-    if low in _AGENT_SPEAKERS:
-        return None, text[found.end() :]
-    if low in _USER_SPEAKERS:
-        return SELF, text[found.end() :]
-    if low in _NOT_SPEAKERS or not all(w[:1].isupper() for w in who.split()):
-        return SELF, text
-    return low, text[found.end() :]
+    if low in ASSISTANT_SPEAKERS:
+        return None, said
+    if low in USER_SPEAKERS:
+        return SELF, said
+    return low, said
 
 
 def _subject_word(tokens: list[str], raw: list[str], speaker: str) -> str | None:

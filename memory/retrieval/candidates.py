@@ -21,8 +21,15 @@ import numpy as np
 from agentmemd.memory.core.clock import Clock, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import may_hear
-from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
+from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
 from agentmemd.memory.language.slots import SLOT_PHRASES, asked_slots, filled_slots, mentions_the_past
+from agentmemd.memory.language.speakers import (
+    ROLE_SPEAKERS,
+    asks_for_the_assistant,
+    said_by_assistant,
+    speakers_named,
+    speakers_of,
+)
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
 from agentmemd.memory.retrieval.currency import Filler, asks_about_the_past, newest_fillers
 from agentmemd.memory.retrieval.decay import Tier, frequency_boosts, retention_many, tiers_many
@@ -150,6 +157,7 @@ class CandidateFinder:
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
         now = self.clock.now()
         scored = self.score_rows(rows, qvec, lexical, now, namespace=namespace, listener=listener, links=links)
+        self._weigh_speakers(scored, query)
         if constraints:
             self._lift_constraints(scored, constraints)
         if asked:
@@ -289,6 +297,36 @@ class CandidateFinder:
                 )
             )
         ]
+
+    def _weigh_speakers(self, scored: list[Scored], query: str) -> None:
+        """Whose words the question asks for come first (speakers.py): a question that names some
+        of the candidates' speakers takes another speaker's words as [retrieval] other_speaker_penalty
+        less similar; the assistant's words count [retrieval] assistant_penalty less than people's,
+        and the people's that much less when the question asks what the assistant said."""
+        rc = self.config.retrieval
+        if not scored or (rc.other_speaker_penalty <= 0 and rc.assistant_penalty <= 0):
+            return
+        names = [speakers_of(s.row["content"], s.row.get("said_by")) for s in scored]
+        # An episode of an assistant's turn is tagged with its role (memory/conversation/episodes.py).
+        assistant = [
+            said_by_assistant(n) or (s.row["type"] == EPISODE and '"assistant"' in (s.row["tags"] or ""))
+            for n, s in zip(names, scored)
+        ]
+        people = {name for n, a in zip(names, assistant) if not a for name in n}
+        named = speakers_named(query, people)
+        if named == people - ROLE_SPEAKERS:  # every person named: none preferred
+            named = set()
+        wants_assistant = asks_for_the_assistant(query)
+        for s, n, by_assistant in zip(scored, names, assistant):
+            penalty = 0.0
+            if by_assistant != wants_assistant and (by_assistant or wants_assistant and n):
+                penalty = rc.assistant_penalty
+            elif named and n and not by_assistant and not n & named:
+                penalty = rc.other_speaker_penalty
+            if penalty > 0:
+                s.signals.speaker = s.signals.similarity * penalty
+                s.signals.similarity -= s.signals.speaker
+                s.score = injection_score(s.signals, self.config.scoring)
 
     def _lift_constraints(self, scored: list[Scored], found: set[int]) -> None:
         """For a request for advice, a standing constraint (constraints.py) is relevant whatever it

@@ -13,6 +13,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from agentmemd.memory.core.text import QUERY_STOPWORDS
+from agentmemd.memory.language.word_forms import other_forms
 from agentmemd.memory.store.database import Store, fts_terms
 
 # Words that place a question in the present, not what it is about: "where do I work these days?"
@@ -28,6 +30,19 @@ def query_terms(query: str) -> list[str]:
     """The terms of a query that are looked up: its words but stopwords and the phrases that only
     say "now" (PRESENT_TIME)."""
     return fts_terms(PRESENT_TIME.sub(" ", query))
+
+
+def other_forms_of(terms: list[str]) -> list[str]:
+    """The irregular forms of the terms that are looked up beside them ("caught" -> "catch";
+    word_forms.py), each once and none a term already."""
+    have = set(terms)
+    out: list[str] = []
+    for term in terms:
+        for form in other_forms(term):
+            if form not in have and form not in QUERY_STOPWORDS:
+                have.add(form)
+                out.append(form)
+    return out
 
 
 def fts5_idf(documents: int, containing: int) -> float:
@@ -61,14 +76,18 @@ def bm25_hits(
     others are taken rarest first while their document frequencies add up to at most
     ``max_postings``. A namespace smaller than that never drops a term.
     """
-    statistics = store.term_statistics(namespace, terms) if terms else None
+    forms = other_forms_of(terms)
+    statistics = store.term_statistics(namespace, terms + forms) if terms else None
     if statistics is None:
         return Bm25Hits({}, 0.0)
     count, document_frequencies = statistics
-    frequencies = [(df, i, t) for i, (t, df) in enumerate(zip(terms, document_frequencies))]
+    looked_up = [(df, i, t) for i, (t, df) in enumerate(zip(terms + forms, document_frequencies))]
+    # A word's other form is a match of that word, not another term: what a full match scores,
+    # and the terms' weights, are the query's own words'.
+    frequencies = looked_up[: len(terms)]
     chosen: list[str] = []
     total = 0
-    for df, _, term in sorted(frequencies):
+    for df, _, term in sorted(looked_up):
         if df == 0:
             continue
         if total + df > max_postings:

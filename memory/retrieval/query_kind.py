@@ -57,3 +57,27 @@ def query_kind(query: str) -> QueryKind:
     if _THEMATIC.search(query):
         return "thematic"
     return "fact"
+
+
+# Asking for several things that may lie in different conversations: "which cities have I been to",
+# "what books has Melanie read", "all the ...", "so far", "how many". A plural after which/what is
+# known by its final s, not -us, -ss, -is ("which US state" is one thing).
+_LIST = re.compile(
+    r"\b(?:list|all (?:the|of|my|our)|every|each of|so far|how many|which (?:\w+ )?{plural}|"
+    r"what (?:\w+ )?{plural} (?:have|has|had|did|do|does|are|were)|what (?:are|were) (?:all )?(?:the |my |our |his |"
+    r"her |their )?{plural})\b".format(plural=r"\w*[^\Wusi]s"),
+    re.IGNORECASE,
+)
+
+
+def asks_for_a_list(query: str) -> bool:
+    """Does ``query`` ask for several things, likely said in different conversations?
+
+    >>> asks_for_a_list("Which cities have I travelled to for work this year?")
+    True
+    >>> asks_for_a_list("What books has Melanie read?")
+    True
+    >>> asks_for_a_list("When did Caroline go to the support group?")
+    False
+    """
+    return bool(_LIST.search(query))

@@ -23,6 +23,7 @@ class Signals:
     match: float = 0.0  # the memory's own hybrid match (similarity_signal)
     neighbourhood: float = 0.0  # the best match of its episode neighbours
     constraint: float = 0.0  # what a standing constraint's similarity was lifted by, for advice (constraints.py)
+    speaker: float = 0.0  # what similarity lost as the words of someone the question does not ask about (speakers.py)
 
     def rounded(self) -> dict[str, float]:
         """Each signal rounded to 6 places, as hits and the pack log show them."""

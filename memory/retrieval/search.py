@@ -20,6 +20,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
 from agentmemd.memory.retrieval.candidates import CandidateFinder, Scored
 from agentmemd.memory.retrieval.currency import Ranked, asks_about_the_past, current_first
+from agentmemd.memory.retrieval.query_kind import asks_for_a_list
 from agentmemd.memory.store.database import Store
 
 DIVERSE_DEPTH = 5  # how many of a search's first hits are kept from distinct episodes where they can be
@@ -75,7 +76,7 @@ class Search:
         if not asks_about_the_past(p.query):
             hits = self._current_first(p.namespace, hits, idf, window=max(2 * p.k, 20))
         hits = _current_slot_first(hits)
-        hits = self._episodes_apart(hits)
+        hits = self._episodes_apart(hits, by_own_match=not asks_for_a_list(p.query))
         kept, folded = self._fold_same_turns(hits)
         stated = self.finder.stated([s.row for s in kept[: p.k]])
         return SearchResult(
@@ -115,11 +116,17 @@ class Search:
         )
         return [by_id[i] for i in order] + hits[window:]
 
-    def _episodes_apart(self, hits: list[Scored]) -> list[Scored]:
+    def _episodes_apart(self, hits: list[Scored], by_own_match: bool) -> list[Scored]:
         """The first DIVERSE_DEPTH hits from as many episodes as they can be: a hit of an episode
         already among them yields its place to the best hit of another episode, if that one is at
         most [retrieval] episode_diversity less similar (0: off). Evidence spread over several
-        conversations is otherwise crowded out by one conversation's many near-equal turns."""
+        conversations is otherwise crowded out by one conversation's many near-equal turns.
+
+        ``by_own_match`` (a question that does not ask for a list): the other episode's hit is
+        judged by its own match, not by the similarity its episode's neighbours lent it; judged
+        by that for every question, a neighbour that borrowed its score evicted the evidence
+        (measured: LoCoMo evidence R@5 0.587 without episodes apart, 0.538 by similarity, 0.562
+        by own match; LongMemEval_S session R@5 0.942, 0.967 and 0.963)."""
         margin = self.config.retrieval.episode_diversity
         if margin <= 0 or len(hits) < 2:
             return hits
@@ -130,13 +137,16 @@ class Search:
         def new_episode(s: Scored) -> bool:
             return all(abs(when[id(s)] - t) > gap for t in shown)
 
+        def judged(s: Scored) -> float:
+            return s.signals.match if by_own_match else s.signals.similarity
+
         out: list[Scored] = []
         rest = hits[:DIVERSE_WINDOW]
         while rest and len(out) < DIVERSE_DEPTH:
             pick = rest[0]
             if not new_episode(pick):
                 pick = next(
-                    (s for s in rest if new_episode(s) and pick.signals.similarity - s.signals.similarity <= margin),
+                    (s for s in rest if new_episode(s) and pick.signals.similarity - judged(s) <= margin),
                     pick,
                 )
             rest = [s for s in rest if s is not pick]  # by identity: Scored equality would compare vectors

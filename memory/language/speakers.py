@@ -1,0 +1,95 @@
+"""Who said a memory, and whose words a question asks for.
+
+A memory made from a turn knows its speaker: ``said_by`` where the caller gave it, and a content
+written the way conversations are stored, "Name: words" or "Name said: words" (an episode, a
+LoCoMo-style transcript, "user: ..." / "assistant: ..."). A question names a speaker when it says
+one of the speakers' names; it asks for the assistant's own words when it says "you recommended",
+"did you mention", "your advice" and the like (English cues: elsewhere nobody is preferred).
+
+    >>> speaker_in("Caroline: I went to the support group yesterday.")
+    'Caroline'
+    >>> speaker_in("Ana said: we moved to Leeds")
+    'Ana'
+    >>> speaker_in("Note: the wifi password is on the fridge") is None
+    True
+    >>> asks_for_the_assistant("Can you remind me of the restaurant you recommended?")
+    True
+    >>> asks_for_the_assistant("What breed did I tell you our puppy is?")
+    False
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentmemd.memory.core.text import words
+
+# "Name: " or "Name said: " at the start: one to three words, each capitalised, or a role word.
+_PREFIX = re.compile(r"^\s*([^\W\d_][\w'’.-]{0,30}(?: [^\W\d_][\w'’.-]{0,30}){0,2}?)(?: said)?:\s")
+ASSISTANT_SPEAKERS = frozenset("assistant system ai bot agent model".split())
+USER_SPEAKERS = frozenset({"user", "human", "me", "the user", "owner"})
+ROLE_SPEAKERS = ASSISTANT_SPEAKERS | USER_SPEAKERS
+# A capitalised word before a colon that labels a line rather than naming who said it.
+LABELS = frozenset(
+    """note notes update reminder todo to-do summary question answer q a title subject re fwd warning error
+    tip fact rule goal step example source date time location address email phone name ps nb edit important
+    idea correction fyi news context""".split()
+)
+
+# The question asks what the assistant itself said: "you recommended", "did you mention", "your advice".
+_ASKS_ASSISTANT = re.compile(
+    r"\byou(?:'d| had)? (?:recommended|suggested|said|mentioned|told me|gave me|listed|provided|shared|named|"
+    r"described|proposed|explained|wrote|came up with)\b|"
+    r"\b(?:did|have) you (?:recommend|suggest|say|mention|tell me|give me|list|provide|share|name|describe|"
+    r"propose|explain|write|come up with)\b|"
+    r"\byour (?:recommendations?|suggestions?|advice|answer|reply|response|list|explanation|tips?)\b",
+    re.IGNORECASE,
+)
+
+
+def split_speaker(content: str) -> tuple[str | None, str]:
+    """(the speaker a content names at its start, "Ana: ..." or "Ana said: ...", or None; what
+    they said: the content after the name, or all of it)."""
+    m = _PREFIX.match(content)
+    if not m:
+        return None, content
+    name = m.group(1)
+    if name.lower() not in ROLE_SPEAKERS and (
+        name.lower() in LABELS or not all(part[0].isupper() for part in name.split())
+    ):
+        return None, content
+    return name, content[m.end() :]
+
+
+def speaker_in(content: str) -> str | None:
+    """The speaker a content names at its start ("Ana: ...", "Ana said: ..."), or None."""
+    return split_speaker(content)[0]
+
+
+def speakers_of(content: str, said_by: str | None) -> frozenset[str]:
+    """Every name a memory's speaker goes by, lower-cased: its ``said_by`` and the name its content
+    starts with (empty when neither says)."""
+    names = {n.lower() for n in (said_by, speaker_in(content)) if n}
+    return frozenset(names)
+
+
+def said_by_assistant(names: frozenset[str]) -> bool:
+    """Is this the assistant's own turn (by its role's name)?"""
+    return bool(names & ASSISTANT_SPEAKERS)
+
+
+def asks_for_the_assistant(query: str) -> bool:
+    """Does the question ask what the assistant said?"""
+    return bool(_ASKS_ASSISTANT.search(query))
+
+
+def speakers_named(query: str, known: set[str]) -> set[str]:
+    """Which of the ``known`` speaker names (lower-cased) the question says: the whole name or its
+    first word ("Caroline" names "caroline smith"); role names are not people.
+
+    >>> sorted(speakers_named("What did Caroline research?", {"caroline smith", "melanie", "user"}))
+    ['caroline smith']
+    """
+    said = words(query)
+    text = f" {' '.join(said)} "
+    return {name for name in known - ROLE_SPEAKERS if f" {name} " in text or name.split()[0] in said}
