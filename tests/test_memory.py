@@ -92,7 +92,16 @@ def test_search_finds_evidence_turns(daemon, conv26):
             gap = worse["signals"]["similarity"] - better["signals"]["similarity"]
             assert gap < 0.01 or gap <= moved_within
         sig = results[0]["signals"]
-        assert set(sig) == {"similarity", "priority", "decay", "frequency", "match", "neighbourhood", "constraint"}
+        assert set(sig) == {
+            "similarity",
+            "priority",
+            "decay",
+            "frequency",
+            "match",
+            "neighbourhood",
+            "constraint",
+            "speaker",
+        }
         got = {dia_of[r["id"]] for r in results}
         hits_at_10 += bool(got & evidence_ids(qa))
     # The first 40 single-hop questions of conv-26: 39 had an evidence turn in the top 10

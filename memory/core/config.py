@@ -196,8 +196,9 @@ class RetrievalConfig(_Section):
     slot_candidates: int = Field(
         20,
         ge=0,
-        description="For a question about a fact slot in the present (where someone lives or works, their partner, "
-        "name, phone, e-mail, diet), the newest N memories holding one of the slot's cue phrases are candidates.",
+        description="For a question about a fact slot in the present (where someone lives or works, their manager, "
+        "partner, children, car, name, phone, e-mail, diet), the newest N memories filling that slot of the person "
+        "asked about (recorded when each was stored) are candidates.",
     )
     slot_share: float = Field(
         1.0,

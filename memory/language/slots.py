@@ -1,6 +1,8 @@
 """Fact slots: the things about a person that hold one value at a time (where they live, where
-they work, who their partner is, their name, phone number, e-mail address, diet), recognised in
-questions and in memories by cue patterns, no model.
+they work, who they report to, who their partner is, how many children they have, what they drive,
+their name, phone number, e-mail address, diet), recognised in questions and in memories by cue
+patterns, no model. Which slot of whom a memory fills is recorded when it is stored
+(memory/store/slot_tables.py).
 
 A person says what changed without saying what it replaces ("We finally got the keys to the new
 place in Leeds", a year after "The user lives in Berlin"), and a model that stores it with
@@ -12,7 +14,6 @@ wants the newest memory filling it (memory/retrieval/currency.py, ``[retrieval] 
 * ``asked_slots(question)``: the (slot, subject) pairs a question asks for.
 * ``filled_slots(text)``: the (slot, subject) pairs a memory fills.
 * ``mentions_the_past(question)``: a past tense, a year, "before": the old value may be the answer.
-* ``SLOT_PHRASES``: FTS5 phrases (stemmed like the index) that find a slot's memories.
 
 A subject is ``"self"`` (the person the agent serves: "I", "we", "the user", a turn said by
 "user"), a name in lower case ("caroline", for "Caroline said: I moved to Leeds" or "Where does
@@ -31,7 +32,18 @@ from dataclasses import dataclass
 from agentmemd.memory.core.text import STOPWORDS, words
 from agentmemd.memory.language.speakers import ASSISTANT_SPEAKERS, USER_SPEAKERS, split_speaker
 
-SLOTS: tuple[str, ...] = ("residence", "workplace", "partner", "name", "phone", "email", "diet")
+SLOTS: tuple[str, ...] = (
+    "residence",
+    "workplace",
+    "manager",
+    "partner",
+    "children",
+    "vehicle",
+    "name",
+    "phone",
+    "email",
+    "diet",
+)
 SELF = "self"
 
 _NAME = r"(?-i:[A-Z][a-z]+)"  # a capitalised word, whatever the pattern's case
@@ -50,7 +62,7 @@ _FLAGS = re.IGNORECASE
 _TEXT_FLAGS = re.IGNORECASE | re.ASCII
 
 
-def _phrases(listed: str) -> tuple[str, ...]:
+def _listed(listed: str) -> tuple[str, ...]:
     return tuple(listed.split(", "))
 
 
@@ -59,7 +71,6 @@ class _Slot:
     said: tuple[str, ...]  # predicates; the subject is the words before them, or their own `who` group
     first_person: tuple[str, ...]  # statements whose wording says the speaker ("call me Alex", "je m'appelle")
     asked: tuple[str, ...]  # questions, with a `who` group (none: the asker)
-    phrases: tuple[str, ...]  # FTS5 phrases that find the memories
     keys: tuple[str, ...]  # word starts (lower case, words apart), one of which each statement holds: a fast pass
 
 
@@ -74,6 +85,8 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\b(?:based|settled) in\b",
             rf"\b(?P<who>my|our|{_NAME}'s) (?:new |current |home )?address\b",
             r"\b(?P<who>my|our) new (?:place|flat|apartment|house|home|neighbou?rhood)\b",
+            r"\bthe (?:movers|removal (?:men|van|company)) (?:came|arrived|finished|left|unloaded|have)\b",
+            r"\b(?:moving day|moved house|unpacking (?:the|our|my) boxes)\b",
         ),
         first_person=(
             r"\b(?:ich wohne|wir wohnen|ich lebe|wir leben) (?:jetzt |nun |seit \w+ )?(?:in|bei)\b",
@@ -96,15 +109,9 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\bonde (?:eu )?(?:moro|vivo|moramos)\b",
             r"\bdove (?:abito|vivo|abitiamo)\b",
         ),
-        phrases=_phrases(
-            "live in, lives in, living in, live at, moved to, moved into, moved in, relocated, got the keys, "
-            "new place, new flat, new house, new apartment, new home, address, based in, settled in, wohne, "
-            "wohnen, umgezogen, gezogen, habite, habitons, demenage, vivo en, vivimos en, mude, mudamos, "
-            "mudado, moro, moramos, mudei, abito, trasferito, trasferita, trasferiti"
-        ),
-        keys=_phrases(
+        keys=_listed(
             "liv, resid, moved, relocat, keys, bought, rent, signed for, found, based in, settled in, address, "
-            "my new, our new, wohn, lebe, gezogen, umgezogen, habit, je vis, vivons, déménag, viv, mud, moro, moramos, "
+            "my new, our new, movers, removal, moving day, moved house, unpacking, wohn, lebe, gezogen, umgezogen, habit, je vis, vivons, déménag, viv, mud, moro, moramos, "
             "abit, trasferit"
         ),
     ),
@@ -119,6 +126,7 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\b(?:hired|employed) (?:by|at|as)\b",
             r"\b(?:got|landed|accepted|took) (?:a|the|an) (?:new )?(?:job|position|role|offer)\b",
             r"\b(?P<who>my|our) first day (?:at|of) ",
+            r"\bfirst (?:day|week|month|shift) (?:at|with) (?-i:[A-Z])",
             r"\b(?:quit|left|lost) (?:my|the|our) job\b",
             r"\b(?:resigned|got laid off|was laid off|were laid off|got fired|was fired|retired)\b",
             r"\bpromoted to\b",
@@ -147,14 +155,9 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\bonde (?:eu )?trabalho\b",
             r"\bdove lavoro\b",
         ),
-        phrases=_phrases(
-            "work at, work for, work as, works at, works for, working at, working for, working as, new job, "
-            "new firm, new company, new role, new position, new employer, started at, first day, joined, "
-            "hired, employed, promoted, quit, resigned, laid off, retired, arbeite, travaille, trabajo, "
-            "trabalho, lavoro"
-        ),
-        keys=_phrases(
-            "work, start, began, joined, hired, employed, job, position, role, offer, first day, resigned, "
+        keys=_listed(
+            "work, start, began, joined, hired, employed, job, position, role, offer, first day, first week, "
+            "first month, first shift, resigned, "
             "laid off, fired, retired, promoted, my new, our new, employer, arbeit, travaill, trabaj, trabalh, "
             "lavor"
         ),
@@ -166,6 +169,8 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\b(?P<who>my) new (?:girlfriend|boyfriend|partner)\b",
             rf"\b(?:dating|seeing|married to|engaged to|going out with|moved in with|in a relationship with) {_NAME}\b",
             r"\b(?:married|engaged|divorced|single|separated|broke up|split up)\b",
+            rf"\bthings with {_NAME} (?:are|have been) (?:going |getting )?(?:\w+ )?(?:well|great|good|serious)\b",
+            rf"\b{_NAME} and (?:i|me) (?:are|have been) (?:dating|together|seeing each other|official|a couple)\b",
         ),
         first_person=(),
         asked=(
@@ -177,14 +182,58 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"in a relationship)\b",
             rf"\bwhat(?:'s| is) {_WHOSE} (?:current )?relationship status\b",
         ),
-        phrases=_phrases(
-            "girlfriend, boyfriend, partner, wife, husband, fiance, fiancee, spouse, dating, seeing, married, "
-            "engaged, divorced, broke up, split up, single, separated"
-        ),
-        keys=_phrases(
+        keys=_listed(
             "girlfriend, boyfriend, partner, wife, husband, fianc, spouse, dating, seeing, married, engaged, "
-            "going out with, moved in with, relationship, divorced, single, separated, broke up, split up"
+            "going out with, moved in with, relationship, divorced, single, separated, broke up, split up, "
+            "things with, and i are, and me are, and i have been, seeing each other"
         ),
+    ),
+    "manager": _Slot(
+        said=(
+            rf"\b(?P<who>my|our) (?:new |current )?(?:manager|boss|line manager|supervisor|team lead),? {_NAME}\b",
+            rf"\b{_NAME} (?:has |had )?(?:officially |finally )?took over (?:the|our|my) (?:team|department|group)\b",
+            rf"\b{_NAME} (?:is|became) (?:my|our) (?:new )?(?:manager|boss|line manager|supervisor|team lead)\b",
+            rf"\breport(?:ing)? (?:directly )?to {_NAME}\b",
+            r"\b(?P<who>my|our) new (?:manager|boss|line manager|supervisor|team lead)\b",
+        ),
+        first_person=(),
+        asked=(
+            rf"\bwho (?:do|does) {_WHO} (?:\w+ )?report to\b",
+            rf"\bwho(?:'s| is) {_WHOSE} (?:current |new )*(?:manager|boss|line manager|supervisor|team lead)\b",
+        ),
+        keys=_listed("manager, boss, supervisor, team lead, took over, report"),
+    ),
+    "children": _Slot(
+        said=(
+            r"\b(?:was born|were born|gave birth|had (?:a|the|our) baby|newborn|baby (?:boy|girl)|"
+            r"(?:am|is|are|'m|'re) pregnant|expecting (?:a|our|another) (?:baby|child))\b",
+            rf"\b{_NAME} arrived\b(?:[^.!?]|\.\d){{0,60}}\b(?:kilos?|kg|pounds|lbs|grams)\b",
+            r"\b(?:have|with|of) (?:one|two|three|four|five|six|\d) (?:kids|children|sons|daughters)\b",
+        ),
+        first_person=(),
+        asked=(
+            rf"\bhow many (?:children|kids|sons|daughters|grandchildren) (?:do|does) {_WHO} (?:\w+ )?have\b",
+            rf"\b(?:do|does) {_WHO} have (?:any )?(?:children|kids)\b",
+        ),
+        keys=_listed("born, birth, baby, pregnant, newborn, expecting, arrived, kids, children"),
+    ),
+    "vehicle": _Slot(
+        said=(
+            r"\btraded in (?:the|my|our|his|her) \w+",
+            r"\b(?P<who>my|our) new (?:car|truck|van|motorbike|motorcycle|scooter|ev|electric car)\b",
+            r"\b(?:bought|got|picked up|leased|sold) (?:a|an|the|our|my) (?:new |used |second-hand |\w+ )?"
+            r"(?:car|truck|van|motorbike|motorcycle|hybrid|ev|electric car)\b",
+            r"\b(?P<who>my|our) (?:car|truck|van) (?:is|now) (?:a|an)\b",
+        ),
+        first_person=(r"\bi (?:now |currently )?drive (?:a|an)\b",),
+        asked=(
+            rf"\bwhat (?:kind of |make of |model of )?(?:car|vehicle|truck) (?:do|does|am|are|is) {_WHO} (?:\w+ )?"
+            rf"(?:drive|driving|own|have)\b",
+            rf"\bwhat (?:kind of |make of |model of )?(?:car|vehicle|truck) {_WHO} (?:now |currently )?"
+            rf"(?:drive|drives|own|owns|have|has)\b",
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:current |new )*(?:car|vehicle)\b",
+        ),
+        keys=_listed("traded, car, truck, van, motorbike, motorcycle, scooter, hybrid, ev, drive"),
     ),
     "name": _Slot(
         said=(
@@ -208,11 +257,7 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\bcome mi chiamo\b",
             r"\bqual (?:é|e) o meu nome\b",
         ),
-        phrases=_phrases(
-            "my name, name is, call me, go by, changed my name, appelle, heisse, heiße, llamo, nombre es, "
-            "chiamo, meu nome"
-        ),
-        keys=_phrases(
+        keys=_listed(
             "name, call me, go by, i m called, i am called, appelle, heiße, heisse, llamo, nombre, chiamo, meu nome"
         ),
     ),
@@ -226,11 +271,7 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\bwhat(?:'s| is) {_WHOSE} (?:\w+ )?(?:phone|mobile|cell|telephone)(?: number)?\b",
             r"\b(?:how|where) (?:can|do|could|should) (?:you|people|they) (?:call|reach|text|ring) me\b",
         ),
-        phrases=_phrases(
-            "phone number, mobile number, cell number, new number, my number, my phone, my mobile, call me, "
-            "text me, reach me"
-        ),
-        keys=_phrases("phone, mobile, cell, telephone, number, me at, me on"),
+        keys=_listed("phone, mobile, cell, telephone, number, me at, me on"),
     ),
     "email": _Slot(
         said=(r"\b(?P<who>my|our) (?:new )?e-?mail(?: address)?(?: is|'s|:| now)", r"\bnew e-?mail(?: address)?\b"),
@@ -239,8 +280,7 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\bwhat(?:'s| is) {_WHOSE} (?:\w+ )?e-?mail(?: address)?\b",
             r"\b(?:how|where) (?:can|do|could|should) (?:you|people|they) e-?mail me\b",
         ),
-        phrases=_phrases("email, e mail, mail me"),
-        keys=_phrases("email, e mail"),
+        keys=_listed("email, e mail"),
     ),
     "diet": _Slot(
         said=(
@@ -258,19 +298,16 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\bwhat (?:do|does|can|can't|cannot) {_WHO} (?:not )?eat\b",
             rf"\bdo(?:es)? {_WHO} (?:still )?eat (?:meat|fish|dairy|eggs)\b",
             rf"\b{_WHOSE} dietary (?:needs|restrictions|requirements)\b",
+            rf"\bwhat (?:kind|sort|type) of (?:diet|food) (?:am|is|are|do|does) {_WHO} (?:\w+ )?"
+            rf"(?:following|on|doing|eating|keeping to|sticking to)\b",
         ),
-        phrases=_phrases(
-            "vegan, vegetarian, pescatarian, keto, paleo, flexitarian, plant based, eating meat, eat meat, "
-            "my diet, stopped eating, started eating"
-        ),
-        keys=_phrases(
+        keys=_listed(
             "vegan, vegetarian, pescatarian, pescetarian, keto, paleo, flexitarian, plant based, meat, fish, "
             "dairy, eggs, pork, beef, chicken, carbs, sugar, diet"
         ),
     ),
 }
 
-SLOT_PHRASES: dict[str, tuple[str, ...]] = {name: slot.phrases for name, slot in _DEFINITIONS.items()}
 _SAID = {name: [re.compile(p, _TEXT_FLAGS) for p in slot.said] for name, slot in _DEFINITIONS.items()}
 _FIRST_PERSON = {name: [re.compile(p, _TEXT_FLAGS) for p in slot.first_person] for name, slot in _DEFINITIONS.items()}
 _ASKED = {name: [re.compile(p, _FLAGS) for p in slot.asked] for name, slot in _DEFINITIONS.items()}

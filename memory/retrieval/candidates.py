@@ -22,7 +22,7 @@ from agentmemd.memory.core.clock import Clock, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import may_hear
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
-from agentmemd.memory.language.slots import SLOT_PHRASES, asked_slots, filled_slots, mentions_the_past
+from agentmemd.memory.language.slots import asked_slots, mentions_the_past
 from agentmemd.memory.language.speakers import (
     ROLE_SPEAKERS,
     asks_for_the_assistant,
@@ -47,6 +47,7 @@ from agentmemd.memory.retrieval.scoring import (
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.slot_tables import SlotTables
 
 
 @dataclass
@@ -66,9 +67,6 @@ class Candidates(NamedTuple):
     qvec: np.ndarray
     kept_out: list[Scored]  # the best of those the listener may not hear
     idf: dict[str, float]  # the query's terms, each with its IDF in the namespace
-
-
-SLOT_READ = 30  # for a fact slot asked about now, the most similar candidates read for it (beside its phrases')
 
 
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
@@ -104,6 +102,7 @@ class CandidateFinder:
             max_workers=config.embedding.workers, thread_name_prefix="agentmemd-query"
         )
         self.tree_tables = ConsolidationTables(store)  # the consolidation tree's nodes and their leaves
+        self.slots = SlotTables(store)  # which fact slot of whom each memory fills (m027)
 
     def may_hear(self, listener: str | None, origin: str) -> bool:
         return may_hear(listener, origin, self.config.channels)
@@ -139,11 +138,10 @@ class CandidateFinder:
         )
         seqs.update(dict.fromkeys(sorted(constraints)))
         asked = self._slots_asked_now(query)
-        phrased: set[int] = set()  # for a fact slot asked about now, the newest memories with one of its phrases
-        if asked:
-            phrases = tuple(sorted({phrase for slot, _ in asked for phrase in SLOT_PHRASES[slot]}))
-            phrased = set(self.store.phrase_matches(namespace, phrases, rc.slot_candidates))
-            seqs.update(dict.fromkeys(sorted(phrased)))
+        fillers: set[int] = set()  # for a fact slot asked about now, the newest memories filling it
+        for slot, subject in asked:
+            fillers.update(self.slots.newest(namespace, slot, subject, rc.slot_candidates))
+        seqs.update(dict.fromkeys(sorted(fillers)))
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
         # Also beside the embedding: these rows' episode links and every match's lexical signal.
         links = self._episode_links(namespace, rows, listener)
@@ -161,7 +159,7 @@ class CandidateFinder:
         if constraints:
             self._lift_constraints(scored, constraints)
         if asked:
-            self._lift_current(scored, set(asked), phrased)
+            self._lift_current(scored, set(asked))
         return Candidates(scored, qvec, kept_out, hits.idf)
 
     def _matches(
@@ -349,20 +347,16 @@ class CandidateFinder:
             return []
         return asked_slots(query)
 
-    def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]], phrased: set[int]) -> None:
+    def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]]) -> None:
         """For a question about a fact slot in the present, the newest memory filling it is the
         current value, however few words it shares with the question or with the older ones it
         changes: its similarity is lifted to [retrieval] slot_share of the best candidate's (search
-        then puts it above the older ones, _current_slot_first). Every filler is marked. A persona
-        memory's "I" is the agent ("My name is Nova"): it fills none of the person's slots. Read:
-        the memories found by the slot's phrases (``phrased``) and the SLOT_READ most similar."""
+        then puts it above the older ones, _current_slot_first). Every filler is marked. Which slot
+        of whom a memory fills was recorded when it was stored (slot_fills, m027)."""
+        fills = self.slots.fills_of([s.row["seq"] for s in scored])
         found: list[Filler] = []
-        slots = sorted({slot for slot, _ in asked})
-        read = {id(s) for s in heapq.nlargest(SLOT_READ, scored, key=lambda s: s.signals.similarity)}
         for s in scored:
-            if s.row["type"] == "persona" or not (id(s) in read or s.row["seq"] in phrased):
-                continue
-            for key in sorted(filled_slots(s.row["content"], slots) & asked):
+            for key in sorted(fills.get(s.row["seq"], set()) & asked):
                 s.slot = s.slot or key
                 found.append(Filler(s.row["id"], key, parse_time(s.row["created"]), s.row["seq"]))
         current = newest_fillers(found)

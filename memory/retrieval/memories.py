@@ -41,6 +41,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE
+from agentmemd.memory.language.slots import filled_slots
 from agentmemd.memory.retrieval.candidates import CandidateFinder
 from agentmemd.memory.retrieval.decay import (
     reinforcement_amount,
@@ -108,6 +109,7 @@ class Memories:
         self.searching = Search(self.finder, store, config, clock)
         self.packing = Packs(self.finder, store, config, clock, self.pack_log)
         self.history = HistoryTables(store)  # what happened to each memory after it was stored (m019)
+        self.slots = self.finder.slots  # which fact slot of whom each memory fills (m027)
 
     # ---- reads: candidates.py, search.py, packs.py ------------------------------------------
 
@@ -140,7 +142,8 @@ class Memories:
         with self.store.transaction():
             for p, vec, ntok in zip(items, vectors, token_lens):
                 memory_id = new_id()
-                self.store.insert(
+                created = format_time(p.created) if p.created else now
+                seq = self.store.insert(
                     {
                         "id": memory_id,
                         "namespace": p.namespace,
@@ -150,7 +153,7 @@ class Memories:
                         "priority": effective_priority(p.priority, p.type, self.config.scoring),
                         "source": p.source,
                         "tags": p.tags,
-                        "created": format_time(p.created) if p.created else now,
+                        "created": created,
                         "ingested": now,
                         # Ingestion is an access: importing old history must not archive it on arrival.
                         "last_accessed": now,
@@ -165,8 +168,34 @@ class Memories:
                     },
                     vec,
                 )
+                self._record_slots(seq, p.namespace, created, p.content, p.type)
                 ids.append(memory_id)
         return ids
+
+    def _record_slots(self, seq: int, namespace: str, created: str, content: str, memory_type: str) -> None:
+        """Which fact slot of whom the memory fills (slots.py), kept beside it: a change of fact is
+        then found for a question about the present however few words it shares with the facts it
+        changes or with the question. A persona memory's "I" is the agent: it fills none of the
+        person's slots."""
+        if memory_type != "persona":
+            fills = filled_slots(content)
+            if fills:
+                self.slots.record(seq, namespace, created, fills)
+
+    def read_slots_of_older_memories(self, chunk: int = 2000) -> int:
+        """The memories stored before slots were recorded at write time (m027), read once, newest
+        first, a chunk per transaction; how many were read."""
+        read = 0
+        while True:
+            with self.store.transaction():
+                rows = self.slots.backlog(chunk)
+                if not rows:
+                    self.slots.backlog_done()
+                    return read
+                for r in rows:
+                    self._record_slots(r["seq"], r["namespace"], r["created"], r["content"], r["type"])
+                self.slots.backlog_read_down_to(min(r["seq"] for r in rows))
+            read += len(rows)
 
     def add(self, item: AddParams) -> str:
         return self.add_many([item], field_prefix="")[0]
@@ -292,7 +321,8 @@ class Memories:
                 if p.priority is None and p.type is None
                 else (effective_priority(p.priority, mtype, self.config.scoring))
             )
-            self.store.insert(
+            created = format_time(p.created) if p.created else old["created"] if p.correction else now
+            seq = self.store.insert(
                 {
                     **{k: old[k] for k in ("namespace", "context")},
                     "type": mtype,
@@ -302,7 +332,7 @@ class Memories:
                     "id": new,
                     "content": p.content,
                     # The date of what it says; when this version was written is `ingested` (and the history's event).
-                    "created": format_time(p.created) if p.created else old["created"] if p.correction else now,
+                    "created": created,
                     "ingested": now,
                     "last_accessed": now,
                     "access_count": old["access_count"],
@@ -316,6 +346,7 @@ class Memories:
                 },
                 vec,
             )
+            self._record_slots(seq, old["namespace"], created, p.content, mtype)
         return UpdateResult(id=new, supersedes=old["id"])
 
     def share(self, p: ShareParams) -> MemoryRecord:

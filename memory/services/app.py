@@ -11,6 +11,7 @@ The daemon passes a ``run_on_store`` that hands SQLite work to its single store 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TypeVar
@@ -141,6 +142,10 @@ class Services:
         run_on_store: RunOnStore,
     ) -> "Services":
         memories = Memories(store, embedder, make_clock(config.clock.start), config, run_on_store)
+        started = time.monotonic()
+        read = run_on_store(memories.read_slots_of_older_memories)  # once, after the upgrade that records them
+        if read:
+            log.info("fact slots read", extra={"memories": read, "seconds": round(time.monotonic() - started, 2)})
         indexer = None
         if workspace is not None:
             indexer = WorkspaceIndexer(
