@@ -101,6 +101,7 @@ def test_search_finds_evidence_turns(daemon, conv26):
             "neighbourhood",
             "constraint",
             "speaker",
+            "time",
         }
         got = {dia_of[r["id"]] for r in results}
         hits_at_10 += bool(got & evidence_ids(qa))

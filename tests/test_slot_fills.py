@@ -62,10 +62,10 @@ def test_a_store_from_before_is_read_once(in_process):
         conn.execute("DELETE FROM slot_fills")
         conn.execute("INSERT INTO meta (key, value) SELECT 'slot_fills_backlog', max(seq) FROM memories")
     assert _fills(daemon) == []
-    read = daemon.run_on_store(lambda: daemon.services.memories.read_slots_of_older_memories(chunk=2))
+    read = daemon.run_on_store(lambda: daemon.services.memories.read_older_memories(chunk=2))
     assert read == 4 and _fills(daemon) == recorded
     assert conn.execute("SELECT count(*) FROM meta WHERE key = 'slot_fills_backlog'").fetchone()[0] == 0
-    assert daemon.run_on_store(daemon.services.memories.read_slots_of_older_memories) == 0
+    assert daemon.run_on_store(daemon.services.memories.read_older_memories) == 0
 
 
 def test_forgetting_a_memory_removes_its_fills(in_process):

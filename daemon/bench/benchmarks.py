@@ -19,7 +19,7 @@ import tempfile
 import time
 import tomllib
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -53,6 +53,13 @@ def locomo_turns(sample: dict[str, Any]) -> list[dict[str, Any]]:
             out.append({"dia_id": turn["dia_id"], "text": text, "session": n, "created": when.isoformat()})
         n += 1
     return out
+
+
+def asked_after(sample: dict[str, Any]) -> datetime:
+    """When a conversation's questions are asked: the day after its last session (LoCoMo dates none)."""
+    conv = sample["conversation"]
+    last = max(n for n in range(1, 100) if f"session_{n}" in conv)
+    return locomo_date(conv[f"session_{last}_date_time"]) + timedelta(days=1)
 
 
 def turn_contexts(turns: list[dict[str, Any]], previous: int) -> list[str | None]:
@@ -520,13 +527,17 @@ def _ask_daemon(
     """memory.search (Recall@k over the distinct turns its hits cite) and, for a question, a
     1,000-token pack."""
     ns = sample["sample_id"]
+    asked_at = asked_after(sample).isoformat()
     for qa, cat, gold in asked(sample):
         t = time.perf_counter()
-        hits = client.call("memory.search", {"query": qa["question"], "k": 10, "namespace": ns})["results"]
+        search = {"query": qa["question"], "k": 10, "namespace": ns, "asked_at": asked_at}
+        hits = client.call("memory.search", search)["results"]
         scores.search_ms.append((time.perf_counter() - t) * 1000)
         scores.add(system, cat, _first_distinct([dias_of_hit(h) for h in hits], 10), gold)
         if cat != OBSERVATION:
-            pack = client.call("context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns})
+            pack = client.call(
+                "context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns, "asked_at": asked_at}
+            )
             scores.cover(system, cat, qa.get("answer"), pack["text"])
 
 

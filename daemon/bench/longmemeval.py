@@ -167,7 +167,12 @@ def bench_longmemeval(args) -> dict[str, Any]:
                 if manifest_path:
                     done[namespace] = {"turns": len(turns), "seconds": round(seconds, 2)}
                     manifest_path.write_text(json.dumps(done))
-            search = {"query": question["question"], "k": 10, "namespace": namespace}
+            search = {
+                "query": question["question"],
+                "k": 10,
+                "namespace": namespace,
+                "asked_at": longmemeval_date(question["question_date"]).isoformat(),
+            }
             started = time.perf_counter()
             hits = client.call("memory.search", search)
             search_ms.append((time.perf_counter() - started) * 1000)

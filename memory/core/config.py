@@ -186,6 +186,18 @@ class RetrievalConfig(_Section):
         "question asks what the assistant said ('you recommended'); then the people's words count that much less "
         "(0: off).",
     )
+    time_penalty: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="A question about a time gone by ('last Thursday', 'in March 2023', 'this year'): a memory that "
+        "speaks of no day of it (nor was said on one) counts this share less similar (0: off).",
+    )
+    time_candidates: int = Field(
+        20,
+        ge=0,
+        description="... and the newest N memories that speak of a day of it are candidates, whatever their words.",
+    )
     newer_margin: float = Field(
         0.3,
         ge=0,

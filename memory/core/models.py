@@ -112,6 +112,8 @@ class SearchParams(Params):
     include_archived: bool = False
     # The audience of the conversation the search is for: only what it may hear. None: everything.
     audience: Listener | None = None
+    # When the question is asked ("last Thursday" is resolved against it): the daemon's clock if none.
+    asked_at: Timestamp | None = None
 
 
 class MemoryListParams(Params):
@@ -178,6 +180,8 @@ class PackParams(Params):
     exclude: list[MemoryId] = Field(default_factory=list, max_length=10_000)
     # The audience of the conversation the pack is for: only what it may hear. None: everything.
     audience: Listener | None = None
+    # When the question is asked ("last Thursday" is resolved against it): the daemon's clock if none.
+    asked_at: Timestamp | None = None
 
 
 class ExplainParams(Params):
@@ -255,6 +259,7 @@ class SignalsOut(BaseModel):
     neighbourhood: float  # the best match of the memories stored just before and after it (its episode)
     constraint: float = 0.0  # the lift a standing constraint gets when the query asks for advice
     speaker: float = 0.0  # what similarity lost as words of someone the question does not ask about
+    time: float = 0.0  # what similarity lost as speaking of other days than the question asks about
 
 
 class SearchHit(BaseModel):

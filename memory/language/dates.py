@@ -155,6 +155,23 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ("in_year", r"\b(?:in|since|back in)\s+(?P<y>(?:19|20)\d{2})\b"),
     ]
 ]
+# Placed before "in May" (rel_month): a month with its year, a part of a month, the nth weekday of one.
+_MONTH_NAMES = "|".join(m.capitalize() for m in MONTHS)
+_PATTERNS[5:5] = [
+    (kind, re.compile(rx))  # month names capitalised: "may" stays a verb
+    for kind, rx in [
+        ("month_year", r"\b(?:in\s+)?(?P<mon>" + _MONTH_NAMES + r"),?\s+(?P<y>(?:19|20)\d{2})\b"),
+        (
+            "nth_wd",
+            r"\b(?P<nth>first|second|third|fourth|last)\s+(?i:"
+            + _WD
+            + r")\s+(?:of|in)\s+(?P<mon>"
+            + _MONTH_NAMES
+            + r")\b",
+        ),
+        ("part_month", r"\b(?P<part>beginning|start|middle|end)\s+of\s+(?P<mon>" + _MONTH_NAMES + r")\b"),
+    ]
+]
 # "in May" must be the month, not the verb: rel_month is matched case-sensitively on the name.
 _CASE_SENSITIVE = {"rel_month"}
 
@@ -254,6 +271,22 @@ def _month(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
     return f"{year}-{month:02d}", "month", False
 
 
+def _month_year(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    return f"{g['y']}-{_month_number(g['mon']):02d}", "month", False
+
+
+def _nth_weekday(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
+    """'the first Sunday of March': that day in the nearest March (as 'in March')."""
+    year, month = (int(x) for x in _month(kind, g, day, past, future)[0].split("-"))
+    weekday = WEEKDAYS.index(g["wd"].lower().rstrip("s") if g["wd"].lower() not in WEEKDAYS else g["wd"].lower())
+    nth = ("first", "second", "third", "fourth").index(g["nth"].lower()) if g["nth"].lower() != "last" else None
+    if nth is None:
+        last = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+        return _weekday_before(last, weekday, inclusive=True).isoformat(), "day", False
+    first = date(year, month, 1)
+    return (first + timedelta(days=(weekday - first.weekday()) % 7 + 7 * nth)).isoformat(), "day", False
+
+
 def _year(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolved:
     return g["y"], "year", False
 
@@ -272,6 +305,9 @@ _RESOLVERS = {
     "rel_season": _season,
     "rel_month": _month,
     "in_year": _year,
+    "month_year": _month_year,
+    "nth_wd": _nth_weekday,
+    "part_month": _month,
 }
 
 
@@ -282,7 +318,10 @@ def _resolve(kind: str, m: re.Match[str], day: date) -> Resolved:
         return None
     g = m.groupdict()
     rel = (g.get("rel") or "").lower()
-    return resolver(kind, g, day, rel in ("last", "past", "this past", "since"), rel in ("next", "this coming"))
+    try:
+        return resolver(kind, g, day, rel in ("last", "past", "this past", "since"), rel in ("next", "this coming"))
+    except (ValueError, OverflowError):  # "in 10000000 days", "6000 years ago": no date there is
+        return None
 
 
 def _month_number(name: str) -> int:
@@ -309,6 +348,84 @@ def find_dates(text: str, said_at: datetime | date) -> list[DateRef]:
             taken.append((m.start(), m.end()))
             found.append(DateRef(m.group(0), m.start(), *resolved))
     return sorted(found, key=lambda r: r.start)
+
+
+_SEASON_MONTHS = {"spring": (3, 6), "summer": (6, 9), "fall": (9, 12), "winter": (12, 3)}
+
+
+def day_range(ref: DateRef) -> tuple[date, date] | None:
+    """The days a resolved phrase covers, [first, after last): a day with a day either side (a
+    turn said after midnight, "last weekend" resolved to its Saturday), a week, a month, a season,
+    a year; None outside the calendar ("6000 years ago").
+
+    >>> [d.isoformat() for d in day_range(find_dates("last Thursday", date(2024, 10, 21))[0])]
+    ['2024-10-16', '2024-10-19']
+    >>> [d.isoformat() for d in day_range(find_dates("in March 2023", date(2024, 1, 1))[0])]
+    ['2023-03-01', '2023-04-01']
+    """
+    try:
+        return _day_range(ref.referenced, ref.granularity)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _day_range(value: str, granularity: str) -> tuple[date, date]:
+    if granularity == "day":
+        day = date.fromisoformat(value)
+        return day - timedelta(days=1), day + timedelta(days=2)
+    if granularity == "week":
+        year, week = value.split("-W")
+        monday = date.fromisocalendar(int(year), int(week), 1)
+        return monday, monday + timedelta(days=7)
+    if granularity == "month":
+        year, month = (int(x) for x in value.split("-"))
+        return date(year, month, 1), date(year + month // 12, month % 12 + 1, 1)
+    if granularity == "season":
+        year, name = value.split("-")
+        first, after = _SEASON_MONTHS[name]
+        if name == "winter":  # "2023-winter" is December 2022 to February 2023
+            return date(int(year) - 1, 12, 1), date(int(year), 3, 1)
+        return date(int(year), first, 1), date(int(year), after, 1)
+    return date(int(value), 1, 1), date(int(value) + 1, 1, 1)
+
+
+def without_date_phrases(text: str) -> str:
+    """``text`` with its date phrases blanked: a question's "last Thursday" is a time to look in,
+    not words to match ("Thursday" would find every Thursday mentioned).
+
+    >>> without_date_phrases("Which investor did I meet last Thursday?")
+    'Which investor did I meet  ?'
+    """
+    spans = [(r.start, r.start + len(r.phrase)) for r in find_dates(text, date(2000, 1, 1))]
+    for start, end in sorted(spans, reverse=True):
+        text = f"{text[:start]} {text[end:]}"
+    return text
+
+
+def days_asked_about(question: str, asked_at: datetime) -> list[tuple[str, str]]:
+    """The day ranges (ISO, [first, after last)) a question asks about that began by the time it
+    was asked: "last Thursday", "in March 2023", "this year". A range still to come ("next month")
+    is a plan, not a time to look in.
+
+    >>> days_asked_about("Which investor did I meet last Thursday?", datetime(2024, 10, 21))
+    [('2024-10-16', '2024-10-19')]
+    >>> days_asked_about("Where should we eat next month?", datetime(2024, 10, 21))
+    []
+    """
+    asked = asked_at.date()
+    out: list[tuple[str, str]] = []
+    for ref in find_dates(question, asked_at):
+        days = day_range(ref)
+        if days and days[0] <= asked:
+            out.append((days[0].isoformat(), days[1].isoformat()))
+    return out
+
+
+def said_on(stamp: str) -> tuple[str, str]:
+    """The day range a memory was said on (its ``created``, a stored UTC time), with a day either
+    side like a resolved day."""
+    day = date.fromisoformat(stamp[:10])
+    return (day - timedelta(days=1)).isoformat(), (day + timedelta(days=2)).isoformat()
 
 
 def human_date(iso: str) -> str:

@@ -22,6 +22,7 @@ from agentmemd.memory.core.clock import Clock, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import may_hear
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
+from agentmemd.memory.language.dates import days_asked_about, said_on
 from agentmemd.memory.language.slots import asked_slots, mentions_the_past
 from agentmemd.memory.language.speakers import (
     ROLE_SPEAKERS,
@@ -48,6 +49,7 @@ from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.store.slot_tables import SlotTables
+from agentmemd.memory.store.time_tables import TimeTables
 
 
 @dataclass
@@ -103,6 +105,7 @@ class CandidateFinder:
         )
         self.tree_tables = ConsolidationTables(store)  # the consolidation tree's nodes and their leaves
         self.slots = SlotTables(store)  # which fact slot of whom each memory fills (m027)
+        self.times = TimeTables(store)  # the days each memory speaks of (m028)
 
     def may_hear(self, listener: str | None, origin: str) -> bool:
         return may_hear(listener, origin, self.config.channels)
@@ -114,9 +117,18 @@ class CandidateFinder:
         kept = [a for a in self.store.audiences(namespace) if not self.may_hear(listener, a)]
         return self.store.seqs_heard_by_none_of(namespace, kept)
 
-    def find(self, namespace: str, query: str, *, for_pack: bool, listener: str | None = None) -> Candidates:
+    def find(
+        self,
+        namespace: str,
+        query: str,
+        *,
+        for_pack: bool,
+        listener: str | None = None,
+        asked_at: datetime | None = None,
+    ) -> Candidates:
         """Scored candidates the listener may hear, the query vector, the best of those it may not
-        (for the pack log: context.explain says why they were kept out) and the query's terms."""
+        (for the pack log: context.explain says why they were kept out) and the query's terms.
+        ``asked_at``: when the question is asked (the clock's now if None)."""
         rc = self.config.retrieval
         # The query embedding (torch, one thread) runs beside the SQLite work that does not need
         # it: the lexical, pinned, recent (and constraint) candidates and their rows.
@@ -142,6 +154,9 @@ class CandidateFinder:
         for slot, subject in asked:
             fillers.update(self.slots.newest(namespace, slot, subject, rc.slot_candidates))
         seqs.update(dict.fromkeys(sorted(fillers)))
+        days = [] if kind == "planning" else days_asked_about(query, asked_at or self.clock.now())
+        for first, after in days:  # what speaks of the days asked about, whatever its words
+            seqs.update(dict.fromkeys(self.times.meeting(namespace, first, after, rc.time_candidates)))
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
         # Also beside the embedding: these rows' episode links and every match's lexical signal.
         links = self._episode_links(namespace, rows, listener)
@@ -156,6 +171,8 @@ class CandidateFinder:
         now = self.clock.now()
         scored = self.score_rows(rows, qvec, lexical, now, namespace=namespace, listener=listener, links=links)
         self._weigh_speakers(scored, query)
+        if days:
+            self._weigh_days(scored, days)
         if constraints:
             self._lift_constraints(scored, constraints)
         if asked:
@@ -324,6 +341,28 @@ class CandidateFinder:
             if penalty > 0:
                 s.signals.speaker = s.signals.similarity * penalty
                 s.signals.similarity -= s.signals.speaker
+                s.score = injection_score(s.signals, self.config.scoring)
+
+    def _weigh_days(self, scored: list[Scored], days: list[tuple[str, str]]) -> None:
+        """For a question about a time gone by, a memory that speaks of none of its days (the days
+        recorded when it was stored, else the day it was said) counts [retrieval] time_penalty less
+        similar; left alone when no candidate speaks of one (a question dated wrongly changes no order)."""
+        penalty = self.config.retrieval.time_penalty
+        if penalty <= 0 or not scored:
+            return
+        recorded = self.times.ranges_of([s.row["seq"] for s in scored])
+
+        def meets(s: Scored) -> bool:
+            spoken = recorded.get(s.row["seq"]) or [said_on(s.row["created"])]
+            return any(first < q_after and q_first < after for first, after in spoken for q_first, q_after in days)
+
+        met = [meets(s) for s in scored]
+        if not any(met):
+            return
+        for s, ok in zip(scored, met):
+            if not ok:
+                s.signals.time = s.signals.similarity * penalty
+                s.signals.similarity -= s.signals.time
                 s.score = injection_score(s.signals, self.config.scoring)
 
     def _lift_constraints(self, scored: list[Scored], found: set[int]) -> None:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentmemd.memory.core.text import QUERY_STOPWORDS
+from agentmemd.memory.language.dates import without_date_phrases
 from agentmemd.memory.language.word_forms import other_forms
 from agentmemd.memory.store.database import Store, fts_terms
 
@@ -27,9 +28,9 @@ PRESENT_TIME = re.compile(
 
 
 def query_terms(query: str) -> list[str]:
-    """The terms of a query that are looked up: its words but stopwords and the phrases that only
-    say "now" (PRESENT_TIME)."""
-    return fts_terms(PRESENT_TIME.sub(" ", query))
+    """The terms of a query that are looked up: its words but stopwords, the phrases that only
+    say "now" (PRESENT_TIME) and its date phrases (a time to look in: candidates.py)."""
+    return fts_terms(without_date_phrases(PRESENT_TIME.sub(" ", query)))
 
 
 def other_forms_of(terms: list[str]) -> list[str]:

@@ -41,6 +41,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE
+from agentmemd.memory.language.dates import day_range, find_dates
 from agentmemd.memory.language.slots import filled_slots
 from agentmemd.memory.retrieval.candidates import CandidateFinder
 from agentmemd.memory.retrieval.decay import (
@@ -110,6 +111,7 @@ class Memories:
         self.packing = Packs(self.finder, store, config, clock, self.pack_log)
         self.history = HistoryTables(store)  # what happened to each memory after it was stored (m019)
         self.slots = self.finder.slots  # which fact slot of whom each memory fills (m027)
+        self.times = self.finder.times  # the days each memory speaks of (m028)
 
     # ---- reads: candidates.py, search.py, packs.py ------------------------------------------
 
@@ -168,34 +170,53 @@ class Memories:
                     },
                     vec,
                 )
-                self._record_slots(seq, p.namespace, created, p.content, p.type)
+                self._record_when_stored(seq, p.namespace, created, p.content, p.type)
                 ids.append(memory_id)
         return ids
 
-    def _record_slots(self, seq: int, namespace: str, created: str, content: str, memory_type: str) -> None:
-        """Which fact slot of whom the memory fills (slots.py), kept beside it: a change of fact is
-        then found for a question about the present however few words it shares with the facts it
-        changes or with the question. A persona memory's "I" is the agent: it fills none of the
-        person's slots."""
-        if memory_type != "persona":
-            fills = filled_slots(content)
-            if fills:
-                self.slots.record(seq, namespace, created, fills)
+    def _record_when_stored(self, seq: int, namespace: str, created: str, content: str, memory_type: str) -> None:
+        """What is worked out of a memory's words when it is stored and kept beside it."""
+        self._record_slots(
+            {"seq": seq, "namespace": namespace, "created": created, "content": content, "type": memory_type}
+        )
+        self._record_times({"seq": seq, "namespace": namespace, "created": created, "content": content})
 
-    def read_slots_of_older_memories(self, chunk: int = 2000) -> int:
-        """The memories stored before slots were recorded at write time (m027), read once, newest
-        first, a chunk per transaction; how many were read."""
+    def _record_slots(self, row: dict[str, Any]) -> None:
+        """Which fact slot of whom it fills (slots.py): a change of fact is then found for a question
+        about the present however few words it shares with the facts it changes or with the
+        question. A persona memory's "I" is the agent: it fills none of the person's slots."""
+        if row["type"] != "persona":
+            fills = filled_slots(row["content"])
+            if fills:
+                self.slots.record(row["seq"], row["namespace"], row["created"], fills)
+
+    def _record_times(self, row: dict[str, Any]) -> None:
+        """The days it speaks of, resolved against when it was said (dates.py: "last weekend" said on
+        a Monday is the Saturday and Sunday before): when it happened, beside when it was said."""
+        ranges = [day_range(ref) for ref in find_dates(row["content"], parse_time(row["created"]))]
+        days = [(r[0].isoformat(), r[1].isoformat()) for r in ranges if r]
+        if days:
+            self.times.record(row["seq"], row["namespace"], days)
+
+    def read_older_memories(self, chunk: int = 2000) -> int:
+        """The memories stored before slots and dates were recorded when stored (m027, m028), read
+        once, newest first, a chunk per transaction; how many were read."""
         read = 0
-        while True:
-            with self.store.transaction():
-                rows = self.slots.backlog(chunk)
-                if not rows:
-                    self.slots.backlog_done()
-                    return read
-                for r in rows:
-                    self._record_slots(r["seq"], r["namespace"], r["created"], r["content"], r["type"])
-                self.slots.backlog_read_down_to(min(r["seq"] for r in rows))
-            read += len(rows)
+        for backlog, record in (
+            (self.slots.backlog, self._record_slots),
+            (self.times.backlog, self._record_times),
+        ):
+            while True:
+                with self.store.transaction():
+                    rows = backlog.next(chunk)
+                    if not rows:
+                        backlog.done()
+                        break
+                    for row in rows:
+                        record(row)
+                    backlog.read_down_to(min(row["seq"] for row in rows))
+                read += len(rows)
+        return read
 
     def add(self, item: AddParams) -> str:
         return self.add_many([item], field_prefix="")[0]
@@ -346,7 +367,7 @@ class Memories:
                 },
                 vec,
             )
-            self._record_slots(seq, old["namespace"], created, p.content, mtype)
+            self._record_when_stored(seq, old["namespace"], created, p.content, mtype)
         return UpdateResult(id=new, supersedes=old["id"])
 
     def share(self, p: ShareParams) -> MemoryRecord:

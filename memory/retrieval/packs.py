@@ -94,7 +94,9 @@ class Packs:
         self.pack_log = pack_log
 
     def pack(self, p: PackParams) -> PackResult:
-        scored, _, kept_out, _ = self.finder.find(p.namespace, p.query, for_pack=True, listener=p.audience)
+        scored, _, kept_out, _ = self.finder.find(
+            p.namespace, p.query, for_pack=True, listener=p.audience, asked_at=p.asked_at
+        )
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
         packable = [s for s in scored if s.tier == "active" or s.row["type"] in IDENTITY_TYPES]

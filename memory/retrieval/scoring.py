@@ -24,6 +24,7 @@ class Signals:
     neighbourhood: float = 0.0  # the best match of its episode neighbours
     constraint: float = 0.0  # what a standing constraint's similarity was lifted by, for advice (constraints.py)
     speaker: float = 0.0  # what similarity lost as the words of someone the question does not ask about (speakers.py)
+    time: float = 0.0  # what similarity lost as speaking of other days than the question asks about (dates.py)
 
     def rounded(self) -> dict[str, float]:
         """Each signal rounded to 6 places, as hits and the pack log show them."""

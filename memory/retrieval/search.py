@@ -55,7 +55,9 @@ class Search:
         self.clock = clock
 
     def search(self, p: SearchParams) -> SearchResult:
-        scored, qvec, _, idf = self.finder.find(p.namespace, p.query, for_pack=False, listener=p.audience)
+        scored, qvec, _, idf = self.finder.find(
+            p.namespace, p.query, for_pack=False, listener=p.audience, asked_at=p.asked_at
+        )
         if p.include_archived:
             archived = [
                 r for r in self.store.archive_rows(p.namespace) if self.finder.may_hear(p.audience, r["audience"])

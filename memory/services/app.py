@@ -143,9 +143,9 @@ class Services:
     ) -> "Services":
         memories = Memories(store, embedder, make_clock(config.clock.start), config, run_on_store)
         started = time.monotonic()
-        read = run_on_store(memories.read_slots_of_older_memories)  # once, after the upgrade that records them
+        read = run_on_store(memories.read_older_memories)  # once, after an upgrade that records more of them
         if read:
-            log.info("fact slots read", extra={"memories": read, "seconds": round(time.monotonic() - started, 2)})
+            log.info("older memories read", extra={"rows": read, "seconds": round(time.monotonic() - started, 2)})
         indexer = None
         if workspace is not None:
             indexer = WorkspaceIndexer(

@@ -733,6 +733,27 @@ def m027_slot_fills(db):
     )
 
 
+@migrations()
+def m028_memory_times(db):
+    """The days each memory speaks of ("yesterday", "last weekend", "in March 2023"), resolved
+    against the moment it was said when it is stored (memory/language/dates.py): when it happened,
+    beside when it was said (``created``). Memories stored before are read once, as for m027."""
+    db.execute(
+        """CREATE TABLE memory_times (
+            seq INTEGER NOT NULL,
+            namespace TEXT NOT NULL,
+            first_day TEXT NOT NULL,
+            after_day TEXT NOT NULL,
+            PRIMARY KEY (seq, first_day, after_day)
+        ) WITHOUT ROWID"""
+    )
+    db.execute("CREATE INDEX memory_times_by_day ON memory_times (namespace, first_day)")
+    db.execute(
+        "INSERT INTO meta (key, value) SELECT 'memory_times_backlog', CAST(max(seq) AS TEXT) FROM "
+        "(SELECT seq FROM memories UNION ALL SELECT seq FROM memory_archive) HAVING max(seq) IS NOT NULL"
+    )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -9,16 +9,14 @@ answers and finds, for a slot of a person, the newest live memories filling it.
 
 from __future__ import annotations
 
-from typing import Any
-
+from agentmemd.memory.store.backlog import Backlog
 from agentmemd.memory.store.database import Store, _in_chunks
-
-BACKLOG = "slot_fills_backlog"  # meta: the highest seq stored before m027, not yet read
 
 
 class SlotTables:
     def __init__(self, store: Store):
         self.store = store
+        self.backlog = Backlog(store, "slot_fills_backlog")  # memories stored before m027
 
     def record(self, seq: int, namespace: str, created: str, fills: set[tuple[str, str]]) -> None:
         """The (slot, subject) pairs memory ``seq`` fills (in the caller's transaction)."""
@@ -46,24 +44,3 @@ class SlotTables:
             ):
                 out.setdefault(seq, set()).add((slot, subject))
         return out
-
-    def backlog(self, limit: int) -> list[dict[str, Any]]:
-        """Up to ``limit`` memories stored before m027 and not yet read, highest seq first (their
-        seq, namespace, content, type, created); empty when every one has been."""
-        row = self.store.conn.execute("SELECT value FROM meta WHERE key = ?", (BACKLOG,)).fetchone()
-        if row is None:
-            return []
-        upto = int(row[0])
-        return self.store._rows(
-            "SELECT seq, namespace, content, type, created FROM memories WHERE seq <= ? "
-            "UNION ALL SELECT seq, namespace, content, type, created FROM memory_archive WHERE seq <= ? "
-            "ORDER BY seq DESC LIMIT ?",
-            (upto, upto, limit),
-        )
-
-    def backlog_read_down_to(self, seq: int) -> None:
-        """Memories down to ``seq`` are read: the backlog is what is below it."""
-        self.store.conn.execute("UPDATE meta SET value = ? WHERE key = ?", (str(seq - 1), BACKLOG))
-
-    def backlog_done(self) -> None:
-        self.store.conn.execute("DELETE FROM meta WHERE key = ?", (BACKLOG,))

@@ -1,0 +1,91 @@
+"""Time as data (m028, memory/language/dates.py): the days a memory speaks of are resolved when
+it is stored, against when it was said ("yesterday" on Friday 18 October is the 17th); a
+question's own date phrases ("last Thursday", "in March 2023", "this year") are resolved against
+when it is asked and become a time to look in, never words to match."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.inprocess
+
+ASKED_AT = "2024-10-21T09:00:00Z"  # a Monday
+MEETINGS = [
+    ("2024-10-18T17:00:00Z", "The meeting with the Kalaari investors yesterday went really well."),
+    ("2024-10-02T17:00:00Z", "I met with the Accel investors today."),
+    ("2024-10-09T17:00:00Z", "Blume meeting this morning: polite, but no follow-up."),
+    ("2024-10-03T08:00:00Z", "Every Thursday I meet my mentor for coffee."),
+]
+QUESTION = "Which investor did I meet with last Thursday?"
+
+
+def _add(daemon, ns: str) -> list[str]:
+    return [
+        daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns, "created": when})["id"]
+        for when, text in MEETINGS
+    ]
+
+
+def test_a_question_about_last_thursday_finds_what_was_said_of_that_day(in_process):
+    """Before, "Thursday" was a word to match and no day was resolved: the Accel meeting (the
+    question's own words) came first, the mentor's every-Thursday coffee second, the answer third."""
+    daemon, ns = in_process(), "investors"
+    ids = _add(daemon, ns)
+    hits = daemon.call("memory.search", {"query": QUESTION, "namespace": ns, "k": 4, "asked_at": ASKED_AT})["results"]
+    assert hits[0]["id"] == ids[0], [h["content"] for h in hits]
+    assert hits[0]["signals"]["time"] == 0 and all(h["signals"]["time"] > 0 for h in hits[1:]), hits
+    pack = daemon.call("context.pack", {"query": QUESTION, "namespace": ns, "budget_tokens": 200, "asked_at": ASKED_AT})
+    assert pack["items"][0]["id"] == ids[0], pack["items"]
+    # Off, the days still leave the lexical terms, but nothing is weighed by them.
+    off = in_process({"retrieval": {"time_penalty": 0.0}})
+    _add(off, ns)
+    hits = off.call("memory.search", {"query": QUESTION, "namespace": ns, "k": 4, "asked_at": ASKED_AT})["results"]
+    assert all(h["signals"]["time"] == 0 for h in hits)
+
+
+def test_the_days_a_memory_speaks_of_are_resolved_when_it_is_stored(in_process):
+    daemon, ns = in_process(), "days"
+    said = [
+        ("2024-10-14T08:00:00Z", "Last weekend we went sailing on the Solent."),  # a Monday
+        ("2024-10-14T08:00:00Z", "Back in March 2023 I ran my first half marathon."),
+        ("2024-10-14T08:00:00Z", "The universe was young 6000 years ago, he says."),  # outside the calendar
+        ("2024-10-14T08:00:00Z", "Nothing dated here."),
+    ]
+    seqs = []
+    for when, text in said:
+        mid = daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns, "created": when})["id"]
+        seqs.append(daemon.services.store.conn.execute("SELECT seq FROM memories WHERE id = ?", (mid,)).fetchone()[0])
+    rows = daemon.services.store.conn.execute(
+        "SELECT seq, first_day, after_day FROM memory_times ORDER BY seq"
+    ).fetchall()
+    assert rows == [(seqs[0], "2024-10-11", "2024-10-14"), (seqs[1], "2023-03-01", "2023-04-01")]
+
+
+def test_a_plan_or_an_unmet_date_changes_no_order(in_process):
+    """'next month' is a plan, not a time to look in; a day nothing speaks of leaves the order alone."""
+    daemon, ns = in_process(), "plans"
+    _add(daemon, ns)
+    for query in ("Which investor should I meet next month?", "Which investor did I meet in March 2019?"):
+        hits = daemon.call("memory.search", {"query": query, "namespace": ns, "asked_at": ASKED_AT})["results"]
+        assert hits and all(h["signals"]["time"] == 0 for h in hits), (query, hits)
+
+
+def test_this_year_keeps_last_years_item_out_of_the_lead(in_process):
+    daemon, ns = in_process(), "bakes"
+    last = daemon.call(
+        "memory.add",
+        {
+            "content": "For Easter we made a simnel cake.",
+            "type": "fact",
+            "namespace": ns,
+            "created": "2023-04-09T10:00:00Z",
+        },
+    )["id"]
+    this = daemon.call(
+        "memory.add",
+        {"content": "Baked hot cross buns for the Easter lunch.", "type": "fact", "namespace": ns,
+         "created": "2024-03-31T10:00:00Z"},
+    )["id"]  # fmt: skip
+    q = {"query": "What did I bake for Easter this year?", "namespace": ns, "asked_at": "2024-05-01T10:00:00Z"}
+    order = [h["id"] for h in daemon.call("memory.search", q)["results"]]
+    assert order.index(this) < order.index(last), order
