@@ -458,3 +458,23 @@ def test_irregular_forms_are_lexical_matches(in_process, asked, said):
     daemon.call("memory.add", {"content": "We painted the hallway a pale yellow.", "type": "fact", "namespace": ns})
     hits = daemon.call("memory.search", {"query": asked, "namespace": ns, "k": 3})["results"]
     assert [h["id"] for h in hits] == [answer], hits
+
+
+def test_words_said_together_in_the_question_match_as_a_phrase(in_process):
+    """ "high school" in the question: a memory holding the phrase gets more BM25 than a shorter one
+    holding both words apart (before, the shorter line won: LongMemEval_S's one missed preference
+    question put "still on a high" from a night out first)."""
+    from agentmemd.memory.retrieval.lexical import bm25_hits, query_phrases, query_terms
+
+    daemon, ns = in_process(), "phrase"
+    apart = "High, so high, after the school gig."
+    together = "I still remember the happy high school experiences, like the debate team and economics."
+    for text in EVERYDAY_FACTS:  # BM25's IDF needs a namespace where most lines hold neither word
+        daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
+    seq = {}
+    for text in (apart, together):
+        mid = daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})["id"]
+        seq[text] = daemon.services.store.conn.execute("SELECT seq FROM memories WHERE id = ?", (mid,)).fetchone()[0]
+    query = "Would it be a good idea to attend my high school reunion?"
+    scores = bm25_hits(daemon.services.store, ns, query_terms(query), 5000, 0.5, query_phrases(query)).scores
+    assert scores[seq[together]] > scores[seq[apart]], scores

@@ -53,36 +53,33 @@ def test_said_by_names_the_speaker_without_a_prefix(in_process):
     assert lowered.pop(answer) is False
 
 
-# The assistant's follow-up questions share every word of the topic; the person's line holds the fact.
+# The assistant's follow-up questions share every word of the topic; the person's line holds the
+# fact. Asked what the assistant recommended, its own line is the answer.
 TRIP = [
     "assistant: How was Lisbon? What did you love most about Lisbon?",
     "assistant: Lisbon has wonderful food. What did you love eating in Lisbon?",
     "user: The custard tarts at the little bakery in Belem were the best thing we had there.",
     "user: We also took the old tram up the hill.",
 ]
-
-
-@pytest.mark.parametrize("config, first", [(OFF, False), ({}, True)], ids=["off", "on"])
-def test_what_the_person_said_comes_before_the_assistants_echo(in_process, config, first):
-    daemon, ns = in_process(config), "trip"
-    _add(daemon, ns, TRIP)
-    order = _first(daemon, ns, "What did I love eating in Lisbon?")
-    assert (order[0] == TRIP[2]) is first, order
-
-
 RECOMMENDED = [
     "user: Our anniversary is coming up and we'll be in Rome. Any romantic restaurant for dinner?",
     "user: We'll be in Rome for our anniversary dinner.",
     "assistant: For a romantic dinner in Rome I'd book Il Pagliaccio near Campo de' Fiori.",
 ]
+ASKED = {
+    "the-person's-words": (TRIP, "What did I love eating in Lisbon?", TRIP[2]),
+    "the-assistant's-words": (RECOMMENDED, "Which romantic restaurant in Rome did you recommend?", RECOMMENDED[2]),
+}
 
 
+@pytest.mark.parametrize("case", sorted(ASKED))
 @pytest.mark.parametrize("config, first", [(OFF, False), ({}, True)], ids=["off", "on"])
-def test_a_question_about_what_the_assistant_said_prefers_its_words(in_process, config, first):
-    daemon, ns = in_process(config), "rome"
-    _add(daemon, ns, RECOMMENDED)
-    order = _first(daemon, ns, "Which romantic restaurant in Rome did you recommend for dinner?")
-    assert (order[0] == RECOMMENDED[2]) is first, order
+def test_the_assistants_words_rank_below_peoples_unless_asked_for(in_process, case, config, first):
+    lines, query, answer = ASKED[case]
+    daemon, ns = in_process(config), "roles"
+    _add(daemon, ns, lines)
+    order = _first(daemon, ns, query)
+    assert (order[0] == answer) is first, order
 
 
 def test_an_episode_of_an_assistant_turn_counts_as_the_assistants(in_process):

@@ -513,12 +513,15 @@ OBSERVATION = 0  # the category of an observation looked up (_LocomoScores.NAMES
 def _locomo_observations(sample: dict[str, Any]) -> Iterator[tuple[dict[str, Any], int, set[str]]]:
     """LoCoMo's observations ("Caroline attended an LGBTQ support group recently ..."), each asked
     as a query whose evidence is the turn it was drawn from: finding a fact's source turn."""
-    for session in sample["observation"].values():
+    conv = sample["conversation"]
+    for key, session in sample["observation"].items():
+        # Said at its session ("... last year" is relative to that session's date).
+        said = locomo_date(conv[key.removesuffix("_observation") + "_date_time"]).isoformat()
         for facts in session.values():
             for text, dia in facts:
                 gold = evidence_ids({"evidence": [dia] if isinstance(dia, str) else dia})
                 if gold:
-                    yield {"question": text}, OBSERVATION, gold
+                    yield {"question": text, "asked_at": said}, OBSERVATION, gold
 
 
 def _ask_daemon(
@@ -530,7 +533,7 @@ def _ask_daemon(
     asked_at = asked_after(sample).isoformat()
     for qa, cat, gold in asked(sample):
         t = time.perf_counter()
-        search = {"query": qa["question"], "k": 10, "namespace": ns, "asked_at": asked_at}
+        search = {"query": qa["question"], "k": 10, "namespace": ns, "asked_at": qa.get("asked_at", asked_at)}
         hits = client.call("memory.search", search)["results"]
         scores.search_ms.append((time.perf_counter() - t) * 1000)
         scores.add(system, cat, _first_distinct([dias_of_hit(h) for h in hits], 10), gold)

@@ -35,7 +35,7 @@ from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_co
 from agentmemd.memory.retrieval.currency import Filler, asks_about_the_past, newest_fillers
 from agentmemd.memory.retrieval.decay import Tier, frequency_boosts, retention_many, tiers_many
 from agentmemd.memory.retrieval.embeddings import Embedder
-from agentmemd.memory.retrieval.lexical import bm25_hits, query_terms
+from agentmemd.memory.retrieval.lexical import bm25_hits, query_phrases, query_terms
 from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, query_kind
 from agentmemd.memory.retrieval.scoring import (
     Signals,
@@ -134,7 +134,9 @@ class CandidateFinder:
         # it: the lexical, pinned, recent (and constraint) candidates and their rows.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
         unheard = self.unheard(namespace, listener)
-        hits = bm25_hits(self.store, namespace, query_terms(query), rc.fts_max_postings, rc.context_weight)
+        hits = bm25_hits(
+            self.store, namespace, query_terms(query), rc.fts_max_postings, rc.context_weight, query_phrases(query)
+        )
         bm25 = hits.scores
         if unheard:
             bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from agentmemd.memory.core.text import QUERY_STOPWORDS
 from agentmemd.memory.language.dates import without_date_phrases
 from agentmemd.memory.language.word_forms import other_forms
-from agentmemd.memory.store.database import Store, fts_terms
+from agentmemd.memory.store.database import Store, fts_terms, fts_terms_in_order
 
 # Words that place a question in the present, not what it is about: "where do I work these days?"
 # is about work; "days" and "year" looked up as words match every turn that counts days or years.
@@ -31,6 +31,20 @@ def query_terms(query: str) -> list[str]:
     """The terms of a query that are looked up: its words but stopwords, the phrases that only
     say "now" (PRESENT_TIME) and its date phrases (a time to look in: candidates.py)."""
     return fts_terms(without_date_phrases(PRESENT_TIME.sub(" ", query)))
+
+
+def query_phrases(query: str) -> list[str]:
+    """Two looked-up terms said one after the other ("high school", "tea tree"), looked up as a
+    phrase as well: a memory holding the phrase, not just both words apart ("on a high ... at
+    school"), scores the phrase's BM25 beside the words'.
+
+    >>> query_phrases("Should I go to my high school reunion?")
+    ['high school', 'school reunion']
+    """
+    said = fts_terms_in_order(without_date_phrases(PRESENT_TIME.sub(" ", query)))
+    looked_up = set(query_terms(query))
+    pairs = [f"{a} {b}" for a, b in zip(said, said[1:]) if a in looked_up and b in looked_up and a != b]
+    return list(dict.fromkeys(pairs))
 
 
 def other_forms_of(terms: list[str]) -> list[str]:
@@ -67,7 +81,12 @@ class Bm25Hits:
 
 
 def bm25_hits(
-    store: Store, namespace: str, terms: list[str], max_postings: int, context_weight: float = 1.0
+    store: Store,
+    namespace: str,
+    terms: list[str],
+    max_postings: int,
+    context_weight: float = 1.0,
+    phrases: list[str] | None = None,
 ) -> Bm25Hits:
     """FTS5's BM25 of every memory of the namespace matching a term, with the namespace's own
     statistics, and the score a full match would get.
@@ -77,14 +96,14 @@ def bm25_hits(
     others are taken rarest first while their document frequencies add up to at most
     ``max_postings``. A namespace smaller than that never drops a term.
     """
-    forms = other_forms_of(terms)
+    forms = other_forms_of(terms) + list(phrases or [])
     statistics = store.term_statistics(namespace, terms + forms) if terms else None
     if statistics is None:
         return Bm25Hits({}, 0.0)
     count, document_frequencies = statistics
     looked_up = [(df, i, t) for i, (t, df) in enumerate(zip(terms + forms, document_frequencies))]
-    # A word's other form is a match of that word, not another term: what a full match scores,
-    # and the terms' weights, are the query's own words'.
+    # A word's other form is a match of that word, and a phrase a closer match of its words, not
+    # other terms: what a full match scores, and the terms' weights, are the query's own words'.
     frequencies = looked_up[: len(terms)]
     chosen: list[str] = []
     total = 0

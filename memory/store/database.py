@@ -46,14 +46,14 @@ class DimensionMismatch(StoreError):
     """The data dir's embeddings have another dimension than the configured model's."""
 
 
+def fts_terms_in_order(text: str) -> list[str]:
+    """The words of ``text`` as FTS5 splits them, lower-cased, in order, stopwords and repeats kept."""
+    return [part for word in words(text) for part in _PARTS.split(word) if part]
+
+
 def fts_terms(text: str) -> list[str]:
     """The distinct non-stopword words of ``text``, lower-cased, in order."""
-    terms: list[str] = []
-    for word in words(text):
-        for part in _PARTS.split(word):
-            if part and part not in QUERY_STOPWORDS and part not in terms:
-                terms.append(part)
-    return terms
+    return list(dict.fromkeys(t for t in fts_terms_in_order(text) if t not in QUERY_STOPWORDS))
 
 
 def fts_query(terms: str | list[str]) -> str | None:
