@@ -478,3 +478,19 @@ def test_words_said_together_in_the_question_match_as_a_phrase(in_process):
     query = "Would it be a good idea to attend my high school reunion?"
     scores = bm25_hits(daemon.services.store, ns, query_terms(query), 5000, 0.5, query_phrases(query)).scores
     assert scores[seq[together]] > scores[seq[apart]], scores
+
+
+def test_a_partial_match_weighs_by_what_it_covers(in_process):
+    """One query word said four times saturated BM25's scale as fully as both words said once:
+    the two matched alike. A match is now at most its share of the query's words (IDF-weighted),
+    relative to the best candidate's. Lexical only."""
+    daemon, ns = in_process({"retrieval": {"dense_weight": 0.0}}), "cover"
+    for text in [*EVERYDAY_FACTS, "Busy weekend ahead.", "The weekend was quiet.", "Every weekend I bake."]:
+        daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
+    one_word = "Kayak, kayak, kayak: the kayak hangs in the garage."
+    both = "We kayak on the river every weekend."
+    for text in (one_word, both):
+        daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
+    hits = daemon.call("memory.search", {"query": "Where do we kayak at the weekend?", "namespace": ns})["results"]
+    match = {h["content"]: h["signals"]["match"] for h in hits}
+    assert match[both] > match[one_word] > 0, match

@@ -23,7 +23,8 @@ from functools import lru_cache
 _CLASSES = {"NOUN", "VERB"}
 
 
-def _regular_stem(word: str) -> str:
+@lru_cache(maxsize=65536)  # a pack stems the words of a few hundred candidates: most repeat
+def regular_stem(word: str) -> str:
     """``word`` without a regular ending, roughly as a stemmer takes it off: "catching", "catches"
     and "catch" -> "catch", "swimming" -> "swim", "moving" and "move" -> "mov"."""
     for ending in ("ing", "ed", "es", "s", "e"):
@@ -46,10 +47,10 @@ def other_forms(word: str) -> tuple[str, ...]:
         for cls in _CLASSES:
             for inflected in lemminflect.getAllInflections(lemma, upos=cls).values():
                 forms.update(inflected)
-    seen = {_regular_stem(word)}
+    seen = {regular_stem(word)}
     kept: list[str] = []
     for form in sorted(forms, key=lambda f: (len(f), f)):  # the shortest of a stem stands for it
-        if _regular_stem(form) not in seen:
-            seen.add(_regular_stem(form))
+        if regular_stem(form) not in seen:
+            seen.add(regular_stem(form))
             kept.append(form)
     return tuple(sorted(kept))

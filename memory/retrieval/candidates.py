@@ -31,6 +31,7 @@ from agentmemd.memory.language.speakers import (
     speakers_named,
     speakers_of,
 )
+from agentmemd.memory.language.word_forms import other_forms, regular_stem
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
 from agentmemd.memory.retrieval.currency import Filler, asks_about_the_past, newest_fillers
 from agentmemd.memory.retrieval.decay import Tier, frequency_boosts, retention_many, tiers_many
@@ -47,7 +48,7 @@ from agentmemd.memory.retrieval.scoring import (
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
-from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.database import FTS_WORD, Store
 from agentmemd.memory.store.slot_tables import SlotTables
 from agentmemd.memory.store.time_tables import TimeTables
 
@@ -166,6 +167,7 @@ class CandidateFinder:
         qvec = embedding.result()
         near = [seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard) if seq not in seqs]
         rows = sorted(rows + self.store.rows_by_seq(near), key=lambda r: r["seq"])
+        lexical = self._capped_by_coverage(lexical, hits.idf, rows)
         kept_out = self._kept_out(namespace, qvec, hits.scores, unheard) if unheard and for_pack else []
         rows = self._tree_levels(namespace, kind, rows)
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
@@ -180,6 +182,35 @@ class CandidateFinder:
         if asked:
             self._lift_current(scored, set(asked))
         return Candidates(scored, qvec, kept_out, hits.idf)
+
+    def _capped_by_coverage(
+        self, lexical: dict[int, float], idf: dict[str, float], rows: list[dict[str, Any]]
+    ) -> dict[int, float]:
+        """A partial match weighs by what it covers: a memory's lexical signal is at most the share
+        of the query's terms (IDF-weighted; a word or one of its forms, by their regular stems) it
+        holds, a word of its context counting [retrieval] context_weight, relative to the candidate
+        that holds the most (a long question that no memory covers well keeps its best matches).
+        Measured: LoCoMo plain R@5 / R@10 0.577 / 0.708 -> 0.590 / 0.711; LongMemEval_S session
+        R@10 0.983 -> 0.988, turn R@10 0.934 -> 0.930."""
+        matched = [r for r in rows if lexical.get(r["seq"], 0.0) > 0]
+        if not matched or not idf:
+            return lexical
+        stems = {t: {regular_stem(f) for f in (t, *other_forms(t))} for t in idf}
+        weight = self.config.retrieval.context_weight
+        covered = {}
+        for r in matched:
+            said = set(map(regular_stem, FTS_WORD.findall(r["content"].lower())))
+            around = set(map(regular_stem, FTS_WORD.findall(r["context"].lower()))) - said if r["context"] else set()
+            covered[r["seq"]] = sum(
+                w if stems[t] & said else weight * w if stems[t] & around else 0.0 for t, w in idf.items()
+            )
+        best = max(covered.values())
+        if best <= 0:
+            return lexical
+        out = dict(lexical)
+        for seq, held in covered.items():
+            out[seq] = min(out[seq], held / best)
+        return out
 
     def _matches(
         self,

@@ -40,6 +40,7 @@ COLUMNS = (
 # Columns a row may leave out: who may hear it (the user's own) and where it was said (nowhere in particular).
 OPTIONAL_COLUMNS = {"audience": "user", "origin_chat": None, "said_by": None}
 _PARTS = re.compile(r"['’-]")  # FTS5's unicode61 splits words at these
+FTS_WORD = re.compile(r"[^\W_]+")  # a word as FTS5's unicode61 takes it from lower-cased text, at once
 
 
 class DimensionMismatch(StoreError):
