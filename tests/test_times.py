@@ -89,3 +89,14 @@ def test_this_year_keeps_last_years_item_out_of_the_lead(in_process):
     q = {"query": "What did I bake for Easter this year?", "namespace": ns, "asked_at": "2024-05-01T10:00:00Z"}
     order = [h["id"] for h in daemon.call("memory.search", q)["results"]]
     assert order.index(this) < order.index(last), order
+
+
+def test_a_year_outside_the_calendar_is_no_date():
+    """ "6000 years ago" was the year "-3976" on an observation; now it is no date at all."""
+    from datetime import date
+
+    from agentmemd.memory.language.dates import find_dates
+
+    assert find_dates("The universe was young 6000 years ago.", date(2024, 10, 14)) == []
+    assert find_dates("That was 90000 months ago.", date(2024, 10, 14)) == []
+    assert [r.referenced for r in find_dates("three years ago", date(2024, 10, 14))] == ["2021"]

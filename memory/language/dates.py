@@ -211,6 +211,8 @@ def _counted(kind: str, g: dict, day: date, past: bool, future: bool) -> Resolve
         return (day + timedelta(days=n)).isoformat(), "day", vague
     if unit == "week":
         return iso_week(day + timedelta(weeks=n)), "week", vague
+    if not 1 <= day.year + (n // 12 if unit == "month" else n) <= 9999:  # "6000 years ago": outside the calendar
+        return None
     if unit == "month":
         return _month_shift(day, n), "month", vague
     return str(day.year + n), "year", vague
