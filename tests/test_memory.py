@@ -464,7 +464,7 @@ def test_words_said_together_in_the_question_match_as_a_phrase(in_process):
     """ "high school" in the question: a memory holding the phrase gets more BM25 than a shorter one
     holding both words apart (before, the shorter line won: LongMemEval_S's one missed preference
     question put "still on a high" from a night out first)."""
-    from agentmemd.memory.retrieval.lexical import bm25_hits, query_phrases, query_terms
+    from agentmemd.memory.retrieval.lexical import bm25_hits, looked_up
 
     daemon, ns = in_process(), "phrase"
     apart = "High, so high, after the school gig."
@@ -476,7 +476,7 @@ def test_words_said_together_in_the_question_match_as_a_phrase(in_process):
         mid = daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})["id"]
         seq[text] = daemon.services.store.conn.execute("SELECT seq FROM memories WHERE id = ?", (mid,)).fetchone()[0]
     query = "Would it be a good idea to attend my high school reunion?"
-    scores = bm25_hits(daemon.services.store, ns, query_terms(query), 5000, 0.5, query_phrases(query)).scores
+    scores = bm25_hits(daemon.services.store, ns, *looked_up(query)[:1], 5000, 0.5, looked_up(query).phrases).scores
     assert scores[seq[together]] > scores[seq[apart]], scores
 
 

@@ -426,8 +426,8 @@ def days_asked_about(question: str, asked_at: datetime) -> list[tuple[str, str]]
 def said_on(stamp: str) -> tuple[str, str]:
     """The day range a memory was said on (its ``created``, a stored UTC time), with a day either
     side like a resolved day."""
-    day = date.fromisoformat(stamp[:10])
-    return (day - timedelta(days=1)).isoformat(), (day + timedelta(days=2)).isoformat()
+    first, after = _day_range(stamp[:10], "day")
+    return first.isoformat(), after.isoformat()
 
 
 def human_date(iso: str) -> str:

@@ -36,7 +36,7 @@ from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_co
 from agentmemd.memory.retrieval.currency import Filler, asks_about_the_past, newest_fillers
 from agentmemd.memory.retrieval.decay import Tier, frequency_boosts, retention_many, tiers_many
 from agentmemd.memory.retrieval.embeddings import Embedder
-from agentmemd.memory.retrieval.lexical import bm25_hits, query_phrases, query_terms
+from agentmemd.memory.retrieval.lexical import bm25_hits, looked_up
 from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, query_kind
 from agentmemd.memory.retrieval.scoring import (
     Signals,
@@ -48,7 +48,7 @@ from agentmemd.memory.retrieval.scoring import (
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
-from agentmemd.memory.store.database import FTS_WORD, Store
+from agentmemd.memory.store.database import Store, fts_terms_in_order
 from agentmemd.memory.store.slot_tables import SlotTables
 from agentmemd.memory.store.time_tables import TimeTables
 
@@ -135,9 +135,8 @@ class CandidateFinder:
         # it: the lexical, pinned, recent (and constraint) candidates and their rows.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
         unheard = self.unheard(namespace, listener)
-        hits = bm25_hits(
-            self.store, namespace, query_terms(query), rc.fts_max_postings, rc.context_weight, query_phrases(query)
-        )
+        terms, phrases = looked_up(query)
+        hits = bm25_hits(self.store, namespace, terms, rc.fts_max_postings, rc.context_weight, phrases)
         bm25 = hits.scores
         if unheard:
             bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}
@@ -199,8 +198,8 @@ class CandidateFinder:
         weight = self.config.retrieval.context_weight
         covered = {}
         for r in matched:
-            said = set(map(regular_stem, FTS_WORD.findall(r["content"].lower())))
-            around = set(map(regular_stem, FTS_WORD.findall(r["context"].lower()))) - said if r["context"] else set()
+            said = set(map(regular_stem, fts_terms_in_order(r["content"])))
+            around = set(map(regular_stem, fts_terms_in_order(r["context"] or ""))) - said
             covered[r["seq"]] = sum(
                 w if stems[t] & said else weight * w if stems[t] & around else 0.0 for t, w in idf.items()
             )
@@ -372,9 +371,7 @@ class CandidateFinder:
             elif named and n and not by_assistant and not n & named:
                 penalty = rc.other_speaker_penalty
             if penalty > 0:
-                s.signals.speaker = s.signals.similarity * penalty
-                s.signals.similarity -= s.signals.speaker
-                s.score = injection_score(s.signals, self.config.scoring)
+                self._lower(s, "speaker", penalty)
 
     def _weigh_days(self, scored: list[Scored], days: list[tuple[str, str]]) -> None:
         """For a question about a time gone by, a memory that speaks of none of its days (the days
@@ -394,9 +391,13 @@ class CandidateFinder:
             return
         for s, ok in zip(scored, met):
             if not ok:
-                s.signals.time = s.signals.similarity * penalty
-                s.signals.similarity -= s.signals.time
-                s.score = injection_score(s.signals, self.config.scoring)
+                self._lower(s, "time", penalty)
+
+    def _lower(self, s: Scored, signal: str, share: float) -> None:
+        """``s`` counted ``share`` less similar, what it lost kept as its ``signal``, its score redone."""
+        setattr(s.signals, signal, s.signals.similarity * share)
+        s.signals.similarity -= getattr(s.signals, signal)
+        s.score = injection_score(s.signals, self.config.scoring)
 
     def _lift_constraints(self, scored: list[Scored], found: set[int]) -> None:
         """For a request for advice, a standing constraint (constraints.py) is relevant whatever it

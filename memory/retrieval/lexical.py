@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from agentmemd.memory.core.text import QUERY_STOPWORDS
 from agentmemd.memory.language.dates import without_date_phrases
 from agentmemd.memory.language.word_forms import other_forms
-from agentmemd.memory.store.database import Store, fts_terms, fts_terms_in_order
+from agentmemd.memory.store.database import Store, distinct_terms, fts_terms_in_order
 
 # Words that place a question in the present, not what it is about: "where do I work these days?"
 # is about work; "days" and "year" looked up as words match every turn that counts days or years.
@@ -27,24 +28,26 @@ PRESENT_TIME = re.compile(
 )
 
 
-def query_terms(query: str) -> list[str]:
-    """The terms of a query that are looked up: its words but stopwords, the phrases that only
-    say "now" (PRESENT_TIME) and its date phrases (a time to look in: candidates.py)."""
-    return fts_terms(without_date_phrases(PRESENT_TIME.sub(" ", query)))
+class LookedUp(NamedTuple):
+    terms: list[str]  # distinct, in order
+    phrases: list[str]  # two terms said one after the other
 
 
-def query_phrases(query: str) -> list[str]:
-    """Two looked-up terms said one after the other ("high school", "tea tree"), looked up as a
-    phrase as well: a memory holding the phrase, not just both words apart ("on a high ... at
-    school"), scores the phrase's BM25 beside the words'.
+def looked_up(query: str) -> LookedUp:
+    """What of a query is looked up: its words but stopwords, the phrases that only say "now"
+    (PRESENT_TIME) and its date phrases (a time to look in: candidates.py); and each two of those
+    terms said one after the other ("high school", "tea tree") as a phrase as well: a memory
+    holding the phrase, not just both words apart ("on a high ... at school"), scores the
+    phrase's BM25 beside the words'.
 
-    >>> query_phrases("Should I go to my high school reunion?")
-    ['high school', 'school reunion']
+    >>> looked_up("Should I go to my high school reunion?")
+    LookedUp(terms=['go', 'high', 'school', 'reunion'], phrases=['high school', 'school reunion'])
     """
     said = fts_terms_in_order(without_date_phrases(PRESENT_TIME.sub(" ", query)))
-    looked_up = set(query_terms(query))
-    pairs = [f"{a} {b}" for a, b in zip(said, said[1:]) if a in looked_up and b in looked_up and a != b]
-    return list(dict.fromkeys(pairs))
+    terms = distinct_terms(said)
+    kept = set(terms)
+    pairs = [f"{a} {b}" for a, b in zip(said, said[1:]) if a in kept and b in kept and a != b]
+    return LookedUp(terms, list(dict.fromkeys(pairs)))
 
 
 def other_forms_of(terms: list[str]) -> list[str]:

@@ -209,6 +209,8 @@ class Memories:
             while True:
                 with self.store.transaction():
                     rows = backlog.next(chunk)
+                    if rows is None:  # none was left, or none left when the upgrade ran
+                        break
                     if not rows:
                         backlog.done()
                         break

@@ -4,7 +4,7 @@ then stored under a meta key, and the daemon that applied it reads those memorie
 first, a chunk at a time.
 
     backlog = Backlog(store, "slot_fills_backlog")
-    rows = backlog.next(2000)          # seq, namespace, content, type, created; [] when none is left
+    rows = backlog.next(2000)          # seq, namespace, content, type, created; None when none is left
     backlog.read_down_to(min(r["seq"] for r in rows))
 """
 
@@ -20,11 +20,12 @@ class Backlog:
         self.store = store
         self.key = key
 
-    def next(self, limit: int) -> list[dict[str, Any]]:
-        """Up to ``limit`` memories (live and archived) not yet read, highest seq first."""
+    def next(self, limit: int) -> list[dict[str, Any]] | None:
+        """Up to ``limit`` memories (live and archived) not yet read, highest seq first; None when
+        there is no backlog (any more)."""
         row = self.store.conn.execute("SELECT value FROM meta WHERE key = ?", (self.key,)).fetchone()
         if row is None:
-            return []
+            return None
         upto = int(row[0])
         return self.store._rows(
             "SELECT seq, namespace, content, type, created FROM memories WHERE seq <= ? "

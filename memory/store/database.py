@@ -22,7 +22,7 @@ import sqlite_utils
 import sqlite_vec
 
 from agentmemd.memory.core.errors import StoreError
-from agentmemd.memory.core.text import QUERY_STOPWORDS, words
+from agentmemd.memory.core.text import QUERY_STOPWORDS
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
 from agentmemd.memory.store.migrations import (
     create_namespace_fts,
@@ -39,8 +39,9 @@ COLUMNS = (
 )
 # Columns a row may leave out: who may hear it (the user's own) and where it was said (nowhere in particular).
 OPTIONAL_COLUMNS = {"audience": "user", "origin_chat": None, "said_by": None}
-_PARTS = re.compile(r"['’-]")  # FTS5's unicode61 splits words at these
-FTS_WORD = re.compile(r"[^\W_]+")  # a word as FTS5's unicode61 takes it from lower-cased text, at once
+# A word as FTS5's unicode61 takes it: a run of letters or digits; it splits "don't" and
+# "well-known" at the apostrophe and the hyphen that memory/core/text.py's words keep.
+FTS_WORD = re.compile(r"[^\W_]+")
 
 
 class DimensionMismatch(StoreError):
@@ -49,12 +50,17 @@ class DimensionMismatch(StoreError):
 
 def fts_terms_in_order(text: str) -> list[str]:
     """The words of ``text`` as FTS5 splits them, lower-cased, in order, stopwords and repeats kept."""
-    return [part for word in words(text) for part in _PARTS.split(word) if part]
+    return FTS_WORD.findall(text.lower())
+
+
+def distinct_terms(said: list[str]) -> list[str]:
+    """The distinct non-stopword words of ``said`` (fts_terms_in_order's), in order."""
+    return list(dict.fromkeys(t for t in said if t not in QUERY_STOPWORDS))
 
 
 def fts_terms(text: str) -> list[str]:
     """The distinct non-stopword words of ``text``, lower-cased, in order."""
-    return list(dict.fromkeys(t for t in fts_terms_in_order(text) if t not in QUERY_STOPWORDS))
+    return distinct_terms(fts_terms_in_order(text))
 
 
 def fts_query(terms: str | list[str]) -> str | None:
