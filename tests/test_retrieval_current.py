@@ -131,6 +131,13 @@ CHANGES = {
         ("How many children do I have now?",),
         "How many children did I have before?",
     ),
+    "subscription": Change(
+        "subscription",
+        "My climbing gym membership costs 45 pounds a month.",
+        "Email from Arch today, from March our monthly fee goes up to 52 pounds.",
+        ("How much does my gym membership cost now?", "What do I pay for my gym membership?"),
+        "How much did my gym membership cost before?",
+    ),
     "residence-german": Change(
         "residence",
         "Ich wohne in München.",
@@ -203,6 +210,20 @@ def test_someone_else_moving_does_not_answer_where_i_live(daemon, ns):
     assert order[0] == new and (sister not in order or order.index(sister) > order.index(new)), order
 
 
+def test_another_subscription_does_not_answer_for_the_gym(daemon, ns):
+    """A subscription named for something else ("my Netflix subscription"), stored after the gym's
+    fee went up, is not the gym membership's current price."""
+    old, new = _store(daemon, ns, CHANGES["subscription"])
+    netflix = daemon.call(
+        "memory.add",
+        {"content": "My Netflix subscription is 11 pounds now, they put it up again.", "type": "fact",
+         "created": "2023-10-01T10:00:00Z", "namespace": ns},
+    )["id"]  # fmt: skip
+    order = _order(daemon, ns, "How much does my gym membership cost now?")
+    assert order[0] == new and order.index(old) > order.index(new), order
+    assert netflix not in order[:1], order
+
+
 def test_the_agent_s_persona_does_not_answer_the_person_s_name(daemon, ns):
     """A persona memory's "I" is the agent: "My name is Nova" stored later does not answer "what is my name?"."""
     old, new = _store(daemon, ns, CHANGES["name"])
@@ -251,6 +272,10 @@ def test_slots_are_recognised_in_questions_and_memories():
     assert asked_slots("Where does Caroline live?") == [("residence", "caroline")]
     assert asked_slots("What's my email address?") == [("email", "self")]
     assert asked_slots("When is the car's MOT due?") == []
+    assert asked_slots("How much does my gym membership cost now?") == [("subscription", "self")]
+    assert ("subscription", "self") in filled_slots("From September my monthly fee goes up to 599 kroner.")
+    assert ("subscription", "self") in filled_slots("I cancelled my Spotify subscription.")
+    assert filled_slots("Erik pays 350 a month at the student gym.") == set()
     assert ("residence", "self") in filled_slots("We finally got the keys to the new place in Leeds.")
     assert ("workplace", "self") in filled_slots("Started at the new firm on Monday.")
     assert ("residence", "caroline") in filled_slots("Caroline said: I moved to Leeds in May.")

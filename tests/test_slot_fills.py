@@ -74,3 +74,21 @@ def test_forgetting_a_memory_removes_its_fills(in_process):
     assert _fills(daemon)
     daemon.call("memory.forget", {"id": mid, "namespace": ns, "confirm": True})
     assert _fills(daemon) == []
+
+
+def test_a_slot_added_later_is_found_in_a_store_from_before(in_process):
+    """m029 (the subscription slot) reads the memories stored before it once more: the new slot
+    is found in them, and the fills they had stay as they were, once each."""
+    from agentmemd.memory.store.migrations import m029_subscription_slot
+
+    daemon, ns = in_process(), "later"
+    for text in ("I moved to Leeds in May.", "From September our monthly fee goes up to 599 kroner."):
+        daemon.call("memory.add", {"content": text, "type": "fact", "namespace": ns})
+    recorded = _fills(daemon)
+    assert sorted(r[2] for r in recorded) == ["residence", "subscription"]
+    conn = daemon.services.store.conn
+    with daemon.services.store.transaction():  # a store from before the slot existed
+        conn.execute("DELETE FROM slot_fills WHERE slot = 'subscription'")
+        m029_subscription_slot(conn)
+    assert daemon.run_on_store(daemon.services.memories.read_older_memories) == 2
+    assert _fills(daemon) == recorded

@@ -1,7 +1,7 @@
 """Fact slots: the things about a person that hold one value at a time (where they live, where
 they work, who they report to, who their partner is, how many children they have, what they drive,
-their name, phone number, e-mail address, diet), recognised in questions and in memories by cue
-patterns, no model. Which slot of whom a memory fills is recorded when it is stored
+their name, phone number, e-mail address, diet, what a membership or subscription costs), recognised
+in questions and in memories by cue patterns, no model. Which slot of whom a memory fills is recorded when it is stored
 (memory/store/slot_tables.py).
 
 A person says what changed without saying what it replaces ("We finally got the keys to the new
@@ -43,6 +43,7 @@ SLOTS: tuple[str, ...] = (
     "phone",
     "email",
     "diet",
+    "subscription",
 )
 SELF = "self"
 
@@ -72,6 +73,9 @@ class _Slot:
     first_person: tuple[str, ...]  # statements whose wording says the speaker ("call me Alex", "je m'appelle")
     asked: tuple[str, ...]  # questions, with a `who` group (none: the asker)
     keys: tuple[str, ...]  # word starts (lower case, words apart), one of which each statement holds: a fast pass
+    # What of the slot's kind a text names (the gym of "my gym membership"), a group ``item``: a
+    # person holds several at once, and one named for another thing does not answer (names_another).
+    item: str | None = None
 
 
 _DEFINITIONS: dict[str, _Slot] = {
@@ -306,11 +310,44 @@ _DEFINITIONS: dict[str, _Slot] = {
             "dairy, eggs, pork, beef, chicken, carbs, sugar, diet"
         ),
     ),
+    "subscription": _Slot(
+        said=(
+            r"\b(?P<who>my|our) (?:[\w-]+ ){0,2}(?:membership|subscription)(?: fee| price| cost| rate)? "
+            r"(?:is|are|costs?|went|goes|has gone|will go|is going|rose|increased|dropped|now|just)\b",
+            r"\b(?P<who>my|our) (?:monthly|annual|yearly|weekly|membership|subscription) "
+            r"(?:fee|rate|payment|price|charge|bill|cost)s? "
+            r"(?:is|are|went|goes|has gone|will go|is going|rose|increased|dropped|now|just|will)\b",
+            r"\b(?:signed up for|joined|cancell?ed|renewed|upgraded|downgraded|switched to|paused) "
+            r"(?:a|an|the|my|our) (?:[\w-]+ ){0,2}(?:membership|subscription)\b",
+            r"\b(?:pay|paying) (?:[\w-]+ ){0,3}for (?:the|my|our) (?:[\w-]+ ){0,2}(?:membership|subscription)\b",
+        ),
+        first_person=(),
+        asked=(
+            rf"\bhow much (?:does|do|is|are) {_WHOSE} (?:[\w-]+ ){{0,2}}(?:membership|subscription)s?\b",
+            rf"\bhow much (?:do|does) {_WHO} (?:\w+ )?pay (?:for (?:the|my|our|his|her|their) (?:[\w-]+ ){{0,2}}"
+            rf"(?:membership|subscription)|a month|per month|monthly|a year|per year|each month)\b",
+            rf"\bwhat(?:'s| is| are) {_WHOSE} (?:[\w-]+ ){{0,2}}(?:membership|subscription|monthly|annual|yearly) "
+            rf"(?:fee|cost|price|rate)s?\b",
+            rf"\bwhat (?:do|does) {_WHO} pay (?:for (?:the|my|our|his|her|their) (?:[\w-]+ ){{0,2}}"
+            rf"(?:membership|subscription)|a month|per month|monthly)\b",
+        ),
+        keys=_listed(
+            "membership, subscription, monthly, annual, yearly, weekly, signed up, cancel, renewed, upgraded, "
+            "downgraded, switched to, paused, pay"
+        ),
+        item=r"\b(?P<item>[a-z][\w-]*) (?:membership|subscription)",
+    ),
 }
 
 _SAID = {name: [re.compile(p, _TEXT_FLAGS) for p in slot.said] for name, slot in _DEFINITIONS.items()}
 _FIRST_PERSON = {name: [re.compile(p, _TEXT_FLAGS) for p in slot.first_person] for name, slot in _DEFINITIONS.items()}
 _ASKED = {name: [re.compile(p, _FLAGS) for p in slot.asked] for name, slot in _DEFINITIONS.items()}
+_ITEM = {name: re.compile(slot.item, _TEXT_FLAGS) for name, slot in _DEFINITIONS.items() if slot.item}
+# Words before "membership" that say how, not what: "my monthly membership" names no gym.
+_NO_ITEM = frozenset(
+    """my our your his her their the a an this that monthly annual yearly weekly new current old family student
+    premium basic full cheap cheaper""".split()
+)
 
 # Between a subject and its predicate: auxiliaries and adverbs ("we finally got", "I've been living").
 _BETWEEN = frozenset(
@@ -435,6 +472,28 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
                 if who is not None:
                     out.add((slot, who))
     return out
+
+
+def _item(slot: str, text: str) -> str | None:
+    pattern = _ITEM.get(slot)
+    for found in pattern.finditer(text) if pattern else ():
+        if found.group("item").lower() not in _NO_ITEM:
+            return found.group("item").lower()
+    return None
+
+
+def names_another(slot: str, question: str, text: str) -> bool:
+    """Does ``text`` name another thing of the slot's kind than ``question`` does? A person holds
+    several subscriptions at once: "my Netflix subscription went up" is no answer to "how much is my
+    gym membership?", while "our monthly fee goes up" (naming none) may be.
+
+    >>> names_another("subscription", "How much is my gym membership?", "My Netflix subscription is 11 pounds")
+    True
+    >>> names_another("subscription", "How much is my gym membership?", "Our monthly fee goes up to 52 pounds")
+    False
+    """
+    asked, named = _item(slot, question), _item(slot, text)
+    return asked is not None and named is not None and asked != named
 
 
 def _asker(who: str | None) -> str | None:

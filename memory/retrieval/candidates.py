@@ -23,7 +23,7 @@ from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import may_hear
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
 from agentmemd.memory.language.dates import days_asked_about, said_on
-from agentmemd.memory.language.slots import asked_slots, mentions_the_past
+from agentmemd.memory.language.slots import asked_slots, mentions_the_past, names_another
 from agentmemd.memory.language.speakers import (
     ROLE_SPEAKERS,
     asks_for_the_assistant,
@@ -179,7 +179,7 @@ class CandidateFinder:
         if constraints:
             self._lift_constraints(scored, constraints)
         if asked:
-            self._lift_current(scored, set(asked))
+            self._lift_current(scored, set(asked), query)
         return Candidates(scored, qvec, kept_out, hits.idf)
 
     def _capped_by_coverage(
@@ -420,16 +420,20 @@ class CandidateFinder:
             return []
         return asked_slots(query)
 
-    def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]]) -> None:
+    def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]], query: str) -> None:
         """For a question about a fact slot in the present, the newest memory filling it is the
         current value, however few words it shares with the question or with the older ones it
         changes: its similarity is lifted to [retrieval] slot_share of the best candidate's (search
         then puts it above the older ones, _current_slot_first). Every filler is marked. Which slot
-        of whom a memory fills was recorded when it was stored (slot_fills, m027)."""
+        of whom a memory fills was recorded when it was stored (slot_fills, m027); one that names
+        another thing of the slot's kind than the question (a Netflix subscription for a question
+        about the gym's) fills nothing the question asks."""
         fills = self.slots.fills_of([s.row["seq"] for s in scored])
         found: list[Filler] = []
         for s in scored:
             for key in sorted(fills.get(s.row["seq"], set()) & asked):
+                if names_another(key[0], query, s.row["content"]):
+                    continue
                 s.slot = s.slot or key
                 found.append(Filler(s.row["id"], key, parse_time(s.row["created"]), s.row["seq"]))
         current = newest_fillers(found)

@@ -754,6 +754,17 @@ def m028_memory_times(db):
     )
 
 
+@migrations()
+def m029_subscription_slot(db):
+    """A slot added since m027 (what a membership or subscription costs): the memories stored
+    before are read once more, as for m027, so the slot is found in them too (recording a memory's
+    slots twice changes nothing)."""
+    db.execute(
+        "INSERT OR REPLACE INTO meta (key, value) SELECT 'slot_fills_backlog', CAST(max(seq) AS TEXT) FROM "
+        "(SELECT seq FROM memories UNION ALL SELECT seq FROM memory_archive) HAVING max(seq) IS NOT NULL"
+    )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 
