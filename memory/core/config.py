@@ -143,6 +143,13 @@ class RetrievalConfig(_Section):
         description="How much a memory's episode lifts it: similarity = its own match + this x 64/(64 + its "
         "tokens) x the best match of the memories stored just before and after it (0: off).",
     )
+    answer_share: float = Field(
+        1.0,
+        ge=0,
+        le=1,
+        description="A memory stored just after a question of its episode, by someone else than the assistant (its "
+        "answer), is at least this share as similar as the question (0: off).",
+    )
     context_weight: float = Field(
         0.5,
         ge=0,

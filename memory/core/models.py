@@ -260,6 +260,7 @@ class SignalsOut(BaseModel):
     constraint: float = 0.0  # the lift a standing constraint gets when the query asks for advice
     speaker: float = 0.0  # what similarity lost as words of someone the question does not ask about
     time: float = 0.0  # what similarity lost as speaking of other days than the question asks about
+    answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
 
 
 class SearchHit(BaseModel):

@@ -40,6 +40,7 @@ from agentmemd.memory.retrieval.lexical import bm25_hits, looked_up
 from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, query_kind
 from agentmemd.memory.retrieval.scoring import (
     Signals,
+    answer_lift,
     episode_similarity,
     injection_score,
     injection_scores,
@@ -63,6 +64,11 @@ class Scored:
     tier: Tier
     slot: tuple[str, str] | None = None  # the (slot, subject) a present question asks about that it fills
     current: bool = False  # ... and it is the newest memory filling it (currency.newest_fillers)
+
+
+class Link(NamedTuple):
+    seq: int  # a memory stored just before or after, of the same episode
+    question: bool  # ... stored just before, and asking a question: the candidate may be its answer
 
 
 class Candidates(NamedTuple):
@@ -237,11 +243,12 @@ class CandidateFinder:
                     cosines[i] = max(cosines[i], float((windows[seq] @ qvec).max()))
         return similarity_signal(cosines, lexical, self.config.retrieval)
 
-    def _episode_links(self, namespace: str, rows: list[dict[str, Any]], listener: str | None) -> dict[int, list[int]]:
+    def _episode_links(self, namespace: str, rows: list[dict[str, Any]], listener: str | None) -> dict[int, list[Link]]:
         """seq -> the memories stored just before and after it (for a memory stored without context)
         that are of its episode (dated within [retrieval] episode_gap_minutes of it) and that the
         listener may hear (else a private neighbour would lift what it says into other
-        conversations). Needs no query: a pack works it out while the query embeds."""
+        conversations), each marked when it is a question asked just before it (its answer is this
+        one). Needs no query: a pack works it out while the query embeds."""
         rc = self.config.retrieval
         if rc.neighbour_weight <= 0 or not rows:
             return {}
@@ -253,9 +260,14 @@ class CandidateFinder:
         hearable = {r["seq"]: r for r in self.store.neighbour_rows(wanted) if self.may_hear(listener, r["audience"])}
         created = {seq: parse_time(r["created"]) for seq, r in hearable.items()}
         created.update({r["seq"]: parse_time(r["created"]) for r in rows})
-        links: dict[int, list[int]] = {}
-        for seq, pair in adjacent.items():
-            near = [n for n in pair if n in hearable and abs(created[n] - created[seq]) <= gap]
+        asks = {seq: bool(r["asks"]) for seq, r in hearable.items()}
+        links: dict[int, list[Link]] = {}
+        for seq, (before, after) in adjacent.items():
+            near = [
+                Link(n, n == before and asks[n])
+                for n in (before, after)
+                if n in hearable and abs(created[n] - created[seq]) <= gap
+            ]
             if near:
                 links[seq] = near
         return links
@@ -267,20 +279,25 @@ class CandidateFinder:
         matches: np.ndarray,
         qvec: np.ndarray,
         lexical: dict[int, float],
-        links: dict[int, list[int]],
-    ) -> np.ndarray:
-        """Each candidate's best match among its episode links (0 for none): a candidate's own
-        match, another's from the in-RAM index and its BM25."""
+        links: dict[int, list[Link]],
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each candidate's best match among its episode links (0 for none), and the match of the
+        question asked just before it (0 for none): a candidate's own match, another's from the
+        in-RAM index and its BM25."""
         rc = self.config.retrieval
         known = dict(zip(seqs, matches.tolist()))
-        others = sorted({n for near in links.values() for n in near if n not in known})
+        others = sorted({link.seq for near in links.values() for link in near if link.seq not in known})
         if others:
             cosines = self.store.best_cosines(namespace, others, qvec)
             signals = similarity_signal(
                 np.array([cosines.get(n, 0.0) for n in others]), np.array([lexical.get(n, 0.0) for n in others]), rc
             )
             known.update(zip(others, signals.tolist()))
-        return np.array([max(known[n] for n in links[seq]) if seq in links else 0.0 for seq in seqs])
+        near = np.array([max(known[link.seq] for link in links[seq]) if seq in links else 0.0 for seq in seqs])
+        asked = np.array(
+            [max((known[link.seq] for link in links.get(seq, ()) if link.question), default=0.0) for seq in seqs]
+        )
+        return near, asked
 
     def score_rows(
         self,
@@ -292,7 +309,7 @@ class CandidateFinder:
         *,
         namespace: str | None = None,
         listener: str | None = None,
-        links: dict[int, list[int]] | None = None,
+        links: dict[int, list[Link]] | None = None,
     ) -> list[Scored]:
         """Score rows, all at once as arrays; given the ``namespace`` (live rows: the in-RAM index
         holds their windows), each is lifted by its episode's match too (``links``: the episode
@@ -304,19 +321,21 @@ class CandidateFinder:
         vectors = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype=np.float32).reshape(n, -1)
         lexical_of = np.fromiter((lexical.get(seq, 0.0) for seq in seqs), np.float64, n)
         matches = self._matches(rows, vectors, qvec, lexical_of, namespace)
-        near = np.zeros(n)
+        near = asked = np.zeros(n)
         if namespace:
             links = dict(links or {})
             missing = [r for r in rows if r["seq"] not in links]
             links.update(self._episode_links(namespace, missing, listener))
-            near = self._neighbourhood(namespace, seqs, matches, qvec, lexical, links)
+            near, asked = self._neighbourhood(namespace, seqs, matches, qvec, lexical, links)
         cfg = self.config
         access_counts = np.fromiter((r["access_count"] for r in rows), np.float64, n)
         identity = np.fromiter((r["type"] in IDENTITY_TYPES for r in rows), bool, n)
         hours = _hours_since(now, [r["last_accessed"] for r in rows])
         values = retention_many(np.column_stack([identity, access_counts, hours]), cfg.decay)
         tokens = np.fromiter((r["token_len"] for r in rows), np.float64, n)
-        similarities = episode_similarity(matches, near, tokens, cfg.retrieval)
+        lifted = episode_similarity(matches, near, tokens, cfg.retrieval)
+        answered = answer_lift(lifted, asked, cfg.retrieval)
+        similarities = lifted + answered
         priorities = np.fromiter((r["priority"] for r in rows), np.float64, n)
         frequencies = frequency_boosts(access_counts)
         scores = injection_scores(similarities, priorities, values, frequencies, cfg.scoring)
@@ -325,12 +344,20 @@ class CandidateFinder:
             Scored(
                 row,
                 vectors[i],
-                Signals(similarity=sim, priority=prio, decay=value, frequency=freq, match=match, neighbourhood=hood),
+                Signals(
+                    similarity=sim,
+                    priority=prio,
+                    decay=value,
+                    frequency=freq,
+                    match=match,
+                    neighbourhood=hood,
+                    answer=answer,
+                ),
                 score,
                 value,
                 tier,
             )
-            for i, (row, sim, prio, value, freq, match, hood, score, tier) in enumerate(
+            for i, (row, sim, prio, value, freq, match, hood, answer, score, tier) in enumerate(
                 zip(
                     rows,
                     similarities.tolist(),
@@ -339,6 +366,7 @@ class CandidateFinder:
                     frequencies.tolist(),
                     matches.tolist(),
                     near.tolist(),
+                    answered.tolist(),
                     scores.tolist(),
                     tiers,
                 )
@@ -349,9 +377,12 @@ class CandidateFinder:
         """Whose words the question asks for come first (speakers.py): a question that names some
         of the candidates' speakers takes another speaker's words as [retrieval] other_speaker_penalty
         less similar; the assistant's words count [retrieval] assistant_penalty less than people's,
-        and the people's that much less when the question asks what the assistant said."""
+        and the people's that much less when the question asks what the assistant said. The
+        assistant's reply to a question is not lifted as its answer ([retrieval] answer_share)
+        unless what the assistant said is asked: it answers the person, it is not their words."""
         rc = self.config.retrieval
-        if not scored or (rc.other_speaker_penalty <= 0 and rc.assistant_penalty <= 0):
+        penalties = rc.other_speaker_penalty > 0 or rc.assistant_penalty > 0
+        if not scored or not (penalties or any(s.signals.answer > 0 for s in scored)):
             return
         names = [speakers_of(s.row["content"], s.row.get("said_by")) for s in scored]
         # An episode of an assistant's turn is tagged with its role (memory/conversation/episodes.py).
@@ -359,11 +390,18 @@ class CandidateFinder:
             said_by_assistant(n) or (s.row["type"] == EPISODE and '"assistant"' in (s.row["tags"] or ""))
             for n, s in zip(names, scored)
         ]
+        wants_assistant = asks_for_the_assistant(query)
+        for s, by_assistant in zip(scored, assistant):
+            if by_assistant and not wants_assistant and s.signals.answer > 0:
+                s.signals.similarity -= s.signals.answer
+                s.signals.answer = 0.0
+                s.score = injection_score(s.signals, self.config.scoring)
+        if not penalties:
+            return
         people = {name for n, a in zip(names, assistant) if not a for name in n}
         named = speakers_named(query, people)
         if named == people - ROLE_SPEAKERS:  # every person named: none preferred
             named = set()
-        wants_assistant = asks_for_the_assistant(query)
         for s, n, by_assistant in zip(scored, names, assistant):
             penalty = 0.0
             if by_assistant != wants_assistant and (by_assistant or wants_assistant and n):

@@ -25,6 +25,7 @@ class Signals:
     constraint: float = 0.0  # what a standing constraint's similarity was lifted by, for advice (constraints.py)
     speaker: float = 0.0  # what similarity lost as the words of someone the question does not ask about (speakers.py)
     time: float = 0.0  # what similarity lost as speaking of other days than the question asks about (dates.py)
+    answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
 
     def rounded(self) -> dict[str, float]:
         """Each signal rounded to 6 places, as hits and the pack log show them."""
@@ -80,3 +81,13 @@ def injection_score(signals: Signals, cfg: ScoringConfig) -> float:
 def injection_scores(similarity, priority, decay, frequency, cfg: ScoringConfig):
     """The score of one candidate (floats) or of many at once (arrays)."""
     return cfg.similarity * similarity + cfg.priority * priority + cfg.decay * decay + cfg.frequency * frequency
+
+
+def answer_lift(similarity, question, cfg: RetrievalConfig):
+    """What a memory gains as the answer to a question asked just before it in its episode (the
+    question's ``match``): it is at least [retrieval] answer_share as similar as the question. The
+    evidence of a conversation is often the reply ("Oh, It Takes Two, no contest!") to a question
+    that matches ("what's your favourite game to play with him?"), sharing no word with what is
+    asked later. Measured on LoCoMo (plain memory.add, no context) R@5 / R@10 0.590 / 0.711 ->
+    0.610 / 0.718 at 1.0 (0.606 / 0.718 at 0.9). (Floats, or arrays of many candidates at once.)"""
+    return np.maximum(0.0, np.minimum(1.0, cfg.answer_share * question) - similarity)

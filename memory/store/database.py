@@ -44,6 +44,11 @@ OPTIONAL_COLUMNS = {"audience": "user", "origin_chat": None, "said_by": None}
 FTS_WORD = re.compile(r"[^\W_]+")
 
 
+# Does a memory ask a question (its text ends with one, perhaps before a bracketed note such as
+# "[shared image: ...]")? In SQL, so a neighbour's whole text need not be read.
+ASKS_SQL = "(rtrim(content) LIKE '%?' OR rtrim(content) LIKE '%? [%]')"
+
+
 class DimensionMismatch(StoreError):
     """The data dir's embeddings have another dimension than the configured model's."""
 
@@ -528,7 +533,8 @@ class Store:
         if not seqs:
             return []
         return self._rows(
-            f"SELECT seq, audience, created FROM memories WHERE seq IN ({', '.join('?' * len(seqs))})", seqs
+            f"SELECT seq, audience, created, {ASKS_SQL} AS asks FROM memories WHERE seq IN ({', '.join('?' * len(seqs))})",
+            seqs,
         )
 
     def turns_of(self, memory_ids: list[str]) -> dict[str, set[int]]:
