@@ -83,3 +83,17 @@ def test_an_assistant_s_reply_is_not_lifted_unless_asked_for(daemon, ns):
     asked = "What did you recommend I pack for Cornwall?"
     hits = daemon.call("memory.search", {"query": asked, "namespace": ns, "k": 4})["results"]
     assert hits[0]["content"].startswith("assistant:")
+
+
+def test_an_answer_stored_with_its_context_still_answers_the_question_before_it(in_process):
+    """A memory stored with its context is not lifted by its neighbours (the context carries its
+    episode), but it is still the answer to the question stored just before it."""
+    daemon, ns = in_process(), "situated"
+    for i, (day, text) in enumerate(TURNS):
+        item = {"content": text, "type": "fact", "namespace": ns, "created": DAY.format(day, i)}
+        if i and TURNS[i - 1][0] == day:
+            item["context"] = TURNS[i - 1][1]
+        daemon.call("memory.add", item)
+    hits = daemon.call("memory.search", {"query": QUESTION, "namespace": ns, "k": 10})["results"]
+    signals = {h["content"]: h["signals"] for h in hits}
+    assert signals[ANSWER]["answer"] > 0 and signals[ANSWER]["neighbourhood"] == 0, signals[ANSWER]

@@ -102,6 +102,7 @@ def test_search_finds_evidence_turns(daemon, conv26):
             "constraint",
             "speaker",
             "time",
+            "answer",
         }
         got = {dia_of[r["id"]] for r in results}
         hits_at_10 += bool(got & evidence_ids(qa))
@@ -299,9 +300,10 @@ def test_a_memory_is_lifted_by_its_episode_neighbours_within_the_gap_and_the_aud
     hits = {h["id"]: h["signals"] for h in daemon.call("memory.search", search)["results"]}
     answer_tokens = count_tokens("Caroline: We drove to the lake and painted the sunrise.")
     assert hits[answer]["neighbourhood"] == pytest.approx(hits[question]["match"], abs=1e-5)
-    assert hits[answer]["similarity"] == pytest.approx(
-        min(1.0, hits[answer]["match"] + 0.5 * 64 / (64 + answer_tokens) * hits[question]["match"]), abs=1e-5
-    )
+    lifted = min(1.0, hits[answer]["match"] + 0.5 * 64 / (64 + answer_tokens) * hits[question]["match"])
+    # ... and it answers the question asked just before it: at least as similar as that ([retrieval] answer_share).
+    assert hits[answer]["similarity"] == pytest.approx(max(lifted, hits[question]["match"]), abs=1e-5)
+    assert hits[answer]["answer"] == pytest.approx(hits[answer]["similarity"] - lifted, abs=1e-5)
     assert later not in hits or hits[later]["neighbourhood"] == 0.0  # another episode: no lift
 
     # A private chat's turn beside the user's: it must not lift what sits next to it for the user.

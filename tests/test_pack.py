@@ -132,7 +132,8 @@ def test_explain_accounts_for_every_candidate(daemon, stocked):
     assert len(why["candidates"]) > len(chosen)
     for c in why["candidates"]:
         assert set(c["signals"]) == {
-            "similarity", "priority", "decay", "frequency", "match", "neighbourhood", "constraint", "speaker", "time"
+            "similarity", "priority", "decay", "frequency", "match", "neighbourhood", "constraint", "speaker", "time",
+            "answer",
         }  # fmt: skip
 
 
