@@ -422,3 +422,23 @@ def test_the_in_ram_index_finds_the_exact_neighbours_with_windows_a_skip_set_add
     for q in (vectors[5], extra[7], vectors[4000]):
         assert same(matrix.top(q, 10), exact(q, 10))
     assert 2 not in [seq for seq, _ in matrix.top(vectors[4], 50)]
+
+
+@pytest.mark.parametrize(
+    "content, asks",
+    [
+        ("What's your favourite game to play with him?", True),
+        ("Really? [shared image: a dog on a beach]", True),
+        ("¿Qué juegas con tu pareja?", True),
+        ("你们最喜欢一起玩什么游戏？", True),
+        ("ما هي لعبتك المفضلة؟", True),
+        ("We love It Takes Two. [shared image: a console]", False),
+        ("Is it? No, it was the lake.", False),
+    ],
+)
+def test_a_neighbour_is_known_to_ask_a_question(store, content, asks):
+    """A memory stored just after a question is its answer (candidates.py): whether a neighbour
+    asks one is read in SQL, in the scripts people write."""
+    with store.transaction():
+        seq = store.insert(row(0, content=content), unit(0))
+    assert bool(store.neighbour_rows([seq])[0]["asks"]) is asks

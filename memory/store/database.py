@@ -44,9 +44,10 @@ OPTIONAL_COLUMNS = {"audience": "user", "origin_chat": None, "said_by": None}
 FTS_WORD = re.compile(r"[^\W_]+")
 
 
-# Does a memory ask a question (its text ends with one, perhaps before a bracketed note such as
-# "[shared image: ...]")? In SQL, so a neighbour's whole text need not be read.
-ASKS_SQL = "(rtrim(content) LIKE '%?' OR rtrim(content) LIKE '%? [%]')"
+# Does a memory ask a question (its text ends with a question mark, the Latin, full-width or
+# Arabic one, perhaps before a bracketed note such as "[shared image: ...]")? In SQL, so a
+# neighbour's whole text need not be read.
+ASKS_SQL = "(" + " OR ".join(f"rtrim(content) LIKE '%{m}' OR rtrim(content) LIKE '%{m} [%]'" for m in "?？؟") + ")"
 
 
 class DimensionMismatch(StoreError):
