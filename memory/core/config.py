@@ -216,8 +216,8 @@ class RetrievalConfig(_Section):
         20,
         ge=0,
         description="For a question about a fact slot in the present (where someone lives or works, their manager, "
-        "partner, children, car, name, phone, e-mail, diet, a subscription's price), the newest N memories filling that slot of the person "
-        "asked about (recorded when each was stored) are candidates.",
+        "partner, children, car, name, phone, e-mail, diet, what a subscription costs), the newest N memories "
+        "filling that slot of the person asked about (recorded when each was stored) are candidates.",
     )
     slot_share: float = Field(
         1.0,

@@ -1,8 +1,8 @@
 """Fact slots: the things about a person that hold one value at a time (where they live, where
 they work, who they report to, who their partner is, how many children they have, what they drive,
 their name, phone number, e-mail address, diet, what a membership or subscription costs), recognised
-in questions and in memories by cue patterns, no model. Which slot of whom a memory fills is recorded when it is stored
-(memory/store/slot_tables.py).
+in questions and in memories by cue patterns, no model. Which slot of whom a memory fills is
+recorded when it is stored (memory/store/slot_tables.py).
 
 A person says what changed without saying what it replaces ("We finally got the keys to the new
 place in Leeds", a year after "The user lives in Berlin"), and a model that stores it with
