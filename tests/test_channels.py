@@ -197,7 +197,7 @@ def test_an_import_killed_mid_way_resumes_without_duplicates(spawn, short_tmp):
     start = datetime(2023, 1, 1, 8, 0)
     lines = [
         f"{(start + timedelta(minutes=7 * i)):%d/%m/%Y, %H:%M} - {'Ana' if i % 3 else 'Ben'}: message number {i} about topic {i % 17}"
-        for i in range(6000)
+        for i in range(2000)
     ]
     export.write_text("\n".join(lines) + "\n")
     cmd = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket), "--json"]
@@ -217,12 +217,12 @@ def test_an_import_killed_mid_way_resumes_without_duplicates(spawn, short_tmp):
     print(importer.stderr.read().decode()[-300:])
     d.start()
     stored_before = d.call("chats.list")["chats"][0]["messages"]
-    assert 500 <= stored_before < 6000
+    assert 500 <= stored_before < 2000
     resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     report = json.loads(resumed.stdout)
-    assert report["added"] == 6000 - stored_before and report["duplicates"] == stored_before
-    assert d.call("chats.list")["chats"][0]["messages"] == 6000
+    assert report["added"] == 2000 - stored_before and report["duplicates"] == stored_before
+    assert d.call("chats.list")["chats"][0]["messages"] == 2000
 
 
 # ---- LoCoMo rendered as each app's export (the small fixture always; ../shared when there) -------
