@@ -53,6 +53,20 @@ def test_a_round_trip_through_the_daemon(served):
     assert explained.exit_code == 0 and mid in explained.stdout
 
 
+def test_search_says_what_moved_a_hit_besides_its_own_match(served):
+    """The human output names the signals that moved a hit's similarity (here: the answer to the
+    question stored just before it), so "why is this here?" needs no --json."""
+    for when, text in (
+        ("2023-05-01T10:00:00Z", "Deborah: What's your favourite game to play with your partner?"),
+        ("2023-05-01T10:01:00Z", "Jolene: Oh, It Takes Two, no contest! We play it every weekend."),
+    ):
+        assert run(served, "add", text, "--type", "fact", "--namespace", "moved", "--created", when).exit_code == 0
+    out = run(served, "search", "favourite game Jolene plays with her partner", "--namespace", "moved").stdout
+    lines = out.splitlines()
+    answer = next(i for i, line in enumerate(lines) if "It Takes Two" in line)
+    assert "answer=+" in lines[answer + 1] and "match=" in lines[answer + 1], out
+
+
 def test_a_refused_request_exits_1_naming_the_field(served):
     bad = run(served, "search", "   ")
     assert bad.exit_code == 1 and "query" in bad.stderr
