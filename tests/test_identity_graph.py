@@ -6,9 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from agentmemd.persona.identity.graph import node_key, parse_markdown
+from agentmemd.memory.workspace.markdown import parse_markdown
+from agentmemd.persona.identity.graph import graph_of, node_key
 
 pytestmark = pytest.mark.inprocess
+
+
+def read(text: str, file: str, owner: str):
+    """The graph of a file's items, as the workspace's parser reads them."""
+    return graph_of([(it.content, it.line_start) for it in parse_markdown(file, text)], file=file, owner=owner)
+
 
 SOUL = """# SOUL
 <!-- Relations: - values [[honesty]] -->
@@ -24,7 +31,7 @@ SOUL = """# SOUL
 
 
 def test_relation_lines_become_typed_nodes_and_edges():
-    graph = parse_markdown(SOUL, file="SOUL.md", owner="Nova")
+    graph = read(SOUL, "SOUL.md", "Nova")
     assert graph.problems == []
     kinds = {key: node.kind for key, node in graph.nodes.items()}
     assert kinds == {
@@ -63,7 +70,7 @@ def test_relation_lines_become_typed_nodes_and_edges():
 )
 def test_a_bad_line_is_a_problem_naming_its_line_and_the_rest_still_counts(line, problem):
     text = f"# SOUL\n{line}\n- values [[kindness]]\n"
-    graph = parse_markdown(text, file="SOUL.md", owner="Nova")
+    graph = read(text, "SOUL.md", "Nova")
     assert [(p.line, problem in p.message) for p in graph.problems] == [(2, True)]
     assert [(e.relation, e.target) for e in graph.edges] == [("values", "kindness")]
 
@@ -77,7 +84,7 @@ def test_an_ontological_or_causal_cycle_is_left_out_and_reported():
 - [[bad sleep]] is before [[stress]]
 - [[maths]] is a [[maths]]
 """
-    graph = parse_markdown(text, file="IDENTITY.md", owner="Nova")
+    graph = read(text, "IDENTITY.md", "Nova")
     assert [(p.line, "cycle" in p.message) for p in graph.problems] == [(3, True), (5, True), (7, True)]
     kept = [(e.source, e.relation, e.target) for e in graph.edges]
     assert ("animal", "is_a", "cat") not in kept and ("bad sleep", "causes", "stress") not in kept
@@ -89,7 +96,7 @@ def test_an_ontological_or_causal_cycle_is_left_out_and_reported():
 
 
 def test_names_are_one_node_whatever_their_case_and_spacing():
-    graph = parse_markdown("- likes [[Tea]]\n- [[tea]]  is a [[Drink]]\n", file="USER.md", owner="the user")
+    graph = read("- likes [[Tea]]\n- [[tea]]  is a [[Drink]]\n", "USER.md", "the user")
     assert node_key("Fernwood  Labs") == "fernwood labs"
     assert set(graph.nodes) == {"the user", "tea", "drink"} and graph.nodes["tea"].kind == "preference"
     assert graph.nodes["tea"].name == "Tea"

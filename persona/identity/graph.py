@@ -1,6 +1,8 @@
 """The identity graph as people write it (seed 000, 3.2): who the agent (or the person it serves)
-is, as nodes and typed, directed edges, read from the relation lines of SOUL.md, IDENTITY.md and
-USER.md. A line names what it links to in double brackets; the words before say how:
+is, as nodes and typed, directed edges, read from the relation items of SOUL.md, IDENTITY.md and
+USER.md (their items as the workspace's Markdown parser reads them: comments, owned sections and
+list markers already gone, memory/workspace/markdown.py). An item names what it links to in
+double brackets; the words before say how:
 
     - values [[honesty]]: never lie to spare feelings     (Nova) -values-> (honesty)
     - works at [[Fernwood Labs]]                          (Nova) -works_at-> (Fernwood Labs)
@@ -19,18 +21,18 @@ kind (seed 000: temporal, causal, ontological, attributive). An ontological or c
 comes back to where it started ("[[cats]] is a [[pet]]", "[[pet]] is a [[cat]]") is a problem
 reported with its lines, not an edge: the rest of the file still counts.
 
-    graph = parse_markdown(text, file="SOUL.md", owner="Nova")
+    graph = graph_of([(item.content, item.line_start) for item in items], file="SOUL.md", owner="Nova")
     graph.nodes, graph.edges, graph.problems
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 # [[Target]] or [[Target|shown as]]; a target holds no bracket or bar.
 _LINK = re.compile(r"\[\[([^\[\]|]*)(?:\|([^\[\]]*))?\]\]")
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?P<text>.+?)\s*$")
 _NOTE = re.compile(r"^\s*(?::|\s-\s|—|–)\s*")
 
 # Relation words -> the type of the node they reach (seed 000: beliefs, traits, values,
@@ -132,42 +134,19 @@ def edge_kind(relation: str) -> str:
     return _KIND_OF.get(bare, "attributive")
 
 
-def parse_markdown(text: str, *, file: str, owner: str) -> ParsedGraph:
-    """The nodes and edges of one file's relation lines; ``owner`` is whom a one-link line is about."""
+def graph_of(items: Iterable[tuple[str, int]], *, file: str, owner: str) -> ParsedGraph:
+    """The nodes and edges of one file's relation items, each given as (its text, its first line);
+    ``owner`` is whom a one-link item is about."""
     graph = ParsedGraph()
-    in_comment = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line, in_comment = _outside_comments(raw, in_comment)
-        bullet = _BULLET.match(line)
-        if not bullet or "[[" not in line:
-            continue
-        _read_line(graph, bullet.group("text"), file, number, owner)
+    for text, number in items:
+        if "[[" in text:
+            _read_item(graph, text, file, number, owner)
     _drop_cycles(graph)
     graph.problems.sort(key=lambda p: p.line)
     return graph
 
 
-def _outside_comments(line: str, in_comment: bool) -> tuple[str, bool]:
-    """The part of a line outside HTML comments (a template's notes are no relations)."""
-    out = []
-    rest = line
-    while rest:
-        if in_comment:
-            end = rest.find("-->")
-            if end < 0:
-                return "".join(out), True
-            rest, in_comment = rest[end + 3 :], False
-        else:
-            start = rest.find("<!--")
-            if start < 0:
-                out.append(rest)
-                break
-            out.append(rest[:start])
-            rest, in_comment = rest[start + 4 :], True
-    return "".join(out), in_comment
-
-
-def _read_line(graph: ParsedGraph, text: str, file: str, number: int, owner: str) -> None:
+def _read_item(graph: ParsedGraph, text: str, file: str, number: int, owner: str) -> None:
     links = list(_LINK.finditer(text))
     if not links:
         graph.problems.append(Problem(file, number, "an unclosed [[link]]"))
