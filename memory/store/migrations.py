@@ -710,6 +710,16 @@ def m026_schema_versions(db):
     )
 
 
+def _mark_backlog(db, key: str) -> None:
+    """Every memory stored so far (live and archived) is to be read once by the daemon that applied
+    the migration: the highest seq under ``key`` in meta (store/backlog.py), none for an empty store."""
+    db.execute(
+        "INSERT OR REPLACE INTO meta (key, value) SELECT ?, CAST(max(seq) AS TEXT) FROM "
+        "(SELECT seq FROM memories UNION ALL SELECT seq FROM memory_archive) HAVING max(seq) IS NOT NULL",
+        (key,),
+    )
+
+
 @migrations()
 def m027_slot_fills(db):
     """Which fact slot of whom each memory fills (where someone lives or works, their partner, ...:
@@ -727,10 +737,7 @@ def m027_slot_fills(db):
         ) WITHOUT ROWID"""
     )
     db.execute("CREATE INDEX slot_fills_by_subject ON slot_fills (namespace, slot, subject, created)")
-    db.execute(
-        "INSERT INTO meta (key, value) SELECT 'slot_fills_backlog', CAST(max(seq) AS TEXT) FROM "
-        "(SELECT seq FROM memories UNION ALL SELECT seq FROM memory_archive) HAVING max(seq) IS NOT NULL"
-    )
+    _mark_backlog(db, "slot_fills_backlog")
 
 
 @migrations()
@@ -748,10 +755,7 @@ def m028_memory_times(db):
         ) WITHOUT ROWID"""
     )
     db.execute("CREATE INDEX memory_times_by_day ON memory_times (namespace, first_day)")
-    db.execute(
-        "INSERT INTO meta (key, value) SELECT 'memory_times_backlog', CAST(max(seq) AS TEXT) FROM "
-        "(SELECT seq FROM memories UNION ALL SELECT seq FROM memory_archive) HAVING max(seq) IS NOT NULL"
-    )
+    _mark_backlog(db, "memory_times_backlog")
 
 
 @migrations()
@@ -759,10 +763,7 @@ def m029_subscription_slot(db):
     """A slot added since m027 (what a membership or subscription costs): the memories stored
     before are read once more, as for m027, so the slot is found in them too (recording a memory's
     slots twice changes nothing)."""
-    db.execute(
-        "INSERT OR REPLACE INTO meta (key, value) SELECT 'slot_fills_backlog', CAST(max(seq) AS TEXT) FROM "
-        "(SELECT seq FROM memories UNION ALL SELECT seq FROM memory_archive) HAVING max(seq) IS NOT NULL"
-    )
+    _mark_backlog(db, "slot_fills_backlog")
 
 
 def new_proposal_id() -> str:
