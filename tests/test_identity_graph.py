@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 
 from agentmemd.memory.workspace.markdown import parse_markdown
-from agentmemd.persona.identity.graph import graph_of, node_key
+from agentmemd.persona.identity.graph import GraphItem, graph_of, node_key
 
 pytestmark = pytest.mark.inprocess
 
 
 def read(text: str, file: str, owner: str):
     """The graph of a file's items, as the workspace's parser reads them."""
-    return graph_of([(it.content, it.line_start) for it in parse_markdown(file, text)], file=file, owner=owner)
+    return graph_of(GraphItem(it.content, file, it.line_start, owner) for it in parse_markdown(file, text))
 
 
 SOUL = """# SOUL

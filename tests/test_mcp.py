@@ -38,6 +38,9 @@ TOOLS = {
     "conversation_context": (False, False, False),
     "persona_get": (True, False, True),
     "observations_list": (True, False, True),
+    "identity_graph": (True, False, True),
+    "identity_node": (True, False, True),
+    "identity_edge_add": (False, False, False),
 }
 ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
@@ -111,6 +114,17 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             assert context["messages"][-1]["content"].endswith("I moved to Lisbon last month.")
             assert "traits" in _data(await client.call_tool("persona_get", {}))
             assert _data(await client.call_tool("observations_list", {"session": "chat-1"}))["observations"] == []
+            edge = _data(
+                await client.call_tool(
+                    "identity_edge_add", {"relation": "values", "target": "honesty", "note": "never lie"}
+                )
+            )
+            graph = _data(await client.call_tool("identity_graph", {}))
+            assert [e["memory_id"] for e in graph["edges"]] == [edge["id"]]
+            assert _data(await client.call_tool("identity_node", {"name": "Honesty"}))["node"]["kind"] == "value"
+            assert "source" in _error_text(
+                await client.call_tool("identity_edge_add", {"relation": "knows", "target": "Bo", "source": "Nobody"})
+            )
 
             # Bad arguments: a tool error whose text names the argument; nothing is written.
             assert "type" in _error_text(await client.call_tool("memory_add", {"content": "x", "type": "opinion"}))
@@ -138,8 +152,9 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
 
     anyio.run(main)
     stats = d.call("stats", {"namespace": "default"})
-    # The tea (the flat white is superseded); the appended turn may be an episode by now.
-    assert stats["live"] - stats["by_type"].get("episode", 0) == 1
+    # The tea (the flat white is superseded) and the relation; the appended turn may be an episode by
+    # now; the refused relation stored nothing.
+    assert stats["live"] - stats["by_type"].get("episode", 0) == 2 and stats["by_type"]["persona"] == 1
 
 
 def test_workspace_files_are_resources_and_a_link_out_is_not(spawn, tmp_path):

@@ -969,6 +969,10 @@ def run_bench(args) -> dict[str, Any]:
         from agentmemd.daemon.bench.dashboard import bench_dashboard
 
         return bench_dashboard(args)
+    if args.bench == "identity":
+        from agentmemd.daemon.bench.identity import bench_identity
+
+        return bench_identity(args)
     if args.bench == "agents":
         from agentmemd.daemon.bench.agents import bench_agents
 

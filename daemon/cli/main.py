@@ -677,6 +677,65 @@ def rule(action: str, text: str | None, namespace: str | None, yes: bool) -> Non
     show_result(proposal, show.print_kv)
 
 
+# ---- identity graph ------------------------------------------------------------------------------
+
+
+@cli.group()
+def identity() -> None:
+    """The identity graph: who the agent is and whom it serves, as nodes and typed relations.
+
+    Written in SOUL.md, IDENTITY.md and USER.md as `- values [[honesty]]: never lie`, or added here.
+    """
+
+
+@identity.command("graph")
+@NAMESPACE
+def identity_graph(namespace: str | None) -> None:
+    """Every node and relation, where each is written, and the lines left out.  `agentmemd identity graph`"""
+    call("identity.graph", given(namespace=namespace), printer=show.human_identity_graph)
+
+
+@identity.command("node")
+@click.argument("name")
+@click.option("--hops", type=bounded(m.IdentityNodeParams, "hops"), default=1, show_default=True)
+@NAMESPACE
+def identity_node(name: str, hops: int, namespace: str | None) -> None:
+    """One node, its neighbours and the relations among them.  `agentmemd identity node "Fernwood Labs"`"""
+    call("identity.node", given(name=name, hops=hops, namespace=namespace), printer=show.human_identity_node)
+
+
+@identity.command("add")
+@click.argument("relation")
+@click.argument("target")
+@click.option("--source", help="A node the graph has (default: the agent, or the user with --about user).")
+@click.option("--note", help="What makes it specific: a reason, a date, a number.")
+@click.option("--about", type=click.Choice(("agent", "user")), default="agent", show_default=True)
+@NAMESPACE
+def identity_add(
+    relation: str, target: str, source: str | None, note: str | None, about: str, namespace: str | None
+) -> None:
+    """Add a relation (stored as a persona or relational memory).
+
+    \b
+        agentmemd identity add values honesty --note "never lie to spare feelings"
+        agentmemd identity add "is the sister of" "the user" --source Laia --about user
+    """
+    params = given(relation=relation, target=target, source=source, note=note, about=about, namespace=namespace)
+    call("identity.edge.add", params, printer=lambda r: print(f"added {r['id']}: {r['edge']['text']}"))
+
+
+@identity.command("remove")
+@click.argument("memory_id")
+@NAMESPACE
+def identity_remove(memory_id: str, namespace: str | None) -> None:
+    """Archive a relation added with `identity add` (memory restore brings it back).  `agentmemd identity remove ID`"""
+    call(
+        "identity.edge.remove",
+        given(id=memory_id, namespace=namespace),
+        printer=lambda r: print(f"archived {r['id']}: {r['removed']['text']}"),
+    )
+
+
 # ---- doors -------------------------------------------------------------------------------------
 
 
@@ -1060,6 +1119,30 @@ def bench_pack(**options: Any) -> None:
     Example: `agentmemd bench pack --memories 2000 --memories 20000`
     """
     _run_bench("pack", options)
+
+
+@bench.command("identity")
+@click.option(
+    "--memories",
+    type=int,
+    multiple=True,
+    default=(1_000, 10_000, 100_000),
+    show_default=True,
+    help="Competing memories at each step (repeatable).",
+)
+@click.option("--agent", multiple=True, help="Only this agent of the bench's world (repeatable; default: all four).")
+@click.option("--budget", type=int, default=1000, show_default=True, help="Each pack's token budget.")
+@click.option(
+    "--work-dir",
+    type=click.Path(path_type=Path),
+    help="Keep the bench data dirs (and the competitors' embeddings) here.",
+)
+def bench_identity(**options: Any) -> None:
+    """Identity recall and action alignment as memories grow, with the identity block and without.
+
+    Example: `agentmemd bench identity --memories 1000 --memories 10000 --agent juno`
+    """
+    _run_bench("identity", options)
 
 
 @bench.command("dashboard")

@@ -195,6 +195,35 @@ def human_rules(result: dict[str, Any]) -> None:
         print(f"proposal {p['id']} [{p['status']}]: {p['action']} {p['rule']!r} ({p['origin']}, {p['created'][:19]})")
 
 
+def _where(item: dict[str, Any]) -> str:
+    return f"{item['file']} L{item['line']}" if item["file"] else f"memory {item['memory_id']}"
+
+
+def human_identity_graph(result: dict[str, Any]) -> None:
+    nodes = result["nodes"]
+    print(f"identity graph of {result['agent']}: {len(nodes)} nodes, {len(result['edges'])} relations")
+    for kind in ("value", "belief", "preference", "goal", "trait", "entity"):
+        named = [n["name"] for n in nodes if n["kind"] == kind and not n["owner"]]
+        if named:
+            print(f"  {kind}s: {', '.join(named)}")
+    for edge in result["edges"]:
+        print(f"  - {edge['text']}  [{edge['kind']}; {_where(edge)}]")
+    for problem in result["problems"]:
+        print(f"left out: {problem['file']} L{problem['line']}: {problem['message']}")
+
+
+def human_identity_node(result: dict[str, Any]) -> None:
+    node = result["node"]
+    print(
+        f"{node['name']} ({node['kind']}; first named in {_where(node)})"
+        + (f": {node['description']}" if node["description"] else "")
+    )
+    for n in result["neighbours"]:
+        print(f"  {'  ' * (n['hops'] - 1)}{n['hops']} hop{'s' if n['hops'] > 1 else ''}: {n['name']} ({n['kind']})")
+    for edge in result["edges"]:
+        print(f"  - {edge['text']}  [{edge['kind']}; {_where(edge)}]")
+
+
 def human_costs(result: dict[str, Any]) -> None:
     print(f"provider {result['provider']}: {result['calls']} calls, ${result['cost_usd']:.6f}")
     for r in result["by_task"]:

@@ -35,6 +35,8 @@ from agentmemd.memory.core.models import (
     AddParams,
     AppendParams,
     ContextParams,
+    IdentityEdgeAddParams,
+    IdentityNodeParams,
     IdParams,
     ObservationsListParams,
     PackParams,
@@ -379,6 +381,43 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
         """The agent's PersonaState: traits on their scales with adjectives, voice markers, stance,
         formatting preferences, hard rules and the persona record."""
         return door.call(ctx, "persona.get", _params(namespace=namespace))
+
+    @_tool(tools, title="The agent's identity graph", annotations=READ)
+    def identity_graph(ctx: Context, namespace: Namespace = None) -> dict[str, Any]:
+        """Who the agent is and whom it serves, as a graph: nodes (values, beliefs, preferences, goals,
+        traits, people and places) and typed edges, each with the file line or memory that states it,
+        and the lines left out with why."""
+        return door.call(ctx, "identity.graph", _params(namespace=namespace))
+
+    @_tool(tools, title="One node of the identity graph", annotations=READ)
+    def identity_node(
+        ctx: Context,
+        name: _arg(IdentityNodeParams, "name", "The node's name, as written inside [[...]] (any case)."),
+        hops: _arg(IdentityNodeParams, "hops", "How far its neighbourhood reaches (1-3 edges).", optional=True) = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """One node of the identity graph, its neighbours and the edges among them."""
+        return door.call(ctx, "identity.node", _params(name=name, hops=hops, namespace=namespace))
+
+    @_tool(tools, title="Add to the identity graph", annotations=ADD)
+    def identity_edge_add(
+        ctx: Context,
+        relation: _arg(IdentityEdgeAddParams, "relation", "How the two are related, in words: 'values', 'works at'."),
+        target: _arg(IdentityEdgeAddParams, "target", "What it relates to: a value, a belief, a person, a place..."),
+        source: _arg(
+            IdentityEdgeAddParams, "source", "A node the graph has; leave out to relate the agent (or the user) itself."
+        ) = None,
+        note: _arg(IdentityEdgeAddParams, "note", "What makes it specific: a reason, a date, a number.") = None,
+        about: Annotated[
+            Literal["agent", "user"] | None, Field(description="Whom a relation without a source is about.")
+        ] = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """Add a lasting fact of who the agent is (or whom it serves) to its identity graph: a value,
+        a stance, a relationship, a goal. Refused with why for a source the graph lacks or a cycle of
+        is-a / causal relations."""
+        params = _params(relation=relation, target=target, source=source, note=note, about=about, namespace=namespace)
+        return door.call(ctx, "identity.edge.add", params)
 
     @_tool(tools, title="Observations", annotations=READ)
     def observations_list(

@@ -292,6 +292,24 @@ class PackConfig(_Section):
     log_keep_days: float = Field(30.0, gt=0, description="... and none older than this.")
 
 
+class IdentityConfig(_Section):
+    """Identity recall (seed 000's ID-RAG): the identity graph's facts a request is about, as a block
+    of the pack. The graph is read from SOUL.md, IDENTITY.md, USER.md and persona/relational
+    memories that link with [[...]]: without such lines the block is empty and costs nothing."""
+
+    retrieval: bool = Field(
+        True, description="Put an identity block in every pack (context.pack, conversation.context)."
+    )
+    nodes: int = Field(5, ge=1, le=100, description="The nodes nearest the request that seed the block (top-k).")
+    hops: int = Field(1, ge=0, le=3, description="How far from those nodes the block reads (r-hop neighbourhood).")
+    budget_share: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="The most of a pack's budget the identity block may fill; the memories get the rest.",
+    )
+
+
 class ClockConfig(_Section):
     # Empty: the system clock. An ISO-8601 time: a manual clock that starts there and
     # moves only through the `clock.advance` method (tests, replays).
@@ -541,6 +559,7 @@ class Config(_Section):
     decay: DecayConfig = Field(default_factory=DecayConfig)
     reinforcement: ReinforcementConfig = Field(default_factory=ReinforcementConfig)
     pack: PackConfig = Field(default_factory=PackConfig)
+    identity: IdentityConfig = Field(default_factory=IdentityConfig)
     clock: ClockConfig = Field(default_factory=ClockConfig)
     jobs: JobsConfig = Field(default_factory=JobsConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)

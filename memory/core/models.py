@@ -184,6 +184,37 @@ class PackParams(Params):
     asked_at: Timestamp | None = None
 
 
+# A node of the identity graph as people name it: what goes inside [[...]].
+NodeName = Annotated[
+    str,
+    Field(min_length=1, max_length=200, pattern=r"^[^\[\]|\n]+$"),
+    AfterValidator(_utf8),
+    AfterValidator(_non_blank),
+]
+
+
+class IdentityGraphParams(Params):
+    namespace: Namespace = "default"
+
+
+class IdentityNodeParams(Params):
+    name: NodeName
+    hops: int = Field(1, ge=1, le=3)  # the neighbourhood shown: nodes this many edges away
+    namespace: Namespace = "default"
+
+
+class IdentityEdgeAddParams(Params):
+    """A relation, stored as a persona memory (about the agent) or a relational one (about the user):
+    ``relation [[target]]: note`` from the agent or the user, or ``[[source]] relation [[target]]``."""
+
+    relation: Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\[\]|:\n]+$"), AfterValidator(_non_blank)]
+    target: NodeName
+    source: NodeName | None = None  # a node the graph has; none: the agent (or the user, with about="user")
+    note: Annotated[str, Field(max_length=2000), AfterValidator(_utf8)] | None = None
+    about: Literal["agent", "user"] = "agent"
+    namespace: Namespace = "default"
+
+
 class ExplainParams(Params):
     pack_id: MemoryId
     namespace: Namespace = "default"
@@ -306,6 +337,8 @@ class PackItem(BaseModel):
     tokens: int
     source: str | None
     stated: list[str] = Field(default_factory=list)  # a consolidated node's: the memories it states
+    # "identity": a fact of the identity block (the identity graph's, before the memories); "memories": the rest.
+    block: Literal["identity", "memories"] = "memories"
 
 
 class PackResult(BaseModel):

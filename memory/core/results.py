@@ -663,3 +663,58 @@ class ChatResult(Result):
     sessions: list[ChatSession]  # a page, the latest active first (chat.sessions: how many in all)
     offset: int
     limit: int
+
+
+class IdentityNode(Result):
+    key: str  # the name in lower case: how the graph tells nodes apart
+    name: str
+    kind: str  # value, belief, preference, goal, trait or entity (by the relation that reaches it)
+    description: str
+    file: str  # where it was first named ("" for a memory added over the socket)
+    line: int
+    memory_id: str | None  # the memory that describes it, where one does
+    owner: bool  # the agent or the user, whom one-link lines speak of
+    edges: int
+    hops: int | None = None  # in identity.node's neighbourhood: how far from the node asked about
+
+
+class IdentityEdge(Result):
+    source: str  # node keys
+    relation: str
+    target: str
+    kind: str  # temporal, causal, ontological or attributive
+    note: str
+    text: str  # as the pack's identity block says it
+    file: str
+    line: int
+    memory_id: str | None  # the memory that states it: its versions are the edge's
+    audience: str | None
+
+
+class IdentityProblem(Result):
+    file: str
+    line: int
+    message: str
+
+
+class IdentityGraphResult(Result):
+    agent: str  # the agent's name, as SOUL.md or IDENTITY.md give it ("the agent" until one does)
+    nodes: list[IdentityNode]
+    edges: list[IdentityEdge]
+    problems: list[IdentityProblem]  # lines left out, each with why
+
+
+class IdentityNodeResult(Result):
+    node: IdentityNode
+    neighbours: list[IdentityNode]
+    edges: list[IdentityEdge]
+
+
+class IdentityEdgeAddResult(Result):
+    id: str  # the memory that states the edge
+    edge: IdentityEdge
+
+
+class IdentityEdgeRemoveResult(Result):
+    id: str  # the memory archived (memory.restore brings the relation back)
+    removed: IdentityEdge

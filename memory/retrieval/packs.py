@@ -8,6 +8,7 @@ chosen (pack_log.py), so `context.explain` can say.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,13 @@ from agentmemd.memory.retrieval.decay import (
     IDENTITY_TYPES,
 )
 from agentmemd.memory.retrieval.pack_log import PackLog
-from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
+from agentmemd.memory.retrieval.packing import (
+    IdentityLine,
+    PackCandidate,
+    build_pack,
+    identity_block,
+    identity_block_wrapper_tokens,
+)
 from agentmemd.memory.retrieval.scoring import (
     SIGNAL_NAMES,
 )
@@ -85,6 +92,10 @@ def _best_first(s: Scored) -> tuple[float, str]:
     return (-s.score, s.row["id"])
 
 
+# (namespace, query, budget tokens, listener) -> the identity block's lines (persona/identity/recall.py).
+IdentityBlock = Callable[[str, str, int, "str | None"], list[IdentityLine]]
+
+
 class Packs:
     def __init__(self, finder: CandidateFinder, store: Store, config: Config, clock: Clock, pack_log: PackLog):
         self.finder = finder
@@ -92,6 +103,7 @@ class Packs:
         self.config = config
         self.clock = clock
         self.pack_log = pack_log
+        self.identity: IdentityBlock | None = None  # set by the services that own the identity graph
 
     def pack(self, p: PackParams) -> PackResult:
         scored, _, kept_out, _ = self.finder.find(
@@ -99,8 +111,13 @@ class Packs:
         )
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
+        # The identity block first, within its share: its facts are not packed again below.
+        identity = self._identity(p, excluded)
+        block_text, block_tokens = identity_block(identity)
+        in_block = {ln.id: "in the pack's identity block (the identity graph)" for ln in identity}
         packable = [s for s in scored if s.tier == "active" or s.row["type"] in IDENTITY_TYPES]
         said_once = self._said_once(packable, excluded)  # id -> why it is left to another memory of its turn
+        said_once.update(in_block)
         eligible = [s for s in packable if s.row["id"] not in excluded and s.row["id"] not in said_once]
         candidates = [
             PackCandidate(
@@ -117,11 +134,17 @@ class Packs:
             for s in eligible
         ]
         skipped: dict[str, str] = {}  # why the pack passed over those it reached
-        text, tokens, items, mmr = build_pack(candidates, p.budget_tokens, self.config.pack, skipped)
+        text, tokens, items, mmr = build_pack(candidates, p.budget_tokens - block_tokens, self.config.pack, skipped)
         pack_id = "p" + uuid.uuid4().hex[:15]
         chosen_ids = {it.candidate.id for it in items}
         stated = self.finder.stated([s.row for s in eligible if s.row["id"] in chosen_ids])
-        result_items = [
+        if block_text:  # the block and the pack meet at "\n": the tokens are theirs added (core/tokens.py)
+            text, tokens = (f"{block_text}\n{text}" if text else block_text), tokens + block_tokens
+        identity_items = [
+            PackItem(id=ln.id, type=ln.type, score=0.0, tokens=ln.tokens, source=ln.source, block="identity")
+            for ln in identity
+        ]
+        result_items = identity_items + [
             PackItem(
                 id=it.candidate.id,
                 type=it.candidate.type,
@@ -155,12 +178,28 @@ class Packs:
                 why,
             ),
             "chosen": [
+                {**i.model_dump(), "mmr_rank": None, "sanitized": ln.sanitized}
+                for i, ln in zip(identity_items, identity)
+            ]
+            + [
                 {**i.model_dump(), "mmr_rank": it.mmr_rank, "sanitized": it.sanitized}
-                for i, it in zip(result_items, items)
+                for i, it in zip(result_items[len(identity_items) :], items)
             ],
         }
         self.pack_log.submit(entry)
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items)
+
+    def _identity(self, p: PackParams, excluded: set[str]) -> list[IdentityLine]:
+        """The identity block's lines for this request, within [identity] budget_share of the budget
+        (none that the caller already shows the model)."""
+        share = self.config.identity.budget_share
+        if self.identity is None or not self.config.identity.retrieval or share <= 0:
+            return []
+        room = int(p.budget_tokens * share) - identity_block_wrapper_tokens()
+        if room <= 0:
+            return []
+        lines = self.identity(p.namespace, p.query, room, p.audience)
+        return [ln for ln in lines if ln.id not in excluded]
 
     def _said_once(self, packable: list[Scored], excluded: set[str]) -> dict[str, str]:
         """What a pack leaves out so that one conversation turn is not packed twice (issue 16): an

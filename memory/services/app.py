@@ -42,6 +42,7 @@ from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
 from agentmemd.memory.services.costs import CostService
 from agentmemd.memory.services.directory import Directory
+from agentmemd.memory.services.identity import IdentityService
 from agentmemd.memory.services.jobs import JobService
 from agentmemd.memory.services.memory_writes import MemoryWrites
 from agentmemd.memory.services.persona import PersonaService
@@ -50,6 +51,7 @@ from agentmemd.memory.store.database import Store, secure_data_dir
 from agentmemd.memory.store.schema import SchemaUpgrade, short
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
+from agentmemd.persona.identity.recall import IdentityRecall
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 DB_FILE = "agentmemd.db"
@@ -88,6 +90,7 @@ class Services:
     access: AccessService
     channels: ChannelService
     directory: Directory  # the dashboard's People and Chats reads
+    identity: IdentityService  # the identity graph (its block in every pack is the packs' own)
     # What the daemon runs beside the requests: the watcher's indexer, the job runner, the worker.
     indexer: WorkspaceIndexer | None
     runner: JobRunner
@@ -180,6 +183,8 @@ class Services:
         conversations.on_turns_stored = episodes.wake
         episodes.start()
         tracker = PersonaTracker(memories, config, provider.name)
+        identity = IdentityRecall(tracker.tables, embedder, config.identity, memories.may_hear)
+        memories.packing.identity = identity.block
         worker = CompactionWorker(
             conversations,
             provider,
@@ -206,12 +211,13 @@ class Services:
             memories, conversations, tracker, worker, config, run_on_store, episodes
         )
         conversation_service.people_note = channels.people_note
+        writes = MemoryWrites(memories, run_on_store)
         return cls(
             config=config,
             store=store,
             memories=memories,
             browser=MemoryBrowser(memories),
-            memory_writes=MemoryWrites(memories, run_on_store),
+            memory_writes=writes,
             conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),
             workspace=WorkspaceService(indexer),
@@ -220,6 +226,7 @@ class Services:
             access=AccessService(store, memories.clock, config.workspace.namespace),
             channels=channels,
             directory=Directory(store, config.channels),
+            identity=IdentityService(identity, writes),
             indexer=indexer,
             runner=runner,
             worker=worker,

@@ -47,6 +47,22 @@ class PersonaTables:
             (namespace,),
         )
 
+    def identity_items(self, namespace: str, *, ids_only: bool = False) -> list[dict[str, Any]]:
+        """The live memories the identity graph is read from: persona and relational memories, and
+        every item of the person's SOUL.md, IDENTITY.md and USER.md (whatever its type), with the
+        file each came from. ``ids_only``: just their ids, oldest first (what changed is cheap to see)."""
+        columns = "m.seq, m.id" if ids_only else "m.seq, m.id, m.type, m.content, m.source, m.audience, w.path"
+        # Two indexed reads (a memory's type; a file's items), not one OR over the namespace's rows.
+        rows = self.store._rows(
+            f"SELECT {columns} FROM memories m LEFT JOIN workspace_items w ON w.memory_id = m.id "
+            "WHERE m.namespace = ? AND m.type IN ('persona', 'relational') AND m.superseded_by IS NULL "
+            f"UNION SELECT {columns} FROM workspace_items w JOIN memories m ON m.id = w.memory_id "
+            "WHERE w.path IN ('SOUL.md', 'IDENTITY.md', 'USER.md') AND w.namespace = ? AND m.superseded_by IS NULL",
+            (namespace, namespace),
+        )
+        rows.sort(key=lambda r: r["seq"])
+        return rows
+
     # ---- persona_records -------------------------------------------------------------------
 
     def add_record(self, namespace: str, session: str | None, run_id: int | None, record_json: str, created: str):

@@ -21,8 +21,12 @@ kind (seed 000: temporal, causal, ontological, attributive). An ontological or c
 comes back to where it started ("[[cats]] is a [[pet]]", "[[pet]] is a [[cat]]") is a problem
 reported with its lines, not an edge: the rest of the file still counts.
 
-    graph = graph_of([(item.content, item.line_start) for item in items], file="SOUL.md", owner="Nova")
+    graph = graph_of(GraphItem(item.content, "SOUL.md", item.line_start, owner="Nova") for item in items)
     graph.nodes, graph.edges, graph.problems
+
+Every item may carry the memory it is stored as (``memory_id``): its edge or description keeps it,
+so a changed line is a new version of that memory (superseded, not overwritten) and forgetting the
+memory removes the edge (persona/identity/retrieval.py reads the graph from the live memories).
 """
 
 from __future__ import annotations
@@ -78,12 +82,22 @@ ACYCLIC_KINDS = ("ontological", "causal")
 
 
 @dataclass(frozen=True)
+class GraphItem:
+    text: str  # the item as the workspace's parser reads it (or a memory's content)
+    file: str  # where it is written ("SOUL.md"); "" for a memory added over the socket
+    line: int  # its first line (0: none)
+    owner: str  # whom a one-link item is about: the agent's name, or "the user"
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
 class Node:
     name: str  # as written first (the key is its lower case)
     kind: str  # NODE_KINDS
     file: str
     line: int  # where it was first named
     description: str = ""  # what a line of its own says of it ("[[Laia]]: my sister, a nurse in Girona")
+    memory_id: str | None = None  # the memory that describes it, where one does
 
     @property
     def key(self) -> str:
@@ -100,6 +114,7 @@ class Edge:
     text: str  # the line as a sentence, for embedding and for the context ("Nova works at Fernwood Labs")
     file: str
     line: int
+    memory_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,19 +149,19 @@ def edge_kind(relation: str) -> str:
     return _KIND_OF.get(bare, "attributive")
 
 
-def graph_of(items: Iterable[tuple[str, int]], *, file: str, owner: str) -> ParsedGraph:
-    """The nodes and edges of one file's relation items, each given as (its text, its first line);
-    ``owner`` is whom a one-link item is about."""
+def graph_of(items: Iterable[GraphItem]) -> ParsedGraph:
+    """The nodes and edges of the relation items (those with a [[link]]; the rest are passed over)."""
     graph = ParsedGraph()
-    for text, number in items:
-        if "[[" in text:
-            _read_item(graph, text, file, number, owner)
+    for item in items:
+        if "[[" in item.text:
+            _read_item(graph, item)
     _drop_cycles(graph)
-    graph.problems.sort(key=lambda p: p.line)
+    graph.problems.sort(key=lambda p: (p.file, p.line))
     return graph
 
 
-def _read_item(graph: ParsedGraph, text: str, file: str, number: int, owner: str) -> None:
+def _read_item(graph: ParsedGraph, item: GraphItem) -> None:
+    text, file, number, owner = item.text, item.file, item.line, item.owner
     links = list(_LINK.finditer(text))
     if not links:
         graph.problems.append(Problem(file, number, "an unclosed [[link]]"))
@@ -165,7 +180,7 @@ def _read_item(graph: ParsedGraph, text: str, file: str, number: int, owner: str
             node = _add_node(graph, target_name, "entity", file, number)
             said = " ".join(_NOTE.sub("", text[links[0].end() :]).split())
             if said and not node.description:
-                graph.nodes[node.key] = replace(node, description=said)
+                graph.nodes[node.key] = replace(node, description=said, memory_id=item.memory_id)
             return
     else:
         if text[: links[0].start()].strip():
@@ -181,7 +196,9 @@ def _read_item(graph: ParsedGraph, text: str, file: str, number: int, owner: str
     source = _add_node(graph, source_name, "entity", file, number)
     target = _add_node(graph, target_name, NODE_TYPES.get(relation, "entity"), file, number)
     sentence = f"{source_name} {' '.join(words.split())} {target_name}" + (f": {note}" if note else "")
-    graph.edges.append(Edge(source.key, relation, target.key, edge_kind(relation), note, sentence, file, number))
+    graph.edges.append(
+        Edge(source.key, relation, target.key, edge_kind(relation), note, sentence, file, number, item.memory_id)
+    )
 
 
 def _add_node(graph: ParsedGraph, name: str, kind: str, file: str, number: int) -> Node:

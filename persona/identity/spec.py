@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from agentmemd.persona.identity.state import (
@@ -114,6 +115,14 @@ class PersonaSpec:
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
 
+def agent_name(lines: Iterable[str]) -> str | None:
+    """The name the first naming line gives ("I am Nova, ..." -> "Nova"), as parse_spec finds it."""
+    for text in lines:
+        if m := _NAME.search(text):
+            return m.group(1)
+    return None
+
+
 def _items(rest: str) -> list[str]:
     return [p.strip(" .") for p in _SPLIT.split(rest.strip()) if p.strip(" .")]
 
@@ -128,7 +137,7 @@ def parse_spec(lines: list[SpecLine]) -> PersonaSpec:
     spec = PersonaSpec(lines=lines)
     for line in lines:
         text = " ".join(line.text.split())
-        if spec.name is None and (m := _NAME.search(text)):
+        if spec.name is None and (m := _NAME.search(text)):  # agent_name() reads it the same way
             spec.name = m.group(1)
         if m := _TRAIT_LINE.match(text):
             score = min(100, int(m.group("score"))) / 100

@@ -1,0 +1,137 @@
+"""Identity recall (persona/identity/recall.py): the identity graph read from the live memories of
+SOUL.md, IDENTITY.md and USER.md, and the pack's identity block for a request."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.inprocess
+
+SOUL = """# SOUL
+- I am Nova, a personal assistant who is warm, direct and honest.
+- values [[honesty]]: never lie to spare feelings
+- believes in [[nuclear power]]: the fastest route off coal
+- [[nuclear power]] led to [[cheaper winters]]
+- [[cheaper winters]] is part of [[the family budget plan]]
+- likes [[jazz]]: Coltrane on Sunday mornings
+- Never use emoji.
+"""
+
+IDENTITY = """# IDENTITY
+- works at [[Fernwood Labs]]: since 2021, on the records team
+- [[Fernwood Labs]]: a research lab in Girona with 40 people
+"""
+
+USER = """# USER
+## Relationships
+- [[Laia]] is the sister of [[the user]]: a nurse in Girona
+- prefers [[tea]] over coffee
+"""
+
+
+@pytest.fixture
+def make_nova(in_process, tmp_path):
+    def make(config: dict | None = None):
+        ws = tmp_path / f"ws{len(list(tmp_path.iterdir()))}"
+        ws.mkdir()
+        (ws / "SOUL.md").write_text(SOUL)
+        (ws / "IDENTITY.md").write_text(IDENTITY)
+        (ws / "USER.md").write_text(USER)
+        d = in_process(config, fake_embedder=True, workspace=ws)
+        d.ws = ws
+        return d
+
+    return make
+
+
+@pytest.fixture
+def nova(make_nova):
+    return make_nova()
+
+
+def identity_lines(pack: dict) -> list[str]:
+    text = pack["text"]
+    if not text.startswith("[IDENTITY"):
+        return []
+    block = text.split("[END IDENTITY]")[0]
+    return [line.split("] ", 1)[1] for line in block.splitlines()[1:]]
+
+
+def test_the_pack_holds_the_identity_facts_the_request_is_about(make_nova):
+    nova = make_nova({"identity": {"nodes": 1}})  # one seed: what comes after it is its neighbourhood
+    pack = nova.call("context.pack", {"query": "what do you think about nuclear power?", "budget_tokens": 800})
+    lines = identity_lines(pack)
+    assert set(lines[:2]) == {
+        "Nova believes in nuclear power: the fastest route off coal",
+        "nuclear power led to cheaper winters",
+    }
+    # The seeds' neighbourhood (one hop, never through the agent) comes after them.
+    assert "cheaper winters is part of the family budget plan" in lines[2:]
+    block = [i for i in pack["items"] if i["block"] == "identity"]
+    assert [i["id"] for i in block] == [i["id"] for i in pack["items"][: len(block)]]
+    assert block[0]["source"].startswith("SOUL.md") and block[0]["tokens"] > 0
+    # Its facts are not packed a second time among the memories.
+    assert len({i["id"] for i in pack["items"]}) == len(pack["items"])
+    assert pack["tokens"] <= 800
+
+
+def test_the_block_keeps_within_its_share_of_the_budget(nova):
+    from agentmemd.memory.core.tokens import count_tokens
+
+    asked = "nuclear power jazz honesty Laia tea Fernwood"
+    pack = nova.call("context.pack", {"query": asked, "budget_tokens": 600})
+    block = pack["text"].split("[END IDENTITY]")[0] + "[END IDENTITY]"
+    assert 2 <= len(identity_lines(pack)) < 9 and count_tokens(block) <= 600 * 0.25
+    assert pack["tokens"] == count_tokens(pack["text"]) and pack["tokens"] <= 600
+    # A budget whose share cannot hold the block's wrapper and one line gets no block at all.
+    small = nova.call("context.pack", {"query": asked, "budget_tokens": 120})
+    assert identity_lines(small) == [] and small["tokens"] <= 120
+
+
+def test_a_changed_line_is_a_new_version_and_forget_takes_the_edge(make_nova):
+    nova = make_nova({"identity": {"nodes": 1}})
+    asked = {"query": "jazz", "budget_tokens": 800}
+    assert identity_lines(nova.call("context.pack", asked))[0] == "Nova likes jazz: Coltrane on Sunday mornings"
+    (nova.ws / "SOUL.md").write_text(SOUL.replace("Coltrane on Sunday mornings", "Nina Simone on rainy evenings"))
+    nova.services.indexer.sync(["SOUL.md"])
+    second = nova.call("context.pack", asked)
+    lines = identity_lines(second)
+    assert lines[0] == "Nova likes jazz: Nina Simone on rainy evenings"
+    assert not any("Coltrane" in line for line in lines)
+    jazz = second["items"][0]["id"]
+    history = nova.call("memory.history", {"id": jazz})
+    assert any("Coltrane" in (v.get("content") or "") for v in history["versions"])  # superseded, not overwritten
+    graph = nova.call("identity.graph", {})
+    assert [e["text"] for e in graph["edges"] if e["memory_id"] == jazz] == [lines[0]]
+
+    nova.call("memory.forget", {"id": jazz, "confirm": True})
+    graph = nova.call("identity.graph", {})
+    assert "jazz" not in {n["key"] for n in graph["nodes"]} and not any("jazz" in e["text"] for e in graph["edges"])
+    assert not any("jazz" in line for line in identity_lines(nova.call("context.pack", asked)))
+
+
+def test_what_the_listener_may_not_hear_stays_out_of_the_block(nova):
+    # USER.md is the user's own: a group chat's pack does not carry it.
+    own = nova.call("context.pack", {"query": "who is Laia, the sister?", "budget_tokens": 400})
+    assert any("Laia" in line for line in identity_lines(own))
+    group = nova.call(
+        "context.pack",
+        {"query": "who is Laia, the sister?", "budget_tokens": 400, "audience": "group:telegram:-100123"},
+    )
+    assert not any("Laia" in line for line in identity_lines(group))
+
+
+def test_no_relation_lines_no_block_and_the_switch_turns_it_off(in_process, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "SOUL.md").write_text("# SOUL\n- I am Nova.\n- Never use emoji.\n")
+    plain = in_process(fake_embedder=True, workspace=ws)
+    pack = plain.call("context.pack", {"query": "emoji?", "budget_tokens": 300})
+    assert not pack["text"].startswith("[IDENTITY") and all(i["block"] == "memories" for i in pack["items"])
+
+    ws2 = tmp_path / "ws2"
+    ws2.mkdir()
+    (ws2 / "SOUL.md").write_text(SOUL)
+    off = in_process({"identity": {"retrieval": False}}, fake_embedder=True, workspace=ws2)
+    pack = off.call("context.pack", {"query": "what do you think about nuclear power?", "budget_tokens": 400})
+    assert not pack["text"].startswith("[IDENTITY")
