@@ -88,6 +88,28 @@ def test_a_rule_changes_only_when_confirmed(served):
     assert "Never use emoji" not in [r["rule"] for r in rules]
 
 
+def test_the_identity_graph_from_the_cli(served):
+    ns = ["--namespace", "cli-identity"]
+    added = run(served, "identity", "add", "values", "honesty", "--note", "never lie", *ns)
+    assert added.exit_code == 0 and "Nova" not in added.stdout and "values honesty: never lie" in added.stdout
+    memory_id = added.stdout.split()[1].rstrip(":")
+    run(served, "identity", "add", "is a kind of", "virtue", "--source", "honesty", *ns)
+    graph = run(served, "identity", "graph", *ns).stdout
+    assert "values: honesty" in graph and "honesty is a kind of virtue  [attributive;" not in graph
+    assert "honesty is a kind of virtue  [ontological; memory " in graph
+    node = run(served, "identity", "node", "HONESTY", "--hops", "2", *ns)
+    assert node.exit_code == 0 and "1 hop: virtue" in node.stdout
+    missing = run(served, "identity", "add", "knows", "Bo", "--source", "Nobody", *ns)
+    assert missing.exit_code == 1 and "source" in missing.stderr and "no node named 'Nobody'" in missing.stderr
+    cycle = run(served, "identity", "add", "is a kind of", "honesty", "--source", "virtue", *ns)
+    assert cycle.exit_code == 1 and "ontological cycle" in cycle.stderr
+    assert run(served, "identity", "node", "x", "--hops", "9", *ns).exit_code == 2
+    removed = run(served, "identity", "remove", memory_id, *ns)
+    assert removed.exit_code == 0 and removed.stdout.startswith(f"archived {memory_id}")
+    edges = json.loads(run(served, "--json", "identity", "graph", *ns).stdout)["edges"]
+    assert [e["text"] for e in edges] == ["honesty is a kind of virtue"]
+
+
 def test_no_daemon_exits_3():
     gone = CliRunner().invoke(cli, ["--socket", "/tmp/agentmemd-nope.sock", "health"])
     assert gone.exit_code == 3 and "cannot reach agentmemd" in gone.stderr

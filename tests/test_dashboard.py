@@ -126,10 +126,26 @@ def test_every_page_answers(world):
         "/packs",
         "/packs?query=what+does+the+user+drink&budget_tokens=300",
         f"/packs/default/{pack_id}",
+        "/identity",
     ):
         page = client.get(path)
         assert page.status_code == 200, (path, page.text[:500])
         assert "That did not work" not in page.text
+
+
+def test_the_identity_graph_is_browsed_with_where_each_relation_comes_from(world):
+    d, base, token, _ = world
+    client, _ = session(base, token)
+    values = d.call("identity.edge.add", {"relation": "values", "target": "honesty", "note": "never lie"})
+    d.call("identity.edge.add", {"relation": "is a kind of", "target": "virtue", "source": "honesty"})
+    graph = client.get("/identity")
+    assert graph.status_code == 200 and "never lie" in graph.text and f"/memories/default/{values['id']}" in graph.text
+    node = client.get("/identity/node?name=Honesty&hops=2")
+    assert node.status_code == 200 and 'id="node"' in node.text and "virtue" in node.text
+    missing = client.get("/identity/node?name=nobody")
+    assert missing.status_code == 404 and "no node named" in missing.text
+    bad_hops = client.get("/identity/node?name=honesty&hops=9")
+    assert bad_hops.status_code == 400 and "hops" in bad_hops.text
 
 
 def test_bad_input_is_shown_on_the_page_and_changes_nothing(world):

@@ -89,6 +89,8 @@ def world(tmp_path_factory):
         for reply in REPLIES:  # scored into the session's EWMA, one point each on the plot
             d.call("persona.score", {"session": "breakfast", "response": reply})
         d.call("jobs.run", {"name": "consolidate"})
+        d.call("identity.edge.add", {"relation": "values", "target": "plain words", "note": "no jargon"})
+        d.call("identity.edge.add", {"relation": "is part of", "target": "kindness", "source": "plain words"})
         proc, base, token = start_dashboard(d.socket, d.root, d.root / "dashboard.log")
         try:
             yield d, base, token, ids, tmp_path_factory.mktemp("shots")
@@ -132,6 +134,7 @@ def test_every_page_loads(page: Page, world):
         "conversation": ("/conversations/default/breakfast", "#stable-prefix"),
         "persona": ("/persona", "#syncscore-chart"),
         "consolidation": ("/consolidation", "#tree"),
+        "identity": ("/identity/node?name=plain+words", "#node"),
     }
     for name, (path, landmark) in pages.items():
         response = page.goto(path)

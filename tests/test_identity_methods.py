@@ -87,7 +87,11 @@ def test_added_relations_are_memories_and_bad_ones_are_refused(nova):
     assert caused["edge"]["kind"] == "causal"
     loop = refused(nova, "identity.edge.add", {"relation": "causes", "target": "honesty", "source": "calm"})
     assert "causal cycle" in loop.message
-    for bad in ({"relation": "values", "target": "[[x]]"}, {"relation": "", "target": "x"}, {"relation": "a:b", "target": "x"}):
+    for bad in (
+        {"relation": "values", "target": "[[x]]"},
+        {"relation": "", "target": "x"},
+        {"relation": "a:b", "target": "x"},
+    ):
         assert refused(nova, "identity.edge.add", bad).code == -32602
 
 

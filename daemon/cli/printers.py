@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from agentmemd.memory.channels.impressions import render_impression
+from agentmemd.persona.identity.graph import NODE_KIND_LABELS
 
 
 def print_kv(data: dict[str, Any]) -> None:
@@ -202,10 +203,10 @@ def _where(item: dict[str, Any]) -> str:
 def human_identity_graph(result: dict[str, Any]) -> None:
     nodes = result["nodes"]
     print(f"identity graph of {result['agent']}: {len(nodes)} nodes, {len(result['edges'])} relations")
-    for kind in ("value", "belief", "preference", "goal", "trait", "entity"):
+    for kind, label in NODE_KIND_LABELS.items():
         named = [n["name"] for n in nodes if n["kind"] == kind and not n["owner"]]
         if named:
-            print(f"  {kind}s: {', '.join(named)}")
+            print(f"  {label}: {', '.join(named)}")
     for edge in result["edges"]:
         print(f"  - {edge['text']}  [{edge['kind']}; {_where(edge)}]")
     for problem in result["problems"]:

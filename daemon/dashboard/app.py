@@ -168,6 +168,7 @@ class Dashboard:
         from agentmemd.daemon.dashboard import (
             chat_pages,
             conversation_pages,
+            identity_pages,
             pages,
             people_pages,
             persona_pages,
@@ -176,7 +177,15 @@ class Dashboard:
 
         routes = [
             Route(path, self.guarded(getattr(module, name)(self)), methods=methods)
-            for module in (pages, conversation_pages, persona_pages, people_pages, chat_pages, token_pages)
+            for module in (
+                pages,
+                conversation_pages,
+                persona_pages,
+                identity_pages,
+                people_pages,
+                chat_pages,
+                token_pages,
+            )
             for path, name, methods in module.ROUTES
         ]
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))

@@ -67,6 +67,15 @@ NODE_TYPES: dict[str, str] = {
     "is_known_for_being": "trait",
 }
 NODE_KINDS = ("value", "belief", "preference", "goal", "trait", "entity")
+# How a person reads each kind's nodes (the CLI and the dashboard head them so).
+NODE_KIND_LABELS = {
+    "value": "values",
+    "belief": "beliefs and stances",
+    "preference": "preferences",
+    "goal": "goals",
+    "trait": "traits",
+    "entity": "people, places and things",
+}
 
 # Relation words -> the edge's kind (seed 000's temporal, causal, ontological, attributive).
 EDGE_KINDS = ("temporal", "causal", "ontological", "attributive")
