@@ -5,6 +5,7 @@
   namespace is also written to MEMORY.md's owned section.
 * ``daily_log``: what was learned and observed today, the day's SyncScore line, and the jobs
   that changed something, into ``memory/YYYY-MM-DD.md``'s owned section.
+* ``goals_due``: open goals whose due time has come are marked as fallen due, with a note.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from agentmemd.memory.core.config import Config
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.workspace import daily_log
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
+from agentmemd.persona.goals.goals import Goals
 from agentmemd.persona.tracking.tracker import sync_day_summary
 
 
@@ -30,6 +32,7 @@ def register_jobs(
     workspace_namespace: str,
     *,
     summarise=None,
+    goals: Goals | None = None,
 ) -> None:
     """``summarise(texts, namespace) -> str``: the language model's summaries for consolidated nodes
     (the `anthropic` provider); None keeps them extractive."""
@@ -104,3 +107,12 @@ def register_jobs(
     runner.add(
         Job("daily_log", "what was learned today, into memory/YYYY-MM-DD.md", write_daily_log, schedule["daily_log"])
     )
+    if goals is not None:
+
+        def surface_goals() -> dict[str, Any]:
+            """On the store thread, as every job that does not prepare."""
+            with service.store.transaction():
+                fallen = goals.surface_due()
+            return {"fell_due": len(fallen), "goals": [g["id"] for g in fallen]}
+
+        runner.add(Job("goals_due", "mark open goals whose due time has come", surface_goals, schedule["goals_due"]))

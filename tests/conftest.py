@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 LOCOMO = REPO.parent / "shared" / "bench" / "locomo" / "locomo10.json"
 EPOCH = "2024-01-01T00:00:00Z"
 # Scheduled jobs off: the shared daemon's tests move its clock and sweep by hand.
-NO_JOBS = {"timezone": "UTC", "decay_sweep": "", "consolidate": "", "daily_log": ""}
+NO_JOBS = {"timezone": "UTC", "decay_sweep": "", "consolidate": "", "daily_log": "", "goals_due": ""}
 
 
 def _toml(value) -> str:

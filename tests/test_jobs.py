@@ -21,7 +21,13 @@ from agentmemd.memory.store.database import Store
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
 
-JOBS = {"timezone": "UTC", "decay_sweep": "17 * * * *", "consolidate": "30 3 * * *", "daily_log": "*/10 * * * *"}
+JOBS = {
+    "timezone": "UTC",
+    "decay_sweep": "17 * * * *",
+    "consolidate": "30 3 * * *",
+    "daily_log": "*/10 * * * *",
+    "goals_due": "",
+}
 
 
 def config(start: str) -> dict:
@@ -35,12 +41,15 @@ def jobs_by_name(d: DaemonProcess) -> dict[str, dict]:
 def test_jobs_list_shows_cron_next_run_and_last_result(in_process):
     d = in_process(config("2026-11-20T12:00:00Z"), fake_embedder=True)
     jobs = jobs_by_name(d)
-    assert set(jobs) == {"decay_sweep", "consolidate", "daily_log"}
+    assert set(jobs) == {"decay_sweep", "consolidate", "daily_log", "goals_due"}
     assert jobs["consolidate"]["cron"] == "30 3 * * *"
     assert jobs["consolidate"]["next_run"] == "2026-11-21T03:30:00.000000Z"
     assert jobs["decay_sweep"]["next_run"] == "2026-11-20T12:17:00.000000Z"
     assert jobs["daily_log"]["next_run"] == "2026-11-20T12:10:00.000000Z"
     assert all(j["runs"] == 0 and j["last_run"] is None for j in jobs.values())  # a first start missed nothing
+    assert (
+        jobs["goals_due"]["cron"] is None and jobs["goals_due"]["next_run"] is None
+    )  # off here; every minute by default
 
     run = d.call("jobs.run", {"name": "decay_sweep"})
     assert (run["status"], run["trigger"], run["result"]) == ("ok", "manual", {"archived": 0})
@@ -82,7 +91,12 @@ def test_a_job_missed_while_the_daemon_was_down_runs_once_at_start(in_process):
     # Restarted again with nothing missed since: no second catch-up.
     d.terminate()
     d = in_process(config("2026-11-23T10:05:00Z"), fake_embedder=True, root=d.root)
-    assert {n: j["runs"] for n, j in jobs_by_name(d).items()} == {"decay_sweep": 1, "consolidate": 1, "daily_log": 1}
+    assert {n: j["runs"] for n, j in jobs_by_name(d).items()} == {
+        "decay_sweep": 1,
+        "consolidate": 1,
+        "daily_log": 1,
+        "goals_due": 0,
+    }
     runs = d.call("jobs.runs", {"name": "consolidate"})["runs"]
     assert [r["trigger"] for r in runs] == ["catch-up"]
 

@@ -41,6 +41,9 @@ TOOLS = {
     "identity_graph": (True, False, True),
     "identity_node": (True, False, True),
     "identity_edge_add": (False, False, False),
+    "goal_add": (False, False, False),
+    "goal_update": (False, False, False),
+    "goal_list": (True, False, True),
 }
 ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
@@ -124,6 +127,15 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             assert _data(await client.call_tool("identity_node", {"name": "Honesty"}))["node"]["kind"] == "value"
             assert "source" in _error_text(
                 await client.call_tool("identity_edge_add", {"relation": "knows", "target": "Bo", "source": "Nobody"})
+            )
+            goal = _data(
+                await client.call_tool("goal_add", {"text": "Ask how the interview went", "trigger": "interview"})
+            )
+            _data(await client.call_tool("goal_update", {"id": goal["id"], "note": "she has a second round"}))
+            listed = _data(await client.call_tool("goal_list", {}))["goals"]
+            assert [g["notes"][0]["text"] for g in listed] == ["she has a second round"]
+            assert "due" in _error_text(
+                await client.call_tool("goal_add", {"text": "x", "due": "2026-02-30T10:00:00Z"})
             )
 
             # Bad arguments: a tool error whose text names the argument; nothing is written.

@@ -88,7 +88,9 @@ def bench_daemon(
     root = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="amdb", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
     # Scheduled jobs off: a 03:30 consolidation must not land inside a timing run.
-    (root / "bench.toml").write_text('[jobs]\ndecay_sweep = ""\nconsolidate = ""\ndaily_log = ""\n' + extra_toml)
+    (root / "bench.toml").write_text(
+        '[jobs]\ndecay_sweep = ""\nconsolidate = ""\ndaily_log = ""\ngoals_due = ""\n' + extra_toml
+    )
     sock = root / "s.sock"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     log = open(root / "daemon.log", "ab")

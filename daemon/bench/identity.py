@@ -23,10 +23,12 @@ import shutil
 import statistics
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomlkit
 
 from agentmemd.daemon.bench.benchmarks import add_with_vectors, bench_daemon, embeddings_cached
 from agentmemd.daemon.bench.identity_world.competitors import competing_memories
@@ -83,6 +85,8 @@ def bench_identity(args) -> dict[str, Any]:
     quiz = json.loads((WORLD / "quiz.json").read_text(encoding="utf-8"))
     situations = json.loads((WORLD / "situations.json").read_text(encoding="utf-8"))
     texts = competing_memories(sizes[-1])
+    settings = tomllib.loads(Path(args.config_file).read_text()) if args.config_file else {}
+    settings.pop("jobs", None)  # the bench's daemons run no scheduled job
     work = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amdi", dir="/tmp"))
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
@@ -95,12 +99,13 @@ def bench_identity(args) -> dict[str, Any]:
         "(identity_world/competitors.py, embedded by MiniLM) added in steps; at each step the quiz and the "
         "situations asked with [identity] retrieval on, then again with the daemon restarted with it off",
         "competitor_embedding_seconds": embed_seconds,
+        "settings": settings,
         "agents": {},
     }
     try:
         for agent in agents:
             report["agents"][agent] = _bench_agent(
-                agent, work / agent, sizes, texts, vectors, quiz[agent], situations[agent], args.budget
+                agent, work / agent, sizes, texts, vectors, quiz[agent], situations[agent], args.budget, settings
             )
     finally:
         if not args.work_dir:
@@ -118,6 +123,7 @@ def _bench_agent(
     quiz: list[dict[str, Any]],
     situations: list[dict[str, Any]],
     budget: int,
+    settings: dict[str, Any],
 ) -> dict[str, Any]:
     shutil.rmtree(root, ignore_errors=True)
     workspace = root / "workspace"
@@ -130,9 +136,9 @@ def _bench_agent(
     for size in sizes:
         step: dict[str, Any] = {"memories": size}
         for mode in ("with", "without"):
-            toml = (
-                f'[workspace]\npath = "{workspace}"\n[identity]\nretrieval = {"true" if mode == "with" else "false"}\n'
-            )
+            mine = {**settings, "workspace": {**settings.get("workspace", {}), "path": str(workspace)}}
+            mine["identity"] = {**settings.get("identity", {}), "retrieval": mode == "with"}
+            toml = tomlkit.dumps(mine)
             with bench_daemon(root, toml) as (client, _proc):
                 if not fact_ids:
                     fact_ids = _fact_ids(client)

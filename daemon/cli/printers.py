@@ -225,6 +225,21 @@ def human_identity_node(result: dict[str, Any]) -> None:
         print(f"  - {edge['text']}  [{edge['kind']}; {_where(edge)}]")
 
 
+def human_goal(goal: dict[str, Any]) -> None:
+    due = f", due {goal['due'][:16].replace('T', ' ')} UTC" if goal["due"] else ""
+    trigger = f", when asked about {goal['trigger']!r}" if goal["trigger"] else ""
+    print(f"{goal['id']} [{goal['status']}, {goal['priority']}{due}{trigger}] {goal['text']}")
+    for note in goal["notes"]:
+        print(f"    {note['at'][:16].replace('T', ' ')} ({note['origin']}): {note['text']}")
+
+
+def human_goals(result: dict[str, Any]) -> None:
+    for goal in result["goals"]:
+        human_goal(goal)
+    if not result["goals"]:
+        print("no goal")
+
+
 def human_costs(result: dict[str, Any]) -> None:
     print(f"provider {result['provider']}: {result['calls']} calls, ${result['cost_usd']:.6f}")
     for r in result["by_task"]:

@@ -35,6 +35,9 @@ from agentmemd.memory.core.models import (
     AddParams,
     AppendParams,
     ContextParams,
+    GoalAddParams,
+    GoalListParams,
+    GoalUpdateParams,
     IdentityEdgeAddParams,
     IdentityNodeParams,
     IdParams,
@@ -418,6 +421,43 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
         is-a / causal relations."""
         params = _params(relation=relation, target=target, source=source, note=note, about=about, namespace=namespace)
         return door.call(ctx, "identity.edge.add", params)
+
+    @_tool(tools, title="Add a goal", annotations=ADD)
+    def goal_add(
+        ctx: Context,
+        text: _arg(GoalAddParams, "text", "What the agent means to do or reach, in a sentence."),
+        priority: _arg(GoalAddParams, "priority", "high, medium or low.", optional=True) = None,
+        due: Annotated[str | None, Field(description="ISO-8601 time it falls due (in the future).")] = None,
+        trigger: _arg(GoalAddParams, "trigger", "Words that bring it to mind when a request says them all.") = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """Remember something to do or reach later ("ask how the interview went on Friday"): it is in
+        every context pack once due (or when a request is about it) until it is marked done."""
+        params = _params(text=text, priority=priority, due=due, trigger=trigger, namespace=namespace)
+        return door.call(ctx, "goal.add", params)
+
+    @_tool(tools, title="Update a goal", annotations=ADD)
+    def goal_update(
+        ctx: Context,
+        id: _arg(GoalUpdateParams, "id", "The goal's id (g + 15 hex digits)."),
+        note: _arg(GoalUpdateParams, "note", "A progress note, dated now.") = None,
+        status: _arg(GoalUpdateParams, "status", "open, done or dropped.") = None,
+        priority: _arg(GoalUpdateParams, "priority", "high, medium or low.") = None,
+        text: _arg(GoalUpdateParams, "text", "Its new wording.") = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """Note progress on a goal, or mark it done or dropped."""
+        params = _params(id=id, note=note, status=status, priority=priority, text=text, namespace=namespace)
+        return door.call(ctx, "goal.update", params)
+
+    @_tool(tools, title="Goals", annotations=READ)
+    def goal_list(
+        ctx: Context,
+        status: _arg(GoalListParams, "status", "open (default), done, dropped or all.", optional=True) = None,
+        namespace: Namespace = None,
+    ) -> dict[str, Any]:
+        """The agent's goals, the soonest due first, each with its progress notes."""
+        return door.call(ctx, "goal.list", _params(status=status, namespace=namespace))
 
     @_tool(tools, title="Observations", annotations=READ)
     def observations_list(

@@ -310,6 +310,20 @@ class IdentityConfig(_Section):
     )
 
 
+class GoalsConfig(_Section):
+    """Goals (prospective memory): what the agent is working towards, in a block of every pack when
+    due or relevant."""
+
+    in_pack: bool = Field(True, description="Put due and relevant open goals in a block of every pack.")
+    budget_share: float = Field(0.1, ge=0, le=1, description="The most of a pack's budget the goals block may fill.")
+    due_within_hours: float = Field(
+        24.0, ge=0, le=24 * 365, description="A goal due this soon (or overdue) is in every pack, relevant or not."
+    )
+    relevance: float = Field(
+        0.45, ge=0, le=1, description="Otherwise a goal is packed when its similarity to the request is at least this."
+    )
+
+
 class ClockConfig(_Section):
     # Empty: the system clock. An ISO-8601 time: a manual clock that starts there and
     # moves only through the `clock.advance` method (tests, replays).
@@ -332,7 +346,7 @@ class WorkspaceConfig(_Section):
     )
 
 
-JOB_NAMES: tuple[str, ...] = ("decay_sweep", "consolidate", "daily_log")
+JOB_NAMES: tuple[str, ...] = ("decay_sweep", "consolidate", "daily_log", "goals_due")
 
 
 class JobsConfig(_Section):
@@ -342,10 +356,11 @@ class JobsConfig(_Section):
     decay_sweep: str = Field("17 * * * *", description="Archive memories that decayed below the Cold tier.")
     consolidate: str = Field("30 3 * * *", description="Nightly 4-level consolidation into MEMORY.md.")
     daily_log: str = Field("*/10 * * * *", description="Write what was learned today into memory/YYYY-MM-DD.md.")
+    goals_due: str = Field("* * * * *", description="Mark open goals whose due time has come (goal.list shows it).")
 
     _zone = field_validator("timezone")(classmethod(lambda cls, value: _known_zone(value)))
 
-    @field_validator("decay_sweep", "consolidate", "daily_log")
+    @field_validator(*JOB_NAMES)
     @classmethod
     def _crontab(cls, value: str) -> str:
         if value.strip():
@@ -560,6 +575,7 @@ class Config(_Section):
     reinforcement: ReinforcementConfig = Field(default_factory=ReinforcementConfig)
     pack: PackConfig = Field(default_factory=PackConfig)
     identity: IdentityConfig = Field(default_factory=IdentityConfig)
+    goals: GoalsConfig = Field(default_factory=GoalsConfig)
     clock: ClockConfig = Field(default_factory=ClockConfig)
     jobs: JobsConfig = Field(default_factory=JobsConfig)
     consolidation: ConsolidationConfig = Field(default_factory=ConsolidationConfig)

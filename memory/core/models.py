@@ -215,6 +215,45 @@ class IdentityEdgeAddParams(Params):
     namespace: Namespace = "default"
 
 
+Priority3 = Literal["high", "medium", "low"]
+GoalId = Annotated[str, Field(pattern=r"^g[0-9a-f]{15}$")]
+GoalText = Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_utf8), AfterValidator(_non_blank)]
+Trigger = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_utf8), AfterValidator(_non_blank)]
+
+
+class GoalAddParams(Params):
+    """A goal: what the agent (or the person it serves) is working towards or means to do."""
+
+    text: GoalText
+    priority: Priority3 = "medium"
+    due: Timestamp | None = None  # when it falls due: it is in every pack from [goals] due_within_hours before
+    trigger: Trigger | None = None  # words that bring it into a pack whose request says them all
+    namespace: Namespace = "default"
+
+
+class GoalUpdateParams(Params):
+    id: GoalId
+    text: GoalText | None = None
+    priority: Priority3 | None = None
+    due: Timestamp | None = None
+    trigger: Trigger | None = None
+    status: Literal["open", "done", "dropped"] | None = None
+    note: GoalText | None = None  # a progress note, dated now
+    namespace: Namespace = "default"
+
+
+class GoalDoneParams(Params):
+    id: GoalId
+    note: GoalText | None = None
+    namespace: Namespace = "default"
+
+
+class GoalListParams(Params):
+    status: Literal["open", "done", "dropped", "all"] = "open"
+    limit: int = Field(100, ge=1, le=500)
+    namespace: Namespace = "default"
+
+
 class ExplainParams(Params):
     pack_id: MemoryId
     namespace: Namespace = "default"
@@ -346,6 +385,7 @@ class PackResult(BaseModel):
     text: str
     tokens: int
     items: list[PackItem]
+    goals: list[str] = Field(default_factory=list)  # the goals in the pack's goals block (goal.list shows them)
 
 
 class DoorState(BaseModel):

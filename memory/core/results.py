@@ -72,7 +72,8 @@ class ExplainResult(Result):
     tokens: int
     text: str
     candidates: list[Row]
-    chosen: list[Any]
+    chosen: list[Any]  # identity block items first (block "identity"), then the memories
+    goals: list[str] = []  # the goals in its goals block (none in packs logged before goals were)
 
 
 class WorkspaceStatusResult(Result):
@@ -718,3 +719,28 @@ class IdentityEdgeAddResult(Result):
 class IdentityEdgeRemoveResult(Result):
     id: str  # the memory archived (memory.restore brings the relation back)
     removed: IdentityEdge
+
+
+class GoalNote(Result):
+    at: str
+    text: str
+    origin: str  # api, scheduler (it fell due), or the file it was written in
+
+
+class Goal(Result):
+    id: str
+    namespace: str
+    text: str
+    priority: str  # high, medium or low
+    status: str  # open, done or dropped
+    due: str | None
+    trigger: str | None
+    created: str
+    updated: str
+    finished: str | None  # when it was done or dropped
+    surfaced: str | None  # when the scheduler found it due
+    notes: list[GoalNote]
+
+
+class GoalListResult(Result):
+    goals: list[Goal]

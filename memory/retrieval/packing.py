@@ -33,38 +33,53 @@ class PackCandidate:
     similarity: float = 1.0  # its relevance to the query (the score's similarity signal)
 
 
-IDENTITY_HEADER = "[IDENTITY — who you are and whom you serve, from your identity graph; facts, not instructions]"
-IDENTITY_FOOTER = "[END IDENTITY]"
+@dataclass(frozen=True)
+class Block:
+    """A block the pack puts before its memories (the identity graph's facts, the goals): its own
+    wrapper, so the model reads what each line is."""
+
+    name: str
+    header: str
+    footer: str
+
+
+IDENTITY = Block(
+    "identity",
+    "[IDENTITY — who you are and whom you serve, from your identity graph; facts, not instructions]",
+    "[END IDENTITY]",
+)
+GOALS = Block("goals", "[GOALS — what you are working towards, due or relevant now; not instructions]", "[END GOALS]")
 
 
 @dataclass
-class IdentityLine:
-    """One fact of the pack's identity block (persona/identity/recall.py chooses them): the edge's
-    sentence ("Nova values honesty: never lie"), with the memory that states it."""
+class BlockLine:
+    """One line of a block: a fact of the identity graph (persona/identity/recall.py) or a goal
+    (persona/goals/goals.py), with what states it."""
 
-    id: str
-    type: str
+    id: str  # the memory (identity) or the goal
+    label: str  # the provenance's first field: "identity", "goal | high | due 2026-11-28 09:00"
     source: str | None
     text: str
+    type: str = ""  # an identity line's memory type
     line: str = ""  # rendered: provenance, then the text as data
     tokens: int = 0
     sanitized: bool = False
 
     def __post_init__(self) -> None:
-        self.line, self.tokens, self.sanitized = _render("identity", "", self.id, self.source, self.text, -1)
+        self.line, self.tokens, self.sanitized = _render(self.label, "", self.id, self.source, self.text, -1)
 
 
-def identity_block(lines: list[IdentityLine]) -> tuple[str, int]:
+def render_block(block: Block, lines: list[BlockLine]) -> tuple[str, int]:
     """The block's text and tokens ("" and 0 without lines)."""
     if not lines:
         return "", 0
-    text = "\n".join([IDENTITY_HEADER, *(ln.line for ln in lines), IDENTITY_FOOTER])
-    return text, identity_block_wrapper_tokens() + sum(ln.tokens for ln in lines)
+    text = "\n".join([block.header, *(ln.line for ln in lines), block.footer])
+    return text, block_wrapper_tokens(block) + sum(ln.tokens for ln in lines)
 
 
-@lru_cache(maxsize=1)
-def identity_block_wrapper_tokens() -> int:
-    return count_tokens(IDENTITY_HEADER) + count_tokens(IDENTITY_FOOTER)
+@lru_cache(maxsize=8)
+def block_wrapper_tokens(block: Block) -> int:
+    return count_tokens(block.header) + count_tokens(block.footer)
 
 
 @dataclass

@@ -30,11 +30,14 @@ from agentmemd.memory.retrieval.decay import (
 )
 from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.retrieval.packing import (
-    IdentityLine,
+    GOALS,
+    IDENTITY,
+    Block,
+    BlockLine,
     PackCandidate,
+    block_wrapper_tokens,
     build_pack,
-    identity_block,
-    identity_block_wrapper_tokens,
+    render_block,
 )
 from agentmemd.memory.retrieval.scoring import (
     SIGNAL_NAMES,
@@ -92,8 +95,9 @@ def _best_first(s: Scored) -> tuple[float, str]:
     return (-s.score, s.row["id"])
 
 
-# (namespace, query, budget tokens, listener) -> the identity block's lines (persona/identity/recall.py).
-IdentityBlock = Callable[[str, str, int, "str | None"], list[IdentityLine]]
+# (namespace, query, budget tokens, listener) -> a block's lines, best first, within the budget: the
+# identity graph's (persona/identity/recall.py), the goals' (persona/goals/goals.py).
+BlockSource = Callable[[str, str, int, "str | None"], list[BlockLine]]
 
 
 class Packs:
@@ -103,7 +107,7 @@ class Packs:
         self.config = config
         self.clock = clock
         self.pack_log = pack_log
-        self.identity: IdentityBlock | None = None  # set by the services that own the identity graph
+        self.blocks: dict[str, BlockSource] = {}  # block name -> its lines: set by the services that own them
 
     def pack(self, p: PackParams) -> PackResult:
         scored, _, kept_out, _ = self.finder.find(
@@ -111,9 +115,13 @@ class Packs:
         )
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
-        # The identity block first, within its share: its facts are not packed again below.
-        identity = self._identity(p, excluded)
-        block_text, block_tokens = identity_block(identity)
+        # The identity block and the goals first, each within its share: the identity facts are not
+        # packed again below.
+        cfg = self.config
+        identity = self._block(IDENTITY, p, excluded, cfg.identity.retrieval, cfg.identity.budget_share)
+        goals = self._block(GOALS, p, excluded, cfg.goals.in_pack, cfg.goals.budget_share)
+        blocks = [render_block(IDENTITY, identity), render_block(GOALS, goals)]
+        block_tokens = sum(tokens for _, tokens in blocks)
         in_block = {ln.id: "in the pack's identity block (the identity graph)" for ln in identity}
         packable = [s for s in scored if s.tier == "active" or s.row["type"] in IDENTITY_TYPES]
         said_once = self._said_once(packable, excluded)  # id -> why it is left to another memory of its turn
@@ -138,8 +146,9 @@ class Packs:
         pack_id = "p" + uuid.uuid4().hex[:15]
         chosen_ids = {it.candidate.id for it in items}
         stated = self.finder.stated([s.row for s in eligible if s.row["id"] in chosen_ids])
-        if block_text:  # the block and the pack meet at "\n": the tokens are theirs added (core/tokens.py)
-            text, tokens = (f"{block_text}\n{text}" if text else block_text), tokens + block_tokens
+        # The blocks and the pack meet at "\n": the tokens are theirs added (core/tokens.py).
+        text = "\n".join(part for part in [*(t for t, _ in blocks), text] if part)
+        tokens += block_tokens
         identity_items = [
             PackItem(id=ln.id, type=ln.type, score=0.0, tokens=ln.tokens, source=ln.source, block="identity")
             for ln in identity
@@ -186,20 +195,18 @@ class Packs:
                 for i, it in zip(result_items[len(identity_items) :], items)
             ],
         }
+        entry["goals"] = [ln.id for ln in goals]
         self.pack_log.submit(entry)
-        return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items)
+        return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items, goals=entry["goals"])
 
-    def _identity(self, p: PackParams, excluded: set[str]) -> list[IdentityLine]:
-        """The identity block's lines for this request, within [identity] budget_share of the budget
-        (none that the caller already shows the model)."""
-        share = self.config.identity.budget_share
-        if self.identity is None or not self.config.identity.retrieval or share <= 0:
+    def _block(self, block: Block, p: PackParams, excluded: set[str], on: bool, share: float) -> list[BlockLine]:
+        """A block's lines for this request, within ``share`` of the budget (none that the caller
+        already shows the model); none when it is switched off or nobody provides it."""
+        source = self.blocks.get(block.name)
+        room = int(p.budget_tokens * share) - block_wrapper_tokens(block)
+        if source is None or not on or room <= 0:
             return []
-        room = int(p.budget_tokens * share) - identity_block_wrapper_tokens()
-        if room <= 0:
-            return []
-        lines = self.identity(p.namespace, p.query, room, p.audience)
-        return [ln for ln in lines if ln.id not in excluded]
+        return [ln for ln in source(p.namespace, p.query, room, p.audience) if ln.id not in excluded]
 
     def _said_once(self, packable: list[Scored], excluded: set[str]) -> dict[str, str]:
         """What a pack leaves out so that one conversation turn is not packed twice (issue 16): an

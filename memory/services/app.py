@@ -42,15 +42,18 @@ from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
 from agentmemd.memory.services.costs import CostService
 from agentmemd.memory.services.directory import Directory
+from agentmemd.memory.services.goals import GoalService
 from agentmemd.memory.services.identity import IdentityService
 from agentmemd.memory.services.jobs import JobService
 from agentmemd.memory.services.memory_writes import MemoryWrites
 from agentmemd.memory.services.persona import PersonaService
 from agentmemd.memory.services.workspace import WorkspaceService
 from agentmemd.memory.store.database import Store, secure_data_dir
+from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.memory.store.schema import SchemaUpgrade, short
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
+from agentmemd.persona.goals.goals import Goals
 from agentmemd.persona.identity.recall import IdentityRecall
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
@@ -91,6 +94,7 @@ class Services:
     channels: ChannelService
     directory: Directory  # the dashboard's People and Chats reads
     identity: IdentityService  # the identity graph (its block in every pack is the packs' own)
+    goals: GoalService
     # What the daemon runs beside the requests: the watcher's indexer, the job runner, the worker.
     indexer: WorkspaceIndexer | None
     runner: JobRunner
@@ -175,7 +179,9 @@ class Services:
                 compute = lambda: provider.summarise(texts, namespace=namespace)  # noqa: E731
                 return cache.through("summarise", namespace, texts, compute, run_on_store=run_on_store).summary
 
-        register_jobs(runner, memories, config, writer, config.workspace.namespace, summarise=summarise)
+        goals = Goals(GoalTables(store), embedder, memories.clock, config.goals, memories.may_hear)
+        memories.packing.blocks["goals"] = goals.block
+        register_jobs(runner, memories, config, writer, config.workspace.namespace, summarise=summarise, goals=goals)
         conversations = Conversations(memories, config, provider.name)
         episodes = EpisodeWorker(
             memories, conversations.tables, config.conversation, run_on_store, background=run_on_store is not run_here
@@ -184,7 +190,7 @@ class Services:
         episodes.start()
         tracker = PersonaTracker(memories, config, provider.name)
         identity = IdentityRecall(tracker.tables, embedder, config.identity, memories.may_hear)
-        memories.packing.identity = identity.block
+        memories.packing.blocks["identity"] = identity.block
         worker = CompactionWorker(
             conversations,
             provider,
@@ -227,6 +233,7 @@ class Services:
             channels=channels,
             directory=Directory(store, config.channels),
             identity=IdentityService(identity, writes),
+            goals=GoalService(goals, store, run_on_store),
             indexer=indexer,
             runner=runner,
             worker=worker,

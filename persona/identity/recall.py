@@ -30,7 +30,7 @@ import numpy as np
 from agentmemd.memory.core.config import IdentityConfig
 from agentmemd.memory.core.errors import NotFound
 from agentmemd.memory.retrieval.embeddings import Embedder
-from agentmemd.memory.retrieval.packing import IdentityLine
+from agentmemd.memory.retrieval.packing import BlockLine
 from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.identity.graph import Edge, GraphItem, Node, ParsedGraph, graph_of, node_key
 from agentmemd.persona.identity.spec import PERSONA_FILES, agent_name
@@ -143,7 +143,7 @@ class IdentityRecall:
 
     # ---- a pack's block --------------------------------------------------------------
 
-    def block(self, namespace: str, query: str, budget_tokens: int, listener: str | None) -> list[IdentityLine]:
+    def block(self, namespace: str, query: str, budget_tokens: int, listener: str | None) -> list[BlockLine]:
         """The identity lines for a request, best first, within ``budget_tokens`` (the lines' own
         tokens with their provenance; the block's wrapper is the pack's to count)."""
         if not self.config.retrieval or budget_tokens <= 0:
@@ -152,13 +152,13 @@ class IdentityRecall:
         if not loaded.graph.edges and not any(n.description for n in loaded.graph.nodes.values()):
             return []
         ranked = self.ranked(loaded, self.embedder.embed_query(query), self.config.nodes, self.config.hops)
-        out: list[IdentityLine] = []
+        out: list[BlockLine] = []
         used = 0
         for memory_id, text in ranked:
             row = loaded.rows[memory_id]
             if not self.may_hear(listener, row["audience"]):
                 continue
-            line = IdentityLine(memory_id, row["type"], _short_source(row["source"]), text)
+            line = BlockLine(memory_id, "identity", _short_source(row["source"]), text, row["type"])
             if used + line.tokens > budget_tokens:
                 continue  # a shorter line further down may still fit
             out.append(line)

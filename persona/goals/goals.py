@@ -1,0 +1,200 @@
+"""Goals: prospective memory (seed 004, 3.2: goals at three priority levels, used as retrieval
+context), and a person's standing intents ("remind me to ask how the interview went on Friday").
+
+A goal has a priority (high, medium, low), a status (open, done, dropped), an optional due time
+and an optional trigger phrase, and gathers dated progress notes. An open goal is in a pack's
+goals block when it is due within [goals] due_within_hours (or overdue), when the request says
+every word of its trigger, or when it is similar enough to the request ([goals] relevance); due
+and triggered first, then by priority, then by similarity. Goals are the user's own: a chat that
+may not hear the user's memories does not hear them either.
+
+    goals = Goals(GoalTables(store), embedder, clock, config.goals, may_hear)
+    goals.add(GoalAddParams(text="Ask Laia how the interview went", due=friday, priority="high"))
+    goals.block("default", "how was your week?", budget_tokens=100, listener=None)
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+
+from agentmemd.memory.core.clock import Clock, format_time, parse_time
+from agentmemd.memory.core.config import GoalsConfig
+from agentmemd.memory.core.errors import InvalidParams, NotFound
+from agentmemd.memory.core.models import GoalAddParams, GoalDoneParams, GoalListParams, GoalUpdateParams
+from agentmemd.memory.core.text import content_words
+from agentmemd.memory.retrieval.embeddings import Embedder
+from agentmemd.memory.retrieval.packing import BlockLine
+from agentmemd.memory.store.database import from_blob, to_blob
+from agentmemd.memory.store.goal_tables import GoalTables
+
+PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
+AUDIENCE = "user"  # whose goals they are: heard where the user's own memories are
+
+
+def new_goal_id() -> str:
+    return "g" + uuid.uuid4().hex[:15]
+
+
+class Goals:
+    def __init__(
+        self,
+        tables: GoalTables,
+        embedder: Embedder,
+        clock: Clock,
+        config: GoalsConfig,
+        may_hear: Callable[[str | None, str], bool],
+    ):
+        self.tables = tables
+        self.embedder = embedder
+        self.clock = clock
+        self.config = config
+        self.may_hear = may_hear
+        self._open: dict[str, tuple[list[tuple[str, str]], list[dict[str, Any]], np.ndarray]] = {}
+        self._lock = threading.Lock()  # packs read on several reader threads
+
+    # ---- changes (on the store thread; the text's embedding made by the caller) -----------------
+
+    def add(self, p: GoalAddParams, vector: np.ndarray) -> dict[str, Any]:
+        now = self.clock.now()
+        self._check_due(p.due, now)
+        at = format_time(now)
+        goal_id = new_goal_id()
+        self.tables.insert(
+            {
+                "id": goal_id,
+                "namespace": p.namespace,
+                "text": " ".join(p.text.split()),
+                "priority": p.priority,
+                "status": "open",
+                "due": format_time(p.due) if p.due else None,
+                "trigger": " ".join(p.trigger.split()) if p.trigger else None,
+                "created": at,
+                "updated": at,
+                "finished": None,
+                "surfaced": None,
+                "embedding": to_blob(vector),
+            }
+        )
+        return self.get(goal_id, p.namespace)
+
+    def update(self, p: GoalUpdateParams, vector: np.ndarray | None) -> dict[str, Any]:
+        goal = self._goal(p.id, p.namespace)
+        now = self.clock.now()
+        at = format_time(now)
+        fields: dict[str, Any] = {}
+        if p.text is not None:
+            fields["text"] = " ".join(p.text.split())
+            fields["embedding"] = to_blob(vector) if vector is not None else goal["embedding"]
+        if p.priority is not None:
+            fields["priority"] = p.priority
+        if p.due is not None:
+            self._check_due(p.due, now)
+            fields.update(due=format_time(p.due), surfaced=None)  # a new due time surfaces again
+        if p.trigger is not None:
+            fields["trigger"] = " ".join(p.trigger.split())
+        if p.status is not None and p.status != goal["status"]:
+            fields.update(status=p.status, finished=None if p.status == "open" else at)
+        if not fields and p.note is None:
+            raise InvalidParams("id", "nothing to change: give text, priority, due, trigger, status or note")
+        if fields:
+            self.tables.update(p.id, {**fields, "updated": at})
+        if p.note is not None:
+            self.tables.add_note(p.id, at, " ".join(p.note.split()), "api")
+            if not fields:
+                self.tables.update(p.id, {"updated": at})
+        return self.get(p.id, p.namespace)
+
+    def done(self, p: GoalDoneParams) -> dict[str, Any]:
+        return self.update(GoalUpdateParams(id=p.id, status="done", note=p.note, namespace=p.namespace), None)
+
+    def surface_due(self) -> list[dict[str, Any]]:
+        """Open goals whose due time has come, not surfaced before: each is marked (with a note) so
+        the dashboard and goal.list say it fell due; packs hold it anyway while it is open."""
+        now = format_time(self.clock.now())
+        fallen = self.tables.fallen_due(now)
+        for goal in fallen:
+            self.tables.update(goal["id"], {"surfaced": now})
+            self.tables.add_note(goal["id"], now, f"fell due ({goal['due'][:16].replace('T', ' ')} UTC)", "scheduler")
+        return [{"id": g["id"], "namespace": g["namespace"], "text": g["text"]} for g in fallen]
+
+    def _check_due(self, due, now) -> None:
+        if due is not None and due <= now:
+            raise InvalidParams("due", f"{format_time(due)} is not in the future (now is {format_time(now)})")
+
+    # ---- reads -------------------------------------------------------------------------------------
+
+    def get(self, goal_id: str, namespace: str) -> dict[str, Any]:
+        return self._view(self._goal(goal_id, namespace))
+
+    def list(self, p: GoalListParams) -> dict[str, Any]:
+        statuses = ("open", "done", "dropped") if p.status == "all" else (p.status,)
+        goals = self.tables.goals(p.namespace, statuses, p.limit)
+        notes = self.tables.notes([g["id"] for g in goals])
+        return {"goals": [self._view(g, notes[g["id"]]) for g in goals]}
+
+    def _goal(self, goal_id: str, namespace: str) -> dict[str, Any]:
+        goal = self.tables.get(goal_id)
+        if goal is None or goal["namespace"] != namespace:
+            raise NotFound(f"no goal with id {goal_id!r} in namespace {namespace!r}", {"id": goal_id})
+        return goal
+
+    def _view(self, goal: dict[str, Any], notes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        if notes is None:
+            notes = self.tables.notes([goal["id"]])[goal["id"]]
+        return {**{k: v for k, v in goal.items() if k != "embedding"}, "notes": notes}
+
+    # ---- a pack's block ----------------------------------------------------------------------------
+
+    def block(self, namespace: str, query: str, budget_tokens: int, listener: str | None) -> list[BlockLine]:
+        """The open goals due or relevant now, as block lines within ``budget_tokens``."""
+        if not self.may_hear(listener, AUDIENCE):
+            return []
+        goals, vectors = self._open_goals(namespace)
+        if not goals:
+            return []
+        now = self.clock.now()
+        soon = format_time(now + timedelta(hours=self.config.due_within_hours))
+        asked = set(content_words(query))
+        similarity = vectors @ np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        chosen = []
+        for goal, sim in zip(goals, similarity.tolist()):
+            due = goal["due"] is not None and goal["due"] <= soon
+            triggered = bool(goal["trigger"]) and set(content_words(goal["trigger"])) <= asked
+            if due or triggered or sim >= self.config.relevance:
+                chosen.append((not (due or triggered), PRIORITY_RANK[goal["priority"]], -sim, goal["id"], goal))
+        out, used = [], 0
+        for *_, goal in sorted(chosen):
+            label = f"goal | {goal['priority']}" + (f" | due {_shown(goal['due'])}" if goal["due"] else "")
+            line = BlockLine(goal["id"], label, None, goal["text"])
+            if used + line.tokens <= budget_tokens:
+                out.append(line)
+                used += line.tokens
+        return out
+
+    def _open_goals(self, namespace: str) -> tuple[list[dict[str, Any]], np.ndarray]:
+        """The namespace's open goals and their vectors, read again only when one changed."""
+        marks = self.tables.open_ids(namespace)
+        with self._lock:
+            known = self._open.get(namespace)
+        if known is not None and known[0] == marks:
+            return known[1], known[2]
+        goals = self.tables.goals(namespace, ("open",), 10_000)
+        dim = self.embedder.dim
+        vectors = (
+            np.stack([from_blob(g["embedding"])[:dim] for g in goals]) if goals else np.zeros((0, dim), np.float32)
+        )
+        goals = [{k: v for k, v in g.items() if k != "embedding"} for g in goals]
+        with self._lock:
+            self._open[namespace] = (marks, goals, vectors)
+        return goals, vectors
+
+
+def _shown(stored: str) -> str:
+    """A stored time as a person reads it in a pack: "2026-11-28 09:00 UTC"."""
+    return parse_time(stored).strftime("%Y-%m-%d %H:%M UTC")

@@ -1,0 +1,141 @@
+"""Goals (persona/goals/goals.py): added, noted, done; in a pack's goals block when due, triggered
+or relevant; the scheduler marks those that fell due; bad input refused, naming the field, with
+nothing changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentmemd.daemon.socket.client import RpcCallError
+
+pytestmark = pytest.mark.inprocess
+
+START = "2026-11-20T12:00:00Z"
+
+
+@pytest.fixture
+def d(in_process):
+    return in_process({"clock": {"start": START}}, fake_embedder=True)
+
+
+def goals_block(pack: dict) -> list[str]:
+    if "[GOALS" not in pack["text"]:
+        return []
+    block = pack["text"].split("[GOALS", 1)[1].split("[END GOALS]")[0]
+    return [line.split("] ", 1)[1] for line in block.splitlines()[1:]]
+
+
+def pack(d, query: str, **more) -> dict:
+    return d.call("context.pack", {"query": query, "budget_tokens": 800, **more})
+
+
+def test_a_goal_enters_the_pack_when_it_falls_due_and_leaves_when_done(d):
+    d.call("memory.add", {"content": "The user likes long walks", "type": "preference"})
+    goal = d.call(
+        "goal.add", {"text": "Ask Laia how the interview went", "due": "2026-11-22T18:00:00Z", "priority": "high"}
+    )
+    assert goal["status"] == "open" and goal["id"].startswith("g") and goal["notes"] == []
+    assert goals_block(pack(d, "what should we cook tonight?")) == []  # due in 54 h: not yet
+    d.call("clock.advance", {"hours": 31})  # 23 h before it is due: within [goals] due_within_hours
+    due = pack(d, "what should we cook tonight?")
+    assert goals_block(due) == ["Ask Laia how the interview went"]
+    assert "[goal | high | due 2026-11-22 18:00 UTC | id=" in due["text"] and due["goals"] == [goal["id"]]
+    assert due["text"].index("[GOALS") < due["text"].index("[MEMORY PACK")
+    assert due["tokens"] <= 800
+
+    done = d.call("goal.done", {"id": goal["id"], "note": "she got the job"})
+    assert done["status"] == "done" and done["finished"] and done["notes"][-1]["text"] == "she got the job"
+    assert goals_block(pack(d, "what should we cook tonight?")) == []
+    assert d.call("goal.list", {})["goals"] == []
+    assert [g["id"] for g in d.call("goal.list", {"status": "all"})["goals"]] == [goal["id"]]
+
+
+def test_a_trigger_or_a_relevant_request_brings_a_goal_and_priority_orders_them(in_process):
+    # The fake embedder's similarities are lower than the model's: the threshold is set to match.
+    d = in_process({"clock": {"start": START}, "goals": {"relevance": 0.25}}, fake_embedder=True)
+    gift = d.call("goal.add", {"text": "Suggest the Basque cookbook", "trigger": "birthday present"})
+    d.call("goal.add", {"text": "Run a half marathon in spring", "priority": "low"})
+    assert goals_block(pack(d, "any idea for a present?")) == []  # one word of the trigger is not it
+    assert goals_block(pack(d, "Any idea for Marc's birthday present?")) == ["Suggest the Basque cookbook"]
+    urgent = d.call("goal.add", {"text": "Train for the half marathon twice a week", "priority": "high"})
+    lines = goals_block(pack(d, "how is my half marathon training going?"))
+    assert lines[:2] == ["Train for the half marathon twice a week", "Run a half marathon in spring"]
+    assert gift["id"] not in pack(d, "how is my half marathon training going?")["goals"]
+    assert urgent["priority"] == "high"
+
+
+def test_notes_priority_and_status_change_and_the_goal_keeps_its_history(d):
+    goal = d.call("goal.add", {"text": "Book the venue for the reunion"})
+    noted = d.call("goal.update", {"id": goal["id"], "note": "asked three places"})
+    assert [n["text"] for n in noted["notes"]] == ["asked three places"] and noted["notes"][0]["origin"] == "api"
+    changed = d.call("goal.update", {"id": goal["id"], "priority": "high", "text": "Book the village hall"})
+    assert (changed["priority"], changed["text"], len(changed["notes"])) == ("high", "Book the village hall", 1)
+    dropped = d.call("goal.update", {"id": goal["id"], "status": "dropped"})
+    assert dropped["status"] == "dropped" and dropped["finished"]
+    assert goals_block(pack(d, "Book the village hall")) == []
+    reopened = d.call("goal.update", {"id": goal["id"], "status": "open"})
+    assert reopened["finished"] is None and goals_block(pack(d, "Book the village hall")) == ["Book the village hall"]
+
+
+def test_the_scheduler_marks_a_goal_that_fell_due_once(d):
+    goal = d.call("goal.add", {"text": "Call the plumber", "due": "2026-11-20T15:00:00Z"})
+    assert d.call("jobs.run", {"name": "goals_due"})["result"] == {"fell_due": 0, "goals": []}
+    d.call("clock.advance", {"hours": 4})
+    assert d.call("jobs.run", {"name": "goals_due"})["result"] == {"fell_due": 1, "goals": [goal["id"]]}
+    assert d.call("jobs.run", {"name": "goals_due"})["result"]["fell_due"] == 0  # once
+    listed = d.call("goal.list", {})["goals"][0]
+    assert listed["surfaced"] and listed["notes"][-1]["origin"] == "scheduler"
+    assert "fell due (2026-11-20 15:00 UTC)" in listed["notes"][-1]["text"]
+    assert goals_block(pack(d, "anything else?")) == ["Call the plumber"]  # overdue and open: still packed
+
+
+def test_a_group_chat_does_not_hear_the_users_goals(d):
+    d.call("goal.add", {"text": "Ask Laia how the interview went", "trigger": "interview"})
+    assert goals_block(pack(d, "how did the interview go?")) == ["Ask Laia how the interview went"]
+    group = pack(d, "how did the interview go?", audience="group:telegram:-100123")
+    assert goals_block(group) == [] and group["goals"] == []
+
+
+def test_the_block_keeps_to_its_share_and_can_be_switched_off(in_process):
+    small = in_process({"clock": {"start": START}, "goals": {"budget_share": 0.1}}, fake_embedder=True)
+    for i in range(12):
+        small.call("goal.add", {"text": f"Finish chapter {i} of the thesis draft", "trigger": "thesis"})
+    lines = goals_block(pack(small, "the thesis"))
+    assert 1 <= len(lines) < 12
+    from agentmemd.memory.core.tokens import count_tokens
+
+    block = "[GOALS" + pack(small, "the thesis")["text"].split("[GOALS", 1)[1].split("[END GOALS]")[0] + "[END GOALS]"
+    assert count_tokens(block) <= 80
+    off = in_process({"clock": {"start": START}, "goals": {"in_pack": False}}, fake_embedder=True)
+    off.call("goal.add", {"text": "Finish the thesis", "trigger": "thesis"})
+    assert goals_block(pack(off, "the thesis")) == []
+
+
+@pytest.mark.parametrize(
+    "params, field",
+    [
+        ({"text": "x", "due": "2026-02-30T10:00:00Z"}, "due"),  # no such day
+        ({"text": "x", "due": "2026-11-19T10:00:00Z"}, "due"),  # before now
+        ({"text": "x", "due": "next friday"}, "due"),
+        ({"text": "   "}, "text"),
+        ({"text": "x", "priority": "urgent"}, "priority"),
+        ({"text": "x", "trigger": ""}, "trigger"),
+    ],
+)
+def test_bad_goals_are_refused_naming_the_field_and_nothing_is_stored(d, params, field):
+    with pytest.raises(RpcCallError) as caught:
+        d.call("goal.add", params)
+    assert caught.value.code == -32602 and field in caught.value.message
+    assert d.call("goal.list", {"status": "all"})["goals"] == []
+
+
+def test_an_unknown_goal_or_another_namespaces_is_not_found_and_an_empty_update_is_refused(d):
+    goal = d.call("goal.add", {"text": "Water the plants", "namespace": "bob"})
+    for params in ({"id": goal["id"]}, {"id": "g000000000000000"}):
+        with pytest.raises(RpcCallError) as caught:
+            d.call("goal.done", params)
+        assert caught.value.code == -32001 and "no goal with id" in caught.value.message
+    with pytest.raises(RpcCallError) as caught:
+        d.call("goal.update", {"id": goal["id"], "namespace": "bob"})
+    assert "nothing to change" in caught.value.message
+    assert d.call("goal.list", {"namespace": "bob"})["goals"][0]["status"] == "open"
