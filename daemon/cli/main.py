@@ -1195,6 +1195,12 @@ def bench_pack(**options: Any) -> None:
 @click.option("--agent", multiple=True, help="Only this agent of the bench's world (repeatable; default: all four).")
 @click.option("--budget", type=int, default=1000, show_default=True, help="Each pack's token budget.")
 @click.option(
+    "--config",
+    "config_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A TOML file of settings for the bench's daemons (e.g. [identity] budget_share), to measure a choice.",
+)
+@click.option(
     "--work-dir",
     type=click.Path(path_type=Path),
     help="Keep the bench data dirs (and the competitors' embeddings) here.",

@@ -230,6 +230,14 @@ class RetrievalConfig(_Section):
 
 
 class ScoringConfig(_Section):
+    mode: Literal["injection", "park"] = Field(
+        "injection",
+        description="injection: seed 002's weighted score (the weights below); park: Park et al.'s "
+        "(recency + importance + relevance) / 3, as seed 004 retrieves.",
+    )
+    park_recency_per_hour: float = Field(
+        0.995, gt=0, le=1, description="Park mode's recency: this to the power of the hours since last accessed."
+    )
     similarity: float = Field(0.35, description="Weight of the similarity signal in a memory's score (seed 002, 5.1).")
     priority: float = Field(0.25, description="Weight of the priority signal.")
     decay: float = Field(0.20, description="Weight of retention (decay with reinforcement).")

@@ -331,6 +331,7 @@ class SignalsOut(BaseModel):
     speaker: float = 0.0  # what similarity lost as words of someone the question does not ask about
     time: float = 0.0  # what similarity lost as speaking of other days than the question asks about
     answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
+    recency: float = 0.0  # [scoring] mode "park"'s recency: 0.995 ** hours since it was last accessed
 
 
 class SearchHit(BaseModel):

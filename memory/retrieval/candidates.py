@@ -44,6 +44,7 @@ from agentmemd.memory.retrieval.scoring import (
     episode_similarity,
     injection_score,
     injection_scores,
+    park_recency,
     lexical_signal,
     similarity_signal,
 )
@@ -345,7 +346,8 @@ class CandidateFinder:
         similarities = lifted + answered
         priorities = np.fromiter((r["priority"] for r in rows), np.float64, n)
         frequencies = frequency_boosts(access_counts)
-        scores = injection_scores(similarities, priorities, values, frequencies, cfg.scoring)
+        recency = park_recency(hours, cfg.scoring)
+        scores = injection_scores(similarities, priorities, values, frequencies, cfg.scoring, recency)
         tiers = ["archived"] * n if archived else tiers_many(values, cfg.decay).tolist()
         return [
             Scored(
@@ -359,12 +361,13 @@ class CandidateFinder:
                     match=match,
                     neighbourhood=hood,
                     answer=answer,
+                    recency=recent,
                 ),
                 score,
                 value,
                 tier,
             )
-            for i, (row, sim, prio, value, freq, match, hood, answer, score, tier) in enumerate(
+            for i, (row, sim, prio, value, freq, match, hood, answer, recent, score, tier) in enumerate(
                 zip(
                     rows,
                     similarities.tolist(),
@@ -374,6 +377,7 @@ class CandidateFinder:
                     matches.tolist(),
                     near.tolist(),
                     answered.tolist(),
+                    recency.tolist(),
                     scores.tolist(),
                     tiers,
                 )

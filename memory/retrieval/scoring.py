@@ -1,6 +1,14 @@
-"""The one scoring function (seed 002, 5.1).
+"""The one scoring function, in one of two modes ([scoring] mode):
 
-score = w_sim*similarity + w_prio*priority + w_decay*retention + w_freq*frequency_boosts
+- "injection" (seed 002, 5.1, the default):
+  score = w_sim*similarity + w_prio*priority + w_decay*retention + w_freq*frequency_boosts
+- "park" (seed 004, 3.2 and appendix L.1; Park et al.'s generative agents):
+  score = (recency + importance + relevance) / 3, recency = park_recency_per_hour ** hours since
+  the memory was last accessed, importance its priority (0.1-1: the 1-10 scale over ten; the local
+  Observer and a person set it, the anthropic provider's observations too), relevance its similarity.
+  Each is already on [0, 1], so they are summed as they are (Park et al. min-max normalise each
+  over the candidates; a fixed scale lets one candidate be scored again on its own, as the speaker
+  and answer rules do).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ class Signals:
     speaker: float = 0.0  # what similarity lost as the words of someone the question does not ask about (speakers.py)
     time: float = 0.0  # what similarity lost as speaking of other days than the question asks about (dates.py)
     answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
+    recency: float = 0.0  # park mode's recency: park_recency_per_hour ** hours since last accessed
 
     def rounded(self) -> dict[str, float]:
         """Each signal rounded to 6 places, as hits and the pack log show them."""
@@ -75,12 +84,20 @@ def effective_priority(priority: float | None, memory_type: str, cfg: ScoringCon
 
 
 def injection_score(signals: Signals, cfg: ScoringConfig) -> float:
-    return float(injection_scores(signals.similarity, signals.priority, signals.decay, signals.frequency, cfg))
+    s = signals
+    return float(injection_scores(s.similarity, s.priority, s.decay, s.frequency, cfg, s.recency))
 
 
-def injection_scores(similarity, priority, decay, frequency, cfg: ScoringConfig):
-    """The score of one candidate (floats) or of many at once (arrays)."""
+def injection_scores(similarity, priority, decay, frequency, cfg: ScoringConfig, recency=0.0):
+    """The score of one candidate (floats) or of many at once (arrays), in the configured mode."""
+    if cfg.mode == "park":
+        return (recency + priority + similarity) / 3.0
     return cfg.similarity * similarity + cfg.priority * priority + cfg.decay * decay + cfg.frequency * frequency
+
+
+def park_recency(hours, cfg: ScoringConfig):
+    """Park et al.'s recency: an exponential decay per hour since the memory was last accessed."""
+    return np.power(cfg.park_recency_per_hour, np.maximum(0.0, hours))
 
 
 def answer_lift(similarity, question, cfg: RetrievalConfig):
