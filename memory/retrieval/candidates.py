@@ -44,8 +44,8 @@ from agentmemd.memory.retrieval.scoring import (
     episode_similarity,
     injection_score,
     injection_scores,
-    park_recency,
     lexical_signal,
+    park_recency,
     similarity_signal,
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
