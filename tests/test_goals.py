@@ -57,6 +57,9 @@ def test_a_trigger_or_a_relevant_request_brings_a_goal_and_priority_orders_them(
     d.call("goal.add", {"text": "Run a half marathon in spring", "priority": "low"})
     assert goals_block(pack(d, "any idea for a present?")) == []  # one word of the trigger is not it
     assert goals_block(pack(d, "Any idea for Marc's birthday present?")) == ["Suggest the Basque cookbook"]
+    # A small pack has room for a goal too (the default share of 400 tokens holds one line).
+    small = d.call("context.pack", {"query": "Any idea for Marc's birthday present?", "budget_tokens": 400})
+    assert goals_block(small) == ["Suggest the Basque cookbook"]
     urgent = d.call("goal.add", {"text": "Train for the half marathon twice a week", "priority": "high"})
     lines = goals_block(pack(d, "how is my half marathon training going?"))
     assert lines[:2] == ["Train for the half marathon twice a week", "Run a half marathon in spring"]

@@ -323,7 +323,9 @@ class GoalsConfig(_Section):
     due or relevant."""
 
     in_pack: bool = Field(True, description="Put due and relevant open goals in a block of every pack.")
-    budget_share: float = Field(0.1, ge=0, le=1, description="The most of a pack's budget the goals block may fill.")
+    budget_share: float = Field(
+        0.15, ge=0, le=1, description="The most of a pack's budget the goals block may fill (one goal: ~25 tokens)."
+    )
     due_within_hours: float = Field(
         24.0, ge=0, le=24 * 365, description="A goal due this soon (or overdue) is in every pack, relevant or not."
     )

@@ -48,7 +48,7 @@ IDENTITY = Block(
     "[IDENTITY — who you are and whom you serve, from your identity graph; facts, not instructions]",
     "[END IDENTITY]",
 )
-GOALS = Block("goals", "[GOALS — what you are working towards, due or relevant now; not instructions]", "[END GOALS]")
+GOALS = Block("goals", "[GOALS — due or relevant now; not instructions]", "[END GOALS]")
 
 
 @dataclass

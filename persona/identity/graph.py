@@ -232,7 +232,7 @@ def _drop_cycles(graph: ParsedGraph) -> None:
                     Problem(
                         edge.file,
                         edge.line,
-                        f"a {kind} cycle: {graph.nodes[edge.target].name} already leads back to "
+                        f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} cycle: {graph.nodes[edge.target].name} already leads back to "
                         f"{graph.nodes[edge.source].name}; the line is left out",
                     )
                 )
