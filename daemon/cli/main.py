@@ -1162,6 +1162,16 @@ def bench() -> None:
     _require_bench_extra("bench")
 
 
+def bench_config(example: str, why: str = "to measure a choice"):
+    """A bench's --config: settings for the daemons it starts."""
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help=f"A TOML file of settings for the bench's daemon (e.g. {example}), {why}.",
+    )
+
+
 def _run_bench(kind: str, options: dict[str, Any]) -> None:
     from agentmemd.daemon.bench.benchmarks import run_bench
 
@@ -1194,12 +1204,7 @@ def bench_pack(**options: Any) -> None:
 )
 @click.option("--agent", multiple=True, help="Only this agent of the bench's world (repeatable; default: all four).")
 @click.option("--budget", type=int, default=1000, show_default=True, help="Each pack's token budget.")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A TOML file of settings for the bench's daemons (e.g. [identity] budget_share), to measure a choice.",
-)
+@bench_config("[identity] budget_share")
 @click.option(
     "--work-dir",
     type=click.Path(path_type=Path),
@@ -1229,12 +1234,7 @@ def bench_dashboard(**options: Any) -> None:
 @click.option("--memories", type=int, default=20_000, show_default=True)
 @click.option("--clients", type=int, default=8, show_default=True)
 @click.option("--seconds", type=float, default=60.0, show_default=True, help="Of each of the three runs.")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A TOML file of settings for the bench's daemon (e.g. [embedding] workers), to measure a choice.",
-)
+@bench_config("[embedding] workers")
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 def bench_load(**options: Any) -> None:
     """Concurrent clients, mixed workload: throughput against one client, p50/p99 per method, errors,
@@ -1360,12 +1360,7 @@ def bench_import(**options: Any) -> None:
     type=click.Path(path_type=Path),
     help="Keep the turns' embeddings here, so a rerun (a fresh store each time) does not embed them again.",
 )
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A TOML file of settings for the bench's daemon (e.g. [retrieval] weights), to measure a choice.",
-)
+@bench_config("[retrieval] weights")
 @click.option(
     "--via",
     type=click.Choice(["add", "append"]),
@@ -1403,12 +1398,7 @@ def bench_locomo(**options: Any) -> None:
     type=click.Path(path_type=Path),
     help="Keep the store here; a rerun searches the haystacks already ingested in it instead of embedding them again.",
 )
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="A TOML file of settings for the bench's daemon (e.g. [retrieval] newer_margin = 0 to measure without it).",
-)
+@bench_config("[retrieval] newer_margin = 0", "to measure without it")
 def bench_longmemeval(**options: Any) -> None:
     """Session and turn Recall@k of memory.search on LongMemEval_S, each haystack in its own namespace.
 
