@@ -75,7 +75,8 @@ def test_the_pack_holds_the_identity_facts_the_request_is_about(make_nova):
     assert pack["tokens"] <= 800
 
 
-def test_the_block_keeps_within_its_share_of_the_budget(nova):
+def test_the_block_keeps_within_its_share_of_the_budget(make_nova):
+    nova = make_nova({"identity": {"budget_share": 0.25}})
     from agentmemd.memory.core.tokens import count_tokens
 
     asked = "nuclear power jazz honesty Laia tea Fernwood"
@@ -84,8 +85,15 @@ def test_the_block_keeps_within_its_share_of_the_budget(nova):
     assert 2 <= len(identity_lines(pack)) < 9 and count_tokens(block) <= 600 * 0.25
     assert pack["tokens"] == count_tokens(pack["text"]) and pack["tokens"] <= 600
     # A budget whose share cannot hold the block's wrapper and one line gets no block at all.
-    small = nova.call("context.pack", {"query": asked, "budget_tokens": 120})
-    assert identity_lines(small) == [] and small["tokens"] <= 120
+    small = nova.call("context.pack", {"query": asked, "budget_tokens": 100})
+    assert identity_lines(small) == [] and small["tokens"] <= 100
+
+
+def test_a_relevance_floor_leaves_the_rest_of_the_share_to_the_memories(make_nova):
+    full = identity_lines(make_nova().call("context.pack", {"query": "nuclear power", "budget_tokens": 1000}))
+    floored = make_nova({"identity": {"relevance_floor": 0.9}})
+    lines = identity_lines(floored.call("context.pack", {"query": "nuclear power", "budget_tokens": 1000}))
+    assert len(full) == 9 and 1 <= len(lines) < len(full) and lines[0] == full[0]
 
 
 def test_a_changed_line_is_a_new_version_and_forget_takes_the_edge(make_nova):

@@ -57,7 +57,9 @@ class BlockLine:
     (persona/goals/goals.py), with what states it."""
 
     id: str  # the memory (identity) or the goal
-    label: str  # the provenance's first field: "identity", "goal | high | due 2026-11-28 09:00"
+    # Its provenance, as the model reads it ("SOUL.md L7", "goal | high | id=g3f9a0c6d2b1e4f5"): made
+    # of the daemon's own values, or neutralised by whoever makes it (as_data(..., provenance=True)).
+    label: str
     source: str | None
     text: str
     type: str = ""  # an identity line's memory type
@@ -66,7 +68,17 @@ class BlockLine:
     sanitized: bool = False
 
     def __post_init__(self) -> None:
-        self.line, self.tokens, self.sanitized = _render(self.label, "", self.id, self.source, self.text, -1)
+        self.line, self.tokens, self.sanitized = _render_block_line(self.label, self.text)
+
+
+@lru_cache(maxsize=4096)
+def _render_block_line(label: str, text: str) -> tuple[str, int, bool]:
+    """A block's line: a short provenance (the pack's items carry ids and sources in full; an
+    identity line spends its tokens on facts: 1.5x the lines of the memory pack's provenance), then
+    the text as data."""
+    safe = as_data(text)
+    provenance = f"- [{label}] "
+    return provenance + safe.text, count_tokens(provenance) + count_tokens(safe.text), bool(safe.rules)
 
 
 def render_block(block: Block, lines: list[BlockLine]) -> tuple[str, int]:
@@ -108,7 +120,7 @@ def _render(mtype: str, day: str, mid: str, source: str | None, content: str, co
     )
     # The provenance ends in a space, so the line's count is its parts' (memory/core/tokens.py); the
     # content's was counted at ingest unless neutralising changed it.
-    content_count = count_tokens(safe.text) if safe.text != content or content_tokens < 0 else content_tokens
+    content_count = count_tokens(safe.text) if safe.text != content else content_tokens
     return provenance + safe.text, count_tokens(provenance) + content_count, bool(safe.rules)
 
 

@@ -56,7 +56,9 @@ class PersonaTables:
         rows = self.store._rows(
             f"SELECT {columns} FROM memories m LEFT JOIN workspace_items w ON w.memory_id = m.id "
             "WHERE m.namespace = ? AND m.type IN ('persona', 'relational') AND m.superseded_by IS NULL "
-            f"UNION SELECT {columns} FROM workspace_items w JOIN memories m ON m.id = w.memory_id "
+            # CROSS JOIN keeps the file's items first: left to itself SQLite walked every live
+            # memory to find them (232 ms at 100,000 memories against 0.2 ms).
+            f"UNION SELECT {columns} FROM workspace_items w CROSS JOIN memories m ON m.id = w.memory_id "
             "WHERE w.path IN ('SOUL.md', 'IDENTITY.md', 'USER.md') AND w.namespace = ? AND m.superseded_by IS NULL",
             (namespace, namespace),
         )

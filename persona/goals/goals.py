@@ -170,7 +170,8 @@ class Goals:
                 chosen.append((not (due or triggered), PRIORITY_RANK[goal["priority"]], -sim, goal["id"], goal))
         out, used = [], 0
         for *_, goal in sorted(chosen):
-            label = f"goal | {goal['priority']}" + (f" | due {_shown(goal['due'])}" if goal["due"] else "")
+            due = f" | due {_shown(goal['due'])}" if goal["due"] else ""
+            label = f"goal | {goal['priority']}{due} | id={goal['id']}"
             line = BlockLine(goal["id"], label, None, goal["text"])
             if used + line.tokens <= budget_tokens:
                 out.append(line)

@@ -19,6 +19,7 @@ first, within the block's budget. What the listener may not hear is left out, as
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -29,15 +30,35 @@ import numpy as np
 
 from agentmemd.memory.core.config import IdentityConfig
 from agentmemd.memory.core.errors import NotFound
+from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.packing import BlockLine
+from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.identity.graph import Edge, GraphItem, Node, ParsedGraph, graph_of, node_key
 from agentmemd.persona.identity.spec import PERSONA_FILES, agent_name
 
+# Identity recall's match: the share of the lexical signal (IDF-weighted words in common) beside
+# MiniLM's; a fact touching a seed node is lifted by HOP_LIFT, one a hop further by half that. On
+# the identity bench at 100,000 memories, 0.3 put 0.912 of the quiz's facts in the top 12 (dense
+# alone 0.887; 0.5: 0.863).
+LEXICAL_WEIGHT = 0.3
+HOP_LIFT = 0.05
+HUB_MIN_EDGES, HUB_SHARE = 8, 0.1  # a node with more edges than both is a hub
+
 THE_USER = "the user"  # whom USER.md and relational memories speak of, until USER.md names them
 THE_AGENT = "the agent"  # the agent, until SOUL.md or IDENTITY.md names it ("I am Nova")
 _LINE = re.compile(r"\bL(\d+)")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What a block line says: an edge's sentence or a node's description, with its memory."""
+
+    memory_id: str
+    text: str
+    ends: tuple[str, ...]  # the node keys it touches
+    words: frozenset[str]  # its content words (the lexical half of its match)
 
 
 @dataclass
@@ -48,9 +69,13 @@ class LoadedGraph:
     graph: ParsedGraph
     owners: frozenset[str]  # the agent's and the user's node keys
     agent: str
-    edge_vectors: np.ndarray  # (edges, dim): each edge's sentence
     node_keys: list[str]
     node_vectors: np.ndarray  # (nodes, dim): name and description
+    # The facts a block may hold: every edge, then every described node.
+    facts: list[Fact] = field(default_factory=list)
+    fact_vectors: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    idf: dict[str, float] = field(default_factory=dict)  # a content word -> its rarity among the facts
+    hubs: frozenset[str] = frozenset()  # the owners, and nodes too many facts hang off to lead anywhere
     items: list[GraphItem] = field(
         default_factory=list
     )  # what it was read from (a new relation is checked against them)
@@ -62,7 +87,7 @@ class LoadedGraph:
         for i in self.incident.get(key, ()):
             edge = self.graph.edges[i]
             out.add(edge.target if edge.source == key else edge.source)
-        return out - self.owners
+        return out - self.hubs
 
 
 def _owner(row: dict[str, Any], agent: str) -> str:
@@ -118,24 +143,49 @@ class IdentityRecall:
         ]
         graph = graph_of(items)
         node_keys = list(graph.nodes)
-        # Each edge as its sentence ("Callum works as a radiographer: ..."), not its memory's words
-        # ("works as a [[radiographer]]: ..."): a question names whom it is about.
-        texts = [e.text for e in graph.edges] + [_node_text(graph.nodes[k]) for k in node_keys]
-        vectors = _normalised(self.embedder.embed(texts)) if texts else np.zeros((0, self.embedder.dim), np.float32)
+        facts = [Fact(e.memory_id or "", e.text, (e.source, e.target), _words(e.text)) for e in graph.edges] + [
+            Fact(n.memory_id, _node_text(n), (n.key,), _words(_node_text(n)))
+            for n in graph.nodes.values()
+            if n.description and n.memory_id
+        ]
+        by_id = {r["id"]: r for r in rows}
+        # A fact is matched by its sentence ("Callum works as a radiographer: ...") and by its words
+        # as written ("works as a radiographer: ..."), averaged: the sentence says whom it is about,
+        # but a question naming the user then leans to every fact that names them. On the identity
+        # bench (100,000 memories) the average put 0.875 of the quiz's facts in the top 8, against
+        # 0.812 and 0.838 for either alone.
+        written = [_unlinked(by_id[f.memory_id]["content"]) for f in facts]
+        texts = [f.text for f in facts] + written + [_node_text(graph.nodes[k]) for k in node_keys]
+        dim = self.embedder.dim
+        vectors = _normalised(self.embedder.embed(texts)) if texts else np.zeros((0, dim), np.float32)
+        n = len(facts)
+        fact_vectors = _normalised((vectors[:n] + vectors[n : 2 * n]) / 2) if n else np.zeros((0, dim), np.float32)
         incident: dict[str, list[int]] = {}
         for i, edge in enumerate(graph.edges):
             incident.setdefault(edge.source, []).append(i)
             if edge.target != edge.source:
                 incident.setdefault(edge.target, []).append(i)
+        owners = frozenset({node_key(agent), node_key(user), node_key(THE_USER)})
+        # A node as central as the owners ("Callum Price", whom the coach's every goal names) is
+        # walked through no more than they are: its neighbourhood is the whole graph.
+        busy = max(HUB_MIN_EDGES, HUB_SHARE * len(graph.edges))
+        hubs = owners | {key for key, edges in incident.items() if len(edges) > busy}
+        df: dict[str, int] = {}
+        for fact in facts:
+            for word in fact.words:
+                df[word] = df.get(word, 0) + 1
         keep = ("type", "source", "audience", "content")
         return LoadedGraph(
             ids=tuple(r["id"] for r in rows),
             graph=graph,
-            owners=frozenset({node_key(agent), node_key(user), node_key(THE_USER)}),
+            owners=owners,
             agent=agent,
-            edge_vectors=vectors[: len(graph.edges)],
             node_keys=node_keys,
-            node_vectors=vectors[len(graph.edges) :],
+            node_vectors=vectors[2 * n :],
+            facts=facts,
+            fact_vectors=fact_vectors,
+            idf={word: math.log(1 + n / count) for word, count in df.items()},
+            hubs=hubs,
             items=items,
             rows={r["id"]: {k: r[k] for k in keep} for r in rows},
             incident=incident,
@@ -149,16 +199,21 @@ class IdentityRecall:
         if not self.config.retrieval or budget_tokens <= 0:
             return []
         loaded = self.graph(namespace)
-        if not loaded.graph.edges and not any(n.description for n in loaded.graph.nodes.values()):
+        if not loaded.facts:
             return []
-        ranked = self.ranked(loaded, self.embedder.embed_query(query), self.config.nodes, self.config.hops)
+        ranked = self.ranked(loaded, query, self.embedder.embed_query(query), self.config.nodes, self.config.hops)
         out: list[BlockLine] = []
         used = 0
-        for memory_id, text in ranked:
-            row = loaded.rows[memory_id]
+        floor = self.config.relevance_floor * (ranked[0][1] if ranked else 0.0)
+        for fact, match in ranked:
+            if match < floor:
+                break
+            row = loaded.rows[fact.memory_id]
             if not self.may_hear(listener, row["audience"]):
                 continue
-            line = BlockLine(memory_id, "identity", _short_source(row["source"]), text, row["type"])
+            source = _short_source(row["source"])
+            label = as_data(source, provenance=True).text if source else "added"
+            line = BlockLine(fact.memory_id, label, source, fact.text, row["type"])
             if used + line.tokens > budget_tokens:
                 continue  # a shorter line further down may still fit
             out.append(line)
@@ -166,43 +221,40 @@ class IdentityRecall:
         return out
 
     @staticmethod
-    def ranked(loaded: LoadedGraph, query: np.ndarray, nodes: int, hops: int) -> list[tuple[str, str]]:
-        """(memory id, text) of the edges and descriptions near the query's best ``nodes`` nodes, by
-        hop (the seeds' own first), then by similarity; then the remaining edges by similarity."""
-        graph = loaded.graph
-        q = np.asarray(query, dtype=np.float32)
-        edge_sim = loaded.edge_vectors @ q if len(graph.edges) else np.zeros(0)
-        node_sim = dict(zip(loaded.node_keys, (loaded.node_vectors @ q).tolist())) if loaded.node_keys else {}
-        score = {
-            key: max([node_sim[key], *(float(edge_sim[i]) for i in loaded.incident.get(key, ()))])
-            for key in loaded.node_keys
-            if key not in loaded.owners
-        }
-        seeds = sorted(score, key=lambda k: (-score[k], k))[:nodes]
+    def ranked(loaded: LoadedGraph, query: str, vector: np.ndarray, nodes: int, hops: int) -> list[tuple[Fact, float]]:
+        """(fact, its lifted match), best first: each fact by its match with the request (dense and lexical, as memories
+        are matched), lifted a little when it touches one of the ``nodes`` best nodes (hop 0) or
+        their neighbourhood within ``hops`` (seed 000's ID-RAG: what surrounds a relevant node comes
+        with it). The seeds and the walk leave out the hubs (the agent, the user, a node most facts
+        touch)."""
+        asked = set(content_words(query))
+        full = sum(loaded.idf.get(w, 0.0) for w in asked)
+        dense = np.maximum(0.0, loaded.fact_vectors @ np.asarray(vector, dtype=np.float32))
+        match = [
+            (1 - LEXICAL_WEIGHT) * float(d)
+            + LEXICAL_WEIGHT * (sum(loaded.idf[w] for w in f.words & asked) / full if full else 0.0)
+            for f, d in zip(loaded.facts, dense.tolist())
+        ]
+        own = dict(zip(loaded.node_keys, (loaded.node_vectors @ np.asarray(vector, dtype=np.float32)).tolist()))
+        best: dict[str, float] = {}
+        for fact, m in zip(loaded.facts, match):
+            for end in fact.ends:
+                if end not in loaded.hubs:
+                    best[end] = max(best.get(end, own.get(end, 0.0)), m)
+        seeds = sorted(best, key=lambda k: (-best[k], k))[:nodes]
         hop = {key: 0 for key in seeds}
         frontier = list(seeds)
         for depth in range(1, hops + 1):
             frontier = [n for key in frontier for n in sorted(loaded.neighbours(key)) if n not in hop]
             for n in frontier:
                 hop.setdefault(n, depth)
-        far = hops + 1  # what the neighbourhood did not reach: by similarity alone, after it
-        facts: list[tuple[int, float, str, str]] = []
-        for i, edge in enumerate(graph.edges):
-            near = min(
-                (hop.get(end, far) for end in (edge.source, edge.target) if end not in loaded.owners), default=far
-            )
-            facts.append((near, -float(edge_sim[i]), edge.memory_id or "", edge.text))
-        for key, node in graph.nodes.items():
-            if node.description and node.memory_id:
-                facts.append((hop.get(key, far), -node_sim[key], node.memory_id, _node_text(node)))
-        facts.sort()
-        seen: set[str] = set()
-        out = []
-        for _near, _sim, memory_id, text in facts:
-            if memory_id and memory_id not in seen:
-                seen.add(memory_id)
-                out.append((memory_id, text))
-        return out
+
+        def lifted(i: int) -> float:
+            near = min((hop[end] for end in loaded.facts[i].ends if end in hop), default=None)
+            return match[i] + (0.0 if near is None else HOP_LIFT / (1 + near))
+
+        order = sorted(range(len(loaded.facts)), key=lambda i: (-lifted(i), loaded.facts[i].memory_id))
+        return [(loaded.facts[i], lifted(i)) for i in order]
 
     # ---- browsing --------------------------------------------------------------------
 
@@ -221,7 +273,7 @@ class IdentityRecall:
                 nxt.extend(n for n in sorted(near) if n not in reach)
             for n in nxt:
                 reach.setdefault(n, depth)
-            frontier = [n for n in nxt if n not in loaded.owners]  # the agent and the user are not walked through
+            frontier = [n for n in nxt if n not in loaded.hubs]  # the agent, the user and hubs are not walked through
         edges = [
             e
             for e in loaded.graph.edges
@@ -276,6 +328,18 @@ def _short_source(source: str | None) -> str | None:
         return source
     line = _LINE.search(source)
     return source.split("#", 1)[0] + (f" L{line.group(1)}" if line else "")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(content_words(text))
+
+
+def _unlinked(content: str) -> str:
+    """A relation item's words as written, without the brackets: "works at Fernwood Labs: ..."."""
+    return " ".join(_LINK_MARKS.sub("", content).split())
+
+
+_LINK_MARKS = re.compile(r"\[\[|\]\]|\|[^\]]*(?=\]\])")
 
 
 def _node_text(node: Node) -> str:
