@@ -148,6 +148,29 @@ def test_the_identity_graph_is_browsed_with_where_each_relation_comes_from(world
     assert bad_hops.status_code == 400 and "hops" in bad_hops.text
 
 
+def test_goals_are_added_shown_and_done_from_the_identity_page(world):
+    d, base, token, _ = world
+    client, csrf = session(base, token)
+    headers = {"Origin": base, "X-CSRF-Token": csrf}
+    bad = client.post(
+        "/identity/goals", data={"text": "Renew the passport", "due": "2026-02-30T10:00:00Z"}, headers=headers
+    )
+    assert bad.status_code == 400 and "due" in bad.text and 'id="error"' in bad.text
+    assert d.call("goal.list", {"status": "all"})["goals"] == []  # nothing stored
+    added = client.post(
+        "/identity/goals",
+        data={"text": "Ask how the interview went", "priority": "high", "trigger": "interview"},
+        headers=headers,
+    )
+    assert added.history[0].status_code == 303 and added.history[0].headers["location"].endswith("#goals")
+    [goal] = d.call("goal.list", {})["goals"]
+    page = client.get("/identity")
+    assert f'data-goal="{goal["id"]}"' in page.text and "Ask how the interview went" in page.text
+    done = client.post(f"/identity/goals/{goal['id']}/done", headers=headers)
+    assert done.history[0].status_code == 303 and "No open goal." in done.text
+    assert d.call("goal.list", {})["goals"] == []
+
+
 def test_bad_input_is_shown_on_the_page_and_changes_nothing(world):
     d, base, token, ids = world
     client, csrf = session(base, token)

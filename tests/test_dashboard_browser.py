@@ -91,6 +91,7 @@ def world(tmp_path_factory):
         d.call("jobs.run", {"name": "consolidate"})
         d.call("identity.edge.add", {"relation": "values", "target": "plain words", "note": "no jargon"})
         d.call("identity.edge.add", {"relation": "is part of", "target": "kindness", "source": "plain words"})
+        d.call("goal.add", {"text": "Ask how the interview went", "priority": "high", "trigger": "interview"})
         proc, base, token = start_dashboard(d.socket, d.root, d.root / "dashboard.log")
         try:
             yield d, base, token, ids, tmp_path_factory.mktemp("shots")

@@ -1,6 +1,7 @@
 """The Identity page: the identity graph (who the agent is and whom it serves) as its files and
 memories state it: nodes by kind, every relation with the line or memory it comes from, the lines
-left out with why; and one node with its neighbourhood."""
+left out with why; one node with its neighbourhood; and the open goals, with a form to add one and
+a button to mark one done."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
-from agentmemd.daemon.dashboard.forms import chosen_namespace
+from agentmemd.daemon.dashboard.forms import chosen_namespace, form_fields
+from agentmemd.daemon.dashboard.link import PageError
 from agentmemd.persona.identity.graph import NODE_KIND_LABELS
 
 if TYPE_CHECKING:
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
 ROUTES = [
     ("/identity", "identity", ["GET"]),
     ("/identity/node", "identity_node", ["GET"]),
+    ("/identity/goals", "goal_add", ["POST"]),
+    ("/identity/goals/{id}/done", "goal_done", ["POST"]),
 ]
 
 
@@ -30,11 +34,56 @@ def _by_kind(graph: dict) -> dict[str, list[dict]]:
     }
 
 
+async def identity_page(
+    d: "Dashboard", request: Request, *, focus=None, error: str | None = None, status: int = 200
+) -> Response:
+    namespace = chosen_namespace(request)
+    graph, goals = await asyncio.gather(
+        d.call("identity.graph", {"namespace": namespace}), d.call("goal.list", {"namespace": namespace})
+    )
+    return d.render(
+        request,
+        "identity.html",
+        status=status,
+        namespace=namespace,
+        graph=graph,
+        by_kind=_by_kind(graph),
+        focus=focus,
+        goals=goals["goals"],
+        error=error,
+    )
+
+
 def identity(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
+        return await identity_page(d, request)
+
+    return page
+
+
+def goal_add(d: "Dashboard") -> "Handler":
+    """A goal from the page's form (its bad input shown on the page, nothing stored)."""
+
+    async def page(request: Request) -> Response:
+        form = await form_fields(request)
+        params = {"text": form.get("text", ""), "namespace": chosen_namespace(request)}
+        for field in ("priority", "due", "trigger"):
+            if form.get(field):
+                params[field] = form[field]
+        try:
+            await d.call("goal.add", params)
+        except PageError as exc:
+            return await identity_page(d, request, error=exc.message, status=exc.status)
+        return RedirectResponse(f"/identity?namespace={params['namespace']}#goals", status_code=303)
+
+    return page
+
+
+def goal_done(d: "Dashboard") -> "Handler":
+    async def page(request: Request) -> Response:
         namespace = chosen_namespace(request)
-        graph = await d.call("identity.graph", {"namespace": namespace})
-        return d.render(request, "identity.html", namespace=namespace, graph=graph, by_kind=_by_kind(graph), focus=None)
+        await d.call("goal.done", {"id": request.path_params["id"], "namespace": namespace})
+        return RedirectResponse(f"/identity?namespace={namespace}#goals", status_code=303)
 
     return page
 
@@ -44,14 +93,7 @@ def identity_node(d: "Dashboard") -> "Handler":
         namespace = chosen_namespace(request)
         name = request.query_params.get("name", "")
         hops = request.query_params.get("hops", "1")
-        graph, focus = await asyncio.gather(
-            d.call("identity.graph", {"namespace": namespace}),
-            d.call(
-                "identity.node", {"namespace": namespace, "name": name, "hops": int(hops) if hops.isdigit() else hops}
-            ),
-        )
-        return d.render(
-            request, "identity.html", namespace=namespace, graph=graph, by_kind=_by_kind(graph), focus=focus
-        )
+        params = {"namespace": namespace, "name": name, "hops": int(hops) if hops.isdigit() else hops}
+        return await identity_page(d, request, focus=await d.call("identity.node", params))
 
     return page
