@@ -166,6 +166,7 @@ def test_goals_are_added_shown_and_done_from_the_identity_page(world):
     [goal] = d.call("goal.list", {})["goals"]
     page = client.get("/identity")
     assert f'data-goal="{goal["id"]}"' in page.text and "Ask how the interview went" in page.text
+    assert page.text.count('id="goals"') == 1 and "<title>Identity" in page.text.replace("\n", "")
     done = client.post(f"/identity/goals/{goal['id']}/done", headers=headers)
     assert done.history[0].status_code == 303 and "No open goal." in done.text
     assert d.call("goal.list", {})["goals"] == []
