@@ -123,6 +123,7 @@ def test_the_block_keeps_to_its_share_and_can_be_switched_off(in_process):
         ({"text": "   "}, "text"),
         ({"text": "x", "priority": "urgent"}, "priority"),
         ({"text": "x", "trigger": ""}, "trigger"),
+        ({"text": "x", "trigger": "to be"}, "trigger"),  # only common words: every request would say them
     ],
 )
 def test_bad_goals_are_refused_naming_the_field_and_nothing_is_stored(d, params, field):

@@ -63,6 +63,7 @@ class Goals:
     def add(self, p: GoalAddParams, vector: np.ndarray) -> dict[str, Any]:
         now = self.clock.now()
         self._check_due(p.due, now)
+        self._check_trigger(p.trigger)
         at = format_time(now)
         goal_id = new_goal_id()
         self.tables.insert(
@@ -97,6 +98,7 @@ class Goals:
             self._check_due(p.due, now)
             fields.update(due=format_time(p.due), surfaced=None)  # a new due time surfaces again
         if p.trigger is not None:
+            self._check_trigger(p.trigger)
             fields["trigger"] = " ".join(p.trigger.split())
         if p.status is not None and p.status != goal["status"]:
             fields.update(status=p.status, finished=None if p.status == "open" else at)
@@ -122,6 +124,12 @@ class Goals:
             self.tables.update(goal["id"], {"surfaced": now})
             self.tables.add_note(goal["id"], now, f"fell due ({goal['due'][:16].replace('T', ' ')} UTC)", "scheduler")
         return [{"id": g["id"], "namespace": g["namespace"], "text": g["text"]} for g in fallen]
+
+    @staticmethod
+    def _check_trigger(trigger: str | None) -> None:
+        """A trigger of no content word ("to be") would be said by every request."""
+        if trigger is not None and not content_words(trigger):
+            raise InvalidParams("trigger", f"{trigger!r} has no word a request could be matched on (only common words)")
 
     def _check_due(self, due, now) -> None:
         if due is not None and due <= now:
@@ -165,7 +173,8 @@ class Goals:
         chosen = []
         for goal, sim in zip(goals, similarity.tolist()):
             due = goal["due"] is not None and goal["due"] <= soon
-            triggered = bool(goal["trigger"]) and set(content_words(goal["trigger"])) <= asked
+            trigger = set(content_words(goal["trigger"] or ""))
+            triggered = bool(trigger) and trigger <= asked
             if due or triggered or sim >= self.config.relevance:
                 chosen.append((not (due or triggered), PRIORITY_RANK[goal["priority"]], -sim, goal["id"], goal))
         out, used = [], 0

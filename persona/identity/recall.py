@@ -222,11 +222,11 @@ class IdentityRecall:
 
     @staticmethod
     def ranked(loaded: LoadedGraph, query: str, vector: np.ndarray, nodes: int, hops: int) -> list[tuple[Fact, float]]:
-        """(fact, its lifted match), best first: each fact by its match with the request (dense and lexical, as memories
-        are matched), lifted a little when it touches one of the ``nodes`` best nodes (hop 0) or
-        their neighbourhood within ``hops`` (seed 000's ID-RAG: what surrounds a relevant node comes
-        with it). The seeds and the walk leave out the hubs (the agent, the user, a node most facts
-        touch)."""
+        """(fact, its lifted match), best first: each fact by its match with the request (dense and
+        lexical, as memories are matched), lifted a little when it touches one of the ``nodes`` best
+        nodes (hop 0) or their neighbourhood within ``hops`` (seed 000's ID-RAG: what surrounds a
+        relevant node comes with it). The seeds and the walk leave out the hubs (the agent, the
+        user, a node most facts touch)."""
         asked = set(content_words(query))
         full = sum(loaded.idf.get(w, 0.0) for w in asked)
         dense = np.maximum(0.0, loaded.fact_vectors @ np.asarray(vector, dtype=np.float32))
