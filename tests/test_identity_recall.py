@@ -143,3 +143,24 @@ def test_no_relation_lines_no_block_and_the_switch_turns_it_off(in_process, tmp_
     off = in_process({"identity": {"retrieval": False}}, fake_embedder=True, workspace=ws2)
     pack = off.call("context.pack", {"query": "what do you think about nuclear power?", "budget_tokens": 400})
     assert not pack["text"].startswith("[IDENTITY")
+
+
+def test_the_identity_query_reads_the_turns_before_the_request(make_nova):
+    nova = make_nova({"identity": {"budget_share": 0.15}})
+    earlier = ["They want to build nuclear power reactors near our town.", "That is a big decision for the town."]
+    asked = {"query": "What do you think?", "budget_tokens": 1000}
+    with_turns = identity_lines(nova.call("context.pack", {**asked, "recent": earlier}))
+    assert "Nova believes in nuclear power: the fastest route off coal" in with_turns[:2]
+    assert not any("nuclear" in line for line in identity_lines(nova.call("context.pack", asked))[:2])
+
+    # A conversation's context passes its turns before the request (the persona's own lines are in
+    # its stable prefix already, so a USER.md fact shows it).
+    for role, text in (
+        ("user", "Should I order tea or coffee for the meeting?"),
+        ("assistant", "Whatever the team drinks."),
+        ("user", "What would I pick?"),
+    ):
+        nova.call("conversation.append", {"session": "drinks", "role": role, "content": text})
+    context = nova.call("conversation.context", {"session": "drinks", "budget_tokens": 1000})
+    block = context["messages"][-1]["content"].split("[END IDENTITY]")[0]
+    assert "the user prefers tea: over coffee" in block

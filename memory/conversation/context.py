@@ -195,9 +195,14 @@ def as_message(turn: dict[str, Any]) -> dict[str, str]:
     return {"role": turn["role"], "content": turn["content"]}
 
 
+def is_said(message: dict[str, str]) -> bool:
+    """A message someone said (not a tool's output carried on the user side)."""
+    return not message["content"].startswith(TOOL_OUTPUT_OPEN)
+
+
 def is_users(message: dict[str, str]) -> bool:
     """A message the user wrote (not a tool's output carried on the user side)."""
-    return message["role"] == "user" and not message["content"].startswith(TOOL_OUTPUT_OPEN)
+    return message["role"] == "user" and is_said(message)
 
 
 def attach_pack(
@@ -218,8 +223,15 @@ def attach_pack(
     wrapper = count_tokens(MEMORIES_OPEN) + count_tokens(MEMORIES_CLOSE)
     if left - wrapper <= 0:
         return None, 0
+    # The turns said just before it (not tools' output): the identity block's query reads them too.
+    said = [m["content"] for m in messages[:newest_user] if m["role"] in ("user", "assistant") and is_said(m)]
     params = PackParams(
-        query=query, budget_tokens=left - wrapper, namespace=namespace, exclude=exclude, audience=audience
+        query=query,
+        budget_tokens=left - wrapper,
+        namespace=namespace,
+        exclude=exclude,
+        audience=audience,
+        recent=[text for text in said[-2:] if text.strip()],
     )
     pack = memories.pack(params)
     if not pack.items:

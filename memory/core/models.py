@@ -182,6 +182,9 @@ class PackParams(Params):
     audience: Listener | None = None
     # When the question is asked ("last Thursday" is resolved against it): the daemon's clock if none.
     asked_at: Timestamp | None = None
+    # The conversation's turns just before the query, oldest first: the identity block's query reads
+    # the last two with it (seed 000 builds the identity query from working memory).
+    recent: list[Content] = Field(default_factory=list, max_length=20)
 
 
 # A node of the identity graph as people name it: what goes inside [[...]].

@@ -98,6 +98,7 @@ def _best_first(s: Scored) -> tuple[float, str]:
 # (namespace, query, budget tokens, listener) -> a block's lines, best first, within the budget: the
 # identity graph's (persona/identity/recall.py), the goals' (persona/goals/goals.py).
 BlockSource = Callable[[str, str, int, "str | None"], list[BlockLine]]
+RECENT_TURNS_IN_IDENTITY_QUERY, RECENT_CHARS = 2, 500  # the end of a long turn is what the request follows
 
 
 class Packs:
@@ -118,7 +119,11 @@ class Packs:
         # The identity block and the goals first, each within its share: the identity facts are not
         # packed again below.
         cfg = self.config
-        identity = self._block(IDENTITY, p, excluded, cfg.identity.retrieval, cfg.identity.budget_share)
+        # The identity query: the request with the turns just before it ("what do you think?" after
+        # "they want to build a reactor nearby").
+        earlier = [turn[-RECENT_CHARS:] for turn in p.recent[-RECENT_TURNS_IN_IDENTITY_QUERY:]]
+        asked = " ".join([*earlier, p.query])
+        identity = self._block(IDENTITY, p, excluded, cfg.identity.retrieval, cfg.identity.budget_share, asked)
         goals = self._block(GOALS, p, excluded, cfg.goals.in_pack, cfg.goals.budget_share)
         blocks = [render_block(IDENTITY, identity), render_block(GOALS, goals)]
         block_tokens = sum(tokens for _, tokens in blocks)
@@ -199,14 +204,16 @@ class Packs:
         self.pack_log.submit(entry)
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items, goals=entry["goals"])
 
-    def _block(self, block: Block, p: PackParams, excluded: set[str], on: bool, share: float) -> list[BlockLine]:
+    def _block(
+        self, block: Block, p: PackParams, excluded: set[str], on: bool, share: float, query: str | None = None
+    ) -> list[BlockLine]:
         """A block's lines for this request, within ``share`` of the budget (none that the caller
         already shows the model); none when it is switched off or nobody provides it."""
         source = self.blocks.get(block.name)
         room = int(p.budget_tokens * share) - block_wrapper_tokens(block)
         if source is None or not on or room <= 0:
             return []
-        return [ln for ln in source(p.namespace, p.query, room, p.audience) if ln.id not in excluded]
+        return [ln for ln in source(p.namespace, query or p.query, room, p.audience) if ln.id not in excluded]
 
     def _said_once(self, packable: list[Scored], excluded: set[str]) -> dict[str, str]:
         """What a pack leaves out so that one conversation turn is not packed twice (issue 16): an
