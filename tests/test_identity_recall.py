@@ -102,6 +102,9 @@ def test_a_changed_line_is_a_new_version_and_forget_takes_the_edge(make_nova):
     assert identity_lines(nova.call("context.pack", asked))[0] == "Nova likes jazz: Coltrane on Sunday mornings"
     (nova.ws / "SOUL.md").write_text(SOUL.replace("Coltrane on Sunday mornings", "Nina Simone on rainy evenings"))
     nova.services.indexer.sync(["SOUL.md"])
+    # The sync read the graph again already: the next pack does not wait for it.
+    warmed = nova.services.identity.recall._graphs["default"]
+    assert any("Nina Simone" in fact.text for fact in warmed.facts)
     second = nova.call("context.pack", asked)
     lines = identity_lines(second)
     assert lines[0] == "Nova likes jazz: Nina Simone on rainy evenings"

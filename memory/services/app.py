@@ -191,6 +191,8 @@ class Services:
         tracker = PersonaTracker(memories, config, provider.name)
         identity = IdentityRecall(tracker.tables, embedder, config.identity, memories.may_hear)
         memories.packing.blocks["identity"] = identity.block
+        if indexer is not None:
+            indexer.on_synced = lambda: identity.warm(config.workspace.namespace)
         worker = CompactionWorker(
             conversations,
             provider,

@@ -25,7 +25,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -115,6 +115,9 @@ class WorkspaceIndexer:
         self.run_on_store = run_on_store or run_here
         self._vectors: dict[str, np.ndarray] = {}  # the sync being committed
         self._bad_names: set[str] = set()  # files skipped because their names are not UTF-8 (logged once)
+        # Called after a sync that changed something (the identity graph is read again then, not on
+        # the next request): set by the services that keep what is read from the files.
+        self.on_synced: Callable[[], None] | None = None
 
     # ---- files ---------------------------------------------------------------
 
@@ -202,6 +205,11 @@ class WorkspaceIndexer:
             report.files += len(prepared.parsed) + (len(prepared.gone) if final else 0)
         if report.added or report.updated or report.archived or report.moved or report.skipped:
             log.info("workspace synced", extra=report.as_dict())
+        if self.on_synced is not None and (report.added or report.updated or report.archived or report.moved):
+            try:
+                self.on_synced()
+            except Exception:  # the sync itself is done and committed; a request reads it later anyway
+                log.exception("after the workspace sync")
         return report
 
     def _bounded(self, rel: str, parse: BoundedParse, read: _FileRead) -> list[MarkdownItem]:

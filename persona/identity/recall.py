@@ -125,6 +125,12 @@ class IdentityRecall:
             self._graphs[namespace] = loaded
         return loaded
 
+    def warm(self, namespace: str) -> None:
+        """Read the namespace's graph now (after a workspace sync), so the next pack does not wait
+        for it (0.6 s for a graph of 90 facts)."""
+        with self.tables.store.reading():
+            self.graph(namespace)
+
     def _load(self, namespace: str) -> LoadedGraph:
         rows = self.tables.identity_items(namespace)
         agent = agent_name(r["content"] for r in rows if r["type"] == "persona" or r["path"] in PERSONA_FILES)
