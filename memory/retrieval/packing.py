@@ -114,7 +114,7 @@ def _render(mtype: str, day: str, mid: str, source: str | None, content: str, co
     # The same memories come back pack after pack: each line is neutralised and counted once.
     safe = as_data(content)
     provenance = (
-        f"- [{mtype}{f' | {day}' if day else ''} | id={mid}"
+        f"- [{mtype} | {day} | id={mid}"
         + (f" | source={as_data(source, provenance=True).text}" if source else "")
         + "] "
     )

@@ -31,7 +31,7 @@ import numpy as np
 from agentmemd.memory.core.config import IdentityConfig
 from agentmemd.memory.core.errors import NotFound
 from agentmemd.memory.core.text import content_words
-from agentmemd.memory.retrieval.embeddings import Embedder
+from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.packing import BlockLine
 from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.store.persona_tables import PersonaTables
@@ -163,9 +163,9 @@ class IdentityRecall:
         written = [_unlinked(by_id[f.memory_id]["content"]) for f in facts]
         texts = [f.text for f in facts] + written + [_node_text(graph.nodes[k]) for k in node_keys]
         dim = self.embedder.dim
-        vectors = _normalised(self.embedder.embed(texts)) if texts else np.zeros((0, dim), np.float32)
+        vectors = normalise_rows(self.embedder.embed(texts)) if texts else np.zeros((0, dim), np.float32)
         n = len(facts)
-        fact_vectors = _normalised((vectors[:n] + vectors[n : 2 * n]) / 2) if n else np.zeros((0, dim), np.float32)
+        fact_vectors = normalise_rows((vectors[:n] + vectors[n : 2 * n]) / 2) if n else np.zeros((0, dim), np.float32)
         incident: dict[str, list[int]] = {}
         for i, edge in enumerate(graph.edges):
             incident.setdefault(edge.source, []).append(i)
@@ -350,8 +350,3 @@ _LINK_MARKS = re.compile(r"\[\[|\]\]|\|[^\]]*(?=\]\])")
 
 def _node_text(node: Node) -> str:
     return f"{node.name}: {node.description}" if node.description else node.name
-
-
-def _normalised(vectors: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
