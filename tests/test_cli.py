@@ -67,6 +67,18 @@ def test_search_says_what_moved_a_hit_besides_its_own_match(served):
     assert "answer=+" in lines[answer + 1] and "match=" in lines[answer + 1], out
 
 
+def test_memories_listed_by_how_they_feel(served):
+    for text in ("I'm terrified of the dentist tomorrow.", "The dentist is on Rue Oberkampf."):
+        assert run(served, "add", text, "--type", "fact", "--namespace", "felt").exit_code == 0
+    listed = run(served, "memory", "list", "--namespace", "felt", "--emotion", "fear")
+    assert listed.exit_code == 0 and "1 memories" in listed.stdout and "terrified" in listed.stdout
+    assert " fear]" in listed.stdout
+    searched = run(served, "search", "dentist", "--namespace", "felt").stdout
+    assert "(fear)" in searched and "affect=" in searched
+    refused = run(served, "memory", "list", "--emotion", "smug")
+    assert refused.exit_code == 2 and "smug" in refused.output
+
+
 def test_a_refused_request_exits_1_naming_the_field(served):
     bad = run(served, "search", "   ")
     assert bad.exit_code == 1 and "query" in bad.stderr

@@ -113,6 +113,21 @@ def test_a_rebinding_host_is_refused(world):
     assert rebound.status_code == 400
 
 
+def test_memories_are_filtered_by_how_they_feel(world):
+    d, base, token, ids = world
+    upset = d.call("memory.add", {"content": "I'm furious the council closed the pool!", "type": "fact"})["id"]
+    client, _ = session(base, token)
+    page = client.get("/memories?emotion=anger")
+    assert page.status_code == 200 and upset in page.text and ids["city"] not in page.text
+    assert '<span class="tag emotion">anger</span>' in page.text
+    detail = client.get(f"/memories/default/{upset}").text
+    assert re.search(r'id="affect">anger · valence -0\.\d\d · arousal 0\.\d\d<', detail), detail
+    assert 'id="affect">neutral<' in client.get(f"/memories/default/{ids['city']}").text
+    bad = client.get("/memories?emotion=smug")
+    assert bad.status_code == 400 and "emotion" in bad.text
+    d.call("memory.forget", {"id": upset, "confirm": True})
+
+
 def test_every_page_answers(world):
     _, base, token, ids = world
     client, _ = session(base, token)

@@ -382,9 +382,27 @@ def test_search_is_lean_unless_scores_are_asked_for(served, ns):
             lean_tokens, full_tokens = count_tokens(lean.content[0].text), count_tokens(full.content[0].text)
             print(f"memory_search, 10 hits: {lean_tokens} tokens lean, {full_tokens} with scores")
             hits = _data(lean)["results"]
-            assert len(hits) == 10 and set(hits[0]) <= {"id", "content", "type", "date", "relevance", "archived"}
+            assert len(hits) == 10
+            assert set(hits[0]) <= {"id", "content", "type", "date", "relevance", "archived", "emotion"}
             assert "signals" in _data(full)["results"][0]
             assert lean_tokens * 2 < full_tokens
+
+    anyio.run(main)
+
+
+def test_a_lean_hit_names_a_basic_emotion_and_memory_get_the_whole_affect(served, ns):
+    served.call(
+        "memory.add_many", _lines("I'm furious the boiler broke again!", "The boiler is a Worcester 30i.", ns=ns)
+    )
+
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            found = _data(await client.call_tool("memory_search", {"query": "the boiler", "namespace": ns}))
+            feeling = {h["content"]: h.get("emotion") for h in found["results"]}
+            assert feeling == {"I'm furious the boiler broke again!": "anger", "The boiler is a Worcester 30i.": None}
+            angry = next(h["id"] for h in found["results"] if h.get("emotion"))
+            got = _data(await client.call_tool("memory_get", {"id": angry, "namespace": ns}))
+            assert got["affect"]["emotion"] == "anger" and got["affect"]["valence"] < 0
 
     anyio.run(main)
 

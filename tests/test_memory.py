@@ -104,6 +104,7 @@ def test_search_finds_evidence_turns(daemon, conv26):
             "time",
             "answer",
             "recency",
+            "affect",
         }
         got = {dia_of[r["id"]] for r in results}
         hits_at_10 += bool(got & evidence_ids(qa))

@@ -133,7 +133,7 @@ def test_explain_accounts_for_every_candidate(daemon, stocked):
     for c in why["candidates"]:
         assert set(c["signals"]) == {
             "similarity", "priority", "decay", "frequency", "match", "neighbourhood", "constraint", "speaker", "time",
-            "answer", "recency",
+            "answer", "recency", "affect",
         }  # fmt: skip
 
 

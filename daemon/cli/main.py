@@ -37,7 +37,7 @@ from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_optio
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core.config import ConfigError, load_config
-from agentmemd.memory.core.vocabulary import MEMORY_TYPES, REINFORCE_EVENTS, TIERS
+from agentmemd.memory.core.vocabulary import EMOTIONS, MEMORY_TYPES, REINFORCE_EVENTS, TIERS
 from agentmemd.memory.workspace.template import init_workspace
 
 BENCH_EXTRA = ("matplotlib", "scipy")
@@ -335,6 +335,7 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
 @click.option("--contains", help="Text the memory contains (case-insensitive).")
 @click.option("--from", "created_from", help="Created on or after this date (YYYY-MM-DD).")
 @click.option("--to", "created_to", help="Created on or before this date (YYYY-MM-DD).")
+@click.option("--emotion", type=click.Choice(EMOTIONS), help="Only memories that feel this (read from their words).")
 @click.option("--limit", type=bounded(m.MemoryListParams, "limit"), default=50, show_default=True)
 @click.option("--offset", type=bounded(m.MemoryListParams, "offset"), default=0, show_default=True)
 def memories(
@@ -345,6 +346,7 @@ def memories(
     contains: str | None,
     created_from: str | None,
     created_to: str | None,
+    emotion: str | None,
     limit: int,
     offset: int,
 ) -> None:
@@ -357,6 +359,7 @@ def memories(
         contains=contains,
         created_from=created_from,
         created_to=created_to,
+        emotion=emotion,
         limit=limit,
         offset=offset,
     )

@@ -38,6 +38,7 @@ def human_search(result: dict[str, Any]) -> None:
         print(
             f"       sim={s['similarity']:.3f} prio={s['priority']:.2f} decay={s['decay']:.3f} freq={s['frequency']:.3f}"
             + _moved(s)
+            + (f" affect={s['affect']:.2f} ({hit['emotion']})" if s.get("affect") else "")
             + (f"  source={hit['source']}" if hit["source"] else "")
         )
 
@@ -79,7 +80,10 @@ def human_memories(result: dict[str, Any]) -> None:
     first = result["offset"] + 1
     print(f"{result['total']} memories" + (f", {first}-{first + shown - 1} shown" if shown else ""))
     for m in result["items"]:
-        print(f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}]  {m['content'][:100]}")
+        feeling = "" if m.get("emotion", "neutral") == "neutral" else f" {m['emotion']}"
+        print(
+            f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}{feeling}]  {m['content'][:100]}"
+        )
 
 
 def human_memory_history(result: dict[str, Any]) -> None:

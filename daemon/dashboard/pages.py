@@ -14,13 +14,13 @@ from starlette.responses import RedirectResponse, Response
 from agentmemd.daemon.dashboard.charts import bar_chart, time_chart
 from agentmemd.daemon.dashboard.forms import chosen_namespace, form_fields, page_number
 from agentmemd.daemon.dashboard.link import PageError
-from agentmemd.memory.core.vocabulary import MEMORY_TYPES, TIERS
+from agentmemd.memory.core.vocabulary import EMOTIONS, MEMORY_TYPES, TIERS
 
 if TYPE_CHECKING:
     from agentmemd.daemon.dashboard.app import Dashboard, Handler
 
 PAGE_SIZE = 50
-LIST_FILTERS = ("namespace", "type", "tier", "source", "contains", "created_from", "created_to")
+LIST_FILTERS = ("namespace", "type", "tier", "emotion", "source", "contains", "created_from", "created_to")
 SPREAD_LABELS = [f"{i / 10:.1f}" for i in range(10)]
 
 ROUTES = [
@@ -94,6 +94,7 @@ def memories(d: "Dashboard") -> "Handler":
             namespaces=listing["namespaces"] if listing else [],
             types=MEMORY_TYPES,
             tiers=TIERS,
+            emotions=EMOTIONS,
         )
 
     return page

@@ -46,7 +46,7 @@ from agentmemd.memory.core.models import (
     SearchParams,
     UpdateParams,
 )
-from agentmemd.memory.core.vocabulary import EPISODE, MemoryType
+from agentmemd.memory.core.vocabulary import BASIC_EMOTIONS, EPISODE, MemoryType
 
 INSTRUCTIONS = """agentmemd is this agent's long-term memory and persona.
 Before answering, call context_pack with the user's message: the memories that matter, within a token
@@ -205,6 +205,8 @@ def _lean_hit(hit: dict[str, Any]) -> dict[str, Any]:
     }
     if hit["tier"] == "archived":
         lean["archived"] = True
+    if hit.get("emotion") in BASIC_EMOTIONS:  # not a bare "positive": a model gains nothing by it
+        lean["emotion"] = hit["emotion"]
     return lean
 
 

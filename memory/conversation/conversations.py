@@ -371,6 +371,7 @@ class Conversations:
                             audience=audience,  # what was said in a chat is heard where that chat's may be
                             origin_chat=chat,
                             said_by=job.persons.get(d.source_turns[0]),
+                            affect=d.affect,  # the model's reading, where it gave one; else the words'
                         )
                         for d in drafts
                     ],

@@ -242,6 +242,12 @@ class ScoringConfig(_Section):
     priority: float = Field(0.25, description="Weight of the priority signal.")
     decay: float = Field(0.20, description="Weight of retention (decay with reinforcement).")
     frequency: float = Field(0.20, description="Weight of how often it was used.")
+    affect: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Weight of a memory's emotional intensity (its arousal), in either mode; 0: off.",
+    )
     priority_floors: dict[MemoryType, float] = Field(
         description="The least priority a memory of each type has, whatever it was given.",
         default_factory=lambda: {

@@ -12,7 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import to_utc, zone_named
 from agentmemd.memory.core.disclosure import USER, Audience, Listener
-from agentmemd.memory.core.vocabulary import MemoryType, ReinforceEvent, Role, Tier
+from agentmemd.memory.core.vocabulary import Emotion, MemoryType, ReinforceEvent, Role, Tier
 
 
 def _utf8(value: str) -> str:
@@ -56,6 +56,16 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class MemoryAffect(BaseModel):
+    """How a memory feels (memory/language/affect.py): valence, arousal (a proxy: the feeling's
+    strength by its emotion) and an emotion label."""
+
+    model_config = ConfigDict(extra="forbid")
+    valence: float = Field(ge=-1.0, le=1.0, description="-1 (unpleasant) to 1 (pleasant)")
+    arousal: float = Field(ge=0.0, le=1.0, description="0 (calm or neutral) to 1 (intense)")
+    emotion: Emotion
+
+
 class AddParams(Params):
     content: Content
     type: MemoryType
@@ -74,6 +84,7 @@ class AddParams(Params):
     audience: Audience = USER
     origin_chat: Annotated[str, Field(max_length=300)] | None = None  # the chat it was said in
     said_by: Annotated[str, Field(max_length=64)] | None = None  # the person who said it
+    affect: MemoryAffect | None = Field(None, description="how it feels; None: read from its words")
 
     @field_validator("embedding")
     @classmethod
@@ -127,6 +138,7 @@ class MemoryListParams(Params):
     contains: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None  # in the text
     created_from: date | None = None  # inclusive
     created_to: date | None = None  # inclusive
+    emotion: Emotion | None = None  # only memories that feel this (memory/language/affect.py)
     limit: int = Field(50, ge=1, le=500)
     offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)
 
@@ -321,6 +333,7 @@ class MemoryRecord(BaseModel):
     # as said), an episode's observations (what the Observer made of it). Current versions only.
     episodes: list[str] = Field(default_factory=list)
     observations: list[str] = Field(default_factory=list)
+    affect: MemoryAffect | None = None  # None: neutral (no feeling read or given)
 
 
 class SignalsOut(BaseModel):
@@ -335,6 +348,7 @@ class SignalsOut(BaseModel):
     time: float = 0.0  # what similarity lost as speaking of other days than the question asks about
     answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
     recency: float = 0.0  # [scoring] mode "park"'s recency: 0.995 ** hours since it was last accessed
+    affect: float = 0.0  # the memory's arousal: how intense a feeling it holds ([scoring] affect weighs it)
 
 
 class SearchHit(BaseModel):
@@ -352,6 +366,7 @@ class SearchHit(BaseModel):
     # A consolidated node's provenance: the memories under it whose words it states (its quotes).
     # It is evidence of those only, not of every leaf it summarises.
     stated: list[str] = Field(default_factory=list)
+    emotion: Emotion = "neutral"  # how it feels (memory/language/affect.py); its intensity is signals.affect
 
 
 class SearchResult(BaseModel):

@@ -508,6 +508,7 @@ class MemoryListItem(Result):
     access_count: float
     version: int
     audience: str
+    emotion: str = "neutral"  # how it feels (memory.get has its valence and arousal too)
 
 
 class MemoryListResult(Result):

@@ -30,3 +30,9 @@ Dimension = Literal["voice", "relational", "grounded", "style", "constraint"]
 DIMENSIONS: tuple[str, ...] = get_args(Dimension)
 
 Role = Literal["user", "assistant", "tool"]  # tool: a tool's output an app handed the model; data, never speech
+
+# A memory's emotion (seed 003, 3.3; memory/language/affect.py): six basic emotions (Ekman), or
+# only how it feels where no emotion's cue is said.
+Emotion = Literal["joy", "sadness", "anger", "fear", "surprise", "disgust", "positive", "negative", "neutral"]
+EMOTIONS: tuple[str, ...] = get_args(Emotion)
+BASIC_EMOTIONS: tuple[str, ...] = EMOTIONS[:6]

@@ -13,6 +13,7 @@ from typing import Annotated, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentmemd.memory.core.models import MemoryAffect
 from agentmemd.memory.core.vocabulary import Role
 from agentmemd.memory.language.cues import Category, Priority
 from agentmemd.persona.identity.state import PersonaRecord, PersonaState
@@ -63,6 +64,7 @@ class ObservationDraft(_Model):
     source_turns: list[int] = Field(min_length=1, description="seq of the turns it comes from")
     referenced_date: str | None = Field(None, max_length=40, description="the date it refers to, ISO")
     relative_date: str | None = Field(None, max_length=80, description="the phrase as said, e.g. 'last Tuesday'")
+    affect: MemoryAffect | None = Field(None, description="the feeling the turns show, where they show one")
 
 
 class ObserveResult(_Model):
@@ -162,6 +164,9 @@ MED: task details, technical choices, contextual facts
 LOW: transient information, routine exchanges
 
 category is one of fact, preference, decision, emotional, relational.
+Where the turns show a feeling, give affect: valence (-1 unpleasant to 1 pleasant), arousal (0 calm
+to 1 intense) and emotion (joy, sadness, anger, fear, surprise, disgust; or positive / negative);
+leave it out for plain facts.
 When a turn places something in time ("last Tuesday", "next month", "two weeks ago"), give
 relative_date as said and referenced_date resolved against that turn's own timestamp (ISO:
 YYYY-MM-DD for a day, YYYY-Www for a week, YYYY-MM for a month, YYYY for a year).

@@ -56,6 +56,7 @@ class MemoryBrowser:
             content_contains=p.contains,
             created_from=p.created_from.isoformat() if p.created_from else None,
             created_before=(p.created_to + timedelta(days=1)).isoformat() if p.created_to else None,
+            emotion=p.emotion,
             archived=p.tier == "archived",
         )
         now, cfg = self.memories.clock.now(), self.memories.config.decay
@@ -67,6 +68,7 @@ class MemoryBrowser:
             matching = seqs[tiers_many(retention_many(ages, cfg), cfg) == p.tier].tolist()
             total = len(matching)
             rows = self.listing.rows(f, matching[p.offset : p.offset + p.limit])
+        felt = self.memories.affect.of([r["seq"] for r in rows])
         items = []
         for r in rows:
             value = retention(parse_time(r["last_accessed"]), r["access_count"], r["type"], now, cfg)
@@ -76,6 +78,7 @@ class MemoryBrowser:
                     **{k: v for k, v in r.items() if k in MemoryListItem.model_fields},
                     tier=tier,
                     retention=round(value, 4),
+                    emotion=felt[r["seq"]][2] if r["seq"] in felt else "neutral",
                 )
             )
         namespaces = self.listing.namespaces() if p.namespace is None else [p.namespace]

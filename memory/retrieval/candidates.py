@@ -49,6 +49,7 @@ from agentmemd.memory.retrieval.scoring import (
     similarity_signal,
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
+from agentmemd.memory.store.affect_tables import AffectTables
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store, fts_terms_in_order
 from agentmemd.memory.store.slot_tables import SlotTables
@@ -115,6 +116,7 @@ class CandidateFinder:
         self.tree_tables = ConsolidationTables(store)  # the consolidation tree's nodes and their leaves
         self.slots = SlotTables(store)  # which fact slot of whom each memory fills (m027)
         self.times = TimeTables(store)  # the days each memory speaks of (m028)
+        self.affect = AffectTables(store)  # how each memory feels (m031)
 
     def may_hear(self, listener: str | None, origin: str) -> bool:
         return may_hear(listener, origin, self.config.channels)
@@ -347,7 +349,9 @@ class CandidateFinder:
         priorities = np.fromiter((r["priority"] for r in rows), np.float64, n)
         frequencies = frequency_boosts(access_counts)
         recency = park_recency(hours, cfg.scoring)
-        scores = injection_scores(similarities, priorities, values, frequencies, cfg.scoring, recency)
+        feelings = self.affect.of(seqs)
+        arousal = np.fromiter((feelings[seq][1] if seq in feelings else 0.0 for seq in seqs), np.float64, n)
+        scores = injection_scores(similarities, priorities, values, frequencies, cfg.scoring, recency, arousal)
         tiers = ["archived"] * n if archived else tiers_many(values, cfg.decay).tolist()
         return [
             Scored(
@@ -362,12 +366,13 @@ class CandidateFinder:
                     neighbourhood=hood,
                     answer=answer,
                     recency=recent,
+                    affect=felt,
                 ),
                 score,
                 value,
                 tier,
             )
-            for i, (row, sim, prio, value, freq, match, hood, answer, recent, score, tier) in enumerate(
+            for i, (row, sim, prio, value, freq, match, hood, answer, recent, felt, score, tier) in enumerate(
                 zip(
                     rows,
                     similarities.tolist(),
@@ -378,6 +383,7 @@ class CandidateFinder:
                     near.tolist(),
                     answered.tolist(),
                     recency.tolist(),
+                    arousal.tolist(),
                     scores.tolist(),
                     tiers,
                 )

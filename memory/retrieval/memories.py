@@ -26,6 +26,7 @@ from agentmemd.memory.core.models import (
     AddParams,
     AddResult,
     ArchiveResult,
+    MemoryAffect,
     MemoryRecord,
     PackParams,
     PackResult,
@@ -41,6 +42,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE
+from agentmemd.memory.language.affect import read_affect
 from agentmemd.memory.language.dates import day_range, find_dates
 from agentmemd.memory.language.slots import filled_slots
 from agentmemd.memory.retrieval.candidates import CandidateFinder
@@ -112,6 +114,7 @@ class Memories:
         self.history = HistoryTables(store)  # what happened to each memory after it was stored (m019)
         self.slots = self.finder.slots  # which fact slot of whom each memory fills (m027)
         self.times = self.finder.times  # the days each memory speaks of (m028)
+        self.affect = self.finder.affect  # how each memory feels (m031)
 
     # ---- reads: candidates.py, search.py, packs.py ------------------------------------------
 
@@ -170,16 +173,33 @@ class Memories:
                     },
                     vec,
                 )
-                self._record_when_stored(seq, p.namespace, created, p.content, p.type)
+                self._record_when_stored(seq, p.namespace, created, p.content, p.type, p.affect)
                 ids.append(memory_id)
         return ids
 
-    def _record_when_stored(self, seq: int, namespace: str, created: str, content: str, memory_type: str) -> None:
-        """What is worked out of a memory's words when it is stored and kept beside it."""
-        self._record_slots(
-            {"seq": seq, "namespace": namespace, "created": created, "content": content, "type": memory_type}
-        )
-        self._record_times({"seq": seq, "namespace": namespace, "created": created, "content": content})
+    def _record_when_stored(
+        self,
+        seq: int,
+        namespace: str,
+        created: str,
+        content: str,
+        memory_type: str,
+        affect: MemoryAffect | None = None,
+    ) -> None:
+        """What is worked out of a memory's words when it is stored and kept beside it; ``affect``:
+        how it feels where the caller says (an app, the anthropic provider's Observer)."""
+        row = {"seq": seq, "namespace": namespace, "created": created, "content": content, "type": memory_type}
+        self._record_slots(row)
+        self._record_times(row)
+        if affect is None:
+            self._record_affect(row)
+        else:
+            self.affect.record(seq, namespace, affect.valence, affect.arousal, affect.emotion)
+
+    def _record_affect(self, row: dict[str, Any]) -> None:
+        """How it feels, read from its words (affect.py: VADER's valence, an emotion, arousal)."""
+        felt = read_affect(row["content"])
+        self.affect.record(row["seq"], row["namespace"], felt.valence, felt.arousal, felt.emotion)
 
     def _record_slots(self, row: dict[str, Any]) -> None:
         """Which fact slot of whom it fills (slots.py): a change of fact is then found for a question
@@ -199,12 +219,13 @@ class Memories:
             self.times.record(row["seq"], row["namespace"], days)
 
     def read_older_memories(self, chunk: int = 2000) -> int:
-        """The memories stored before slots and dates were recorded when stored (m027, m028), read
-        once, newest first, a chunk per transaction; how many were read."""
+        """The memories stored before slots, dates and affect were recorded when stored (m027, m028,
+        m031), read once, newest first, a chunk per transaction; how many were read."""
         read = 0
         for backlog, record in (
             (self.slots.backlog, self._record_slots),
             (self.times.backlog, self._record_times),
+            (self.affect.backlog, self._record_affect),
         ):
             while True:
                 with self.store.transaction():
@@ -424,6 +445,7 @@ class Memories:
     def get(self, memory_id: str, namespace: str | None = None) -> MemoryRecord:
         row, archived = self._lookup(memory_id, namespace)
         linked = self.store.made_from_same_turns(row["id"])
+        felt = self.affect.of([row["seq"]]).get(row["seq"])
         value = retention(
             parse_time(row["last_accessed"]), row["access_count"], row["type"], self.clock.now(), self.config.decay
         )
@@ -453,6 +475,7 @@ class Memories:
             tier="archived" if archived else tier_of(value, self.config.decay),
             episodes=sorted(mid for mid, mtype in linked if mtype == EPISODE),
             observations=sorted(mid for mid, mtype in linked if mtype != EPISODE),
+            affect=MemoryAffect(valence=felt[0], arousal=felt[1], emotion=felt[2]) if felt else None,
         )
 
     def stats(self, namespace: str | None = None) -> dict[str, Any]:

@@ -9,6 +9,9 @@
   Each is already on [0, 1], so they are summed as they are (Park et al. min-max normalise each
   over the candidates; a fixed scale lets one candidate be scored again on its own, as the speaker
   and answer rules do).
+
+In either mode, ``affect`` (seed 003, 3.3: a memory weighed by the emotional intensity that came
+with it) adds [scoring] affect times the memory's arousal; 0 by default (measured: it did not help).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class Signals:
     time: float = 0.0  # what similarity lost as speaking of other days than the question asks about (dates.py)
     answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
     recency: float = 0.0  # park mode's recency: park_recency_per_hour ** hours since last accessed
+    affect: float = 0.0  # how intense a feeling the memory holds (its arousal, memory/language/affect.py)
 
     def rounded(self) -> dict[str, float]:
         """Each signal rounded to 6 places, as hits and the pack log show them."""
@@ -85,14 +89,17 @@ def effective_priority(priority: float | None, memory_type: str, cfg: ScoringCon
 
 def injection_score(signals: Signals, cfg: ScoringConfig) -> float:
     s = signals
-    return float(injection_scores(s.similarity, s.priority, s.decay, s.frequency, cfg, s.recency))
+    return float(injection_scores(s.similarity, s.priority, s.decay, s.frequency, cfg, s.recency, s.affect))
 
 
-def injection_scores(similarity, priority, decay, frequency, cfg: ScoringConfig, recency=0.0):
-    """The score of one candidate (floats) or of many at once (arrays), in the configured mode."""
+def injection_scores(similarity, priority, decay, frequency, cfg: ScoringConfig, recency=0.0, affect=0.0):
+    """The score of one candidate (floats) or of many at once (arrays), in the configured mode; in
+    either, plus [scoring] affect times the memory's emotional intensity (seed 003, 3.3)."""
     if cfg.mode == "park":
-        return (recency + priority + similarity) / 3.0
-    return cfg.similarity * similarity + cfg.priority * priority + cfg.decay * decay + cfg.frequency * frequency
+        base = (recency + priority + similarity) / 3.0
+    else:
+        base = cfg.similarity * similarity + cfg.priority * priority + cfg.decay * decay + cfg.frequency * frequency
+    return base + cfg.affect * affect
 
 
 def park_recency(hours, cfg: ScoringConfig):

@@ -81,6 +81,7 @@ class Search:
         hits = self._episodes_apart(hits, by_own_match=not asks_for_a_list(p.query))
         kept, folded = self._fold_same_turns(hits)
         stated = self.finder.stated([s.row for s in kept[: p.k]])
+        felt = self.finder.affect.of([s.row["seq"] for s in kept[: p.k]])
         return SearchResult(
             results=[
                 SearchHit(
@@ -94,6 +95,7 @@ class Search:
                     created=s.row["created"],
                     folded=folded.get(s.row["id"], []),
                     stated=stated.get(s.row["id"], []),
+                    emotion=felt[s.row["seq"]][2] if s.row["seq"] in felt else "neutral",
                 )
                 for s in kept[: p.k]
             ]

@@ -30,6 +30,7 @@ class ListingFilter:
     content_contains: str | None = None
     created_from: str | None = None  # ISO text, inclusive
     created_before: str | None = None  # ISO text, exclusive
+    emotion: str | None = None  # only memories that feel this (memory_affect; "neutral": those with no row)
     archived: bool = False
 
     @property
@@ -52,6 +53,11 @@ class ListingFilter:
         if self.created_before:
             clauses.append("created < ?")
             params.append(self.created_before)
+        if self.emotion == "neutral":
+            clauses.append("seq NOT IN (SELECT seq FROM memory_affect)")
+        elif self.emotion:
+            clauses.append("seq IN (SELECT seq FROM memory_affect WHERE emotion = ?)")
+            params.append(self.emotion)
         return " AND ".join(clauses), params
 
 

@@ -800,6 +800,24 @@ def m030_goals(db):
     db.execute("CREATE INDEX idx_goal_notes_goal ON goal_notes(goal, id)")
 
 
+@migrations()
+def m031_memory_affect(db):
+    """How each memory feels (seed 003, 3.3; memory/language/affect.py): valence, arousal and an
+    emotion, read from its words when it is stored (or given with it). Only memories that feel
+    something have a row. Memories stored before are read once, as for m027."""
+    db.execute(
+        """CREATE TABLE memory_affect (
+            seq INTEGER PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            valence REAL NOT NULL,
+            arousal REAL NOT NULL,
+            emotion TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX memory_affect_by_emotion ON memory_affect (namespace, emotion)")
+    _mark_backlog(db, "memory_affect_backlog")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -1,0 +1,38 @@
+"""The memory_affect table (m031): how each memory feels, read when it was stored (valence, arousal,
+an emotion: memory/language/affect.py). A memory with no row feels nothing (neutral).
+
+    tables = AffectTables(store)
+    tables.record(seq, "default", -0.65, 0.59, "anger")
+    tables.of([seq, ...])          # seq -> (valence, arousal, emotion), for those that feel something
+"""
+
+from __future__ import annotations
+
+from agentmemd.memory.store.backlog import Backlog
+from agentmemd.memory.store.database import Store, _in_chunks
+
+
+class AffectTables:
+    def __init__(self, store: Store):
+        self.store = store
+        self.backlog = Backlog(store, "memory_affect_backlog")  # memories stored before m031
+
+    def record(self, seq: int, namespace: str, valence: float, arousal: float, emotion: str) -> None:
+        """Memory ``seq``'s affect (in the caller's transaction); a neutral one leaves no row."""
+        if emotion == "neutral" and valence == 0 and arousal == 0:
+            self.store.conn.execute("DELETE FROM memory_affect WHERE seq = ?", (seq,))
+            return
+        self.store.conn.execute(
+            "INSERT OR REPLACE INTO memory_affect (seq, namespace, valence, arousal, emotion) VALUES (?, ?, ?, ?, ?)",
+            (seq, namespace, valence, arousal, emotion),
+        )
+
+    def of(self, seqs: list[int]) -> dict[int, tuple[float, float, str]]:
+        """seq -> (valence, arousal, emotion), for those of ``seqs`` that feel something."""
+        out: dict[int, tuple[float, float, str]] = {}
+        for chunk, marks in _in_chunks(seqs):
+            for seq, valence, arousal, emotion in self.store.conn.execute(
+                f"SELECT seq, valence, arousal, emotion FROM memory_affect WHERE seq IN ({marks})", chunk
+            ):
+                out[seq] = (valence, arousal, emotion)
+        return out
