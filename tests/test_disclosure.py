@@ -262,3 +262,42 @@ def test_consolidation_never_builds_on_what_was_said_in_private(world):
     contents = " ".join(leaf[1] for leaf in leaves)
     assert "Kalymnos" in contents and "therapist" in contents  # a group's and the user's own
     assert not any(word in contents for word in ("Oceanarium", "Reykjavik", "celiac"))  # the private chats'
+
+
+def test_a_chat_id_given_without_its_channel_is_observed_and_kept_to_its_chat(in_process):
+    """An app that names its chat "book-club" (the importers say "telegram:2002"): its turns are heard
+    in that chat only, and the Observer can store what it makes of them (it refused the audience
+    "group:book-club" before, and every run over the chat failed)."""
+    d = in_process({}, fake_embedder=True)
+    got = d.call(
+        "channels.ingest",
+        {
+            "channel": "society",
+            "chat_id": "book-club",
+            "kind": "group",
+            "tz": "UTC",
+            "messages": [
+                {
+                    "sender": "Ana",
+                    "ts": "2026-03-02T09:00:00",
+                    "text": "I love the Lisbon trilogy, honestly.",
+                    "line": 1,
+                },
+                {
+                    "sender": "Bo",
+                    "ts": "2026-03-02T09:01:00",
+                    "text": "My sister is moving to Quillfeather Lane.",
+                    "line": 2,
+                },
+            ],
+        },
+    )
+    assert got["audience"] == "group:society:book-club"
+    d.call("conversation.observe", {"session": got["sessions"][0]})
+    observed = d.call("observations.list", {"session": got["sessions"][0]})["observations"]
+    assert observed and all(
+        d.call("memory.get", {"id": o["memory_id"]})["audience"] == "group:society:book-club" for o in observed
+    )
+    query = {"query": "Quillfeather Lane sister", "budget_tokens": 500}
+    assert "Quillfeather" in d.call("context.pack", {**query, "audience": "group:society:book-club"})["text"]
+    assert "Quillfeather" not in d.call("context.pack", {**query, "audience": "group:society:chess"})["text"]

@@ -975,6 +975,10 @@ def run_bench(args) -> dict[str, Any]:
         from agentmemd.daemon.bench.identity import bench_identity
 
         return bench_identity(args)
+    if args.bench == "society":
+        from agentmemd.daemon.bench.society import bench_society
+
+        return bench_society(args)
     if args.bench == "agents":
         from agentmemd.daemon.bench.agents import bench_agents
 

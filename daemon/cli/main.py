@@ -1221,6 +1221,25 @@ def bench_identity(**options: Any) -> None:
     _run_bench("identity", options)
 
 
+@bench.command("society")
+@click.option(
+    "--filler",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Competing memories added to every agent's namespace each round (the world grows).",
+)
+@click.option("--budget", type=int, default=1000, show_default=True, help="Each pack's token budget.")
+@bench_config("[identity] retrieval = false")
+@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir (and embeddings) here.")
+def bench_society(**options: Any) -> None:
+    """Eight agents in one daemon over a scripted season: identity recall, impressions, goals, leaks, drift.
+
+    Example: `agentmemd bench society --filler 0`
+    """
+    _run_bench("society", options)
+
+
 @bench.command("dashboard")
 @click.option("--memories", type=int, default=100_000, show_default=True)
 @click.option("--repeat", type=int, default=20, show_default=True, help="Fetches of each page.")

@@ -32,8 +32,11 @@ OWN_CHANNELS = frozenset({"chatgpt", "claude"})
 
 
 def chat_audience(channel: str, kind: str, chat: str) -> str:
-    """The audience of what is said in a chat."""
-    return USER if channel in OWN_CHANNELS else f"{kind}:{chat}"
+    """The audience of what is said in a chat: ``private:telegram:2002`` for the chat the importers
+    name ``telegram:2002``; a chat id an app gave without its channel ("book-club") gets it."""
+    if channel in OWN_CHANNELS:
+        return USER
+    return f"{kind}:{chat}" if chat.startswith(f"{channel}:") else f"{kind}:{channel}:{chat}"
 
 
 def channel_of(audience: str) -> str | None:

@@ -364,6 +364,7 @@ class Remapped(Result):
 
 class IngestResult(Result):
     chat: str  # the chat stored in (an earlier id the same chat was stored under, when there is one)
+    audience: str  # who may hear what was said there: what context.pack's audience takes for this chat
     added: int
     duplicates: int
     sessions: list[str]  # every session the batch's messages are in

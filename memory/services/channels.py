@@ -33,7 +33,7 @@ from agentmemd.memory.conversation.episodes import EpisodeWorker
 from agentmemd.memory.core.chats import ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, zone_named
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.core.disclosure import heard, may_hear
+from agentmemd.memory.core.disclosure import chat_audience, heard, may_hear
 from agentmemd.memory.core.models import (
     ChannelDeleteParams,
     ChannelEditParams,
@@ -166,6 +166,7 @@ class ChannelService:
         requests = [(s, False) for s in due] + [(s, True) for s in finished if s not in due]
         result = {
             "chat": plan.chat,
+            "audience": chat_audience(p.channel, p.kind, plan.chat),
             "added": len(plan.turns),
             "duplicates": plan.duplicates,
             "sessions": plan.sessions,
