@@ -143,3 +143,40 @@ def test_an_unknown_goal_or_another_namespaces_is_not_found_and_an_empty_update_
         d.call("goal.update", {"id": goal["id"], "namespace": "bob"})
     assert "nothing to change" in caught.value.message
     assert d.call("goal.list", {"namespace": "bob"})["goals"][0]["status"] == "open"
+
+
+def test_a_conversations_stable_prefix_holds_the_standing_goals_once(d):
+    """High-priority and due goals are in the prefix (not repeated in the pack); a low one that
+    is neither is left to the pack; a group chat's conversation hears none of them."""
+    high = d.call("goal.add", {"text": "Finish the grant application", "priority": "high"})["id"]
+    due = d.call("goal.add", {"text": "Call the plumber", "priority": "low", "due": "2026-11-21T09:00:00Z"})["id"]
+    later = d.call("goal.add", {"text": "Plan the spring garden", "priority": "low", "trigger": "garden"})["id"]
+    d.call("memory.add", {"content": "The user grows tomatoes in the garden", "type": "fact"})
+    d.call(
+        "conversation.append", {"session": "s", "role": "user", "content": "Any ideas for the garden and the grant?"}
+    )
+    ctx = d.call("conversation.context", {"session": "s", "budget_tokens": 3000})
+    prefix = ctx["system"].split("# What you are working towards\n", 1)[1]
+    assert f"Finish the grant application (high; id {high})" in prefix
+    assert f"Call the plumber (low, due 2026-11-21 09:00 UTC; id {due})" in prefix
+    assert "spring garden" not in prefix
+    packed = ctx["injected"]["newest_user_prefix"]  # the pack, in front of the newest user turn
+    assert f"id={later}] Plan the spring garden" in packed  # triggered, and not already in the prefix
+    assert "grant application" not in packed and "plumber" not in packed
+    d.call("goal.done", {"id": high})
+    after = d.call("conversation.context", {"session": "s", "budget_tokens": 3000})
+    assert "grant application" not in after["system"] and after["prefix_hash"] != ctx["prefix_hash"]
+
+    ingested = d.call(
+        "channels.ingest",
+        {
+            "channel": "telegram",
+            "chat_id": "telegram:42",
+            "kind": "group",
+            "tz": "UTC",
+            "messages": [{"sender": "Ana", "ts": "2026-11-20T11:00:00", "text": "Who fixes pipes here?", "line": 1}],
+        },
+    )
+    heard = d.call("conversation.context", {"session": ingested["sessions"][0], "budget_tokens": 3000})
+    assert ingested["audience"] == "group:telegram:42"
+    assert "working towards" not in heard["system"] and "plumber" not in heard["system"]

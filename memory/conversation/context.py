@@ -29,6 +29,7 @@ compaction, so the context is rebuilt from the fresh prefix plus the last
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from agentmemd.memory.core.models import PackParams
@@ -252,9 +253,11 @@ def build_context(
     anchor_min_turns: int = 10,
     anchors_as: str = "system",
     people: str = "",
+    goals: Callable[[str, str | None], tuple[str, list[str]]] | None = None,
 ) -> dict[str, Any]:
     """``people``: what the agent knows of the people taking part (their impressions), for the
-    stable prefix; already limited to what the session's audience may hear."""
+    stable prefix; already limited to what the session's audience may hear. ``goals``: (namespace,
+    audience) -> the standing goals for the prefix and their ids (Goals.standing)."""
     cfg = service.config.conversation
     conversations.require(session, namespace)
     audience = conversations.origin(session)[0]
@@ -267,8 +270,11 @@ def build_context(
     system, shown = fit_observations(live, max(system_budget, count_tokens(contract)), contract)
     if people:
         system = f"{system}\n\n{people}" if system else people
-    # The pack leaves out what the prefix already shows: the shown observations and the persona.
-    in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + persona_ids
+    standing, goal_ids = goals(namespace, audience) if goals else ("", [])
+    if standing:
+        system = f"{system}\n\n{standing}" if system else standing
+    # The pack leaves out what the prefix already shows: the shown observations, the persona, the goals.
+    in_prefix = [o["memory_id"] for o in shown if o["memory_id"]] + persona_ids + goal_ids
     system_tokens = count_tokens(system)
 
     memory_share = int(budget * cfg.memories_share)

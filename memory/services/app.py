@@ -219,6 +219,7 @@ class Services:
             memories, conversations, tracker, worker, config, run_on_store, episodes
         )
         conversation_service.people_note = channels.people_note
+        conversation_service.standing_goals = goals.standing
         writes = MemoryWrites(memories, run_on_store)
         return cls(
             config=config,

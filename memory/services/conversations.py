@@ -65,6 +65,8 @@ class ConversationService:
         self.run_on_store = run_on_store
         # The impressions of a session's participants for its prefix (ChannelService.people_note).
         self.people_note: Callable[[str, str], str] | None = None
+        # The standing goals for its prefix (Goals.standing): (namespace, audience) -> (text, ids).
+        self.standing_goals: Callable[[str, str | None], tuple[str, list[str]]] | None = None
 
     @by_name
     def append(self, p: AppendParams) -> dict[str, Any]:
@@ -158,6 +160,7 @@ class ConversationService:
                 anchor_min_turns=self.config.persona.anchor_min_turns,
                 anchors_as=p.anchors_as,
                 people=self.people_note(p.session, namespace) if self.people_note else "",
+                goals=self.standing_goals,
             )
             last_seq = self.conversations.last_seq(p.session)
         score_id = latest["id"] if latest else None

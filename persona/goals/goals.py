@@ -35,6 +35,8 @@ from agentmemd.memory.store.goal_tables import GoalTables
 
 PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 AUDIENCE = "user"  # whose goals they are: heard where the user's own memories are
+STANDING_SHOWN = 5  # goals a conversation's stable prefix holds at most
+STANDING_HEADER = "# What you are working towards\n"
 
 
 def new_goal_id() -> str:
@@ -186,6 +188,25 @@ class Goals:
                 out.append(line)
                 used += line.tokens
         return out
+
+    def standing(self, namespace: str, listener: str | None) -> tuple[str, list[str]]:
+        """The goals a conversation's stable prefix holds, and their ids: the open high-priority
+        ones and any due within [goals] due_within_hours (or overdue), due first, at most
+        ``STANDING_SHOWN``. It changes when one is added, finished or falls due, not per request."""
+        if not self.may_hear(listener, AUDIENCE):
+            return "", []
+        goals, _ = self._open_goals(namespace)
+        soon = format_time(self.clock.now() + timedelta(hours=self.config.due_within_hours))
+        due = [g for g in goals if g["due"] is not None and g["due"] <= soon]
+        high = [g for g in goals if g["priority"] == "high" and g not in due]
+        shown = (sorted(due, key=lambda g: g["due"]) + high)[:STANDING_SHOWN]
+        if not shown:
+            return "", []
+        lines = [
+            f"- {g['text']} ({g['priority']}" + (f", due {_shown(g['due'])}" if g["due"] else "") + f"; id {g['id']})"
+            for g in shown
+        ]
+        return STANDING_HEADER + "\n".join(lines), [g["id"] for g in shown]
 
     def _open_goals(self, namespace: str) -> tuple[list[dict[str, Any]], np.ndarray]:
         """The namespace's open goals and their vectors, read again only when one changed."""
