@@ -19,8 +19,11 @@ from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.workspace import daily_log
+from agentmemd.memory.workspace.owned_sections import neutralise
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
 from agentmemd.persona.goals.goals import Goals
+from agentmemd.persona.goals.goals_file import GOALS_FILE
+from agentmemd.persona.goals.goals_file import render_section as render_goals
 from agentmemd.persona.tracking.tracker import sync_day_summary
 
 
@@ -110,9 +113,23 @@ def register_jobs(
     if goals is not None:
 
         def surface_goals() -> dict[str, Any]:
-            """On the store thread, as every job that does not prepare."""
+            """On the store thread, as every job that does not prepare. Then GOALS.md's daemon section
+            (the goals added by a door), once there is one to list or the section exists."""
             with service.store.transaction():
                 fallen = goals.surface_due()
-            return {"fell_due": len(fallen), "goals": [g["id"] for g in fallen]}
+            out: dict[str, Any] = {"fell_due": len(fallen), "goals": [g["id"] for g in fallen]}
+            listed = goals.written_by_doors(workspace_namespace) if writer is not None else []
+            if writer is not None and (listed or writer.last_written(GOALS_FILE) is not None):
+                body = render_goals(listed, neutralise)
+                result = writer.write(GOALS_FILE, body, service.clock.now(), create_header="# GOALS\n")
+                out["goals_file_changed"] = result.changed
+            return out
 
-        runner.add(Job("goals_due", "mark open goals whose due time has come", surface_goals, schedule["goals_due"]))
+        runner.add(
+            Job(
+                "goals_due",
+                "mark open goals whose due time has come; the goals added by a door into GOALS.md",
+                surface_goals,
+                schedule["goals_due"],
+            )
+        )

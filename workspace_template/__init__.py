@@ -1,1 +1,1 @@
-"""The Markdown workspace `agentmemd init` copies (package data: SOUL.md, IDENTITY.md, USER.md, MEMORY.md, TOOLS.md, memory/)."""
+"""The Markdown workspace `agentmemd init` copies (package data: SOUL.md, IDENTITY.md, USER.md, MEMORY.md, GOALS.md, TOOLS.md, memory/)."""

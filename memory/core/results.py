@@ -95,6 +95,7 @@ class WorkspaceSyncResult(Result):
     moved: int
     unchanged: int
     skipped: dict[str, str]
+    goals: dict[str, int] = {}  # GOALS.md's goals added, changed and dropped (none: it did not change)
 
 
 class JobRun(Result):
@@ -741,6 +742,7 @@ class Goal(Result):
     updated: str
     finished: str | None  # when it was done or dropped
     surfaced: str | None  # when the scheduler found it due
+    source: str | None = None  # "GOALS.md L<n>": written there (and changed there); None: added by a door
     notes: list[GoalNote]
 
 

@@ -181,6 +181,8 @@ class Services:
 
         goals = Goals(GoalTables(store), embedder, memories.clock, config.goals, memories.may_hear)
         memories.packing.blocks["goals"] = goals.block
+        if indexer is not None:
+            indexer.goals = goals  # GOALS.md's task-list items are goals
         register_jobs(runner, memories, config, writer, config.workspace.namespace, summarise=summarise, goals=goals)
         conversations = Conversations(memories, config, provider.name)
         episodes = EpisodeWorker(

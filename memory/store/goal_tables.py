@@ -36,6 +36,21 @@ class GoalTables:
             (namespace, *statuses, limit),
         )
 
+    def from_file(self, namespace: str, file: str) -> list[dict[str, Any]]:
+        """Every goal written in ``file`` (any status), by its line."""
+        return self.store._rows(
+            "SELECT * FROM goals WHERE namespace = ? AND (source = ? OR source LIKE ?) ORDER BY source",
+            (namespace, file, f"{file} L%"),
+        )
+
+    def by_door(self, namespace: str, finished_since: str) -> list[dict[str, Any]]:
+        """Goals added over a door (no file), open or finished since ``finished_since``."""
+        return self.store._rows(
+            "SELECT * FROM goals WHERE namespace = ? AND source IS NULL "
+            "AND (status = 'open' OR finished >= ?) ORDER BY created",
+            (namespace, finished_since),
+        )
+
     def open_ids(self, namespace: str) -> list[tuple[str, str]]:
         """(id, updated) of the namespace's open goals: what a pack's cached view checks."""
         rows = self.store.conn.execute(

@@ -818,6 +818,13 @@ def m031_memory_affect(db):
     _mark_backlog(db, "memory_affect_backlog")
 
 
+@migrations()
+def m032_goal_source(db):
+    """Where a goal was written: NULL for one added by a door (goal.add), "GOALS.md L<n>" for a line
+    of the workspace's GOALS.md (persona/goals/goals_file.py), which the file then owns."""
+    db.execute("ALTER TABLE goals ADD COLUMN source TEXT")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -39,6 +39,8 @@ from agentmemd.memory.workspace.markdown import (
     MarkdownItem,
     parse_markdown_bounded,
 )
+from agentmemd.persona.goals.goals import Goals
+from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines
 
 log = logging.getLogger("agentmemd.workspace")
 
@@ -54,9 +56,11 @@ class SyncReport:
     unchanged: int = 0
     files: int = 0
     skipped: dict[str, str] = field(default_factory=dict)
+    goals: dict[str, int] = field(default_factory=dict)  # GOALS.md's goals added, changed, dropped
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in ("files", "added", "updated", "archived", "moved", "unchanged", "skipped")}
+        keys = ("files", "added", "updated", "archived", "moved", "unchanged", "skipped", "goals")
+        return {k: getattr(self, k) for k in keys}
 
 
 @dataclass
@@ -85,6 +89,8 @@ class _Prepared:
     reads: dict[str, _FileRead] = field(default_factory=dict)
     gone: list[str] = field(default_factory=list)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # item key -> embedding
+    goal_lines: list[GoalLine] | None = None  # GOALS.md's goals, when it was read (or is gone)
+    goal_vectors: dict[str, np.ndarray] = field(default_factory=dict)  # a goal's text -> its embedding
 
 
 class WorkspaceIndexer:
@@ -118,6 +124,9 @@ class WorkspaceIndexer:
         # Called after a sync that changed something (the identity graph is read again then, not on
         # the next request): set by the services that keep what is read from the files.
         self.on_synced: Callable[[], None] | None = None
+        # GOALS.md's task-list items are goals, not memories (persona/goals/goals_file.py): set by
+        # the services once goals exist; None leaves GOALS.md an ordinary file.
+        self.goals: Goals | None = None
 
     # ---- files ---------------------------------------------------------------
 
@@ -251,6 +260,10 @@ class WorkspaceIndexer:
             if read.reason:
                 report.skipped[rel] = read.reason
                 log.warning("workspace file skipped", extra={"path": rel, "reason": read.reason})
+            if rel == GOALS_FILE and self.goals is not None and rel in parsed:
+                self._read_goals(out, parsed, read)
+        if GOALS_FILE in gone and self.goals is not None:
+            out.goal_lines = []  # its goals are dropped
         if parsed:
             # Items whose identity the store does not know yet are the ones a commit may add or
             # rewrite: embed them here. The commit still decides from the store as it is then.
@@ -261,6 +274,18 @@ class WorkspaceIndexer:
                 out.vectors = dict(zip(fresh, embedded))
         return out
 
+    def _read_goals(self, out: _Prepared, parsed: dict[str, list[MarkdownItem]], read: _FileRead) -> None:
+        """GOALS.md's items become goals: none of them is a memory (one stored before is archived)."""
+        lines, problems = read_goal_lines(parsed[GOALS_FILE], read.text or "")
+        parsed[GOALS_FILE] = []
+        if problems:
+            read.note = "; ".join(f"line {p.line}: {p.reason}, left out" for p in problems)
+            log.warning("goals left out", extra={"path": GOALS_FILE, "reason": read.note})
+        out.goal_lines = lines
+        texts = sorted({ln.text for ln in lines})
+        if texts:
+            out.goal_vectors = dict(zip(texts, self.goals.embedder.embed(texts)))
+
     def _commit(self, prepared: _Prepared, report: SyncReport, final: bool = True) -> None:
         """One transaction on the store thread: the items, then the files' records. Gone files'
         remaining items are archived, and their records dropped, only in the ``final`` batch."""
@@ -269,6 +294,8 @@ class WorkspaceIndexer:
         try:
             with self.store.transaction():
                 self._apply(parsed, gone, report, archive_gone=final)
+                if prepared.goal_lines is not None and self.goals is not None:
+                    report.goals = self.goals.sync_file(self.namespace, prepared.goal_lines, prepared.goal_vectors)
                 self._record_files(reads, gone if final else [])
         finally:
             self._vectors = {}

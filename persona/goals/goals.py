@@ -32,6 +32,7 @@ from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.packing import BlockLine
 from agentmemd.memory.store.database import from_blob, to_blob
 from agentmemd.memory.store.goal_tables import GoalTables
+from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine
 
 PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 AUDIENCE = "user"  # whose goals they are: heard where the user's own memories are
@@ -82,6 +83,7 @@ class Goals:
                 "finished": None,
                 "surfaced": None,
                 "embedding": to_blob(vector),
+                "source": None,  # added by a door: GOALS.md's daemon section lists it
             }
         )
         return self.get(goal_id, p.namespace)
@@ -116,6 +118,85 @@ class Goals:
 
     def done(self, p: GoalDoneParams) -> dict[str, Any]:
         return self.update(GoalUpdateParams(id=p.id, status="done", note=p.note, namespace=p.namespace), None)
+
+    def sync_file(
+        self, namespace: str, lines: list[GoalLine], vectors: dict[str, np.ndarray], file: str = GOALS_FILE
+    ) -> dict[str, int]:
+        """Make the goals written in ``file`` match its task-list lines (in the caller's transaction):
+        a line is the goal its id names (a line moved out of the daemon's section), else the file's
+        goal with its text, else the one on its line, else one it rewords; otherwise a new goal. A file goal whose line is
+        gone is dropped, with a note. ``vectors``: each line's text -> its embedding."""
+        at = format_time(self.clock.now())
+        known = {g["id"]: g for g in self.tables.from_file(namespace, file)}
+        counts = {"added": 0, "changed": 0, "dropped": 0}
+        matched: dict[int, dict[str, Any]] = {}
+        for line in lines:
+            named = self.tables.get(line.id) if line.id else None
+            if named is not None and named["namespace"] == namespace:
+                matched[line.line] = named
+        taken = {g["id"] for g in matched.values()}
+        for how in (
+            lambda g, ln: _same(g["text"], ln.text),
+            lambda g, ln: g["source"] == f"{file} L{ln.line}",
+            lambda g, ln: _reworded(g["text"], ln.text),
+        ):
+            for line in (ln for ln in lines if ln.line not in matched):
+                goal = next((g for g in known.values() if g["id"] not in taken and how(g, line)), None)
+                if goal is not None:
+                    matched[line.line] = goal
+                    taken.add(goal["id"])
+        for line in lines:
+            fields = {
+                "text": line.text,
+                "priority": line.priority,
+                "due": format_time(line.due) if line.due else None,
+                "trigger": line.trigger,
+                "status": "done" if line.done else "open",
+                "source": f"{file} L{line.line}",
+            }
+            goal = matched.get(line.line)
+            if goal is None:
+                goal_id = new_goal_id()
+                self.tables.insert(
+                    {
+                        "id": goal_id,
+                        "namespace": namespace,
+                        **fields,
+                        "created": at,
+                        "updated": at,
+                        "finished": at if line.done else None,
+                        "surfaced": None,
+                        "embedding": to_blob(vectors[line.text]),
+                    }
+                )
+                self.tables.add_note(goal_id, at, f"written in {file} (line {line.line})", "workspace")
+                counts["added"] += 1
+                continue
+            changed = {k: v for k, v in fields.items() if goal[k] != v}
+            if not changed:
+                continue
+            if "text" in changed:
+                changed["embedding"] = to_blob(vectors[line.text])
+            if "status" in changed:
+                changed["finished"] = at if line.done else None
+            if "due" in changed:
+                changed["surfaced"] = None
+            self.tables.update(goal["id"], {**changed, "updated": at})
+            what = ", ".join(sorted(k for k in changed if k not in ("embedding", "finished", "surfaced", "source")))
+            if what:
+                self.tables.add_note(goal["id"], at, f"{what} changed in {file} (line {line.line})", "workspace")
+                counts["changed"] += 1
+        for goal in known.values():
+            if goal["id"] not in taken and goal["status"] != "dropped":
+                self.tables.update(goal["id"], {"status": "dropped", "finished": at, "updated": at})
+                self.tables.add_note(goal["id"], at, f"its line was removed from {file}", "workspace")
+                counts["dropped"] += 1
+        return counts
+
+    def written_by_doors(self, namespace: str, days: int = 7) -> list[dict[str, Any]]:
+        """The goals GOALS.md's daemon section lists: added by a door, open or finished in ``days``."""
+        since = format_time(self.clock.now() - timedelta(days=days))
+        return [{k: v for k, v in g.items() if k != "embedding"} for g in self.tables.by_door(namespace, since)]
 
     def surface_due(self) -> list[dict[str, Any]]:
         """Open goals whose due time has come, not surfaced before: each is marked (with a note) so
@@ -224,6 +305,18 @@ class Goals:
         with self._lock:
             self._open[namespace] = (marks, goals, vectors)
         return goals, vectors
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+REWORDED = 0.5  # shared content words over all of both: "the Basque cookbook" -> "... or the Catalan one"
+
+
+def _reworded(a: str, b: str) -> bool:
+    old, new = set(content_words(a)), set(content_words(b))
+    return bool(old and new) and len(old & new) / len(old | new) >= REWORDED
 
 
 def _shown(stored: str) -> str:

@@ -1,0 +1,136 @@
+"""GOALS.md, two-way: a person's task-list lines are goals (written, changed, ticked, removed by
+hand); the goals added by a door are listed in the daemon's section, and one ticked or edited
+there becomes the person's line, the same goal (persona/goals/goals_file.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentmemd.memory.workspace.markdown import parse_markdown
+from agentmemd.persona.goals.goals_file import read_goal_lines
+
+pytestmark = pytest.mark.inprocess
+
+START = "2026-11-20T12:00:00Z"
+
+
+def lines_of(text: str):
+    return read_goal_lines(parse_markdown("GOALS.md", text), text)
+
+
+def test_a_task_line_says_its_priority_due_time_and_trigger():
+    goals, problems = lines_of(
+        "# GOALS\n\n"
+        "- [ ] Ask Laia how the interview went (high; due 2026-11-27 18:00)\n"
+        '- [x] Suggest the Basque cookbook (when "birthday present")\n'
+        "- [ ] Read Middlemarch (the long one)\n"
+        "- a note, not a goal\n"
+        "- [ ] Renew the passport (due 2026-02-30)\n"
+    )
+    first, second, third = goals
+    assert (first.text, first.priority, first.due.isoformat(), first.done) == (
+        "Ask Laia how the interview went",
+        "high",
+        "2026-11-27T18:00:00+00:00",
+        False,
+    )
+    assert (second.text, second.trigger, second.priority, second.done) == (
+        "Suggest the Basque cookbook",
+        "birthday present",
+        "medium",
+        True,
+    )
+    assert third.text == "Read Middlemarch (the long one)" and third.due is None  # not options: its text
+    assert [(p.line, "not a real date" in p.reason) for p in problems] == [(7, True)]
+
+
+@pytest.fixture
+def ws(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "SOUL.md").write_text("# Soul\n\n- I am Nova, calm and exact.\n")
+    return root
+
+
+def by_text(d) -> dict[str, dict]:
+    return {g["text"]: g for g in d.call("goal.list", {"status": "all"})["goals"]}
+
+
+def test_the_persons_lines_are_goals_changed_ticked_and_removed_by_hand(in_process, ws):
+    (ws / "GOALS.md").write_text(
+        "# GOALS\n\nMy plans.\n\n- [ ] Ask Laia how the interview went (high; due 2026-11-27 18:00)\n"
+        '- [ ] Suggest the Basque cookbook (when "birthday present")\n'
+    )
+    d = in_process({"clock": {"start": START}}, fake_embedder=True, workspace=ws)
+    goals = by_text(d)
+    ask = goals["Ask Laia how the interview went"]
+    assert (ask["priority"], ask["due"], ask["status"], ask["source"]) == (
+        "high",
+        "2026-11-27T18:00:00.000000Z",
+        "open",
+        "GOALS.md L5",
+    )
+    assert goals["Suggest the Basque cookbook"]["trigger"] == "birthday present"
+    assert d.call("memory.list", {"source": "GOALS.md"})["total"] == 0  # goals, not memories
+    packed = d.call("context.pack", {"query": "a birthday present for Marc?", "budget_tokens": 500})
+    assert goals["Suggest the Basque cookbook"]["id"] in packed["goals"]
+
+    # Ticked, reworded (the line keeps its place), a line added above: the same goals, changed.
+    (ws / "GOALS.md").write_text(
+        "# GOALS\n\nMy plans.\n\n- [ ] Book the dentist (low)\n"
+        "- [x] Ask Laia how the interview went (high; due 2026-11-27 18:00)\n"
+        '- [ ] Suggest the Basque cookbook or the Catalan one (when "birthday present")\n'
+    )
+    report = d.call("workspace.sync")
+    assert report["goals"] == {"added": 1, "changed": 2, "dropped": 0}
+    goals = by_text(d)
+    assert goals["Ask Laia how the interview went"]["status"] == "done"
+    assert (
+        goals["Suggest the Basque cookbook or the Catalan one"]["id"]
+        == by_text(d)["Suggest the Basque cookbook or the Catalan one"]["id"]
+    )
+    assert len(goals) == 3 and "Suggest the Basque cookbook" not in goals
+    notes = [n["text"] for n in goals["Ask Laia how the interview went"]["notes"]]
+    assert notes[-1] == "status changed in GOALS.md (line 6)"
+
+    (ws / "GOALS.md").write_text("# GOALS\n\n- [ ] Book the dentist (low)\n")
+    assert d.call("workspace.sync")["goals"]["dropped"] == 2
+    statuses = {g["text"]: g["status"] for g in by_text(d).values()}
+    assert statuses["Book the dentist"] == "open" and statuses["Ask Laia how the interview went"] == "dropped"
+
+
+def test_a_line_left_out_is_said_and_the_rest_still_count(in_process, ws):
+    (ws / "GOALS.md").write_text("# GOALS\n\n- [ ] Renew the passport (due 2026-02-30)\n- [ ] Water the figs\n")
+    d = in_process({"clock": {"start": START}}, fake_embedder=True, workspace=ws)
+    assert list(by_text(d)) == ["Water the figs"]
+    status = {f["path"]: f for f in d.call("workspace.status")["files"]}["GOALS.md"]
+    assert status["status"] == "indexed" and "line 3: 'due 2026-02-30' is not a real date" in status["reason"]
+
+
+def test_a_door_goal_is_listed_in_the_section_and_ticking_it_there_makes_it_the_persons(in_process, ws):
+    mine = "# GOALS\n\nMy own words stay.\n\n- [ ] Water the figs\n"
+    (ws / "GOALS.md").write_text(mine)
+    d = in_process({"clock": {"start": START}}, fake_embedder=True, workspace=ws)
+    added = d.call("goal.add", {"text": "Call the plumber", "priority": "high", "due": "2026-11-21T09:00:00Z"})
+    d.call("jobs.run", {"name": "goals_due"})
+    text = (ws / "GOALS.md").read_text()
+    assert text.startswith(mine)  # the person's text untouched
+    line = f"- [ ] Call the plumber (high; due 2026-11-21 09:00) `{added['id']}`"
+    assert line in text and "Water the figs (" not in text  # the file's own goals are not listed again
+    d.call("workspace.sync")
+    assert len(by_text(d)) == 2  # the daemon's section is not read back as the person's goals
+
+    (ws / "GOALS.md").write_text(text.replace(line, line.replace("- [ ]", "- [x]")))
+    d.call("jobs.run", {"name": "goals_due"})  # the next write moves the edited line out, above
+    moved = (ws / "GOALS.md").read_text()
+    assert moved.index(f"- [x] Call the plumber (high; due 2026-11-21 09:00) `{added['id']}`") < moved.index(
+        "<!-- agentmemd:begin -->"
+    )
+    d.call("workspace.sync")
+    goals = by_text(d)
+    assert len(goals) == 2  # the same goal, not a new one
+    plumber = goals["Call the plumber"]
+    assert plumber["id"] == added["id"] and plumber["status"] == "done" and plumber["source"].startswith("GOALS.md L")
+    d.call("jobs.run", {"name": "goals_due"})
+    section = (ws / "GOALS.md").read_text().split("<!-- agentmemd:begin -->")[1]
+    assert "plumber" not in section  # the file owns it now
