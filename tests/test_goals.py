@@ -180,3 +180,39 @@ def test_a_conversations_stable_prefix_holds_the_standing_goals_once(d):
     heard = d.call("conversation.context", {"session": ingested["sessions"][0], "budget_tokens": 3000})
     assert ingested["audience"] == "group:telegram:42"
     assert "working towards" not in heard["system"] and "plumber" not in heard["system"]
+
+
+def test_an_observation_that_speaks_to_a_goal_becomes_its_progress_note(d):
+    dentist = d.call("goal.add", {"text": "Book a dentist appointment", "trigger": "dentist"})["id"]
+    other = d.call("goal.add", {"text": "Learn to play the cello", "priority": "low"})["id"]
+    for text in ("I finally called the dentist and booked Tuesday at nine.", "We had paella with my parents tonight."):
+        d.call("conversation.append", {"session": "s", "role": "user", "content": text})
+    d.call("conversation.observe", {"session": "s"})
+    notes = {g["id"]: g["notes"] for g in d.call("goal.list", {})["goals"]}
+    observed = [n for n in notes[dentist] if n["origin"] == "observer"]
+    assert len(observed) == 1 and "booked Tuesday at nine" in observed[0]["text"]
+    assert notes[other] == []
+
+    # Said to the agent in someone's private chat: not a note on the user's goal (what Ana said in
+    # private stays in her chat; a group's reaches the user by default, [channels] group_reaches_user).
+    got = d.call(
+        "channels.ingest",
+        {
+            "channel": "telegram",
+            "chat_id": "telegram:7",
+            "kind": "private",
+            "tz": "UTC",
+            "messages": [
+                {
+                    "sender": "Ana",
+                    "ts": "2026-11-20T11:00:00",
+                    "text": "My dentist is on Elm Road, I love her.",
+                    "line": 1,
+                }
+            ],
+        },
+    )
+    d.call("conversation.observe", {"session": got["sessions"][0]})
+    assert any("dentist" in o["content"] for o in d.call("observations.list", {})["observations"])
+    notes = d.call("goal.list", {})["goals"]
+    assert [len(g["notes"]) for g in notes if g["id"] == dentist] == [1]

@@ -95,6 +95,9 @@ class Conversations:
         self.provider_name = provider_name
         # Called once turns are stored (the episode worker's wake-up); set by the composition root.
         self.on_turns_stored: Callable[[], None] = lambda: None
+        # After an Observer run stores its observations (same transaction): namespace, their memory
+        # ids -> progress notes on the goals they speak to (Goals.note_progress); set by the services.
+        self.on_observed: Callable[[str, list[str]], Any] | None = None
 
     # ---- turns -----------------------------------------------------------------------
 
@@ -399,6 +402,8 @@ class Conversations:
                 )
             if also is not None:
                 also()
+            if self.on_observed is not None and memory_ids:
+                self.on_observed(job.namespace, memory_ids)
             self._finish_run(
                 job.run_id,
                 job.started,

@@ -347,6 +347,13 @@ class GoalsConfig(_Section):
     relevance: float = Field(
         0.45, ge=0, le=1, description="Otherwise a goal is packed when its similarity to the request is at least this."
     )
+    progress_similarity: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="An observation this similar to an open goal (or saying its trigger) becomes a progress "
+        "note on it; 1: only the trigger.",
+    )
 
 
 class ClockConfig(_Section):

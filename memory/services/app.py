@@ -185,6 +185,7 @@ class Services:
             indexer.goals = goals  # GOALS.md's task-list items are goals
         register_jobs(runner, memories, config, writer, config.workspace.namespace, summarise=summarise, goals=goals)
         conversations = Conversations(memories, config, provider.name)
+        conversations.on_observed = goals.note_progress  # observations that speak to a goal: its progress notes
         episodes = EpisodeWorker(
             memories, conversations.tables, config.conversation, run_on_store, background=run_on_store is not run_here
         )

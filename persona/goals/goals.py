@@ -193,6 +193,31 @@ class Goals:
                 counts["dropped"] += 1
         return counts
 
+    def note_progress(self, namespace: str, memory_ids: list[str]) -> int:
+        """Progress notes from observations the Observer just stored (in its transaction): an
+        observation that says every content word of an open goal's trigger, or is at least
+        [goals] progress_similarity like the goal, is noted on it with its id. Only observations the
+        goal's audience may hear. How many notes were added."""
+        goals, vectors = self._open_goals(namespace)
+        if not goals:
+            return 0
+        rows = [r for r in self.tables.store.rows_by_id(memory_ids) if self.may_hear(AUDIENCE, r["audience"])]
+        if not rows:
+            return 0
+        dim = self.embedder.dim
+        similarity = np.stack([from_blob(r["embedding"])[:dim] for r in rows]) @ vectors.T
+        at, added = format_time(self.clock.now()), 0
+        for i, row in enumerate(rows):
+            said = set(content_words(row["content"]))
+            for j, goal in enumerate(goals):
+                trigger = set(content_words(goal["trigger"] or ""))
+                if (trigger and trigger <= said) or similarity[i, j] >= self.config.progress_similarity:
+                    self.tables.add_note(
+                        goal["id"], at, f"{' '.join(row['content'].split())} ({row['id']})", "observer"
+                    )
+                    added += 1
+        return added
+
     def written_by_doors(self, namespace: str, days: int = 7) -> list[dict[str, Any]]:
         """The goals GOALS.md's daemon section lists: added by a door, open or finished in ``days``."""
         since = format_time(self.clock.now() - timedelta(days=days))
