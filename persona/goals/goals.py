@@ -122,10 +122,10 @@ class Goals:
     def sync_file(
         self, namespace: str, lines: list[GoalLine], vectors: dict[str, np.ndarray], file: str = GOALS_FILE
     ) -> dict[str, int]:
-        """Make the goals written in ``file`` match its task-list lines (in the caller's transaction):
-        a line is the goal its id names (a line moved out of the daemon's section), else the file's
-        goal with its text, else the one on its line, else one it rewords; otherwise a new goal. A file goal whose line is
-        gone is dropped, with a note. ``vectors``: each line's text -> its embedding."""
+        """Make the goals written in ``file`` match its task-list lines (in the caller's transaction).
+        A line is the goal its id names (a line moved out of the daemon's section), else the file's
+        goal with its text, else the one on its line, else one it rewords; otherwise a new goal. A
+        file goal whose line is gone is dropped, with a note. ``vectors``: a line's text -> embedding."""
         at = format_time(self.clock.now())
         known = {g["id"]: g for g in self.tables.from_file(namespace, file)}
         counts = {"added": 0, "changed": 0, "dropped": 0}
