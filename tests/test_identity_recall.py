@@ -167,3 +167,38 @@ def test_the_identity_query_reads_the_turns_before_the_request(make_nova):
     context = nova.call("conversation.context", {"session": "drinks", "budget_tokens": 1000})
     block = context["messages"][-1]["content"].split("[END IDENTITY]")[0]
     assert "the user prefers tea: over coffee" in block
+
+
+def test_said_relations_read_my_relation_name_and_nothing_looser():
+    from agentmemd.persona.identity.said_relations import said_relations
+
+    assert said_relations("User said: My sister Ana lives in Lisbon.", "Laia") == ["[[Ana]] is the sister of [[Laia]]"]
+    assert said_relations("Tomas said: my cousin Ines Moreira runs the harbour.", "the user") == [
+        "[[Ines Moreira]] is the cousin of [[Tomas]]"
+    ]
+    assert said_relations("John said: my colleague Rob and my daughter Sara's school", "x") == [
+        "[[Rob]] is the colleague of [[John]]",
+        "[[Sara]] is the daughter of [[John]]",
+    ]
+    assert said_relations("User said: My friend Lucía Pérez is coming", "the user") == [
+        "[[Lucía Pérez]] is the friend of [[the user]]"
+    ]
+    for loose in (
+        "User said: my sister In May we went",
+        "Deborah said: Yeah, my mom was there",
+        "Marc, my brother, ...",
+    ):
+        assert said_relations(loose, "the user") == []
+
+
+def test_a_relation_said_in_conversation_joins_the_graph_and_leaves_with_its_memory(in_process):
+    d = in_process(fake_embedder=True)
+    for text in ("My sister Ana lives in Lisbon and works as a nurse.", "We watched a film about whales."):
+        d.call("conversation.append", {"session": "s", "role": "user", "content": text})
+    d.call("conversation.observe", {"session": "s"})
+    edges = d.call("identity.graph", {})["edges"]
+    assert [e["text"] for e in edges] == ["Ana is the sister of the user"]
+    packed = d.call("context.pack", {"query": "a birthday present for Ana?", "budget_tokens": 600})["text"]
+    assert "Ana is the sister of the user" in packed.split("[END IDENTITY]")[0]
+    d.call("memory.forget", {"id": edges[0]["memory_id"], "confirm": True})
+    assert d.call("identity.graph", {})["edges"] == []

@@ -230,7 +230,7 @@ class Season:
             for agent in self.agents:
                 if agent in knowing:
                     kept += self._owner_finds(agent, secret)
-                    for chat_id, where in self._groups_of(agent, r):
+                    for chat_id, where in self._groups_of(agent, r, secret["question"]):
                         looked += 1
                         if marker in where().lower():
                             found.append(f"{secret['marker']} heard by {agent} in group {chat_id}")
@@ -261,16 +261,16 @@ class Season:
             ),
         )
 
-    def _groups_of(self, agent: str, r: int):
-        """For each group chat the agent is in (any round so far): what that group's audience hears."""
+    def _groups_of(self, agent: str, r: int, question: str):
+        """For each group chat the agent is in (any round so far): what that group's audience hears,
+        asked ``question`` (the secret's, without its word)."""
         for chat_id, members in self.members.items():
             if agent not in members or self.chat_round[chat_id] > r or not self.audiences[chat_id].startswith("group"):
                 continue
             audience = self.audiences[chat_id]
             session = self.sessions[(agent, chat_id)][-1]
-            question = next(s["question"] for s in self.world["secrets"] if agent in {s["teller"], *s["told"]})
 
-            def heard(session=session, audience=audience, question=question) -> str:
+            def heard(session=session, audience=audience) -> str:
                 context = self.client.call(
                     "conversation.context", {"session": session, "budget_tokens": 4000, "namespace": agent}
                 )

@@ -36,6 +36,7 @@ from agentmemd.memory.retrieval.packing import BlockLine
 from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.identity.graph import Edge, GraphItem, Node, ParsedGraph, graph_of, node_key
+from agentmemd.persona.identity.said_relations import said_relations
 from agentmemd.persona.identity.spec import PERSONA_FILES, agent_name
 
 # Identity recall's match: the share of the lexical signal (IDF-weighted words in common) beside
@@ -146,6 +147,13 @@ class IdentityRecall:
                 r["id"],
             )
             for r in rows
+        ]
+        # "my sister Ana" in what was said (a relational observation): the graph's too, as that memory's.
+        items += [
+            GraphItem(said, "", 0, user, r["id"])
+            for r in rows
+            if r["type"] == "relational" and not r["path"] and "[[" not in r["content"]
+            for said in said_relations(r["content"], user)
         ]
         graph = graph_of(items)
         node_keys = list(graph.nodes)
