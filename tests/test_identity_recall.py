@@ -202,3 +202,27 @@ def test_a_relation_said_in_conversation_joins_the_graph_and_leaves_with_its_mem
     assert "Ana is the sister of the user" in packed.split("[END IDENTITY]")[0]
     d.call("memory.forget", {"id": edges[0]["memory_id"], "confirm": True})
     assert d.call("identity.graph", {})["edges"] == []
+
+
+def test_a_new_relational_memory_reads_the_graph_again_but_embeds_only_what_is_new(in_process):
+    d = in_process(fake_embedder=True)
+    d.call(
+        "memory.add_many",
+        {"items": [{"content": f"values [[thing {i}]]: reason number {i}", "type": "persona"} for i in range(30)]},
+    )
+    recall = d.services.identity.recall
+    embedded: list[str] = []
+    real = recall.embedder.embed
+    recall.embedder.embed = lambda texts: embedded.extend(texts) or real(texts)
+    first = d.call("identity.graph", {})
+    assert len(first["edges"]) == 30 and len(embedded) >= 60
+    d.call("memory.add", {"content": "Ana mentioned she likes jazz", "type": "relational"})  # links nothing
+    d.call("memory.add", {"content": "values [[patience]]: slow is smooth", "type": "persona"})
+    embedded.clear()  # what memory.add embedded for itself
+    assert len(d.call("identity.graph", {})["edges"]) == 31
+    # The new relation's sentence, its words as written, its node: not the 30 relations before.
+    assert sorted(embedded) == [
+        "patience",
+        "the agent values patience: slow is smooth",
+        "values patience: slow is smooth",
+    ]
