@@ -22,7 +22,7 @@ from agentmemd.memory.workspace import daily_log
 from agentmemd.memory.workspace.owned_sections import neutralise
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
 from agentmemd.persona.goals.goals import Goals
-from agentmemd.persona.goals.goals_file import GOALS_FILE
+from agentmemd.persona.goals.goals_file import GOALS_FILE, taken_over
 from agentmemd.persona.goals.goals_file import render_section as render_goals
 from agentmemd.persona.tracking.tracker import sync_day_summary
 
@@ -119,8 +119,10 @@ def register_jobs(
                 fallen = goals.surface_due()
             out: dict[str, Any] = {"fell_due": len(fallen), "goals": [g["id"] for g in fallen]}
             listed = goals.written_by_doors(workspace_namespace) if writer is not None else []
-            if writer is not None and (listed or writer.last_written(GOALS_FILE) is not None):
-                body = render_goals(listed, neutralise)
+            last = writer.last_written(GOALS_FILE) if writer is not None else None
+            if writer is not None and (listed or last is not None):
+                moving = taken_over(writer.section_now(GOALS_FILE), last)  # ticked or edited there
+                body = render_goals([g for g in listed if g["id"] not in moving], neutralise)
                 result = writer.write(GOALS_FILE, body, service.clock.now(), create_header="# GOALS\n")
                 out["goals_file_changed"] = result.changed
             return out

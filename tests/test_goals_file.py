@@ -126,6 +126,7 @@ def test_a_door_goal_is_listed_in_the_section_and_ticking_it_there_makes_it_the_
     assert moved.index(f"- [x] Call the plumber (high; due 2026-11-21 09:00) `{added['id']}`") < moved.index(
         "<!-- agentmemd:begin -->"
     )
+    assert "plumber" not in moved.split("<!-- agentmemd:begin -->")[1]  # not listed again, unticked
     d.call("workspace.sync")
     goals = by_text(d)
     assert len(goals) == 2  # the same goal, not a new one

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.store.database import Store
-from agentmemd.memory.workspace.owned_sections import WriteResult, write_owned_section
+from agentmemd.memory.workspace.owned_sections import WriteBackError, WriteResult, owned_body, write_owned_section
 
 log = logging.getLogger("agentmemd")
 
@@ -26,6 +26,14 @@ class WorkspaceWriter:
 
     def last_written(self, rel_path: str) -> str | None:
         return self.store.owned_section(rel_path)
+
+    def section_now(self, rel_path: str) -> str | None:
+        """The file's owned section as it is now (a person may have edited it); None: no file, no
+        section, or not readable as text."""
+        try:
+            return owned_body((self.root / rel_path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, WriteBackError):
+            return None
 
     def write(self, rel_path: str, body: str, now: datetime, *, create_header: str = "") -> WriteResult:
         """Write the owned section of ``rel_path``. A link is never replaced: the write goes through it

@@ -101,6 +101,16 @@ def _due(part: str) -> datetime:
         raise ValueError(f"{part!r} is not a real date and time") from None
 
 
+def taken_over(section_now: str | None, last_written: str | None) -> set[str]:
+    """The ids of the goals a person ticked or edited inside the daemon's section since it last wrote
+    it: the write about to be made moves those lines out as theirs, so the section must not list
+    those goals again (they are the file's now)."""
+    if section_now is None or last_written is None:
+        return set()
+    ours = set(last_written.split("\n"))
+    return {found.group(1) for line in section_now.split("\n") if line not in ours for found in _GOAL_ID.finditer(line)}
+
+
 def render_section(goals: list[dict[str, Any]], one_line: Callable[[str], str]) -> str:
     """The daemon's section of GOALS.md: the goals added by a door, open ones first; ``one_line``
     makes a goal's text one line that cannot close the section (owned_sections.neutralise)."""
