@@ -225,7 +225,21 @@ from agentmemd.daemon.bench.benchmarks import (  # noqa: E402,F401  (one loader,
     turn_contexts,
 )
 
-TIERS = ("inprocess", "process", "doors", "browser")
+TIERS = ("inprocess", "process", "doors", "browser", "postgres")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A real PostgreSQL with pgvector for this session (tests/postgres_server.py); a short path, as
+    its socket lives in its data dir."""
+    from postgres_server import postgres_server
+
+    root = Path(tempfile.mkdtemp(prefix="amdpg", dir="/tmp"))
+    try:
+        with postgres_server(root / "pg") as url:
+            yield url
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
