@@ -94,6 +94,28 @@ def _tune_threads_for_serving() -> None:
 
 
 @cli.command()
+@click.argument("archive", type=click.Path(path_type=Path))
+@click.option("--data-dir", required=True, type=click.Path(path_type=Path), help="The store's data dir.")
+def export(archive: Path, data_dir: Path) -> None:
+    """Write a whole memory as an open archive (manifest + a JSON Lines file a table, gzipped tar).
+
+    The daemon may keep running: the archive is the store as of one moment.
+
+    \b
+        agentmemd export memory-2026-11-26.tar.gz --data-dir ~/.agentmemd
+    """
+    from agentmemd.memory.core.errors import InvalidParams
+    from agentmemd.memory.services.archive import export_archive
+
+    try:
+        summary = export_archive(data_dir.expanduser(), archive.expanduser())
+    except InvalidParams as exc:
+        fail(str(exc), 1)
+        return
+    show_result(summary, show.print_kv)
+
+
+@cli.command()
 @click.option("--data-dir", required=True, type=click.Path(path_type=Path), help="Where the database lives.")
 @click.option(
     "--socket", "serve_socket", type=click.Path(path_type=Path), help="Socket path (default: DATA_DIR/agentmemd.sock)."

@@ -1,0 +1,113 @@
+"""A whole memory as an open archive: what a person takes with them, and what moves a store.
+
+    write_archive(db_path, out_path, agentmemd_version)   # -> the manifest
+
+The archive is a gzipped tar of one manifest and one JSON Lines file per table::
+
+    manifest.json          {"format": "agentmemd-archive", "format_version": 1, "agentmemd": ...,
+                            "schema": [migrations applied], "created": ..., "tables":
+                            {"memories": {"rows": 1234, "columns": [...], "sha256": ...}, ...}}
+    tables/memories.jsonl  one row a line, its columns by name; a BLOB (an embedding) is
+                            {"$base64": "..."}; rows in their key's order
+
+Every table the schema made is in it but what is derived from the others and rebuilt from them:
+the full-text indexes (FTS5 tables, their shadow tables and the namespace -> index map) and the
+vector index (sqlite-vec's vec0 tables). Memories keep their versions, events, audiences, affect,
+slots and dates; conversations their turns and observations; persona, people, goals, tokens, jobs,
+the pack log and the language-model ledger are all there. It is read in one read transaction of
+its own connection, so a daemon may keep running: the archive is the store as of one moment.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import tarfile
+from pathlib import Path
+from typing import Any
+
+from agentmemd.memory.core.clock import SystemClock, format_time
+from agentmemd.memory.store.database import _connect
+
+FORMAT = "agentmemd-archive"
+FORMAT_VERSION = 1
+DERIVED_TABLES = ("fts_namespaces",)  # which FTS table holds each namespace: rebuilt with the indexes
+SCHEMA_TABLE = "_sqlite_migrations"  # the schema itself: the manifest's "schema"
+
+
+def archived_tables(conn) -> list[str]:
+    """The tables an archive holds: every ordinary table but the derived ones (see the module)."""
+    rows = conn.execute("SELECT name, type, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
+    virtual = [name for name, _, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
+    return [
+        name
+        for name, _, sql in rows
+        if name not in virtual
+        and not name.startswith("sqlite_")
+        and name not in DERIVED_TABLES
+        and name != SCHEMA_TABLE
+        and not any(name.startswith(f"{v}_") for v in virtual)
+    ]
+
+
+def _value(value: Any) -> Any:
+    return {"$base64": base64.b64encode(value).decode("ascii")} if isinstance(value, (bytes, memoryview)) else value
+
+
+def _order(conn, table: str) -> str:
+    keys = [r[1] for r in sorted(conn.execute(f'PRAGMA table_info("{table}")'), key=lambda r: r[5]) if r[5]]
+    rowid = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'", (table,))
+    if keys:
+        return ", ".join(f'"{k}"' for k in keys)
+    return "rowid" if rowid.fetchone() is None else "1"
+
+
+def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict[str, Any]:
+    """Write the store at ``db_path`` as an archive at ``out_path`` (written beside it, then renamed
+    into place: a half-written archive never has its name). Returns the manifest."""
+    conn = _connect(f"file:{db_path}?mode=ro", read_only=True)
+    tmp = out_path.with_name(out_path.name + ".partial")
+    try:
+        conn.execute("BEGIN")  # one snapshot for every table
+        schema = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY applied_at, name")]
+        manifest: dict[str, Any] = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "agentmemd": agentmemd_version,
+            "schema": schema,
+            "created": format_time(SystemClock().now()),
+            "tables": {},
+        }
+        with tarfile.open(tmp, "w:gz") as tar:
+            for table in archived_tables(conn):
+                cursor = conn.execute(f'SELECT * FROM "{table}" ORDER BY {_order(conn, table)}')
+                columns = [c[0] for c in cursor.description]
+                buffer = io.BytesIO()
+                rows = 0
+                for row in cursor:
+                    line = json.dumps(dict(zip(columns, map(_value, row))), ensure_ascii=False, separators=(",", ":"))
+                    buffer.write(line.encode("utf-8") + b"\n")
+                    rows += 1
+                data = buffer.getvalue()
+                manifest["tables"][table] = {
+                    "rows": rows,
+                    "columns": columns,
+                    "sha256": hashlib.sha256(data).hexdigest(),
+                }
+                _add(tar, f"tables/{table}.jsonl", data)
+            _add(tar, "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8"))
+        conn.execute("COMMIT")
+        tmp.replace(out_path)
+        return manifest
+    finally:
+        tmp.unlink(missing_ok=True)
+        conn.close()
+
+
+def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mode = 0o600
+    tar.addfile(info, io.BytesIO(data))

@@ -1,0 +1,76 @@
+"""`agentmemd export`: a whole memory as an open archive (memory/store/archive.py), written while the
+daemon keeps serving; every table but the derived indexes, each with its rows and checksum; a
+forgotten memory in none of it; nothing written over an existing file."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import tarfile
+
+import pytest
+from click.testing import CliRunner
+from conftest import wait_for
+
+from agentmemd.daemon.cli.main import cli
+from agentmemd.memory.services.archive import export_archive
+
+pytestmark = pytest.mark.inprocess
+
+
+def read_archive(path) -> tuple[dict, dict[str, bytes]]:
+    with tarfile.open(path, "r:gz") as tar:
+        files = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    return json.loads(files.pop("manifest.json")), files
+
+
+def test_the_archive_holds_every_table_with_its_rows_and_checksums(in_process, tmp_path):
+    d = in_process(fake_embedder=True)
+    kept = d.call("memory.add", {"content": "I'm thrilled: Ana got the job in Lisbon!", "type": "fact"})["id"]
+    gone = d.call("memory.add", {"content": "The spare key is under the blue pot", "type": "fact"})["id"]
+    d.call("memory.update", {"id": kept, "content": "Ana got the job in Lisbon and starts in May"})
+    d.call("goal.add", {"text": "Send Ana a card", "priority": "high"})
+    d.call("conversation.append", {"session": "s", "role": "user", "content": "My sister Ana starts in May."})
+    d.call("memory.forget", {"id": gone, "confirm": True})
+    wait_for(lambda: d.call("channels.pending", {})["pending"] == 0)  # the turn's episode is stored
+
+    out = tmp_path / "memory.tar.gz"
+    summary = export_archive(d.data_dir, out)  # the daemon still holds the store open
+    manifest, files = read_archive(out)
+    assert (manifest["format"], manifest["format_version"]) == ("agentmemd-archive", 1)
+    assert manifest["schema"][-1] == summary["schema"] and manifest["schema"][0].startswith("m001")
+
+    conn = d.services.store.conn
+    for table, about in manifest["tables"].items():
+        data = files[f"tables/{table}.jsonl"]
+        assert hashlib.sha256(data).hexdigest() == about["sha256"]
+        counted = conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+        assert about["rows"] == counted == data.count(b"\n"), table
+    assert {"memories", "memory_events", "memory_affect", "goals", "conversation_turns", "persona_states"} <= set(
+        manifest["tables"]
+    )
+    assert not any("fts" in t or t.startswith("memories_vec") for t in manifest["tables"])  # derived: rebuilt
+
+    rows = [json.loads(line) for line in files["tables/memories.jsonl"].splitlines()]
+    assert [r["version"] for r in rows if "Ana got the job" in r["content"]] == [1, 2]  # versions kept
+    stored = conn.execute("SELECT embedding FROM memories WHERE id = ?", (rows[-1]["id"],)).fetchone()[0]
+    assert base64.b64decode(rows[-1]["embedding"]["$base64"]) == stored
+    everything = b"".join(files.values())
+    assert b"spare key" not in everything and gone.encode() not in everything  # forgotten: no copy
+
+
+def test_an_existing_archive_or_a_missing_store_is_refused_and_nothing_is_written(in_process, tmp_path):
+    d = in_process(fake_embedder=True)
+    mine = tmp_path / "mine.tar.gz"
+    mine.write_text("a file of mine")
+    result = CliRunner().invoke(cli, ["export", str(mine), "--data-dir", str(d.data_dir)])
+    assert result.exit_code == 1 and "never written over a file" in result.output
+    assert mine.read_text() == "a file of mine"
+    result = CliRunner().invoke(cli, ["export", str(tmp_path / "x.tar.gz"), "--data-dir", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1 and "holds no agentmemd store" in result.output
+    assert list(tmp_path.iterdir()) == [mine]
+
+    result = CliRunner().invoke(cli, ["export", str(tmp_path / "ok.tar.gz"), "--data-dir", str(d.data_dir)])
+    assert result.exit_code == 0 and "format_version  1" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.tar.gz", "ok.tar.gz"]  # no .partial left
