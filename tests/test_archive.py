@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import tarfile
 
@@ -15,14 +16,9 @@ from conftest import wait_for
 
 from agentmemd.daemon.cli.main import cli
 from agentmemd.memory.services.archive import export_archive
+from agentmemd.memory.store.archive import read_archive
 
 pytestmark = pytest.mark.inprocess
-
-
-def read_archive(path) -> tuple[dict, dict[str, bytes]]:
-    with tarfile.open(path, "r:gz") as tar:
-        files = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
-    return json.loads(files.pop("manifest.json")), files
 
 
 def test_the_archive_holds_every_table_with_its_rows_and_checksums(in_process, tmp_path):
@@ -74,3 +70,60 @@ def test_an_existing_archive_or_a_missing_store_is_refused_and_nothing_is_writte
     result = CliRunner().invoke(cli, ["export", str(tmp_path / "ok.tar.gz"), "--data-dir", str(d.data_dir)])
     assert result.exit_code == 0 and "format_version  1" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.tar.gz", "ok.tar.gz"]  # no .partial left
+
+
+def test_an_archive_read_back_is_the_same_store_with_its_indexes_rebuilt(in_process, tmp_path):
+    d = in_process(fake_embedder=True)
+    mid = d.call("memory.add", {"content": "Ana's flat in Lisbon has a blue door", "type": "fact"})["id"]
+    gone = d.call("memory.add", {"content": "The spare key is under the blue pot", "type": "fact"})["id"]
+    d.call("memory.update", {"id": mid, "content": "Ana's flat in Lisbon has a green door now"})
+    d.call("goal.add", {"text": "Send Ana a card", "priority": "high"})
+    d.call("conversation.append", {"session": "s", "role": "user", "content": "Quillfeather Lane is where Ana lives."})
+    d.call("memory.forget", {"id": gone, "confirm": True})
+    wait_for(lambda: d.call("channels.pending", {})["pending"] == 0)
+    export_archive(d.data_dir, tmp_path / "a.tar.gz")
+
+    result = CliRunner().invoke(
+        cli, ["import-store", str(tmp_path / "a.tar.gz"), "--data-dir", str(tmp_path / "r" / "data")]
+    )
+    assert result.exit_code == 0 and "every table matches its checksum" in result.output, result.output
+    restored = in_process(fake_embedder=True, root=tmp_path / "r")
+    hits = restored.call("memory.search", {"query": "the door of Ana's flat"})["results"]
+    assert hits[0]["content"] == "Ana's flat in Lisbon has a green door now"  # the current version, by its indexes
+    assert [v["version"] for v in restored.call("memory.history", {"id": hits[0]["id"]})["versions"]] == [1, 2]
+    assert restored.call("conversation.search", {"query": "Quillfeather"})["turns"]  # the turns' index rebuilt
+    assert [g["text"] for g in restored.call("goal.list", {})["goals"]] == ["Send Ana a card"]
+    assert not any(
+        "spare key" in h["content"] for h in restored.call("memory.search", {"query": "spare key"})["results"]
+    )
+
+    export_archive(restored.data_dir, tmp_path / "b.tar.gz")
+    first, _ = read_archive(tmp_path / "a.tar.gz")
+    second, _ = read_archive(tmp_path / "b.tar.gz")
+    assert {t: v["sha256"] for t, v in first["tables"].items()} == {t: v["sha256"] for t, v in second["tables"].items()}
+
+
+def test_a_tampered_archive_or_a_used_data_dir_is_refused_and_nothing_is_left(in_process, tmp_path):
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "The user's bike is a red Canyon", "type": "fact"})
+    export_archive(d.data_dir, tmp_path / "a.tar.gz")
+    with tarfile.open(tmp_path / "a.tar.gz", "r:gz") as tar:
+        files = {m.name: tar.extractfile(m).read() for m in tar.getmembers()}
+    files["tables/memories.jsonl"] = files["tables/memories.jsonl"].replace(b"red Canyon", b"blue Canyon")
+    with tarfile.open(tmp_path / "t.tar.gz", "w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    target = tmp_path / "r"
+    result = CliRunner().invoke(cli, ["import-store", str(tmp_path / "t.tar.gz"), "--data-dir", str(target)])
+    assert result.exit_code == 1 and "table memories" in result.output and "checksum" in result.output
+    assert not (target / "agentmemd.db").exists()
+
+    result = CliRunner().invoke(cli, ["import-store", str(tmp_path / "a.tar.gz"), "--data-dir", str(d.data_dir)])
+    assert result.exit_code == 1 and "already holds a store" in result.output
+    assert d.call("memory.list", {})["total"] == 1
+    not_one = tmp_path / "n.tar.gz"
+    not_one.write_bytes(b"not an archive")
+    result = CliRunner().invoke(cli, ["import-store", str(not_one), "--data-dir", str(target)])
+    assert result.exit_code == 1 and "not an agentmemd archive" in result.output

@@ -115,6 +115,26 @@ def export(archive: Path, data_dir: Path) -> None:
     show_result(summary, show.print_kv)
 
 
+@cli.command("import-store")
+@click.argument("archive", type=click.Path(path_type=Path))
+@click.option("--data-dir", required=True, type=click.Path(path_type=Path), help="A new data dir to read it into.")
+def import_store(archive: Path, data_dir: Path) -> None:
+    """Read an archive written by `agentmemd export` into a new data dir, verified table by table.
+
+    \b
+        agentmemd import-store memory-2026-11-26.tar.gz --data-dir ~/.agentmemd-restored
+    """
+    from agentmemd.memory.core.errors import InvalidParams
+    from agentmemd.memory.services.archive import import_archive
+
+    try:
+        summary = import_archive(archive.expanduser(), data_dir.expanduser())
+    except InvalidParams as exc:
+        fail(str(exc), 1)
+        return
+    show_result(summary, show.print_kv)
+
+
 @cli.command()
 @click.option("--data-dir", required=True, type=click.Path(path_type=Path), help="Where the database lives.")
 @click.option(

@@ -28,6 +28,8 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agentmemd.memory.core.clock import SystemClock, format_time
 from agentmemd.memory.store.database import _connect
 
@@ -64,6 +66,19 @@ def _order(conn, table: str) -> str:
     return "rowid" if rowid.fetchone() is None else "1"
 
 
+def _lines(conn, table: str):
+    """(columns, the table's rows as archive lines, in its key's order)."""
+    cursor = conn.execute(f'SELECT * FROM "{table}" ORDER BY {_order(conn, table)}')
+    columns = [c[0] for c in cursor.description]
+
+    def lines():
+        for row in cursor:
+            line = json.dumps(dict(zip(columns, map(_value, row))), ensure_ascii=False, separators=(",", ":"))
+            yield line.encode("utf-8") + b"\n"
+
+    return columns, lines()
+
+
 def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict[str, Any]:
     """Write the store at ``db_path`` as an archive at ``out_path`` (written beside it, then renamed
     into place: a half-written archive never has its name). Returns the manifest."""
@@ -71,7 +86,7 @@ def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict
     tmp = out_path.with_name(out_path.name + ".partial")
     try:
         conn.execute("BEGIN")  # one snapshot for every table
-        schema = [r[0] for r in conn.execute("SELECT name FROM _sqlite_migrations ORDER BY applied_at, name")]
+        schema = [r[0] for r in conn.execute(f"SELECT name FROM {SCHEMA_TABLE} ORDER BY id")]
         manifest: dict[str, Any] = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -82,13 +97,11 @@ def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict
         }
         with tarfile.open(tmp, "w:gz") as tar:
             for table in archived_tables(conn):
-                cursor = conn.execute(f'SELECT * FROM "{table}" ORDER BY {_order(conn, table)}')
-                columns = [c[0] for c in cursor.description]
+                columns, lines = _lines(conn, table)
                 buffer = io.BytesIO()
                 rows = 0
-                for row in cursor:
-                    line = json.dumps(dict(zip(columns, map(_value, row))), ensure_ascii=False, separators=(",", ":"))
-                    buffer.write(line.encode("utf-8") + b"\n")
+                for line in lines:
+                    buffer.write(line)
                     rows += 1
                 data = buffer.getvalue()
                 manifest["tables"][table] = {
@@ -111,3 +124,77 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     info.size = len(data)
     info.mode = 0o600
     tar.addfile(info, io.BytesIO(data))
+
+
+class ArchiveError(ValueError):
+    """An archive that cannot be read back as it was written; nothing was stored."""
+
+
+def read_archive(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The archive's manifest and its tables' files, every checksum checked (ArchiveError)."""
+    try:
+        with tarfile.open(path, "r:gz") as tar:
+            files = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+        manifest = json.loads(files.pop("manifest.json"))
+    except (OSError, tarfile.TarError, KeyError, json.JSONDecodeError) as exc:
+        raise ArchiveError(f"{path} is not an agentmemd archive ({exc})") from None
+    if manifest.get("format") != FORMAT:
+        raise ArchiveError(f"{path} is not an agentmemd archive (format {manifest.get('format')!r})")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise ArchiveError(
+            f"{path} is archive format {manifest.get('format_version')}; this agentmemd reads {FORMAT_VERSION}"
+        )
+    for table, about in manifest["tables"].items():
+        data = files.get(f"tables/{table}.jsonl")
+        if data is None or hashlib.sha256(data).hexdigest() != about["sha256"]:
+            raise ArchiveError(f"table {table} of {path} is missing or does not match its checksum")
+    return manifest, files
+
+
+def _stored(value: Any) -> Any:
+    return base64.b64decode(value["$base64"]) if isinstance(value, dict) and "$base64" in value else value
+
+
+def load_archive(store, manifest: dict[str, Any], files: dict[str, bytes]) -> dict[str, int]:
+    """Every archived table's rows into ``store`` (a new, empty one of the same schema), then the
+    search indexes rebuilt from the memories, in one transaction. table -> rows stored."""
+    if manifest["schema"] != [r[0] for r in store.conn.execute(f"SELECT name FROM {SCHEMA_TABLE} ORDER BY id")]:
+        raise ArchiveError(
+            f"the archive's schema ends at {manifest['schema'][-1]}; this store's does not match: read it with "
+            f"the agentmemd that wrote it ({manifest['agentmemd']})"
+        )
+    counts: dict[str, int] = {}
+    with store.transaction():
+        store.conn.execute("PRAGMA defer_foreign_keys=ON")  # goal notes before their goal, say: checked at COMMIT
+        for table, about in manifest["tables"].items():
+            columns = about["columns"]
+            marks = ", ".join("?" * len(columns))
+            names = ", ".join(f'"{c}"' for c in columns)
+            store.conn.execute(f'DELETE FROM "{table}"')  # what opening the store wrote (meta, schema_versions)
+            rows = [
+                [_stored(json.loads(line)[c]) for c in columns] for line in files[f"tables/{table}.jsonl"].splitlines()
+            ]
+            store.conn.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
+            counts[table] = len(rows)
+        live = store.conn.execute(
+            "SELECT seq, namespace, content, context, embedding FROM memories WHERE superseded_by IS NULL ORDER BY seq"
+        ).fetchall()
+        windows = store.window_vectors([r[0] for r in live])
+        for seq, namespace, content, context, embedding in live:
+            first = np.frombuffer(embedding, dtype=np.float32)[None, :]
+            store._index(
+                seq, namespace, content, context, np.vstack([first, *([windows[seq]] if seq in windows else [])])
+            )
+        store.conn.execute("INSERT INTO conversation_turns_fts(conversation_turns_fts) VALUES ('rebuild')")
+    return counts
+
+
+def table_checksums(conn) -> dict[str, str]:
+    """Each archived table's SHA-256 as an archive would hold it (a store read back checks out)."""
+    out = {}
+    for table in archived_tables(conn):
+        digest = hashlib.sha256()
+        for line in _lines(conn, table)[1]:
+            digest.update(line)
+        out[table] = digest.hexdigest()
+    return out
