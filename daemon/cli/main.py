@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -104,11 +104,18 @@ def export(archive: Path, data_dir: Path) -> None:
     \b
         agentmemd export memory-2026-11-26.tar.gz --data-dir ~/.agentmemd
     """
-    from agentmemd.memory.core.errors import InvalidParams
     from agentmemd.memory.services.archive import export_archive
 
+    _on_the_store(export_archive, data_dir.expanduser(), archive.expanduser())
+
+
+def _on_the_store(work: Callable[..., dict[str, Any]], *args: Any) -> None:
+    """Work on a data dir itself, not through a daemon (export, import-store): its summary, or the
+    refusal naming the field (exit 1)."""
+    from agentmemd.memory.core.errors import InvalidParams
+
     try:
-        summary = export_archive(data_dir.expanduser(), archive.expanduser())
+        summary = work(*args)
     except InvalidParams as exc:
         fail(str(exc), 1)
         return
@@ -124,15 +131,9 @@ def import_store(archive: Path, data_dir: Path) -> None:
     \b
         agentmemd import-store memory-2026-11-26.tar.gz --data-dir ~/.agentmemd-restored
     """
-    from agentmemd.memory.core.errors import InvalidParams
     from agentmemd.memory.services.archive import import_archive
 
-    try:
-        summary = import_archive(archive.expanduser(), data_dir.expanduser())
-    except InvalidParams as exc:
-        fail(str(exc), 1)
-        return
-    show_result(summary, show.print_kv)
+    _on_the_store(import_archive, archive.expanduser(), data_dir.expanduser())
 
 
 @cli.command()
