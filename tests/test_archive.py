@@ -21,15 +21,27 @@ from agentmemd.memory.store.archive import read_archive
 pytestmark = pytest.mark.inprocess
 
 
-def test_the_archive_holds_every_table_with_its_rows_and_checksums(in_process, tmp_path):
+def lived_in(in_process, said: str, corrected: str, turn: str):
+    """A store with a memory in two versions, a forgotten one ("the spare key"), a goal and a turn
+    (its episode stored): the daemon and the forgotten memory's id."""
     d = in_process(fake_embedder=True)
-    kept = d.call("memory.add", {"content": "I'm thrilled: Ana got the job in Lisbon!", "type": "fact"})["id"]
+    kept = d.call("memory.add", {"content": said, "type": "fact"})["id"]
     gone = d.call("memory.add", {"content": "The spare key is under the blue pot", "type": "fact"})["id"]
-    d.call("memory.update", {"id": kept, "content": "Ana got the job in Lisbon and starts in May"})
+    d.call("memory.update", {"id": kept, "content": corrected})
     d.call("goal.add", {"text": "Send Ana a card", "priority": "high"})
-    d.call("conversation.append", {"session": "s", "role": "user", "content": "My sister Ana starts in May."})
+    d.call("conversation.append", {"session": "s", "role": "user", "content": turn})
     d.call("memory.forget", {"id": gone, "confirm": True})
     wait_for(lambda: d.call("channels.pending", {})["pending"] == 0)  # the turn's episode is stored
+    return d, gone
+
+
+def test_the_archive_holds_every_table_with_its_rows_and_checksums(in_process, tmp_path):
+    d, gone = lived_in(
+        in_process,
+        "I'm thrilled: Ana got the job in Lisbon!",
+        "Ana got the job in Lisbon and starts in May",
+        "My sister Ana starts in May.",
+    )
 
     out = tmp_path / "memory.tar.gz"
     summary = export_archive(d.data_dir, out)  # the daemon still holds the store open
@@ -73,14 +85,12 @@ def test_an_existing_archive_or_a_missing_store_is_refused_and_nothing_is_writte
 
 
 def test_an_archive_read_back_is_the_same_store_with_its_indexes_rebuilt(in_process, tmp_path):
-    d = in_process(fake_embedder=True)
-    mid = d.call("memory.add", {"content": "Ana's flat in Lisbon has a blue door", "type": "fact"})["id"]
-    gone = d.call("memory.add", {"content": "The spare key is under the blue pot", "type": "fact"})["id"]
-    d.call("memory.update", {"id": mid, "content": "Ana's flat in Lisbon has a green door now"})
-    d.call("goal.add", {"text": "Send Ana a card", "priority": "high"})
-    d.call("conversation.append", {"session": "s", "role": "user", "content": "Quillfeather Lane is where Ana lives."})
-    d.call("memory.forget", {"id": gone, "confirm": True})
-    wait_for(lambda: d.call("channels.pending", {})["pending"] == 0)
+    d, _ = lived_in(
+        in_process,
+        "Ana's flat in Lisbon has a blue door",
+        "Ana's flat in Lisbon has a green door now",
+        "Quillfeather Lane is where Ana lives.",
+    )
     export_archive(d.data_dir, tmp_path / "a.tar.gz")
 
     result = CliRunner().invoke(

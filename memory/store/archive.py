@@ -28,8 +28,6 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from agentmemd.memory.core.clock import SystemClock, format_time
 from agentmemd.memory.store.database import _connect
 
@@ -98,14 +96,9 @@ def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict
         with tarfile.open(tmp, "w:gz") as tar:
             for table in archived_tables(conn):
                 columns, lines = _lines(conn, table)
-                buffer = io.BytesIO()
-                rows = 0
-                for line in lines:
-                    buffer.write(line)
-                    rows += 1
-                data = buffer.getvalue()
+                data = b"".join(lines)
                 manifest["tables"][table] = {
-                    "rows": rows,
+                    "rows": data.count(b"\n"),  # a line a row: JSON keeps a newline in a text escaped
                     "columns": columns,
                     "sha256": hashlib.sha256(data).hexdigest(),
                 }
@@ -176,15 +169,7 @@ def load_archive(store, manifest: dict[str, Any], files: dict[str, bytes]) -> di
             ]
             store.conn.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
             counts[table] = len(rows)
-        live = store.conn.execute(
-            "SELECT seq, namespace, content, context, embedding FROM memories WHERE superseded_by IS NULL ORDER BY seq"
-        ).fetchall()
-        windows = store.window_vectors([r[0] for r in live])
-        for seq, namespace, content, context, embedding in live:
-            first = np.frombuffer(embedding, dtype=np.float32)[None, :]
-            store._index(
-                seq, namespace, content, context, np.vstack([first, *([windows[seq]] if seq in windows else [])])
-            )
+        store.index_live("1")
         store.conn.execute("INSERT INTO conversation_turns_fts(conversation_turns_fts) VALUES ('rebuild')")
     return counts
 

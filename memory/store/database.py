@@ -433,13 +433,22 @@ class Store:
             f"INSERT INTO memories ({COLUMNS}) SELECT {COLUMNS} FROM memory_archive WHERE seq = ?", (seq,)
         )
         self.conn.execute("DELETE FROM memory_archive WHERE seq = ?", (seq,))
-        row = self.conn.execute(
-            "SELECT namespace, content, context, embedding, superseded_by FROM memories WHERE seq = ?", (seq,)
-        ).fetchone()
-        if row[4] is None:
-            windows = self.window_vectors([seq]).get(seq)
-            vectors = np.vstack([from_blob(row[3]), *([windows] if windows is not None else [])])
-            self._index(seq, row[0], row[1], row[2], vectors)
+        self.index_live("seq = ?", (seq,))
+
+    def index_live(self, where: str, params: tuple = ()) -> int:
+        """Put the current versions of the memories ``where`` selects into the search indexes (each
+        with the vectors of its further windows): a memory restored from the archive table, or every
+        memory of a store read back from an archive. How many."""
+        rows = self.conn.execute(
+            "SELECT seq, namespace, content, context, embedding FROM memories "
+            f"WHERE superseded_by IS NULL AND ({where}) ORDER BY seq",
+            params,
+        ).fetchall()
+        windows = self.window_vectors([r[0] for r in rows])
+        for seq, namespace, content, context, embedding in rows:
+            vectors = np.vstack([from_blob(embedding), *([windows[seq]] if seq in windows else [])])
+            self._index(seq, namespace, content, context, vectors)
+        return len(rows)
 
     def delete_row(self, seq: int, *, archived: bool) -> None:
         """Remove a memory version for good: its row, its windows and, for the live current

@@ -29,6 +29,7 @@ from agentmemd.memory.core.errors import InvalidParams, NotFound
 from agentmemd.memory.core.models import GoalAddParams, GoalDoneParams, GoalListParams, GoalUpdateParams
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder
+from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.packing import BlockLine
 from agentmemd.memory.store.database import from_blob, to_blob
 from agentmemd.memory.store.goal_tables import GoalTables
@@ -136,7 +137,7 @@ class Goals:
                 matched[line.line] = named
         taken = {g["id"] for g in matched.values()}
         for how in (
-            lambda g, ln: _same(g["text"], ln.text),
+            lambda g, ln: said_the_same(g["text"], ln.text),
             lambda g, ln: g["source"] == f"{file} L{ln.line}",
             lambda g, ln: _reworded(g["text"], ln.text),
         ):
@@ -210,8 +211,7 @@ class Goals:
         for i, row in enumerate(rows):
             said = set(content_words(row["content"]))
             for j, goal in enumerate(goals):
-                trigger = set(content_words(goal["trigger"] or ""))
-                if (trigger and trigger <= said) or similarity[i, j] >= self.config.progress_similarity:
+                if _triggered(goal, said) or similarity[i, j] >= self.config.progress_similarity:
                     self.tables.add_note(
                         goal["id"], at, f"{' '.join(row['content'].split())} ({row['id']})", "observer"
                     )
@@ -221,7 +221,7 @@ class Goals:
     def written_by_doors(self, namespace: str, days: int = 7) -> list[dict[str, Any]]:
         """The goals GOALS.md's daemon section lists: added by a door, open or finished in ``days``."""
         since = format_time(self.clock.now() - timedelta(days=days))
-        return [{k: v for k, v in g.items() if k != "embedding"} for g in self.tables.by_door(namespace, since)]
+        return [_without_embedding(g) for g in self.tables.by_door(namespace, since)]
 
     def surface_due(self) -> list[dict[str, Any]]:
         """Open goals whose due time has come, not surfaced before: each is marked (with a note) so
@@ -263,7 +263,7 @@ class Goals:
     def _view(self, goal: dict[str, Any], notes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if notes is None:
             notes = self.tables.notes([goal["id"]])[goal["id"]]
-        return {**{k: v for k, v in goal.items() if k != "embedding"}, "notes": notes}
+        return {**_without_embedding(goal), "notes": notes}
 
     # ---- a pack's block ----------------------------------------------------------------------------
 
@@ -274,15 +274,13 @@ class Goals:
         goals, vectors = self._open_goals(namespace)
         if not goals:
             return []
-        now = self.clock.now()
-        soon = format_time(now + timedelta(hours=self.config.due_within_hours))
+        soon = self._due_by()
         asked = set(content_words(query))
         similarity = vectors @ np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         chosen = []
         for goal, sim in zip(goals, similarity.tolist()):
-            due = goal["due"] is not None and goal["due"] <= soon
-            trigger = set(content_words(goal["trigger"] or ""))
-            triggered = bool(trigger) and trigger <= asked
+            due = _due(goal, soon)
+            triggered = _triggered(goal, asked)
             if due or triggered or sim >= self.config.relevance:
                 chosen.append((not (due or triggered), PRIORITY_RANK[goal["priority"]], -sim, goal["id"], goal))
         out, used = [], 0
@@ -302,8 +300,8 @@ class Goals:
         if not self.may_hear(listener, AUDIENCE):
             return "", []
         goals, _ = self._open_goals(namespace)
-        soon = format_time(self.clock.now() + timedelta(hours=self.config.due_within_hours))
-        due = [g for g in goals if g["due"] is not None and g["due"] <= soon]
+        soon = self._due_by()
+        due = [g for g in goals if _due(g, soon)]
         high = [g for g in goals if g["priority"] == "high" and g not in due]
         shown = (sorted(due, key=lambda g: g["due"]) + high)[:STANDING_SHOWN]
         if not shown:
@@ -313,6 +311,10 @@ class Goals:
             for g in shown
         ]
         return STANDING_HEADER + "\n".join(lines), [g["id"] for g in shown]
+
+    def _due_by(self) -> str:
+        """A goal due before this (stored time) is due now: [goals] due_within_hours from now."""
+        return format_time(self.clock.now() + timedelta(hours=self.config.due_within_hours))
 
     def _open_goals(self, namespace: str) -> tuple[list[dict[str, Any]], np.ndarray]:
         """The namespace's open goals and their vectors, read again only when one changed."""
@@ -326,14 +328,24 @@ class Goals:
         vectors = (
             np.stack([from_blob(g["embedding"])[:dim] for g in goals]) if goals else np.zeros((0, dim), np.float32)
         )
-        goals = [{k: v for k, v in g.items() if k != "embedding"} for g in goals]
+        goals = [_without_embedding(g) for g in goals]
         with self._lock:
             self._open[namespace] = (marks, goals, vectors)
         return goals, vectors
 
 
-def _same(a: str, b: str) -> bool:
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+def _due(goal: dict[str, Any], by: str) -> bool:
+    return goal["due"] is not None and goal["due"] <= by
+
+
+def _triggered(goal: dict[str, Any], words: set[str]) -> bool:
+    """Every content word of the goal's trigger phrase is among ``words`` (none: never)."""
+    trigger = set(content_words(goal["trigger"] or ""))
+    return bool(trigger) and trigger <= words
+
+
+def _without_embedding(goal: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in goal.items() if k != "embedding"}
 
 
 REWORDED = 0.5  # shared content words over all of both: "the Basque cookbook" -> "... or the Catalan one"
