@@ -7,7 +7,7 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast lint docs venv clean browser screenshots dashboard
+.PHONY: run test test-fast test-postgres lint docs venv clean browser screenshots dashboard
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,8 +27,17 @@ run: venv
 
 # Two workers, whole files each (module-scoped daemons stay in one worker): ~5 min instead of ~8.5.
 # The dashboard's browser tests need Chromium: `browser` installs Debian's, and the tests require it.
+# The backend-independent tests run again on the PostgreSQL store (a real one the tests start:
+# tests/postgres_server.py): the leak and isolation suites, forgetting, bad input, and the engine's.
+ON_POSTGRES := tests/test_disclosure.py tests/test_memory.py tests/test_browsing.py tests/test_corrections.py \
+	tests/test_fuzz.py tests/test_store.py tests/test_goals.py tests/test_identity_recall.py tests/test_episodes.py \
+	tests/test_transcript.py tests/test_whatsapp_i18n.py tests/test_importers.py tests/test_store_thread.py \
+	tests/test_decay.py tests/test_slot_fills.py tests/test_affect.py tests/test_impressions.py tests/test_answers.py \
+	tests/test_times.py tests/test_speakers.py
+
 test: venv lint browser
 	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
+	AGENTMEMD_TEST_STORE=postgres $(BIN)/python -m pytest -q -n 2 --dist loadfile $(ON_POSTGRES)
 	$(BIN)/mkdocs build --strict -q
 
 # The docs site (mkdocs.yml) into build/docs.
@@ -38,6 +47,10 @@ docs: venv
 # The in-process tier alone (no daemon process, no socket, no browser): a quick check while working.
 test-fast: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m inprocess
+
+# Every in-process test on the PostgreSQL store (`make test` runs the ON_POSTGRES ones).
+test-postgres: venv
+	AGENTMEMD_TEST_STORE=postgres $(BIN)/python -m pytest -q -n 2 --dist loadfile -m inprocess
 
 # Debian's headless Chromium for the dashboard's browser tests (Playwright drives it; it never
 # downloads a browser of its own). Root installs it with apt-get; anyone else through sudo.

@@ -108,14 +108,19 @@ class JobRunner:
         # A run the daemon died in the middle of (kill -9, power loss) is over.
         self.run_on_store(self.tables.interrupt_running)
         now = self.clock.now()
-        return [self.run(name, "catch-up", now) for name in self.run_on_store(lambda: self.due(now))]
+        return self._ran([self.run(name, "catch-up", now) for name in self.run_on_store(lambda: self.due(now))])
 
     def run_due(self) -> list[dict[str, Any]]:
         """Run the jobs whose fire time has come (never on the store thread: runs hop to it)."""
         now = self.clock.now()
-        return [self.run(name, "schedule", now) for name in self.run_on_store(lambda: self.due(now))]
+        return self._ran([self.run(name, "schedule", now) for name in self.run_on_store(lambda: self.due(now))])
 
-    def run(self, name: str, trigger: Trigger, now: datetime | None = None) -> dict[str, Any]:
+    @staticmethod
+    def _ran(runs: list[dict[str, Any] | None]) -> list[dict[str, Any]]:
+        """The runs this daemon made (None: another daemon sharing the store claimed that fire time)."""
+        return [run for run in runs if run is not None]
+
+    def run(self, name: str, trigger: Trigger, now: datetime | None = None) -> dict[str, Any] | None:
         """Run one job now and record the run. A job already running is not started twice."""
         job = self.jobs.get(name)
         if job is None:
@@ -131,8 +136,11 @@ class JobRunner:
                 with self._guard:
                     self._running.discard(name)
 
-    def _run(self, job: Job, trigger: Trigger, now: datetime) -> dict[str, Any]:
+    def _run(self, job: Job, trigger: Trigger, now: datetime) -> dict[str, Any] | None:
         run_id = self.run_on_store(lambda: self._start(job.name, trigger, now))
+        if run_id is None:
+            log.info("job run by another daemon", extra={"job": job.name, "trigger": trigger})
+            return None
         try:
             result = job.run() if job.prepares else self.run_on_store(job.run)
             status, error = "ok", None
@@ -145,12 +153,20 @@ class JobRunner:
         log.info("job ran", extra={"job": job.name, "trigger": trigger, "status": status, "result": result})
         return self.run_on_store(lambda: self._run_row(run_id))
 
-    def _start(self, name: str, trigger: Trigger, now: datetime) -> int:
-        run_id = self.tables.start_run(name, trigger, format_time(now))
-        if name in self.triggers and trigger != "manual":
-            # Before the work, so a job that crashes the daemon is not re-run in a loop at every start.
-            self._set_checked_through(name, now)
-        return run_id
+    def _start(self, name: str, trigger: Trigger, now: datetime) -> int | None:
+        """The run's id, or None when the fire time is no longer due: daemons sharing one store (on
+        PostgreSQL) each find it due, and the first to advance ``checked_through`` runs it. The
+        check and the claim are one transaction, and a store's write transactions run one at a
+        time (SQLite's one writer; PostgreSQL's write lock), so exactly one daemon wins."""
+        with self.store.transaction():
+            if name in self.triggers and trigger != "manual":
+                checked = self._checked_through().get(name)
+                fire = self.next_fire(name, checked) if checked is not None else now
+                if fire is None or fire > now:
+                    return None
+                # Before the work, so a job that crashes the daemon is not re-run in a loop at every start.
+                self._set_checked_through(name, now)
+            return self.tables.start_run(name, trigger, format_time(now))
 
     # ---- reporting ---------------------------------------------------------------
 

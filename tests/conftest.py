@@ -158,11 +158,14 @@ def spawn(short_tmp):
 
 
 @pytest.fixture(scope="session")
-def daemon():
+def daemon(request):
     """One shared in-process daemon with a manual clock; each test isolates itself with its own
     namespace. Tests of the socket itself override this with a real process (test_protocol)."""
     root = Path(tempfile.mkdtemp(prefix="amd", dir="/tmp"))
-    d = InProcessDaemon(root, {"clock": {"start": EPOCH}, "jobs": NO_JOBS})
+    config = {"clock": {"start": EPOCH}, "jobs": NO_JOBS}
+    if ON_POSTGRES:  # a database of its own, not the first test's that asks for it
+        config["store"] = {"url": request.getfixturevalue("postgres_databases")()}
+    d = InProcessDaemon(root, config)
     yield d
     d.terminate()
     shutil.rmtree(root, ignore_errors=True)
@@ -242,7 +245,50 @@ def postgres_url() -> Iterator[str]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+# AGENTMEMD_TEST_STORE=postgres runs the tests on the PostgreSQL store: each test gets a new
+# database (a copy of one the schema was made in), named to its daemons by $AGENTMEMD_STORE_URL.
+ON_POSTGRES = os.environ.get("AGENTMEMD_TEST_STORE") == "postgres"
+
+
+@pytest.fixture(scope="session")
+def postgres_databases(postgres_url) -> Iterator:
+    """A factory of new, empty agentmemd databases on the session's PostgreSQL: their URLs."""
+    import psycopg
+
+    from agentmemd.memory.store.postgres.store import PostgresStore
+
+    def url_of(name: str) -> str:
+        return postgres_url.replace("/postgres?", f"/{name}?")
+
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute("CREATE DATABASE agentmemd_template")
+        PostgresStore(url_of("agentmemd_template"), dim=384, model="all-MiniLM-L6-v2").close()
+        made = iter(range(1, 1_000_000))
+
+        def new_database() -> str:
+            name = f"agentmemd_{next(made)}"
+            admin.execute(f"CREATE DATABASE {name} TEMPLATE agentmemd_template")
+            return url_of(name)
+
+        yield new_database
+
+
+@pytest.fixture(autouse=True)
+def store_on_postgres(request, monkeypatch):
+    """On the PostgreSQL run, each test's daemons (in process or not) share a new database."""
+    if ON_POSTGRES:
+        monkeypatch.setenv("AGENTMEMD_STORE_URL", request.getfixturevalue("postgres_databases")())
+
+
 def pytest_collection_modifyitems(config, items):
+    if ON_POSTGRES:
+        for item in items:
+            if item.get_closest_marker("sqlite_file"):
+                item.add_marker(pytest.mark.skip(reason="about the SQLite file itself"))
+    _one_tier_each(items)
+
+
+def _one_tier_each(items):
     """Each test module names exactly one tier (``pytestmark = pytest.mark.<tier>``), so a new test
     file says what it starts and `make test-fast` (the inprocess tier) stays fast."""
     wrong = {}

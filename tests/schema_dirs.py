@@ -12,9 +12,9 @@ from pathlib import Path
 import sqlite_utils
 from inprocess import HashEmbedder
 
-from agentmemd.memory.services.app import DB_FILE
 from agentmemd.memory.store.database import Store, _connect
 from agentmemd.memory.store.migrations import migrations
+from agentmemd.memory.store.opening import DB_FILE
 
 MODEL, DIM = HashEmbedder.name, HashEmbedder.dim
 OLD_SCHEMA = "m020_listing_order"  # an agentmemd from before this migration wrote the older data dir

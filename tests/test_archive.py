@@ -18,7 +18,10 @@ from agentmemd.daemon.cli.main import cli
 from agentmemd.memory.services.archive import export_archive
 from agentmemd.memory.store.archive import read_archive
 
-pytestmark = pytest.mark.inprocess
+pytestmark = [
+    pytest.mark.inprocess,
+    pytest.mark.sqlite_file,
+]  # the data dir's file; test_postgres_store.py: PostgreSQL's
 
 
 def lived_in(in_process, said: str, corrected: str, turn: str):

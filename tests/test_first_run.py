@@ -79,6 +79,7 @@ def test_a_data_dir_made_open_beforehand_is_tightened_with_one_warning(spawn):
     assert os.stat(d.data_dir).st_mode & 0o777 == 0o700
 
 
+@pytest.mark.sqlite_file
 def test_an_older_data_dir_is_migrated_and_logged_in_one_line(spawn):
     d = spawn(start=False)
     older_data_dir(d.data_dir)
@@ -92,6 +93,7 @@ def test_an_older_data_dir_is_migrated_and_logged_in_one_line(spawn):
     assert [e for e in log_lines(d) if e["level"] != "info"] == []
 
 
+@pytest.mark.sqlite_file
 def test_a_newer_data_dir_is_refused_with_both_versions_and_left_unchanged(spawn):
     d = spawn(start=False)
     newer_data_dir(d.data_dir)

@@ -14,8 +14,9 @@ from schema_dirs import DIM, MODEL, OLD_SCHEMA, fingerprint, newer_data_dir, old
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.errors import StartupError
-from agentmemd.memory.services.app import DB_FILE, Services
+from agentmemd.memory.services.app import Services
 from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.opening import DB_FILE
 from agentmemd.memory.store.schema import SchemaTooNew, known_migrations
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
@@ -38,6 +39,7 @@ def test_a_new_database_notes_the_version_that_made_it(short_tmp):
         again.close()
 
 
+@pytest.mark.sqlite_file
 def test_an_older_data_dir_is_migrated_with_one_line_naming_migrations_and_versions(short_tmp, caplog):
     data_dir = older_data_dir(short_tmp / "data")
     added = known_migrations()[known_migrations().index(OLD_SCHEMA) :]
@@ -55,6 +57,7 @@ def test_an_older_data_dir_is_migrated_with_one_line_naming_migrations_and_versi
     assert not [r for r in caplog.records if "upgraded" in r.getMessage()]  # up to date now: no line
 
 
+@pytest.mark.sqlite_file
 def test_a_newer_data_dir_is_refused_naming_both_versions_and_left_unchanged(short_tmp):
     data_dir = newer_data_dir(short_tmp / "data")
     before = fingerprint(data_dir)

@@ -177,6 +177,7 @@ def test_health_says_starting_while_the_model_loads_and_requests_wait_for_it(sho
         broken.terminate()
 
 
+@pytest.mark.sqlite_file
 def test_stats_report_the_daemons_memory_by_part(short_tmp):
     d = InProcessDaemon(short_tmp / "d", embedder=HashEmbedder())
     try:

@@ -90,6 +90,7 @@ def _file_keys(table: dict) -> set[str]:
     return out
 
 
+@pytest.mark.sqlite_file
 def test_the_shipped_config_lists_every_key_with_its_default():
     shipped_path = Path(__file__).resolve().parent.parent / "agentmemd.toml"
     listed = _file_keys(tomllib.loads(shipped_path.read_text()))

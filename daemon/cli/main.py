@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -93,20 +94,42 @@ def _tune_threads_for_serving() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
+STORE_URL = click.option(
+    "--store-url",
+    default="",
+    help="A PostgreSQL store (postgresql://USER@HOST/DB) instead of the data dir's SQLite; default $AGENTMEMD_STORE_URL.",
+)
+
+
+def _store_url(given: str) -> str:
+    from agentmemd.memory.core.config import STORE_URL_ENV
+
+    return given or os.environ.get(STORE_URL_ENV, "")
+
+
+def _data_dir_or_url(data_dir: Path | None, store_url: str) -> Path | None:
+    if data_dir is None and not store_url:
+        fail("give --data-dir (a SQLite store) or --store-url (a PostgreSQL one)", 2)
+    return data_dir.expanduser() if data_dir else None
+
+
 @cli.command()
 @click.argument("archive", type=click.Path(path_type=Path))
-@click.option("--data-dir", required=True, type=click.Path(path_type=Path), help="The store's data dir.")
-def export(archive: Path, data_dir: Path) -> None:
+@click.option("--data-dir", type=click.Path(path_type=Path), help="The store's data dir.")
+@STORE_URL
+def export(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """Write a whole memory as an open archive (manifest + a JSON Lines file a table, gzipped tar).
 
-    The daemon may keep running: the archive is the store as of one moment.
+    The daemons may keep running: the archive is the store as of one moment.
 
     \b
         agentmemd export memory-2026-11-26.tar.gz --data-dir ~/.agentmemd
+        agentmemd export memory.tar.gz --store-url postgresql://agent@db.example/agentmemd
     """
     from agentmemd.memory.services.archive import export_archive
 
-    _on_the_store(export_archive, data_dir.expanduser(), archive.expanduser())
+    store_url = _store_url(store_url)
+    _on_the_store(export_archive, _data_dir_or_url(data_dir, store_url), archive.expanduser(), store_url)
 
 
 def _on_the_store(work: Callable[..., dict[str, Any]], *args: Any) -> None:
@@ -124,16 +147,20 @@ def _on_the_store(work: Callable[..., dict[str, Any]], *args: Any) -> None:
 
 @cli.command("import-store")
 @click.argument("archive", type=click.Path(path_type=Path))
-@click.option("--data-dir", required=True, type=click.Path(path_type=Path), help="A new data dir to read it into.")
-def import_store(archive: Path, data_dir: Path) -> None:
-    """Read an archive written by `agentmemd export` into a new data dir, verified table by table.
+@click.option("--data-dir", type=click.Path(path_type=Path), help="A new data dir to read it into.")
+@STORE_URL
+def import_store(archive: Path, data_dir: Path | None, store_url: str) -> None:
+    """Read an archive written by `agentmemd export` into a new data dir, or an empty PostgreSQL
+    database, verified table by table.
 
     \b
         agentmemd import-store memory-2026-11-26.tar.gz --data-dir ~/.agentmemd-restored
+        agentmemd import-store memory.tar.gz --store-url postgresql://agent@db.example/agentmemd
     """
     from agentmemd.memory.services.archive import import_archive
 
-    _on_the_store(import_archive, archive.expanduser(), data_dir.expanduser())
+    store_url = _store_url(store_url)
+    _on_the_store(import_archive, archive.expanduser(), _data_dir_or_url(data_dir, store_url), store_url)
 
 
 @cli.command()
@@ -143,6 +170,12 @@ def import_store(archive: Path, data_dir: Path) -> None:
 )
 @click.option("--config", type=click.Path(path_type=Path), help="TOML config (default: built-in defaults).")
 @click.option("--workspace", type=click.Path(path_type=Path), help="Markdown workspace directory.")
+@click.option(
+    "--store-url",
+    default="",
+    help="Keep the memory in this PostgreSQL (postgresql://USER@HOST/DB), which other daemons may share "
+    "(default: the config's [store] url, else $AGENTMEMD_STORE_URL, else SQLite in the data dir).",
+)
 @LOG_LEVEL
 @click.pass_context
 def serve(
@@ -151,6 +184,7 @@ def serve(
     serve_socket: Path | None,
     config: Path | None,
     workspace: Path | None,
+    store_url: str,
     log_level: str | None,
 ) -> None:
     """Run the daemon in the foreground (JSON log lines on stderr; SIGTERM stops it cleanly).
@@ -162,7 +196,7 @@ def serve(
     from agentmemd.daemon.host.process import Daemon, StartupError
 
     try:
-        loaded = load_config(config)
+        loaded = load_config(config, {"store": {"url": store_url}} if store_url else None)
     except ConfigError as exc:
         fail(str(exc), 2)
     setup_logging(log_level or loaded.server.log_level)

@@ -6,6 +6,7 @@ keys are rejected so a typo never silently does nothing.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -100,7 +101,16 @@ class McpConfig(_Section):
     allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
 
 
+STORE_URL_ENV = "AGENTMEMD_STORE_URL"
+
+
 class StoreConfig(_Section):
+    url: str = Field(
+        default_factory=lambda: os.environ.get(STORE_URL_ENV, ""),
+        pattern=r"^$|^postgres(ql)?://",
+        description=f'"" keeps the memory in SQLite in the data dir; "postgresql://USER@HOST/DB" puts it in that '
+        f"PostgreSQL (15 or later, with pgvector), which several daemons may share. Unset, ${STORE_URL_ENV} if set.",
+    )
     # NORMAL in WAL mode survives a killed process; FULL also survives power loss.
     synchronous: Literal["NORMAL", "FULL"] = Field(
         "NORMAL",

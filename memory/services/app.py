@@ -50,6 +50,7 @@ from agentmemd.memory.services.persona import PersonaService
 from agentmemd.memory.services.workspace import WorkspaceService
 from agentmemd.memory.store.database import Store, secure_data_dir
 from agentmemd.memory.store.goal_tables import GoalTables
+from agentmemd.memory.store.opening import open_store
 from agentmemd.memory.store.schema import SchemaUpgrade, short
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
@@ -57,7 +58,6 @@ from agentmemd.persona.goals.goals import Goals
 from agentmemd.persona.identity.recall import IdentityRecall
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
-DB_FILE = "agentmemd.db"
 T = TypeVar("T")
 R = TypeVar("R")
 log = logging.getLogger("agentmemd")
@@ -127,9 +127,7 @@ class Services:
                 lambda: MiniLMEmbedder(cfg.query_cache_size, cfg.workers), start=not load_model_later
             )
         try:
-            store = Store(
-                Path(data_dir) / DB_FILE, dim=embedder.dim, model=embedder.name, synchronous=config.store.synchronous
-            )
+            store = open_store(config.store, Path(data_dir), dim=embedder.dim, model=embedder.name)
         except StoreError as exc:  # a data dir this agentmemd cannot use (a newer one's, another model's)
             raise StartupError(exc.message, exc.data) from None
         _log_schema_upgrade(store.schema)

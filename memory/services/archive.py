@@ -1,7 +1,8 @@
 """`agentmemd export` and `agentmemd import-store`: a whole memory written as an open archive
-(memory/store/archive.py) from a data dir, while its daemon runs or not, and read back into a new
-data dir, verified table by table against the archive's checksums. Nothing is overwritten: an
-existing archive path, or a data dir that already holds a store, is refused."""
+(memory/store/archive.py) from a data dir or a PostgreSQL store, while its daemons run or not, and
+read back into a new data dir or an empty PostgreSQL database, verified table by table against the
+archive's checksums. So a memory moves between the two stores. Nothing is overwritten: an existing
+archive path, or a data dir or database that already holds a store, is refused."""
 
 from __future__ import annotations
 
@@ -10,22 +11,31 @@ from pathlib import Path
 from typing import Any
 
 from agentmemd.memory.core import __version__
-from agentmemd.memory.core.errors import InvalidParams
-from agentmemd.memory.services.app import DB_FILE
-from agentmemd.memory.store.archive import ArchiveError, load_archive, read_archive, table_checksums, write_archive
+from agentmemd.memory.core.config import StoreConfig
+from agentmemd.memory.core.errors import InvalidParams, StoreError
+from agentmemd.memory.store.archive import (
+    ArchiveError,
+    load_archive,
+    read_archive,
+    table_checksums,
+    write_archive,
+    write_tables,
+)
 from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.opening import DB_FILE, open_store, redact
 
 
-def export_archive(data_dir: Path, out: Path) -> dict[str, Any]:
-    """The manifest of the archive written at ``out``, a summary of it (tables and rows in all)."""
-    db = Path(data_dir) / DB_FILE
-    if not db.is_file():
+def export_archive(data_dir: Path | None, out: Path, store_url: str = "") -> dict[str, Any]:
+    """The manifest of the archive written at ``out`` (of the PostgreSQL store at ``store_url`` if
+    given, else of the data dir's), a summary of it (tables and rows in all)."""
+    db = Path(data_dir or ".") / DB_FILE
+    if not store_url and not db.is_file():
         raise InvalidParams("data_dir", f"{data_dir} holds no agentmemd store ({DB_FILE} not found)")
     if out.exists():
         raise InvalidParams("out", f"{out} exists: give a new path (an archive is never written over a file)")
     if not out.parent.is_dir():
         raise InvalidParams("out", f"{out.parent} is not a directory")
-    manifest = write_archive(db, out, __version__)
+    manifest = _export_postgres(store_url, out) if store_url else write_archive(db, out, __version__)
     return {
         "archive": str(out),
         "bytes": out.stat().st_size,
@@ -37,11 +47,37 @@ def export_archive(data_dir: Path, out: Path) -> dict[str, Any]:
     }
 
 
-def import_archive(archive: Path, data_dir: Path) -> dict[str, Any]:
-    """A new store at ``data_dir`` holding what ``archive`` holds, search indexes rebuilt; every table
-    checked against the archive's checksum. On any failure nothing is left behind."""
-    db = Path(data_dir) / DB_FILE
-    if db.exists():
+def _export_postgres(url: str, out: Path) -> dict[str, Any]:
+    from agentmemd.memory.store.postgres.store import PostgresTables, open_existing
+
+    try:
+        conn = open_existing(url)
+    except StoreError as exc:
+        raise InvalidParams("store_url", exc.message) from None
+    try:
+        conn.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")  # one snapshot for every table
+        return write_tables(PostgresTables(conn), out, __version__)
+    finally:
+        conn.close()
+
+
+def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") -> dict[str, Any]:
+    """A new store holding what ``archive`` holds (in the empty PostgreSQL database at ``store_url``
+    if given, else at ``data_dir``), search indexes rebuilt; every table checked against the
+    archive's checksum. On any failure nothing is left behind."""
+    db = Path(data_dir or ".") / DB_FILE
+    if store_url:
+        from agentmemd.memory.store.postgres.store import holds_store
+
+        try:
+            used = holds_store(store_url)
+        except StoreError as exc:
+            raise InvalidParams("store_url", exc.message) from None
+        if used:
+            raise InvalidParams(
+                "store_url", f"{redact(store_url)} already holds a store: read an archive into an empty database"
+            )
+    elif db.exists():
         raise InvalidParams("data_dir", f"{data_dir} already holds a store: read an archive into a new data dir")
     if not archive.is_file():
         raise InvalidParams("archive", f"{archive} is not a file")
@@ -50,12 +86,16 @@ def import_archive(archive: Path, data_dir: Path) -> dict[str, Any]:
     except ArchiveError as exc:
         raise InvalidParams("archive", str(exc)) from None
     meta = dict((row["key"], row["value"]) for row in map(json.loads, files.get("tables/meta.jsonl", b"").splitlines()))
-    Path(data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not store_url:
+        Path(data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
     store = None
+    where = StoreConfig(url=store_url)
     try:
-        store = Store(db, dim=int(meta.get("embedding_dim", 384)), model=meta.get("embedding_model", ""))
+        store = open_store(
+            where, Path(data_dir or "."), dim=int(meta.get("embedding_dim", 384)), model=meta.get("embedding_model", "")
+        )
         counts = load_archive(store, manifest, files)
-        found = table_checksums(store.conn)
+        found = table_checksums(store.archive_tables())
         wrong = sorted(t for t, about in manifest["tables"].items() if found.get(t) != about["sha256"])
         if wrong:
             raise ArchiveError(f"read back, these tables differ from the archive: {', '.join(wrong)}")
@@ -67,7 +107,7 @@ def import_archive(archive: Path, data_dir: Path) -> dict[str, Any]:
         raise
     store.close()
     return {
-        "data_dir": str(data_dir),
+        **({"store_url": redact(store_url)} if store_url else {"data_dir": str(data_dir)}),
         "tables": len(counts),
         "rows": sum(counts.values()),
         "memories": counts.get("memories", 0),
@@ -78,6 +118,10 @@ def import_archive(archive: Path, data_dir: Path) -> dict[str, Any]:
 
 def _remove_store(store: Store | None, db: Path) -> None:
     if store is not None:
+        if hasattr(store, "drop_everything"):  # PostgreSQL: the tables it made in the database
+            store.drop_everything()
         store.close()
+        if hasattr(store, "drop_everything"):
+            return
     for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
         path.unlink(missing_ok=True)

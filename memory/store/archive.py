@@ -37,36 +37,48 @@ DERIVED_TABLES = ("fts_namespaces",)  # which FTS table holds each namespace: re
 SCHEMA_TABLE = "_sqlite_migrations"  # the schema itself: the manifest's "schema"
 
 
-def archived_tables(conn) -> list[str]:
-    """The tables an archive holds: every ordinary table but the derived ones (see the module)."""
-    rows = conn.execute("SELECT name, type, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall()
-    virtual = [name for name, _, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
-    return [
-        name
-        for name, _, sql in rows
-        if name not in virtual
-        and not name.startswith("sqlite_")
-        and name not in DERIVED_TABLES
-        and name != SCHEMA_TABLE
-        and not any(name.startswith(f"{v}_") for v in virtual)
-    ]
+class SqliteTables:
+    """What an archive reads of a SQLite store through ``conn``: its tables, each one's order, its
+    schema. (postgres/store.py's PostgresTables answers the same of a PostgreSQL one.)"""
+
+    def __init__(self, conn):
+        self.conn = conn
+
+    def names(self) -> list[str]:
+        """Every ordinary table but the derived ones (see the module)."""
+        rows = self.conn.execute(
+            "SELECT name, type, sql FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        ).fetchall()
+        virtual = [name for name, _, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
+        return [
+            name
+            for name, _, sql in rows
+            if name not in virtual
+            and not name.startswith("sqlite_")
+            and name not in DERIVED_TABLES
+            and name != SCHEMA_TABLE
+            and not any(name.startswith(f"{v}_") for v in virtual)
+        ]
+
+    def order(self, table: str) -> str:
+        """Its key's columns, else its rowid (the order rows came in), else none."""
+        keys = [r[1] for r in sorted(self.conn.execute(f'PRAGMA table_info("{table}")'), key=lambda r: r[5]) if r[5]]
+        rowid = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'", (table,))
+        if keys:
+            return ", ".join(f'"{k}"' for k in keys)
+        return "rowid" if rowid.fetchone() is None else "1"
+
+    def schema(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(f"SELECT name FROM {SCHEMA_TABLE} ORDER BY id")]
 
 
 def _value(value: Any) -> Any:
     return {"$base64": base64.b64encode(value).decode("ascii")} if isinstance(value, (bytes, memoryview)) else value
 
 
-def _order(conn, table: str) -> str:
-    keys = [r[1] for r in sorted(conn.execute(f'PRAGMA table_info("{table}")'), key=lambda r: r[5]) if r[5]]
-    rowid = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'", (table,))
-    if keys:
-        return ", ".join(f'"{k}"' for k in keys)
-    return "rowid" if rowid.fetchone() is None else "1"
-
-
-def _lines(conn, table: str):
+def _lines(tables, table: str):
     """(columns, the table's rows as archive lines, in its key's order)."""
-    cursor = conn.execute(f'SELECT * FROM "{table}" ORDER BY {_order(conn, table)}')
+    cursor = tables.conn.execute(f"SELECT * FROM {table} ORDER BY {tables.order(table)}")
     columns = [c[0] for c in cursor.description]
 
     def lines():
@@ -78,24 +90,34 @@ def _lines(conn, table: str):
 
 
 def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict[str, Any]:
-    """Write the store at ``db_path`` as an archive at ``out_path`` (written beside it, then renamed
-    into place: a half-written archive never has its name). Returns the manifest."""
+    """Write the SQLite store at ``db_path`` as an archive at ``out_path``, read on a read-only
+    connection of its own in one snapshot. Returns the manifest."""
     conn = _connect(f"file:{db_path}?mode=ro", read_only=True)
-    tmp = out_path.with_name(out_path.name + ".partial")
     try:
         conn.execute("BEGIN")  # one snapshot for every table
-        schema = [r[0] for r in conn.execute(f"SELECT name FROM {SCHEMA_TABLE} ORDER BY id")]
+        manifest = write_tables(SqliteTables(conn), out_path, agentmemd_version)
+        conn.execute("COMMIT")
+        return manifest
+    finally:
+        conn.close()
+
+
+def write_tables(tables, out_path: Path, agentmemd_version: str) -> dict[str, Any]:
+    """Write what ``tables`` reads (inside the caller's snapshot) as an archive at ``out_path``
+    (written beside it, then renamed into place: a half-written archive never has its name)."""
+    tmp = out_path.with_name(out_path.name + ".partial")
+    try:
         manifest: dict[str, Any] = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "agentmemd": agentmemd_version,
-            "schema": schema,
+            "schema": tables.schema(),
             "created": format_time(SystemClock().now()),
             "tables": {},
         }
         with tarfile.open(tmp, "w:gz") as tar:
-            for table in archived_tables(conn):
-                columns, lines = _lines(conn, table)
+            for table in tables.names():
+                columns, lines = _lines(tables, table)
                 data = b"".join(lines)
                 manifest["tables"][table] = {
                     "rows": data.count(b"\n"),  # a line a row: JSON keeps a newline in a text escaped
@@ -104,12 +126,10 @@ def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict
                 }
                 _add(tar, f"tables/{table}.jsonl", data)
             _add(tar, "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False).encode("utf-8"))
-        conn.execute("COMMIT")
         tmp.replace(out_path)
         return manifest
     finally:
         tmp.unlink(missing_ok=True)
-        conn.close()
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -151,14 +171,14 @@ def _stored(value: Any) -> Any:
 def load_archive(store, manifest: dict[str, Any], files: dict[str, bytes]) -> dict[str, int]:
     """Every archived table's rows into ``store`` (a new, empty one of the same schema), then the
     search indexes rebuilt from the memories, in one transaction. table -> rows stored."""
-    if manifest["schema"] != [r[0] for r in store.conn.execute(f"SELECT name FROM {SCHEMA_TABLE} ORDER BY id")]:
+    if manifest["schema"] != store.applied_migrations():
         raise ArchiveError(
             f"the archive's schema ends at {manifest['schema'][-1]}; this store's does not match: read it with "
             f"the agentmemd that wrote it ({manifest['agentmemd']})"
         )
     counts: dict[str, int] = {}
     with store.transaction():
-        store.conn.execute("PRAGMA defer_foreign_keys=ON")  # goal notes before their goal, say: checked at COMMIT
+        store.defer_foreign_keys()  # goal notes before their goal, say: checked at COMMIT
         for table, about in manifest["tables"].items():
             columns = about["columns"]
             marks = ", ".join("?" * len(columns))
@@ -169,17 +189,18 @@ def load_archive(store, manifest: dict[str, Any], files: dict[str, bytes]) -> di
             ]
             store.conn.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
             counts[table] = len(rows)
-        store.index_live("1")
-        store.conn.execute("INSERT INTO conversation_turns_fts(conversation_turns_fts) VALUES ('rebuild')")
+        store.reset_sequences()
+        store.index_live("1=1")
+        store.rebuild_turn_index()
     return counts
 
 
-def table_checksums(conn) -> dict[str, str]:
+def table_checksums(tables) -> dict[str, str]:
     """Each archived table's SHA-256 as an archive would hold it (a store read back checks out)."""
     out = {}
-    for table in archived_tables(conn):
+    for table in tables.names():
         digest = hashlib.sha256()
-        for line in _lines(conn, table)[1]:
+        for line in _lines(tables, table)[1]:
             digest.update(line)
         out[table] = digest.hexdigest()
     return out

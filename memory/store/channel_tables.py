@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from agentmemd.memory.core.vocabulary import EPISODE
-from agentmemd.memory.store.database import Store, _in_chunks, fts_query, to_blob
+from agentmemd.memory.store.database import Store, _in_chunks, fts_terms, to_blob
 
 USER = "user"  # the person the agent serves: no row of its own in ``people``
 
@@ -92,7 +92,7 @@ class ChannelTables:
         return self.store._rows(
             "SELECT c.chat, c.channel, c.title, c.kind, count(*) AS messages FROM conversation_turns t "
             "JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
-            "WHERE t.person = ? AND t.namespace = ? GROUP BY c.chat ORDER BY messages DESC",
+            "WHERE t.person = ? AND t.namespace = ? GROUP BY c.namespace, c.chat ORDER BY messages DESC",
             (person, namespace),
         )
 
@@ -212,7 +212,7 @@ class ChannelTables:
             "SELECT c.chat, c.channel, c.title, c.kind, count(t.seq) AS messages, "
             "count(DISTINCT t.session) AS sessions, min(t.ts) AS first, max(t.ts) AS last "
             "FROM chats c LEFT JOIN conversation_turns t ON t.namespace = c.namespace AND t.chat = c.chat "
-            "WHERE c.namespace = ? GROUP BY c.chat ORDER BY c.channel, c.title",
+            "WHERE c.namespace = ? GROUP BY c.namespace, c.chat ORDER BY c.channel, c.title",
             (namespace,),
         )
 
@@ -284,10 +284,12 @@ class ChannelTables:
     ) -> list[dict[str, Any]]:
         """Turns matching any of the query's words, best BM25 first, with their provenance;
         ``audiences``: only turns said to one of them."""
-        match = fts_query(query)
-        if match is None or audiences == []:
+        found = self.store.turn_match(fts_terms(query))
+        if found is None or audiences == []:
             return []
-        filters, params = ["t.namespace = ?"], [namespace]
+        source, score, match, params = found
+        filters = [match, "t.namespace = ?"]
+        params = [*params, namespace]
         if audiences is not None:
             filters.append(f"t.audience IN ({', '.join('?' * len(audiences))})")
             params += audiences
@@ -297,11 +299,10 @@ class ChannelTables:
                 params.append(value)
         return self.store._rows(
             "SELECT t.seq, t.session, t.role, t.speaker, t.person, t.content, t.ts, t.chat, "
-            "c.title AS chat_title, c.channel, c.kind AS chat_kind, t.audience, bm25(conversation_turns_fts) AS bm25 "
-            "FROM conversation_turns_fts f JOIN conversation_turns t ON t.seq = f.rowid "
-            "LEFT JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
-            f"WHERE conversation_turns_fts MATCH ? AND {' AND '.join(filters)} ORDER BY bm25 LIMIT ?",
-            (match, *params, k),
+            f"c.title AS chat_title, c.channel, c.kind AS chat_kind, t.audience, {score} AS bm25 "
+            f"FROM {source} LEFT JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
+            f"WHERE {' AND '.join(filters)} ORDER BY bm25 LIMIT ?",
+            (*params, k),
         )
 
     # ---- corrections: a message edited or deleted after it was stored (m024) ------------------
@@ -349,28 +350,20 @@ class ChannelTables:
         ).fetchall()
         return [(row[0], row[1], row[2]) for row in reversed(rows)]
 
-    def _unindex_turn(self, seq: int) -> None:
-        """Take the turn's words out of its full-text index (external content: the old text must be given)."""
-        (old,) = self.conn.execute("SELECT content FROM conversation_turns WHERE seq = ?", (seq,)).fetchone()
-        self.conn.execute(
-            "INSERT INTO conversation_turns_fts (conversation_turns_fts, rowid, content) VALUES ('delete', ?, ?)",
-            (seq, old),
-        )
-
     def revise_turn(self, seq: int, content: str, tokens: int, edited: str) -> None:
         """The turn says ``content`` now (an edit at ``edited``), and is found by its new words only."""
-        self._unindex_turn(seq)
+        self.store.unindex_turn(seq)
         self.conn.execute(
             "UPDATE conversation_turns SET content = ?, tokens = ?, edited = ? WHERE seq = ?",
             (content, tokens, edited, seq),
         )
-        self.conn.execute("INSERT INTO conversation_turns_fts (rowid, content) VALUES (?, ?)", (seq, content))
+        self.store.index_turn(seq, content)
 
     def tombstone_turn(self, seq: int, marker: str, tokens: int, deleted: str) -> None:
         """The turn keeps its time and speaker; its words give way to ``marker`` and leave the index.
         It has no episode ('': none, by choice; the caller forgets the one it had) and no Observer
         run reads it (observed_run 0: no run's, when none had)."""
-        self._unindex_turn(seq)
+        self.store.unindex_turn(seq)
         self.conn.execute(
             "UPDATE conversation_turns SET content = ?, tokens = ?, deleted = ?, episode = '', "
             "observed_run = coalesce(observed_run, 0) WHERE seq = ?",

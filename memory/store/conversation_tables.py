@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.database import Store, _in_chunks
 
 TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person, episode"
 
@@ -272,13 +272,13 @@ class ConversationTables:
     def unsearchable_count(self, namespace: str, sessions: list[str] | None = None) -> int:
         """Turns of ``namespace`` (of these sessions, by key, when given) the episode worker has still
         to store as episodes; not pending ones (a model call's, unanswered): no episode is due for them."""
-        where, params = "", [namespace]
-        if sessions is not None:
-            where, params = "AND session IN (SELECT value FROM json_each(?))", [namespace, json.dumps(sessions)]
-        return self.store.conn.execute(
-            f"SELECT count(*) FROM conversation_turns WHERE episode IS NULL AND pending = 0 AND namespace = ? {where}",
-            params,
-        ).fetchone()[0]
+        sql = "SELECT count(*) FROM conversation_turns WHERE episode IS NULL AND pending = 0 AND namespace = ?"
+        if sessions is None:
+            return self.store.conn.execute(sql, (namespace,)).fetchone()[0]
+        return sum(
+            self.store.conn.execute(f"{sql} AND session IN ({marks})", (namespace, *chunk)).fetchone()[0]
+            for chunk, marks in _in_chunks(sorted(set(sessions)))
+        )
 
     def said_before(self, session: str, seq: int, count: int) -> list[tuple[str, str]]:
         """Up to ``count`` (speaker, content) of the session's turns before ``seq``, oldest first."""
@@ -290,11 +290,12 @@ class ConversationTables:
 
     def contents(self, seqs: list[int]) -> dict[int, str]:
         """seq -> the turn's text now."""
-        rows = self.store.conn.execute(
-            "SELECT seq, content FROM conversation_turns WHERE seq IN (SELECT value FROM json_each(?))",
-            (json.dumps(seqs),),
-        )
-        return dict(rows.fetchall())
+        out: dict[int, str] = {}
+        for chunk, marks in _in_chunks(list(seqs)):
+            out.update(
+                self.store.conn.execute(f"SELECT seq, content FROM conversation_turns WHERE seq IN ({marks})", chunk)
+            )
+        return out
 
     def set_episodes(self, episodes: dict[int, str]) -> int:
         """Mark turns as stored, each as its episode memory; how many were still unmarked."""
@@ -323,7 +324,7 @@ class ConversationTables:
         ).fetchone()[0]
         rows = self.store._rows(
             "SELECT session, count(*) AS turns, min(ts) AS first, max(ts) AS last, "
-            "sum(observed_run IS NOT NULL) AS observed, max(chat) AS chat, max(seq) AS last_seq "
+            "count(observed_run) AS observed, max(chat) AS chat, max(seq) AS last_seq "
             "FROM conversation_turns WHERE namespace = ? GROUP BY session ORDER BY last_seq DESC LIMIT ? OFFSET ?",
             (namespace, limit, offset),
         )

@@ -99,8 +99,12 @@ def prepared_pack(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _unpack_json(stored: str | bytes) -> Any:
-    """Logged before the pack log was compressed: plain JSON text."""
-    return json.loads(zlib.decompress(stored) if isinstance(stored, bytes) else stored)
+    """Logged before the pack log was compressed: plain JSON text (as bytes, once moved to a store
+    whose column holds bytes only)."""
+    if isinstance(stored, (bytes, memoryview)):
+        stored = bytes(stored)
+        return json.loads(zlib.decompress(stored) if stored[:1] == b"\x78" else stored)
+    return json.loads(stored)
 
 
 def _in_chunks(values: list, size: int = 900) -> Iterator[tuple[list, str]]:
@@ -831,6 +835,52 @@ class Store:
             "namespaces": namespaces,
             "packs_logged": packs,
         }
+
+    # ---- what differs between the stores (postgres/store.py has the other side) --------------
+
+    def turn_match(self, words: list[str]) -> tuple[str, str, str, list[Any]] | None:
+        """How to find the turns holding any of ``words``: (the FROM, joined on the turns as
+        ``t``; a score column, lower is better; the WHERE; their parameters, the score's first)."""
+        match = fts_query(words)
+        if match is None:
+            return None
+        return (
+            "conversation_turns_fts f JOIN conversation_turns t ON t.seq = f.rowid",
+            "bm25(conversation_turns_fts)",
+            "conversation_turns_fts MATCH ?",
+            [match],
+        )
+
+    def unindex_turn(self, seq: int) -> None:
+        """Take a turn's words out of its full-text index (external content: the old text must be given)."""
+        (old,) = self.conn.execute("SELECT content FROM conversation_turns WHERE seq = ?", (seq,)).fetchone()
+        self.conn.execute(
+            "INSERT INTO conversation_turns_fts (conversation_turns_fts, rowid, content) VALUES ('delete', ?, ?)",
+            (seq, old),
+        )
+
+    def index_turn(self, seq: int, content: str) -> None:
+        self.conn.execute("INSERT INTO conversation_turns_fts (rowid, content) VALUES (?, ?)", (seq, content))
+
+    def rebuild_turn_index(self) -> None:
+        self.conn.execute("INSERT INTO conversation_turns_fts(conversation_turns_fts) VALUES ('rebuild')")
+
+    def applied_migrations(self) -> list[str]:
+        """The schema: the migrations applied, in order."""
+        return [r[0] for r in self.conn.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
+
+    def archive_tables(self):
+        """What an archive reads of this store, on the calling thread's connection (archive.py)."""
+        from agentmemd.memory.store.archive import SqliteTables
+
+        return SqliteTables(self.conn)
+
+    def defer_foreign_keys(self) -> None:
+        """Check the open transaction's foreign keys at COMMIT (rows may come in any order)."""
+        self.conn.execute("PRAGMA defer_foreign_keys=ON")
+
+    def reset_sequences(self) -> None:
+        """After rows came in with their keys: SQLite's next key is always past the largest."""
 
     def count_live(self) -> int:
         return self.conn.execute("SELECT COUNT(*) FROM memories WHERE superseded_by IS NULL").fetchone()[0]

@@ -26,7 +26,7 @@ class DirectoryTables:
             "SELECT c.chat, c.channel, c.title, c.kind, count(t.seq) AS messages, "
             "count(DISTINCT t.session) AS sessions, min(t.ts) AS first, max(t.ts) AS last "
             "FROM chats c LEFT JOIN conversation_turns t ON t.namespace = c.namespace AND t.chat = c.chat "
-            "WHERE c.namespace = ? AND c.chat = ? GROUP BY c.chat",
+            "WHERE c.namespace = ? AND c.chat = ? GROUP BY c.namespace, c.chat",
             (namespace, chat),
         )
         return rows[0] if rows else None
@@ -35,7 +35,7 @@ class DirectoryTables:
         """A page of the chat's sessions, the latest active first."""
         return self.store._rows(
             "SELECT session, count(*) AS messages, min(ts) AS first, max(ts) AS last, "
-            "sum(observed_run IS NOT NULL) AS observed FROM conversation_turns "
+            "count(observed_run) AS observed FROM conversation_turns "
             "WHERE chat = ? AND namespace = ? GROUP BY session ORDER BY max(seq) DESC LIMIT ? OFFSET ?",
             (chat, namespace, limit, offset),
         )

@@ -26,8 +26,8 @@ class LLMTables:
     def call_totals(self) -> list[dict[str, Any]]:
         """Per provider, model and task: calls by status, tokens and cost."""
         return self.store._rows(
-            "SELECT provider, model, task, count(*) AS calls, sum(status = 'ok') AS ok, "
-            "sum(status = 'rejected') AS rejected, sum(status = 'error') AS errors, "
+            "SELECT provider, model, task, count(*) AS calls, count(CASE WHEN status = 'ok' THEN 1 END) AS ok, "
+            "count(CASE WHEN status = 'rejected' THEN 1 END) AS rejected, count(CASE WHEN status = 'error' THEN 1 END) AS errors, "
             "sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens, "
             "sum(cache_creation_input_tokens) AS cache_creation_input_tokens, "
             "sum(cache_read_input_tokens) AS cache_read_input_tokens, round(sum(cost_usd), 6) AS cost_usd "
@@ -65,8 +65,8 @@ class LLMTables:
         assert column in ("hits_exact", "hits_semantic", "misses", "bypassed")
         self.store.conn.execute(
             f"INSERT INTO llm_cache_stats(task, namespace, {column}, tokens_saved) VALUES (?, ?, 1, ?) "
-            f"ON CONFLICT(task, namespace) DO UPDATE SET {column} = {column} + 1, "
-            "tokens_saved = tokens_saved + excluded.tokens_saved",
+            f"ON CONFLICT(task, namespace) DO UPDATE SET {column} = llm_cache_stats.{column} + 1, "
+            "tokens_saved = llm_cache_stats.tokens_saved + excluded.tokens_saved",
             (task, namespace, tokens),
         )
         if entry_id is not None:

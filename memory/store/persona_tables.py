@@ -113,7 +113,9 @@ class PersonaTables:
 
     def proposals(self, namespace: str, status: str | None) -> list[dict[str, Any]]:
         where, params = ("AND status = ?", (namespace, status)) if status else ("", (namespace,))
-        return self.store._rows(f"{self._PROPOSAL} WHERE namespace = ? {where} ORDER BY rowid", params)
+        return self.store._rows(
+            f"{self._PROPOSAL} WHERE namespace = ? {where} ORDER BY persona_rule_proposals.id", params
+        )
 
     def decide_proposal(self, proposal_id: str, status: str, decided: str) -> None:
         self.store.conn.execute(

@@ -1,0 +1,189 @@
+"""A PostgreSQL connection that answers the store's SQLite-style calls.
+
+    conn = connect(url, catalog)          # psycopg, autocommit: the store says BEGIN and COMMIT
+    conn.execute("SELECT seq FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    SqlTables(conn)["goals"].insert(row)  # the part of sqlite-utils' Table the store uses
+
+Each statement is rewritten by dialect.py; values are bound on the client (psycopg's
+ClientCursor) as literals, so a parameter takes its type from where it stands, as in SQLite, and
+one round trip runs a statement. A cursor's ``lastrowid`` is the session's last identity value.
+JSON comes back as its text, and booleans go in as 0 and 1: the store's columns are SQLite's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from agentmemd.memory.core.errors import InvalidParams, StoreError
+from agentmemd.memory.store.postgres.dialect import Catalog, to_postgres
+
+
+def _psycopg():
+    try:
+        import psycopg
+    except ImportError:  # the extra not installed: say what to install
+        raise StoreError(
+            "a PostgreSQL store needs psycopg: pip install 'agentmemd[postgres]' (or psycopg[binary])"
+        ) from None
+    return psycopg
+
+
+def _refuse_nul(values) -> None:
+    """PostgreSQL's text cannot hold U+0000 (SQLite's can): refused as bad input, before anything runs."""
+    for value in values:
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidParams("text", "holds a NUL character (U+0000), which the PostgreSQL store cannot keep")
+
+
+class Cursor:
+    """The result of one statement, as the store reads SQLite's cursors."""
+
+    def __init__(self, conn: "Connection", cursor: Any, ran: bool = True):
+        self._conn = conn
+        self._cursor = cursor
+        self._ran = ran  # an executemany of no rows ran nothing: it changed 0 rows
+
+    @property
+    def description(self) -> list[tuple[str]] | None:
+        if self._cursor.description is None:
+            return None
+        return [(column.name,) for column in self._cursor.description]
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount if self._ran else 0
+
+    @property
+    def lastrowid(self) -> int:
+        return self._conn.raw.execute("SELECT lastval()").fetchone()[0]
+
+    def fetchone(self) -> tuple | None:
+        return self._cursor.fetchone() if self._cursor.description is not None else None
+
+    def fetchall(self) -> list[tuple]:
+        return self._cursor.fetchall() if self._cursor.description is not None else []
+
+    def fetchmany(self, size: int) -> list[tuple]:
+        return self._cursor.fetchmany(size) if self._cursor.description is not None else []
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self.fetchall())
+
+
+class Connection:
+    """One psycopg connection (autocommit) behind SQLite's ``execute``/``executemany``."""
+
+    def __init__(self, raw: Any, catalog: Catalog):
+        self.raw = raw
+        self.catalog = catalog
+
+    def execute(self, sql: str, params: Sequence | dict | None = None) -> Cursor:
+        has_params = bool(params)
+        statement = to_postgres(sql, self.catalog, has_params)
+        cursor = self.raw.cursor()
+        if has_params:
+            _refuse_nul(params.values() if isinstance(params, dict) else params)
+        cursor.execute(statement, params if has_params else None)
+        return Cursor(self, cursor)
+
+    def executemany(self, sql: str, rows: Sequence) -> Cursor:
+        rows = list(rows)
+        for row in rows:
+            _refuse_nul(row.values() if isinstance(row, dict) else row)
+        cursor = self.raw.cursor()
+        if rows:
+            cursor.executemany(to_postgres(sql, self.catalog, True), rows)
+        return Cursor(self, cursor, ran=bool(rows))
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def connect(url: str, catalog: Catalog, *, read_only: bool = False) -> Connection:
+    """A connection to ``url`` whose values bind as the store's SQL expects (see the module)."""
+    psycopg = _psycopg()
+    from psycopg.adapt import Dumper, Loader
+    from psycopg.types.string import TextLoader
+
+    class BoolAsInt(Dumper):
+        def dump(self, obj: bool) -> bytes:
+            return b"1" if obj else b"0"
+
+        def quote(self, obj: bool) -> bytes:
+            return self.dump(obj)
+
+    class NumberLoader(Loader):
+        """A sum of integers is numeric in PostgreSQL, an integer in SQLite."""
+
+        def load(self, data) -> int | float:
+            text = bytes(data).decode()
+            return float(text) if any(c in text for c in ".eEN") else int(text)
+
+    try:
+        raw = psycopg.connect(url, autocommit=True, cursor_factory=psycopg.ClientCursor, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to the PostgreSQL store: {str(exc).strip()}") from None
+    raw.adapters.register_dumper(bool, BoolAsInt)
+    for json_type in ("json", "jsonb"):
+        raw.adapters.register_loader(json_type, TextLoader)
+    raw.adapters.register_loader("numeric", NumberLoader)
+    if read_only:
+        raw.execute("SET default_transaction_read_only = on")
+    return Connection(raw, catalog)
+
+
+class _Table:
+    """``db[name]``: insert, upsert, update, exists, as sqlite-utils' Table does them."""
+
+    def __init__(self, conn: Connection, name: str):
+        self.conn = conn
+        self.name = name
+        self.last_rowid: int | None = None
+        self.last_pk: Any = None
+
+    def insert(self, row: dict[str, Any], *, replace: bool = False) -> "_Table":
+        columns = list(row)
+        verb = "INSERT OR REPLACE INTO" if replace else "INSERT INTO"
+        sql = f"{verb} {self.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        key = self.conn.catalog.keys.get(self.name, ())
+        identity = self.conn.catalog.identities.get(self.name)
+        returning = f" RETURNING {identity}" if identity else ""
+        found = self.conn.execute(sql + returning, [row[c] for c in columns]).fetchone()
+        self.last_rowid = found[0] if found else None
+        self.last_pk = row[key[0]] if len(key) == 1 and key[0] in row else self.last_rowid
+        return self
+
+    def upsert(self, row: dict[str, Any], *, pk: str) -> "_Table":
+        columns = list(row)
+        others = [c for c in columns if c != pk]
+        sql = (
+            f"INSERT INTO {self.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT ({pk}) DO "
+            + (f"UPDATE SET {', '.join(f'{c} = EXCLUDED.{c}' for c in others)}" if others else "NOTHING")
+        )
+        self.conn.execute(sql, [row[c] for c in columns])
+        self.last_pk = row[pk]
+        return self
+
+    def update(self, pk_value: Any, values: dict[str, Any]) -> "_Table":
+        (key,) = self.conn.catalog.keys[self.name]
+        sets = ", ".join(f"{c} = ?" for c in values)
+        self.conn.execute(f"UPDATE {self.name} SET {sets} WHERE {key} = ?", [*values.values(), pk_value])
+        self.last_pk = pk_value
+        return self
+
+    def exists(self) -> bool:
+        return self.name in self.conn.catalog.keys or self.name in self.conn.catalog.rowid_tables
+
+
+class SqlTables:
+    """What the store's modules use of a sqlite-utils Database: ``execute`` and ``db[table]``."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence | dict | None = None) -> Cursor:
+        return self.conn.execute(sql, params)
+
+    def __getitem__(self, name: str) -> _Table:
+        return _Table(self.conn, name)

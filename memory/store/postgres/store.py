@@ -1,0 +1,446 @@
+"""The store on PostgreSQL with pgvector: the same methods as SQLite's ``Store``, for several daemons.
+
+    store = PostgresStore("postgresql://agent@db/agentmemd", dim=384, model="all-MiniLM-L6-v2")
+
+Every method of ``Store`` answers the same here; what differs is underneath (docs/postgres.md):
+
+- Writes: each ``transaction()`` first takes one advisory lock of the database's, so the writes of
+  every daemon sharing it run one after another, as SQLite's one writer does. Reads never wait:
+  ``reading()`` is a read-only REPEATABLE READ transaction, one snapshot.
+- Vectors: no matrix in RAM (another daemon's writes would not be in it): ``memory_vectors`` with
+  pgvector's HNSW index; a long text's windows are rows of their own, and a memory ranks by its best.
+- Words: ``memory_terms`` holds each memory's words as FTS5 reads them (words.py) and
+  ``memory_terms_stats`` each namespace's counts, so BM25 is FTS5's formula on FTS5's terms.
+- The turns' full text is PostgreSQL's own (English stemming, ``ts_rank_cd``), kept by a trigger.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import numpy as np
+
+from agentmemd.memory.core.errors import StoreError
+from agentmemd.memory.store.database import Store, from_blob, fts_terms_in_order
+from agentmemd.memory.store.opening import redact
+from agentmemd.memory.store.postgres.connection import Connection, SqlTables, connect
+from agentmemd.memory.store.postgres.schema import OWN_FUNCTIONS, applied_migrations, catalog_of, upgrade_postgres
+from agentmemd.memory.store.postgres.words import fts5_words, query_terms
+
+WRITE_LOCK = 0x616D64_0002  # the advisory lock every write transaction of every daemon takes
+# FTS5's BM25 constants (fts5_aux.c): the formula is reproduced, so both stores rank alike.
+BM25_K1, BM25_B = 1.2, 0.75
+EF_SEARCH = 200  # HNSW candidates per search: above any pack's candidate count
+
+
+def vector_literal(vec: np.ndarray) -> str:
+    """pgvector's text form; repr gives each float32 back exactly."""
+    return "[" + ",".join(map(repr, np.asarray(vec, dtype=np.float32).tolist())) + "]"
+
+
+class PostgresTables:
+    """What an archive reads of a PostgreSQL store (archive.py's SqliteTables, for this one): every
+    table but the search indexes and the migrations' record, in their keys' order."""
+
+    DERIVED = ("memory_terms", "memory_terms_stats", "memory_vectors", "turn_search", "schema_migrations")
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    def names(self) -> list[str]:
+        return sorted(t for t in self.conn.catalog.keys if t not in self.DERIVED)
+
+    def order(self, table: str) -> str:
+        keys = self.conn.catalog.keys.get(table)
+        if keys:
+            return ", ".join(f'"{k}"' for k in keys)
+        return "rowid" if table in self.conn.catalog.rowid_tables else "1"
+
+    def schema(self) -> list[str]:
+        return applied_migrations(self.conn.raw)
+
+
+def open_existing(url: str) -> Connection:
+    """A read-only connection to the agentmemd store at ``url``; StoreError if there is none."""
+    conn = connect(url, None, read_only=True)
+    if not applied_migrations(conn.raw):
+        conn.close()
+        raise StoreError(f"no agentmemd store at {redact(url)}")
+    conn.catalog = catalog_of(conn.raw)
+    return conn
+
+
+def holds_store(url: str) -> bool:
+    conn = connect(url, None, read_only=True)
+    try:
+        return bool(applied_migrations(conn.raw))
+    finally:
+        conn.close()
+
+
+class NoMatrix:
+    """What health asks of the in-RAM vector index: none is kept on PostgreSQL."""
+
+    def nbytes(self) -> int:
+        return 0
+
+    def loaded(self) -> int:
+        return 0
+
+
+class PostgresStore(Store):
+    def __init__(self, url: str, *, dim: int, model: str):
+        self.path = url
+        self.url = url
+        self.dim = dim
+        writer = connect(url, catalog=None)  # the catalog is read once the schema is there
+        try:
+            self.schema = upgrade_postgres(writer.raw, dim)
+            writer.catalog = catalog_of(writer.raw)
+            self._prepare(writer)
+        except BaseException:
+            writer.close()
+            raise
+        self._writer = writer
+        self._writer_db = SqlTables(writer)
+        self._local = threading.local()
+        self._readers: list[Connection] = []
+        self._readers_lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._after_commit = []
+        self._depth = 0
+        self.vectors = NoMatrix()
+        self._fts_numbers = {}
+        self._check_embedding_meta(dim, model)
+
+    @staticmethod
+    def _prepare(conn: Connection) -> None:
+        conn.raw.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+        try:  # pgvector 0.8: a filtered search goes on until it has enough rows
+            conn.raw.execute("SET hnsw.iterative_scan = relaxed_order")
+        except Exception:  # older pgvector: the filter applies to ef_search candidates
+            pass
+
+    @property
+    def catalog(self):
+        return self._writer.catalog
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        local = self._local
+        if getattr(local, "conn", None) is not None:
+            yield
+            return
+        reader = getattr(local, "reader", None)
+        if reader is None:
+            reader = local.reader = connect(self.url, self.catalog, read_only=True)
+            self._prepare(reader)
+            local.reader_db = SqlTables(reader)
+            with self._readers_lock:
+                self._readers.append(reader)
+        local.conn, local.db = reader, local.reader_db
+        reader.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try:
+            yield
+        finally:
+            local.conn = local.db = None
+            reader.raw.execute("COMMIT")
+
+    def cache_max_bytes(self) -> int:
+        return 0  # PostgreSQL's shared buffers are the server's, not this process's
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self.conn is not self._writer:
+            raise StoreError("a write was attempted on a read-only connection (inside Store.reading)")
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            raw = self._writer.raw
+            raw.execute("BEGIN")
+            self._depth = 1
+            try:
+                raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                yield
+            except BaseException:
+                raw.execute("ROLLBACK")
+                raise
+            else:
+                raw.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def close(self) -> None:
+        with self._readers_lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
+        with self._lock:
+            self._writer.close()
+
+    def applied_migrations(self) -> list[str]:
+        return applied_migrations(self.conn.raw)
+
+    def archive_tables(self) -> "PostgresTables":
+        return PostgresTables(self.conn)
+
+    def drop_everything(self) -> None:
+        """Remove every table and function this store made (an import that failed leaves nothing)."""
+        with self._lock:
+            raw = self._writer.raw
+            for table in self.catalog.keys:
+                raw.execute(f"DROP TABLE IF EXISTS {table} CASCADE")
+            for function in OWN_FUNCTIONS:
+                raw.execute(f"DROP FUNCTION IF EXISTS {function} CASCADE")
+
+    def defer_foreign_keys(self) -> None:
+        self.conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
+
+    def _load_fts_numbers(self) -> dict[str, int]:
+        return {}
+
+    # ---- the search indexes ------------------------------------------------------------------
+
+    def _index(self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray) -> None:
+        text_terms, context_terms = fts5_words(content, context or "")
+        size = len(text_terms) + len(context_terms)
+        self.conn.execute(
+            "INSERT INTO memory_terms (seq, namespace, text_terms, context_terms, all_terms, size) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING",
+            (seq, namespace, text_terms, context_terms, sorted(set(text_terms) | set(context_terms)), size),
+        )
+        self.conn.execute(
+            "INSERT INTO memory_terms_stats (namespace, documents, tokens) VALUES (?, 1, ?) ON CONFLICT (namespace) "
+            "DO UPDATE SET documents = memory_terms_stats.documents + 1, tokens = memory_terms_stats.tokens + EXCLUDED.tokens",
+            (namespace, size),
+        )
+        self.conn.executemany(
+            "INSERT INTO memory_vectors (seq, part, namespace, embedding) VALUES (?, ?, ?, ?::vector) "
+            "ON CONFLICT (seq, part) DO UPDATE SET embedding = EXCLUDED.embedding, namespace = EXCLUDED.namespace",
+            [(seq, part, namespace, vector_literal(vec)) for part, vec in enumerate(np.atleast_2d(vectors))],
+        )
+
+    def _unindex(self, seq: int) -> None:
+        gone = self.conn.execute("DELETE FROM memory_terms WHERE seq = ? RETURNING namespace, size", (seq,)).fetchone()
+        if gone is not None:
+            self.conn.execute(
+                "UPDATE memory_terms_stats SET documents = documents - 1, tokens = tokens - ? WHERE namespace = ?",
+                (gone[1], gone[0]),
+            )
+        self.conn.execute("DELETE FROM memory_vectors WHERE seq = ?", (seq,))
+
+    def knn(self, namespace: str, vec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
+        if n <= 0:
+            return []
+        query = vector_literal(vec)
+        skipped = sorted(skip) if skip else []
+        where = "namespace = ?" + (" AND seq <> ALL(?::bigint[])" if skipped else "")
+        params = [query, namespace, *([skipped] if skipped else [])]
+        k = n + 8
+        with self._guard():
+            while True:
+                rows = self.conn.execute(
+                    f"SELECT seq, embedding <=> ?::vector AS distance FROM memory_vectors WHERE {where} "
+                    "ORDER BY distance LIMIT ?",
+                    [*params, k],
+                ).fetchall()
+                best: dict[int, float] = {}
+                for seq, distance in sorted(rows, key=lambda r: (r[1], r[0])):
+                    best.setdefault(int(seq), 1.0 - float(distance))
+                if len(best) >= n or len(rows) < k:
+                    break
+                k *= 2  # a long text's windows crowded the first rows: take more
+        ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+        return ranked[:n]
+
+    def _stats(self, namespace: str) -> tuple[int, int] | None:
+        row = self.conn.execute(
+            "SELECT documents, tokens FROM memory_terms_stats WHERE namespace = ?", (namespace,)
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    def _frequencies(self, namespace: str, terms: list[str]) -> list[int]:
+        return [
+            self.conn.execute(
+                "SELECT count(*) FROM memory_terms WHERE namespace = ? AND all_terms @> ARRAY[?]::text[]",
+                (namespace, term),
+            ).fetchone()[0]
+            for term in terms
+        ]
+
+    def term_statistics(self, namespace: str, terms: list[str]) -> tuple[int, list[int]] | None:
+        with self._guard():
+            stats = self._stats(namespace)
+            if stats is None:
+                return None
+            frequencies = [max(self._frequencies(namespace, query_terms([t])) or [0]) for t in terms]
+            return max(stats[0], *frequencies, 0), frequencies
+
+    def fts_scores(self, namespace: str, terms: list[str], context_weight: float = 1.0) -> dict[int, float]:
+        """BM25 as FTS5's bm25() computes it (fts5_aux.c): per query term or phrase, its idf x a
+        saturated frequency (the context's occurrences weighted) over the memory's length against the
+        mean. Single words are scored in SQL; a phrase ("high school") by its words in order, here."""
+        with self._guard():
+            stats = self._stats(namespace)
+            if stats is None or stats[0] == 0 or not terms:
+                return {}
+            documents, tokens = stats
+            mean_length = tokens / documents
+            phrases = [p for p in (query_terms(fts_terms_in_order(t)) for t in terms) if p]
+            words = [p[0] for p in phrases if len(p) == 1]
+            scores: dict[int, float] = {}
+            if words:
+                idfs = [_idf(documents, hits) for hits in self._frequencies(namespace, words)]
+                rows = self.conn.execute(
+                    "SELECT f.seq, sum(q.idf * q.tf * ? / (q.tf + ? * (1 - ? + ? * f.size / ?))) "
+                    "FROM memory_terms f CROSS JOIN LATERAL (SELECT t.idf, "
+                    "cardinality(array_positions(f.text_terms, t.term)) "
+                    "+ ? * cardinality(array_positions(f.context_terms, t.term)) AS tf "
+                    "FROM unnest(?::text[], ?::float8[]) AS t(term, idf)) q "
+                    "WHERE f.namespace = ? AND f.all_terms && ?::text[] AND q.tf > 0 GROUP BY f.seq",
+                    (BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, mean_length, context_weight, words, idfs, namespace, words),
+                ).fetchall()
+                scores = {int(seq): float(score) for seq, score in rows}
+            for phrase in (p for p in phrases if len(p) > 1):
+                rows = self.conn.execute(
+                    "SELECT seq, text_terms, context_terms, size FROM memory_terms "
+                    "WHERE namespace = ? AND all_terms @> ?::text[]",
+                    (namespace, phrase),
+                ).fetchall()
+                found = {
+                    int(seq): (tf, size)
+                    for seq, text, context, size in rows
+                    if (tf := _count_phrase(text, phrase) + context_weight * _count_phrase(context, phrase)) > 0
+                }
+                idf = _idf(documents, len(found))
+                for seq, (tf, size) in found.items():
+                    saturation = tf + BM25_K1 * (1 - BM25_B + BM25_B * size / mean_length)
+                    scores[seq] = scores.get(seq, 0.0) + idf * tf * (BM25_K1 + 1) / saturation
+            return scores
+
+    def terms_held(self, namespace: str, terms: list[str], seqs: list[int]) -> dict[int, set[str]]:
+        out: dict[int, set[str]] = {seq: set() for seq in seqs}
+        if not seqs:
+            return out
+        with self._guard():
+            for term in terms:
+                stems = query_terms([term])
+                if not stems:
+                    continue
+                rows = self.conn.execute(
+                    "SELECT seq FROM memory_terms WHERE namespace = ? AND seq = ANY(?::bigint[]) "
+                    "AND text_terms @> ?::text[]",
+                    (namespace, list(seqs), stems),
+                ).fetchall()
+                for (seq,) in rows:
+                    out[int(seq)].add(term)
+        return out
+
+    def phrase_matches(self, namespace: str, phrases: tuple[str, ...], n: int) -> list[int]:
+        if not phrases or n <= 0:
+            return []
+        found: set[int] = set()
+        with self._guard():
+            for phrase in phrases:
+                stems = query_terms(fts_terms_in_order(phrase))
+                if not stems:
+                    continue
+                rows = self.conn.execute(
+                    "SELECT seq, text_terms FROM memory_terms WHERE namespace = ? AND text_terms @> ?::text[] "
+                    "ORDER BY seq DESC",
+                    (namespace, stems),
+                )
+                taken = 0
+                for seq, words in rows:
+                    if _holds_phrase(words, stems):
+                        found.add(int(seq))
+                        taken += 1
+                        if taken >= n:
+                            break
+        return sorted(found, reverse=True)[:n]
+
+    def adjacent(self, namespace: str, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        if not seqs:
+            return {}
+        with self._guard():
+            rows = self.conn.execute(
+                "SELECT s, (SELECT max(seq) FROM memories WHERE namespace = ? AND superseded_by IS NULL AND seq < s), "
+                "(SELECT min(seq) FROM memories WHERE namespace = ? AND superseded_by IS NULL AND seq > s) "
+                "FROM unnest(?::bigint[]) AS s",
+                (namespace, namespace, list(seqs)),
+            ).fetchall()
+        return {int(s): (before, after) for s, before, after in rows}
+
+    def best_cosines(self, namespace: str, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
+        if not seqs:
+            return {}
+        query = np.asarray(qvec, dtype=np.float32)
+        out: dict[int, float] = {}
+        with self._guard():
+            rows = self.conn.execute(
+                "SELECT seq, embedding FROM memories WHERE namespace = ? AND superseded_by IS NULL "
+                "AND seq = ANY(?::bigint[]) UNION ALL SELECT w.seq, w.embedding FROM memory_windows w "
+                "JOIN memories m ON m.seq = w.seq WHERE m.namespace = ? AND m.superseded_by IS NULL "
+                "AND w.seq = ANY(?::bigint[])",
+                (namespace, list(seqs), namespace, list(seqs)),
+            ).fetchall()
+        for seq, blob in rows:
+            sim = float(from_blob(bytes(blob)) @ query)
+            out[int(seq)] = max(out.get(int(seq), -1.0), sim)
+        return out
+
+    # ---- the turns' full text ---------------------------------------------------------------
+
+    def turn_match(self, words: list[str]) -> tuple[str, str, str, list[Any]] | None:
+        """PostgreSQL's English text search, ranked by ts_rank_cd (negated: lower is better)."""
+        if not words:
+            return None
+        query = " | ".join(f"'{w}'" for w in words)  # fts_terms' words: letters and digits only
+        return (
+            "turn_search f JOIN conversation_turns t ON t.seq = f.seq",
+            "-ts_rank_cd(f.document, to_tsquery('english', ?))",
+            "f.document @@ to_tsquery('english', ?)",
+            [query, query],
+        )
+
+    def unindex_turn(self, seq: int) -> None:
+        pass  # the trigger keeps turn_search in step with the turn's content
+
+    def index_turn(self, seq: int, content: str) -> None:
+        pass
+
+    def rebuild_turn_index(self) -> None:
+        self.conn.execute(
+            "INSERT INTO turn_search (seq, document) SELECT seq, to_tsvector('english', content) "
+            "FROM conversation_turns ON CONFLICT (seq) DO UPDATE SET document = EXCLUDED.document"
+        )
+
+    def reset_sequences(self) -> None:
+        """After rows came in with their keys (an archive): each generated key goes on past the largest."""
+        for table, column in self.catalog.identities.items():
+            self.conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                f"coalesce((SELECT max({column}) FROM {table}), 0) + 1, false)"
+            )
+
+
+def _count_phrase(words: list[str], phrase: list[str]) -> int:
+    span = len(phrase)
+    return sum(words[i : i + span] == phrase for i in range(len(words) - span + 1))
+
+
+def _holds_phrase(words: list[str], phrase: list[str]) -> bool:
+    return _count_phrase(words, phrase) > 0
+
+
+def _idf(documents: int, hits: int) -> float:
+    """FTS5's: never below a millionth (a term in over half the rows still counts a little)."""
+    idf = float(np.log((documents - hits + 0.5) / (hits + 0.5)))
+    return idf if idf > 0 else 1e-6

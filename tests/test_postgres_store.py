@@ -1,0 +1,261 @@
+"""The PostgreSQL store (memory/store/postgres/) on a real PostgreSQL with pgvector: it answers as
+SQLite's store does (BM25, nearest vectors), migrates from the same list, takes a whole memory
+from SQLite and gives it back identical, refuses what it cannot keep, and serves several daemons
+over one database (each sees the others' writes; a scheduled job runs once)."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+from conftest import EPOCH, NO_JOBS
+
+from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.memory.core.errors import InvalidParams
+from agentmemd.memory.services.archive import export_archive, import_archive
+from agentmemd.memory.store.archive import read_archive
+from agentmemd.memory.store.postgres.schema import upgrade_postgres
+from agentmemd.memory.store.postgres.store import PostgresStore
+from agentmemd.memory.store.schema import known_migrations
+
+pytestmark = pytest.mark.postgres
+
+FACTS = [
+    "I still remember the happy high school experiences, like the debate team and economics.",
+    "High, so high, after the school gig.",
+    "My sister Ana moved to Lisbon in March and works at a bakery there.",
+    "Running every morning by the river keeps me sane; I run 5 km before work.",
+    "The cat is called Miso and she hates the vacuum cleaner.",
+    "We painted the hallway a pale yellow, then repainted it white.",
+    "Café au lait at the corner bakery costs 2.80 euros.",
+    "My brother Marc is a nurse at the Hospital del Mar.",
+]
+CONTEXT = "Said on a walk with Ana"
+
+
+@pytest.fixture
+def url(postgres_databases) -> str:
+    return postgres_databases()
+
+
+def _pair(in_process, url: str):
+    """The same memories in a SQLite daemon and a PostgreSQL one (the fake embedder)."""
+    lite = in_process(fake_embedder=True)
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    for d in (lite, pg):
+        for i, text in enumerate(FACTS):
+            d.call(
+                "memory.add",
+                {"content": text, "type": "fact", "namespace": "n", **({"context": CONTEXT} if i % 3 == 0 else {})},
+            )
+    return lite, pg
+
+
+def _by_id(d, scores: dict[int, float]) -> dict[str, float]:
+    seqs = list(scores)
+    return dict(zip(d.services.store.ids_of(seqs), (scores[s] for s in seqs)))
+
+
+def _ids_by_content(d) -> dict[str, str]:
+    rows = d.services.store.conn.execute("SELECT id, content FROM memories").fetchall()
+    return {content: mid for mid, content in rows}
+
+
+def test_bm25_is_fts5s_on_both_stores_words_phrases_and_context_weight(in_process, url):
+    lite, pg = _pair(in_process, url)
+    named = [_ids_by_content(lite), _ids_by_content(pg)]
+    for terms, weight in [
+        (["high", "school"], 1.0),
+        (["high school"], 0.5),
+        (["bakery", "ana", "walk"], 0.3),
+        (["run"], 1.0),
+    ]:
+        scores = []
+        for d, ids in zip((lite, pg), named):
+            by_id = _by_id(d, d.services.store.fts_scores("n", terms, weight))
+            content_of = {mid: content for content, mid in ids.items()}
+            scores.append({content_of[mid]: s for mid, s in by_id.items()})
+        assert scores[0].keys() == scores[1].keys() and scores[0], (terms, scores)
+        for content, s in scores[0].items():
+            assert scores[1][content] == pytest.approx(s, rel=1e-9), (terms, content)
+    for terms in (["bakery", "sister", "zebra"], ["running"]):
+        assert lite.services.store.term_statistics("n", terms) == pg.services.store.term_statistics("n", terms)
+    (together,) = pg.services.store.conn.execute("SELECT seq FROM memories WHERE content = ?", (FACTS[0],)).fetchone()
+    assert pg.services.store.phrase_matches("n", ("high school",), 5) == [together]
+
+
+def test_nearest_vectors_are_the_same_memories_with_the_same_cosines(in_process, url):
+    lite, pg = _pair(in_process, url)
+    query = lite.services.memories.embedder.embed_query("where does my sister live and work")
+    found = []
+    for d in (lite, pg):
+        hits = d.services.store.knn("n", query, 4)
+        found.append(list(zip(d.services.store.ids_of([s for s, _ in hits]), (c for _, c in hits))))
+    contents = [[_content(d, mid) for mid, _ in hits] for d, hits in zip((lite, pg), found)]
+    assert contents[0] == contents[1]
+    assert [c for _, c in found[1]] == pytest.approx([c for _, c in found[0]], abs=1e-5)
+    asked = {"query": "where does my sister Ana live", "namespace": "n", "k": 3}
+    found = [
+        [(h["content"], round(h["score"], 5)) for h in d.call("memory.search", asked)["results"]] for d in (lite, pg)
+    ]
+    assert found[0] == found[1] and "Lisbon" in found[0][0][0]
+
+
+def _content(d, mid: str) -> str:
+    return d.services.store.conn.execute("SELECT content FROM memories WHERE id = ?", (mid,)).fetchone()[0]
+
+
+def test_an_older_schema_is_upgraded_by_the_same_migrations(url):
+    """A database made before the newest migration gets it, run as written for SQLite."""
+    known = known_migrations()
+    _empty(url)
+    with psycopg.connect(url, autocommit=True) as raw:
+        upgrade_postgres(raw, 384, known=known[:-1])
+        assert "source" not in _columns(raw, "goals")
+    store = PostgresStore(url, dim=384, model="all-MiniLM-L6-v2")
+    try:
+        assert store.schema.applied == known[-1:] and store.schema.from_schema == known[-2]
+        assert store.applied_migrations() == known
+    finally:
+        store.close()
+    with psycopg.connect(url, autocommit=True) as raw:
+        assert "source" in _columns(raw, "goals")
+
+
+def _empty(url: str) -> None:
+    """The database as a new one: none of the tables the template's store made."""
+    with psycopg.connect(url, autocommit=True) as raw:
+        for table in [r[0] for r in raw.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")]:
+            raw.execute(f"DROP TABLE IF EXISTS {table} CASCADE")
+
+
+def _columns(raw, table: str) -> list[str]:
+    return [
+        r[0] for r in raw.execute("SELECT column_name FROM information_schema.columns WHERE table_name = %s", (table,))
+    ]
+
+
+def _fill(d) -> None:
+    """A little of everything: memories with contexts and a long text, a new version, a forgotten
+    one, a conversation, a goal, a pack."""
+    for i, text in enumerate(FACTS):
+        d.call("memory.add", {"content": text, "type": "fact", **({"context": CONTEXT} if i % 2 else {})})
+    d.call(
+        "memory.add",
+        {"content": " ".join(["A long day at the allotment, weeding and watering."] * 60), "type": "fact"},
+    )
+    first = d.call("memory.add", {"content": "I live in Girona", "type": "fact"})["id"]
+    d.call("memory.update", {"id": first, "content": "I live in Barcelona now"})
+    gone = d.call("memory.add", {"content": "My locker code is 4411", "type": "fact"})["id"]
+    d.call("memory.forget", {"id": gone, "confirm": True})
+    d.call(
+        "conversation.append", {"session": "s1", "role": "user", "content": "Book the dentist for Quillfeather Tuesday"}
+    )
+    d.call("conversation.append", {"session": "s1", "role": "assistant", "content": "Booked for Tuesday at 10."})
+    d.call("goal.add", {"text": "Run a half marathon in spring"})
+    d.call("context.pack", {"query": "where do I live", "budget_tokens": 300})
+
+
+def test_a_memory_goes_to_postgresql_and_back_identical_by_checksums(in_process, url, tmp_path):
+    lite = in_process(fake_embedder=True)
+    _fill(lite)
+    lite.terminate()
+    first, second, back = tmp_path / "a.tar.gz", tmp_path / "b.tar.gz", tmp_path / "back"
+    export_archive(lite.data_dir, first)
+    _empty(url)
+    imported = import_archive(first, None, url)
+    assert imported["verified"] == "every table matches its checksum" and imported["memories"] >= 10
+    export_archive(None, second, url)
+    import_archive(second, back)
+    sums = [{t: about["sha256"] for t, about in read_archive(path)[0]["tables"].items()} for path in (first, second)]
+    assert sums[0] == sums[1]
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    assert "Barcelona" in pg.call("memory.search", {"query": "where do I live", "k": 1})["results"][0]["content"]
+    assert pg.call("memory.search", {"query": "locker code", "k": 5})["results"] == [] or all(
+        "4411" not in r["content"] for r in pg.call("memory.search", {"query": "locker code", "k": 5})["results"]
+    )
+    assert pg.call("conversation.search", {"query": "Quillfeather"})["turns"]  # the turns' index rebuilt
+    added = pg.call("memory.add", {"content": "A new memory after the move", "type": "fact"})["id"]
+    assert pg.call("memory.get", {"id": added})["content"] == "A new memory after the move"
+
+
+def test_an_import_into_a_used_database_or_an_export_of_an_empty_one_is_refused(
+    in_process, url, postgres_databases, tmp_path
+):
+    archive = tmp_path / "a.tar.gz"
+    lite = in_process(fake_embedder=True)
+    lite.call("memory.add", {"content": "One memory", "type": "fact"})
+    export_archive(lite.data_dir, archive)
+    _empty(url)
+    import_archive(archive, None, url)
+    with pytest.raises(InvalidParams, match="already holds a store"):
+        import_archive(archive, None, url)
+    empty = postgres_databases()
+    _empty(empty)
+    with pytest.raises(InvalidParams, match="no agentmemd store"):
+        export_archive(None, tmp_path / "b.tar.gz", empty)
+    assert not (tmp_path / "b.tar.gz").exists()
+
+
+def test_a_text_postgresql_cannot_keep_is_refused_by_name_and_nothing_is_stored(in_process, url):
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    with pytest.raises(RpcCallError, match="NUL"):
+        pg.call("memory.add", {"content": "before\x00after", "type": "fact"})
+    assert pg.services.store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+
+
+def test_two_daemons_over_one_database_see_each_others_writes_and_lose_none(in_process, url):
+    a = in_process({"store": {"url": url}}, fake_embedder=True)
+    b = in_process({"store": {"url": url}}, fake_embedder=True)
+    a.call("memory.add", {"content": "The spare key is under the blue pot", "type": "fact", "namespace": "home"})
+    assert (
+        "blue pot"
+        in b.call("memory.search", {"query": "spare key", "namespace": "home", "k": 1})["results"][0]["content"]
+    )
+    ids: list[str] = []
+    lock = threading.Lock()
+
+    def writer(d, who: str) -> None:
+        for i in range(15):
+            mid = d.call(
+                "memory.add", {"content": f"{who} wrote note number {i}", "type": "fact", "namespace": "home"}
+            )["id"]
+            with lock:
+                ids.append(mid)
+
+    threads = [
+        threading.Thread(target=writer, args=(d, w)) for d, w in ((a, "alpha"), (b, "beta"), (a, "gamma"), (b, "delta"))
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(ids)) == 60
+    (count,) = a.services.store.conn.execute("SELECT count(*) FROM memories WHERE namespace = 'home'").fetchone()
+    (indexed,) = a.services.store.conn.execute(
+        "SELECT documents FROM memory_terms_stats WHERE namespace = 'home'"
+    ).fetchone()
+    assert count == indexed == 61
+    assert "delta wrote note number 14" in [
+        r["content"]
+        for r in a.call("memory.search", {"query": "delta note number 14", "namespace": "home", "k": 3})["results"]
+    ]
+
+
+def test_a_scheduled_job_runs_once_across_daemons_sharing_the_store(in_process, url):
+    jobs = {**NO_JOBS, "decay_sweep": "0 3 * * *"}
+    config = {"store": {"url": url}, "jobs": jobs, "clock": {"start": EPOCH}}
+    a, b = in_process(config, fake_embedder=True), in_process(config, fake_embedder=True)
+    ran = []
+    # Each daemon's clock passes 03:00 at once: both find the sweep due, one runs it.
+    threads = [
+        threading.Thread(target=lambda d=d: ran.extend(d.call("clock.advance", {"hours": 4})["jobs_ran"]))
+        for d in (a, b)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [r["name"] for r in ran] == ["decay_sweep"]
+    assert [r["name"] for r in a.services.runner.runs("decay_sweep")] == ["decay_sweep"]
