@@ -26,6 +26,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import tomlkit
 
+from agentmemd.daemon.bench.postgres import bench_database
 from agentmemd.daemon.socket.client import Client
 
 _DIA = re.compile(r"D(\d+):(\d+)")
@@ -81,10 +82,11 @@ def evidence_ids(qa: dict[str, Any]) -> set[str]:
 
 @contextmanager
 def bench_daemon(
-    work_dir: Path | None, extra_toml: str = "", *, ready: bool = True
+    work_dir: Path | None, extra_toml: str = "", *, ready: bool = True, store_url: str = ""
 ) -> Iterator[tuple[Client, subprocess.Popen]]:
     """A daemon in a subprocess, once it answers ``health``; with ``ready``, once its model is loaded
-    and its start-up catch-up (the workspace's files) is done too, so nothing measured races it."""
+    and its start-up catch-up (the workspace's files) is done too, so nothing measured races it.
+    ``store_url``: its memory in that PostgreSQL database, not in SQLite."""
     root = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="amdb", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
     # Scheduled jobs off: a 03:30 consolidation must not land inside a timing run.
@@ -92,7 +94,7 @@ def bench_daemon(
         '[jobs]\ndecay_sweep = ""\nconsolidate = ""\ndaily_log = ""\ngoals_due = ""\n' + extra_toml
     )
     sock = root / "s.sock"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "AGENTMEMD_STORE_URL": store_url}
     log = open(root / "daemon.log", "ab")
     proc = subprocess.Popen(
         [
@@ -283,6 +285,7 @@ def bench_pack(args) -> dict[str, Any]:
     """context.pack p50/p95 over the socket at each size, next to the floor measured in the same run."""
     sizes = list(args.memories)
     out: dict[str, Any] = {
+        "store": "postgresql" if args.store_url else "sqlite",
         "queries": args.queries,
         "budget_tokens": args.budget,
         "text": "'Memory i: the user mentioned' + 8 Zipf-distributed words (caller-supplied random unit "
@@ -297,7 +300,10 @@ def bench_pack(args) -> dict[str, Any]:
         timed, floor_queries = queries[: args.queries], queries[args.queries :]
         size: dict[str, Any] = {"memories": n}
         work_dir = Path(args.work_dir) / str(n) if args.work_dir else None
-        with bench_daemon(work_dir) as (client, proc):
+        with (
+            bench_database(args.store_url, f"pack_{n}") as url,
+            bench_daemon(work_dir, store_url=url) as (client, proc),
+        ):
             size["ingest_per_s"] = _stock_pack_daemon(client, vectors, phrases)
             client.call("context.pack", {"query": "warm up", "budget_tokens": args.budget})
             size["pack_ms"] = _time_packs(client, timed, args.budget)

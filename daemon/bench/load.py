@@ -9,6 +9,7 @@ started midway (pack p95 while it runs against pack p95 before it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -28,6 +29,7 @@ from agentmemd.daemon.bench.benchmarks import (
     unit_vectors,
     zipf_phrases,
 )
+from agentmemd.daemon.bench.postgres import bench_database
 from agentmemd.daemon.socket.client import Client, RpcCallError
 
 MIX = (("memory.add", 0.4), ("memory.search", 0.3), ("context.pack", 0.2), ("conversation.append", 0.1))
@@ -48,14 +50,19 @@ class _Texts:
         return phrase
 
 
-def _params(method: str, text: str, client_no: int) -> dict[str, Any]:
+def _params(method: str, text: str, client_no: int, namespace: str) -> dict[str, Any]:
     if method == "memory.add":
-        return {"content": f"The user said {text}.", "type": "fact"}
+        return {"content": f"The user said {text}.", "type": "fact", "namespace": namespace}
     if method == "memory.search":
-        return {"query": " ".join(text.split()[:4]) + "?", "k": 10}
+        return {"query": " ".join(text.split()[:4]) + "?", "k": 10, "namespace": namespace}
     if method == "context.pack":
-        return {"query": " ".join(text.split()[:4]) + "?", "budget_tokens": 1000}
-    return {"session": f"load-{client_no}", "role": "user", "content": f"I was thinking about {text}."}
+        return {"query": " ".join(text.split()[:4]) + "?", "budget_tokens": 1000, "namespace": namespace}
+    return {
+        "session": f"load-{client_no}",
+        "role": "user",
+        "content": f"I was thinking about {text}.",
+        "namespace": namespace,
+    }
 
 
 class _Run:
@@ -95,14 +102,16 @@ class _Run:
         return _pct(ms, 95) if ms else None
 
 
-def _client_loop(sock, client_no: int, texts: _Texts, run: _Run, stop: threading.Event, seed: int) -> None:
+def _client_loop(
+    sock, client_no: int, texts: _Texts, run: _Run, stop: threading.Event, seed: int, namespace: str = "default"
+) -> None:
     rng = np.random.default_rng(seed)
     methods = [m for m, _ in MIX]
     weights = np.array([w for _, w in MIX])
     with Client(sock, timeout=120) as client:
         while not stop.is_set():
             method = methods[int(rng.choice(len(methods), p=weights))]
-            params = _params(method, texts.take(), client_no)
+            params = _params(method, texts.take(), client_no, namespace)
             t = time.perf_counter()
             try:
                 client.call(method, params)
@@ -120,13 +129,17 @@ def cpu_seconds(pid: int) -> float:
 
 
 def _drive(
-    sock, pid: int, clients: int, seconds: float, texts: _Texts, during=None
+    sock, pid: int, clients: int, seconds: float, texts: _Texts, during=None, *, socks=None, namespace="default"
 ) -> tuple[_Run, float, float, dict[str, float]]:
     """``clients`` loops for ``seconds``; ``during(run, start)`` runs on this thread meanwhile.
-    Also returns the CPU cores the daemon and this process (the clients) used on average."""
+    Also returns the CPU cores the daemon and this process (the clients) used on average.
+    ``socks``: the clients take these daemons' sockets in turn (``sock`` alone otherwise)."""
     run, stop = _Run(), threading.Event()
+    socks = socks or [sock]
     threads = [
-        threading.Thread(target=_client_loop, args=(sock, i, texts, run, stop, 1000 + i), daemon=True)
+        threading.Thread(
+            target=_client_loop, args=(socks[i % len(socks)], i, texts, run, stop, 1000 + i, namespace), daemon=True
+        )
         for i in range(clients)
     ]
     daemon_cpu, own_cpu = cpu_seconds(pid), time.process_time()
@@ -169,7 +182,13 @@ def bench_load(args) -> dict[str, Any]:
     texts = _Texts(11, 200_000)
     settings = tomllib.loads(Path(args.config_file).read_text()) if args.config_file else {}
     settings.pop("jobs", None)  # the bench's daemon runs no scheduled job
-    with bench_daemon(args.work_dir, tomlkit.dumps(settings)) as (client, proc):
+    out["store"] = "postgresql" if args.store_url else "sqlite"
+    if args.daemons > 1 and not args.store_url:
+        raise ValueError("--daemons needs --store-url: daemons share a PostgreSQL store")
+    with (
+        bench_database(args.store_url, f"load_{args.memories}") as url,
+        bench_daemon(args.work_dir, tomlkit.dumps(settings), store_url=url) as (client, proc),
+    ):
         _stock(client, args.memories)
         sock = client.socket_path
         client.call("context.pack", {"query": "warm up", "budget_tokens": 1000})
@@ -202,4 +221,56 @@ def bench_load(args) -> dict[str, Any]:
             "ratio": round(during_p95 / idle_p95, 2) if idle_p95 and during_p95 else None,
         }
         out["daemon_peak_rss_mb"] = _peak_rss_mb(proc.pid)
+        if args.daemons > 1:
+            out["fleet"] = _fleet(args, settings, url, client, proc, texts)
     return out
+
+
+def _fleet(args, settings: dict, url: str, client: Client, proc, texts: _Texts) -> dict[str, Any]:
+    """The clients on one daemon, then spread over ``args.daemons`` sharing its store, each run in a
+    namespace of its own; then every acknowledged write counted back from the store."""
+    out: dict[str, Any] = {"daemons": args.daemons}
+    with contextlib.ExitStack() as more:
+        others = [
+            more.enter_context(
+                bench_daemon(
+                    Path(args.work_dir) / f"daemon{i}" if args.work_dir else None,
+                    tomlkit.dumps(settings),
+                    store_url=url,
+                )
+            )
+            for i in range(1, args.daemons)
+        ]
+        socks = [client.socket_path, *(c.socket_path for c, _ in others)]
+        for label, used in (("one_daemon", socks[:1]), ("daemons", socks)):
+            namespace = f"fleet-{label}"
+            run, start, end, _ = _drive(
+                None, proc.pid, args.clients, args.seconds, texts, socks=used, namespace=namespace
+            )
+            out[label] = {**run.summary(start, end), **_written_back(url, namespace, run)}
+    out["throughput_over_one_daemon"] = round(
+        out["daemons"]["throughput_per_s"] / max(out["one_daemon"]["throughput_per_s"], 1e-9), 2
+    )
+    return out
+
+
+def _written_back(url: str, namespace: str, run: _Run) -> dict[str, int]:
+    """Acknowledged writes against what the store holds: lost ones, and turns stored twice."""
+    import psycopg
+
+    acked = {method: sum(1 for c in run.calls if c[0] == method) for method in ("memory.add", "conversation.append")}
+    with psycopg.connect(url) as conn:
+        (memories,) = conn.execute(
+            "SELECT count(*) FROM memories WHERE namespace = %s AND type = 'fact'", (namespace,)
+        ).fetchone()
+        turns, distinct = conn.execute(
+            "SELECT count(*), count(DISTINCT (session, content)) FROM conversation_turns WHERE namespace = %s",
+            (namespace,),
+        ).fetchone()
+    return {
+        "adds_acknowledged": acked["memory.add"],
+        "lost_memories": acked["memory.add"] - memories,
+        "appends_acknowledged": acked["conversation.append"],
+        "lost_turns": acked["conversation.append"] - turns,
+        "duplicated_turns": turns - distinct,
+    }

@@ -1252,6 +1252,14 @@ def bench_config(example: str, why: str = "to measure a choice"):
     )
 
 
+BENCH_STORE_URL = click.option(
+    "--store-url",
+    default="",
+    help="Run on PostgreSQL: each daemon gets a new database on this server (postgresql://USER@HOST/DB; "
+    "created and dropped, so the user needs CREATEDB). Default: SQLite.",
+)
+
+
 def _run_bench(kind: str, options: dict[str, Any]) -> None:
     from agentmemd.daemon.bench.benchmarks import run_bench
 
@@ -1265,6 +1273,7 @@ def _run_bench(kind: str, options: dict[str, Any]) -> None:
 @click.option("--queries", type=int, default=200, show_default=True)
 @click.option("--budget", type=int, default=1000, show_default=True)
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@BENCH_STORE_URL
 def bench_pack(**options: Any) -> None:
     """context.pack latency at each size, next to its floor (query embedding + numpy flat scan) in the same run.
 
@@ -1335,6 +1344,15 @@ def bench_dashboard(**options: Any) -> None:
 @click.option("--seconds", type=float, default=60.0, show_default=True, help="Of each of the three runs.")
 @bench_config("[embedding] workers")
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@BENCH_STORE_URL
+@click.option(
+    "--daemons",
+    type=click.IntRange(1, 8),
+    default=1,
+    show_default=True,
+    help="With --store-url: after the usual runs, the clients spread over this many daemons sharing the store "
+    "(and over one, to compare), then every write is counted back.",
+)
 def bench_load(**options: Any) -> None:
     """Concurrent clients, mixed workload: throughput against one client, p50/p99 per method, errors,
     and pack p95 while a consolidation runs.
