@@ -605,7 +605,14 @@ def bench_locomo(args) -> dict[str, Any]:
         settings.setdefault("conversation", {})["episode_context_turns"] = args.context_turns
         settings.setdefault("persona", {})["score_assistant_turns"] = False  # the judge is not what is measured
     extra = tomlkit.dumps(settings)
-    with bench_daemon(None, extra) as (client, _proc):  # a fresh store each run; --work-dir keeps embeddings
+    store_url = getattr(args, "store_url", "")
+    with (
+        bench_database(store_url, "locomo") as url,
+        bench_daemon(None, extra, store_url=url) as (
+            client,
+            _proc,
+        ),  # a fresh store each run; --work-dir keeps embeddings
+    ):
         for sample in data:
             ns = sample["sample_id"]
             turns = locomo_turns(sample)

@@ -1497,6 +1497,7 @@ def bench_import(**options: Any) -> None:
     show_default=True,
     help="With --via add, also ask each of LoCoMo's observations and score finding the turn it was drawn from.",
 )
+@BENCH_STORE_URL
 def bench_locomo(**options: Any) -> None:
     """Evidence Recall@k of memory.search on LoCoMo.
 
