@@ -259,3 +259,17 @@ def test_a_scheduled_job_runs_once_across_daemons_sharing_the_store(in_process, 
         t.join()
     assert [r["name"] for r in ran] == ["decay_sweep"]
     assert [r["name"] for r in a.services.runner.runs("decay_sweep")] == ["decay_sweep"]
+
+
+def test_a_connection_the_server_dropped_is_opened_again(in_process, url):
+    """A PostgreSQL restart or failover drops every connection: the next request opens a new one."""
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    pg.call("memory.add", {"content": "The boiler was serviced in May", "type": "fact"})
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    assert "boiler" in pg.call("memory.search", {"query": "boiler service", "k": 1})["results"][0]["content"]
+    pg.call("memory.add", {"content": "The boiler pressure is 1.5 bar", "type": "fact"})
+    assert len(pg.call("memory.search", {"query": "boiler", "k": 5})["results"]) == 2

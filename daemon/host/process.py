@@ -39,7 +39,7 @@ from agentmemd.daemon.socket.rpc import (
     error_response,
 )
 from agentmemd.memory.core.clock import ManualClock, format_time
-from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.config import Config, redact
 from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.services.app import Services
@@ -69,6 +69,7 @@ def _where(facts: ProcessFacts) -> dict:
         "socket": facts.socket,
         "data_dir": facts.data_dir,
         "workspace": facts.workspace,
+        "store": facts.store,
         "version": __version__,
         "pid": facts.pid,
     }
@@ -214,6 +215,7 @@ class Daemon:
             socket=str(self.socket_path.resolve()),
             workspace=str(self.workspace.resolve()) if self.workspace else None,
             doors=[door.state() for door in self.doors],
+            store=redact(self.config.store.url) if self.config.store.url else "sqlite",
         )
 
     async def _announce_ready(self, loop: asyncio.AbstractEventLoop) -> None:

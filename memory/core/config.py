@@ -7,6 +7,7 @@ keys are rejected so a typo never silently does nothing.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
@@ -102,6 +103,11 @@ class McpConfig(_Section):
 
 
 STORE_URL_ENV = "AGENTMEMD_STORE_URL"
+
+
+def redact(url: str) -> str:
+    """A store URL without its password, for messages and logs."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
 
 
 class StoreConfig(_Section):

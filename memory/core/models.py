@@ -427,6 +427,8 @@ class ProcessFacts(BaseModel):
     socket: str
     workspace: str | None = None
     doors: list[DoorState] = []
+    # Where the memory lives: "sqlite" (the data dir's file) or the PostgreSQL URL, its password hidden.
+    store: str = "sqlite"
 
 
 class HealthResult(BaseModel):

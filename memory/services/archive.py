@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmemd.memory.core import __version__
-from agentmemd.memory.core.config import StoreConfig
+from agentmemd.memory.core.config import StoreConfig, redact
 from agentmemd.memory.core.errors import InvalidParams, StoreError
 from agentmemd.memory.store.archive import (
     ArchiveError,
@@ -22,7 +22,7 @@ from agentmemd.memory.store.archive import (
     write_tables,
 )
 from agentmemd.memory.store.database import Store
-from agentmemd.memory.store.opening import DB_FILE, open_store, redact
+from agentmemd.memory.store.opening import DB_FILE, open_store
 
 
 def export_archive(data_dir: Path | None, out: Path, store_url: str = "") -> dict[str, Any]:

@@ -5,7 +5,6 @@ store = open_store(config.store, data_dir, dim=384, model="all-MiniLM-L6-v2")
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from agentmemd.memory.core.config import StoreConfig
@@ -22,8 +21,3 @@ def open_store(config: StoreConfig, data_dir: Path, *, dim: int, model: str) -> 
 
         return PostgresStore(config.url, dim=dim, model=model)
     return Store(Path(data_dir) / DB_FILE, dim=dim, model=model, synchronous=config.synchronous)
-
-
-def redact(url: str) -> str:
-    """A store URL without its password, for messages and logs."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)

@@ -12,7 +12,7 @@ JSON comes back as its text, and booleans go in as 0 and 1: the store's columns 
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from agentmemd.memory.core.errors import InvalidParams, StoreError
 from agentmemd.memory.store.postgres.dialect import Catalog, to_postgres
@@ -71,36 +71,62 @@ class Cursor:
 
 
 class Connection:
-    """One psycopg connection (autocommit) behind SQLite's ``execute``/``executemany``."""
+    """One psycopg connection (autocommit) behind SQLite's ``execute``/``executemany``. A connection
+    the server dropped (a restart, a failover) is opened again before the next statement that is
+    not inside a transaction; inside one, the statement fails and the transaction with it."""
 
-    def __init__(self, raw: Any, catalog: Catalog):
+    def __init__(self, raw: Any, catalog: Catalog | None, *, url: str, read_only: bool, on_connect=None):
         self.raw = raw
         self.catalog = catalog
+        self._url = url
+        self._read_only = read_only
+        self._on_connect = on_connect
+
+    def ensure(self) -> None:
+        """Open the connection again if the server dropped it (call between transactions)."""
+        if self.raw.closed or self.raw.broken:
+            self.raw = _open(self._url, self._read_only)
+            if self._on_connect is not None:
+                self._on_connect(self.raw)
+
+    def _run(self, run: Callable[[Any], None]) -> Any:
+        psycopg = _psycopg()
+        idle = self.raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        if idle:
+            self.ensure()
+        cursor = self.raw.cursor()
+        try:
+            run(cursor)
+        except psycopg.OperationalError:
+            if not (idle and self.raw.broken):
+                raise
+            self.ensure()  # dropped while idle: nothing was written; run it once more on a new one
+            cursor = self.raw.cursor()
+            run(cursor)
+        return cursor
 
     def execute(self, sql: str, params: Sequence | dict | None = None) -> Cursor:
         has_params = bool(params)
         statement = to_postgres(sql, self.catalog, has_params)
-        cursor = self.raw.cursor()
         if has_params:
             _refuse_nul(params.values() if isinstance(params, dict) else params)
-        cursor.execute(statement, params if has_params else None)
-        return Cursor(self, cursor)
+        return Cursor(self, self._run(lambda cursor: cursor.execute(statement, params if has_params else None)))
 
     def executemany(self, sql: str, rows: Sequence) -> Cursor:
         rows = list(rows)
         for row in rows:
             _refuse_nul(row.values() if isinstance(row, dict) else row)
-        cursor = self.raw.cursor()
-        if rows:
-            cursor.executemany(to_postgres(sql, self.catalog, True), rows)
-        return Cursor(self, cursor, ran=bool(rows))
+        if not rows:
+            return Cursor(self, self.raw.cursor(), ran=False)
+        statement = to_postgres(sql, self.catalog, True)
+        return Cursor(self, self._run(lambda cursor: cursor.executemany(statement, rows)))
 
     def close(self) -> None:
         self.raw.close()
 
 
-def connect(url: str, catalog: Catalog, *, read_only: bool = False) -> Connection:
-    """A connection to ``url`` whose values bind as the store's SQL expects (see the module)."""
+def _open(url: str, read_only: bool) -> Any:
+    """A psycopg connection whose values bind as the store's SQL expects (see the module)."""
     psycopg = _psycopg()
     from psycopg.adapt import Dumper, Loader
     from psycopg.types.string import TextLoader
@@ -129,7 +155,17 @@ def connect(url: str, catalog: Catalog, *, read_only: bool = False) -> Connectio
     raw.adapters.register_loader("numeric", NumberLoader)
     if read_only:
         raw.execute("SET default_transaction_read_only = on")
-    return Connection(raw, catalog)
+    return raw
+
+
+def connect(
+    url: str, catalog: Catalog | None, *, read_only: bool = False, on_connect: Callable[[Any], None] | None = None
+) -> Connection:
+    """A connection to ``url``; ``on_connect(raw)`` sets it up, and again after a reconnection."""
+    raw = _open(url, read_only)
+    if on_connect is not None:
+        on_connect(raw)
+    return Connection(raw, catalog, url=url, read_only=read_only, on_connect=on_connect)
 
 
 class _Table:

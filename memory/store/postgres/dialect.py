@@ -67,6 +67,8 @@ def _conflict_clause(sql: str, mode: str, catalog: Catalog) -> str:
     return f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
 
 
+# A pattern with no letter in it ('%?'): case cannot matter, and LIKE is cheaper than ILIKE.
+_CASE_BLIND_NEEDLESS = re.compile(r"ILIKE\s+('[^'A-Za-z]*')")
 _BLOB_LITERAL = re.compile(r"\b[xX]'([0-9a-fA-F]*)'")
 
 
@@ -93,7 +95,7 @@ def to_postgres(sql: str, catalog: Catalog, with_params: bool = True) -> str:
             piece = piece.replace("json_group_array(", "json_agg(")
             piece = _SELECT_STAR.sub(lambda m: _star(m, catalog), piece)
         pieces.append(piece)
-    out = "".join(pieces).rstrip().rstrip(";")
+    out = _CASE_BLIND_NEEDLESS.sub(r"LIKE \1", "".join(pieces)).rstrip().rstrip(";")
     if mode:
         clause = _conflict_clause(out, mode, catalog)
         returning = _RETURNING.search(out)

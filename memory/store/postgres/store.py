@@ -22,9 +22,9 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from agentmemd.memory.core.config import redact
 from agentmemd.memory.core.errors import StoreError
 from agentmemd.memory.store.database import Store, from_blob, fts_terms_in_order
-from agentmemd.memory.store.opening import redact
 from agentmemd.memory.store.postgres.connection import Connection, SqlTables, connect
 from agentmemd.memory.store.postgres.schema import OWN_FUNCTIONS, applied_migrations, catalog_of, upgrade_postgres
 from agentmemd.memory.store.postgres.words import fts5_words, query_terms
@@ -95,11 +95,10 @@ class PostgresStore(Store):
         self.path = url
         self.url = url
         self.dim = dim
-        writer = connect(url, catalog=None)  # the catalog is read once the schema is there
+        writer = connect(url, None, on_connect=self._prepare)  # the catalog is read once the schema is there
         try:
             self.schema = upgrade_postgres(writer.raw, dim)
             writer.catalog = catalog_of(writer.raw)
-            self._prepare(writer)
         except BaseException:
             writer.close()
             raise
@@ -118,10 +117,11 @@ class PostgresStore(Store):
         self._check_embedding_meta(dim, model)
 
     @staticmethod
-    def _prepare(conn: Connection) -> None:
-        conn.raw.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+    def _prepare(raw) -> None:
+        """A new connection's settings for vector search."""
+        raw.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
         try:  # pgvector 0.8: a filtered search goes on until it has enough rows
-            conn.raw.execute("SET hnsw.iterative_scan = relaxed_order")
+            raw.execute("SET hnsw.iterative_scan = relaxed_order")
         except Exception:  # older pgvector: the filter applies to ef_search candidates
             pass
 
@@ -137,13 +137,12 @@ class PostgresStore(Store):
             return
         reader = getattr(local, "reader", None)
         if reader is None:
-            reader = local.reader = connect(self.url, self.catalog, read_only=True)
-            self._prepare(reader)
+            reader = local.reader = connect(self.url, self.catalog, read_only=True, on_connect=self._prepare)
             local.reader_db = SqlTables(reader)
             with self._readers_lock:
                 self._readers.append(reader)
         local.conn, local.db = reader, local.reader_db
-        reader.raw.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")  # on a new connection if dropped
         try:
             yield
         finally:
@@ -165,14 +164,15 @@ class PostgresStore(Store):
                 finally:
                     self._depth -= 1
                 return
+            self._writer.execute("BEGIN")  # on a new connection if the server dropped the last one
             raw = self._writer.raw
-            raw.execute("BEGIN")
             self._depth = 1
             try:
                 raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                 yield
             except BaseException:
-                raw.execute("ROLLBACK")
+                if not raw.broken:  # a dropped connection took its transaction with it
+                    raw.execute("ROLLBACK")
                 raise
             else:
                 raw.execute("COMMIT")
@@ -227,16 +227,18 @@ class PostgresStore(Store):
         self._indexed += 1
         text_terms, context_terms = fts5_words(content, context or "")
         size = len(text_terms) + len(context_terms)
-        self.conn.execute(
+        added = self.conn.execute(
             "INSERT INTO memory_terms (seq, namespace, text_terms, context_terms, all_terms, size) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING",
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING RETURNING seq",
             (seq, namespace, text_terms, context_terms, sorted(set(text_terms) | set(context_terms)), size),
-        )
-        self.conn.execute(
-            "INSERT INTO memory_terms_stats (namespace, documents, tokens) VALUES (?, 1, ?) ON CONFLICT (namespace) "
-            "DO UPDATE SET documents = memory_terms_stats.documents + 1, tokens = memory_terms_stats.tokens + EXCLUDED.tokens",
-            (namespace, size),
-        )
+        ).fetchone()
+        if added is not None:  # a memory indexed again (restored) is counted once
+            self.conn.execute(
+                "INSERT INTO memory_terms_stats (namespace, documents, tokens) VALUES (?, 1, ?) ON CONFLICT (namespace) "
+                "DO UPDATE SET documents = memory_terms_stats.documents + 1, "
+                "tokens = memory_terms_stats.tokens + EXCLUDED.tokens",
+                (namespace, size),
+            )
         self.conn.executemany(
             "INSERT INTO memory_vectors (seq, part, namespace, embedding) VALUES (?, ?, ?, ?::vector) "
             "ON CONFLICT (seq, part) DO UPDATE SET embedding = EXCLUDED.embedding, namespace = EXCLUDED.namespace",
