@@ -273,3 +273,16 @@ def test_a_connection_the_server_dropped_is_opened_again(in_process, url):
     assert "boiler" in pg.call("memory.search", {"query": "boiler service", "k": 1})["results"][0]["content"]
     pg.call("memory.add", {"content": "The boiler pressure is 1.5 bar", "type": "fact"})
     assert len(pg.call("memory.search", {"query": "boiler", "k": 5})["results"]) == 2
+
+
+def test_bench_vectors_measures_each_index_against_the_exact_answer(postgres_url):
+    from types import SimpleNamespace
+
+    from agentmemd.daemon.bench.benchmarks import run_bench
+
+    out = run_bench(SimpleNamespace(bench="vectors", vectors=[400], queries=5, k=10, store_url=postgres_url))
+    (size,) = out["sizes"]
+    assert size["exact_scan"]["recall@10"] == 1.0
+    assert 0.5 <= size["hnsw"]["recall@10"] <= 1.0 and 0.5 <= size["ivfflat"]["recall@10"] <= 1.0
+    with psycopg.connect(postgres_url) as admin:  # its database is gone
+        assert not admin.execute("SELECT 1 FROM pg_database WHERE datname LIKE 'agentmemd_bench_vectors%'").fetchall()

@@ -6,6 +6,7 @@ Both start a real daemon in a subprocess on a temp data dir and talk to it over 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
 import re
@@ -977,55 +978,27 @@ def bench_persona(args) -> dict[str, Any]:
     }
 
 
+# Each bench's module and function under agentmemd.daemon.bench, imported only when it runs.
+BENCHES = {
+    "pack": ("benchmarks", "bench_pack"),
+    "dashboard": ("dashboard", "bench_dashboard"),
+    "identity": ("identity", "bench_identity"),
+    "society": ("society", "bench_society"),
+    "agents": ("agents", "bench_agents"),
+    "ingest": ("ingest", "bench_ingest"),
+    "load": ("load", "bench_load"),
+    "vectors": ("vectors", "bench_vectors"),
+    "persona": ("benchmarks", "bench_persona"),
+    "observe": ("benchmarks", "bench_observe"),
+    "stalls": ("stalls", "bench_stalls"),
+    "proxy": ("proxy", "bench_proxy"),
+    "import": ("imports", "bench_import"),
+    "longmemeval": ("longmemeval", "bench_longmemeval"),
+    "injection": ("injection", "bench_injection"),
+    "locomo": ("benchmarks", "bench_locomo"),
+}
+
+
 def run_bench(args) -> dict[str, Any]:
-    if args.bench == "pack":
-        return bench_pack(args)
-    if args.bench == "dashboard":
-        from agentmemd.daemon.bench.dashboard import bench_dashboard
-
-        return bench_dashboard(args)
-    if args.bench == "identity":
-        from agentmemd.daemon.bench.identity import bench_identity
-
-        return bench_identity(args)
-    if args.bench == "society":
-        from agentmemd.daemon.bench.society import bench_society
-
-        return bench_society(args)
-    if args.bench == "agents":
-        from agentmemd.daemon.bench.agents import bench_agents
-
-        return bench_agents(args)
-    if args.bench == "ingest":
-        from agentmemd.daemon.bench.ingest import bench_ingest
-
-        return bench_ingest(args)
-    if args.bench == "load":
-        from agentmemd.daemon.bench.load import bench_load
-
-        return bench_load(args)
-    if args.bench == "persona":
-        return bench_persona(args)
-    if args.bench == "observe":
-        return bench_observe(args)
-    if args.bench == "stalls":
-        from agentmemd.daemon.bench.stalls import bench_stalls
-
-        return bench_stalls(args)
-    if args.bench == "proxy":
-        from agentmemd.daemon.bench.proxy import bench_proxy
-
-        return bench_proxy(args)
-    if args.bench == "import":
-        from agentmemd.daemon.bench.imports import bench_import
-
-        return bench_import(args)
-    if args.bench == "longmemeval":
-        from agentmemd.daemon.bench.longmemeval import bench_longmemeval
-
-        return bench_longmemeval(args)
-    if args.bench == "injection":
-        from agentmemd.daemon.bench.injection import bench_injection
-
-        return bench_injection(args)
-    return bench_locomo(args)
+    module, function = BENCHES[args.bench]
+    return getattr(importlib.import_module(f"agentmemd.daemon.bench.{module}"), function)(args)

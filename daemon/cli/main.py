@@ -1362,6 +1362,19 @@ def bench_load(**options: Any) -> None:
     _run_bench("load", options)
 
 
+@bench.command("vectors")
+@click.option("--vectors", type=int, multiple=True, default=(20_000, 100_000), show_default=True, help="Repeatable.")
+@click.option("--queries", type=int, default=50, show_default=True)
+@click.option("-k", "k", type=int, default=50, show_default=True, help="Nearest vectors asked for.")
+@BENCH_STORE_URL
+def bench_vectors(**options: Any) -> None:
+    """pgvector's indexes for the PostgreSQL store: exact scan, HNSW and IVFFlat, latency and recall@k.
+
+    Example: `agentmemd bench vectors --store-url postgresql://postgres@/postgres?host=/tmp/pg`
+    """
+    _run_bench("vectors", options)
+
+
 @bench.command("ingest")
 @click.option("--locomo", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--longmemeval", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
