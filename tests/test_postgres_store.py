@@ -81,6 +81,13 @@ def test_bm25_is_fts5s_on_both_stores_words_phrases_and_context_weight(in_proces
             assert scores[1][content] == pytest.approx(s, rel=1e-9), (terms, content)
     for terms in (["bakery", "sister", "zebra"], ["running"]):
         assert lite.services.store.term_statistics("n", terms) == pg.services.store.term_statistics("n", terms)
+    for d, ids in zip((lite, pg), named):  # a memory forgotten leaves the word counts on both
+        d.call("memory.forget", {"id": ids[FACTS[2]], "namespace": "n", "confirm": True})
+    assert (
+        lite.services.store.term_statistics("n", ["bakery", "sister"])
+        == pg.services.store.term_statistics("n", ["bakery", "sister"])
+        == (len(FACTS) - 1, [1, 0])
+    )
     (together,) = pg.services.store.conn.execute("SELECT seq FROM memories WHERE content = ?", (FACTS[0],)).fetchone()
     assert pg.services.store.phrase_matches("n", ("high school",), 5) == [together]
 

@@ -123,6 +123,10 @@ def _own_tables(dim: int) -> list[str]:
         "CREATE INDEX IF NOT EXISTS memory_terms_words ON memory_terms USING gin (all_terms)",
         'CREATE TABLE IF NOT EXISTS memory_terms_stats (namespace TEXT COLLATE "C" PRIMARY KEY, '
         "documents BIGINT NOT NULL, tokens BIGINT NOT NULL)",
+        # Each word's document frequency in its namespace, kept by the store: FTS5 reads it from
+        # its index's term entry; counting a common word's GIN postings took ~10 ms at 100,000.
+        'CREATE TABLE IF NOT EXISTS memory_term_counts (namespace TEXT COLLATE "C" NOT NULL, '
+        'term TEXT COLLATE "C" NOT NULL, documents BIGINT NOT NULL, PRIMARY KEY (namespace, term))',
         f'CREATE TABLE IF NOT EXISTS memory_vectors (seq BIGINT NOT NULL, part INTEGER NOT NULL, namespace TEXT COLLATE "C" NOT NULL, '
         f"embedding vector({dim}) NOT NULL, PRIMARY KEY (seq, part))",
         "CREATE INDEX IF NOT EXISTS memory_vectors_ann ON memory_vectors USING hnsw (embedding vector_cosine_ops)",
@@ -230,8 +234,14 @@ def upgrade_postgres(raw, dim: int, known: list[str] | None = None) -> SchemaUpg
             by_name = {m.name: m for m in migrations._migrations}
             for name in pending:
                 by_name[name].fn(_MigrationDb(raw, catalog_of(raw)))
+        counted = raw.execute("SELECT to_regclass('memory_term_counts') IS NOT NULL").fetchone()[0]
         for statement in _own_tables(dim):
             raw.execute(statement)
+        if not counted:  # a store made before the counts were kept: count what it holds
+            raw.execute(
+                "INSERT INTO memory_term_counts (namespace, term, documents) "
+                "SELECT namespace, t, count(*) FROM memory_terms, unnest(all_terms) t GROUP BY namespace, t"
+            )
         if pending:
             for name in pending:
                 raw.execute("INSERT INTO schema_migrations (name, applied) VALUES (%s, %s)", (name, now))

@@ -44,7 +44,14 @@ class PostgresTables:
     """What an archive reads of a PostgreSQL store (archive.py's SqliteTables, for this one): every
     table but the search indexes and the migrations' record, in their keys' order."""
 
-    DERIVED = ("memory_terms", "memory_terms_stats", "memory_vectors", "turn_search", "schema_migrations")
+    DERIVED = (
+        "memory_terms",
+        "memory_terms_stats",
+        "memory_term_counts",
+        "memory_vectors",
+        "turn_search",
+        "schema_migrations",
+    )
 
     def __init__(self, conn: Connection):
         self.conn = conn
@@ -239,6 +246,11 @@ class PostgresStore(Store):
                 "tokens = memory_terms_stats.tokens + EXCLUDED.tokens",
                 (namespace, size),
             )
+            self.conn.execute(
+                "INSERT INTO memory_term_counts (namespace, term, documents) SELECT ?, t, 1 FROM unnest(?::text[]) t "
+                "ON CONFLICT (namespace, term) DO UPDATE SET documents = memory_term_counts.documents + 1",
+                (namespace, sorted(set(text_terms) | set(context_terms))),
+            )
         self.conn.executemany(
             "INSERT INTO memory_vectors (seq, part, namespace, embedding) VALUES (?, ?, ?, ?::vector) "
             "ON CONFLICT (seq, part) DO UPDATE SET embedding = EXCLUDED.embedding, namespace = EXCLUDED.namespace",
@@ -246,11 +258,18 @@ class PostgresStore(Store):
         )
 
     def _unindex(self, seq: int) -> None:
-        gone = self.conn.execute("DELETE FROM memory_terms WHERE seq = ? RETURNING namespace, size", (seq,)).fetchone()
+        gone = self.conn.execute(
+            "DELETE FROM memory_terms WHERE seq = ? RETURNING namespace, size, all_terms", (seq,)
+        ).fetchone()
         if gone is not None:
+            namespace, size, terms = gone
             self.conn.execute(
                 "UPDATE memory_terms_stats SET documents = documents - 1, tokens = tokens - ? WHERE namespace = ?",
-                (gone[1], gone[0]),
+                (size, namespace),
+            )
+            self.conn.execute(
+                "UPDATE memory_term_counts SET documents = documents - 1 WHERE namespace = ? AND term = ANY(?::text[])",
+                (namespace, list(terms)),
             )
         self.conn.execute("DELETE FROM memory_vectors WHERE seq = ?", (seq,))
 
@@ -289,7 +308,7 @@ class PostgresStore(Store):
         if not terms:
             return []
         rows = self.conn.execute(
-            "SELECT (SELECT count(*) FROM memory_terms WHERE namespace = ? AND all_terms @> ARRAY[t]) "
+            "SELECT coalesce((SELECT documents FROM memory_term_counts WHERE namespace = ? AND term = t), 0) "
             "FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i) ORDER BY i",
             (namespace, list(terms)),
         ).fetchall()
