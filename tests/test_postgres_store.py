@@ -167,6 +167,8 @@ def _fill(d) -> None:
 def test_a_memory_goes_to_postgresql_and_back_identical_by_checksums(in_process, url, tmp_path):
     lite = in_process(fake_embedder=True)
     _fill(lite)
+    words = ["barcelona", "bakery", "allotment", "dentist"]
+    counted = lite.services.store.term_statistics("default", words)
     lite.terminate()
     first, second, back = tmp_path / "a.tar.gz", tmp_path / "b.tar.gz", tmp_path / "back"
     export_archive(lite.data_dir, first)
@@ -178,6 +180,7 @@ def test_a_memory_goes_to_postgresql_and_back_identical_by_checksums(in_process,
     sums = [{t: about["sha256"] for t, about in read_archive(path)[0]["tables"].items()} for path in (first, second)]
     assert sums[0] == sums[1]
     pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    assert pg.services.store.term_statistics("default", words) == counted  # the word counts made in bulk
     assert "Barcelona" in pg.call("memory.search", {"query": "where do I live", "k": 1})["results"][0]["content"]
     assert pg.call("memory.search", {"query": "locker code", "k": 5})["results"] == [] or all(
         "4411" not in r["content"] for r in pg.call("memory.search", {"query": "locker code", "k": 5})["results"]

@@ -190,7 +190,7 @@ def load_archive(store, manifest: dict[str, Any], files: dict[str, bytes]) -> di
             store.conn.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
             counts[table] = len(rows)
         store.reset_sequences()
-        store.index_live("1=1")
+        store.index_live("1=1", whole_store=True)
         store.rebuild_turn_index()
     return counts
 

@@ -439,10 +439,10 @@ class Store:
         self.conn.execute("DELETE FROM memory_archive WHERE seq = ?", (seq,))
         self.index_live("seq = ?", (seq,))
 
-    def index_live(self, where: str, params: tuple = ()) -> int:
+    def index_live(self, where: str, params: tuple = (), *, whole_store: bool = False) -> int:
         """Put the current versions of the memories ``where`` selects into the search indexes (each
         with the vectors of its further windows): a memory restored from the archive table, or every
-        memory of a store read back from an archive. How many."""
+        memory of a store read back from an archive (``whole_store``: the indexes were empty). How many."""
         rows = self.conn.execute(
             "SELECT seq, namespace, content, context, embedding FROM memories "
             f"WHERE superseded_by IS NULL AND ({where}) ORDER BY seq",
