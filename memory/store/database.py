@@ -263,26 +263,36 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self.conn.execute("BEGIN IMMEDIATE")
-            self._after_commit.clear()
+            self._begin()
             self._depth = 1
             try:
                 yield
             except BaseException:
-                self._after_commit.clear()
-                self.conn.execute("ROLLBACK")
-                self._fts_numbers = self._load_fts_numbers()  # a namespace's new FTS table went with it
+                self._roll_back()
                 raise
             else:
-                self.conn.execute("COMMIT")
-                for namespace, seq, vec in self._after_commit:
-                    if vec is None:
-                        self.vectors.remove(seq)
-                    else:
-                        self.vectors.add(namespace, seq, vec)
-                self._after_commit.clear()
+                self._commit()
             finally:
                 self._depth = 0
+
+    # What a transaction does at its ends (postgres/store.py has PostgreSQL's).
+    def _begin(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+        self._after_commit.clear()
+
+    def _roll_back(self) -> None:
+        self._after_commit.clear()
+        self.conn.execute("ROLLBACK")
+        self._fts_numbers = self._load_fts_numbers()  # a namespace's new FTS table went with it
+
+    def _commit(self) -> None:
+        self.conn.execute("COMMIT")
+        for namespace, seq, vec in self._after_commit:
+            if vec is None:
+                self.vectors.remove(seq)
+            else:
+                self.vectors.add(namespace, seq, vec)
+        self._after_commit.clear()
 
     def close(self) -> None:
         with self._readers_lock:
@@ -291,9 +301,13 @@ class Store:
             self._readers.clear()
         with self._lock:
             try:
-                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                self._before_close()
             finally:
                 self._writer.close()
+
+    def _before_close(self) -> None:
+        """Fold the WAL into the database file, so a closed store is one file."""
+        self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _rows(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)

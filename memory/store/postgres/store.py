@@ -166,33 +166,22 @@ class PostgresStore(Store):
     def cache_max_bytes(self) -> int:
         return 0  # PostgreSQL's shared buffers are the server's, not this process's
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        if self.conn is not self._writer:
-            raise StoreError("a write was attempted on a read-only connection (inside Store.reading)")
-        with self._lock:
-            if self._depth:
-                self._depth += 1
-                try:
-                    yield
-                finally:
-                    self._depth -= 1
-                return
-            self._writer.execute("BEGIN")  # on a new connection if the server dropped the last one
-            raw = self._writer.raw
-            self._depth = 1
-            try:
-                raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                yield
-            except BaseException:
-                if not raw.broken:  # a dropped connection took its transaction with it
-                    raw.execute("ROLLBACK")
-                raise
-            else:
-                raw.execute("COMMIT")
-                self._analyze_after_growth()
-            finally:
-                self._depth = 0
+    def _begin(self) -> None:
+        """Every daemon's write transactions take one lock: they run one at a time, as SQLite's."""
+        self._writer.execute("BEGIN")  # on a new connection if the server dropped the last one
+        try:
+            self._writer.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+        except BaseException:
+            self._roll_back()
+            raise
+
+    def _roll_back(self) -> None:
+        if not self._writer.raw.broken:  # a dropped connection took its transaction with it
+            self._writer.raw.execute("ROLLBACK")
+
+    def _commit(self) -> None:
+        self._writer.raw.execute("COMMIT")
+        self._analyze_after_growth()
 
     def _analyze_after_growth(self) -> None:
         """ANALYZE the search tables once they have grown by a fifth (or 1,000 memories) since this
@@ -206,13 +195,8 @@ class PostgresStore(Store):
         self._analyzed_rows = raw.execute("SELECT count(*) FROM memories").fetchone()[0]
         self._indexed = 0
 
-    def close(self) -> None:
-        with self._readers_lock:
-            for reader in self._readers:
-                reader.close()
-            self._readers.clear()
-        with self._lock:
-            self._writer.close()
+    def _before_close(self) -> None:
+        pass  # the server keeps what was committed
 
     def applied_migrations(self) -> list[str]:
         return applied_migrations(self.conn.raw)
