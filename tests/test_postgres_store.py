@@ -296,3 +296,29 @@ def test_bench_vectors_measures_each_index_against_the_exact_answer(postgres_url
     assert 0.5 <= size["hnsw"]["recall@10"] <= 1.0 and 0.5 <= size["ivfflat"]["recall@10"] <= 1.0
     with psycopg.connect(postgres_url) as admin:  # its database is gone
         assert not admin.execute("SELECT 1 FROM pg_database WHERE datname LIKE 'agentmemd_bench_vectors%'").fetchall()
+
+
+def test_an_import_into_postgresql_that_cannot_open_the_store_leaves_the_working_dirs_files(
+    in_process, url, tmp_path, monkeypatch
+):
+    """A store that cannot be made in the database is refused by name, and nothing else is touched:
+    before, the clean-up removed ./agentmemd.db of the directory the command ran in."""
+    from agentmemd.memory.core.errors import StoreError
+    from agentmemd.memory.services import archive as archive_service
+
+    lite = in_process(fake_embedder=True)
+    lite.call("memory.add", {"content": "One memory", "type": "fact"})
+    export_archive(lite.data_dir, tmp_path / "a.tar.gz")
+    _empty(url)
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "agentmemd.db").write_bytes(b"someone's store")
+    monkeypatch.chdir(here)
+
+    def cannot(*args, **kwargs):
+        raise StoreError('permission denied to create extension "vector"')
+
+    monkeypatch.setattr(archive_service, "open_store", cannot)
+    with pytest.raises(InvalidParams, match="store_url: permission denied"):
+        import_archive(tmp_path / "a.tar.gz", None, url)
+    assert (here / "agentmemd.db").read_bytes() == b"someone's store"

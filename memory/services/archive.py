@@ -21,7 +21,7 @@ from agentmemd.memory.store.archive import (
     write_archive,
     write_tables,
 )
-from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.database import Store, remove_sqlite_files
 from agentmemd.memory.store.opening import DB_FILE, open_store
 
 
@@ -100,10 +100,13 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
         if wrong:
             raise ArchiveError(f"read back, these tables differ from the archive: {', '.join(wrong)}")
     except ArchiveError as exc:
-        _remove_store(store, db)
+        _remove_store(store, None if store_url else db)
         raise InvalidParams("archive", str(exc)) from None
+    except StoreError as exc:  # a store that cannot be made there (say, no right to create pgvector's extension)
+        _remove_store(store, None if store_url else db)
+        raise InvalidParams("store_url" if store_url else "data_dir", exc.message) from None
     except BaseException:
-        _remove_store(store, db)
+        _remove_store(store, None if store_url else db)
         raise
     store.close()
     return {
@@ -116,12 +119,9 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
     }
 
 
-def _remove_store(store: Store | None, db: Path) -> None:
+def _remove_store(store: Store | None, db: Path | None) -> None:
+    """``db``: the SQLite file an import made (None: it went into PostgreSQL)."""
     if store is not None:
-        if hasattr(store, "drop_everything"):  # PostgreSQL: the tables it made in the database
-            store.drop_everything()
-        store.close()
-        if hasattr(store, "drop_everything"):
-            return
-    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-        path.unlink(missing_ok=True)
+        store.discard()
+    elif db is not None:  # it failed to open: what SQLite had made of it
+        remove_sqlite_files(db)

@@ -126,6 +126,12 @@ def age_columns(now: str) -> tuple[str, list[Any]]:
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
+def remove_sqlite_files(db: Path) -> None:
+    """A SQLite database's file and its WAL and shared-memory files, where they are."""
+    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        path.unlink(missing_ok=True)
+
+
 def secure_data_dir(data_dir: Path) -> list[str]:
     """Make the data dir 0700 and every file in it 0600 (memories are private), creating the
     dir if needed. Returns what had to be tightened, for a log line."""
@@ -304,6 +310,11 @@ class Store:
                 self._before_close()
             finally:
                 self._writer.close()
+
+    def discard(self) -> None:
+        """Close the store and remove it (an import that failed leaves nothing)."""
+        self.close()
+        remove_sqlite_files(Path(self.path))
 
     def _before_close(self) -> None:
         """Fold the WAL into the database file, so a closed store is one file."""
@@ -881,7 +892,7 @@ class Store:
 
     def applied_migrations(self) -> list[str]:
         """The schema: the migrations applied, in order."""
-        return [r[0] for r in self.conn.execute("SELECT name FROM _sqlite_migrations ORDER BY id")]
+        return self.archive_tables().schema()
 
     def archive_tables(self):
         """What an archive reads of this store, on the calling thread's connection (archive.py)."""

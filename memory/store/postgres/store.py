@@ -204,14 +204,16 @@ class PostgresStore(Store):
     def archive_tables(self) -> "PostgresTables":
         return PostgresTables(self.conn)
 
-    def drop_everything(self) -> None:
-        """Remove every table and function this store made (an import that failed leaves nothing)."""
+    def discard(self) -> None:
+        """Remove every table and function this store made, then close it (an import that failed
+        leaves nothing in the database)."""
         with self._lock:
             raw = self._writer.raw
             for table in self.catalog.keys:
                 raw.execute(f"DROP TABLE IF EXISTS {table} CASCADE")
             for function in OWN_FUNCTIONS:
                 raw.execute(f"DROP FUNCTION IF EXISTS {function} CASCADE")
+        self.close()
 
     def defer_foreign_keys(self) -> None:
         self.conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
