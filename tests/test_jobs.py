@@ -101,6 +101,7 @@ def test_a_job_missed_while_the_daemon_was_down_runs_once_at_start(in_process):
     assert [r["trigger"] for r in runs] == ["catch-up"]
 
 
+@pytest.mark.sqlite_file
 def test_a_killed_run_is_marked_interrupted_and_the_daemon_restarts(spawn):
     d = spawn(config("2026-11-20T12:00:00Z"))
     d.kill9()

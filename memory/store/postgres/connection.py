@@ -190,16 +190,10 @@ class _Table:
         return self
 
     def upsert(self, row: dict[str, Any], *, pk: str) -> "_Table":
-        columns = list(row)
-        others = [c for c in columns if c != pk]
-        sql = (
-            f"INSERT INTO {self.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
-            f"ON CONFLICT ({pk}) DO "
-            + (f"UPDATE SET {', '.join(f'{c} = EXCLUDED.{c}' for c in others)}" if others else "NOTHING")
-        )
-        self.conn.execute(sql, [row[c] for c in columns])
-        self.last_pk = row[pk]
-        return self
+        """Insert, or update the given columns of the row with that key (the dialect's ON CONFLICT)."""
+        if self.conn.catalog.keys.get(self.name) != (pk,):
+            raise ValueError(f"upsert into {self.name} by {pk}, which is not its key")
+        return self.insert(row, replace=True)
 
     def update(self, pk_value: Any, values: dict[str, Any]) -> "_Table":
         (key,) = self.conn.catalog.keys[self.name]
