@@ -77,13 +77,14 @@ def register_jobs(
         first = max(first, today - timedelta(days=7))
         written = 0
         day = first
+        heard = daily_log.heard_in_the_log(service.store, workspace_namespace, service.may_hear)
         while day <= today:
             start, end = daily_log.day_bounds(day, runner.zone)
             memories, total = daily_log.learned(
-                service.store, workspace_namespace, start, end, config.daily_log.max_items
+                service.store, workspace_namespace, start, end, config.daily_log.max_items, heard
             )
             seen, seen_total = daily_log.observed(
-                service.store, workspace_namespace, start, end, config.daily_log.max_items
+                service.store, workspace_namespace, start, end, config.daily_log.max_items, heard
             )
             sync = sync_day_summary(service.store, workspace_namespace, start, end)
             body = daily_log.render(

@@ -110,8 +110,9 @@ def _store(
     ``params_of(chat, batch)``: the batch's channels.ingest params."""
     for chat, summary in zip(export.chats, report["chats"]):
         summary.update(
-            added=0, duplicates=0, edited=0, deleted=0, sessions=[], people={}, observing=[], retimed=None, remapped=[]
-        )
+            added=0, duplicates=0, forgotten=0, edited=0, deleted=0, sessions=[], people={}, observing=[],
+            retimed=None, remapped=[],
+        )  # fmt: skip
         sliced = list(batches(chat.messages, max_messages=batch_size))
         for number, batch in enumerate(sliced, start=1):
             params = params_of(chat, batch)
@@ -126,6 +127,7 @@ def _store(
                 summary["chat"] = done["chat"]
             summary["added"] += done["added"]
             summary["duplicates"] += done["duplicates"]
+            summary["forgotten"] += done.get("forgotten", 0)
             summary["edited"] += done.get("edited", 0)
             summary["deleted"] += done.get("deleted", 0)
             summary["people"].update(done["people"])
@@ -136,6 +138,7 @@ def _store(
             progress.advance(len(batch), chat.title)
     report["added"] = sum(c["added"] for c in report["chats"])
     report["duplicates"] = sum(c["duplicates"] for c in report["chats"])
+    report["forgotten"] = sum(c["forgotten"] for c in report["chats"])
     report["edited"] = sum(c["edited"] for c in report["chats"])
     report["deleted"] = sum(c["deleted"] for c in report["chats"])
 

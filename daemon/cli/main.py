@@ -394,8 +394,11 @@ def restore(id: str, namespace: str | None) -> None:
 @NAMESPACE
 @click.option("--yes", is_flag=True, help="Forget it now; without --yes, only say what would go.")
 def forget(id: str, namespace: str | None, yes: bool) -> None:
-    """Forget a memory for good: every version, its index entries, history and the logged packs
-    that hold its text. Without --yes, says what would go and changes nothing.
+    """Forget a memory for good, with every copy of its words: every version, its index entries,
+    history and the logged packs that hold its text; the conversation turns it was made from
+    become tombstones, and what the daemon derived from them goes too (episodes, observations,
+    consolidated memories, impressions, its lines in the daemon's workspace sections). Without
+    --yes, says what would go and what stays, and changes nothing.
 
     \b
         agentmemd forget m1a2b3...          # what would go

@@ -105,20 +105,33 @@ def human_memory_history(result: dict[str, Any]) -> None:
 def human_forget(result: dict[str, Any]) -> None:
     verb = "forgot" if result["forgotten"] else "would forget (run again with --yes)"
     print(f"{verb}: {len(result['versions'])} version(s) {', '.join(result['versions'])}")
+    for also in result["also"]:
+        print(f"  and {also['id']} [{also['type']}] ({also['why']}): {also['content'][:100]}")
+    if result["turns"]:
+        print(
+            f"  the words of {result['turns']} conversation turn(s) in {', '.join(result['sessions'])}: "
+            "each becomes a tombstone in the transcript (its time and speaker stay), out of search and "
+            "never observed again; a later import or resent message with the same words stays forgotten"
+        )
     for key in (
         "search_index_entries",
         "windows",
         "events",
         "turn_links",
         "observations",
+        "consolidation_nodes",
+        "reindexed",
+        "impressions",
         "packs_logged",
         "cached_responses",
     ):
         print(f"  {key.replace('_', ' ')}: {result[key]}")
+    for path in result["workspace_sections"]:
+        print(f"  the lines of agentmemd's section of {path} that quote it")
+    stays = "the conversations' other turns"
+    print(f"  stays: {stays}" + ("; a person's Markdown (below)" if result["workspace_files"] else ""))
     for path in result["workspace_files"]:
         print(f"  an item of {path}: it comes back at the next workspace sync unless removed from the file")
-    if result["built_into"]:
-        print(f"  kept: consolidated memories built from it: {', '.join(result['built_into'])}")
 
 
 def human_packs(result: dict[str, Any]) -> None:
@@ -385,6 +398,11 @@ def human_import(report: dict[str, Any]) -> None:
                 f"  {chat['added']} added, {chat['duplicates']} already stored, {len(chat['sessions'])} sessions"
                 + (f", Observer queued for {len(chat['observing'])}" if chat["observing"] else "")
             )
+            if chat.get("forgotten"):
+                print(
+                    f"  {chat['forgotten']} messages whose words you forgot before: stored as tombstones "
+                    "(never searched, observed or packed)"
+                )
             if chat.get("edited") or chat.get("deleted"):
                 print(
                     f"  since the last import: {chat.get('edited', 0)} stored messages edited (their memories get "

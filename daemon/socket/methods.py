@@ -127,8 +127,9 @@ METHODS: tuple[Declared, ...] = (
     Declared(
         name="memory.forget",
         params=m.ForgetParams,
-        handler=lambda s: s.browser.forget,
+        handler=lambda s: s.forgetting.forget,
         result=r.ForgetResult,
+        waits=True,  # embeds the neighbouring episodes' new index entries beside the store thread
         summary="Say what forgetting a memory removes; with confirm, remove it and all its versions for good.",
         cli="memory forget",
         mcp=("memory_forget",),

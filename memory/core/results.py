@@ -368,6 +368,7 @@ class IngestResult(Result):
     audience: str  # who may hear what was said there: what context.pack's audience takes for this chat
     added: int
     duplicates: int
+    forgotten: int = 0  # new messages whose words a person forgot before: stored as tombstones, never indexed
     sessions: list[str]  # every session the batch's messages are in
     people: dict[str, str]  # sender as shown -> person id
     observing: list[str]  # sessions whose Observer run the batch made due (it runs in the background)
@@ -543,7 +544,8 @@ class AlsoForgotten(Result):
     id: str
     content: str  # its first 300 characters
     type: str
-    why: str  # "made only from the same turns" | "says the same"
+    # "says the same" | "made from the same turns" | "an observation of the same turns" | "consolidated from it"
+    why: str
 
 
 class ForgetResult(Result):
@@ -552,16 +554,20 @@ class ForgetResult(Result):
     forgotten: bool  # False: what it would remove (confirm was not given)
     versions: list[str]
     also: list[AlsoForgotten] = []  # current memories forgotten with it (their own traces counted below too)
+    turns: int  # conversation turns whose words are forgotten: tombstones in the transcript from now on
+    sessions: list[str]  # the conversations those turns are in (their other turns stay)
     search_index_entries: int
     windows: int
     events: int
     turn_links: int
-    observations: int
+    observations: int  # the Observer's and Reflector's rows of those turns or memories
     consolidation_nodes: int
+    reindexed: int  # episodes of the turns after a forgotten one, indexed again without its words
+    impressions: int  # impressions of the people who said them, rebuilt from what remains
     packs_logged: int
     cached_responses: int  # language-model cache entries whose prompt or response held its text
     workspace_files: list[str]  # an item of these files: it comes back at their next sync unless edited out
-    built_into: list[str]  # consolidated memories built from it: kept (forget them too if they say it)
+    workspace_sections: list[str] = []  # files whose daemon-written section quoted it: those lines removed
 
 
 class PackSummary(Result):

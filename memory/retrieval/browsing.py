@@ -26,9 +26,11 @@ from agentmemd.memory.core.results import (
     PackSummary,
     RetentionPoint,
 )
-from agentmemd.memory.core.sessions import named
+from agentmemd.memory.core.sessions import named, session_name
 from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
+from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
 from agentmemd.memory.retrieval.memories import Memories, said_the_same
+from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
 
 PROJECTION_MAX = timedelta(days=90)
@@ -147,62 +149,74 @@ class MemoryBrowser:
 
     # ---- forgetting ----------------------------------------------------------------------------
 
-    def forget(self, p: ForgetParams) -> ForgetResult:
-        """What forgetting a memory removes, and with ``confirm`` removes it: every version, its
-        index entries, windows, history, turn links, the observations and consolidated node it is,
-        its workspace bookkeeping and the logged packs that hold its text; and with it (``also``)
-        every current memory of its namespace made only from the conversation turns it was made
-        from (the turn's episode, an observation of it) or that says the same, so its words are
-        not found again elsewhere. Not the conversation turns themselves (the transcript), nor
-        consolidated memories built from it."""
+    def forget(self, p: ForgetParams, lineage: Lineage | None = None) -> ForgetResult:
+        """Forget a memory and every copy of its words (memory/retrieval/lineage.py), in one go: the
+        library's path (the daemon plans on the store thread and embeds beside it)."""
+        lineage = lineage or Lineage(self.memories, self.memories.config.conversation.episode_context_turns)
+        plan = self.plan_forget(p, lineage)
+        counted = self.footprint(plan)
+        if p.confirm:
+            vectors = self.memories.embedder.embed_passages(plan.texts) if plan.texts else []
+            self.write_forget(plan, vectors, lineage)
+        return self.forget_result(p, plan, counted)
+
+    def plan_forget(self, p: ForgetParams, lineage: Lineage) -> LineagePlan:
+        """What forgetting ``p.id`` removes (nothing changes): its versions, the memories that say
+        the same, and every copy lineage reaches from them."""
         self.memories._lookup(p.id, p.namespace)
         chain = self.history_tables.chain(p.id)
-        ids = [v["id"] for v in chain]
-        also = self._forgotten_with(chain)
-        chains = [chain] + [self.history_tables.chain(a.id) for a in also]
-        every = [v["id"] for c in chains for v in c]
-        footprint = self.history_tables.forget_footprint([v for c in chains for v in c])
-        packs, cached = footprint.pop("packs_logged"), footprint.pop("cached_responses")
-        if p.confirm:
-            pending = self.memories.pack_log.discard_holding(set(every))
-            with self.memories.store.transaction():
-                for c in chains:
-                    self.history_tables.forget(c, packs, cached)
-        else:
-            pending = self.memories.pack_log.pending_holding(set(every))
+        same = self._says_the_same(chain)
+        return lineage.plan(
+            [chain] + [self.history_tables.chain(mid) for mid in same], dict.fromkeys(same, "says the same")
+        )
+
+    def footprint(self, plan: LineagePlan) -> dict[str, Any]:
+        """What the plan removes besides the memories' rows, counted by place (before it is written)."""
+        versions = [v for c in plan.chains for v in c]
+        counted = self.history_tables.forget_footprint(versions)
+        counted["packs_logged"] = len(counted["packs_logged"]) + self.memories.pack_log.pending_holding(set(plan.every))
+        counted["cached_responses"] = len(
+            self.history_tables.cache_entries_holding(versions, [t["content"] for t in plan.turns])
+        )
+        counted["impressions"] = LineageTables(self.memories.store).impressions_of(plan.impressions)
+        counted["workspace_files"] = counted.pop("workspace_items")
+        counted.pop("observations")  # the plan's rows: its own, and those of the same turns
+        return counted
+
+    def write_forget(self, plan: LineagePlan, vectors: list, lineage: Lineage) -> None:
+        self.memories.pack_log.discard_holding(set(plan.every))
+        with self.memories.store.transaction():
+            lineage.write(plan, vectors, format_time(self.memories.clock.now()))
+
+    def forget_result(self, p: ForgetParams, plan: LineagePlan, counted: dict[str, Any], **more: Any) -> ForgetResult:
+        chain, others = plan.chains[0], plan.chains[1:]
         return ForgetResult(
             id=p.id,
             namespace=chain[-1]["namespace"],
             forgotten=p.confirm,
-            versions=ids,
-            also=also,
-            packs_logged=len(packs) + pending,
-            cached_responses=len(cached),
-            workspace_files=footprint.pop("workspace_items"),
-            built_into=self.history_tables.built_from(every),
-            **footprint,
+            versions=[v["id"] for v in chain],
+            also=[
+                AlsoForgotten(
+                    id=c[-1]["id"], content=c[-1]["content"][:300], type=c[-1]["type"], why=plan.why[c[-1]["id"]]
+                )
+                for c in others
+            ],
+            turns=len(plan.turns),
+            sessions=[session_name(s) for s in plan.sessions],
+            observations=len(plan.observations),
+            reindexed=len(plan.neighbours),
+            **counted,
+            **more,
         )
 
-    def _forgotten_with(self, chain: list[dict[str, Any]]) -> list[AlsoForgotten]:
-        """The current memories forgetting ``chain`` takes with it: made only from turns it was
-        made from, or saying what its current version says (the same text but for case and spacing)."""
-        store, ids = self.memories.store, {v["id"] for v in chain}
-        current = chain[-1]
-        turns = set().union(*store.turns_of(list(ids)).values())
-        near = {mid for v in ids for mid, _ in store.made_from_same_turns(v)} - ids
-        theirs = store.turns_of(sorted(near))
-        only_these = [mid for mid in sorted(near) if theirs.get(mid) and theirs[mid] <= turns]
-        same = [
+    def _says_the_same(self, chain: list[dict[str, Any]]) -> list[str]:
+        """Current memories of the namespace saying what ``chain``'s current version says (the same
+        text but for case, spacing and Unicode forms)."""
+        ids, current = {v["id"] for v in chain}, chain[-1]
+        return [
             row["id"]
             for row in self.history_tables.same_words(current["namespace"], current["content"])
             if row["id"] not in ids and said_the_same(row["content"], current["content"])
-        ]
-        rows = {r["id"]: r for r in self.history_tables.current_rows(only_these + same)}
-        why = {**dict.fromkeys(same, "says the same"), **dict.fromkeys(only_these, "made only from the same turns")}
-        return [
-            AlsoForgotten(id=mid, content=rows[mid]["content"][:300], type=rows[mid]["type"], why=why[mid])
-            for mid in why
-            if mid in rows
         ]
 
     # ---- logged packs --------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService
 from agentmemd.memory.services.costs import CostService
 from agentmemd.memory.services.directory import Directory
+from agentmemd.memory.services.forgetting import ForgetService
 from agentmemd.memory.services.goals import GoalService
 from agentmemd.memory.services.identity import IdentityService
 from agentmemd.memory.services.jobs import JobService
@@ -84,6 +85,7 @@ class Services:
     store: Store
     memories: Memories
     browser: MemoryBrowser
+    forgetting: ForgetService  # memory.forget: every copy of a memory's words, by lineage
     memory_writes: MemoryWrites
     conversations: ConversationService
     persona: PersonaService
@@ -222,11 +224,13 @@ class Services:
         conversation_service.people_note = channels.people_note
         conversation_service.standing_goals = goals.standing
         writes = MemoryWrites(memories, run_on_store)
+        browser = MemoryBrowser(memories)
         return cls(
             config=config,
             store=store,
             memories=memories,
-            browser=MemoryBrowser(memories),
+            browser=browser,
+            forgetting=ForgetService(browser, writer, run_on_store, channels.refresh_impressions),
             memory_writes=writes,
             conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),

@@ -47,6 +47,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.sessions import session_key
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm.tasks import ImpressionResult
+from agentmemd.memory.retrieval.lineage import stay_forgotten
 from agentmemd.memory.services.sessions import by_name
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import Store
@@ -158,6 +159,8 @@ class ChannelService:
             )
             seqs = self.conversations.append_many(p.namespace, plan.turns) if plan.turns else []
             self.ingest_.record(p.namespace, plan.keys, seqs)
+            contents = [t["content"] for t in plan.turns]
+            forgotten = stay_forgotten(self.store, p.namespace, seqs, contents, format_time(self.clock.now()))
         added = {t["session"] for t in plan.turns}
         # A session over the Observer's threshold is due as any conversation's is; a finished one
         # (the chat went on after a gap) is observed whole, as nothing more will join it.
@@ -169,6 +172,7 @@ class ChannelService:
             "audience": chat_audience(p.channel, p.kind, plan.chat),
             "added": len(plan.turns),
             "duplicates": plan.duplicates,
+            "forgotten": forgotten,  # messages whose words were forgotten before: stored as tombstones
             "sessions": plan.sessions,
             "people": plan.people,
             "observing": [s for s, _ in requests],

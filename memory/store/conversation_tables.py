@@ -423,13 +423,19 @@ class ConversationTables:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         return self.store._rows(f"SELECT * FROM observations {where} ORDER BY session, date, seq", params)
 
-    def observed_between(self, namespace: str, start: str, end: str, limit: int) -> tuple[list[dict[str, Any]], int]:
-        """(first ``limit`` live observations made in [start, end), how many in all): the daily log's."""
+    def observed_between(
+        self, namespace: str, start: str, end: str, limit: int, audiences: list[str]
+    ) -> tuple[list[dict[str, Any]], int]:
+        """(first ``limit`` live observations heard by ``audiences``, made in [start, end), how many
+        in all): the daily log's."""
+        if not audiences:
+            return [], 0
         where = (
             "FROM observations o JOIN conversation_runs r ON r.id = o.run_id "
-            "WHERE o.namespace = ? AND o.status = 'live' AND r.finished >= ? AND r.finished < ?"
+            "WHERE o.namespace = ? AND o.status = 'live' AND r.finished >= ? AND r.finished < ? "
+            f"AND o.audience IN ({', '.join('?' * len(audiences))})"
         )
-        params = (namespace, start, end)
+        params = (namespace, start, end, *audiences)
         total = self.store.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
         rows = self.store._rows(f"SELECT o.* {where} ORDER BY o.date, o.seq LIMIT ?", params + (limit,))
         return rows, total

@@ -809,23 +809,34 @@ class Store:
             (namespace, mtype),
         )
 
-    def learned_between(self, namespace: str, start: str, end: str, limit: int) -> tuple[list[dict[str, Any]], int]:
-        """(first ``limit`` memories learned in [start, end) that no workspace file, consolidation or
-        observation made, and not episodes (the day's turns are in its observations), how many in
-        all): the daily log's."""
+    def learned_between(
+        self, namespace: str, start: str, end: str, limit: int, audiences: list[str]
+    ) -> tuple[list[dict[str, Any]], int]:
+        """(first ``limit`` memories heard by ``audiences``, learned in [start, end) that no workspace
+        file, consolidation or observation made, and not episodes (the day's turns are in its
+        observations), how many in all): the daily log's."""
+        if not audiences:
+            return [], 0
+        heard = f"AND audience IN ({', '.join('?' * len(audiences))}) "
         where = (
             "FROM memories WHERE namespace = ? AND ingested >= ? AND ingested < ? AND superseded_by IS NULL "
-            "AND type != 'episode' "
+            + heard
+            + "AND type != 'episode' "
             "AND id NOT IN (SELECT memory_id FROM workspace_items) "
             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
             "AND id NOT IN (SELECT memory_id FROM observations WHERE memory_id IS NOT NULL)"
         )
-        params = (namespace, start, end)
+        params = (namespace, start, end, *audiences)
         total = self.conn.execute(f"SELECT count(*) {where}", params).fetchone()[0]
         rows = self._rows(
             f"SELECT id, type, content, ingested {where} ORDER BY ingested, seq LIMIT ?", params + (limit,)
         )
         return rows, total
+
+    def audiences_of(self, namespace: str) -> list[str]:
+        """Every audience a live memory of the namespace has."""
+        sql = "SELECT DISTINCT audience FROM memories WHERE namespace = ? AND superseded_by IS NULL"
+        return [row[0] for row in self.conn.execute(sql, (namespace,))]
 
     def get_pack(self, pack_id: str) -> dict[str, Any] | None:
         """A logged pack, its candidates and choices decoded."""

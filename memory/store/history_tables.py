@@ -127,13 +127,15 @@ class HistoryTables:
             "cached_responses": self.cache_entries_holding(versions),
         }
 
-    def cache_entries_holding(self, versions: list[dict[str, Any]]) -> list[int]:
-        """Language-model cache entries of the memory's namespace whose prompt or response holds
-        a version's text (a summary or an impression may quote it)."""
+    def cache_entries_holding(self, versions: list[dict[str, Any]], words: list[str] = ()) -> list[int]:  # type: ignore[assignment]
+        """Language-model cache entries of the memories' namespaces whose prompt or response holds a
+        version's text or any of ``words`` (a summary, an Observer's prompt or an impression may quote them)."""
         found: set[int] = set()
         sql = "SELECT id FROM llm_cache WHERE namespace = ? AND (instr(key_text, ?) > 0 OR instr(response, ?) > 0)"
-        for v in versions:
-            found.update(r[0] for r in self.store.conn.execute(sql, (v["namespace"], v["content"], v["content"])))
+        needles = {(v["namespace"], v["content"]) for v in versions}
+        needles |= {(namespace, w) for namespace in {v["namespace"] for v in versions} for w in words if w.strip()}
+        for namespace, text in sorted(needles):
+            found.update(r[0] for r in self.store.conn.execute(sql, (namespace, text, text)))
         return sorted(found)
 
     def packs_holding(self, memory_ids: list[str]) -> list[str]:

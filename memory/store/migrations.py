@@ -825,6 +825,34 @@ def m032_goal_source(db):
     db.execute("ALTER TABLE goals ADD COLUMN source TEXT")
 
 
+@migrations()
+def m033_forgotten_words(db):
+    """What a person forgot stays forgotten (memory/retrieval/lineage.py): a fingerprint of each
+    forgotten turn's words (SHA-256 of the words folded for case, width and spacing), so a later
+    export, a re-import under another key or a resent webhook stores that message as forgotten
+    instead of bringing its words back. The words themselves are not kept."""
+    db.execute(
+        """CREATE TABLE forgotten_words (
+            namespace TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (namespace, fingerprint)
+        ) WITHOUT ROWID"""
+    )
+
+
+@migrations()
+def m034_daily_logs_are_the_users(db):
+    """The daily logs (memory/YYYY-MM-DD.md) are the user's own, as MEMORY.md is: a line a person
+    keeps from the daemon's section must not be heard by every chat. Items indexed as shared
+    before become the user's (an item annotated shared gets it back at its file's next sync)."""
+    for table in ("memories", "memory_archive"):
+        db.execute(
+            f"UPDATE {table} SET audience = 'user' WHERE audience = 'shared' AND source LIKE 'memory/____-__-__.md%' "
+            "AND tags LIKE '%\"workspace\"%'"
+        )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -10,10 +10,11 @@ jobs' time zone.
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta, tzinfo
-from typing import Any
+from typing import Any, Callable
 
 from agentmemd.memory.conversation.context import observation_line
 from agentmemd.memory.core.clock import format_time, parse_time
+from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.workspace.owned_sections import clip, neutralise
@@ -30,18 +31,26 @@ def day_bounds(day: date, zone: tzinfo) -> tuple[datetime, datetime]:
     return start, datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone)
 
 
+def heard_in_the_log(store: Store, namespace: str, may_hear: Callable[[str | None, str], bool]) -> list[str]:
+    """The audiences whose words the daily log may hold: those the user's own conversations hear
+    (the log is the user's own file). A private chat's words stay out unless ``[channels]
+    private_reaches_user`` lets them reach the user; a line a person keeps is theirs, heard by no chat."""
+    return [a for a in store.audiences_of(namespace) if may_hear(USER, a)]
+
+
 def learned(
-    store: Store, namespace: str, start: datetime, end: datetime, limit: int
+    store: Store, namespace: str, start: datetime, end: datetime, limit: int, audiences: list[str]
 ) -> tuple[list[dict[str, Any]], int]:
-    """(first ``limit`` memories learned in [start, end), how many in all)."""
-    return store.learned_between(namespace, format_time(start), format_time(end), limit)
+    """(first ``limit`` memories heard by ``audiences`` learned in [start, end), how many in all)."""
+    return store.learned_between(namespace, format_time(start), format_time(end), limit, audiences)
 
 
 def observed(
-    store: Store, namespace: str, start: datetime, end: datetime, limit: int
+    store: Store, namespace: str, start: datetime, end: datetime, limit: int, audiences: list[str]
 ) -> tuple[list[dict[str, Any]], int]:
-    """(first ``limit`` live observations the Observer/Reflector made in [start, end), how many in all)."""
-    return ConversationTables(store).observed_between(namespace, format_time(start), format_time(end), limit)
+    """(first ``limit`` live observations heard by ``audiences`` that the Observer/Reflector made in
+    [start, end), how many in all)."""
+    return ConversationTables(store).observed_between(namespace, format_time(start), format_time(end), limit, audiences)
 
 
 def _summary(result: dict[str, Any] | None) -> str:

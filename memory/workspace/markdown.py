@@ -82,8 +82,10 @@ class MarkdownItem:
 
 
 def default_audience(path: str) -> str:
-    """MEMORY.md and USER.md are the user's own; the persona files and knowledge are shared."""
-    return "user" if PurePosixPath(path).name.upper() in ("MEMORY.MD", "USER.MD") else "shared"
+    """MEMORY.md, USER.md and the daily logs (memory/YYYY-MM-DD.md, where the daemon writes what
+    it learned, which a person may keep) are the user's own; the persona files and knowledge are shared."""
+    own = PurePosixPath(path).name.upper() in ("MEMORY.MD", "USER.MD") or _DAILY_LOG.match(path)
+    return "user" if own else "shared"
 
 
 def default_type(path: str, heading_path: tuple[str, ...]) -> str:

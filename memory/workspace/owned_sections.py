@@ -100,6 +100,17 @@ def merge(text: str, body: str, last_written: str | None, note: str) -> tuple[st
     return "\n".join(lines[:begin] + moved + block + lines[end + 1 :]), len(kept)
 
 
+def _private_folders(folder: Path) -> None:
+    """Make ``folder`` and any missing parent private to the user (0700); existing ones are left as they are."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(mode=0o700, exist_ok=True)
+        os.chmod(made, 0o700)  # mkdir's mode is masked by the umask
+
+
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -135,9 +146,10 @@ def write_owned_section(
         new_text, kept = merge(text, body, last_written, note)
         if raw is not None and new_text == text:
             return WriteResult(path, False, attempt, 0)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _private_folders(path.parent)
         tmp = path.with_name(f".{path.name}.agentmemd-{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
+        # A file the daemon creates is the user's alone (0600), as the data dir is (0700).
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
             fh.write(new_text.encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())

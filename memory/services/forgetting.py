@@ -1,0 +1,85 @@
+"""ForgetService: `memory.forget` as the doors call it. Forgetting reaches every copy of the
+memory's words (memory/retrieval/lineage.py); this is the order the daemon does it in, so no
+request waits on the embedding model and no copy is left behind:
+
+    plan      (store thread: every copy lineage reaches; nothing changes)
+    embed     (beside it: the neighbouring episodes' new index entries)
+    write     (store thread, one transaction, only if nothing changed since the plan; else again)
+    scrub     (the lines of the daemon's workspace sections that quote what went)
+    rebuild   (the impressions of the people who said the forgotten words, from what remains)
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable
+
+from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.core.models import ForgetParams
+from agentmemd.memory.core.results import ForgetResult
+from agentmemd.memory.core.threads import RunOnStore
+from agentmemd.memory.retrieval.browsing import MemoryBrowser
+from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
+from agentmemd.memory.store.lineage_tables import LineageTables
+from agentmemd.memory.workspace.writeback import WorkspaceWriter
+
+PLAN_TRIES = 3
+
+
+class ForgetService:
+    def __init__(
+        self,
+        browser: MemoryBrowser,
+        writer: WorkspaceWriter | None,
+        run_on_store: RunOnStore,
+        rebuild_impressions: Callable[[str], Any] | None = None,
+    ):
+        self.browser = browser
+        self.memories = browser.memories
+        self.writer = writer
+        self.run_on_store = run_on_store
+        self.rebuild_impressions = rebuild_impressions
+        self.lineage = Lineage(self.memories, self.memories.config.conversation.episode_context_turns)
+        self.tables = LineageTables(self.memories.store)
+
+    def forget(self, p: ForgetParams) -> ForgetResult:
+        for _ in range(PLAN_TRIES):
+            plan, counted, sections = self.run_on_store(lambda: self._plan(p))
+            if not p.confirm:
+                return self.browser.forget_result(p, plan, counted, workspace_sections=sections)
+            vectors = self.memories.embedder.embed_passages(plan.texts) if plan.texts else []
+            if self.run_on_store(partial(self._write_unless_changed, p, plan, vectors)):
+                break
+        else:
+            raise Conflict("the memory's conversation kept changing while it was being forgotten; forget it again")
+        scrubbed = self.run_on_store(lambda: self._scrub(sections, plan.every))
+        if self.rebuild_impressions is not None:
+            for session in plan.sessions:
+                self.rebuild_impressions(session)
+        return self.browser.forget_result(p, plan, counted, workspace_sections=scrubbed)
+
+    def _plan(self, p: ForgetParams) -> tuple[LineagePlan, dict[str, Any], list[str]]:
+        plan = self.browser.plan_forget(p, self.lineage)
+        return plan, self.browser.footprint(plan), self.tables.sections_quoting(plan.every)
+
+    def _write_unless_changed(self, p: ForgetParams, plan: LineagePlan, vectors: list) -> bool:
+        if self.browser.plan_forget(p, self.lineage).key() != plan.key():
+            return False
+        self.browser.write_forget(plan, vectors, self.lineage)
+        return True
+
+    def _scrub(self, paths: list[str], memory_ids: list[str]) -> list[str]:
+        """Take the lines quoting ``memory_ids`` out of the daemon's sections of these files; the
+        files whose section changed."""
+        if self.writer is None:
+            return []
+        needles = [f"`{mid}`" for mid in memory_ids]
+        changed = []
+        for path in paths:
+            body = self.writer.last_written(path)
+            if body is None:
+                continue
+            kept = "\n".join(line for line in body.split("\n") if not any(n in line for n in needles))
+            if self.writer.write(path, kept, self.memories.clock.now()).changed:
+                changed.append(path)
+        return changed

@@ -1,0 +1,154 @@
+"""What the daemon derived from what: the reads and writes that let forgetting reach every copy
+(memory/retrieval/lineage.py). Lineage is recorded where each copy is made: memory_turns (an
+episode's turn, an observation's and a reflection's source turns), observations.source_turns and
+.sources, consolidation_nodes.sources and .leaves, and the memory ids the daemon's workspace
+sections quote."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from typing import Any
+
+from agentmemd.memory.store.database import Store, _in_chunks
+
+
+def fingerprint(words: str) -> str:
+    """The words of a message folded for case, width and spacing, hashed: the same message read
+    from another export (another phone, another zone) has the same fingerprint."""
+    folded = " ".join(unicodedata.normalize("NFKC", words).casefold().split())
+    return hashlib.sha256(folded.encode("utf-8")).hexdigest()
+
+
+class LineageTables:
+    def __init__(self, store: Store):
+        self.store = store
+
+    @property
+    def conn(self) -> Any:
+        return self.store.conn
+
+    # ---- turns and what was made from them -------------------------------------------------------
+
+    def turns(self, seqs: list[int]) -> list[dict[str, Any]]:
+        """The turns, live or already tombstoned: seq, session, namespace, speaker, content, person, audience, deleted."""
+        rows: list[dict[str, Any]] = []
+        for chunk, marks in _in_chunks(sorted(set(seqs))):
+            rows += self.store._rows(
+                "SELECT seq, session, namespace, speaker, content, person, audience, deleted "
+                f"FROM conversation_turns WHERE seq IN ({marks}) ORDER BY seq",
+                chunk,
+            )
+        return rows
+
+    def made_from_turns(self, seqs: list[int]) -> list[str]:
+        """Every memory version (live or archived) made from any of these turns."""
+        found: set[str] = set()
+        for chunk, marks in _in_chunks(sorted(set(seqs))):
+            found.update(
+                row[0]
+                for row in self.conn.execute(f"SELECT memory_id FROM memory_turns WHERE turn_seq IN ({marks})", chunk)
+            )
+        return sorted(found)
+
+    def observations_of(self, sessions: list[str], turns: set[int], memory_ids: set[str]) -> list[str]:
+        """Observation rows (any status) of these sessions that were made from any of ``turns``, are
+        one of ``memory_ids``, or were merged from such a row (the Reflector's), however many steps away."""
+        rows = [
+            row
+            for session in sorted(set(sessions))
+            for row in self.conn.execute(
+                "SELECT id, memory_id, source_turns, sources FROM observations WHERE session = ?", (session,)
+            )
+        ]
+        gone = {oid for oid, mid, made_from, _ in rows if mid in memory_ids or turns & set(json.loads(made_from))}
+        grew = True
+        while grew:
+            more = {oid for oid, _, _, sources in rows if oid not in gone and gone & set(json.loads(sources))}
+            gone |= more
+            grew = bool(more)
+        return sorted(gone)
+
+    def observation_memories(self, observation_ids: list[str]) -> list[str]:
+        found: set[str] = set()
+        for chunk, marks in _in_chunks(observation_ids):
+            found.update(
+                row[0]
+                for row in self.conn.execute(
+                    f"SELECT memory_id FROM observations WHERE id IN ({marks}) AND memory_id IS NOT NULL", chunk
+                )
+            )
+        return sorted(found)
+
+    def consolidated_from(self, memory_ids: set[str]) -> list[str]:
+        """Consolidated memories built from any of these (directly or as a leaf), and those built from them."""
+        nodes = [
+            (node, set(json.loads(sources)) | set(json.loads(leaves)))
+            for node, sources, leaves in self.conn.execute("SELECT memory_id, sources, leaves FROM consolidation_nodes")
+        ]
+        gone: set[str] = set()
+        reached = set(memory_ids)
+        grew = True
+        while grew:
+            more = {node for node, made_from in nodes if node not in gone and made_from & reached}
+            gone |= more
+            reached |= more
+            grew = bool(more)
+        return sorted(gone)
+
+    # ---- removing the words -----------------------------------------------------------------------
+
+    def delete_observations(self, observation_ids: list[str]) -> None:
+        for chunk, marks in _in_chunks(observation_ids):
+            self.conn.execute(f"DELETE FROM observations WHERE id IN ({marks})", chunk)
+
+    def drop_impressions(self, keys: list[tuple[str, str, str]]) -> int:
+        """Drop the impressions (namespace, person, audience) built from words now forgotten; how many."""
+        return sum(
+            self.conn.execute(
+                "DELETE FROM impressions WHERE namespace = ? AND person = ? AND audience = ?", key
+            ).rowcount
+            for key in keys
+        )
+
+    def impressions_of(self, keys: list[tuple[str, str, str]]) -> int:
+        return sum(
+            self.conn.execute(
+                "SELECT count(*) FROM impressions WHERE namespace = ? AND person = ? AND audience = ?", key
+            ).fetchone()[0]
+            for key in keys
+        )
+
+    # ---- what stays forgotten ---------------------------------------------------------------------
+
+    def remember_forgotten(self, namespace: str, words: list[str], at: str) -> None:
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO forgotten_words (namespace, fingerprint, at) VALUES (?, ?, ?)",
+            [(namespace, fingerprint(w), at) for w in words if w.strip()],
+        )
+
+    def forgotten(self, namespace: str, words: list[str]) -> set[str]:
+        """Those of ``words`` that were forgotten in the namespace (by their fingerprints)."""
+        prints = {fingerprint(w): w for w in words}
+        found: set[str] = set()
+        for chunk, marks in _in_chunks(sorted(prints)):
+            found.update(
+                prints[row[0]]
+                for row in self.conn.execute(
+                    f"SELECT fingerprint FROM forgotten_words WHERE namespace = ? AND fingerprint IN ({marks})",
+                    [namespace, *chunk],
+                )
+            )
+        return found
+
+    # ---- the daemon's workspace sections ----------------------------------------------------------
+
+    def sections_quoting(self, memory_ids: list[str]) -> list[str]:
+        """Workspace files whose daemon-written section quotes any of these memory ids."""
+        needles = [f"`{mid}`" for mid in memory_ids]
+        return [
+            path
+            for path, body in self.conn.execute("SELECT path, body FROM owned_sections ORDER BY path")
+            if any(n in body for n in needles)
+        ]

@@ -1,0 +1,193 @@
+"""Forget means gone, through every derived copy, over a real daemon and the CLI a person uses.
+
+A WhatsApp group (a phone set to Spanish) is imported; a person forgets the message with the
+money and the Bizum number, and the one with the key-box code. Then everything that could bring
+the words back runs on purpose: the later export of the same chat imported, the same chat as an
+iPhone exported it (other keys: times with seconds), the Observer forced on every session, the
+Reflector, consolidation, the daily log, an export of the whole store. The words are found
+nowhere: not in memories, packs, turn search, observations, the workspace or the archive.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+
+import pytest
+from click.testing import CliRunner
+from conftest import wait_for
+
+from agentmemd.daemon.cli.main import cli
+
+pytestmark = pytest.mark.process  # the tier (pyproject.toml)
+
+FIRST = """14/6/24, 8:58 - Los mensajes y las llamadas están cifrados de extremo a extremo. Nadie fuera de este chat, ni siquiera WhatsApp, puede leerlos ni escucharlos.
+14/6/24, 8:58 - Marco creó el grupo "Piso Gràcia"
+14/6/24, 9:12 - Marco: Hola! Para la fianza del piso nuevo
+14/6/24, 9:13 - Marco: Otra cosa: cada uno pone 120 € este mes, Bizum a mi número 612 34 56 78
+14/6/24, 9:14 - Carla: Vale, lo hago esta tarde
+14/6/24, 9:20 - Lucía: Perfecto, yo también
+15/6/24, 18:02 - Lucía: Llaves en el buzón, código 4721
+15/6/24, 18:05 - Carla: Gracias! Llego a las ocho
+15/6/24, 18:07 - Marco: Acordaos de regar las plantas del balcón
+"""
+LATER = (
+    FIRST
+    + """16/6/24, 10:30 - Lucía: El viernes cenamos juntos en casa?
+16/6/24, 10:31 - Carla: Sí, yo traigo la tortilla
+"""
+)
+# The same chat as an iPhone exports it: other times (seconds), so other keys.
+IPHONE = """[14/6/24, 9:13:41] Marco: Otra cosa: cada uno pone 120 € este mes, Bizum a mi número 612 34 56 78
+[15/6/24, 18:02:09] Lucía: Llaves en el buzón, código 4721
+[15/6/24, 18:05:30] Carla: Gracias! Llego a las ocho
+"""
+MONEY, CODE = "Bizum a mi número", "4721"
+
+
+def run(d, *args: str):
+    result = CliRunner().invoke(cli, ["--socket", str(d.socket), *args])
+    assert result.exit_code == 0, (args, result.output)
+    return result
+
+
+def import_chat(d, tmp, text: str, name: str = "Chat de WhatsApp con Piso Gràcia.txt") -> dict:
+    path = tmp / "exports" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    done = run(d, "--json", "import", "whatsapp", str(path), "--me", "Carla", "--tz", "Europe/Madrid")
+    return json.loads(done.stdout)
+
+
+def holding(d, words: str) -> list[dict]:
+    """Every live memory (any type) holding ``words``."""
+    items = d.call("memory.list", {"contains": words, "limit": 100})["items"]
+    return [m for m in items if words in m["content"]]
+
+
+@pytest.fixture
+def daemon_with_a_group(spawn, short_tmp):
+    workspace = short_tmp / "ws"
+    workspace.mkdir()
+    d = spawn({"workspace": {"path": str(workspace), "debounce_ms": 100}})
+    first = import_chat(d, short_tmp, FIRST)
+    assert first["added"] == 7, first
+    wait_for(lambda: holding(d, MONEY) and holding(d, CODE))
+    return d, workspace, first
+
+
+def test_forgotten_words_stay_gone_through_every_background_job_and_import(daemon_with_a_group, short_tmp):
+    d, workspace, first = daemon_with_a_group
+    sessions = first["chats"][0]["sessions"]
+    money = holding(d, MONEY)[0]
+    preview = run(d, "forget", money["id"])
+    assert "would forget" in preview.stdout and "conversation turn(s)" in preview.stdout, preview.stdout
+    assert "tombstone" in preview.stdout and "stays:" in preview.stdout
+    assert holding(d, MONEY), "a preview changes nothing"
+    done = json.loads(run(d, "--json", "forget", money["id"], "--yes").stdout)
+    assert done["forgotten"] and done["turns"] == 1
+
+    # By hand: the key-box code, then the Observer forced on its session at once.
+    code = holding(d, CODE)[0]
+    run(d, "forget", code["id"], "--yes")
+    for session in sessions:
+        run(d, "conversation", "observe", session, "--reflect")
+
+    # The later export of the same chat, and the same chat from an iPhone (other keys).
+    later = import_chat(d, short_tmp, LATER)
+    assert later["added"] == 2 and later["duplicates"] == 7, later
+    iphone = import_chat(d, short_tmp, IPHONE, "Piso Gràcia.txt")
+    assert iphone["forgotten"] == 2, iphone  # stored as tombstones: never indexed, never observed
+    for session in {s for report in (later, iphone) for chat in report["chats"] for s in chat["sessions"]}:
+        run(d, "conversation", "observe", session, "--reflect")
+    for job in ("consolidate", "daily_log"):
+        run(d, "jobs", "run", job)
+    wait_for(lambda: holding(d, "la tortilla"))  # the later export is searchable: the episodes ran
+
+    for words in (MONEY, "120 €", CODE, "612 34 56 78"):
+        assert holding(d, words) == [], words
+        hits = d.call("memory.search", {"query": words, "k": 20})["results"]
+        assert not [h for h in hits if words in h["content"]], words
+        assert words not in run(d, "messages", words).stdout
+    for question in ("¿Cuánto pone cada uno este mes y a qué número?", "where are the keys, what is the code?"):
+        pack = d.call("context.pack", {"query": question, "budget_tokens": 2000})["text"]
+        assert MONEY not in pack and CODE not in pack and "120 €" not in pack, pack
+    for words in (MONEY, "120 €", CODE, "612 34 56 78"):
+        observations = d.call("observations.list", {})["observations"]
+        assert not [o for o in observations if words in o["content"]], words
+        for path in workspace.rglob("*.md"):
+            assert words not in path.read_text(encoding="utf-8"), (words, path)
+    assert "Acordaos de regar las plantas" in json.dumps(holding(d, "regar las plantas"))  # the rest stays
+
+    archive = short_tmp / "memory.tar.gz"
+    subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "export", str(archive), "--data-dir", str(d.data_dir)],
+        check=True,
+        capture_output=True,
+    )
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            if member.isfile():
+                text = tar.extractfile(member).read().decode("utf-8", errors="replace")
+                assert MONEY not in text and "Llaves en el buzón, código" not in text, member.name
+
+
+def test_the_observer_and_turn_search_never_bring_back_a_forgotten_message(daemon_with_a_group):
+    """By hand, as found: forget the key-box code, run the Observer on its chat, search the messages."""
+    d, _, first = daemon_with_a_group
+    code = holding(d, CODE)[0]
+    d.call("memory.forget", {"id": code["id"], "confirm": True})
+    for session in first["chats"][0]["sessions"]:
+        d.call("conversation.observe", {"session": session, "reflect": True})
+    assert holding(d, CODE) == []
+    assert CODE not in run(d, "messages", "buzón código").stdout
+    assert "Gracias! Llego a las ocho" in run(d, "messages", "llego ocho").stdout  # the next message stays
+
+
+def test_the_daily_log_holds_no_private_chat_and_a_kept_line_stays_the_users(spawn, short_tmp):
+    """The daily log writes what the Observer saw today into memory/<date>.md. A 1:1 chat's words
+    never go there (the log is the user's own file, and a private chat does not reach the user by
+    default); a line a person keeps from it is heard by no group; what the daemon creates is 0600/0700."""
+    workspace = short_tmp / "ws"
+    workspace.mkdir(mode=0o755)
+    d = spawn({"workspace": {"path": str(workspace), "debounce_ms": 100}, "clock": {"start": "2026-11-20T09:00:00Z"}})
+    private = {
+        "channel": "whatsapp", "chat_id": "whatsapp:giulia", "title": "Giulia", "kind": "private", "owner": "Carla",
+        "messages": [
+            {"sender": "Giulia", "ts": "2026-11-20T08:00:00Z", "text": "Mi hanno presa alla Ferrari a Maranello, inizio a gennaio!", "line": 1},
+            {"sender": "Carla", "ts": "2026-11-20T08:01:00Z", "text": "Complimenti!! Festeggiamo sabato", "line": 2},
+        ],
+    }  # fmt: skip
+    group = {
+        "channel": "telegram", "chat_id": "telegram:-100777", "title": "Climbing", "kind": "group", "owner": "Carla",
+        "messages": [
+            {"sender": "Ben", "ts": "2026-11-20T08:05:00Z", "text": "Climbing at the Sharma gym on Sunday at ten", "line": 3},
+            {"sender": "Carla", "ts": "2026-11-20T08:06:00Z", "text": "Count me in, I'll bring the rope", "line": 4},
+        ],
+    }  # fmt: skip
+    for chat in (private, group):
+        done = d.call("channels.ingest", chat)
+        for session in done["sessions"]:
+            d.call("conversation.observe", {"session": session})
+    d.call("jobs.run", {"name": "daily_log"})
+    log = workspace / "memory" / "2026-11-20.md"
+    text = log.read_text(encoding="utf-8")
+    assert "Sharma gym" in text and "Maranello" not in text, text
+    assert oct(log.stat().st_mode & 0o777) == "0o600" and oct(log.parent.stat().st_mode & 0o777) == "0o700"
+
+    # A person fixes a typo in a line of the daemon's section: the line becomes theirs, the user's own.
+    edited = "\n".join(
+        line.replace("Sharma gym", "Sharma climbing gym") if "Sharma gym" in line else line for line in text.split("\n")
+    )
+    log.write_text(edited, encoding="utf-8")
+    d.call("jobs.run", {"name": "daily_log"})
+    wait_for(lambda: holding(d, "Sharma climbing gym"))
+    kept = holding(d, "Sharma climbing gym")[0]
+    assert kept["source"].startswith("memory/2026-11-20.md")
+    heard = d.call("memory.search", {"query": "Sharma climbing gym Sunday", "audience": "group:telegram:-100777"})
+    assert kept["id"] not in [h["id"] for h in heard["results"]]
+    for words in ("Ferrari", "Maranello"):
+        heard = d.call("memory.search", {"query": f"Giulia {words}", "audience": "group:telegram:-100777"})
+        assert not [h for h in heard["results"] if words in h["content"]]
