@@ -36,6 +36,7 @@ from agentmemd.memory.core.models import PackParams
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.language.dates import human_date
 from agentmemd.memory.safety.neutraliser import as_data, as_data_lines
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.persona.drift.anchors import anchor, anchor_positions, reminder
 
 PERSONA_HEADER = "# Who you are\n"
@@ -44,9 +45,10 @@ _PRIORITY_ORDER = {"HIGH": 0, "MED": 1, "LOW": 2}
 
 
 def observation_line(row: dict[str, Any]) -> str:
-    """One line of the observation log; the observation's words as data (they are the user's)."""
+    """One line of the observation log; the observation's words as data (they are the user's), any
+    secret in them masked (a context's prefix and the daily log are read whatever is asked)."""
     when = row["date"][11:16]
-    line = f"- ({row['priority']}) {when} [{row['category']}] {as_data(row['content']).text}"
+    line = f"- ({row['priority']}) {when} [{row['category']}] {as_data(mask(row['content'])).text}"
     if row.get("referenced_date"):
         said = f', "{as_data(row["relative_date"]).text}"' if row.get("relative_date") else ""
         line += f" (refers to {human_date(row['referenced_date'])}{said})"

@@ -20,7 +20,7 @@ import numpy as np
 
 from agentmemd.memory.core.clock import Clock, parse_time
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.core.disclosure import may_hear
+from agentmemd.memory.core.disclosure import USER, may_hear
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
 from agentmemd.memory.language.dates import days_asked_about, said_on
 from agentmemd.memory.language.slots import asked_slots, mentions_the_past, names_another
@@ -49,9 +49,11 @@ from agentmemd.memory.retrieval.scoring import (
     similarity_signal,
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
+from agentmemd.memory.safety.secrets import asked_kinds
 from agentmemd.memory.store.affect_tables import AffectTables
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store, fts_terms_in_order
+from agentmemd.memory.store.secret_tables import SecretTables
 from agentmemd.memory.store.slot_tables import SlotTables
 from agentmemd.memory.store.time_tables import TimeTables
 
@@ -117,6 +119,7 @@ class CandidateFinder:
         self.slots = SlotTables(store)  # which fact slot of whom each memory fills (m027)
         self.times = TimeTables(store)  # the days each memory speaks of (m028)
         self.affect = AffectTables(store)  # how each memory feels (m031)
+        self.secrets = SecretTables(store)  # which memories hold a secret, of what kinds (m035)
 
     def may_hear(self, listener: str | None, origin: str) -> bool:
         return may_hear(listener, origin, self.config.channels)
@@ -127,6 +130,16 @@ class CandidateFinder:
             return set()
         kept = [a for a in self.store.audiences(namespace) if not self.may_hear(listener, a)]
         return self.store.seqs_heard_by_none_of(namespace, kept)
+
+    def secrets_kept_out(self, namespace: str, query: str, listener: str | None) -> set[int]:
+        """The memories holding a secret a pack for ``query`` may not carry: every one, unless the
+        question asks for that kind of secret and its owner asks (no audience named, or the user's
+        own conversation); then those holding only the kinds asked for may come."""
+        held = self.secrets.in_namespace(namespace)
+        if not held:
+            return set()
+        asked = asked_kinds(query) if listener in (None, USER) else set()
+        return {seq for seq, kinds in held.items() if not set(kinds) <= asked}
 
     def find(
         self,
@@ -145,6 +158,8 @@ class CandidateFinder:
         # it: the lexical, pinned, recent (and constraint) candidates and their rows.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query)
         unheard = self.unheard(namespace, listener)
+        if for_pack:  # a secret is never packed unless asked for
+            unheard |= self.secrets_kept_out(namespace, query, listener)
         terms, phrases = looked_up(query)
         hits = bm25_hits(self.store, namespace, terms, rc.fts_max_postings, rc.context_weight, phrases)
         bm25 = hits.scores

@@ -60,6 +60,7 @@ from agentmemd.memory.retrieval.scoring import (
     effective_priority,
 )
 from agentmemd.memory.retrieval.search import Search
+from agentmemd.memory.safety.secrets import kinds_in
 from agentmemd.memory.store.database import Store, indexed_text
 from agentmemd.memory.store.history_tables import HistoryTables
 
@@ -115,6 +116,7 @@ class Memories:
         self.slots = self.finder.slots  # which fact slot of whom each memory fills (m027)
         self.times = self.finder.times  # the days each memory speaks of (m028)
         self.affect = self.finder.affect  # how each memory feels (m031)
+        self.secrets = self.finder.secrets  # which memories hold a secret, of what kinds (m035)
 
     # ---- reads: candidates.py, search.py, packs.py ------------------------------------------
 
@@ -189,12 +191,17 @@ class Memories:
         """What is worked out of a memory's words when it is stored and kept beside it; ``affect``:
         how it feels where the caller says (an app, the anthropic provider's Observer)."""
         row = {"seq": seq, "namespace": namespace, "created": created, "content": content, "type": memory_type}
+        self._record_secrets(row)
         self._record_slots(row)
         self._record_times(row)
         if affect is None:
             self._record_affect(row)
         else:
             self.affect.record(seq, namespace, affect.valence, affect.arousal, affect.emotion)
+
+    def _record_secrets(self, row: dict[str, Any]) -> None:
+        """Which kinds of secret it holds (secrets.py): kept, marked, never packed unless asked for."""
+        self.secrets.record(row["seq"], row["namespace"], kinds_in(row["content"]))
 
     def _record_affect(self, row: dict[str, Any]) -> None:
         """How it feels, read from its words (affect.py: VADER's valence, an emotion, arousal)."""
@@ -219,13 +226,14 @@ class Memories:
             self.times.record(row["seq"], row["namespace"], days)
 
     def read_older_memories(self, chunk: int = 2000) -> int:
-        """The memories stored before slots, dates and affect were recorded when stored (m027, m028,
-        m031), read once, newest first, a chunk per transaction; how many were read."""
+        """The memories stored before slots, dates, affect and secrets were recorded when stored (m027,
+        m028, m031, m035), read once, newest first, a chunk per transaction; how many were read."""
         read = 0
         for backlog, record in (
             (self.slots.backlog, self._record_slots),
             (self.times.backlog, self._record_times),
             (self.affect.backlog, self._record_affect),
+            (self.secrets.backlog, self._record_secrets),
         ):
             while True:
                 with self.store.transaction():

@@ -493,6 +493,7 @@ class Store:
         self.conn.execute("DELETE FROM slot_fills WHERE seq = ?", (seq,))
         self.conn.execute("DELETE FROM memory_times WHERE seq = ?", (seq,))
         self.conn.execute("DELETE FROM memory_affect WHERE seq = ?", (seq,))
+        self.conn.execute("DELETE FROM memory_secrets WHERE seq = ?", (seq,))
 
     def set_source(self, seq: int, source: str | None) -> None:
         self.conn.execute("UPDATE memories SET source = ? WHERE seq = ?", (source, seq))

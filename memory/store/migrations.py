@@ -853,6 +853,23 @@ def m034_daily_logs_are_the_users(db):
         )
 
 
+@migrations()
+def m035_memory_secrets(db):
+    """Which memories hold a secret, and of what kinds (memory/safety/secrets.py): a credential, a
+    password, a card number, an IBAN, a national ID, a passport number. Such a memory is kept and
+    marked, and never packed unless its owner asks for that kind. Only memories holding one have a
+    row. Memories stored before are read once, as for m027."""
+    db.execute(
+        """CREATE TABLE memory_secrets (
+            seq INTEGER PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            kinds TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX memory_secrets_by_namespace ON memory_secrets (namespace)")
+    _mark_backlog(db, "memory_secrets_backlog")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

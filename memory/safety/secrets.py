@@ -1,0 +1,189 @@
+"""Secrets in what is stored: credentials, passwords, payment cards, bank accounts, national IDs.
+
+A memory that holds one is kept, marked sensitive with the kinds it holds (m035 memory_secrets),
+and never put in a pack or a context unless the question asks for that kind of secret and its
+owner is asking (memory/retrieval/candidates.py); where its words are shown (an observation in a
+context's prefix), the secret itself is masked.
+
+Two detectors, each for what it does best:
+
+- **credentials**: Yelp's detect-secrets plugins, the maintained rule set behind its pre-commit
+  hook (AWS key ids, private keys, GitHub, GitLab, Slack, Stripe, Twilio, SendGrid, npm, PyPI,
+  JWTs, Discord and Telegram bot tokens, basic-auth URLs, ...). Its entropy and keyword plugins
+  are left out: they are made for source code and flag ordinary words in chat.
+- **what detect-secrets does not know** (``secret_rules.toml``, gitleaks' rule shape: a regex,
+  keywords as a pre-check, a kind): Anthropic, current OpenAI and Google keys, an AWS secret named
+  as such, passwords stated as such in the languages people write in, and numbers that carry a
+  check, verified so a phone number or an order id is not taken for one: Luhn for payment cards,
+  mod-97 for IBANs, the check letter of a Spanish DNI/NIE; SSNs, codici fiscali, CPFs, and
+  national IDs and passports named as such.
+
+    find_secrets("My card is 4111 1111 1111 1111, CVV 123")   # (Secret("card_number", 11, 30, ...),)
+    kinds_in("wifi password: tangerine-47")                    # ("password",)
+    asked_kinds("what's my credit card number?")               # {"card_number"}
+    mask("the PIN is 4721")                                    # "the PIN is [password withheld]"
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+from detect_secrets.plugins.artifactory import ArtifactoryDetector
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+RULES_FILE = Path(__file__).with_name("secret_rules.toml")
+SECRET_KINDS = ("credential", "password", "card_number", "iban", "national_id", "passport")
+PLUGINS = tuple(
+    plugin()
+    for plugin in (
+        ArtifactoryDetector, AWSKeyDetector, AzureStorageKeyDetector, BasicAuthDetector, DiscordBotTokenDetector,
+        GitHubTokenDetector, GitLabTokenDetector, JwtTokenDetector, MailchimpDetector, NpmDetector, OpenAIDetector,
+        PrivateKeyDetector, PypiTokenDetector, SendGridDetector, SlackDetector, SquareOAuthDetector, StripeDetector,
+        TelegramBotTokenDetector, TwilioKeyDetector,
+    )
+)  # fmt: skip
+_DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+_KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----|END (?:OPENSSH|RSA|DSA|EC|PGP) PRIVATE KEY")
+
+
+class Secret(NamedTuple):
+    kind: str
+    start: int
+    end: int
+    rule: str  # the rule or detect-secrets plugin that found it
+
+
+class Rule(NamedTuple):
+    id: str
+    regex: re.Pattern[str]
+    keywords: tuple[str, ...]
+    kind: str
+    check: Callable[[str], bool] | None
+
+
+def luhn(text: str) -> bool:
+    digits = [int(c) for c in text if c.isdigit()]
+    if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
+        return False
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def iban(text: str) -> bool:
+    compact = text.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    moved = compact[4:] + compact[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+def dni(text: str) -> bool:
+    compact = text.replace(" ", "").replace("-", "")
+    number = compact[:-1].replace("X", "0").replace("Y", "1").replace("Z", "2")
+    return number.isdigit() and _DNI_LETTERS[int(number) % 23] == compact[-1]
+
+
+CHECKS: dict[str, Callable[[str], bool]] = {"luhn": luhn, "iban": iban, "dni": dni}
+
+
+@lru_cache(maxsize=1)
+def load_rules(path: Path = RULES_FILE) -> tuple[tuple[Rule, ...], dict[str, tuple[str, ...]]]:
+    """Our rules, and what a question asking for each kind says."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    rules = tuple(
+        Rule(
+            r["id"],
+            re.compile(r["regex"]),
+            tuple(r["keywords"]),
+            r["kind"],
+            CHECKS[r["check"]] if "check" in r else None,
+        )
+        for r in data["rule"]
+    )
+    unknown = {r.kind for r in rules} - set(SECRET_KINDS)
+    if unknown:
+        raise ValueError(f"{path}: unknown secret kinds {sorted(unknown)}")
+    return rules, {kind: tuple(words) for kind, words in data["asks"].items()}
+
+
+def find_secrets(text: str) -> tuple[Secret, ...]:
+    """Every secret in ``text``, in order; overlapping finds of one span kept once (the first rule's)."""
+    if len(text) < 8:  # nothing we look for is shorter
+        return ()
+    rules, _ = load_rules()
+    lowered = text.lower()
+    found: list[Secret] = []
+    for rule in rules:
+        if rule.keywords and not any(k in lowered for k in rule.keywords):
+            continue
+        for m in rule.regex.finditer(text):
+            group = 1 if m.re.groups else 0
+            value = m.group(group)
+            if rule.check is not None and not rule.check(value):
+                continue
+            found.append(Secret(rule.kind, m.start(group), m.end(group), rule.id))
+    for plugin in PLUGINS:  # their own patterns, for the whole match (analyze_string yields a group)
+        for regex in plugin.denylist:
+            for m in regex.finditer(text):
+                end = m.end()
+                if isinstance(plugin, PrivateKeyDetector):  # the header; the key runs to its END line
+                    closing = _KEY_END.search(text, end)
+                    end = closing.end() if closing else len(text)
+                found.append(Secret("credential", m.start(), end, plugin.secret_type))
+    kept: list[Secret] = []
+    for s in sorted(found, key=lambda s: (s.start, -s.end)):
+        if kept and s.start < kept[-1].end:
+            continue
+        kept.append(s)
+    return tuple(kept)
+
+
+def kinds_in(text: str) -> tuple[str, ...]:
+    """The kinds of secret ``text`` holds, in SECRET_KINDS order; () when none."""
+    kinds = {s.kind for s in find_secrets(text)}
+    return tuple(k for k in SECRET_KINDS if k in kinds)
+
+
+def asked_kinds(question: str) -> set[str]:
+    """The kinds of secret a question asks for ("what's the wifi password?" -> {"password"})."""
+    _, asks = load_rules()
+    lowered = question.lower()
+    return {kind for kind, words in asks.items() if any(_says(lowered, w) for w in words)}
+
+
+def _says(lowered: str, word: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", lowered) is not None
+
+
+def mask(text: str) -> str:
+    """``text`` with every secret replaced by ``[<kind> withheld]``, for logs, lists and prompts."""
+    out, last = [], 0
+    for s in find_secrets(text):
+        out += [text[last : s.start], f"[{s.kind.replace('_', ' ')} withheld]"]
+        last = s.end
+    return "".join(out) + text[last:]

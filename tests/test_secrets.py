@@ -1,0 +1,176 @@
+"""Secrets kept out unless asked: 50+ secrets said in chats in five languages, through a chat import
+and the user's own conversations, observed and indexed as episodes. No pack for an unrelated
+question carries one; a question asking for one kind gets that kind and no other; no chat's
+audience ever gets one."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agentmemd.memory.safety.secrets import asked_kinds, kinds_in, mask
+
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
+CARDS = ["4111 1111 1111 1111", "5500 0000 0000 0004", "3400 000000 00009", "6011-0000-0000-0004",
+         "4012 8888 8888 1881", "5105 1051 0510 5100", "3782 822463 10005", "4242 4242 4242 4242",
+         "5555 5555 5555 4444", "3566 0020 2036 0505"]  # fmt: skip
+IBANS = ["ES91 2100 0418 4502 0005 1332", "DE89 3704 0044 0532 0130 00", "FR14 2004 1010 0505 0001 3M02 606",
+         "IT60 X054 2811 1010 0000 0123 456", "NL91 ABNA 0417 1643 00", "PT50 0002 0123 1234 5678 9015 4"]  # fmt: skip
+# (language, what was said, the secret's value, its kind)
+SAID = [
+    ("en", "ok my Anthropic key for the bot is sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-_q1w2", "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-_q1w2", "credential"),
+    ("en", "AWS access key id AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "credential"),
+    ("en", "and the aws secret access key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "credential"),
+    ("en", "github token ghp_R2d2C3p0Bb8Yoda7Luke6Leia5Han4Chewie9", "ghp_R2d2C3p0Bb8Yoda7Luke6Leia5Han4Chewie9", "credential"),
+    ("en", "the wifi password is tangerine-47", "tangerine-47", "password"),
+    ("en", "my bank password is Hunter2Hunter2!", "Hunter2Hunter2!", "password"),
+    ("en", "SSN 123-45-6789 for the tax form", "123-45-6789", "national_id"),
+    ("en", "passport number K7654321, expires 2031", "K7654321", "passport"),
+    ("en", "dinner, maybe pasta tonight", None, None),
+    ("en", f"spare card {CARDS[1]} exp 09/28 cvv 321", CARDS[1], "card_number"),
+    ("en", f"main visa {CARDS[0]}", CARDS[0], "card_number"),
+    ("en", f"IBAN for rent: {IBANS[0]}", IBANS[0], "iban"),
+    ("es", "la contraseña del wifi es Naranja2024", "Naranja2024", "password"),
+    ("es", f"mi tarjeta es la {CARDS[2]}", CARDS[2], "card_number"),
+    ("es", "mi DNI es 48291736Q", "48291736Q", "national_id"),
+    ("es", "el NIE de Marco: X1234567L", "X1234567L", "national_id"),
+    ("es", f"la cuenta para el alquiler: {IBANS[1]}", IBANS[1], "iban"),
+    ("es", "el número de pasaporte es PAB123456", "PAB123456", "passport"),
+    ("es", "la clave del banco es Sol-y-Sombra-99", "Sol-y-Sombra-99", "password"),
+    ("es", f"tarjeta de empresa {CARDS[3]}", CARDS[3], "card_number"),
+    ("es", "mañana quedamos para cenar paella", None, None),
+    ("es", "clave de api de google AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW", "credential"),
+    ("de", "Das WLAN-Passwort ist Sommerregen88", "Sommerregen88", "password"),
+    ("de", f"Meine Kreditkarte: {CARDS[4]}", CARDS[4], "card_number"),
+    ("de", f"Überweis bitte an {IBANS[2]}", IBANS[2], "iban"),
+    ("de", "Reisepass Nummer C01X00T47", "C01X00T47", "passport"),
+    ("de", "Steuer-ID 12 345 678 901", "12 345 678 901", "national_id"),
+    ("de", "Das Kennwort fürs Büro ist Bärenhunger7", "Bärenhunger7", "password"),
+    ("de", f"Firmenkarte {CARDS[5]}", CARDS[5], "card_number"),
+    ("de", "Slack token xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "credential"),
+    ("de", "Wir grillen am Samstag im Garten", None, None),
+    ("fr", "le mot de passe du wifi est Croissant77", "Croissant77", "password"),
+    ("fr", f"ma carte bancaire {CARDS[6]}", CARDS[6], "card_number"),
+    ("fr", f"mon IBAN {IBANS[3]}", IBANS[3], "iban"),
+    ("fr", "numéro de passeport 18AV12345", "18AV12345", "passport"),
+    ("fr", "numéro de sécurité sociale 1 85 05 78 006 084 36", "1 85 05 78 006 084 36", "national_id"),
+    ("fr", "mdp du compte: Baguette!2024", "Baguette!2024", "password"),
+    ("fr", f"la carte de Paul {CARDS[7]}", CARDS[7], "card_number"),
+    ("fr", "clé stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "credential"),
+    ("fr", "on se voit au marché dimanche", None, None),
+    ("it", "la password del wifi è Pizzaiolo55", "Pizzaiolo55", "password"),
+    ("it", f"la mia carta di credito {CARDS[8]}", CARDS[8], "card_number"),
+    ("it", f"conto per la caparra {IBANS[4]}", IBANS[4], "iban"),
+    ("it", "il mio codice fiscale è RSSMRA85T10A562S", "RSSMRA85T10A562S", "national_id"),
+    ("it", "numero del passaporto YA1234567", "YA1234567", "passport"),
+    ("it", f"carta aziendale {CARDS[9]}", CARDS[9], "card_number"),
+    ("it", "la password della banca è Gelato-Limone-3", "Gelato-Limone-3", "password"),
+    ("it", f"il conto di mia madre {IBANS[5]}", IBANS[5], "iban"),
+    ("it", "chiave openai sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90", "sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90", "credential"),
+    ("it", "PIN del bancomat: 58213", "58213", "password"),
+    ("en", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "credential"),
+    ("en", "how about Mia's birthday gift, a book?", None, None),
+    ("es", "el PIN del móvil es 7391", "7391", "password"),
+    ("de", "Personalausweisnummer 1234 5678 901", "1234 5678 901", "national_id"),
+    ("fr", "jeton gitlab glpat-Ab3De6Gh9Jk2Mn5Pq8St", "glpat-Ab3De6Gh9Jk2Mn5Pq8St", "credential"),
+    ("it", "SSN del collega americano 219-09-9999", "219-09-9999", "national_id"),
+]  # fmt: skip
+SECRETS = [(value, kind) for _, _, value, kind in SAID if value]
+UNRELATED = [
+    "What should I cook for dinner tonight?",
+    "How should I reply to Mia?",
+    "¿Qué hacemos mañana para cenar?",
+    "Was machen wir am Samstag?",
+    "On se voit quand au marché ?",
+    "Cosa mangiamo stasera?",
+    "What did I say about the rent?",
+    "Remind me what we talked about this week",
+    "What's a good birthday gift for Mia?",
+    "¿Qué le digo a Marco sobre el alquiler?",
+]
+
+
+def carried(text: str) -> list[str]:
+    """The secret values ``text`` holds, spacing ignored."""
+    flat = re.sub(r"\s+", "", text)
+    return [value for value, _ in SECRETS if re.sub(r"\s+", "", value) in flat]
+
+
+def test_the_corpus_is_recognised_and_ordinary_chat_is_not():
+    assert len(SECRETS) >= 50 and len({lang for lang, *_ in SAID}) == 5
+    for _, said, value, kind in SAID:
+        assert kinds_in(said) == ((kind,) if kind else ()), said
+        if value:
+            assert re.sub(r"\s+", "", value) not in re.sub(r"\s+", "", mask(said)), said
+    for ordinary in ("call me at +34 612 34 56 78", "order 100234 shipped 2024-06-14", "The password is in 1Password",
+                     "my passport is in the drawer", "Flight IB3456 lands at 09:40", "room 4521, floor 3"):  # fmt: skip
+        assert kinds_in(ordinary) == (), ordinary
+
+
+def test_what_asks_for_a_secret():
+    assert asked_kinds("What's my credit card number?") == {"card_number"}
+    assert asked_kinds("¿Cuál es la contraseña del wifi?") == {"password"}
+    assert asked_kinds("Wie ist meine IBAN?") == {"iban"}
+    assert not any(asked_kinds(q) for q in UNRELATED)
+
+
+@pytest.fixture(scope="module")
+def told(tmp_path_factory):
+    from conftest import InProcessDaemon
+
+    root = tmp_path_factory.mktemp("secrets")
+    d = InProcessDaemon(root, {"jobs": {"timezone": "UTC", "decay_sweep": "", "consolidate": "", "daily_log": "", "goals_due": ""}, "clock": {"start": "2026-11-01T09:00:00Z"}})  # fmt: skip
+    # The user's own conversations, one a language; and a private chat imported.
+    for lang in ("en", "es", "de", "fr", "it"):
+        for _, said, _, _ in (s for s in SAID if s[0] == lang):
+            d.call("conversation.append", {"session": f"me-{lang}", "role": "user", "content": said})
+            d.call("conversation.append", {"session": f"me-{lang}", "role": "assistant", "content": "Noted."})
+        d.call("conversation.observe", {"session": f"me-{lang}"})
+    chat = {
+        "channel": "whatsapp", "chat_id": "whatsapp:marco", "title": "Marco", "kind": "private", "owner": "Carla",
+        "messages": [
+            {"sender": "Marco", "ts": "2026-11-02T10:00:00Z", "line": 1, "text": f"te paso mi IBAN: {IBANS[1]}"},
+            {"sender": "Carla", "ts": "2026-11-02T10:01:00Z", "line": 2, "text": "la contraseña del wifi es Naranja2024"},
+            {"sender": "Marco", "ts": "2026-11-02T10:02:00Z", "line": 3, "text": "vale, gracias! cenamos el viernes?"},
+        ],
+    }  # fmt: skip
+    for session in d.call("channels.ingest", chat)["sessions"]:
+        d.call("conversation.observe", {"session": session})
+    d.services.episodes.catch_up()
+    yield d
+    d.terminate()
+
+
+def test_no_pack_for_an_unrelated_question_carries_a_secret(told):
+    for question in UNRELATED:
+        for audience in (None, "user"):
+            params = {"query": question, "budget_tokens": 3000, **({"audience": audience} if audience else {})}
+            pack = told.call("context.pack", params)
+            assert pack["items"], question
+            assert carried(pack["text"]) == [], (question, audience)
+
+
+def test_the_asked_for_kind_comes_to_its_owner_and_no_other_kind_with_it(told):
+    pack = told.call("context.pack", {"query": "What's my credit card number?", "budget_tokens": 3000})
+    found = carried(pack["text"])
+    kinds = {kind for value, kind in SECRETS if value in found}
+    assert kinds == {"card_number"}, found
+    wifi = told.call("context.pack", {"query": "¿Cuál es la contraseña del wifi?", "budget_tokens": 3000})
+    assert "Naranja2024" in carried(wifi["text"]) and {k for v, k in SECRETS if v in carried(wifi["text"])} == {
+        "password"
+    }
+    # A chat's audience never gets one, asked or not.
+    group = told.call(
+        "context.pack",
+        {"query": "¿Cuál es la contraseña del wifi?", "budget_tokens": 3000, "audience": "private:whatsapp:marco"},
+    )
+    assert carried(group["text"]) == []
+
+
+def test_a_conversations_context_masks_secrets_in_its_observations(told):
+    told.call("conversation.append", {"session": "me-en", "role": "user", "content": "what should we cook tonight?"})
+    ctx = told.call("conversation.context", {"session": "me-en", "budget_tokens": 8000})
+    memories = [m["content"] for m in ctx["messages"] if m["role"] == "user"][-1]
+    assert carried(ctx["system"]) == [] and carried(memories.split("</memories>")[0]) == []
