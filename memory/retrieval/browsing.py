@@ -173,14 +173,11 @@ class MemoryBrowser:
     def footprint(self, plan: LineagePlan) -> dict[str, Any]:
         """What the plan removes besides the memories' rows, counted by place (before it is written)."""
         versions = [v for c in plan.chains for v in c]
-        counted = self.history_tables.forget_footprint(versions)
+        counted = self.history_tables.forget_footprint(versions, [t["content"] for t in plan.turns])
         counted["packs_logged"] = len(counted["packs_logged"]) + self.memories.pack_log.pending_holding(set(plan.every))
-        counted["cached_responses"] = len(
-            self.history_tables.cache_entries_holding(versions, [t["content"] for t in plan.turns])
-        )
+        counted["cached_responses"] = len(counted["cached_responses"])
         counted["impressions"] = LineageTables(self.memories.store).impressions_of(plan.impressions)
         counted["workspace_files"] = counted.pop("workspace_items")
-        counted.pop("observations")  # the plan's rows: its own, and those of the same turns
         return counted
 
     def write_forget(self, plan: LineagePlan, vectors: list, lineage: Lineage) -> None:

@@ -81,7 +81,7 @@ class Lineage:
         """Every copy of ``chains`` (the memories asked to go, with why each beyond the first goes)."""
         chains, why = list(chains), dict(why)
         ids = {v["id"] for chain in chains for v in chain}
-        turn_seqs = set().union(set(), *self.memories.store.turns_of(sorted(ids)).values())
+        turn_seqs = set().union(*self.memories.store.turns_of(sorted(ids)).values())
         turns = [t for t in self.tables.turns(sorted(turn_seqs)) if not t["deleted"]]
         observations = self.tables.observations_of([t["session"] for t in turns], turn_seqs, ids)
         derived = {
@@ -138,8 +138,7 @@ class Lineage:
         for chain in plan.chains:
             self.history.forget(chain, packs, cached)
         self.tables.delete_observations(plan.observations)
-        for turn in plan.turns:
-            self.channel_tables.tombstone_turn(turn["seq"], FORGOTTEN, count_tokens(FORGOTTEN), at)
+        _tombstone(self.channel_tables, [t["seq"] for t in plan.turns], at)
         by_namespace: dict[str, list[str]] = {}
         for turn in plan.turns:
             by_namespace.setdefault(turn["namespace"], []).append(turn["content"])
@@ -155,8 +154,12 @@ def stay_forgotten(store, namespace: str, seqs: list[int], contents: list[str], 
     a resent webhook) become tombstones at once, so no episode, Observer run or search sees them;
     how many. Inside the caller's transaction."""
     forgotten = LineageTables(store).forgotten(namespace, contents) if seqs else set()
-    tables = ChannelTables(store)
     gone = [seq for seq, words in zip(seqs, contents) if words in forgotten]
-    for seq in gone:
-        tables.tombstone_turn(seq, FORGOTTEN, count_tokens(FORGOTTEN), at)
+    _tombstone(ChannelTables(store), gone, at)
     return len(gone)
+
+
+def _tombstone(tables: ChannelTables, seqs: list[int], at: str) -> None:
+    """These turns' words give way to ``FORGOTTEN``, out of the index and never observed."""
+    for seq in seqs:
+        tables.tombstone_turn(seq, FORGOTTEN, count_tokens(FORGOTTEN), at)

@@ -18,7 +18,7 @@ Two detectors, each for what it does best:
   mod-97 for IBANs, the check letter of a Spanish DNI/NIE; SSNs, codici fiscali, CPFs, and
   national IDs and passports named as such.
 
-    find_secrets("My card is 4111 1111 1111 1111, CVV 123")   # (Secret("card_number", 11, 30, ...),)
+    find_secrets("My card is 4111 1111 1111 1111, CVV 123")   # card_number at 11-30, its CVV at 36-39
     kinds_in("wifi password: tangerine-47")                    # ("password",)
     asked_kinds("what's my credit card number?")               # {"card_number"}
     mask("the PIN is 4721")                                    # "the PIN is [password withheld]"

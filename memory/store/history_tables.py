@@ -104,9 +104,9 @@ class HistoryTables:
         conn = self.store.conn
         return sum(conn.execute(sql.format(marks=marks), chunk).fetchone()[0] for chunk, marks in _in_chunks(values))
 
-    def forget_footprint(self, versions: list[dict[str, Any]]) -> dict[str, Any]:
-        """What forgetting these versions removes besides their rows: counts by place, and the
-        logged packs that hold their text."""
+    def forget_footprint(self, versions: list[dict[str, Any]], words: list[str]) -> dict[str, Any]:
+        """What forgetting these versions (and the turns that said ``words``) removes besides their
+        rows: counts by place, and the logged packs that hold their text."""
         ids = [v["id"] for v in versions]
         seqs = [v["seq"] for v in versions]
         conn, count = self.store.conn, self._count
@@ -116,7 +116,6 @@ class HistoryTables:
             "windows": count("SELECT count(*) FROM memory_windows WHERE seq IN ({marks})", seqs),
             "events": count("SELECT count(*) FROM memory_events WHERE memory_id IN ({marks})", ids),
             "turn_links": count("SELECT count(*) FROM memory_turns WHERE memory_id IN ({marks})", ids),
-            "observations": count("SELECT count(*) FROM observations WHERE memory_id IN ({marks})", ids),
             "consolidation_nodes": count("SELECT count(*) FROM consolidation_nodes WHERE memory_id IN ({marks})", ids),
             "workspace_items": [
                 r[0]
@@ -124,7 +123,7 @@ class HistoryTables:
                 for r in conn.execute(f"SELECT path FROM workspace_items WHERE memory_id IN ({marks})", chunk)
             ],
             "packs_logged": self.packs_holding(ids),
-            "cached_responses": self.cache_entries_holding(versions),
+            "cached_responses": self.cache_entries_holding(versions, words),
         }
 
     def cache_entries_holding(self, versions: list[dict[str, Any]], words: list[str] = ()) -> list[int]:  # type: ignore[assignment]
@@ -158,19 +157,6 @@ class HistoryTables:
             {"id": row[0], "content": row[1]}
             for table in ("memories", "memory_archive")
             for row in self.store.conn.execute(sql.format(table=table), (namespace, " ".join(content.split())))
-        ]
-
-    def current_rows(self, memory_ids: list[str]) -> list[dict[str, Any]]:
-        """id, content and type of these memories' current versions, live or archived."""
-        if not memory_ids:
-            return []
-        marks = ", ".join("?" * len(memory_ids))
-        return [
-            {"id": row[0], "content": row[1], "type": row[2]}
-            for table in ("memories", "memory_archive")
-            for row in self.store.conn.execute(
-                f"SELECT id, content, type FROM {table} WHERE superseded_by IS NULL AND id IN ({marks})", memory_ids
-            )
         ]
 
     def built_from(self, memory_ids: list[str]) -> list[str]:
