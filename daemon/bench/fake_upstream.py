@@ -153,6 +153,8 @@ class ScriptedReply:
         response.completed), as a dropped upstream does; for a non-streamed reply, after half the body.
     delay: seconds to wait before answering at all.
     tool_use: {"name": ..., "input": {...}} (or "arguments": JSON string; optional "id"): the reply calls a tool.
+    others: the texts of the choices after the first, for an OpenAI chat request with `n` > 1 (a choice
+        without one says the first's text with " (choice N)" added).
     """
 
     text: str | None = None
@@ -161,6 +163,7 @@ class ScriptedReply:
     cut_after_events: int | None = None
     delay: float = 0.0
     tool_use: dict | None = None
+    others: tuple[str, ...] = ()
 
 
 @dataclass
@@ -338,9 +341,10 @@ class _FakeUpstream:
         cut_after_events: int | None = None,
         delay: float = 0.0,
         tool_use: dict | None = None,
+        others: tuple[str, ...] = (),
     ) -> None:
         """Queue the next reply (see `ScriptedReply`); replies are used in order, one per generation."""
-        reply = ScriptedReply(text, status, error, cut_after_events, delay, tool_use)
+        reply = ScriptedReply(text, status, error, cut_after_events, delay, tool_use, tuple(others))
         with self._lock:
             self._scripts.append(reply)
 
@@ -1033,6 +1037,11 @@ def validate_chat_request(body: dict) -> list[dict]:
             "messages",
             "empty_array",
         )
+    # [O-chat] n: "How many chat completion choices to generate for each input message", integer, default 1.
+    # (summary) at most 128; a value out of range is a 400 naming 'n'.
+    choices = body.get("n")
+    if choices is not None and (not isinstance(choices, int) or isinstance(choices, bool) or not 1 <= choices <= 128):
+        raise _openai_invalid(f"Invalid 'n': expected an integer from 1 to 128, got {choices!r}.", "n", "invalid_value")
     _check_chat_roles(messages)
     _check_chat_tool_pairing(messages)
     return messages
@@ -1045,6 +1054,15 @@ def _last_user_text_openai(items: list) -> str:
     return ""
 
 
+def _chat_choice(index: int, plan: _ReplyPlan) -> dict:
+    message: dict[str, Any] = {"role": "assistant", "content": plan.text or None, "refusal": None}
+    if plan.tool_name is not None:
+        function = {"name": plan.tool_name, "arguments": plan.tool_arguments}
+        message["tool_calls"] = [{"id": plan.tool_id, "type": "function", "function": function}]
+    finish_reason = "tool_calls" if plan.tool_name is not None else "stop"
+    return {"index": index, "message": message, "logprobs": None, "finish_reason": finish_reason}
+
+
 def chat_stream_events(completion: dict, include_usage: bool) -> list[tuple[None, Any]]:
     """[O-chat] "data-only server-sent events ... terminated by a data: [DONE] message"; with
     stream_options.include_usage "an additional chunk will be streamed before the data: [DONE] message. The
@@ -1055,24 +1073,29 @@ def chat_stream_events(completion: dict, include_usage: bool) -> list[tuple[None
     if include_usage:
         base["usage"] = None
 
-    def chunk(delta: dict, finish_reason: str | None = None) -> tuple[None, dict]:
-        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+    def chunk(index: int, delta: dict, finish_reason: str | None = None) -> tuple[None, dict]:
+        choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
         return (None, {**base, "choices": [choice]})
 
-    message = completion["choices"][0]["message"]
-    events = [chunk({"role": "assistant", "content": ""})]
-    events += [chunk({"content": piece}) for piece in _split_for_stream(message["content"] or "")]
-    for index, call in enumerate(message.get("tool_calls") or []):
-        opening = {
-            "index": index,
-            "id": call["id"],
-            "type": "function",
-            "function": {"name": call["function"]["name"], "arguments": ""},
-        }
-        events.append(chunk({"tool_calls": [opening]}))
-        for piece in _split_for_stream(call["function"]["arguments"]):
-            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
-    events.append(chunk({}, completion["choices"][0]["finish_reason"]))
+    def choice_events(index: int, choice: dict) -> list[tuple[None, dict]]:
+        message = choice["message"]
+        events = [chunk(index, {"role": "assistant", "content": ""})]
+        events += [chunk(index, {"content": piece}) for piece in _split_for_stream(message["content"] or "")]
+        for call_index, call in enumerate(message.get("tool_calls") or []):
+            opening = {
+                "index": call_index,
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""},
+            }
+            events.append(chunk(index, {"tool_calls": [opening]}))
+            for piece in _split_for_stream(call["function"]["arguments"]):
+                events.append(chunk(index, {"tool_calls": [{"index": call_index, "function": {"arguments": piece}}]}))
+        return events + [chunk(index, {}, choice["finish_reason"])]
+
+    # (seen) with n > 1 the choices' chunks interleave, each carrying its own index.
+    per_choice = [choice_events(i, c) for i, c in enumerate(completion["choices"])]
+    events = [e for row in itertools.zip_longest(*per_choice) for e in row if e is not None]
     if include_usage:
         events.append((None, {**base, "choices": [], "usage": completion["usage"]}))
     events.append((None, "[DONE]"))
@@ -1222,11 +1245,16 @@ class FakeOpenAI(_FakeUpstream):
         messages = validate_chat_request(body)
         reply = self._take_script()
         plan = self._plan_reply(reply, _last_user_text_openai(messages), "call_fake_")
+        choices = body.get("n") or 1
+        plans = [plan] + [
+            _ReplyPlan(reply.others[i - 1] if i <= len(reply.others) else f"{plan.text} (choice {i + 1})")
+            for i in range(1, choices)
+        ]
         prompt_tokens = CHAT_REPLY_PRIMING_TOKENS + sum(_openai_item_tokens(m) for m in messages) + _tools_tokens(body)
         usage = {
             "prompt_tokens": prompt_tokens,
-            "completion_tokens": plan.output_tokens,
-            "total_tokens": prompt_tokens + plan.output_tokens,
+            "completion_tokens": sum(p.output_tokens for p in plans),
+            "total_tokens": prompt_tokens + sum(p.output_tokens for p in plans),
             "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
             "completion_tokens_details": {
                 "reasoning_tokens": 0,
@@ -1236,24 +1264,19 @@ class FakeOpenAI(_FakeUpstream):
             },
         }
         self._log_usage(path, body, usage)
-        completion = self._chat_completion(body, plan, usage)
+        completion = self._chat_completion(body, plans, usage)
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         events = chat_stream_events(completion, include_usage) if body.get("stream") else None
         self._send_reply(handler, reply, completion, events, path)
 
-    def _chat_completion(self, body: dict, plan: _ReplyPlan, usage: dict) -> dict:
-        message: dict[str, Any] = {"role": "assistant", "content": plan.text or None, "refusal": None}
-        if plan.tool_name is not None:
-            function = {"name": plan.tool_name, "arguments": plan.tool_arguments}
-            message["tool_calls"] = [{"id": plan.tool_id, "type": "function", "function": function}]
-        finish_reason = "tool_calls" if plan.tool_name is not None else "stop"
+    def _chat_completion(self, body: dict, plans: list[_ReplyPlan], usage: dict) -> dict:
         return {
             "id": self._new_id("chatcmpl-fake"),
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body["model"],
             "system_fingerprint": None,
-            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
+            "choices": [_chat_choice(index, plan) for index, plan in enumerate(plans)],
             "usage": usage,
         }
 

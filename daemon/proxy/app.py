@@ -37,6 +37,8 @@ from agentmemd.daemon.doors.logs import reason
 from agentmemd.daemon.proxy import counting
 from agentmemd.daemon.proxy import messages as wire
 from agentmemd.daemon.proxy import responses as responses_wire
+from agentmemd.daemon.proxy.choices import OpenChoices, StoredFirst
+from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
 from agentmemd.daemon.proxy.stream import ReplyCollector
 from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError
 from agentmemd.daemon.socket.rpc import CONFLICT
@@ -47,6 +49,9 @@ log = logging.getLogger("agentmemd.proxy")
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "content-length", "host"}
 OURS = ("x-agentmemd-",)
 SESSION_HEADER, NAMESPACE_HEADER, TOKEN_HEADER = "x-agentmemd-session", "x-agentmemd-namespace", "x-agentmemd-token"
+# `x-agentmemd-store: false` keeps one call out of memory (as `store: false` does on the Responses API).
+STORE_HEADER = "x-agentmemd-store"
+STORE_VALUES = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
 
 @dataclass(frozen=True)
@@ -84,12 +89,23 @@ class Placement:
     observe_after: bool = False  # compact mode kept turns no observation covers yet
 
 
+@dataclass(frozen=True)
+class Reply:
+    """What the app received: the Responses API's response id (else None), the reply's turns as
+    the app's next request will carry them, and an `n` > 1 reply's other choices (their texts)."""
+
+    response_id: str | None
+    turns: list[tuple[str, str]]
+    others: list[str] = field(default_factory=list)
+
+
 class MemoryLink:
     """The proxy's calls to the daemon (blocking; run in worker threads)."""
 
     def __init__(self, settings: ProxySettings):
         self.settings = settings
         self.responses = responses_wire.ResponseHistories()
+        self.choices = OpenChoices()
 
     def prepare(self, token: str, place: Callable[[dict[str, Any]], Placement]) -> tuple[dict[str, Any], Placement]:
         """On one connection: authenticate the token, ``place`` the request (its session name,
@@ -104,6 +120,7 @@ class MemoryLink:
             raise DaemonUnavailable(str(exc)) from None
         with client:
             placement = place(client.scope or {})
+            self._take_back_other_choice(client, placement)
             synced = sync_history(client, placement.name, placement.namespace, placement.turns, pending=True)
             placement.session, placement.pending_seqs = synced["session"], synced["appended_seqs"]
             params: dict[str, Any] = {"session": placement.session, "namespace": placement.namespace}
@@ -112,20 +129,30 @@ class MemoryLink:
                 params["budget_tokens"] = self.settings.budget_tokens
             return client.call("conversation.context", params), placement
 
-    def settle(
-        self, token: str, placement: Placement, reply: tuple[str | None, list[tuple[str, str]]] | None, accepted: bool
-    ) -> None:
+    def _take_back_other_choice(self, client: Client, placement: Placement) -> None:
+        """The app continues an `n` > 1 reply with another choice than the first, which is stored
+        pending: the first goes, so the history's choice is stored in its place (not as a fork)."""
+        stored = self.choices.taken_instead(placement.namespace, placement.turns)
+        if stored is not None:
+            params = {"session": stored.session, "namespace": placement.namespace, "seqs": [stored.seq]}
+            client.call("conversation.retract", params)
+
+    def settle(self, token: str, placement: Placement, reply: Reply | None, accepted: bool) -> None:
         """After the upstream answered: an accepted call's turns are confirmed, with the reply when
-        it came whole (None: none, or a stream cut short); a refused call's turns are taken back.
-        ``reply``: the response's id (the Responses API's, else None) and the reply's turns."""
+        the app received it whole (None: no reply, a stream cut short, or an app that hung up); a
+        refused call's turns are taken back. An `n` > 1 reply's first choice is stored pending
+        until the app's next request shows which choice it took (proxy/choices.py)."""
         try:
             timeout = SETTLE_TIMEOUT if accepted else self.settings.daemon_timeout
             with Client(self.settings.socket_path, timeout=timeout, token=token) as client:
                 if accepted:
-                    turns = placement.turns + (reply[1] if reply else [])
-                    if reply and reply[0]:
-                        self.responses.remember(reply[0], turns)
-                    sync_history(client, placement.name, placement.namespace, turns, pending=False)
+                    turns = placement.turns + (reply.turns if reply else [])
+                    if reply and reply.response_id:
+                        self.responses.remember(reply.response_id, turns)
+                    if reply and reply.others and reply.turns and placement.turns:
+                        self._store_first_choice(client, placement, reply)
+                    else:
+                        sync_history(client, placement.name, placement.namespace, turns, pending=False)
                 elif placement.pending_seqs:
                     params = {"session": placement.session, "namespace": placement.namespace}
                     client.call("conversation.retract", {**params, "seqs": placement.pending_seqs})
@@ -136,6 +163,15 @@ class MemoryLink:
             log.warning(
                 "proxy: the call's turns were not settled", extra={"session": placement.session, "error": reason(exc)}
             )
+
+    def _store_first_choice(self, client: Client, placement: Placement, reply: Reply) -> None:
+        sync_history(client, placement.name, placement.namespace, placement.turns, pending=False)
+        turns = placement.turns + reply.turns
+        synced = sync_history(client, placement.name, placement.namespace, turns, pending=True)
+        if synced["appended_seqs"]:
+            others = frozenset(as_stored(text) for text in reply.others)
+            stored = StoredFirst(synced["session"], synced["appended_seqs"][-1], others)
+            self.choices.remember(placement.namespace, placement.turns[-1], stored)
 
 
 SETTLE_TIMEOUT = 30.0  # confirming an accepted call's turns runs beside the app, never before it
@@ -242,16 +278,20 @@ def _json_or_none(content: bytes) -> Any:
         return None
 
 
-def reply_turns(api: str, reply: Any) -> tuple[str | None, list[tuple[str, str]]] | None:
-    """The reply's turns as the app's next request will carry them (and the Responses API's
-    response id): from a whole body, or from what a stream's collector rebuilt."""
+def reply_of(api: str, reply: Any, others: list[dict[str, Any]] | None = None) -> Reply | None:
+    """The reply as the app's next request will carry it: from a whole body, or from what a
+    stream's collector rebuilt (``others``: its other choices, for a stream)."""
     if not isinstance(reply, dict):
         return None
     if api == "responses":
         response_id = reply.get("id") if isinstance(reply.get("id"), str) else None
-        return response_id, responses_wire.reply_turns(reply)
+        return Reply(response_id, responses_wire.reply_turns(reply))
     message = reply if reply.get("role") == "assistant" else wire.reply_message(reply, api)
-    return (None, [("assistant", wire.message_text(message))]) if message else None
+    if not message:
+        return None
+    if others is None:
+        others = wire.other_choices(reply) if api == "openai" else []
+    return Reply(None, [("assistant", wire.message_text(message))], [wire.message_text(m) for m in others])
 
 
 def _forward_headers(request: Request) -> dict[str, str]:
@@ -332,23 +372,28 @@ class Proxy:
             try:
                 body = json.loads(raw)
                 history = wire.history_messages(body, "anthropic")
-                session, namespace = request.headers.get(SESSION_HEADER), request.headers.get(NAMESPACE_HEADER)
-                settings = self.settings
-                ask = (settings.socket_path, settings.daemon_timeout, token, session, namespace, history)
-                with anyio.fail_after(settings.daemon_timeout):
-                    context, keep = await anyio.to_thread.run_sync(
-                        counting.count_context,
-                        *ask,
-                        settings.budget_tokens,
-                        settings.mode == "compact",
-                        abandon_on_cancel=True,
-                    )
+                context, keep = await self._read_only_context(request, token, history, self.settings.mode == "compact")
                 raw = json.dumps(wire.augment_anthropic(body, context, keep), ensure_ascii=False).encode("utf-8")
             except counting.Refused as exc:
                 return _unauthorized("anthropic", str(exc))
+            except Forbidden as exc:
+                return _forbidden("anthropic", str(exc))
             except Exception as exc:  # fail-open, as /v1/messages: the app's body is counted as it is
                 log.warning("proxy: counting without memory; the body passes unchanged", extra={"error": reason(exc)})
         return await self._send(request, url, raw, "anthropic", None)
+
+    async def _read_only_context(
+        self, request: Request, token: str, history: list[dict[str, Any]], compact: bool, *, logged: bool = True
+    ) -> tuple[dict[str, Any], int | None]:
+        """The context for a call that stores nothing (a count, a call kept out of memory), from
+        read-only daemon calls within the memory budget (proxy/counting.py)."""
+        session, namespace = request.headers.get(SESSION_HEADER), request.headers.get(NAMESPACE_HEADER)
+        settings = self.settings
+        ask = (settings.socket_path, settings.daemon_timeout, token, session, namespace, history)
+        with anyio.fail_after(settings.memory_timeout):
+            return await anyio.to_thread.run_sync(
+                counting.count_context, *ask, settings.budget_tokens, compact, logged, abandon_on_cancel=True
+            )
 
     async def _with_memory(self, request: Request, api: str) -> Response:
         raw = await request.body()
@@ -367,11 +412,17 @@ class Proxy:
                 turns = wire.turns(history)
         except Exception:  # not a request we understand: it still goes upstream once the token checks out
             body = history = turns = None
+        try:
+            stored = _stores(request, body)
+        except ValueError as exc:
+            return _bad_request(api, str(exc))
+        if not stored and turns is not None:
+            return await self._kept_out(request, url, raw, api, token, body, history, turns)
 
         def place(scope: dict[str, Any]) -> Placement:
+            namespace = scoped_namespace(request.headers.get(NAMESPACE_HEADER), scope)
             if turns is None:
                 raise ValueError(f"the request body is not a {api} request")
-            namespace = request.headers.get(NAMESPACE_HEADER) or scope.get("default_namespace") or "default"
             # No session header: the daemon finds the conversation by its content (no two chats share one).
             return Placement(request.headers.get(SESSION_HEADER), namespace, turns)
 
@@ -394,10 +445,37 @@ class Proxy:
             upstream_body = json.dumps(augmented, ensure_ascii=False).encode("utf-8")
         except Unauthorized as exc:
             return _unauthorized(api, exc.args[0])
+        except Forbidden as exc:
+            return _forbidden(api, str(exc))
         except Exception as exc:  # fail-open: the app never sees an error the upstream would not give
             _log_fail_open(exc, budget, timed_out=not prepared and anyio.current_time() >= deadline)
             return await self._send(request, url, raw, api, None)
         return await self._send(request, url, upstream_body, api, (token, placement))
+
+    async def _kept_out(
+        self, request: Request, url: str, raw: bytes, api: str, token: str, body: Any, history: list, turns: list
+    ) -> Response:
+        """A call kept out of memory (`x-agentmemd-store: false`, or `store: false` on the Responses
+        API): it still gets the stable block and the Memory Pack, from read-only daemon calls as a
+        count does, and nothing of it is stored: no turn, no reply, no score, no pack log entry."""
+        if api == "responses":
+            history = [{"role": role, "content": text} for role, text, *_ in turns]
+        try:
+            compact = api != "responses" and self.settings.mode == "compact"
+            context, keep = await self._read_only_context(request, token, history, compact, logged=False)
+            if api == "responses":
+                augmented = responses_wire.augment(body, context)
+            else:
+                augment = wire.augment_anthropic if api == "anthropic" else wire.augment_openai
+                augmented = augment(body, context, keep)
+            raw = json.dumps(augmented, ensure_ascii=False).encode("utf-8")
+        except counting.Refused as exc:
+            return _unauthorized(api, str(exc))
+        except Forbidden as exc:
+            return _forbidden(api, str(exc))
+        except Exception as exc:  # fail-open, as a stored call
+            _log_fail_open(exc, self.settings.memory_timeout, timed_out=isinstance(exc, TimeoutError))
+        return await self._send(request, url, raw, api, None)
 
     @staticmethod
     def _compact_keep(context: dict[str, Any], history: list[dict[str, Any]], placement: Placement) -> int | None:
@@ -417,9 +495,13 @@ class Proxy:
     # ---- upstream -------------------------------------------------------------------------------
 
     async def _send(self, request: Request, url: str, body: bytes, api: str, remember) -> Response:
+        """The request upstream and its reply back to the app. ``remember``: (token, placement) of a
+        call whose turns are stored, settled once the reply has reached the app; if the app hangs up
+        first, the upstream call is dropped too (as it would be without the proxy) and the app's
+        turns are kept without a reply: a reply nobody received never happened."""
         upstream_request = self.http.build_request(request.method, url, content=body, headers=_forward_headers(request))
         try:
-            response = await self.http.send(upstream_request, stream=True)
+            response = await _unless_app_left(request, lambda: self.http.send(upstream_request, stream=True))
         except httpx2.HTTPError as exc:
             log.warning("proxy: upstream unreachable", extra={"url": url, "error": type(exc).__name__})
             return JSONResponse(
@@ -429,10 +511,12 @@ class Proxy:
                 },
                 status_code=502,
             )
+        if response is None:
+            return await self._app_left(remember, None)
         headers = _reply_headers(response)
         accepted = 200 <= response.status_code < 300
 
-        async def settle(reply: tuple[str | None, list[tuple[str, str]]] | None) -> None:
+        async def settle(reply: Reply | None) -> None:
             """An accepted call's turns are confirmed on a thread of their own: the app never waits
             for it (its next request, which carries the reply, matches by content whichever comes
             first). A refused call's are taken back before the app has the error, within the memory
@@ -449,19 +533,75 @@ class Proxy:
             collector = ReplyCollector(api)
 
             async def chunks():
+                ended = "app left"  # until the stream ends or the upstream breaks it
                 try:
                     async for chunk in response.aiter_raw():
                         collector.feed(chunk)
                         yield chunk
+                    ended = "delivered"
+                except httpx2.HTTPError:
+                    ended = "upstream broke"
+                    raise
                 finally:
-                    await response.aclose()
-                    await settle(reply_turns(api, collector.reply) if accepted and collector.completed else None)
+                    # Starlette cancels this when the app hangs up: the closing and settling still run.
+                    with anyio.CancelScope(shield=True):
+                        await response.aclose()
+                        whole = accepted and ended == "delivered" and collector.completed
+                        await settle(reply_of(api, collector.reply, collector.alternatives) if whole else None)
+                    if accepted and ended == "app left" and remember is not None:
+                        _log_app_left(remember)
 
             return StreamingResponse(chunks(), status_code=response.status_code, headers=headers)
-        content = await response.aread()
-        await response.aclose()
-        await settle(reply_turns(api, _json_or_none(content)) if accepted else None)
+        try:
+            content = await _unless_app_left(request, response.aread)
+        finally:
+            await response.aclose()
+        if content is None:
+            return await self._app_left(remember, settle if accepted else None)
+        await settle(reply_of(api, _json_or_none(content)) if accepted else None)
         return Response(content, status_code=response.status_code, headers=headers)
+
+    async def _app_left(self, remember, settle) -> Response:
+        """The app hung up before its reply came: its turns are kept (what it said was said), the
+        reply is not. The answer goes nowhere; the server drops it."""
+        if remember is not None:
+            _log_app_left(remember)
+            if settle is not None:
+                await settle(None)
+            else:
+                threading.Thread(target=self.link.settle, args=(*remember, None, True), daemon=True).start()
+        return Response(status_code=499)
+
+
+async def _unless_app_left(request: Request, work: Callable[[], Any]) -> Any:
+    """``work``'s result, or None when the app hung up first (``work`` is then cancelled)."""
+    outcome: dict[str, Any] = {}
+    async with anyio.create_task_group() as group:
+
+        async def run() -> None:
+            try:
+                outcome["result"] = await work()
+            except Exception as exc:  # raised below, outside the task group (which would wrap it)
+                outcome["error"] = exc
+            group.cancel_scope.cancel()
+
+        async def watch() -> None:
+            while (await request.receive())["type"] != "http.disconnect":
+                pass
+            group.cancel_scope.cancel()
+
+        group.start_soon(run)
+        group.start_soon(watch)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("result")
+
+
+def _log_app_left(remember) -> None:
+    log.info(
+        "proxy: the app hung up before it had the whole reply; its turns are kept, the reply is not stored",
+        extra={"session": remember[1].session},
+    )
 
 
 def _log_fail_open(exc: Exception, budget: float, timed_out: bool) -> None:
@@ -478,12 +618,38 @@ def _log_fail_open(exc: Exception, budget: float, timed_out: bool) -> None:
         log.warning("proxy: memory step failed; passing the request through unchanged", extra={"error": reason(exc)})
 
 
+def _stores(request: Request, body: Any) -> bool:
+    """Whether the call's turns and reply are stored: not when the app says `x-agentmemd-store:
+    false`, nor for a Responses request with `store: false`. ValueError: a header value we do not know."""
+    given = request.headers.get(STORE_HEADER)
+    if given is not None:
+        if given.strip().lower() not in STORE_VALUES:
+            raise ValueError(f"{STORE_HEADER} must be true or false, not {given[:40]!r}")
+        return STORE_VALUES[given.strip().lower()]
+    return not (isinstance(body, dict) and body.get("store") is False and api_path(request).endswith("/responses"))
+
+
+def _bad_request(api: str, message: str) -> Response:
+    return _refusal(api, 400, message, ("invalid_request_error", "invalid_request_error", "agentmemd_header"))
+
+
+def _forbidden(api: str, message: str) -> Response:
+    return _refusal(api, 403, message, ("permission_error", "permission_error", "agentmemd_namespace"))
+
+
 def _unauthorized(api: str, message: str) -> Response:
+    return _refusal(api, 401, message, ("authentication_error", "invalid_request_error", "agentmemd_token"))
+
+
+def _refusal(api: str, status: int, message: str, kinds: tuple[str, str, str]) -> Response:
+    """An error of ours in the provider's shape. ``kinds``: Anthropic's error type, then OpenAI's
+    type and code."""
+    anthropic_type, openai_type, openai_code = kinds
     if api != "anthropic":
-        body = {"error": {"message": message, "type": "invalid_request_error", "code": "agentmemd_token"}}
+        body: dict[str, Any] = {"error": {"message": message, "type": openai_type, "code": openai_code}}
     else:
-        body = {"type": "error", "error": {"type": "authentication_error", "message": message}}
-    return JSONResponse(body, status_code=401)
+        body = {"type": "error", "error": {"type": anthropic_type, "message": message}}
+    return JSONResponse(body, status_code=status)
 
 
 def build_proxy_app(settings: ProxySettings) -> Starlette:

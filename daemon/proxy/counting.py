@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentmemd.daemon.proxy import messages as wire
+from agentmemd.daemon.proxy.scope import scoped_namespace
 from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.memory.conversation.context import MEMORIES_CLOSE, MEMORIES_OPEN, persona_contract
 from agentmemd.memory.core.config import ConversationConfig
@@ -52,15 +53,18 @@ def count_context(
     history: list[dict[str, Any]],
     budget_tokens: int | None,
     compact: bool,
+    logged: bool = True,
 ) -> tuple[dict[str, Any], int | None]:
-    """The context `augment_anthropic` takes, and compact mode's ``keep``, for counting ``history``.
-    Refused: the token was refused; ConnectionError/TimeoutError: no daemon to ask."""
+    """The context `augment_anthropic` takes, and compact mode's ``keep``, for counting ``history``
+    (``logged`` False: its pack leaves no entry in the pack log, for a call kept out of memory).
+    Refused: the token was refused; Forbidden: it may not use the namespace; ConnectionError/
+    TimeoutError: no daemon to ask."""
     try:
         client = Client(socket_path, timeout=timeout, token=token)
     except RpcCallError as exc:
         raise Refused(exc.message) from None
     with client:
-        namespace = namespace or (client.scope or {}).get("default_namespace") or "default"
+        namespace = scoped_namespace(namespace, client.scope or {})
         build = _newest_build(client, session, namespace) if session else None
         budget = budget_tokens or (build or {}).get("budget_tokens") or DEFAULTS.context_budget_tokens
         listed = {"namespace": namespace, "type": "persona", "limit": PAGE}
@@ -76,7 +80,7 @@ def count_context(
         left = budget - system_tokens - min(sum(sizes), history_budget)
         newest = next((wire.message_text(m) for m in reversed(history) if m.get("role") == "user"), "")
         shown = [row["id"] for row in persona] + (_episodes(client, session, namespace) if session else [])
-        prefix = _pack(client, newest, left, namespace, shown)
+        prefix = _pack(client, newest, left, namespace, shown, logged)
     keep = _kept(sizes, history_budget) if compact and sum(sizes) > budget else None
     context = {
         "system": system,
@@ -105,12 +109,13 @@ def _episodes(client: Client, session: str, namespace: str) -> list[str]:
     return [row["id"] for row in client.call("memory.list", listed)["items"]]
 
 
-def _pack(client: Client, query: str, left: int, namespace: str, exclude: list[str]) -> str:
+def _pack(client: Client, query: str, left: int, namespace: str, exclude: list[str], logged: bool) -> str:
     """The Memory Pack as `conversation.context` puts it in front of the newest user turn."""
     budget = left - count_tokens(MEMORIES_OPEN) - count_tokens(MEMORIES_CLOSE)
     if not query.strip() or budget <= 20:
         return ""
     params = {"query": query[:100_000], "budget_tokens": budget, "namespace": namespace, "exclude": exclude}
+    params |= {} if logged else {"logged": False}
     pack = client.call("context.pack", params)
     return f"{MEMORIES_OPEN}{pack['text']}{MEMORIES_CLOSE}" if pack.get("items") else ""
 

@@ -23,7 +23,7 @@ EPHEMERAL = {"type": "ephemeral"}
 
 def _block_text(block: Any) -> str:
     """A block's words as they are stored: text as is; tools, images and files as short marks.
-    A tool's result is not copied here: it is a turn of its own (``turn_of``), never words."""
+    A tool's result is not copied here: it is a turn of its own (``turns_of``), never words."""
     if isinstance(block, str):
         return block
     if not isinstance(block, dict):
@@ -57,42 +57,51 @@ def message_text(message: dict[str, Any]) -> str:
     else:
         text = ""
     calls = message.get("tool_calls") or []  # OpenAI assistant tool calls
-    text = "\n".join([text] + [f"[tool call {c.get('function', {}).get('name', '?')}]" for c in calls]).strip()
+    text = "\n".join([text] + [_openai_call_text(c) for c in calls if isinstance(c, dict)]).strip()
     return text or "[empty]"
 
 
-def _tool_results_only(message: dict[str, Any]) -> bool:
+def _openai_call_text(call: dict[str, Any]) -> str:
+    """An OpenAI tool call as the assistant's words, with its arguments as the model wrote them
+    (a JSON string), as Anthropic's and the Responses API's calls are kept."""
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    arguments = function.get("arguments")
+    arguments = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, ensure_ascii=False)
+    return f"[tool call {function.get('name', '?')}: {arguments[:500]}]"
+
+
+def _has_tool_results(message: dict[str, Any]) -> bool:
     content = message.get("content")
-    return (
-        isinstance(content, list)
-        and bool(content)
-        and all(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
-    )
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
 
 
-def turn_of(message: dict[str, Any]) -> tuple[str, ...] | None:
-    """(role, text) of one message as the daemon stores it, (role, text, speaker) when the message
-    names its speaker; None for a message that is not a turn.
+def turns_of(message: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The turns of one message as the daemon stores them: (role, text), or (role, text, speaker)
+    when the message names its speaker; none for a message that is not a turn.
 
-    A tool's output (an OpenAI `tool` message, an Anthropic user message made only of `tool_result`
-    blocks) is a `tool` turn: data the app handed the model, never the user's words. A user message
-    that mixes results and text keeps its text and marks the results."""
+    A tool's output (an OpenAI `tool` message, an Anthropic user message's `tool_result` blocks)
+    is a `tool` turn: data the app handed the model, never the user's words. A user message that
+    mixes results and text is both: the tool turn, then the user's words."""
     role = message.get("role")
     if role == "tool":
-        return "tool", message_text(message)
-    if role == "user" and _tool_results_only(message):
-        return "tool", "\n".join(_result_text(b) for b in message["content"]).strip() or "[empty]"
+        return [("tool", message_text(message))]
+    if role == "user" and _has_tool_results(message):
+        blocks = [b for b in message["content"] if isinstance(b, dict)]
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        said = "\n".join(t for t in (_block_text(b) for b in blocks if b.get("type") != "tool_result") if t)
+        output = "\n".join(_result_text(b) for b in results).strip() or "[empty]"
+        return [("tool", output)] + ([("user", said)] if said.strip() else [])
     if role == "user" and isinstance(message.get("name"), str) and message["name"].strip():
         # OpenAI's `name`: who said it, where several people share the user role (a group chat).
-        return role, message_text(message), message["name"].strip()[:100]
+        return [(role, message_text(message), message["name"].strip()[:100])]
     if role in ("user", "assistant"):
-        return role, message_text(message)
-    return None
+        return [(role, message_text(message))]
+    return []
 
 
 def turns(messages: list[dict[str, Any]]) -> list[tuple[str, ...]]:
-    """(role, text) per turn of an app's history, in order: what the daemon stores as turns."""
-    return [t for t in (turn_of(m) for m in messages) if t is not None]
+    """The turns of an app's history, in order: what the daemon stores as turns."""
+    return [t for m in messages for t in turns_of(m)]
 
 
 def _with_text(content: Any, text: str, *, first: bool) -> list[Any]:
@@ -289,6 +298,13 @@ def reply_message(body: dict[str, Any], api: str) -> dict[str, Any] | None:
     choices = body.get("choices") or []
     message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
     return message if isinstance(message, dict) else None
+
+
+def other_choices(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The assistant messages of an OpenAI reply's choices after the first (`n` > 1), in index order."""
+    choices = [c for c in body.get("choices") or [] if isinstance(c, dict) and isinstance(c.get("message"), dict)]
+    choices.sort(key=lambda c: c.get("index", 0) if isinstance(c.get("index"), int) else 0)
+    return [c["message"] for c in choices[1:]]
 
 
 # ---- OpenAI chat completions -----------------------------------------------------------------------

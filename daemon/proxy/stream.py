@@ -14,10 +14,11 @@ from typing import Any
 
 class ReplyCollector:
     """Fed the raw SSE bytes as they pass. ``message``: the reply as a message; ``completed``: the
-    stream reached its end (Anthropic `message_stop`; OpenAI `[DONE]`; Responses `response.completed`).
+    stream reached its end (Anthropic `message_stop`; OpenAI `[DONE]`; Responses `response.completed`);
+    ``alternatives``: an OpenAI reply's other choices (`n` > 1), which are not the reply.
 
     Anthropic: content blocks from `content_block_start`, text from `text_delta`, a tool call's input
-    from `input_json_delta`. OpenAI chat: `choices[0].delta.content` and `.tool_calls`. Responses:
+    from `input_json_delta`. OpenAI chat: each choice's `delta.content` and `.tool_calls` (name and arguments). Responses:
     `response.output_text.delta`, and the finished response in `response.completed`."""
 
     def __init__(self, api: str):
@@ -25,8 +26,8 @@ class ReplyCollector:
         self.completed = False
         self._buffer = b""
         self._blocks: dict[int, dict[str, Any]] = {}
-        self._parts: list[str] = []
-        self._calls: dict[int, dict[str, Any]] = {}
+        self._parts: list[str] = []  # the Responses API's text
+        self._choices: dict[int, dict[str, Any]] = {}  # OpenAI chat: per choice index, its text parts and calls
         self.final: dict[str, Any] | None = None  # the Responses API's finished response
 
     def feed(self, chunk: bytes) -> None:
@@ -68,14 +69,19 @@ class ReplyCollector:
 
     def _openai(self, payload: dict[str, Any]) -> None:
         for choice in payload.get("choices") or []:
+            if not isinstance(choice, dict):
+                continue
+            # With `n` > 1 the choices' deltas interleave, each under its own index.
+            slot = self._choices.setdefault(choice.get("index", 0), {"parts": [], "calls": {}})
             delta = choice.get("delta") or {}
             if isinstance(delta.get("content"), str):
-                self._parts.append(delta["content"])
+                slot["parts"].append(delta["content"])
             for call in delta.get("tool_calls") or []:
-                slot = self._calls.setdefault(call.get("index", 0), {"function": {"name": ""}})
-                name = (call.get("function") or {}).get("name")
-                if name:
-                    slot["function"]["name"] += name
+                made = slot["calls"].setdefault(call.get("index", 0), {"function": {"name": "", "arguments": ""}})
+                function = call.get("function") or {}
+                for key in ("name", "arguments"):
+                    if isinstance(function.get(key), str):
+                        made["function"][key] += function[key]
 
     def _responses(self, payload: dict[str, Any]) -> None:
         kind = payload.get("type")
@@ -103,5 +109,14 @@ class ReplyCollector:
                         block["input"] = {}
                 content.append(block)
             return {"role": "assistant", "content": content}
-        calls = [self._calls[i] for i in sorted(self._calls)]
-        return {"role": "assistant", "content": "".join(self._parts), **({"tool_calls": calls} if calls else {})}
+        return self._choice_message(min(self._choices, default=0))
+
+    @property
+    def alternatives(self) -> list[dict[str, Any]]:
+        """The other choices of an OpenAI chat reply asked for with `n` > 1, in index order."""
+        return [self._choice_message(i) for i in sorted(self._choices)[1:]] if self.api == "openai" else []
+
+    def _choice_message(self, index: int) -> dict[str, Any]:
+        slot = self._choices.get(index) or {"parts": [], "calls": {}}
+        calls = [slot["calls"][i] for i in sorted(slot["calls"])]
+        return {"role": "assistant", "content": "".join(slot["parts"]), **({"tool_calls": calls} if calls else {})}

@@ -197,6 +197,9 @@ class PackParams(Params):
     # The conversation's turns just before the query, oldest first: the identity block's query reads
     # the last two with it (seed 000 builds the identity query from working memory).
     recent: list[Content] = Field(default_factory=list, max_length=20)
+    # False: the pack leaves no entry in the pack log, so its query is kept nowhere (a proxied call
+    # the app keeps out of memory); `context.explain` then has nothing to say about it.
+    logged: bool = True
 
 
 # A node of the identity graph as people name it: what goes inside [[...]].

@@ -201,7 +201,8 @@ class Packs:
             ],
         }
         entry["goals"] = [ln.id for ln in goals]
-        self.pack_log.submit(entry)
+        if p.logged:
+            self.pack_log.submit(entry)
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items, goals=entry["goals"])
 
     def _block(

@@ -1,0 +1,224 @@
+"""The proxy stores only what happened, driven by the real anthropic and openai SDKs through a real
+proxy process to the upstream fakes (daemon/bench/fake_upstream.py, written from the APIs' docs):
+a reply the app hung up on is not stored, one choice of an `n` > 1 reply is, a message mixing tool
+results and text keeps both, tool calls keep their arguments, a namespace the token may not use is
+refused before anything goes upstream, and an app can keep a call out of memory."""
+
+from __future__ import annotations
+
+import json
+
+import anthropic
+import openai
+import pytest
+from conftest import wait_for
+from doors import start_proxy
+
+from agentmemd.daemon.bench.fake_upstream import FakeAnthropic, FakeOpenAI
+
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
+ANTHROPIC_KEY, OPENAI_KEY = "sk-ant-truth", "sk-openai-truth"
+MODEL = "claude-haiku-4-5"
+
+
+@pytest.fixture
+def world(spawn, short_tmp):
+    d = spawn()
+    d.call("memory.add", {"content": "The user's dog is called Biscuit.", "type": "fact"})
+    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    with FakeAnthropic(api_key=ANTHROPIC_KEY, min_cache_tokens=0) as claude, FakeOpenAI(api_key=OPENAI_KEY) as gpt:
+        log = short_tmp / "proxy.log"
+        proc, port = start_proxy(d.socket, claude.base_url, log, "--memory-timeout", "30", openai_upstream=gpt.base_url)
+        base = f"http://127.0.0.1:{port}/t/{token}"
+        try:
+            yield World(d, claude, gpt, base, log)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+class World:
+    def __init__(self, d, claude, gpt, base, log):
+        self.d, self.claude, self.gpt, self.base, self.log = d, claude, gpt, base, log
+
+    def anthropic(self, **options) -> anthropic.Anthropic:
+        return anthropic.Anthropic(base_url=self.base, api_key=ANTHROPIC_KEY, max_retries=0, **options)
+
+    def openai(self, **options) -> openai.OpenAI:
+        return openai.OpenAI(base_url=f"{self.base}/v1", api_key=OPENAI_KEY, max_retries=0, **options)
+
+    def transcript(self, session: str) -> list[tuple[str, str]]:
+        turns = self.d.call("conversation.turns", {"session": session, "limit": 1000})["turns"]
+        return [(t["role"], t["content"]) for t in turns]
+
+    def sessions(self) -> list[str]:
+        return [s["session"] for s in self.d.call("conversation.list", {"limit": 100})["sessions"]]
+
+    def every_turn(self) -> list[tuple[str, str]]:
+        return [turn for s in self.sessions() for turn in self.transcript(s)]
+
+
+# ---- a reply the app never received ------------------------------------------------------------------
+
+
+def test_a_reply_the_app_hung_up_on_is_not_stored_and_its_resend_is_one_conversation(world):
+    world.claude.script("The slow answer nobody waited for.", delay=4)
+    question = [{"role": "user", "content": "Which train should I take to Girona?"}]
+    with pytest.raises(anthropic.APITimeoutError):
+        world.anthropic(timeout=1.0).messages.create(model=MODEL, max_tokens=100, messages=question)
+    world.claude.script("The 9:15 from Sants.")
+    answer = world.anthropic().messages.create(model=MODEL, max_tokens=100, messages=question)
+    assert answer.content[0].text == "The 9:15 from Sants."
+    expected = [("user", question[0]["content"]), ("assistant", "The 9:15 from Sants.")]
+    assert wait_for(lambda: world.every_turn() == expected)
+    # The abandoned call ends (the proxy says so) and its reply is stored nowhere, no branch made.
+    assert wait_for(lambda: "hung up" in world.log.read_text() or "nobody waited" in str(world.every_turn()))
+    assert world.every_turn() == expected and len(world.sessions()) == 1
+
+
+# ---- n > 1 -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("taken", [0, 1])
+def test_a_streamed_reply_with_two_choices_stores_the_one_the_app_continues_with(world, taken):
+    client = world.openai()
+    world.gpt.script("Try the lentil curry tonight.", others=("Try the mushroom risotto tonight.",))
+    first = [{"role": "user", "content": "What should I cook for dinner?"}]
+    texts = ["", ""]
+    for chunk in client.chat.completions.create(model="gpt-4o-mini", messages=first, n=2, stream=True):
+        for choice in chunk.choices:
+            texts[choice.index] += choice.delta.content or ""
+    assert texts == ["Try the lentil curry tonight.", "Try the mushroom risotto tonight."]
+    # Stored: one choice (the first), never the two run together.
+    assert wait_for(lambda: world.every_turn() == [("user", first[0]["content"]), ("assistant", texts[0])])
+    world.gpt.script("About forty minutes.")
+    history = [*first, {"role": "assistant", "content": texts[taken]}, {"role": "user", "content": "How long?"}]
+    client.chat.completions.create(model="gpt-4o-mini", messages=history)
+    expected = [(m["role"], m["content"]) for m in history] + [("assistant", "About forty minutes.")]
+    assert wait_for(lambda: world.every_turn() == expected)  # one conversation, the app's own, no fork
+    assert len(world.sessions()) == 1
+
+
+def test_a_whole_reply_with_two_choices_stores_the_first(world):
+    world.gpt.script("Call her tonight.", others=("Write her a card.",))
+    question = [{"role": "user", "content": "How do I wish Mia a happy birthday?"}]
+    reply = world.openai().chat.completions.create(model="gpt-4o-mini", messages=question, n=2)
+    assert [c.message.content for c in reply.choices] == ["Call her tonight.", "Write her a card."]
+    assert wait_for(
+        lambda: world.every_turn() == [("user", question[0]["content"]), ("assistant", "Call her tonight.")]
+    )
+
+
+# ---- tools ---------------------------------------------------------------------------------------------
+
+
+def test_tool_results_and_text_in_one_message_are_a_tool_turn_and_a_user_turn(world):
+    call = {"type": "tool_use", "id": "toolu_7", "name": "calendar", "input": {"day": "Friday"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_7", "content": "Friday: dentist at 10:00, free after 12."}
+    history = [
+        {"role": "user", "content": "Am I free on Friday?"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result, {"type": "text", "text": "Book lunch with Ana if I am."}]},
+    ]
+    world.claude.script("You are free after 12; lunch with Ana at 13:00?")
+    world.anthropic().messages.create(
+        model=MODEL, max_tokens=100, messages=history, extra_headers={"x-agentmemd-session": "cal"}
+    )
+    expected = [
+        ("user", "Am I free on Friday?"),
+        ("assistant", '[tool call calendar: {"day": "Friday"}]'),
+        ("tool", "Friday: dentist at 10:00, free after 12."),
+        ("user", "Book lunch with Ana if I am."),
+        ("assistant", "You are free after 12; lunch with Ana at 13:00?"),
+    ]
+    assert wait_for(lambda: world.transcript("cal") == expected)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_openai_tool_calls_keep_their_arguments(world, stream):
+    client = world.openai()
+    arguments = json.dumps({"city": "Leeds", "unit": "celsius"})
+    world.gpt.script(tool_use={"name": "get_weather", "arguments": arguments, "id": "call_1"})
+    question = [{"role": "user", "content": "Weather in Leeds?"}]
+    headers = {"x-agentmemd-session": f"tools-{stream}"}
+    if stream:
+        for _ in client.chat.completions.create(
+            model="gpt-4o-mini", messages=question, stream=True, extra_headers=headers
+        ):
+            pass
+    else:
+        client.chat.completions.create(model="gpt-4o-mini", messages=question, extra_headers=headers)
+    said = f"[tool call get_weather: {arguments}]"
+    assert wait_for(lambda: world.transcript(f"tools-{stream}") == [("user", "Weather in Leeds?"), ("assistant", said)])
+    # The app's next request carries the call back: the same turn, so no fork.
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": arguments}}
+    history = [
+        *question,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "9°C, drizzle"},
+    ]
+    world.gpt.script("9°C and drizzle in Leeds.")
+    client.chat.completions.create(model="gpt-4o-mini", messages=history, extra_headers=headers)
+    expected = [("user", "Weather in Leeds?"), ("assistant", said), ("tool", "9°C, drizzle")]
+    assert wait_for(
+        lambda: world.transcript(f"tools-{stream}") == [*expected, ("assistant", "9°C and drizzle in Leeds.")]
+    )
+    assert len(world.sessions()) == 1
+
+
+# ---- a namespace the token may not use ---------------------------------------------------------------
+
+
+def test_a_namespace_the_token_may_not_use_is_refused_and_nothing_goes_upstream(world):
+    headers = {"x-agentmemd-namespace": "work"}
+    question = [{"role": "user", "content": "Summarise the board meeting"}]
+    with pytest.raises(anthropic.PermissionDeniedError, match="may not use namespace 'work'"):
+        world.anthropic().messages.create(model=MODEL, max_tokens=100, messages=question, extra_headers=headers)
+    with pytest.raises(anthropic.PermissionDeniedError):
+        world.anthropic().messages.count_tokens(model=MODEL, messages=question, extra_headers=headers)
+    with pytest.raises(openai.PermissionDeniedError, match="may not use namespace 'work'"):
+        world.openai().chat.completions.create(model="gpt-4o-mini", messages=question, extra_headers=headers)
+    with pytest.raises(openai.PermissionDeniedError):
+        world.openai().responses.create(model="gpt-5", input="Summarise the board meeting", extra_headers=headers)
+    assert world.claude.requests == [] and world.gpt.requests == []
+    assert world.every_turn() == []
+
+
+# ---- a call kept out of memory -----------------------------------------------------------------------
+
+
+def test_a_call_kept_out_of_memory_gets_the_pack_and_stores_nothing(world):
+    packs_before = world.d.call("packs.list", {})["total"]
+    world.claude.script("Biscuit.")
+    question = [{"role": "user", "content": "What is my dog called? (incognito)"}]
+    reply = world.anthropic().messages.create(
+        model=MODEL, max_tokens=100, messages=question, extra_headers={"x-agentmemd-store": "false"}
+    )
+    assert reply.content[0].text == "Biscuit."
+    assert "Biscuit" in json.dumps(world.claude.requests[-1]["body"])  # the Memory Pack still went up
+    world.gpt.script("Biscuit, still.")
+    world.openai().responses.create(model="gpt-5", input="What is my dog called? (no store)", store=False)
+    assert "Biscuit" in json.dumps(world.gpt.requests[-1]["body"]["input"])
+    assert world.gpt.requests[-1]["body"]["store"] is False
+    # A stored call afterwards is the only thing kept: its turns settle, the kept-out ones never do.
+    world.claude.script("Noted.")
+    world.anthropic().messages.create(
+        model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "Remember: walk Biscuit at 7"}]
+    )
+    assert wait_for(lambda: len(world.every_turn()) == 2)
+    assert "incognito" not in str(world.every_turn()) and "no store" not in str(world.every_turn())
+    searched = world.d.call("conversation.search", {"query": "incognito no store dog called"})["turns"]
+    assert all("incognito" not in t["content"] and "no store" not in t["content"] for t in searched)
+    packs = world.d.call("packs.list", {"limit": 100})
+    assert packs["total"] == packs_before + 1  # the stored call's pack only
+    assert "incognito" not in json.dumps(packs) and "no store" not in json.dumps(packs)
+
+
+def test_an_unknown_store_header_is_a_clear_400_and_nothing_goes_upstream(world):
+    headers = {"x-agentmemd-store": "maybe"}
+    with pytest.raises(anthropic.BadRequestError, match="x-agentmemd-store must be true or false"):
+        world.anthropic().messages.create(
+            model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "hi"}], extra_headers=headers
+        )
+    assert world.claude.requests == []
