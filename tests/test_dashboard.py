@@ -128,6 +128,26 @@ def test_memories_are_filtered_by_how_they_feel(world):
     d.call("memory.forget", {"id": upset, "confirm": True})
 
 
+def test_lists_mask_secrets_and_the_secrets_view_lists_them_for_review(world):
+    d, base, token, ids = world
+    card = "4111 1111 1111 1111"
+    held = d.call("memory.add", {"content": f"The user's main visa is {card}", "type": "fact"})["id"]
+    d.call("context.pack", {"query": "what is my credit card number?", "budget_tokens": 300})  # packs it: asked for
+    client, _ = session(base, token)
+    listing = client.get("/memories").text
+    assert held in listing and card not in listing and "[card number withheld]" in listing
+    assert '<span class="tag secret">card number</span>' in listing
+    secrets = client.get("/memories?secrets=true").text
+    assert held in secrets and ids["tea"] not in secrets and 'id="secrets-note"' in secrets
+    assert 'href="/memories?secrets=true"' in client.get("/").text  # in the navigation
+    packs = client.get("/packs").text + client.get("/").text
+    pack_id = d.call("packs.list", {"limit": 1})["packs"][0]["pack_id"]
+    explained = client.get(f"/packs/default/{pack_id}").text
+    assert card not in packs and card not in explained and "[card number withheld]" in explained
+    assert card in client.get(f"/memories/default/{held}").text  # its own page shows it whole, to review
+    d.call("memory.forget", {"id": held, "confirm": True})
+
+
 def test_every_page_answers(world):
     _, base, token, ids = world
     client, _ = session(base, token)

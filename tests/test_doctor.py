@@ -70,6 +70,7 @@ def test_a_healthy_daemon_passes_every_check(served):
         "disk": "ok",
         "workspace": "ok",
         "door dashboard": "ok",
+        "secrets": "ok",
     }, found
     assert __version__ in found["version"]["detail"]
     assert str(served.root / "ws") in found["workspace"]["detail"]

@@ -2,7 +2,8 @@
 
 It asks the daemon's `health` where it runs (pid, data dir, socket, workspace, the doors it
 started) and checks each from outside: the socket and the data dir are private and ours, the
-workspace is there, each door answers on its address, the disk has room. With no daemon it
+workspace is there, each door answers on its address, the disk has room; and it lists how many
+memories hold a secret, for a person to review. With no daemon it
 still checks what it can find on disk: the socket's path, a stale socket file, ``--data-dir``.
 """
 
@@ -13,6 +14,7 @@ import os
 import shutil
 import socket
 import stat
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +26,7 @@ from agentmemd.daemon.cli.calls import Settings
 from agentmemd.daemon.doors.listen import parse_listen
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
 from agentmemd.memory.core.models import DoorState, HealthResult
+from agentmemd.memory.core.results import MemoryListResult
 from agentmemd.memory.store.database import PRIVATE_DIR, PRIVATE_FILE
 
 # Free space on the data dir's filesystem: SQLite needs room for its WAL and checkpoints.
@@ -32,6 +35,7 @@ DISK_FAIL_BYTES = 100 * 1024**2
 HEALTH_TIMEOUT_S = 10.0
 DOOR_CONNECT_TIMEOUT_S = 1.0
 FILES_NAMED = 5  # a fix names at most this many files; the detail says how many there are
+SECRETS_READ = 500  # memory.list's page limit: the kinds are counted over the newest this many
 
 
 class Finding(BaseModel):
@@ -239,6 +243,33 @@ def check_door(door: DoorState) -> Finding:
     return ok(check, f"running (pid {door.pid}), listening on {door.url}")
 
 
+# ---- what the memories hold ------------------------------------------------------------------
+
+
+def check_secrets(socket_path: str, token: str | None) -> Finding:
+    """Memories holding a secret (memory/safety/secrets.py): kept out of packs unless asked for,
+    listed here so a person reviews them and forgets what should not be kept."""
+    try:
+        with Client(socket_path, timeout=HEALTH_TIMEOUT_S, token=token) as client:
+            listed = MemoryListResult.model_validate(
+                client.call("memory.list", {"secrets": True, "limit": SECRETS_READ})
+            )
+    except (TimeoutError, ConnectionError, RpcCallError) as exc:
+        return warn("secrets", f"not checked: {exc}")
+    except ValidationError:
+        return warn("secrets", "not checked: the daemon's memory.list answer is not one this version reads")
+    if not listed.total:
+        return ok("secrets", "no memory holds a card number, key, password, IBAN or ID number")
+    kinds = Counter(kind for item in listed.items for kind in item.secrets)
+    named = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in kinds.most_common())
+    sample = "" if listed.total <= SECRETS_READ else f" (the newest {SECRETS_READ}: {named})"
+    return warn(
+        "secrets",
+        f"{listed.total} memories hold a secret{sample or ': ' + named}; never packed unless the owner asks",
+        "review them: agentmemd memories --secrets (or the dashboard's Secrets); agentmemd forget ID --yes",
+    )
+
+
 # ---- all of them ----------------------------------------------------------------------------
 
 
@@ -265,7 +296,7 @@ def diagnose(socket_path: Path, token: str | None, data_dir: Path | None, servic
     if data_dir is not None and data_dir.resolve() != reported.resolve():
         found.append(warn("data dir", f"the daemon uses {reported}, not {data_dir}; checking {reported}"))
     found += check_data_dir(reported, served=True) + [check_disk(reported), check_workspace(health.process.workspace)]
-    return found + [check_door(door) for door in health.process.doors]
+    return found + [check_door(door) for door in health.process.doors] + [check_secrets(str(socket_path), token)]
 
 
 def show(findings: list[Finding], as_json: bool) -> None:

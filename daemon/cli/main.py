@@ -416,6 +416,7 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
 @click.option("--from", "created_from", help="Created on or after this date (YYYY-MM-DD).")
 @click.option("--to", "created_to", help="Created on or before this date (YYYY-MM-DD).")
 @click.option("--emotion", type=click.Choice(EMOTIONS), help="Only memories that feel this (read from their words).")
+@click.option("--secrets", is_flag=True, help="Only memories holding a secret (card numbers, keys, IDs…), to review.")
 @click.option("--limit", type=bounded(m.MemoryListParams, "limit"), default=50, show_default=True)
 @click.option("--offset", type=bounded(m.MemoryListParams, "offset"), default=0, show_default=True)
 def memories(
@@ -427,10 +428,12 @@ def memories(
     created_from: str | None,
     created_to: str | None,
     emotion: str | None,
+    secrets: bool,
     limit: int,
     offset: int,
 ) -> None:
-    """List memories, newest first, filtered.  `agentmemd memories --type preference --tier active`"""
+    """List memories, newest first, filtered, any secret in them masked (`agentmemd get ID` shows
+    one whole).  `agentmemd memories --type preference --tier active`, `agentmemd memories --secrets`"""
     params = given(
         namespace=namespace,
         type=mtype,
@@ -440,6 +443,7 @@ def memories(
         created_from=created_from,
         created_to=created_to,
         emotion=emotion,
+        secrets=secrets or None,
         limit=limit,
         offset=offset,
     )

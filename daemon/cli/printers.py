@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from agentmemd.memory.channels.impressions import render_impression
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.persona.identity.graph import NODE_KIND_LABELS
 
 
@@ -81,8 +82,10 @@ def human_memories(result: dict[str, Any]) -> None:
     print(f"{result['total']} memories" + (f", {first}-{first + shown - 1} shown" if shown else ""))
     for m in result["items"]:
         feeling = "" if m.get("emotion", "neutral") == "neutral" else f" {m['emotion']}"
+        held = f" secret: {', '.join(m['secrets'])}" if m.get("secrets") else ""
+        content = mask(m["content"]) if held else m["content"]  # a list on screen shows no secret
         print(
-            f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}{feeling}]  {m['content'][:100]}"
+            f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}{feeling}{held}]  {content[:100]}"
         )
 
 

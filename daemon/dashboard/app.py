@@ -36,6 +36,7 @@ from agentmemd.daemon.dashboard.access import (
     session_secret,
 )
 from agentmemd.daemon.dashboard.link import ACTING_TOKEN, DaemonLink, PageError
+from agentmemd.memory.safety.secrets import mask
 
 log = logging.getLogger("agentmemd.dashboard")
 STATIC = Path(__file__).parent / "static"
@@ -58,6 +59,7 @@ def templates() -> Environment:
     env = Environment(loader=PackageLoader("agentmemd.daemon.dashboard", "templates"), autoescape=select_autoescape())
     env.filters["when"] = lambda at: "" if not at else str(at)[:19].replace("T", " ")
     env.globals["urlencode"] = urlencode
+    env.filters["masked"] = mask  # a list never shows a secret whole (memory/safety/secrets.py)
     return env
 
 

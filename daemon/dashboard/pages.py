@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from agentmemd.daemon.dashboard.app import Dashboard, Handler
 
 PAGE_SIZE = 50
-LIST_FILTERS = ("namespace", "type", "tier", "emotion", "source", "contains", "created_from", "created_to")
+LIST_FILTERS = ("namespace", "type", "tier", "emotion", "source", "contains", "created_from", "created_to", "secrets")
 SPREAD_LABELS = [f"{i / 10:.1f}" for i in range(10)]
 
 ROUTES = [

@@ -9,7 +9,8 @@ Whatever a call passes in ``extra=`` is a key of its line; a warning about a fai
 ``error``: the exception's type and message (:func:`reason`). agentmemd's own loggers log from
 the chosen level up; other libraries' (uvicorn, httpx2, the MCP SDK) from warning up, as JSON too.
 A Python ``warnings.warn`` is one line as well (logger ``py.warnings``, with its ``category`` and
-``source``), never raw text beside the JSON.
+``source``), never raw text beside the JSON. Every secret in a line (a card number in an error, a
+key in a traceback) is masked, as in the dashboard's lists.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import sys
 import warnings
 from datetime import datetime, timezone
 from typing import Any
+
+from agentmemd.memory.safety.secrets import mask
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 _RESERVED = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
@@ -36,7 +39,20 @@ class JsonFormatter(logging.Formatter):
         entry.update({k: v for k, v in record.__dict__.items() if k not in _RESERVED})
         if record.exc_info:
             entry["traceback"] = self.formatException(record.exc_info)
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        head = {k: entry.pop(k) for k in ("ts", "level", "logger")}  # ours: nothing to mask
+        return json.dumps({**head, **_masked(entry)}, default=str, ensure_ascii=False)
+
+
+def _masked(value: Any) -> Any:
+    """``value`` with every secret in its text masked (a card number in an error, a key in a
+    traceback): a log line never holds one (memory/safety/secrets.py)."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_masked(v) for v in value]
+    return value if value is None or isinstance(value, (bool, int, float)) else mask(str(value))
 
 
 def reason(exc: BaseException) -> str:

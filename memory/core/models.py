@@ -139,6 +139,7 @@ class MemoryListParams(Params):
     created_from: date | None = None  # inclusive
     created_to: date | None = None  # inclusive
     emotion: Emotion | None = None  # only memories that feel this (memory/language/affect.py)
+    secrets: bool = False  # only memories that hold a secret (memory/safety/secrets.py), to review them
     limit: int = Field(50, ge=1, le=500)
     offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)
 

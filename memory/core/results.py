@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 Row = dict[str, Any]
 
@@ -512,6 +512,7 @@ class MemoryListItem(Result):
     version: int
     audience: str
     emotion: str = "neutral"  # how it feels (memory.get has its valence and arousal too)
+    secrets: list[str] = Field(default_factory=list)  # the kinds of secret it holds: never packed unless asked for
 
 
 class MemoryListResult(Result):

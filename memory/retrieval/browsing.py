@@ -59,6 +59,7 @@ class MemoryBrowser:
             created_from=p.created_from.isoformat() if p.created_from else None,
             created_before=(p.created_to + timedelta(days=1)).isoformat() if p.created_to else None,
             emotion=p.emotion,
+            holds_secret=p.secrets,
             archived=p.tier == "archived",
         )
         now, cfg = self.memories.clock.now(), self.memories.config.decay
@@ -71,6 +72,7 @@ class MemoryBrowser:
             total = len(matching)
             rows = self.listing.rows(f, matching[p.offset : p.offset + p.limit])
         felt = self.memories.affect.of([r["seq"] for r in rows])
+        secret = self.memories.secrets.of([r["seq"] for r in rows])
         items = []
         for r in rows:
             value = retention(parse_time(r["last_accessed"]), r["access_count"], r["type"], now, cfg)
@@ -81,6 +83,7 @@ class MemoryBrowser:
                     tier=tier,
                     retention=round(value, 4),
                     emotion=felt[r["seq"]][2] if r["seq"] in felt else "neutral",
+                    secrets=list(secret.get(r["seq"], ())),
                 )
             )
         namespaces = self.listing.namespaces() if p.namespace is None else [p.namespace]

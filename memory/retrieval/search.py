@@ -21,6 +21,7 @@ from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
 from agentmemd.memory.retrieval.candidates import CandidateFinder, Scored
 from agentmemd.memory.retrieval.currency import Ranked, asks_about_the_past, current_first
 from agentmemd.memory.retrieval.query_kind import asks_for_a_list
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.memory.store.database import Store
 
 DIVERSE_DEPTH = 5  # how many of a search's first hits are kept from distinct episodes where they can be
@@ -82,11 +83,14 @@ class Search:
         kept, folded = self._fold_same_turns(hits)
         stated = self.finder.stated([s.row for s in kept[: p.k]])
         felt = self.finder.affect.of([s.row["seq"] for s in kept[: p.k]])
+        # A hit holding a secret the question does not ask for is found, its secret masked: what a
+        # search gives (an MCP host's model reads it) never carries one a pack would not.
+        withheld = self.finder.secrets_kept_out(p.namespace, p.query, p.audience)
         return SearchResult(
             results=[
                 SearchHit(
                     id=s.row["id"],
-                    content=s.row["content"],
+                    content=mask(s.row["content"]) if s.row["seq"] in withheld else s.row["content"],
                     type=s.row["type"],
                     score=round(s.score, 6),
                     signals=SignalsOut(**s.signals.rounded()),

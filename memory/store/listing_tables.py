@@ -31,6 +31,7 @@ class ListingFilter:
     created_from: str | None = None  # ISO text, inclusive
     created_before: str | None = None  # ISO text, exclusive
     emotion: str | None = None  # only memories that feel this (memory_affect; "neutral": those with no row)
+    holds_secret: bool = False  # only memories with a memory_secrets row
     archived: bool = False
 
     @property
@@ -58,6 +59,8 @@ class ListingFilter:
         elif self.emotion:
             clauses.append("seq IN (SELECT seq FROM memory_affect WHERE emotion = ?)")
             params.append(self.emotion)
+        if self.holds_secret:
+            clauses.append("seq IN (SELECT seq FROM memory_secrets)")
         return " AND ".join(clauses), params
 
 
