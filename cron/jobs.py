@@ -17,6 +17,7 @@ from agentmemd.cron.scheduler import Job, JobRunner
 from agentmemd.memory.consolidation.consolidator import Consolidator, render_section
 from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.workspace import daily_log
 from agentmemd.memory.workspace.owned_sections import neutralise
@@ -57,7 +58,10 @@ def register_jobs(
             result = run_on_store(
                 lambda: writer.write(
                     config.consolidation.memory_file,
-                    render_section(consolidator.nodes(workspace_namespace)),
+                    # MEMORY.md is the user's: only the nodes their own conversations may hear.
+                    render_section(
+                        [n for n in consolidator.nodes(workspace_namespace) if service.may_hear(USER, n["audience"])]
+                    ),
                     now,
                     create_header="# MEMORY\n",
                 )

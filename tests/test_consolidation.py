@@ -282,3 +282,32 @@ def test_query_kinds(query, kind):
     from agentmemd.memory.retrieval.query_kind import query_kind
 
     assert query_kind(query) == kind
+
+
+@pytest.mark.parametrize("group_reaches_user", [[], ["*"]])
+def test_a_node_is_never_heard_by_anyone_who_may_not_hear_all_it_was_built_from(in_process, group_reaches_user):
+    """Lineage for consolidation: what a club's group chat said about pottery and what the user said
+    about it are two compartments when the group does not reach the user's conversations; each
+    node takes the narrowest audience its sources allow, and MEMORY.md holds only the user's."""
+    config = {"clock": {"start": "2024-05-01T00:00:00Z"}, "channels": {"group_reaches_user": group_reaches_user}}
+    d = in_process(config)
+    club = "group:telegram:potters"
+    said_in_club = [f"Club chat: {t}" for t in TOPICS["pottery"]]
+    d.call("memory.add_many", {"items": [{"content": t, "type": "fact"} for t in TOPICS["pottery"]]})
+    d.call("memory.add_many", {"items": [{"content": t, "type": "fact", "audience": club} for t in said_in_club]})
+    d.call("jobs.run", {"name": "consolidate"})
+    nodes = d.call("consolidation.list", {})["nodes"]
+    assert nodes
+    leaves_of = {m["id"]: m["audience"] for m in d.call("memory.list", {"limit": 500})["items"]}
+    for node in nodes:
+        audience = d.call("memory.get", {"id": node["id"]})["audience"]
+        below = {leaves_of[s] for s in node["sources"] if s in leaves_of}
+        # Whoever may hear the node may hear every source of it.
+        for listener in ("user", club):
+            if d.services.memories.may_hear(listener, audience):
+                assert all(d.services.memories.may_hear(listener, a) for a in below), (node, audience, below)
+    heard_by_user = d.call(
+        "memory.search", {"query": "club chat pottery wheel glazed mugs", "audience": "user", "k": 20}
+    )["results"]
+    club_words = [h for h in heard_by_user if "Club chat" in h["content"]]
+    assert (club_words == []) == (group_reaches_user == [])

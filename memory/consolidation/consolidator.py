@@ -36,6 +36,7 @@ import numpy as np
 
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.config import ConsolidationConfig
+from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.text import STOPWORDS
 from agentmemd.memory.core.text import words as text_words
@@ -62,6 +63,7 @@ class Leaf:
     created: str
     vector: np.ndarray
     ingested: str = ""  # when it was stored: a leaf stored since the last run is new to the tree
+    audience: str = USER  # who may hear it (memory/core/disclosure.py)
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Node:
     head: str = ""  # "Pattern (hiking, alps): "; the content is head + the quotes (or a summary) + tail
     tail: str = ""  # " [5 memories, 2023-05-08 to 2023-06-01]"
     stored_sources: list[str] | None = None  # a stored node's sources as stored (grow_tree: unchanged?)
+    audience: str = USER  # its compartment's: never heard by anyone who may not hear all it was built from
 
     @property
     def sources(self) -> list[str]:
@@ -262,6 +265,17 @@ def grow_tree(
     return tree
 
 
+def _stored_within(
+    stored: dict[int, list[dict[str, Any]]], audience: str, elsewhere: set[str]
+) -> dict[int, list[dict[str, Any]]]:
+    """The stored nodes of one compartment: of its audience, and built from none of the leaves now in
+    another (``elsewhere``): a node that would mix compartments is derived again, apart."""
+    return {
+        level: [r for r in rows if r["audience"] == audience and elsewhere.isdisjoint(r["leaves"])]
+        for level, rows in stored.items()
+    }
+
+
 def _by_level(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
     """Stored node rows whose memory is live, by level, their leaves as a set."""
     out: dict[int, list[dict[str, Any]]] = {1: [], 2: [], 3: []}
@@ -318,14 +332,25 @@ class Consolidator:
     def run(self, namespace: str, now: datetime) -> dict[str, int]:
         """Cluster and embed on the calling thread; then one short transaction on the store thread.
         With a tree stored, new memories are put into it (``grow_tree``) unless more than
-        ``rebuild_share`` of level 0 is new, when the whole tree is derived again."""
+        ``rebuild_share`` of level 0 is new, when the whole tree is derived again. Each compartment
+        of audiences (``compartment``) gets a tree of its own: a node is never built from what two
+        compartments heard, so it never reaches a listener one of its sources may not."""
         leaves, stored = self.run_on_store(lambda: (self.level0(namespace), self._stored_rows(namespace)))
-        in_tree = _stored_leaves(stored)
         last_run = max((r["derived_at"] for rows in stored.values() for r in rows), default="")
-        new = {leaf.id for leaf in leaves if leaf.id not in in_tree and leaf.ingested > last_run}
-        fresh = len(new)
-        grow = bool(in_tree) and fresh <= self.cfg.rebuild_share * len(leaves)
-        tree = grow_tree(leaves, new, stored, self.cfg) if grow else build_tree(leaves, self.cfg)
+        tree: dict[int, list[Node]] = {1: [], 2: [], 3: []}
+        fresh, grown, derived = 0, 0, 0
+        for audience, members in self._compartments(leaves).items():
+            elsewhere = {leaf.id for leaf in leaves} - {leaf.id for leaf in members}
+            own = _stored_within(stored, audience, elsewhere)
+            in_tree = _stored_leaves(own)
+            new = {leaf.id for leaf in members if leaf.id not in in_tree and leaf.ingested > last_run}
+            grow = bool(in_tree) and len(new) <= self.cfg.rebuild_share * len(members)
+            part = grow_tree(members, new, own, self.cfg) if grow else build_tree(members, self.cfg)
+            for level in (1, 2, 3):
+                for node in part[level]:
+                    node.audience = audience
+                tree[level] += part[level]
+            fresh, grown, derived = fresh + len(new), grown + int(grow), derived + int(not grow)
         if self.summarise is not None:
             self._summarise(tree, namespace)
         # Only new or changed text is embedded: a node the growth left alone keeps its memory.
@@ -333,7 +358,17 @@ class Consolidator:
         vectors = dict(zip(contents, self.service.embedder.embed_passages(contents))) if contents else {}
         counts = self.run_on_store(lambda: self._commit(namespace, leaves, tree, now, vectors))
         # Namespaces whose tree grew (new memories put in) or was derived again; the new memories.
-        return {**counts, "grown": int(grow), "derived": int(not grow), "new_leaves": fresh}
+        return {**counts, "grown": int(grown > 0), "derived": int(grown == 0), "new_leaves": fresh}
+
+    def _compartments(self, leaves: list[Leaf]) -> dict[str, list[Leaf]]:
+        """The leaves by the audience their nodes get: ``user`` for all the user's own conversations
+        may hear (their own, shared, and the chats `[channels]` lets reach them), else the chat's own
+        (a group that does not reach the user): the narrowest audience every source allows."""
+        parts: dict[str, list[Leaf]] = {}
+        for leaf in leaves:
+            key = USER if self.service.may_hear(USER, leaf.audience) else leaf.audience
+            parts.setdefault(key, []).append(leaf)
+        return dict(sorted(parts.items()))
 
     def _stored_rows(self, namespace: str) -> dict[int, list[dict[str, Any]]]:
         """Stored nodes whose memory is live, by level (read only; ``stored`` also drops the rest)."""
@@ -377,7 +412,7 @@ class Consolidator:
                 (_jaccard(n.leaves, o["leaves"]), i, j)
                 for i, n in enumerate(new)
                 for j, o in enumerate(old)
-                if not n.leaves.isdisjoint(o["leaves"])
+                if n.audience == o["audience"] and not n.leaves.isdisjoint(o["leaves"])
             ),
             key=lambda t: (-t[0], t[1], t[2]),
         )
@@ -413,6 +448,7 @@ class Consolidator:
                         type=new[i].type,
                         namespace=namespace,
                         source=source,
+                        audience=new[i].audience,
                         priority=LEVEL_PRIORITY[level],
                         tags=["consolidated", f"level{level}"],
                     )

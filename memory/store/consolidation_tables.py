@@ -14,26 +14,26 @@ class ConsolidationTables:
         self.db = store.db
 
     def level0(self, namespace: str, limit: int) -> list[tuple[str, str, str, str, Any]]:
-        """(id, content, type, created, vector, ingested) of the newest-accessed live memories that are not
+        """(id, content, type, created, vector, ingested, audience) of the newest-accessed live memories that are not
         themselves consolidated nodes, persona and episodes left out (a turn as said is consolidated
         through the observations made of it), and nothing said in a private chat: a node
         is the user's own (memory/core/disclosure.py), and what X said in private may not reach the
         user's conversations by way of a pattern built from it."""
         rows = self.store.conn.execute(
-            "SELECT id, content, type, created, embedding, ingested FROM memories "
+            "SELECT id, content, type, created, embedding, ingested, audience FROM memories "
             "WHERE namespace = ? AND superseded_by IS NULL AND type NOT IN ('persona', 'episode') "
             "AND audience NOT LIKE 'private:%' "
             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
             "ORDER BY last_accessed DESC, seq DESC LIMIT ?",
             (namespace, limit),
         ).fetchall()
-        return [(r[0], r[1], r[2], r[3], from_blob(r[4]), r[5]) for r in rows]
+        return [(r[0], r[1], r[2], r[3], from_blob(r[4]), r[5], r[6]) for r in rows]
 
     def stored(self, namespace: str) -> list[dict[str, Any]]:
         """Stored nodes, by level, with their memory's content (None: the memory is no longer live)."""
         return self.store._rows(
-            "SELECT c.memory_id, c.level, c.leaves, c.sources, c.keywords, c.derived_at, m.content, m.type "
-            "FROM consolidation_nodes c "
+            "SELECT c.memory_id, c.level, c.leaves, c.sources, c.keywords, c.derived_at, m.content, m.type, "
+            "m.audience FROM consolidation_nodes c "
             "LEFT JOIN memories m ON m.id = c.memory_id AND m.superseded_by IS NULL "
             "WHERE c.namespace = ? ORDER BY c.level, c.rowid",
             (namespace,),
@@ -61,8 +61,8 @@ class ConsolidationTables:
 
     def nodes(self, namespace: str, level: int | None) -> list[dict[str, Any]]:
         sql = (
-            "SELECT c.memory_id AS id, c.level, c.sources, c.leaves, c.keywords, c.derived_at, m.content, m.type "
-            "FROM consolidation_nodes c JOIN memories m ON m.id = c.memory_id WHERE c.namespace = ?"
+            "SELECT c.memory_id AS id, c.level, c.sources, c.leaves, c.keywords, c.derived_at, m.content, m.type, "
+            "m.audience FROM consolidation_nodes c JOIN memories m ON m.id = c.memory_id WHERE c.namespace = ?"
         )
         params: list[Any] = [namespace]
         if level is not None:
