@@ -290,3 +290,33 @@ def test_an_edit_while_the_turn_is_being_embedded_is_not_lost(hooks):
     worker.catch_up()
     assert any("Nepali" in h["content"] for h in _memories(d, "Nepali place dinner"))
     assert not any("Thai" in h["content"] for h in _memories(d, "Thai place dinner"))
+
+
+def test_a_deleted_message_takes_what_was_consolidated_from_it_and_stays_gone_in_another_export(hooks):
+    from agentmemd.memory.store.consolidation_tables import ConsolidationTables
+
+    d, client = hooks
+    said, at = "The door code for the lab is 4417, keep it quiet", f"{SENT}.000100"
+    _slack(client, _said(at, said))
+    seqs = sorted(t["seq"] for t in _turns(d, "door code lab"))
+    alone = d.call("memory.add", {"content": "The lab door code is 4417", "type": "fact", "namespace": NS})["id"]
+    node = d.call("memory.add", {"content": "Pattern (lab, codes): The lab door code is 4417", "type": "fact",
+                                 "namespace": NS})["id"]  # fmt: skip
+
+    def link() -> None:
+        d.services.store.link_turns(alone, seqs)
+        ConsolidationTables(d.services.store).put_node(node, NS, 1, [alone], [alone], ["lab"], "2024-03-20T00:00:00Z")
+
+    d.run_on_store(link)
+    params = {"channel": "slack", "chat_id": "slack:C0TEAM", "message_id": at, "namespace": NS}
+    done = d.call("channels.delete", {**params, "deleted_at": "2024-03-12T10:00:00Z"})
+    assert done["built_into"] == [node] and node in done["forgotten"]
+    with pytest.raises(RpcCallError):
+        d.call("memory.get", {"id": node, "namespace": NS})  # a derived copy never outlives its source
+    # The channel's export read later (its own keys: line numbers, not the app's ids) brings nothing back.
+    export = {"channel": "slack", "chat_id": "slack:C0TEAM", "title": "team", "kind": "group", "namespace": NS,
+              "messages": [{"sender": "Ana", "ts": "2024-03-12T09:33:20Z", "line": 1, "text": said},
+                           {"sender": "Ben", "ts": "2024-03-12T09:40:00Z", "line": 2, "text": "Lunch at one?"}]}  # fmt: skip
+    imported = d.call("channels.ingest", export)
+    assert imported["forgotten"] == 1
+    assert _turns(d, "door code 4417") == [] and not any("4417" in h["content"] for h in _memories(d, "door code"))

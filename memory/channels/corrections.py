@@ -18,7 +18,9 @@ and nothing changes. The transcript keeps one turn per message, as it was sent l
 - a deletion leaves a tombstone: the turn keeps its time and speaker, its text becomes
   ``DELETED``, it leaves the full-text index and no Observer run reads it. Every memory made only
   from it is forgotten as memory.forget forgets (every version, its turn links and observations,
-  the logged packs and cached model responses that hold it).
+  the logged packs and cached model responses that hold it), with the consolidated memories built
+  from any of them, and the message's words are remembered as gone, so another export of the chat
+  (other keys) stores it as forgotten.
 
 Either way a memory made from it and other turns is left as it is and listed (``kept``): what it
 should say now is a judgement, not a substitution. The episodes of the next turns of its session,
@@ -50,6 +52,7 @@ from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import indexed_text
+from agentmemd.memory.store.lineage_tables import LineageTables
 
 DELETED = "(deleted)"  # a deleted message's text in the transcript
 PLAN_TRIES = 3  # reads, embedding, writes: again when the turn changed between them
@@ -108,6 +111,7 @@ class Corrections:
         self.store = memories.store
         self.tables = tables
         self.context_turns = context_turns  # [conversation] episode_context_turns
+        self.lineage = LineageTables(memories.store)
         self.run_on_store = run_on_store
 
     # ---- the two corrections --------------------------------------------------------------------
@@ -184,20 +188,27 @@ class Corrections:
         return answer if turn is None else self._plan(turn, DELETED)
 
     def _write_delete(self, p: ChannelDeleteParams, plan: _Plan, vectors: list[np.ndarray]) -> dict[str, Any]:
-        """memory.forget's removal (memory/retrieval/browsing.py) of every memory made only from the
-        turn, the tombstone and the neighbours' new index entries, in one transaction."""
+        """memory.forget's removal (memory/retrieval/lineage.py) of every memory made only from the
+        turn and of the consolidated memories built from any of them (a derived copy never outlives
+        its sources), the tombstone, the message's words remembered as gone (another export of the
+        chat does not bring it back) and the neighbours' new index entries, in one transaction."""
         history = self.memories.history
-        versions = [v for memory in plan.own for v in history.chain(memory["id"])]
+        own = {v["id"] for memory in plan.own for v in history.chain(memory["id"])}
+        built_into = [chain[-1]["id"] for chain in map(history.chain, self.lineage.consolidated_from(own)) if chain]
+        chains = [history.chain(memory_id) for memory_id in [m["id"] for m in plan.own] + built_into]
+        versions = [v for chain in chains for v in chain]
         every = [v["id"] for v in versions]
-        packs, cached = history.packs_holding(every), history.cache_entries_holding(versions)
-        built_into = history.built_from(every)
+        packs, cached = history.packs_holding(every), history.cache_entries_holding(versions, [plan.turn["content"]])
         self.memories.pack_log.discard_holding(set(every))
+        at = format_time(p.deleted_at)
         with self.store.transaction():
-            history.forget(versions, packs, cached)
-            self.tables.tombstone_turn(plan.turn["seq"], DELETED, count_tokens(DELETED), format_time(p.deleted_at))
+            for chain in chains:
+                history.forget(chain, packs, cached)
+            self.tables.tombstone_turn(plan.turn["seq"], DELETED, count_tokens(DELETED), at)
+            self.lineage.remember_forgotten(plan.turn["namespace"], [plan.turn["content"]], at)
             self._reindex(plan, vectors)
         done = self._done(p.chat_id, p.message_id, plan, "deleted")
-        return {**done, "forgotten": [m["id"] for m in plan.own], "built_into": built_into}
+        return {**done, "forgotten": [m["id"] for m in plan.own] + built_into, "built_into": built_into}
 
     # ---- shared -----------------------------------------------------------------------------------
 

@@ -406,7 +406,7 @@ class CorrectionResult(Result):
     forgotten: list[str] = []  # memories made only from it, forgotten with every version
     kept: list[KeptMemory] = []
     reindexed: list[str] = []  # episodes of the turns after it, whose neighbourhood quoted it
-    built_into: list[str] = []  # consolidated memories built from what was forgotten: kept
+    built_into: list[str] = []  # consolidated memories built from what was forgotten: forgotten with it
 
 
 class PendingResult(Result):

@@ -159,15 +159,6 @@ class HistoryTables:
             for row in self.store.conn.execute(sql.format(table=table), (namespace, " ".join(content.split())))
         ]
 
-    def built_from(self, memory_ids: list[str]) -> list[str]:
-        """Consolidated memories whose sources include any of these (kept when these are forgotten)."""
-        wanted = set(memory_ids)
-        return [
-            node
-            for node, sources in self.store.conn.execute("SELECT memory_id, sources FROM consolidation_nodes")
-            if wanted & set(json.loads(sources))
-        ]
-
     def forget(self, versions: list[dict[str, Any]], packs: list[str], cached: list[int]) -> None:
         """Delete the versions and everything that holds them (inside the caller's transaction)."""
         ids = [v["id"] for v in versions]
