@@ -191,3 +191,14 @@ def test_the_daily_log_holds_no_private_chat_and_a_kept_line_stays_the_users(spa
     for words in ("Ferrari", "Maranello"):
         heard = d.call("memory.search", {"query": f"Giulia {words}", "audience": "group:telegram:-100777"})
         assert not [h for h in heard["results"] if words in h["content"]]
+
+
+def test_the_context_builds_kept_for_review_forget_what_they_quoted(spawn):
+    d = spawn()
+    code = d.call("memory.add", {"content": "The storage unit code is 8812", "type": "fact"})["id"]
+    d.call("conversation.append", {"session": "s", "role": "user", "content": "What's the storage unit code?"})
+    d.call("conversation.context", {"session": "s", "budget_tokens": 2000})
+    kept = json.dumps(d.call("conversation.contexts", {"session": "s"}))
+    assert "8812" in kept  # the build shows what the agent was given
+    d.call("memory.forget", {"id": code, "confirm": True})
+    assert "8812" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))

@@ -216,3 +216,18 @@ def test_an_observation_that_speaks_to_a_goal_becomes_its_progress_note(d):
     assert any("dentist" in o["content"] for o in d.call("observations.list", {})["observations"])
     notes = d.call("goal.list", {})["goals"]
     assert [len(g["notes"]) for g in notes if g["id"] == dentist] == [1]
+
+
+def test_forgetting_an_observation_takes_its_progress_note_with_it(d):
+    goal = d.call("goal.add", {"text": "Book a dentist appointment", "trigger": "dentist"})["id"]
+    d.call("conversation.append", {"session": "f", "role": "user", "content": "Booked the dentist for Friday at 8."})
+    d.call("conversation.observe", {"session": "f"})
+    noted = [n for n in _notes(d, goal) if n["origin"] == "observer"]
+    assert len(noted) == 1 and "Friday at 8" in noted[0]["text"]
+    observation = noted[0]["text"].rsplit("(", 1)[1].rstrip(")")
+    d.call("memory.forget", {"id": observation, "confirm": True})
+    assert not any("Friday at 8" in n["text"] for n in _notes(d, goal)), _notes(d, goal)
+
+
+def _notes(d, goal: str) -> list[dict]:
+    return next(g["notes"] for g in d.call("goal.list", {})["goals"] if g["id"] == goal)

@@ -11,9 +11,11 @@ Then everything derived from those words goes, however many steps away: every me
 those turns (their episodes, the observations and reflections of them, even those that also
 restate other turns), the observation rows and the Reflector's merges of them, the consolidated
 memories built from any of these, the logged packs and cached model responses that hold their
-text, the impressions of the people who said them (rebuilt from what remains), and the lines of
-the daemon's workspace sections that quote them. The episodes of the next turns, indexed with the
-forgotten words in their neighbourhood, are indexed again without them.
+text (and the kept context builds that gave them to the agent), the impressions of the people
+who said them (rebuilt from what remains), the goals' progress notes the Observer wrote from
+them, and the lines of the daemon's workspace sections
+that quote them. The episodes of the next turns, indexed with the forgotten words in their
+neighbourhood, are indexed again without them.
 
 What stays: the other turns of the conversation, and a person's own Markdown (an item of a
 workspace file comes back at the file's next sync unless it is removed from the file).
@@ -137,6 +139,7 @@ class Lineage:
         cached = self.history.cache_entries_holding(versions, [t["content"] for t in plan.turns])
         for chain in plan.chains:
             self.history.forget(chain, packs, cached)
+        self.tables.drop_context_copies(plan.sessions, packs)
         self.tables.delete_observations(plan.observations)
         _tombstone(self.channel_tables, [t["seq"] for t in plan.turns], at)
         by_namespace: dict[str, list[str]] = {}
@@ -145,6 +148,7 @@ class Lineage:
         for namespace, words in by_namespace.items():
             self.tables.remember_forgotten(namespace, words, at)
         self.tables.drop_impressions(plan.impressions)
+        self.tables.drop_goal_notes(plan.every)
         for episode, vector in zip(plan.neighbours, vectors):
             self.channel_tables.set_context(episode["seq"], episode["new_context"], vector)
 

@@ -103,6 +103,30 @@ class LineageTables:
         for chunk, marks in _in_chunks(observation_ids):
             self.conn.execute(f"DELETE FROM observations WHERE id IN ({marks})", chunk)
 
+    def drop_context_copies(self, sessions: list[str], pack_ids: list[str]) -> int:
+        """Forget what the kept context builds gave the agent (`conversation.contexts`) in these
+        sessions, or with one of these packs: it quoted the turns or the memories that go; how many."""
+        dropped = 0
+        for column, values in (("session", sessions), ("pack_id", pack_ids)):
+            for start in range(0, len(values), 500):
+                chunk = values[start : start + 500]
+                dropped += self.conn.execute(
+                    f"UPDATE context_builds SET context = NULL WHERE context IS NOT NULL "
+                    f"AND {column} IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                ).rowcount
+        return dropped
+
+    def drop_goal_notes(self, memory_ids: list[str]) -> int:
+        """Drop the goals' progress notes the Observer wrote from these memories (each note ends
+        with its observation's id); how many."""
+        return sum(
+            self.conn.execute(
+                "DELETE FROM goal_notes WHERE origin = 'observer' AND text LIKE ?", (f"%({memory_id})",)
+            ).rowcount
+            for memory_id in memory_ids
+        )
+
     def drop_impressions(self, keys: list[tuple[str, str, str]]) -> int:
         """Drop the impressions (namespace, person, audience) built from words now forgotten; how many."""
         return sum(
