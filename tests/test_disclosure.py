@@ -116,6 +116,12 @@ def world(tmp_path_factory):
     d.terminate()
 
 
+def _found(words: str, content: str) -> bool:
+    """A search hit says the fact; a secret (Ben's PIN) is found with its value withheld, since only
+    its owner asking for it gets one (docs/forgetting.md)."""
+    return words.lower() in content.lower() or (words == "8526" and "[password withheld]" in content)
+
+
 def _facts():
     yield "user", USER_FACT[1], USER_FACT[2]
     yield "shared", SHARED_FACT[1], SHARED_FACT[2]
@@ -158,7 +164,7 @@ def test_no_conversation_hears_what_it_may_not_and_each_still_finds_what_it_may(
                 said = [pack["text"], *(h["content"] for h in hits), *(t["content"] for t in turns)]
                 if not allowed and any(words.lower() in text.lower() for text in said):
                     leaks.append((listener, origin, ask))
-                if allowed and not any(words.lower() in h["content"].lower() for h in hits):
+                if allowed and not any(_found(words, h["content"]) for h in hits):
                     missed.append((listener, origin, ask))
             # The conversation itself: its context for a user turn asking for the fact.
             d.call("conversation.append", {"session": session, "role": "user", "content": asks[0], "namespace": ns})

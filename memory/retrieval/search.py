@@ -83,14 +83,15 @@ class Search:
         kept, folded = self._fold_same_turns(hits)
         stated = self.finder.stated([s.row for s in kept[: p.k]])
         felt = self.finder.affect.of([s.row["seq"] for s in kept[: p.k]])
-        # A hit holding a secret the question does not ask for is found, its secret masked: what a
-        # search gives (an MCP host's model reads it) never carries one a pack would not.
+        # A hit holding a secret the question does not ask for is found, its secret masked (unless the
+        # query is the secret itself): a search (an MCP host's model reads it) never carries one a
+        # pack would not.
         withheld = self.finder.secrets_kept_out(p.namespace, p.query, p.audience)
         return SearchResult(
             results=[
                 SearchHit(
                     id=s.row["id"],
-                    content=mask(s.row["content"]) if s.row["seq"] in withheld else s.row["content"],
+                    content=mask(s.row["content"], p.query) if s.row["seq"] in withheld else s.row["content"],
                     type=s.row["type"],
                     score=round(s.score, 6),
                     signals=SignalsOut(**s.signals.rounded()),

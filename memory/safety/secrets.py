@@ -180,10 +180,13 @@ def _says(lowered: str, word: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", lowered) is not None
 
 
-def mask(text: str) -> str:
-    """``text`` with every secret replaced by ``[<kind> withheld]``, for logs, lists and prompts."""
+def mask(text: str, known: str = "") -> str:
+    """``text`` with every secret replaced by ``[<kind> withheld]``, for logs, lists and prompts;
+    one that ``known`` already holds (a search for the value itself) is left: it reveals nothing."""
     out, last = [], 0
     for s in find_secrets(text):
+        if known and text[s.start : s.end] in known:
+            continue
         out += [text[last : s.start], f"[{s.kind.replace('_', ' ')} withheld]"]
         last = s.end
     return "".join(out) + text[last:]
