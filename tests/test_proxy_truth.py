@@ -233,3 +233,16 @@ def test_an_unknown_store_header_is_a_clear_400_and_nothing_goes_upstream(world)
             model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "hi"}], extra_headers=headers
         )
     assert world.claude.requests == []
+
+
+def test_a_call_kept_out_of_memory_hears_only_what_the_users_conversations_may(world):
+    world.d.call("memory.add", {"content": "Ana's surprise party is on Friday at the boathouse.", "type": "fact",
+                                "audience": "private:whatsapp:ana"})  # fmt: skip
+    world.claude.script("Nothing planned that I know of.")
+    world.anthropic().messages.create(
+        model=MODEL,
+        max_tokens=100,
+        messages=[{"role": "user", "content": "What is happening on Friday at the boathouse?"}],
+        extra_headers={"x-agentmemd-store": "false"},
+    )
+    assert "surprise party" not in json.dumps(world.claude.requests[-1]["body"])

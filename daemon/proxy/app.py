@@ -147,8 +147,6 @@ class MemoryLink:
             with Client(self.settings.socket_path, timeout=timeout, token=token) as client:
                 if accepted:
                     turns = placement.turns + (reply.turns if reply else [])
-                    if reply and reply.response_id:
-                        self.responses.remember(reply.response_id, turns)
                     if reply and reply.others and reply.turns and placement.turns:
                         self._store_first_choice(client, placement, reply)
                     else:
@@ -524,6 +522,8 @@ class Proxy:
             if remember is None:
                 return
             if accepted:
+                if reply and reply.response_id:  # before the app can continue from it: at once, in memory
+                    self.link.responses.remember(reply.response_id, remember[1].turns + reply.turns)
                 threading.Thread(target=self.link.settle, args=(*remember, reply, True), daemon=True).start()
                 return
             with anyio.move_on_after(self.settings.memory_timeout):

@@ -21,8 +21,9 @@ reads:
 
 Not counted: the persona reminder or anchors a drift action would add, and the people note; the
 pack may differ by the observations the stable block shows (the model call's pack leaves them out)
-and by the session's audience (it holds back what that audience may not hear). So the count is the
-model call's give or take those.
+and by the session's audience: it is packed for the user's own (what a proxied conversation
+hears), so a session that is a chat's may hear less. So the count is the model call's give or take
+those. A call kept out of memory gets this same context.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from agentmemd.daemon.proxy.scope import scoped_namespace
 from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.memory.conversation.context import MEMORIES_CLOSE, MEMORIES_OPEN, persona_contract
 from agentmemd.memory.core.config import ConversationConfig
+from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.core.tokens import count_tokens
 
 DEFAULTS = ConversationConfig()  # the daemon's [conversation] defaults: the proxy does not read its config
@@ -115,7 +117,8 @@ def _pack(client: Client, query: str, left: int, namespace: str, exclude: list[s
     if not query.strip() or budget <= 20:
         return ""
     params = {"query": query[:100_000], "budget_tokens": budget, "namespace": namespace, "exclude": exclude}
-    params |= {} if logged else {"logged": False}
+    # For the user's own audience, as a proxied conversation is: never what a private chat said.
+    params |= {"audience": USER} | ({} if logged else {"logged": False})
     pack = client.call("context.pack", params)
     return f"{MEMORIES_OPEN}{pack['text']}{MEMORIES_CLOSE}" if pack.get("items") else ""
 
