@@ -49,3 +49,25 @@ def test_another_episode_takes_a_place_only_on_its_own_match_unless_a_list_is_as
 )
 def test_which_questions_ask_for_a_list(query, listed):
     assert asks_for_a_list(query) is listed
+
+
+def test_turns_of_different_conversations_are_not_one_episode(in_process):
+    """Three chats of one namespace, their turns stored one after another: a turn's neighbours and
+    the question it answers are its own conversation's, not whatever was stored just before it."""
+    d = in_process({"clock": {"start": "2026-11-20T09:00:00Z"}})
+    said = [
+        ("chatA", "Any tips for feeding my pet?"),
+        ("chatB", "My cousin Irene works at a pharmacy in Faro."),
+        ("chatC", "I adopted a grey cat named Bolacha yesterday."),
+    ]
+    for session, text in said:
+        d.call("conversation.append", {"session": session, "role": "user", "content": text})
+    d.services.episodes.catch_up()
+    hits = d.call("memory.search", {"query": "What should I feed my pet?", "k": 5})["results"]
+    ranked = [h["content"] for h in hits if h["type"] == "episode"]
+    cousin = next(i for i, c in enumerate(ranked) if "Irene" in c)
+    cat = next(i for i, c in enumerate(ranked) if "Bolacha" in c)
+    assert cat < cousin, ranked
+    assert all(h["signals"]["answer"] == 0 for h in hits if "Irene" in h["content"]), hits
+    pack = d.call("context.pack", {"query": "What should I feed my pet?", "budget_tokens": 400})
+    assert "Irene" not in pack["text"]  # it answered nothing: another chat's line stored after the question

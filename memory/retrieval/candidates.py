@@ -278,17 +278,24 @@ class CandidateFinder:
         # may still answer the question before it (R@5 0.645 -> 0.661 there).
         bare = {r["seq"] for r in rows if not r["context"]}
         linked = [r["seq"] for r in rows if answering or r["seq"] in bare]
-        adjacent = self.store.adjacent(namespace, linked)
+        # A conversation's episodes neighbour its own turns' episodes; what was stored between them
+        # in another conversation (an import's interleaved chats, a proxy's parallel ones) is not
+        # their episode, nor is an episode the neighbour of a memory stored outside conversations.
+        in_conversation = self.store.conversation_adjacent(linked)
+        adjacent = {**self.store.adjacent(namespace, linked), **in_conversation}
         wanted = sorted({n for pair in adjacent.values() for n in pair if n is not None})
         hearable = {r["seq"]: r for r in self.store.neighbour_rows(wanted) if self.may_hear(listener, r["audience"])}
         created = {seq: parse_time(r["created"]) for seq, r in hearable.items()}
         created.update({r["seq"]: parse_time(r["created"]) for r in rows})
         links: dict[int, list[Link]] = {}
         for seq, (before, after) in adjacent.items():
+            own = seq in in_conversation
             near = [
                 Link(n, answering and n == before and bool(hearable[n]["asks"]), lifting and seq in bare)
                 for n in (before, after)
-                if n in hearable and abs(created[n] - created[seq]) <= gap
+                if n in hearable
+                and (own or not hearable[n]["in_conversation"])
+                and abs(created[n] - created[seq]) <= gap
             ]
             near = [link for link in near if link.question or link.lifts]
             if near:

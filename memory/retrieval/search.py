@@ -48,6 +48,17 @@ def _current_slot_first(hits: list[Scored]) -> list[Scored]:
     return out
 
 
+def conversation_of(source: str | None) -> str | None:
+    """The conversation a memory was made in (``conversation:NAME#…``), None for one made elsewhere.
+
+    >>> conversation_of("conversation:chatA#turn:12"), conversation_of("USER.md")
+    ('chatA', None)
+    """
+    if not source or not source.startswith("conversation:"):
+        return None
+    return source[len("conversation:") :].split("#", 1)[0]
+
+
 class Search:
     def __init__(self, finder: CandidateFinder, store: Store, config: Config, clock: Clock):
         self.finder = finder
@@ -140,11 +151,13 @@ class Search:
         if margin <= 0 or len(hits) < 2:
             return hits
         gap = timedelta(minutes=self.config.retrieval.episode_gap_minutes)
-        when = {id(s): parse_time(s.row["created"]) for s in hits[:DIVERSE_WINDOW]}
-        shown: list[datetime] = []  # the dates of the hits placed so far
+        when = {id(s): (conversation_of(s.row.get("source")), parse_time(s.row["created"])) for s in hits[:DIVERSE_WINDOW]}
+        shown: list[tuple[str | None, datetime]] = []  # the conversation and date of the hits placed so far
 
         def new_episode(s: Scored) -> bool:
-            return all(abs(when[id(s)] - t) > gap for t in shown)
+            """Of no episode shown yet: another conversation's, or apart in time from its own."""
+            thread, at = when[id(s)]
+            return all(thread != other or abs(at - t) > gap for other, t in shown)
 
         def judged(s: Scored) -> float:
             return s.signals.match if by_own_match else s.signals.similarity

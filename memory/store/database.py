@@ -569,14 +569,38 @@ class Store:
         return None
 
     def neighbour_rows(self, seqs: list[int]) -> list[dict[str, Any]]:
-        """What lifting a memory by its neighbours needs of their rows (seq, audience, created):
-        not whole rows, which cost a pack ~8 ms at 100k memories."""
+        """What lifting a memory by its neighbours needs of their rows (seq, audience, created, and
+        whether it is a conversation's episode): not whole rows, which cost a pack ~8 ms at 100k memories."""
         if not seqs:
             return []
         return self._rows(
-            f"SELECT seq, audience, created, {ASKS_SQL} AS asks FROM memories WHERE seq IN ({', '.join('?' * len(seqs))})",
+            f"SELECT seq, audience, created, {ASKS_SQL} AS asks, "
+            f"(type = 'episode' AND source LIKE 'conversation:%') AS in_conversation "
+            f"FROM memories WHERE seq IN ({', '.join('?' * len(seqs))})",
             seqs,
         )
+
+    def conversation_adjacent(self, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        """seq -> the live episodes of the turns just before and just after its turn in the same
+        conversation, for those of ``seqs`` that are a conversation's episodes: a conversation is
+        its own sequence, whatever was stored between its turns in other conversations."""
+        out: dict[int, tuple[int | None, int | None]] = {}
+        near = (
+            "(SELECT e.seq FROM conversation_turns p JOIN memory_turns pm ON pm.turn_seq = p.seq "
+            "JOIN memories e ON e.id = pm.memory_id AND e.type = 'episode' AND e.superseded_by IS NULL "
+            "WHERE p.session = t.session AND p.seq {} t.seq ORDER BY p.seq {} LIMIT 1)"
+        )
+        with self._guard():
+            for chunk, marks in _in_chunks(seqs):
+                for seq, before, after in self.conn.execute(
+                    f"SELECT m.seq, {near.format('<', 'DESC')}, {near.format('>', 'ASC')} "
+                    "FROM memories m JOIN memory_turns mt ON mt.memory_id = m.id "
+                    "JOIN conversation_turns t ON t.seq = mt.turn_seq "
+                    f"WHERE m.seq IN ({marks}) AND m.type = 'episode' AND m.source LIKE 'conversation:%'",
+                    chunk,
+                ):
+                    out[seq] = (before, after)
+        return out
 
     def turns_of(self, memory_ids: list[str]) -> dict[str, set[int]]:
         """memory id -> the conversation turns it was made from, for those made from any."""
