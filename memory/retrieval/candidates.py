@@ -167,6 +167,9 @@ class CandidateFinder:
             bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}
         # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
         seqs: dict[int, None] = dict.fromkeys(_best_bm25(bm25, rc.fts_candidates))
+        if hits.plain:  # what the query's own words find stays a candidate, whatever its word forms add
+            plain = {seq: score for seq, score in hits.plain.items() if seq not in unheard}
+            seqs.update(dict.fromkeys(_best_bm25(plain, rc.fts_candidates)))
         if for_pack:
             seqs.update(dict.fromkeys(self.store.pinned(namespace, rc.pinned_candidates)))
             seqs.update(dict.fromkeys(self.store.recent(namespace, rc.recent_candidates)))

@@ -18,6 +18,7 @@ from agentmemd.memory.core.text import QUERY_STOPWORDS
 from agentmemd.memory.language.dates import without_date_phrases
 from agentmemd.memory.language.word_forms import other_forms
 from agentmemd.memory.store.database import Store, distinct_terms, fts_terms_in_order
+from agentmemd.memory.store.postgres.words import fts5_words
 
 # Words that place a question in the present, not what it is about: "where do I work these days?"
 # is about work; "days" and "year" looked up as words match every turn that counts days or years.
@@ -52,15 +53,30 @@ def looked_up(query: str) -> LookedUp:
 
 def other_forms_of(terms: list[str]) -> list[str]:
     """The irregular forms of the terms that are looked up beside them ("caught" -> "catch";
-    word_forms.py), each once and none a term already."""
+    word_forms.py), each once, and none the index already holds as a term's stem: FTS5's porter
+    stemmer makes "going" "go", so looking it up beside "go" would weigh "go" twice, enough to
+    push a question's rare word ("bar") down and its evidence out of the candidates.
+
+    >>> other_forms_of(["go", "bar"])
+    ['goes', 'gone', 'went']
+    """
     have = set(terms)
+    stems = {_stem(term) for term in terms}
     out: list[str] = []
     for term in terms:
         for form in other_forms(term):
-            if form not in have and form not in QUERY_STOPWORDS:
+            stem = _stem(form)
+            if form not in have and form not in QUERY_STOPWORDS and stem not in stems:
                 have.add(form)
+                stems.add(stem)
                 out.append(form)
     return out
+
+
+def _stem(word: str) -> str:
+    """``word`` as the full-text index holds it (FTS5's porter unicode61, read from FTS5 itself)."""
+    held = fts5_words(word)[0]
+    return held[0] if held else word
 
 
 def fts5_idf(documents: int, containing: int) -> float:
@@ -81,6 +97,9 @@ class Bm25Hits:
     # positive however small the namespace (FTS5's is 1e-6 for a word in most of a few memories);
     # a term no memory holds is left out.
     idf: dict[str, float] = field(default_factory=dict)
+    # BM25 of the query's own words alone, when other forms were looked up beside them: its best
+    # hits stay candidates whatever the forms add (None: no form was looked up).
+    plain: dict[int, float] | None = None
 
 
 def bm25_hits(
@@ -131,4 +150,8 @@ def bm25_hits(
     full_match = sum(fts5_idf(count, df) for df, _, _ in frequencies)
     if not chosen:
         return Bm25Hits({}, full_match, idf)
-    return Bm25Hits(store.fts_scores(namespace, chosen, context_weight), full_match, idf)
+    scores = store.fts_scores(namespace, chosen, context_weight)
+    own = [t for t in chosen if t in terms]
+    with_forms = any(t in forms for t in chosen)
+    plain = store.fts_scores(namespace, own, context_weight) if own and with_forms else None
+    return Bm25Hits(scores, full_match, idf, plain)

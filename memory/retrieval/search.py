@@ -151,7 +151,9 @@ class Search:
         if margin <= 0 or len(hits) < 2:
             return hits
         gap = timedelta(minutes=self.config.retrieval.episode_gap_minutes)
-        when = {id(s): (conversation_of(s.row.get("source")), parse_time(s.row["created"])) for s in hits[:DIVERSE_WINDOW]}
+        when = {
+            id(s): (conversation_of(s.row.get("source")), parse_time(s.row["created"])) for s in hits[:DIVERSE_WINDOW]
+        }
         shown: list[tuple[str | None, datetime]] = []  # the conversation and date of the hits placed so far
 
         def new_episode(s: Scored) -> bool:
