@@ -224,3 +224,20 @@ def test_a_stale_socket_file_warns_and_a_file_that_is_no_socket_fails(short_tmp)
     code, found = findings(sock)
     assert found["socket"]["status"] == "fail" and "not a socket" in found["socket"]["detail"]
     assert found["socket"]["fix"] == f"move {sock} away"
+
+
+def test_a_workspace_file_not_indexed_as_written_warns_naming_the_line(spawn, short_tmp):
+    workspace = short_tmp / "ws"
+    workspace.mkdir()
+    # A Windows editor's byte order mark, then a code fence someone forgot to close.
+    (workspace / "MEMORY.md").write_text(
+        "\ufeff# Notes\n\n- Ana likes green tea\n\n```\nssh ana@box\n\n- Ben's birthday is 3 May\n", encoding="utf-8"
+    )
+    d = spawn({"workspace": {"path": str(workspace)}})
+    d.call("workspace.sync")
+    listed = [m["content"] for m in d.call("memory.list", {"source": "MEMORY.md"})["items"]]
+    assert "Notes" not in " ".join(listed) and "Ana likes green tea" in listed  # the mark is not a memory
+    code, found = findings(d.socket)
+    assert found["workspace"]["status"] == "warn", found["workspace"]
+    assert "MEMORY.md: line 5: a code fence (```) is never closed" in found["workspace"]["detail"]
+    assert code == 0

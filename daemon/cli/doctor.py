@@ -205,10 +205,20 @@ def check_disk(data_dir: Path) -> Finding:
     return ok("disk", said)
 
 
-def check_workspace(workspace: str | None) -> Finding:
+def check_workspace(workspace: str | None, files: list[dict[str, Any]] | None = None) -> Finding:
+    """The workspace is there, and every file of it was read whole (``files``: workspace.status's)."""
     if workspace is None:
         return ok("workspace", "none configured (serve --workspace DIR or [workspace] path)")
     path = Path(workspace)
+    troubled = [f for f in files or [] if f.get("reason")]
+    if path.is_dir() and troubled:
+        named = "; ".join(f"{f['path']}: {f['reason']}" for f in troubled[:FILES_NAMED])
+        more = f" and {len(troubled) - FILES_NAMED} more" if len(troubled) > FILES_NAMED else ""
+        return warn(
+            "workspace",
+            f"{len(troubled)} file(s) not indexed as written: {named}{more}",
+            "fix the file(s); `agentmemd workspace` lists every file with why",
+        )
     if path.is_dir():
         return ok("workspace", f"{path} is a directory")
     what = "is not a directory" if path.exists() else "does not exist"
@@ -241,6 +251,16 @@ def check_door(door: DoorState) -> Finding:
             "see its log (it may still be starting), then restart the daemon",
         )
     return ok(check, f"running (pid {door.pid}), listening on {door.url}")
+
+
+def workspace_files(socket_path: str, token: str | None) -> list[dict[str, Any]] | None:
+    """workspace.status's files (None: not asked, or no answer this version reads)."""
+    try:
+        with Client(socket_path, timeout=HEALTH_TIMEOUT_S, token=token) as client:
+            files = client.call("workspace.status").get("files")
+    except (TimeoutError, ConnectionError, RpcCallError, AttributeError):
+        return None
+    return files if isinstance(files, list) and all(isinstance(f, dict) for f in files) else None
 
 
 # ---- what the memories hold ------------------------------------------------------------------
@@ -295,7 +315,11 @@ def diagnose(socket_path: Path, token: str | None, data_dir: Path | None, servic
     reported = Path(health.process.data_dir)
     if data_dir is not None and data_dir.resolve() != reported.resolve():
         found.append(warn("data dir", f"the daemon uses {reported}, not {data_dir}; checking {reported}"))
-    found += check_data_dir(reported, served=True) + [check_disk(reported), check_workspace(health.process.workspace)]
+    files = workspace_files(str(socket_path), token) if health.process.workspace else None
+    found += check_data_dir(reported, served=True) + [
+        check_disk(reported),
+        check_workspace(health.process.workspace, files),
+    ]
     return found + [check_door(door) for door in health.process.doors] + [check_secrets(str(socket_path), token)]
 
 

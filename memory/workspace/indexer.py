@@ -222,13 +222,17 @@ class WorkspaceIndexer:
         return report
 
     def _bounded(self, rel: str, parse: BoundedParse, read: _FileRead) -> list[MarkdownItem]:
-        """The file's items; a cut at ``max_items_per_file`` is logged and kept as the file's reason."""
+        """The file's items; a cut at ``max_items_per_file`` or a problem a person should fix (an
+        unclosed code fence) is logged and kept as the file's reason."""
+        notes = list(parse.problems)
         if parse.cut_at_line is not None:
-            read.note = (
+            notes.append(
                 f"cut at max_items_per_file: the first {self.max_items_per_file} items indexed, the rest "
                 f"from line {parse.cut_at_line} on not read (split the file, or raise [workspace] max_items_per_file)"
             )
-            log.warning("workspace file cut", extra={"path": rel, "reason": read.note})
+        if notes:
+            read.note = "; ".join(notes)
+            log.warning("workspace file indexed with a problem", extra={"path": rel, "reason": read.note})
         return parse.items
 
     def _prepare(self, paths: list[str], recheck_skipped: bool, report: SyncReport) -> _Prepared:

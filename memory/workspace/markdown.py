@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -159,13 +159,20 @@ def _parser() -> MarkdownIt:
 
 def parse_markdown(path: str, text: str) -> list[MarkdownItem]:
     """Items of one file, in document order. Raises AnnotationError on a bad override."""
-    return _parse_lines(path, blank_owned_sections(text).split("\n"))
+    return _parse_lines(path, _lines(text))
+
+
+def _lines(text: str) -> list[str]:
+    """The file's lines, its owned sections blank; a byte order mark (some Windows editors write
+    one) is not text: left in, it made the first heading a paragraph, and so a memory."""
+    return blank_owned_sections(text.removeprefix("\ufeff")).split("\n")
 
 
 @dataclass(frozen=True)
 class BoundedParse:
     items: list[MarkdownItem]
     cut_at_line: int | None  # the first item left out (1-based), when the file had more than allowed
+    problems: list[str] = field(default_factory=list)  # what a person should fix (an unclosed fence)
 
 
 def parse_markdown_bounded(path: str, text: str, max_items: int, *, first_window: int | None = None) -> BoundedParse:
@@ -177,21 +184,28 @@ def parse_markdown_bounded(path: str, text: str, max_items: int, *, first_window
     underline), but the items kept all end before another item that lies wholly inside it,
     so they parse as in the whole file. Cost: at most about twice one parse of what is read.
     """
-    lines = blank_owned_sections(text).split("\n")
+    lines = _lines(text)
     window = first_window or max(4 * max_items, 1024)  # lines in the first prefix parsed
     while window < len(lines):
         items = [it for it in _parse_lines(path, lines[:window]) if it.line_end < window]
         if len(items) > max_items:
             return BoundedParse(items[:max_items], items[max_items].line_start)
         window *= 4
-    items = _parse_lines(path, lines)
+    problems: list[str] = []
+    items = _parse_lines(path, lines, problems)
     if len(items) > max_items:
-        return BoundedParse(items[:max_items], items[max_items].line_start)
-    return BoundedParse(items, None)
+        return BoundedParse(items[:max_items], items[max_items].line_start, problems)
+    return BoundedParse(items, None, problems)
 
 
-def _parse_lines(path: str, lines: list[str]) -> list[MarkdownItem]:
+def _parse_lines(path: str, lines: list[str], problems: list[str] | None = None) -> list[MarkdownItem]:
+    """The items of these lines; what a person should fix is added to ``problems`` when given."""
     tokens = _parser().parse("\n".join(lines))
+    if problems is not None:
+        problems += [
+            f"line {start + 1}: a code fence ({markup}) is never closed, so everything after it is one code block"
+            for start, markup in _unclosed_fences(tokens, lines)
+        ]
     created = log_date(path)
     headings: list[tuple[int, str]] = []
     pending: dict[str, str] = {}
@@ -244,6 +258,20 @@ def _parse_lines(path: str, lines: list[str]) -> list[MarkdownItem]:
             items.append(MarkdownItem(path, heading_path, body, start + 1, end, mtype, priority, created, audience))
         i += 1
     return items
+
+
+def _unclosed_fences(tokens, lines: list[str]) -> list[tuple[int, str]]:
+    """(line index, markup) of each fence that runs to the end of the file without its closing line."""
+    out = []
+    for tok in tokens:
+        if tok.type != "fence" or tok.map is None or any(line.strip() for line in lines[tok.map[1] :]):
+            continue  # something comes after it: it was closed
+        start, end = tok.map
+        body = [line.strip() for line in lines[start + 1 : end]]
+        closing = next((line for line in reversed(body) if line), "")
+        if end - start < 2 or not (closing.startswith(tok.markup) and set(closing) <= set(tok.markup[0])):
+            out.append((start, tok.markup))
+    return out
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
