@@ -176,3 +176,21 @@ def test_two_peoples_same_named_exports_are_two_chats_and_keep_their_own_words()
     assert ana.chat_id != ben.chat_id  # both files are `_chat.txt`, both chats are with Carla
     assert any("4711" in m.text for m in ana.messages)
     assert not any("4711" in m.text for m in ben.messages)
+
+
+def test_a_placeholder_worded_as_another_phone_words_it_is_still_a_notice(tmp_path):
+    # Italian iPhones write "sticker omesso" where the app's strings say "sticker non incluso".
+    path = tmp_path / "_chat.txt"
+    lines = [
+        "[14/03/24, 09:10:00] Giulia: Ciao! Stasera pizza?",
+        "[14/03/24, 09:11:00] Marco: \u200esticker omesso",
+        "[14/03/24, 09:12:00] Marco: \u200eGIF omessa",
+        "[14/03/24, 09:13:00] Marco: Sì, alle 20 da Gino",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    chat = read_whatsapp(path).chats[0]
+    assert [m.text for m in chat.messages] == ["Ciao! Stasera pizza?", "Sì, alle 20 da Gino"]
+    assert [s.reason for s in chat.skipped] == [
+        "media without text (sticker omesso)",
+        "media without text (gif omessa)",
+    ]

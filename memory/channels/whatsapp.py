@@ -184,6 +184,25 @@ def _entries(locales: Iterable[WhatsAppLocale], *kinds: str) -> dict[str, set[st
     return entries
 
 
+def _media_entries(locales) -> dict[str, set[str]]:
+    """The media placeholders, and each locale's media word with each of its "left out" words:
+    WhatsApp words them differently by phone and version ("sticker non incluso" and "sticker
+    omesso" on Italian iPhones), and a placeholder kept as a message ranks for questions.
+
+    >>> "sticker omesso" in _media_entries([BY_CODE["it"]])
+    True
+    """
+    entries = _entries(locales, "media")
+    for locale in locales:
+        plain = [e.split(" ") for e in locale.media if "{" not in e and "<" not in e]
+        nouns = {words[0] for words in plain if 2 <= len(words) <= 3}
+        left_out = {words[-1] for words in plain if len(words) == 2}
+        for noun in nouns:
+            for word in left_out:
+                entries.setdefault(f"{noun} {word}", set()).add(locale.code)
+    return entries
+
+
 def _starts(system: dict[str, set[str]]) -> dict[str, set[str]]:
     """The words of a system line before its first ``…`` ("hat die Gruppe" of "hat die Gruppe …
     erstellt"), where they are enough to tell one (two words or more)."""
@@ -221,7 +240,7 @@ def _notices(codes: tuple[str, ...]) -> _Notices:
         system=_Table(system, _fragment, "(?:ALTERNATIVES)"),
         system_starts=_Table({**system, **_starts(system)}, _fragment, "(?:ALTERNATIVES)"),
         group=_Table(_entries(locales, "group_events"), _fragment, "(?:ALTERNATIVES)"),
-        media=_Table(_entries(locales, "media"), _pattern, whole),
+        media=_Table(_media_entries(locales), _pattern, whole),
         deleted=_Table(_entries(locales, "deleted"), _pattern, whole),
         waiting=_Table(_entries(locales, "waiting"), _pattern, whole),
         calls=_Table(_entries(locales, "calls"), _pattern, whole),
