@@ -32,3 +32,16 @@ def test_too_little_text_is_no_language():
     assert detect_language("Nope.") is None
     assert detect_language("Sure! Here is a quick summary of the plan for tomorrow.") == "english"
     assert check("Only answer in Spanish", "Ok.").why == "too short to tell the language"
+
+
+def test_the_observer_never_cuts_inside_a_link_or_an_aside(in_process):
+    from agentmemd.memory.language.sentences import sentences
+
+    said = "Quedamos aquí https://maps.google.com/?q=41.8996,3.1836 el sábado (si no llueve? ya veremos) a las 10."
+    assert sentences(said) == [said]
+    d = in_process({"clock": {"start": "2026-11-20T09:00:00Z"}}, fake_embedder=True)
+    d.call("conversation.append", {"session": "s", "role": "user", "content": said})
+    d.call("conversation.observe", {"session": "s"})
+    observed = [o["content"] for o in d.call("observations.list", {"session": "s"})["observations"]]
+    assert not any(o.rstrip(".").endswith(("Q=41.8996,3.1836", "q=41.8996,3.1836")) for o in observed), observed
+    assert all("?q=" in o or "maps" not in o for o in observed), observed

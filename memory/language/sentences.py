@@ -7,6 +7,7 @@ thread gets its own.
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pysbd
@@ -21,9 +22,34 @@ def _segmenter() -> pysbd.Segmenter:
     return seg
 
 
+# What no sentence ends inside: a link ("…/?q=41.8996,3.1836" split at its "?") and an aside in
+# parentheses ("(at the cafe? no, the bar)"). Each is stood for by one private-use character while
+# the segmenter works, then put back.
+_UNSPLIT = re.compile(r"(?:https?://|www\.)\S+?(?=[.,;:!?)\]]*(?:\s|$))|\([^()\n]{1,300}\)", re.IGNORECASE)
+_MARK = 0xE000  # the first of Unicode's private-use characters
+
+
 def sentences(text: str) -> list[str]:
-    """The sentences of ``text``, stripped, empty ones dropped."""
+    """The sentences of ``text``, stripped, empty ones dropped; never one cut inside a link or a
+    parenthesis.
+
+    >>> sentences("Mira https://maps.google.com/?q=41.8996,3.1836 y dime. ¿Vale?")
+    ['Mira https://maps.google.com/?q=41.8996,3.1836 y dime.', '¿Vale?']
+    """
     text = " ".join(text.split())
     if not text:
         return []
-    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+    kept: list[str] = []
+
+    def stand_in(match: re.Match) -> str:
+        kept.append(match.group(0))
+        return chr(_MARK + len(kept) - 1) if len(kept) <= 6400 else match.group(0)
+
+    masked = _UNSPLIT.sub(stand_in, text) if "(" in text or "/" in text or "www" in text.lower() else text
+    out = []
+    for sentence in _segmenter().segment(masked):
+        for i, span in enumerate(kept[:6400]):
+            sentence = sentence.replace(chr(_MARK + i), span)
+        if sentence.strip():
+            out.append(sentence.strip())
+    return out
