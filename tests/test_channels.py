@@ -311,3 +311,19 @@ def test_finished_sessions_are_observed_whole_and_the_newest_waits(fake, small_c
     assert status[-1]["observed"] == 0  # the chat may go on: its newest session follows the thresholds
     observed = fake.call("observations.list", {"session": sessions[0], "namespace": "obs"})["observations"]
     assert observed and all(attribution(o["content"])[0] in render.speakers(small_conversation) for o in observed)
+
+
+def test_a_person_is_found_by_any_name_they_go_by_accents_and_case_aside(spawn):
+    d = spawn()
+    chat = {"channel": "whatsapp", "chat_id": "whatsapp:piso", "title": "Piso", "kind": "group", "owner": "Javier",
+            "messages": [{"sender": "Lucía Pérez", "ts": "2026-03-02T10:00:00Z", "line": 1, "text": "Me mudé a Valencia"},
+                         {"sender": "Ana", "ts": "2026-03-02T10:01:00Z", "line": 2, "text": "¡Qué bien!"}]}  # fmt: skip
+    d.call("channels.ingest", chat)
+    d.call("channels.ingest", {**chat, "chat_id": "whatsapp:trabajo", "title": "Trabajo",
+                               "messages": [{"sender": "Ana", "ts": "2026-03-03T10:00:00Z", "line": 1, "text": "Hola"}]})  # fmt: skip
+    for asked in ("Lucía Pérez", "lucia perez", "LUCIA PÉREZ"):
+        got = CliRunner().invoke(cli, ["--socket", str(d.socket), "--json", "people", "get", asked])
+        assert got.exit_code == 0, got.output
+        assert json.loads(got.output)["name"] == "Lucía Pérez"
+    missing = CliRunner().invoke(cli, ["--socket", str(d.socket), "people", "get", "Lucas"])
+    assert missing.exit_code != 0 and "no person 'Lucas'" in missing.output

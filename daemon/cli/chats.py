@@ -368,6 +368,7 @@ def people_get(person: str, audience: str | None, namespace: str | None) -> None
 
     \b
         agentmemd people get pe_1a2b3c4d5e6f
+        agentmemd people get "Lucía"          # by a name they go by, accents and case aside
     """
     call("people.get", given(person=person, audience=audience, namespace=namespace), printer=show.human_person)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from agentmemd.memory.core.clock import Clock, format_time
 from agentmemd.memory.core.errors import InvalidParams, NotFound
+from agentmemd.memory.core.text import fold
 from agentmemd.memory.store.channel_tables import USER, ChannelTables
 
 USER_NAME = "the user"
@@ -54,9 +55,7 @@ class People:
         if person == USER:
             row: dict[str, Any] = {"id": USER, "name": USER_NAME, "created": None, "merged_into": None}
         else:
-            found = self.tables.person(namespace, person)
-            if found is None:
-                raise NotFound(f"no person {person!r} in namespace {namespace!r}", {"person": person})
+            found = self.tables.person(namespace, person) or self._named(namespace, person)
             if found["merged_into"]:
                 merged = self.get(namespace, found["merged_into"])
                 return {**merged, "requested": person}
@@ -69,6 +68,18 @@ class People:
             "accounts": self.tables.accounts(namespace, row["id"]),
             "chats": self.tables.person_chats(namespace, row["id"]),
         }
+
+    def _named(self, namespace: str, name: str) -> dict[str, Any]:
+        """The one person who goes by ``name`` (their name or an account's, accents and case aside);
+        NotFound for none, InvalidParams naming them for several."""
+        wanted = fold(name)
+        ids = sorted({person for person, said in self.tables.names(namespace) if fold(said) == wanted})
+        if not ids:
+            raise NotFound(f"no person {name!r} in namespace {namespace!r} (by id or by name)", {"person": name})
+        if len(ids) > 1:
+            people = ", ".join(f"{i} ({self.tables.person(namespace, i)['name']})" for i in ids[:10])
+            raise InvalidParams("person", f"{name!r} is {len(ids)} people: {people}; give the id")
+        return self.tables.person(namespace, ids[0])
 
     def merge(self, namespace: str, source: str, target: str) -> dict[str, Any]:
         """Make ``source`` the same person as ``target``: its accounts and turns move to ``target``."""

@@ -9,6 +9,7 @@ FTS5's unicode61 tokenizer splits.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 
@@ -81,3 +82,16 @@ def attribution(content: str) -> tuple[str, str]:
         if found and len(head) <= MAX_SPEAKER_CHARS:
             return head, rest
     return "", content
+
+
+def fold(text: str) -> str:
+    """``text`` as a person matches a name: without accents or case, its spaces one each ("Lucía
+    Pérez" and "lucia  perez" are one name). A letter of its own, not a letter with a mark, stays:
+    "ø" is not "o".
+
+    >>> fold("Lucía  PÉREZ"), fold("Jürgen"), fold("Ærø")
+    ('lucia perez', 'jurgen', 'ærø')
+    """
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return " ".join(plain.casefold().split())

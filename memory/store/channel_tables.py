@@ -63,6 +63,19 @@ class ChannelTables:
         rows = self.store._rows("SELECT * FROM people WHERE namespace = ? AND id = ?", (namespace, person))
         return rows[0] if rows else None
 
+    def names(self, namespace: str) -> list[tuple[str, str]]:
+        """(person, a name they go by) for every live person of the namespace: their name and the
+        names their accounts show."""
+        return [
+            (r[0], r[1])
+            for r in self.store.conn.execute(
+                "SELECT id, name FROM people WHERE namespace = ? AND merged_into IS NULL "
+                "UNION SELECT a.person, a.name FROM person_accounts a JOIN people p ON p.id = a.person "
+                "AND p.merged_into IS NULL WHERE a.namespace = ?",
+                (namespace, namespace),
+            )
+        ]
+
     def people(self, namespace: str) -> list[dict[str, Any]]:
         """Live people (not merged away) with their message counts and last message time."""
         return self.store._rows(
