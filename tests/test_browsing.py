@@ -249,3 +249,12 @@ def test_forget_takes_the_episode_and_copies_that_hold_the_same_words(d):
     assert also.get(copy["ids"][0]) == "says the same"
     assert "episode" in {a["type"] for a in plan["also"]}  # the turn's episode
     assert plan["turns"] == 1 and plan["sessions"] == ["home"]  # and the turn's words, at the source
+
+
+def test_text_contains_matches_accents_and_case_aside(d):
+    said = add(d, "Lucía se mudó a Valencia, al barrio de Ruzafa")
+    add(d, "Lucas prefers the mountains")
+    for asked in ("lucia", "LUCÍA", "lucía se  mudo", "ruzafa"):
+        found = d.call("memory.list", {"contains": asked})
+        assert [m["id"] for m in found["items"]] == [said], asked
+    assert d.call("memory.list", {"contains": "50%_off"})["total"] == 0  # wildcards are literal

@@ -412,7 +412,7 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
 @click.option("--type", "mtype", type=click.Choice(MEMORY_TYPES))
 @click.option("--tier", type=click.Choice(TIERS))
 @click.option("--source", help="Text the source contains, e.g. USER.md or conversation:")
-@click.option("--contains", help="Text the memory contains (case-insensitive).")
+@click.option("--contains", help="Text the memory contains, accents and case aside ('lucia' finds 'Lucía').")
 @click.option("--from", "created_from", help="Created on or after this date (YYYY-MM-DD).")
 @click.option("--to", "created_to", help="Created on or before this date (YYYY-MM-DD).")
 @click.option("--emotion", type=click.Choice(EMOTIONS), help="Only memories that feel this (read from their words).")

@@ -22,7 +22,7 @@ import sqlite_utils
 import sqlite_vec
 
 from agentmemd.memory.core.errors import StoreError
-from agentmemd.memory.core.text import QUERY_STOPWORDS
+from agentmemd.memory.core.text import QUERY_STOPWORDS, fold
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
 from agentmemd.memory.store.migrations import (
     create_namespace_fts,
@@ -146,6 +146,11 @@ def secure_data_dir(data_dir: Path) -> list[str]:
     return fixed
 
 
+def _fold(text: str | None) -> str | None:
+    """fold() as SQL's ``agentmemd_fold``: what a search for a name compares (core/text.py)."""
+    return None if text is None else fold(text)
+
+
 def _connect(uri: str, *, read_only: bool) -> Any:
     """A sqlean connection with sqlite-vec loaded (the writer keeps vec0 in step with memories)."""
     conn = sqlean.connect(uri, uri=read_only, check_same_thread=False, isolation_level=None)
@@ -153,6 +158,7 @@ def _connect(uri: str, *, read_only: bool) -> Any:
     sqlite_vec.load(conn)
     conn.enable_load_extension(False)
     conn.execute("PRAGMA busy_timeout=5000")
+    conn.create_function("agentmemd_fold", 1, _fold, deterministic=True)
     if read_only:
         conn.execute("PRAGMA query_only=ON")
     return conn

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from agentmemd.memory.core.text import fold
 from agentmemd.memory.store.database import Store, _in_chunks, age_columns
 
 # What a listing shows of a memory: everything but its embedding and its context.
@@ -44,10 +45,12 @@ class ListingFilter:
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
-        for column, value in (("source", self.source_contains), ("content", self.content_contains)):
-            if value:
-                clauses.append(f"{column} LIKE ? ESCAPE '\\'")
-                params.append(_like(value))
+        if self.source_contains:
+            clauses.append("source LIKE ? ESCAPE '\\'")
+            params.append(_like(self.source_contains))
+        if self.content_contains:  # accents and case aside: "lucia" finds "Lucía"
+            clauses.append("agentmemd_fold(content) LIKE ? ESCAPE '\\'")
+            params.append(_like(fold(self.content_contains)))
         if self.created_from:
             clauses.append("created >= ?")
             params.append(self.created_from)

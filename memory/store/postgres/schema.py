@@ -107,6 +107,11 @@ def sqlite_statements(stop_before: str | None = None) -> list[str]:
     ]
 
 
+# Each letter with a mark and the letter without it, for agentmemd_fold.
+FOLD_FROM = "ÀÁÂÃÄÅàáâãäåÇçÈÉÊËèéêëÌÍÎÏìíîïÑñÒÓÔÕÖòóôõöÙÚÛÜùúûüÝýÿŠšŽžČčĆćŁłŃńŚśŹźŻżĞğİıŞşŘřŮůĚěŇňŤťĎď"
+FOLD_TO = "AAAAAAaaaaaaCcEEEEeeeeIIIIiiiiNnOOOOOoooooUUUUuuuuYyySsZzCcCcLlNnSsZzZzGgIiSsRrUuEeNnTtDd"
+
+
 def _own_tables(dim: int) -> list[str]:
     """PostgreSQL's own: the search indexes SQLite keeps in virtual tables, and the functions the
     store's SQL calls that SQLite has built in."""
@@ -117,6 +122,10 @@ def _own_tables(dim: int) -> list[str]:
         "CREATE OR REPLACE FUNCTION round(x double precision, places integer) RETURNS double precision "
         "LANGUAGE sql IMMUTABLE AS $$ SELECT round(x::numeric, places)::double precision $$",
         "CREATE OR REPLACE FUNCTION instr(a text, b text) RETURNS integer LANGUAGE sql IMMUTABLE AS $$ SELECT strpos(a, b) $$",
+        # core/text.py's fold() for the Latin letters with marks (the unaccent extension is not assumed).
+        "CREATE OR REPLACE FUNCTION agentmemd_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT "
+        "btrim(regexp_replace(lower(translate(t, "
+        f"'{FOLD_FROM}', '{FOLD_TO}')), '\\s+', ' ', 'g')) $$",
         # A memory's words as FTS5 would index them (its text's and its context's), for BM25.
         'CREATE TABLE IF NOT EXISTS memory_terms (seq BIGINT PRIMARY KEY, namespace TEXT COLLATE "C" NOT NULL, '
         "text_terms TEXT[] NOT NULL, context_terms TEXT[] NOT NULL, all_terms TEXT[] NOT NULL, size INTEGER NOT NULL)",
