@@ -164,12 +164,16 @@ def test_import_cli_dry_run_import_and_again(served):
     assert report["dry_run"] and report["chats"][0]["senders"] == {"Ana": 2, "Ben": 1, "+351 912 345 678": 1}
     assert report["first"] == "2024-03-12T09:17:00" and len(report["chats"][0]["skipped"]) == 4
     assert json.loads(run(served, "--json", "chats", "--namespace", "cli1").stdout)["chats"] == []  # nothing written
+    assert (report["chats"][0]["new"], report["chats"][0]["stored"]) == (4, 0)
+    assert json.loads(run(served, "--json", "people", "list", "--namespace", "cli1").stdout)["people"] == []
     done = run(served, "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
     assert done.exit_code == 0, done.output
     assert "4 messages added, 0 already stored" in done.stdout and "imported 4/4 messages" in done.stderr
     assert "skipped    1  system message" not in done.stdout and "line 1: system message" in done.stdout
     again = run(served, "--json", "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
     assert (json.loads(again.stdout)["added"], json.loads(again.stdout)["duplicates"]) == (0, 4)
+    later = run(served, "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC", "--dry-run")
+    assert "would import 0 new of 4 messages (4 already stored)" in later.stdout, later.stdout
     people = run(served, "people", "list", "--namespace", "cli1")
     assert "the user" in people.stdout and "Ana" in people.stdout
     found = run(served, "messages", "flights booked", "--namespace", "cli1")

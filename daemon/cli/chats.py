@@ -17,6 +17,7 @@ import click
 
 from agentmemd.daemon.cli import printers as show
 from agentmemd.daemon.cli.calls import AUDIENCE, NAMESPACE, bounded, call, connected, fail, given, show_result
+from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
 from agentmemd.memory.channels.formats import DESCRIPTIONS, READERS, read_chat_export
 from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.core.chats import Chat, ChatExport
@@ -89,7 +90,10 @@ def import_chats(
         )
         fail(f"--me {me!r} is no sender of {path}: its senders are {listed}; give one of them as written", 2)
     if dry_run:
-        show_result(_dry_run(export, path, tz), show.human_import)
+        report = _dry_run(export, path, tz)
+        params_of = lambda chat, batch: {**_batch(format, chat, batch, owner, tz, namespace), "dry_run": True}  # noqa: E731
+        _count_new(export, report, params_of, batch_size)
+        show_result(report, show.human_import)
         return
     report = _dry_run(export, path, tz)
     report["dry_run"] = False
@@ -101,6 +105,25 @@ def import_chats(
     show_result(report, show.human_import)
     if stuck:
         fail(stuck, 4)
+
+
+def _count_new(export: ChatExport, report: dict[str, Any], params_of, batch_size: int) -> None:
+    """Ask the daemon which of the export's messages it holds already (a later export of a chat
+    imported before), storing nothing: each chat's ``new`` and ``stored``. No daemon, or one that
+    refuses: ``new`` stays unknown (None) and the report says why."""
+    settings = click.get_current_context().obj
+    try:
+        with Client(settings.socket or default_socket(), token=settings.token) as client:
+            for chat, summary in zip(export.chats, report["chats"]):
+                summary["new"] = summary["stored"] = 0
+                for batch in batches(chat.messages, max_messages=batch_size):
+                    done = client.call("channels.ingest", params_of(chat, batch))
+                    summary["new"] += done["added"]
+                    summary["stored"] += done["duplicates"]
+    except (ConnectionError, TimeoutError, RpcCallError) as exc:
+        for summary in report["chats"]:
+            summary["new"] = summary["stored"] = None
+        report["notes"] = [*report["notes"], f"which messages are new is not known: {exc}"]
 
 
 def _store(

@@ -382,6 +382,23 @@ def _day(ts: str | None) -> str:
     return ts[:10] if ts else "-"
 
 
+def _human_imported_chat(chat: dict[str, Any]) -> None:
+    print(
+        f"  {chat['added']} added, {chat['duplicates']} already stored, {len(chat['sessions'])} sessions"
+        + (f", Observer queued for {len(chat['observing'])}" if chat["observing"] else "")
+    )
+    if chat.get("forgotten"):
+        print(
+            f"  {chat['forgotten']} messages whose words you forgot before: stored as tombstones "
+            "(never searched, observed or packed)"
+        )
+    if chat.get("edited") or chat.get("deleted"):
+        print(
+            f"  since the last import: {chat.get('edited', 0)} stored messages edited (their memories get "
+            f"new versions), {chat.get('deleted', 0)} deleted (tombstones; what was made only from them is forgotten)"
+        )
+
+
 def human_import(report: dict[str, Any]) -> None:
     verb = "would import" if report["dry_run"] else "imported"
     print(
@@ -395,22 +412,11 @@ def human_import(report: dict[str, Any]) -> None:
     for chat in report["chats"]:
         print(f"\n{chat['title']}  ({chat['kind']}, {chat['chat']})  {_day(chat['first'])} to {_day(chat['last'])}")
         if report["dry_run"]:
-            print(f"  {verb} {chat['messages']} messages")
+            counted = f"{chat['new']} new of " if chat.get("new") is not None else ""
+            stored = f" ({chat['stored']} already stored)" if chat.get("new") is not None else ""
+            print(f"  {verb} {counted}{chat['messages']} messages{stored}")
         else:
-            print(
-                f"  {chat['added']} added, {chat['duplicates']} already stored, {len(chat['sessions'])} sessions"
-                + (f", Observer queued for {len(chat['observing'])}" if chat["observing"] else "")
-            )
-            if chat.get("forgotten"):
-                print(
-                    f"  {chat['forgotten']} messages whose words you forgot before: stored as tombstones "
-                    "(never searched, observed or packed)"
-                )
-            if chat.get("edited") or chat.get("deleted"):
-                print(
-                    f"  since the last import: {chat.get('edited', 0)} stored messages edited (their memories get "
-                    f"new versions), {chat.get('deleted', 0)} deleted (tombstones; what was made only from them is forgotten)"
-                )
+            _human_imported_chat(chat)
         for moved in chat.get("remapped") or []:
             print(
                 f"  corrected: {moved['name']!r} is now {_person_label(moved['now'])} (was {_person_label(moved['was'])}), "

@@ -535,6 +535,8 @@ class IngestParams(Params):
     earlier_ids: list[Annotated[str, Field(min_length=1, max_length=300)]] = Field(
         [], max_length=4, description="ids the same chat may have been stored under by an earlier version"
     )
+    # True: say what the batch would add (new messages, those already stored) and store nothing.
+    dry_run: bool = False
     deleted: list[Annotated[str, Field(min_length=1, max_length=300), AfterValidator(_utf8)]] = Field(
         [],
         max_length=INGEST_DELETED_MAX,

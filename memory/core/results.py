@@ -376,6 +376,7 @@ class IngestResult(Result):
     remapped: list[Remapped] = []
     edited: int = 0  # stored messages the batch marks edited whose text it changed (as channels.edit)
     deleted: int = 0  # stored messages the batch marks deleted, now tombstones (as channels.delete)
+    dry_run: bool = False  # nothing was stored: ``added`` is how many messages are new
 
 
 class NewVersion(Result):

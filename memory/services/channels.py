@@ -73,6 +73,14 @@ def _offset(delta: timedelta) -> str:
     return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
+class _TakenBack(Exception):
+    """Leaves a dry run's transaction, which rolls its writes back, with the plan."""
+
+    def __init__(self, plan):
+        super().__init__("a dry run takes its writes back")
+        self.plan = plan
+
+
 class ChannelService:
     episodes: EpisodeWorker | None = None  # the composition root's, for ``pending``
 
@@ -109,6 +117,8 @@ class ChannelService:
         after the one imported before) is corrected as channels.edit and .delete correct it, which
         embed off the store thread."""
         zone = zone_named(p.tz if p.tz is not None else self.config.timezone)
+        if p.dry_run:
+            return self.run_on_store(partial(self._preview_batch, p, zone))
         result, requests, edited = self.run_on_store(partial(self._store_batch, p, zone))
         for session, force in requests:
             self.worker.request(session, force=force)
@@ -142,21 +152,45 @@ class ChannelService:
             done += self.corrections.delete(params)["status"] == "deleted"
         return done
 
+    def _preview_batch(self, p: IngestParams, zone) -> dict[str, Any]:
+        """What the batch would store, planned as an import plans it and then taken back: which
+        messages are new and which are already stored (a later export's overlap)."""
+        try:
+            with self.store.transaction():
+                plan = self._plan(p, zone)
+                raise _TakenBack(plan)
+        except _TakenBack as back:
+            plan = back.plan
+        return {
+            "chat": plan.chat,
+            "audience": chat_audience(p.channel, p.kind, plan.chat),
+            "added": len(plan.turns),
+            "duplicates": plan.duplicates,
+            "sessions": [],
+            "people": {},
+            "observing": [],
+            "edited": len(plan.edited),
+            "dry_run": True,
+        }
+
+    def _plan(self, p: IngestParams, zone):
+        return self.ingest_.plan(
+            p.namespace,
+            p.channel,
+            p.chat_id,
+            p.title,
+            p.kind,
+            with_known_names(self.tables, p.namespace, p.channel, p.messages),
+            owner=p.owner,
+            zone=zone,
+            earlier_ids=p.earlier_ids,
+        )
+
     def _store_batch(self, p: IngestParams, zone) -> tuple[dict[str, Any], list[tuple[str, bool]], list[ChatMessage]]:
         """What the batch stored, the Observer runs it calls for (session, observe it whole), and
         the stored messages it holds marked edited."""
         with self.store.transaction():
-            plan = self.ingest_.plan(
-                p.namespace,
-                p.channel,
-                p.chat_id,
-                p.title,
-                p.kind,
-                with_known_names(self.tables, p.namespace, p.channel, p.messages),
-                owner=p.owner,
-                zone=zone,
-                earlier_ids=p.earlier_ids,
-            )
+            plan = self._plan(p, zone)
             seqs = self.conversations.append_many(p.namespace, plan.turns) if plan.turns else []
             self.ingest_.record(p.namespace, plan.keys, seqs)
             contents = [t["content"] for t in plan.turns]
