@@ -331,3 +331,18 @@ def test_a_person_is_found_by_any_name_they_go_by_accents_and_case_aside(spawn):
         assert json.loads(got.output)["name"] == "Lucía Pérez"
     missing = CliRunner().invoke(cli, ["--socket", str(d.socket), "people", "get", "Lucas"])
     assert missing.exit_code != 0 and "no person 'Lucas'" in missing.output
+
+
+def test_a_chats_title_stays_when_its_export_is_downloaded_again(served, tmp_path):
+    source = (EXPORTS / "whatsapp_android_12h_mdy_group.txt").read_text(encoding="utf-8")
+    first = tmp_path / "WhatsApp Chat with Piso compartido.txt"
+    first.write_text(source, encoding="utf-8")
+    again = tmp_path / "WhatsApp Chat with Piso compartido (1).txt"
+    again.write_text(source, encoding="utf-8")
+    later = tmp_path / "WhatsApp Chat with Piso compartido (later).txt"
+    later.write_text(source, encoding="utf-8")
+    for path in (first, again, later):
+        done = run(served, "import", "whatsapp", str(path), "--me", "Ben", "--namespace", "titles", "--tz", "UTC")
+        assert done.exit_code == 0, done.output
+    chats = json.loads(run(served, "--json", "chats", "--namespace", "titles").stdout)["chats"]
+    assert [c["title"] for c in chats] == ["Piso compartido"]

@@ -68,6 +68,20 @@ def earlier_key(chat: str, message: ChatMessage, when: datetime, occurrence: int
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
+# What a browser or a person adds to a downloaded export's file name: "(1)", "(later)", " - Copy".
+_FILE_COPY = re.compile(r"\s*(?:\([^()]{1,40}\)|[-–]?\s*(?:copy|copia|kopie|copie)(?:\s*\d+)?)\s*$", re.IGNORECASE)
+
+
+def _file_copy_of(known: str, title: str) -> bool:
+    """``title`` is ``known`` with what a copy of its file adds: a title from a file's name
+    (WhatsApp's) keeps the chat's first one.
+
+    >>> _file_copy_of("Ana", "Ana (1)"), _file_copy_of("Piso", "Piso (later)"), _file_copy_of("Ana", "Anabel")
+    (True, True, False)
+    """
+    return title != known and title.startswith(known) and bool(_FILE_COPY.fullmatch(title[len(known) :]))
+
+
 def session_id(namespace: str, chat: str, title: str, first: datetime) -> str:
     """``whatsapp:ana-silva:1a2b3c4d@20240312T091540Z``: readable, unique per namespace and chat (the
     store's key of it: memory/core/sessions.py)."""
@@ -252,6 +266,10 @@ class ChatIngest:
                     "created": format_time(self.clock.now()),
                 }
             )
+        elif _file_copy_of(known["title"], title):  # "Ana (1)", "Ana (later)": the file was renamed, not the chat
+            title = known["title"]
+            if known["kind"] != kind:
+                self.tables.update_chat(namespace, chat, title, kind)
         elif (known["title"], known["kind"]) != (title, kind):  # a renamed group, a DM that became one
             self.tables.update_chat(namespace, chat, title, kind)
         return title
