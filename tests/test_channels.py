@@ -346,3 +346,22 @@ def test_a_chats_title_stays_when_its_export_is_downloaded_again(served, tmp_pat
         assert done.exit_code == 0, done.output
     chats = json.loads(run(served, "--json", "chats", "--namespace", "titles").stdout)["chats"]
     assert [c["title"] for c in chats] == ["Piso compartido"]
+
+
+def test_times_are_shown_in_the_persons_zone_and_named(served, tmp_path, monkeypatch):
+    import time
+
+    path = tmp_path / "WhatsApp Chat with Marco.txt"
+    path.write_text("02/03/2026, 20:10 - Marco: Llego a Sants a las nueve\n", encoding="utf-8")
+    done = run(
+        served, "import", "whatsapp", str(path), "--namespace", "zones", "--tz", "Europe/Madrid", "--me", "Marco"
+    )
+    assert done.exit_code == 0, done.output
+    monkeypatch.setenv("TZ", "Europe/Madrid")
+    time.tzset()
+    try:
+        shown = run(served, "messages", "Sants", "--namespace", "zones")
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert "2026-03-02 20:10 CET" in shown.stdout, shown.stdout  # not 19:10 UTC, unnamed

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from agentmemd.memory.channels.impressions import render_impression
+from agentmemd.memory.core.clock import shown_time
 from agentmemd.memory.safety.secrets import mask
 from agentmemd.persona.identity.graph import NODE_KIND_LABELS
 
@@ -93,10 +94,10 @@ def human_memory_history(result: dict[str, Any]) -> None:
     print(f"{result['id']} in {result['namespace']}; origin: {result['origin']['kind']}")
     for v in result["versions"]:
         mark = "*" if v["id"] == result["id"] else " "
-        print(f"{mark} v{v['version']}  {v['id']}  {v['created'][:19]}  {v['content'][:90]}")
+        print(f"{mark} v{v['version']}  {v['id']}  {shown_time(v['created'], seconds=True)}  {v['content'][:90]}")
     for e in result["events"]:
         count = "" if e["access_count"] is None else f"  (access count {e['access_count']:g})"
-        print(f"  {e['at'][:19]}  {e['kind']}  {e['detail'] or ''}{count}")
+        print(f"  {shown_time(e['at'], seconds=True)}  {e['kind']}  {e['detail'] or ''}{count}")
     now = result["retention"][-1] if result["retention"] else None
     if now:
         end = result["projected"][-1]
@@ -141,7 +142,7 @@ def human_packs(result: dict[str, Any]) -> None:
     print(f"{result['total']} packs logged")
     for p in result["packs"]:
         print(
-            f"{p['pack_id']}  {p['at'][:19]}  [{p['namespace']}] {p['chosen']} chosen, {p['tokens']}/{p['budget_tokens']}  {p['query'][:70]}"
+            f"{p['pack_id']}  {shown_time(p['at'], seconds=True)}  [{p['namespace']}] {p['chosen']} chosen, {p['tokens']}/{p['budget_tokens']}  {p['query'][:70]}"
         )
 
 
@@ -194,7 +195,7 @@ def human_scores(result: dict[str, Any]) -> None:
     for r in result["scores"]:
         d = r["dimensions"]
         print(
-            f"{r['at'][:19]}  turn {r['turn_seq'] if r['turn_seq'] is not None else '-':>4}  {r['composite']:.3f}  "
+            f"{shown_time(r['at'], seconds=True)}  turn {r['turn_seq'] if r['turn_seq'] is not None else '-':>4}  {r['composite']:.3f}  "
             f"ewma {r['ewma']:.3f} {r['trend']:<10} {r['action']:<9}  v{d['voice']:.2f} r{d['relational']:.2f} "
             f"g{d['grounded']:.2f} s{d['style']:.2f} c{d['constraint']:.2f}"
         )
@@ -203,7 +204,7 @@ def human_scores(result: dict[str, Any]) -> None:
 def human_history(result: dict[str, Any]) -> None:
     for v in result["versions"]:
         traits = " ".join(f"{k}={round(x * 100)}" for k, x in v["traits"].items())
-        print(f"v{v['version']:<3} {v['created'][:19]}  {v['reason']}\n      {traits}")
+        print(f"v{v['version']:<3} {shown_time(v['created'], seconds=True)}  {v['reason']}\n      {traits}")
         for e in v["evidence"]:
             print(f"      evidence {e['source']}: {e['snippet'][:100]}")
 
@@ -213,7 +214,9 @@ def human_rules(result: dict[str, Any]) -> None:
     for r in result["hard_rules"]:
         print(f"  - {r['rule']}  ({r['source']}, {r['added_at'][:10]})")
     for p in result["proposals"]:
-        print(f"proposal {p['id']} [{p['status']}]: {p['action']} {p['rule']!r} ({p['origin']}, {p['created'][:19]})")
+        print(
+            f"proposal {p['id']} [{p['status']}]: {p['action']} {p['rule']!r} ({p['origin']}, {shown_time(p['created'], seconds=True)})"
+        )
 
 
 def _where(item: dict[str, Any]) -> str:
@@ -246,11 +249,11 @@ def human_identity_node(result: dict[str, Any]) -> None:
 
 
 def human_goal(goal: dict[str, Any]) -> None:
-    due = f", due {goal['due'][:16].replace('T', ' ')} UTC" if goal["due"] else ""
+    due = f", due {shown_time(goal['due'])}" if goal["due"] else ""
     trigger = f", when asked about {goal['trigger']!r}" if goal["trigger"] else ""
     print(f"{goal['id']} [{goal['status']}, {goal['priority']}{due}{trigger}] {goal['text']}")
     for note in goal["notes"]:
-        print(f"    {note['at'][:16].replace('T', ' ')} ({note['origin']}): {note['text']}")
+        print(f"    {shown_time(note['at'])} ({note['origin']}): {note['text']}")
 
 
 def human_goals(result: dict[str, Any]) -> None:
@@ -312,7 +315,7 @@ def human_observations(result: dict[str, Any]) -> None:
         status = (
             "" if o["status"] == "live" else f"  [{o['status']}{' -> ' + o['replaced_by'] if o['replaced_by'] else ''}]"
         )
-        print(f"{o['date'][:16].replace('T', ' ')} ({o['priority']}) [{o['category']}] {o['content']}{ref}{status}")
+        print(f"{shown_time(o['date'])} ({o['priority']}) [{o['category']}] {o['content']}{ref}{status}")
         print(f"{'':17}{o['id']}  turns {','.join(map(str, o['source_turns']))}  memory {o['memory_id']}")
 
 
@@ -374,7 +377,7 @@ def human_tokens(result: dict[str, Any]) -> None:
         reach = "every namespace" if t["namespaces"] is None else ", ".join(t["namespaces"])
         state = f"revoked {t['revoked']}" if t["revoked"] else "live"
         used = t.get("last_used")
-        last = f"last {t['last_method']} via {t['last_door']} {used[:16].replace('T', ' ')}" if used else "never used"
+        last = f"last {t['last_method']} via {t['last_door']} {shown_time(used)}" if used else "never used"
         print(f"{t['name']:<24} {state:<34} {reach:<24} {last}")
 
 
@@ -466,26 +469,28 @@ def human_turns(result: dict[str, Any]) -> None:
         print("no messages match")
     for t in result["turns"]:
         where = t["chat_title"] or t["session"]
-        print(f"{t['ts'][:16].replace('T', ' ')}  {where}  {t['speaker']}: {t['content'][:200]}")
+        print(f"{shown_time(t['ts'])}  {where}  {t['speaker']}: {t['content'][:200]}")
 
 
 def human_people(result: dict[str, Any]) -> None:
     if not result["people"]:
         print("no people yet: import a chat (`agentmemd import`) or connect a channel")
     for p in result["people"]:
-        print(f"{p['id']:<16} {p['messages']:>7} msgs  last {_day(p['last_seen'])}  {p['name']}")
+        print(f"{p['id']:<16} {p['messages']:>7} msgs  last {shown_time(p['last_seen'])[:10] or '-'}  {p['name']}")
 
 
 def human_person(p: dict[str, Any]) -> None:
     merged = f"  (asked for {p['requested']}, merged into this person)" if p.get("requested") else ""
     print(f"{p['name']}  {p['id']}{merged}")
-    print(f"  {p['messages']} messages, {_day(p['first_seen'])} to {_day(p['last_seen'])}")
+    print(
+        f"  {p['messages']} messages, {shown_time(p['first_seen'])[:10] or '-'} to {shown_time(p['last_seen'])[:10] or '-'}"
+    )
     for a in p["accounts"]:
         print(f"  account  {a['channel']}: {a['account']}  ({a['name']})")
     for c in p["chats"]:
         print(f"  chat     {c['title']}  ({c['kind']}, {c['messages']} messages)")
     for imp in p.get("impressions", []):
-        print(f"\n  impression heard in {imp['audience']} (version {imp['version']}, {imp['updated'][:16]})")
+        print(f"\n  impression heard in {imp['audience']} (version {imp['version']}, {shown_time(imp['updated'])})")
         for line in render_impression(imp["content"]).splitlines()[1:]:
             print(f"    {line}")
 
@@ -495,14 +500,14 @@ def human_sessions(result: dict[str, Any]) -> None:
     for s in result["sessions"]:
         chat = f"  chat {s['chat']}" if s["chat"] else ""
         print(
-            f"{s['session']}  {s['turns']} turns ({s['observed']} observed)  {s['first'][:16]} .. {s['last'][:16]}{chat}"
+            f"{s['session']}  {s['turns']} turns ({s['observed']} observed)  {shown_time(s['first'])} .. {shown_time(s['last'])}{chat}"
         )
 
 
 def human_turn_page(result: dict[str, Any]) -> None:
     print(f"{result['total']} turns")
     for t in result["turns"]:
-        print(f"{t['seq']:>6}  {t['ts'][:16]}  {t['speaker'] or t['role']}: {t['content']}")
+        print(f"{t['seq']:>6}  {shown_time(t['ts'])}  {t['speaker'] or t['role']}: {t['content']}")
 
 
 def human_contexts(result: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ from agentmemd.daemon.dashboard.access import (
     session_secret,
 )
 from agentmemd.daemon.dashboard.link import ACTING_TOKEN, DaemonLink, PageError
+from agentmemd.memory.core.clock import shown_time
 from agentmemd.memory.safety.secrets import mask
 
 log = logging.getLogger("agentmemd.dashboard")
@@ -55,9 +56,19 @@ class DashboardSettings:
     extra_hosts: tuple[str, ...] = ()
 
 
+def _when(at: Any) -> str:
+    """A stored time as a person reads it: the dashboard's machine's zone, named (core/clock.py)."""
+    if not at:
+        return ""
+    try:
+        return shown_time(str(at), seconds=True)
+    except ValueError:  # not a stored time: as it is
+        return str(at)[:19].replace("T", " ")
+
+
 def templates() -> Environment:
     env = Environment(loader=PackageLoader("agentmemd.daemon.dashboard", "templates"), autoescape=select_autoescape())
-    env.filters["when"] = lambda at: "" if not at else str(at)[:19].replace("T", " ")
+    env.filters["when"] = _when
     env.globals["urlencode"] = urlencode
     env.filters["masked"] = mask  # a list never shows a secret whole (memory/safety/secrets.py)
     return env

@@ -74,5 +74,19 @@ def format_time(value: datetime) -> str:
     return to_utc(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def shown_time(stored: str | None, *, seconds: bool = False, zone: tzinfo | None = None) -> str:
+    """A stored time as a person reads it: in ``zone``, by default this machine's (``TZ`` sets it),
+    the zone named.
+
+    >>> madrid = zone_named("Europe/Madrid")
+    >>> shown_time("2026-03-02T18:10:00.000000Z", zone=madrid), shown_time("2026-07-02T18:10:00Z", seconds=True, zone=madrid)
+    ('2026-03-02 19:10 CET', '2026-07-02 20:10:00 CEST')
+    """
+    if not stored:
+        return ""
+    local = parse_time(stored).astimezone(zone)
+    return local.strftime("%Y-%m-%d %H:%M:%S %Z" if seconds else "%Y-%m-%d %H:%M %Z")
+
+
 def make_clock(start: str) -> SystemClock | ManualClock:
     return ManualClock(parse_time(start)) if start else SystemClock()
