@@ -365,3 +365,19 @@ def test_times_are_shown_in_the_persons_zone_and_named(served, tmp_path, monkeyp
         monkeypatch.undo()
         time.tzset()
     assert "2026-03-02 20:10 CET" in shown.stdout, shown.stdout  # not 19:10 UTC, unnamed
+
+
+def test_the_user_is_one_person_across_imports_and_never_silently_a_stranger(served, tmp_path):
+    first = tmp_path / "WhatsApp Chat with Ana.txt"
+    first.write_text("02/03/2026, 20:10 - Ana: Cenamos el viernes?\n02/03/2026, 20:12 - Javier: Sí, a las nueve\n")
+    second = tmp_path / "WhatsApp Chat with Marco.txt"
+    second.write_text("03/03/2026, 10:00 - Marco: ¿Traes el vino?\n03/03/2026, 10:05 - Javier: Claro, un rioja\n")
+    stranger = run(served, "import", "whatsapp", str(first), "--namespace", "me1", "--tz", "UTC", "--dry-run")
+    assert "no --me: none of the senders is the user" in stranger.stdout, stranger.stdout
+    done = run(served, "import", "whatsapp", str(first), "--namespace", "me1", "--tz", "UTC", "--me", "Javier")
+    assert done.exit_code == 0, done.output
+    again = run(served, "--json", "import", "whatsapp", str(second), "--namespace", "me1", "--tz", "UTC")
+    report = json.loads(again.stdout)
+    assert "the user is 'Javier', as in an earlier import (--me to say another)" in report["notes"]
+    people = json.loads(run(served, "--json", "people", "list", "--namespace", "me1").stdout)["people"]
+    assert sorted(p["name"] for p in people if p["id"] != "user") == ["Ana", "Marco"]  # Javier is the user, once

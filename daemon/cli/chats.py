@@ -89,14 +89,18 @@ def import_chats(
             f" and {len(shown) - 20} more" if len(shown) > 20 else ""
         )
         fail(f"--me {me!r} is no sender of {path}: its senders are {listed}; give one of them as written", 2)
+    found_user = None if owner else _user_from_earlier_imports(format, export, namespace)
+    owner = owner or found_user
     if dry_run:
         report = _dry_run(export, path, tz)
+        _say_who_the_user_is(report, export, me, found_user)
         params_of = lambda chat, batch: {**_batch(format, chat, batch, owner, tz, namespace), "dry_run": True}  # noqa: E731
         _count_new(export, report, params_of, batch_size)
         show_result(report, show.human_import)
         return
     report = _dry_run(export, path, tz)
     report["dry_run"] = False
+    _say_who_the_user_is(report, export, me, found_user)
     with connected() as client, _Progress(sum(len(c.messages) for c in export.chats)) as progress:
         params_of = lambda chat, batch: _batch(format, chat, batch, owner, tz, namespace)  # noqa: E731
         _store(client, export, report, progress, params_of, batch_size)
@@ -105,6 +109,38 @@ def import_chats(
     show_result(report, show.human_import)
     if stuck:
         fail(stuck, 4)
+
+
+def _user_from_earlier_imports(format: str, export: ChatExport, namespace: str | None) -> str | None:
+    """The sender an earlier import (or the owner) made the user on this channel, when the export
+    has one: the user is one person across imports without --me each time. None: no daemon, or
+    no such sender."""
+    settings = click.get_current_context().obj
+    try:
+        with Client(settings.socket or default_socket(), token=settings.token) as client:
+            accounts = client.call("people.get", given(person="user", namespace=namespace)).get("accounts", [])
+    except (ConnectionError, TimeoutError, RpcCallError):
+        return None
+    known = {a["account"] for a in accounts if a["channel"] == format} | {
+        a["name"] for a in accounts if a["channel"] == format
+    }
+    return next((sender for sender in export.senders() if sender in known), None)
+
+
+def _say_who_the_user_is(report: dict[str, Any], export: ChatExport, me: str | None, found: str | None) -> None:
+    """A note on who the user is when --me was not given: found from an earlier import, or nobody
+    (every sender someone else), never silently."""
+    if me or export.owner:
+        return
+    if found:
+        report["notes"] = [*report["notes"], f"the user is {found!r}, as in an earlier import (--me to say another)"]
+        return
+    senders = ", ".join(repr(s) for s in export.senders()[:10])
+    report["notes"] = [
+        *report["notes"],
+        f"no --me: none of the senders is the user, every one is stored as another person; if you are one of "
+        f"them ({senders}), import again with --me NAME and their messages become yours",
+    ]
 
 
 def _count_new(export: ChatExport, report: dict[str, Any], params_of, batch_size: int) -> None:
