@@ -82,7 +82,10 @@ def test_telegram_polls_contacts_and_places_read_as_text_not_dicts():
             },
         )
     ).chats[0]
-    assert [m.text for m in chat.messages] == ["Poll: Dinner on Friday? — options: Sushi, Tapas (closed)"]
+    # The votes are what the poll decided: kept, with the exporting user's own choice.
+    assert [m.text for m in chat.messages] == [
+        "Poll: Dinner on Friday? — options: Sushi (2 votes, the user's), Tapas (1 vote) (closed)"
+    ]
     assert [s.reason for s in chat.skipped] == [
         "media without text (contact Rui Costa (+351 911))",
         "media without text (location 41.14, -8.61 (Café Majestic, Rua Santa Catarina))",

@@ -71,12 +71,25 @@ def _entity_text(part: Any) -> str:
 
 
 def poll_text(poll: dict) -> str:
-    """``Poll: Dinner on Friday? — options: Sushi, Tapas (closed)``."""
-    options = [flatten_text(a.get("text")).strip() for a in poll.get("answers") or [] if isinstance(a, dict)]
+    """``Poll: Dinner on Friday? — options: Sushi (3 votes), Tapas (1 vote, the user's) (closed)``:
+    the question, each option with its votes as the export counts them, and the exporting user's
+    own choice (``chosen``)."""
+    options = [_option(a) for a in poll.get("answers") or [] if isinstance(a, dict)]
     text = f"Poll: {flatten_text(poll.get('question')).strip() or '(no question)'}"
     if options:
-        text += " — options: " + ", ".join(options)
+        text += " — options: " + ", ".join(o for o in options if o)
     return text + (" (closed)" if poll.get("closed") else "")
+
+
+def _option(answer: dict) -> str:
+    said = flatten_text(answer.get("text")).strip()
+    votes = answer.get("voters")
+    marks = (
+        [f"{votes} vote{'s' if votes != 1 else ''}"] if isinstance(votes, int) and not isinstance(votes, bool) else []
+    )
+    if answer.get("chosen") is True:
+        marks.append("the user's")
+    return f"{said} ({', '.join(marks)})" if said and marks else said
 
 
 def _attachments(raw: dict) -> list[str]:
