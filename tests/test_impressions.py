@@ -133,3 +133,18 @@ def test_with_the_anthropic_provider_a_model_writes_the_impression_with_seed_004
         assert content["by"] == "anthropic" and content["cares_about"][0]["text"] == "avoiding peanuts at parties"
         assert content["keep_from_them"] == ["the surprise party the user is planning"]
         assert content["speaks"]["messages"] == 1 and content["sources"] and content["sources"][0].startswith("o")
+
+
+def test_a_name_that_calls_someone_says_nothing_about_them(in_process):
+    d = in_process()
+    _chat(d, "telegram:piso", "group", [("Ana", "Hola a todos"), ("Lucía", "Hola!"), ("Me", "Buenas")], ns="voc")
+    _, people = _chat(
+        d,
+        "telegram:lucia",
+        "private",
+        [("Lucía", "Genial Ana, mi tren llega a las nueve"), ("Lucía", "Ana me dijo que se muda a Lisboa en mayo.")],
+        ns="voc",
+    )
+    person = d.call("people.get", {"person": people["Lucía"], "namespace": "voc"})
+    private = next(i["content"] for i in person["impressions"] if i["audience"] == "private:telegram:lucia")
+    assert [b["text"] for b in private["believes"]] == ["Ana me dijo que se muda a Lisboa en mayo."]

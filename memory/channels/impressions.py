@@ -90,13 +90,27 @@ def _beliefs(turns: list[dict[str, Any]], others: dict[str, str], name: str) -> 
     found: list[dict[str, Any]] = []
     for turn in turns:
         for sentence in re.split(r"(?<=[.!?])\s+", turn["content"]):
-            hit = pattern.search(sentence)
+            hit = next((m for m in pattern.finditer(sentence) if not _addressed(sentence, m)), None)
             if hit and len(sentence.split()) >= 3:
                 found.append({"about": hit.group(1), "text": sentence.strip(), "source": f"turn:{turn['seq']}"})
                 break
         if len(found) >= MAX_ITEMS:
             break
     return found
+
+
+def _addressed(sentence: str, name: re.Match) -> bool:
+    """The name calls the person spoken to ("Genial Ana, mi tren llega…", "Thanks, Ana!"), it says
+    nothing about them.
+
+    >>> import re
+    >>> pattern = re.compile(r"\\bAna\\b")
+    >>> [_addressed(s, pattern.search(s)) for s in ("Genial Ana, mi tren llega a las 9", "Thanks, Ana!", "Ana se mudó a Lisboa")]
+    [True, True, False]
+    """
+    before, after = sentence[: name.start()], sentence[name.end() :]
+    calls = after.lstrip().startswith((",", "!", "?")) or not after.strip(" .!?")
+    return calls and (len(before.split()) <= 1 or before.rstrip().endswith(","))
 
 
 def from_model(base: dict[str, Any], result: ImpressionResult, sources: list[str]) -> dict[str, Any]:
