@@ -401,3 +401,34 @@ def test_the_import_command_prints_the_reason_never_a_traceback(tmp_path):
             out = _cli(tmp_path, "import", format, str(broken), "--dry-run")
             assert out.exit_code == 1 and isinstance(out.exception, SystemExit), (format, damage, out.output)
             assert "zip" in out.stderr and "Traceback" not in out.output, out.stderr
+
+
+def test_a_reply_is_indexed_with_what_it_answers_however_far_back(in_process, tmp_path):
+    """Telegram's reply_to_message_id: "I'll bring a Rioja" answers a question asked twelve messages
+    before, outside the two turns an episode is indexed with; it is found by that question."""
+    chatter = [
+        {"text": f"Photo {i} from the hike, look at that view", "from": "Ben", "from_id": "user8"} for i in range(12)
+    ]
+    export = _telegram(
+        {"text": "Who is bringing the wine for Saturday's dinner?"},
+        *chatter,
+        {"text": "I'll bring a Rioja", "from": "Marco", "from_id": "user9", "reply_to_message_id": 1},
+    )
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    chat = parse_telegram(export).chats[0]
+    messages = [m.model_dump(mode="json", exclude_defaults=True) for m in chat.messages]
+    d = in_process()
+    d.call("channels.ingest", {"channel": "telegram", "chat_id": chat.chat_id, "title": chat.title, "kind": chat.kind,
+                               "messages": messages, "owner": "user7"})  # fmt: skip
+    d.services.episodes.catch_up()
+    hits = d.call("memory.search", {"query": "who is bringing the wine to dinner?", "k": 3})["results"]
+    assert any("Rioja" in h["content"] for h in hits), [h["content"] for h in hits]
+    reply = next(h for h in d.call("memory.search", {"query": "Rioja", "k": 5})["results"] if "Rioja" in h["content"])
+    row = d.run_on_store(lambda: d.services.store.get(reply["id"]))[0]
+    assert "bringing the wine" in row["context"]
+    # Forgetting the question takes its words out of the reply's index entry too.
+    question = next(h for h in hits if "bringing the wine" in h["content"])
+    d.call("memory.forget", {"id": question["id"], "confirm": True})
+    row = d.run_on_store(lambda: d.services.store.get(reply["id"]))[0]
+    assert "bringing the wine" not in row["context"] and "(forgotten)" in row["context"]

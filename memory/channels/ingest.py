@@ -44,6 +44,7 @@ class IngestPlan:
     # Stored messages (by the app's id) the export marks edited: their text may be newer than the
     # stored one, and is applied as an edit (memory/channels/corrections.py), not stored again.
     edited: list[ChatMessage] = field(default_factory=list)
+    replies: list[str | None] = field(default_factory=list)  # per turn: the app's id of the message it replies to
 
 
 def message_key(chat: str, message: ChatMessage, when: datetime, occurrence: int) -> str:
@@ -51,11 +52,16 @@ def message_key(chat: str, message: ChatMessage, when: datetime, occurrence: int
     app's id is keyed by its time as the export wrote it: a naive time (WhatsApp) as wall-clock,
     so reading the file again with another ``--tz`` finds the same message."""
     if message.message_id:
-        basis = f"{chat}\x1fid\x1f{message.message_id}"
+        return id_key(chat, message.message_id)
     else:
         written = message.ts.isoformat() if message.ts.tzinfo is None else format_time(when)
         basis = f"{chat}\x1f{written}\x1f{message.sender}\x1f{message.text}\x1f{occurrence}"
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
+
+
+def id_key(chat: str, message_id: str) -> str:
+    """The key of the chat's message with the app's id ``message_id`` (message_key's, for one with an id)."""
+    return hashlib.sha256(f"{chat}\x1fid\x1f{message_id}".encode()).hexdigest()[:32]
 
 
 def earlier_key(chat: str, message: ChatMessage, when: datetime, occurrence: int) -> str | None:
@@ -177,6 +183,7 @@ class ChatIngest:
             prev_ts = when
             plan.turns.append(self._turn(namespace, channel, chat, audience, message, when, prev_session, owner, plan))
             plan.keys.append(key)
+            plan.replies.append(message.reply_to)
             if prev_session not in plan.sessions:
                 plan.sessions.append(prev_session)
         return plan
@@ -212,8 +219,23 @@ class ChatIngest:
             moved.append({"account": account, "name": name, "was": person, "now": target, "turns": turns})
         return moved
 
-    def record(self, namespace: str, keys: list[str], seqs: list[int]) -> None:
-        self.tables.add_keys(namespace, list(zip(keys, seqs)))
+    def record(self, namespace: str, plan: IngestPlan, seqs: list[int]) -> None:
+        """The stored turns' keys; and the turn each reply answers, found among what was stored
+        before and this batch (by the app's id of the message it replies to)."""
+        self.tables.add_keys(namespace, list(zip(plan.keys, seqs)))
+        if any(plan.replies):
+            self._link_replies(namespace, plan, seqs)
+
+    def _link_replies(self, namespace: str, plan: IngestPlan, seqs: list[int]) -> None:
+        wanted = {seq: id_key(plan.chat, to) for seq, to in zip(seqs, plan.replies) if to}
+        here = dict(zip(plan.keys, seqs))
+        stored = self.tables.stored_keys(namespace, sorted(set(wanted.values()) - set(here)))
+        pairs = []
+        for seq, key in wanted.items():
+            target = here.get(key) or (stored[key][0] if key in stored else None)
+            if target is not None and target != seq:
+                pairs.append((seq, target))
+        self.tables.link_replies(pairs)
 
     def _turn(
         self,

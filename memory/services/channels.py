@@ -192,7 +192,7 @@ class ChannelService:
         with self.store.transaction():
             plan = self._plan(p, zone)
             seqs = self.conversations.append_many(p.namespace, plan.turns) if plan.turns else []
-            self.ingest_.record(p.namespace, plan.keys, seqs)
+            self.ingest_.record(p.namespace, plan, seqs)
             contents = [t["content"] for t in plan.turns]
             forgotten = stay_forgotten(self.store, p.namespace, seqs, contents, format_time(self.clock.now()))
         added = {t["session"] for t in plan.turns}

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from agentmemd.memory.core.vocabulary import EPISODE
+from agentmemd.memory.store.conversation_tables import said_before
 from agentmemd.memory.store.database import Store, _in_chunks, fts_terms, to_blob
 
 USER = "user"  # the person the agent serves: no row of its own in ``people``
@@ -345,23 +346,26 @@ class ChannelTables:
         return [{**row, "turns": sorted(json.loads(row["turns"]))} for row in rows]
 
     def episodes_after(self, session: str, seq: int, count: int) -> list[dict[str, Any]]:
-        """The live episodes of the ``count`` turns of the session after ``seq`` (those whose
-        neighbourhood holds it): turn, the memory's seq, id, content, context."""
+        """The live episodes of the ``count`` turns of the session after ``seq`` and of the turns
+        replying to it (those whose neighbourhood holds it): turn, the memory's seq, id, content, context."""
         return self.store._rows(
-            "SELECT t.seq AS turn, m.seq, m.id, m.content, m.context FROM (SELECT seq FROM conversation_turns WHERE session = ? "
-            "AND seq > ? ORDER BY seq LIMIT ?) t JOIN memory_turns l ON l.turn_seq = t.seq "
+            "SELECT t.seq AS turn, m.seq, m.id, m.content, m.context FROM (SELECT seq FROM (SELECT seq FROM "
+            "conversation_turns WHERE session = ? AND seq > ? ORDER BY seq LIMIT ?) a "
+            "UNION SELECT seq FROM conversation_turns WHERE reply_to = ? AND ? > 0) t "
+            "JOIN memory_turns l ON l.turn_seq = t.seq "
             "JOIN memories m ON m.id = l.memory_id WHERE m.type = ? AND m.superseded_by IS NULL ORDER BY t.seq",
-            (session, seq, count, EPISODE),
+            (session, seq, count, seq, count, EPISODE),
         )
 
     def said_before(self, session: str, seq: int, count: int) -> list[tuple[int, str, str]]:
-        """Up to ``count`` (seq, speaker, content) of the session's turns before ``seq``, oldest first."""
-        rows = self.conn.execute(
-            "SELECT seq, speaker, content FROM conversation_turns WHERE session = ? AND seq < ? "
-            "ORDER BY seq DESC LIMIT ?",
-            (session, seq, count),
-        ).fetchall()
-        return [(row[0], row[1], row[2]) for row in reversed(rows)]
+        """(seq, speaker, content) of what an episode of turn ``seq`` is indexed with (said_before)."""
+        return said_before(self.conn, session, seq, count)
+
+    def link_replies(self, pairs: list[tuple[int, int]]) -> None:
+        """(turn, the turn it replies to) for turns just stored."""
+        self.conn.executemany(
+            "UPDATE conversation_turns SET reply_to = ? WHERE seq = ?", [(to, seq) for seq, to in pairs]
+        )
 
     def revise_turn(self, seq: int, content: str, tokens: int, edited: str) -> None:
         """The turn says ``content`` now (an edit at ``edited``), and is found by its new words only."""

@@ -10,6 +10,28 @@ from agentmemd.memory.store.database import Store, _in_chunks
 TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person, episode"
 
 
+def said_before(conn, session: str, seq: int, count: int) -> list[tuple[int, str, str]]:
+    """Up to ``count`` (seq, speaker, content) of the session's turns before ``seq``, oldest first:
+    what an episode of turn ``seq`` is indexed with. A reply (a chat's reply to an earlier message)
+    is indexed with what it answers first, however far back that was said, in place of the oldest
+    turn before it: read with its question, not diluted among the messages in between."""
+    rows = conn.execute(
+        "SELECT seq, speaker, content FROM conversation_turns WHERE session = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        (session, seq, count),
+    ).fetchall()
+    said = [(row[0], row[1], row[2]) for row in reversed(rows)]
+    if not count:
+        return said
+    answered = conn.execute(
+        "SELECT r.seq, r.speaker, r.content FROM conversation_turns t JOIN conversation_turns r "
+        "ON r.seq = t.reply_to WHERE t.seq = ?",
+        (seq,),
+    ).fetchone()
+    if answered is not None and all(answered[0] != s for s, _, _ in said):
+        said = [(answered[0], answered[1], answered[2])] + said[len(said) - count + 1 :]
+    return said
+
+
 class ConversationTables:
     def __init__(self, store: Store):
         self.store = store
@@ -281,12 +303,8 @@ class ConversationTables:
         )
 
     def said_before(self, session: str, seq: int, count: int) -> list[tuple[str, str]]:
-        """Up to ``count`` (speaker, content) of the session's turns before ``seq``, oldest first."""
-        rows = self.store.conn.execute(
-            "SELECT speaker, content FROM conversation_turns WHERE session = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-            (session, seq, count),
-        ).fetchall()
-        return [(speaker, content) for speaker, content in reversed(rows)]
+        """(speaker, content) of what an episode of turn ``seq`` is indexed with (said_before)."""
+        return [(speaker, content) for _, speaker, content in said_before(self.store.conn, session, seq, count)]
 
     def contents(self, seqs: list[int]) -> dict[int, str]:
         """seq -> the turn's text now."""

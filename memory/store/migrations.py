@@ -870,6 +870,14 @@ def m035_memory_secrets(db):
     _mark_backlog(db, "memory_secrets_backlog")
 
 
+@migrations()
+def m036_turn_replies(db):
+    """The turn a chat message replies to (a Telegram, Slack or Discord reply, a thread): its
+    episode is indexed with what it answers, however far back that was said."""
+    db.execute("ALTER TABLE conversation_turns ADD COLUMN reply_to INTEGER")
+    db.execute("CREATE INDEX idx_turns_reply_to ON conversation_turns(reply_to) WHERE reply_to IS NOT NULL")
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 
