@@ -284,3 +284,16 @@ def _config(root: Path, listen: str) -> Path:
     path = root / "bad.toml"
     path.write_text(f'[dashboard]\nlisten = "{listen}"\n')
     return path
+
+
+def test_who_may_hear_a_memory_is_said_with_the_chats_title_not_its_id(world):
+    d, base, token, _ = world
+    done = d.call("channels.ingest", {"channel": "whatsapp", "chat_id": "whatsapp:c-5a1e", "title": "Piso compartido",
+                                      "kind": "group", "messages": [{"sender": "Lucía", "ts": "2026-03-02T10:00:00Z",
+                                                                     "line": 1, "text": "La fianza son 900 euros"}]})  # fmt: skip
+    said = d.call("memory.add", {"content": "The deposit is 900 euros", "type": "fact", "audience": done["audience"]})
+    client, _ = session(base, token)
+    page = client.get(f"/memories/default/{said['id']}").text
+    assert re.search(
+        r'id="heard-by">the group chat &#39;Piso compartido&#39; <span class="muted small">group:whatsapp:c-5a1e', page
+    ), page[page.find("heard-by") - 50 : page.find("heard-by") + 200]

@@ -66,11 +66,31 @@ def _when(at: Any) -> str:
         return str(at)[:19].replace("T", " ")
 
 
+def heard_by(audience: str | None, titles: dict[str, str] | None = None) -> str:
+    """Who may hear a memory, in words, the chat by its title where one is known (``titles``: chat
+    id -> title, as chats.list gives them).
+
+    >>> heard_by("group:whatsapp:c-1", {"whatsapp:c-1": "Piso"}), heard_by("user"), heard_by("private:telegram:42")
+    ("the group chat 'Piso'", "the user's own conversations", 'the private chat telegram:42')
+    """
+    if not audience:
+        return ""
+    if audience == "user":
+        return "the user's own conversations"
+    if audience == "shared":
+        return "anyone (shared)"
+    kind, _, chat = audience.partition(":")
+    what = "private chat" if kind == "private" else "group chat"
+    title = (titles or {}).get(chat)
+    return f"the {what} {title!r}" if title else f"the {what} {chat}"
+
+
 def templates() -> Environment:
     env = Environment(loader=PackageLoader("agentmemd.daemon.dashboard", "templates"), autoescape=select_autoescape())
     env.filters["when"] = _when
     env.globals["urlencode"] = urlencode
     env.filters["masked"] = mask  # a list never shows a secret whole (memory/safety/secrets.py)
+    env.globals["heard_by"] = heard_by
     return env
 
 

@@ -118,7 +118,9 @@ async def _memory_page(
     draft: dict | None = None,
 ) -> Response:
     ids = {"id": memory_id, "namespace": namespace}
-    record, history = await asyncio.gather(d.call("memory.get", ids), d.call("memory.history", ids))
+    record, history, chats = await asyncio.gather(
+        d.call("memory.get", ids), d.call("memory.history", ids), d.call("chats.list", {"namespace": namespace})
+    )
     chart = time_chart(
         {
             "retention": [(p["at"], p["retention"]) for p in history["retention"]],
@@ -133,6 +135,7 @@ async def _memory_page(
         "memory.html",
         status=400 if error else 200,
         m=record,
+        titles={c["chat"]: c["title"] for c in chats["chats"]},
         history=history,
         chart=chart,
         error=error,
@@ -246,8 +249,12 @@ def packs(d: "Dashboard") -> "Handler":
 def pack(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         namespace, pack_id = request.path_params["namespace"], request.path_params["pack_id"]
-        explained = await d.call("context.explain", {"pack_id": pack_id, "namespace": namespace})
-        return d.render(request, "pack.html", explained=explained)
+        explained, chats = await asyncio.gather(
+            d.call("context.explain", {"pack_id": pack_id, "namespace": namespace}),
+            d.call("chats.list", {"namespace": namespace}),
+        )
+        titles = {c["chat"]: c["title"] for c in chats["chats"]}
+        return d.render(request, "pack.html", explained=explained, titles=titles)
 
     return page
 

@@ -88,6 +88,7 @@ def person(d: "Dashboard") -> "Handler":
             others=[o for o in everyone["people"] if o["id"] != found["id"]],
             activity=bar_chart([c["messages"] for c in chats[:12]], [c["title"][:14] for c in chats[:12]]),
             impressions=[{**i, "chat": chat_of(i["audience"])} for i in found["impressions"]],
+            titles={c["chat"]: c["title"] for c in chats},
             merged=request.query_params.get("merged"),
             moved=request.query_params.get("moved"),
         )
