@@ -336,6 +336,11 @@ def embeddings_cached(work_dir: Path | None, embedder, texts: list[str]) -> np.n
     return vectors
 
 
+def _sessions_of(dias: list[str]) -> list[str]:
+    """The LoCoMo sessions of these turns ("D3:5" is session D3), each once, in order."""
+    return list(dict.fromkeys(d.split(":", 1)[0] for d in dias))
+
+
 def _recall(retrieved: list[str], gold: set[str], k: int) -> float:
     return len(set(retrieved[:k]) & gold) / len(gold)
 
@@ -451,14 +456,26 @@ class _LocomoScores:
 
     NAMES = {0: "observation", 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
-    def __init__(self, systems: tuple[str, ...]):
+    def __init__(self, systems: tuple[str, ...], rankings: Any = None):
         self.systems = systems
         self.per_cat: dict[str, dict[int, list[tuple[float, float]]]] = {s: {} for s in systems}
+        self.sessions: dict[str, list[float]] = {s: [] for s in systems}  # session-level recall@10
         self.search_ms: list[float] = []
         self.covered: dict[str, dict[int, list[bool]]] = {}
+        self.rankings = rankings  # an open file: one JSON line per question and system, to read a miss
 
-    def add(self, system: str, cat: int, got: list[str], gold: set[str]) -> None:
+    def add(self, system: str, cat: int, got: list[str], gold: set[str], question: str = "") -> None:
         self.per_cat[system].setdefault(cat, []).append((_recall(got, gold, 5), _recall(got, gold, 10)))
+        self.sessions[system].append(_recall(_sessions_of(got), set(_sessions_of(sorted(gold))), 10))
+        if self.rankings is not None:
+            line = {
+                "system": system,
+                "category": self.NAMES[cat],
+                "question": question,
+                "gold": sorted(gold),
+                "top10": got[:10],
+            }
+            self.rankings.write(json.dumps(line) + "\n")
 
     def cover(self, system: str, cat: int, answer: Any, text: str) -> None:
         self.covered.setdefault(system, {}).setdefault(cat, []).append(answer_covered(answer, text))
@@ -484,6 +501,7 @@ class _LocomoScores:
             out[name] = {
                 "recall@5": round(statistics.fmean(x[0] for x in allv), 3),
                 "recall@10": round(statistics.fmean(x[1] for x in allv), 3),
+                "session_recall@10": round(statistics.fmean(self.sessions[name]), 3),
                 "by_category": {
                     f"{c} {self.NAMES[c]}": {
                         "n": len(v),
@@ -545,7 +563,7 @@ def _ask_daemon(
         search = {"query": qa["question"], "k": 10, "namespace": ns, "asked_at": qa.get("asked_at", asked_at)}
         hits = client.call("memory.search", search)["results"]
         scores.search_ms.append((time.perf_counter() - t) * 1000)
-        scores.add(system, cat, _first_distinct([dias_of_hit(h) for h in hits], 10), gold)
+        scores.add(system, cat, _first_distinct([dias_of_hit(h) for h in hits], 10), gold, qa["question"])
         if cat != OBSERVATION:
             pack = client.call(
                 "context.pack", {"query": qa["question"], "budget_tokens": 1000, "namespace": ns, "asked_at": asked_at}
@@ -580,7 +598,7 @@ def _ask_baselines(
             "hybrid_0.7dense_0.3bm25": [turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]],
         }
         for name, got in ranked.items():
-            scores.add(name, cat, got, gold)
+            scores.add(name, cat, got, gold, qa["question"])
     conn.close()
 
 
@@ -599,7 +617,8 @@ def bench_locomo(args) -> dict[str, Any]:
     daemon_systems = ("memory.search",) if via == "add" else ("episodes", "episodes+observations")
     if tree:
         daemon_systems += (f"{daemon_systems[-1]}+tree",)
-    scores = _LocomoScores((*daemon_systems, "bm25", "dense", "hybrid_0.7dense_0.3bm25"))
+    rankings = open(args.rankings, "w", encoding="utf-8") if getattr(args, "rankings", None) else None
+    scores = _LocomoScores((*daemon_systems, "bm25", "dense", "hybrid_0.7dense_0.3bm25"), rankings)
     lookup = _LocomoScores(scores.systems)  # each observation's source turn (--via add)
     settings = tomllib.loads(Path(args.config_file).read_text()) if getattr(args, "config_file", None) else {}
     if via == "append":
@@ -641,6 +660,8 @@ def bench_locomo(args) -> dict[str, Any]:
                     raise RuntimeError(f"consolidation failed: {run.get('error')}")
                 _ask_daemon(client, scores, daemon_systems[-1], sample, evidence.of_hit)
             _ask_baselines(scores, sample, turns, embedder, args.work_dir)
+    if rankings is not None:
+        rankings.close()
     return {
         "stored_via": "memory.add_many" if via == "add" else "conversation.append",
         "context": f"{args.context_turns} previous turn(s) of the session",

@@ -1517,6 +1517,11 @@ def bench_import(**options: Any) -> None:
     show_default=True,
     help="With --via add, also ask each of LoCoMo's observations and score finding the turn it was drawn from.",
 )
+@click.option(
+    "--rankings",
+    type=click.Path(dir_okay=False),
+    help="Write each question's top 10 turns per system here (JSON lines), to read a miss.",
+)
 @BENCH_STORE_URL
 def bench_locomo(**options: Any) -> None:
     """Evidence Recall@k of memory.search on LoCoMo.
