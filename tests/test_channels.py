@@ -381,3 +381,16 @@ def test_the_user_is_one_person_across_imports_and_never_silently_a_stranger(ser
     assert "the user is 'Javier', as in an earlier import (--me to say another)" in report["notes"]
     people = json.loads(run(served, "--json", "people", "list", "--namespace", "me1").stdout)["people"]
     assert sorted(p["name"] for p in people if p["id"] != "user") == ["Ana", "Marco"]  # Javier is the user, once
+
+
+def test_messages_of_a_person_named_as_a_person_names_them(spawn):
+    d = spawn()
+    chat = {"channel": "whatsapp", "chat_id": "whatsapp:cena", "title": "Cena", "kind": "group", "owner": "Javier",
+            "messages": [{"sender": "Marco", "ts": "2026-03-02T10:00:00Z", "line": 1, "text": "Traigo el vino tinto"},
+                         {"sender": "Lucía", "ts": "2026-03-02T10:01:00Z", "line": 2, "text": "Yo el vino blanco"}]}  # fmt: skip
+    d.call("channels.ingest", chat)
+    got = CliRunner().invoke(cli, ["--socket", str(d.socket), "messages", "vino", "--person", "lucia"])
+    assert got.exit_code == 0, got.output
+    assert "Yo el vino blanco" in got.output and "tinto" not in got.output
+    unknown = CliRunner().invoke(cli, ["--socket", str(d.socket), "messages", "vino", "--person", "Nadie"])
+    assert unknown.exit_code != 0 and "no person 'Nadie'" in unknown.output

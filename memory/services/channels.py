@@ -332,7 +332,8 @@ class ChannelService:
         audiences = None
         if p.audience is not None:  # only what this conversation's audience may hear
             audiences = heard(p.audience, self.tables.turn_audiences(p.namespace), self.config)
+        person = None if p.person is None else self.people.get(p.namespace, p.person)["id"]  # an id or a name
         rows = self.tables.search_turns(
-            p.namespace, p.query, p.k, chat=p.chat, person=p.person, session=p.session, audiences=audiences
+            p.namespace, p.query, p.k, chat=p.chat, person=person, session=p.session, audiences=audiences
         )
         return {"turns": rows}
