@@ -317,11 +317,26 @@ def test_finished_sessions_are_observed_whole_and_the_newest_waits(fake, small_c
     assert observed and all(attribution(o["content"])[0] in render.speakers(small_conversation) for o in observed)
 
 
+def _group_chat(chat_id: str, said: list[tuple[str, str]]) -> dict:
+    """channels.ingest params of a WhatsApp group whose owner is Javier, a minute between messages."""
+    messages = [
+        {"sender": who, "ts": f"2026-03-02T10:{i:02d}:00Z", "line": i + 1, "text": text}
+        for i, (who, text) in enumerate(said)
+    ]
+    title = chat_id.split(":", 1)[1].capitalize()
+    return {
+        "channel": "whatsapp",
+        "chat_id": chat_id,
+        "title": title,
+        "kind": "group",
+        "owner": "Javier",
+        "messages": messages,
+    }
+
+
 def test_a_person_is_found_by_any_name_they_go_by_accents_and_case_aside(spawn):
     d = spawn()
-    chat = {"channel": "whatsapp", "chat_id": "whatsapp:piso", "title": "Piso", "kind": "group", "owner": "Javier",
-            "messages": [{"sender": "Lucía Pérez", "ts": "2026-03-02T10:00:00Z", "line": 1, "text": "Me mudé a Valencia"},
-                         {"sender": "Ana", "ts": "2026-03-02T10:01:00Z", "line": 2, "text": "¡Qué bien!"}]}  # fmt: skip
+    chat = _group_chat("whatsapp:piso", [("Lucía Pérez", "Me mudé a Valencia"), ("Ana", "¡Qué bien!")])
     d.call("channels.ingest", chat)
     d.call("channels.ingest", {**chat, "chat_id": "whatsapp:trabajo", "title": "Trabajo",
                                "messages": [{"sender": "Ana", "ts": "2026-03-03T10:00:00Z", "line": 1, "text": "Hola"}]})  # fmt: skip
@@ -385,10 +400,10 @@ def test_the_user_is_one_person_across_imports_and_never_silently_a_stranger(ser
 
 def test_messages_of_a_person_named_as_a_person_names_them(spawn):
     d = spawn()
-    chat = {"channel": "whatsapp", "chat_id": "whatsapp:cena", "title": "Cena", "kind": "group", "owner": "Javier",
-            "messages": [{"sender": "Marco", "ts": "2026-03-02T10:00:00Z", "line": 1, "text": "Traigo el vino tinto"},
-                         {"sender": "Lucía", "ts": "2026-03-02T10:01:00Z", "line": 2, "text": "Yo el vino blanco"}]}  # fmt: skip
-    d.call("channels.ingest", chat)
+    d.call(
+        "channels.ingest",
+        _group_chat("whatsapp:cena", [("Marco", "Traigo el vino tinto"), ("Lucía", "Yo el vino blanco")]),
+    )
     got = CliRunner().invoke(cli, ["--socket", str(d.socket), "messages", "vino", "--person", "lucia"])
     assert got.exit_code == 0, got.output
     assert "Yo el vino blanco" in got.output and "tinto" not in got.output
