@@ -1017,6 +1017,8 @@ BENCHES = {
     "longmemeval": ("longmemeval", "bench_longmemeval"),
     "injection": ("injection", "bench_injection"),
     "locomo": ("benchmarks", "bench_locomo"),
+    "centre": ("centre", "bench_centre"),
+    "languages": ("languages", "bench_languages"),
 }
 
 

@@ -37,7 +37,7 @@ from agentmemd.daemon.cli.nouns import arrange_by_noun
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core import models as m
-from agentmemd.memory.core.config import ConfigError, load_config
+from agentmemd.memory.core.config import EMBEDDING_MODELS, ConfigError, load_config
 from agentmemd.memory.core.vocabulary import EMOTIONS, MEMORY_TYPES, REINFORCE_EVENTS, TIERS
 from agentmemd.memory.workspace.template import init_workspace
 
@@ -1531,6 +1531,45 @@ def bench_locomo(**options: Any) -> None:
         agentmemd bench locomo --data ../shared/bench/locomo/locomo10.json --via append
     """
     _run_bench("locomo", options)
+
+
+@bench.command("centre")
+@click.option("--locomo", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--longmemeval", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Default: the file the model reads.")
+def bench_centre(**options: Any) -> None:
+    """Write the mean vector multilingual-e5-small's vectors are centred on, from English chats.
+
+    \b
+        agentmemd bench centre --locomo ../shared/bench/locomo/locomo10.json \\
+            --longmemeval ../shared/bench/longmemeval/longmemeval_s_60.json
+    """
+    _run_bench("centre", options)
+
+
+@bench.command("languages")
+@click.option(
+    "--probes",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=Path("tests/data/language_probes/probes.json"),
+    show_default=True,
+    help="Chats in several languages with questions in the chat's language and in English.",
+)
+@click.option(
+    "--model",
+    "models",
+    type=click.Choice(EMBEDDING_MODELS),
+    multiple=True,
+    help="Measure this model (repeatable; default: every one).",
+)
+def bench_languages(**options: Any) -> None:
+    """Cross-language recall: each chat's messages stored through memory.add_many, each question asked
+    through memory.search, with each model, beside BM25 and a 0.7/0.3 hybrid of the same model.
+
+    \b
+        agentmemd bench languages --model multilingual-e5-small
+    """
+    _run_bench("languages", options)
 
 
 @bench.command("longmemeval")

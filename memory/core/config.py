@@ -10,7 +10,7 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -124,8 +124,17 @@ class StoreConfig(_Section):
     )
 
 
+# The embedding models that ship (memory/retrieval/embedding_models.py loads them).
+EmbeddingModelName = Literal["all-MiniLM-L6-v2", "multilingual-e5-small"]
+EMBEDDING_MODELS: tuple[str, ...] = get_args(EmbeddingModelName)
+
+
 class EmbeddingConfig(_Section):
-    model: Literal["all-MiniLM-L6-v2"] = Field("all-MiniLM-L6-v2", description="The bundled embedding model.")
+    model: EmbeddingModelName = Field(
+        "all-MiniLM-L6-v2",
+        description="The embedding model: all-MiniLM-L6-v2 (English) or multilingual-e5-small (about 100 "
+        "languages). Changing it re-embeds every memory in the background; search serves meanwhile.",
+    )
     query_cache_size: int = Field(
         512, ge=0, description="Query embeddings kept, so a query asked again is not embedded again."
     )
@@ -133,7 +142,7 @@ class EmbeddingConfig(_Section):
         2,
         ge=1,
         le=64,
-        description="Forward passes of the model at once, one torch thread each (a batch's chunks side by side).",
+        description="Forward passes of the model at once, one thread each (a batch's chunks side by side).",
     )
 
 

@@ -435,6 +435,19 @@ class ProcessFacts(BaseModel):
     store: str = "sqlite"
 
 
+class ReembeddingProgress(BaseModel):
+    """A change of ``[embedding] model`` under way: memory versions given a vector of the new model
+    so far, and those still waiting (found by their words only meanwhile)."""
+
+    model: str
+    from_model: str
+    done: int
+    waiting: int
+    memories: int
+    running: bool  # False: stopped (``failure`` says why, when it failed); it goes on at the next start
+    failure: str | None = None
+
+
 class HealthResult(BaseModel):
     # "starting": the embedding model is still loading; a request that needs it waits for it.
     # "model_failed": it could not be loaded (``detail`` says why); requests that need it fail.
@@ -442,8 +455,10 @@ class HealthResult(BaseModel):
     detail: str | None = None
     version: str
     memories: int
-    # What start-up still does in the background ("workspace", "jobs"); requests are answered meanwhile.
+    # What start-up still does in the background ("workspace", "jobs", "embeddings"); requests are
+    # answered meanwhile.
     catching_up: list[str] = []
+    reembedding: ReembeddingProgress | None = None  # None: every memory has a vector of the configured model
     process: ProcessFacts | None = None  # None: the services run in-process, with no daemon around them
 
 

@@ -52,7 +52,7 @@ from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.safety.secrets import asked_kinds
 from agentmemd.memory.store.affect_tables import AffectTables
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
-from agentmemd.memory.store.database import Store, fts_terms_in_order
+from agentmemd.memory.store.database import Store, fts_terms_in_order, vector_or_zeros
 from agentmemd.memory.store.secret_tables import SecretTables
 from agentmemd.memory.store.slot_tables import SlotTables
 from agentmemd.memory.store.time_tables import TimeTables
@@ -353,7 +353,11 @@ class CandidateFinder:
             return []
         n = len(rows)
         seqs = [r["seq"] for r in rows]
-        vectors = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype=np.float32).reshape(n, -1)
+        blobs = [r["embedding"] for r in rows]
+        if all(blobs):
+            vectors = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(n, -1)
+        else:  # some wait for their vector of a newly configured model: found by their words only
+            vectors = np.stack([vector_or_zeros(blob, len(qvec)) for blob in blobs])
         lexical_of = np.fromiter((lexical.get(seq, 0.0) for seq in seqs), np.float64, n)
         matches = self._matches(rows, vectors, qvec, lexical_of, namespace)
         near = asked = np.zeros(n)

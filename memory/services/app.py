@@ -35,7 +35,9 @@ from agentmemd.memory.llm import make_provider
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.retrieval.browsing import MemoryBrowser
-from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder, MiniLMEmbedder
+from agentmemd.memory.retrieval.embedding_models import embedder_in_background
+from agentmemd.memory.retrieval.reembedding import Reembedding
+from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.services.access import AccessService
 from agentmemd.memory.services.channels import ChannelService
@@ -102,6 +104,7 @@ class Services:
     runner: JobRunner
     worker: CompactionWorker
     episodes: EpisodeWorker
+    reembedding: Reembedding  # a change of embedding model: the new vectors, made in the background
     # Start-up work still running in the background ("workspace", "jobs"), as health reports it.
     catching_up: set[str] = field(default_factory=set)
     # The daemon's facts (pid, paths, the doors it started), set by the host that runs these services.
@@ -124,10 +127,7 @@ class Services:
         if tightened:
             log.warning("data dir permissions tightened (memories are private)", extra={"changed": tightened})
         if embedder is None:  # loaded beside the start-up: health answers meanwhile ("starting")
-            cfg = config.embedding
-            embedder = BackgroundEmbedder(
-                lambda: MiniLMEmbedder(cfg.query_cache_size, cfg.workers), start=not load_model_later
-            )
+            embedder = embedder_in_background(config.embedding, start=not load_model_later)
         try:
             store = open_store(config.store, Path(data_dir), dim=embedder.dim, model=embedder.name)
         except StoreError as exc:  # a data dir this agentmemd cannot use (a newer one's, another model's)
@@ -225,6 +225,10 @@ class Services:
         conversation_service.standing_goals = goals.standing
         writes = MemoryWrites(memories, run_on_store)
         browser = MemoryBrowser(memories)
+        reembedding = Reembedding(
+            store, embedder, config.embedding.model, run_on_store, background=run_on_store is not run_here
+        )
+        reembedding.start()
         return cls(
             config=config,
             store=store,
@@ -246,6 +250,7 @@ class Services:
             runner=runner,
             worker=worker,
             episodes=episodes,
+            reembedding=reembedding,
         )
 
     def reading(self, handler: Callable[[T], R]) -> Callable[[T], R]:
@@ -299,12 +304,15 @@ class Services:
         if isinstance(embedder, BackgroundEmbedder) and not embedder.ready:
             detail = embedder.failure
             status = "model_failed" if detail else "starting"
+        reembedding = self.reembedding.progress()
+        catching_up = self.catching_up | ({"embeddings"} if reembedding and reembedding["running"] else set())
         return HealthResult(
             status=status,
             detail=detail,
             version=__version__,
             memories=self.memories.health_count(),
-            catching_up=sorted(self.catching_up),
+            catching_up=sorted(catching_up),
+            reembedding=reembedding,
             process=self.process_facts() if self.process_facts else None,
         )
 
@@ -315,6 +323,7 @@ class Services:
     def stop_workers(self) -> None:
         """Stop the background workers; the run or batch in progress finishes (its writes are one
         transaction), what is queued is left for the next start."""
+        self.reembedding.stop()
         self.episodes.stop()
         self.worker.stop()
         self.memories.pack_log.stop()

@@ -22,6 +22,7 @@ class ConsolidationTables:
         rows = self.store.conn.execute(
             "SELECT id, content, type, created, embedding, ingested, audience FROM memories "
             "WHERE namespace = ? AND superseded_by IS NULL AND type NOT IN ('persona', 'episode') "
+            "AND length(embedding) > 0 "  # one still waiting for its vector (another model) joins later
             "AND audience NOT LIKE 'private:%' "
             "AND id NOT IN (SELECT memory_id FROM consolidation_nodes) "
             "ORDER BY last_accessed DESC, seq DESC LIMIT ?",

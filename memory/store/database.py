@@ -89,6 +89,12 @@ def from_blob(blob: bytes) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float32)
 
 
+def vector_or_zeros(blob: bytes, dim: int) -> np.ndarray:
+    """A stored vector; zeros for one still to be made by the configured model (an empty blob:
+    ``Store.switch_model``), which then matches nothing."""
+    return from_blob(blob)[:dim] if blob else np.zeros(dim, dtype=np.float32)
+
+
 def _pack_json(value: Any) -> bytes:
     return zlib.compress(json.dumps(value, separators=(",", ":")).encode(), 1)  # 1: 2.5x faster, 20 % larger
 
@@ -197,6 +203,7 @@ class Store:
         create_vector_index(self.db, dim)
         self.vectors = VectorIndex(dim, self._load_vectors)
         self._fts_numbers = self._load_fts_numbers()
+        self.switch_model(model)
 
     @property
     def conn(self) -> Any:
@@ -260,6 +267,103 @@ class Store:
                 f"this data dir was built with {rows['embedding_dim']}-dimensional embeddings "
                 f"({rows.get('embedding_model')}); the configured model gives {dim}"
             )
+        self._model_before = rows.get("embedding_model") or model
+
+    # ---- another embedding model ------------------------------------------------
+
+    def switch_model(self, model: str) -> bool:
+        """Open with another embedding model than the stored vectors' (a person changed
+        ``[embedding] model``): every vector of the old model goes, in one transaction, and each
+        memory waits for one of the new model (an empty ``embedding``) that ``Reembedding`` makes
+        in the background, newest first. Meanwhile a memory without one is found by its words
+        only. Derived vectors go too: goals' (made again with the memories) and the response
+        cache's entries (asked again). Whether anything changed."""
+        before = getattr(self, "_model_before", model)
+        if before == model:
+            return False
+        with self.transaction():
+            for table in ("memories", "memory_archive"):
+                self.conn.execute(f"UPDATE {table} SET embedding = ? WHERE length(embedding) > 0", (b"",))
+            self.conn.execute("DELETE FROM memory_windows")
+            self._drop_vector_index()
+            self.conn.execute("UPDATE goals SET embedding = ?", (b"",))
+            self.conn.execute("DELETE FROM llm_cache")
+            self.conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'reembedding_from')")
+            self.conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('embedding_model', ?), ('reembedding_from', ?)", (model, before)
+            )
+        self._model_before = model
+        return True
+
+    def _drop_vector_index(self) -> None:
+        self.conn.execute("DELETE FROM memories_vec")
+        self.vectors.clear()
+
+    def reembedding_from(self) -> str | None:
+        """The model whose vectors are being replaced (None: none are)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'reembedding_from'").fetchone()
+        return row[0] if row else None
+
+    def awaiting_vectors(self, limit: int) -> list[dict[str, Any]]:
+        """Up to ``limit`` memory versions without a vector of the configured model: live ones
+        first, newest first, then the rest (archived, superseded)."""
+        return self._rows(
+            "SELECT * FROM (SELECT seq, 'memories' AS place, namespace, content, context, superseded_by "
+            "FROM memories WHERE length(embedding) = 0 UNION ALL "
+            "SELECT seq, 'memory_archive' AS place, namespace, content, context, superseded_by "
+            "FROM memory_archive WHERE length(embedding) = 0) AS waiting "
+            "ORDER BY place <> 'memories' OR superseded_by IS NOT NULL, seq DESC LIMIT ?",
+            (limit,),
+        )
+
+    def awaiting_count(self) -> tuple[int, int]:
+        """(memory versions without a vector of the configured model, memory versions in all)."""
+        waiting = total = 0
+        for table in ("memories", "memory_archive"):
+            row = self.conn.execute(
+                f"SELECT count(*), coalesce(sum(CASE WHEN length(embedding) = 0 THEN 1 ELSE 0 END), 0) FROM {table}"
+            ).fetchone()
+            total += int(row[0])
+            waiting += int(row[1])
+        return waiting, total
+
+    def set_vectors(self, seq: int, place: str, vectors: np.ndarray) -> bool:
+        """A memory version's vectors of the configured model (and the index's, if it is live and
+        current), unless it has gained some meanwhile (an update re-embedded it) or is gone."""
+        if place not in ("memories", "memory_archive"):
+            raise ValueError(f"no memory table {place!r}")
+        vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
+        changed = self.conn.execute(
+            f"UPDATE {place} SET embedding = ? WHERE seq = ? AND length(embedding) = 0", (to_blob(vectors[0]), seq)
+        ).rowcount
+        if not changed:
+            return False
+        self.conn.execute("DELETE FROM memory_windows WHERE seq = ?", (seq,))
+        self.conn.executemany(
+            "INSERT INTO memory_windows (seq, part, embedding) VALUES (?, ?, ?)",
+            [(seq, part, to_blob(vec)) for part, vec in enumerate(vectors[1:], 1)],
+        )
+        if place == "memories":
+            namespace, superseded_by = self.conn.execute(
+                "SELECT namespace, superseded_by FROM memories WHERE seq = ?", (seq,)
+            ).fetchone()
+            if superseded_by is None:
+                self._index_vectors(seq, namespace, vectors)
+        return True
+
+    def goals_awaiting_vectors(self) -> list[tuple[str, str]]:
+        """(id, text) of the goals without a vector of the configured model."""
+        return [(r[0], r[1]) for r in self.conn.execute("SELECT id, text FROM goals WHERE length(embedding) = 0")]
+
+    def set_goal_vector(self, goal_id: str, text: str, vector: np.ndarray) -> None:
+        """Unless the goal's text changed meanwhile (its update embedded it)."""
+        self.conn.execute(
+            "UPDATE goals SET embedding = ? WHERE id = ? AND text = ? AND length(embedding) = 0",
+            (to_blob(vector), goal_id, text),
+        )
+
+    def reembedding_done(self) -> None:
+        self.conn.execute("DELETE FROM meta WHERE key = 'reembedding_from'")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -380,9 +484,17 @@ class Store:
             self._fts_numbers[namespace] = number
         return namespace_fts_table(number)
 
-    def _index(self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray) -> None:
+    def _index(
+        self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray | None
+    ) -> None:
+        """Into the word index, and the vector index unless ``vectors`` is None (the memory waits
+        for its vector of the configured model: ``switch_model``)."""
         table = self._fts_table(namespace, create=True)
         self.conn.execute(f"INSERT INTO {table} (rowid, text, context) VALUES (?, ?, ?)", (seq, content, context or ""))
+        if vectors is not None:
+            self._index_vectors(seq, namespace, vectors)
+
+    def _index_vectors(self, seq: int, namespace: str, vectors: np.ndarray) -> None:
         self.conn.execute(
             "INSERT INTO memories_vec(rowid, embedding, namespace) VALUES (?, ?, ?)",
             (seq, to_blob(vectors[0]), namespace),
@@ -401,7 +513,8 @@ class Store:
         queries = [
             # From memories (its first vector), not vec0: a plain scan of vec0 reads every partition's
             # chunks (220 ms for one namespace of 1,000 among 40,000 vectors; 2.3 ms here, by index).
-            "SELECT seq{} FROM memories WHERE namespace = ? AND superseded_by IS NULL ORDER BY seq",
+            "SELECT seq{} FROM memories WHERE namespace = ? AND superseded_by IS NULL AND length(embedding) > 0 "
+            "ORDER BY seq",
             "SELECT w.seq{} FROM memory_windows w JOIN memories m ON m.seq = w.seq "
             "WHERE m.namespace = ? AND m.superseded_by IS NULL ORDER BY w.seq, w.part",
         ]
@@ -481,7 +594,7 @@ class Store:
         ).fetchall()
         windows = self.window_vectors([r[0] for r in rows])
         for seq, namespace, content, context, embedding in rows:
-            vectors = np.vstack([from_blob(embedding), *([windows[seq]] if seq in windows else [])])
+            vectors = np.vstack([from_blob(embedding), *([windows[seq]] if seq in windows else [])]) if embedding else None
             self._index(seq, namespace, content, context, vectors)
         return len(rows)
 

@@ -51,12 +51,14 @@ class GoalTables:
             (namespace, finished_since),
         )
 
-    def open_ids(self, namespace: str) -> list[tuple[str, str]]:
-        """(id, updated) of the namespace's open goals: what a pack's cached view checks."""
+    def open_ids(self, namespace: str) -> list[tuple[str, str, bool]]:
+        """(id, updated, has a vector) of the namespace's open goals: what a pack's cached view checks
+        (a goal's vector is made again after a change of model)."""
         rows = self.store.conn.execute(
-            "SELECT id, updated FROM goals WHERE namespace = ? AND status = 'open' ORDER BY id", (namespace,)
+            "SELECT id, updated, length(embedding) > 0 FROM goals WHERE namespace = ? AND status = 'open' ORDER BY id",
+            (namespace,),
         ).fetchall()
-        return [(r[0], r[1]) for r in rows]
+        return [(r[0], r[1], bool(r[2])) for r in rows]
 
     def fallen_due(self, now: str) -> list[dict[str, Any]]:
         """Open goals whose due time has come and that were not surfaced yet, every namespace."""

@@ -224,6 +224,12 @@ class VectorIndex:
             self._empty = _NamespaceMatrix(self.dim, [], [])
         return self._empty
 
+    def clear(self) -> None:
+        """Forget every namespace's vectors (the store dropped them all as it opened, before any
+        search): each is loaded again when next searched."""
+        with self._lock:
+            self._spaces.clear()
+
     def nbytes(self) -> int:
         """Bytes the matrices hold (their rows, spare capacity included, and seqs)."""
         with self._lock:

@@ -31,7 +31,7 @@ from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.packing import BlockLine
-from agentmemd.memory.store.database import from_blob, to_blob
+from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine
 
@@ -206,7 +206,7 @@ class Goals:
         if not rows:
             return 0
         dim = self.embedder.dim
-        similarity = np.stack([from_blob(r["embedding"])[:dim] for r in rows]) @ vectors.T
+        similarity = np.stack([vector_or_zeros(r["embedding"], dim) for r in rows]) @ vectors.T
         at, added = format_time(self.clock.now()), 0
         for i, row in enumerate(rows):
             said = set(content_words(row["content"]))
@@ -326,7 +326,7 @@ class Goals:
         goals = self.tables.goals(namespace, ("open",), 10_000)
         dim = self.embedder.dim
         vectors = (
-            np.stack([from_blob(g["embedding"])[:dim] for g in goals]) if goals else np.zeros((0, dim), np.float32)
+            np.stack([vector_or_zeros(g["embedding"], dim) for g in goals]) if goals else np.zeros((0, dim), np.float32)
         )
         goals = [_without_embedding(g) for g in goals]
         with self._lock:

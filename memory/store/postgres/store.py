@@ -96,6 +96,9 @@ def holds_store(url: str) -> bool:
 class NoMatrix:
     """What health asks of the in-RAM vector index: none is kept on PostgreSQL."""
 
+    def clear(self) -> None:
+        pass
+
     def nbytes(self) -> int:
         return 0
 
@@ -129,6 +132,7 @@ class PostgresStore(Store):
         self._indexed = 0  # memories indexed since the last ANALYZE (_analyze_after_growth)
         self._analyzed_rows = 0
         self._check_embedding_meta(dim, model)
+        self.switch_model(model)
 
     @staticmethod
     def _prepare(raw) -> None:
@@ -223,7 +227,9 @@ class PostgresStore(Store):
 
     # ---- the search indexes ------------------------------------------------------------------
 
-    def _index(self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray) -> None:
+    def _index(
+        self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray | None
+    ) -> None:
         self._indexed += 1
         text_terms, context_terms = fts5_words(content, context or "")
         size = len(text_terms) + len(context_terms)
@@ -244,11 +250,18 @@ class PostgresStore(Store):
                 "ON CONFLICT (namespace, term) DO UPDATE SET documents = memory_term_counts.documents + 1",
                 (namespace, sorted(set(text_terms) | set(context_terms))),
             )
+        if vectors is not None:
+            self._index_vectors(seq, namespace, vectors)
+
+    def _index_vectors(self, seq: int, namespace: str, vectors: np.ndarray) -> None:
         self.conn.executemany(
             "INSERT INTO memory_vectors (seq, part, namespace, embedding) VALUES (?, ?, ?, ?::vector) "
             "ON CONFLICT (seq, part) DO UPDATE SET embedding = EXCLUDED.embedding, namespace = EXCLUDED.namespace",
             [(seq, part, namespace, vector_literal(vec)) for part, vec in enumerate(np.atleast_2d(vectors))],
         )
+
+    def _drop_vector_index(self) -> None:
+        self.conn.execute("DELETE FROM memory_vectors")
 
     def index_live(self, where: str, params: tuple = (), *, whole_store: bool = False) -> int:
         """A whole store (an archive read back) is indexed in bulk: the vectors' HNSW index built
@@ -454,6 +467,8 @@ class PostgresStore(Store):
                 (namespace, list(seqs), namespace, list(seqs)),
             ).fetchall()
         for seq, blob in rows:
+            if not blob:  # waiting for its vector of the configured model
+                continue
             sim = float(from_blob(bytes(blob)) @ query)
             out[int(seq)] = max(out.get(int(seq), -1.0), sim)
         return out

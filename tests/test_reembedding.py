@@ -1,0 +1,134 @@
+"""A change of ``[embedding] model`` on a store that has memories: every vector of the old model
+goes, the new model's are made in the background (newest first, a batch per commit, resumable),
+search is served meanwhile by words, and health shows the progress."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+import numpy as np
+import pytest
+from conftest import NO_JOBS, wait_for
+from inprocess import HashEmbedder, InProcessDaemon
+
+from agentmemd.memory.retrieval import reembedding
+from agentmemd.memory.store.database import from_blob, indexed_text
+
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
+
+class OtherModel(HashEmbedder):
+    """Another model: the same kind of vectors in another space (salted hashes), held at a gate so a
+    test can look while re-embedding is under way."""
+
+    name = "multilingual-e5-small"
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.gate.set()
+        self.batches = 0
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(("other " + text).encode()).digest()[:8], "little")
+            out[row] = np.random.default_rng(seed).standard_normal(self.dim).astype(np.float32)
+            out[row] /= float(np.linalg.norm(out[row]))
+        return out
+
+    def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
+        self.gate.wait(30)
+        self.batches += 1
+        return [self.embed([t]) for t in texts]
+
+
+def _open(root, embedder, model: str) -> InProcessDaemon:
+    return InProcessDaemon(root, {"jobs": NO_JOBS, "embedding": {"model": model}}, embedder=embedder)
+
+
+def _stored_vectors(d: InProcessDaemon) -> dict[str, tuple[bytes, str]]:
+    rows = d.services.store.conn.execute("SELECT id, embedding, content, context FROM memories").fetchall()
+    return {r[0]: (r[1], indexed_text(r[2], r[3])) for r in rows}
+
+
+def test_a_new_model_re_embeds_every_memory_in_the_background_while_search_is_served(short_tmp):
+    root = short_tmp / "d"
+    old = _open(root, HashEmbedder(), "all-MiniLM-L6-v2")
+    first = old.call("memory.add", {"content": "Lucía se mudó a Valencia, al barrio de Ruzafa", "type": "fact"})
+    changed = old.call("memory.add", {"content": "Marco trae el vino el sábado", "type": "fact"})
+    old.call("memory.update", {"id": changed["id"], "content": "Marco trae la tarta el sábado"})
+    old.call("goal.add", {"text": "Preguntar a Lucía por el piso nuevo"})
+    old.terminate()
+
+    other = OtherModel()
+    other.gate.clear()  # held: the re-embedding waits at its first batch
+    d = _open(root, other, "multilingual-e5-small")
+    try:
+        health = d.call("health")
+        assert health["reembedding"]["from_model"] == "all-MiniLM-L6-v2"
+        assert health["reembedding"]["model"] == "multilingual-e5-small"
+        assert health["reembedding"]["waiting"] == health["reembedding"]["memories"] >= 3
+        assert "embeddings" in health["catching_up"]
+        # Served meanwhile: found by its words, never by an old model's vector.
+        hits = d.call("memory.search", {"query": "Valencia Ruzafa", "k": 5})["results"]
+        assert [h["id"] for h in hits][:1] == [first["id"]]
+
+        other.gate.set()
+        wait_for(lambda: d.call("health")["reembedding"] is None, timeout=60)
+        assert "embeddings" not in d.call("health")["catching_up"]
+        for memory_id, (blob, text) in _stored_vectors(d).items():
+            assert np.allclose(from_blob(blob), other.embed([text])[0]), memory_id
+        goal_blob = d.services.store.conn.execute("SELECT embedding FROM goals").fetchone()[0]
+        assert np.allclose(from_blob(goal_blob), other.embed(["Preguntar a Lucía por el piso nuevo"])[0])
+        # In the vector index now: the new model's vector of its text finds it.
+        text = "Lucía se mudó a Valencia, al barrio de Ruzafa"
+        ((seq, cosine),) = d.services.store.knn("default", other.embed([text])[0], 1)
+        (found,) = d.services.store.conn.execute("SELECT id FROM memories WHERE seq = ?", (seq,)).fetchone()
+        assert found == first["id"] and cosine > 0.99
+    finally:
+        other.gate.set()
+        d.terminate()
+    reopened = _open(root, OtherModel(), "multilingual-e5-small")  # the same model again: nothing to do
+    try:
+        assert reopened.call("health")["reembedding"] is None
+    finally:
+        reopened.terminate()
+
+
+@pytest.mark.sqlite_file
+def test_re_embedding_stopped_half_way_goes_on_at_the_next_start(short_tmp, monkeypatch):
+    monkeypatch.setattr(reembedding, "BATCH", 2)
+    root = short_tmp / "d"
+    old = _open(root, HashEmbedder(), "all-MiniLM-L6-v2")
+    old.call("memory.add_many", {"items": [{"content": f"note number {i} about trains", "type": "fact"} for i in range(7)]})
+    old.terminate()
+
+    held = OtherModel()
+    d = _open(root, held, "multilingual-e5-small")
+    wait_for(lambda: held.batches >= 1)
+    held.gate.clear()  # the batch after the next waits; stop lets the one in progress commit
+    d.services.reembedding.stop()
+    held.gate.set()
+    d.terminate()
+    (waiting, total) = _reopen_counts(root)
+    assert 0 < waiting < total == 7
+
+    again = OtherModel()
+    d = _open(root, again, "multilingual-e5-small")
+    try:
+        wait_for(lambda: d.call("health")["reembedding"] is None, timeout=60)
+        assert again.batches == -(-waiting // 2)  # only what was left, two at a time
+        assert all(blob for blob, _ in _stored_vectors(d).values())
+    finally:
+        d.terminate()
+
+
+def _reopen_counts(root) -> tuple[int, int]:
+    import sqlite3
+
+    conn = sqlite3.connect(root / "data" / "agentmemd.db")
+    try:
+        return conn.execute("SELECT sum(length(embedding) = 0), count(*) FROM memories").fetchone()
+    finally:
+        conn.close()
