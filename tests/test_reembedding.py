@@ -24,10 +24,12 @@ class OtherModel(HashEmbedder):
 
     name = "multilingual-e5-small"
 
-    def __init__(self) -> None:
+    def __init__(self, free_batches: int = 10**9) -> None:
+        """``free_batches``: batches embedded before the gate holds the next."""
         self.gate = threading.Event()
         self.gate.set()
         self.batches = 0
+        self.free_batches = free_batches
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -38,7 +40,8 @@ class OtherModel(HashEmbedder):
         return out
 
     def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
-        self.gate.wait(30)
+        if self.batches >= self.free_batches:
+            self.gate.wait(30)
         self.batches += 1
         return [self.embed([t]) for t in texts]
 
@@ -61,7 +64,7 @@ def test_a_new_model_re_embeds_every_memory_in_the_background_while_search_is_se
     old.call("goal.add", {"text": "Preguntar a Lucía por el piso nuevo"})
     old.terminate()
 
-    other = OtherModel()
+    other = OtherModel(free_batches=0)
     other.gate.clear()  # held: the re-embedding waits at its first batch
     d = _open(root, other, "multilingual-e5-small")
     try:
@@ -101,18 +104,20 @@ def test_re_embedding_stopped_half_way_goes_on_at_the_next_start(short_tmp, monk
     monkeypatch.setattr(reembedding, "BATCH", 2)
     root = short_tmp / "d"
     old = _open(root, HashEmbedder(), "all-MiniLM-L6-v2")
-    old.call("memory.add_many", {"items": [{"content": f"note number {i} about trains", "type": "fact"} for i in range(7)]})
+    old.call(
+        "memory.add_many", {"items": [{"content": f"note number {i} about trains", "type": "fact"} for i in range(7)]}
+    )
     old.terminate()
 
-    held = OtherModel()
+    held = OtherModel(free_batches=1)
+    held.gate.clear()
     d = _open(root, held, "multilingual-e5-small")
-    wait_for(lambda: held.batches >= 1)
-    held.gate.clear()  # the batch after the next waits; stop lets the one in progress commit
-    d.services.reembedding.stop()
+    wait_for(lambda: held.batches == 1 and d.call("health")["reembedding"]["waiting"] == 5)
+    d.services.reembedding.stop(wait=False)  # while the second batch is held: it commits, then it stops
     held.gate.set()
     d.terminate()
     (waiting, total) = _reopen_counts(root)
-    assert 0 < waiting < total == 7
+    assert (waiting, total) == (3, 7)
 
     again = OtherModel()
     d = _open(root, again, "multilingual-e5-small")

@@ -606,14 +606,14 @@ def bench_locomo(args) -> dict[str, Any]:
     """Evidence Recall@k of memory.search, with the turns stored through memory.add_many (--via add)
     or streamed through conversation.append as episodes (--via append, measured before and after
     the Observer), beside plain BM25 and cosine baselines."""
-    from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
+    from agentmemd.memory.core.config import EmbeddingConfig
+    from agentmemd.memory.retrieval.embedding_models import load_embedder
 
     data = json.loads(Path(args.data).read_text())
     if args.conversations:
         data = data[: args.conversations]
     via = getattr(args, "via", "add")
     tree = getattr(args, "tree", False)
-    embedder = MiniLMEmbedder()
     daemon_systems = ("memory.search",) if via == "add" else ("episodes", "episodes+observations")
     if tree:
         daemon_systems += (f"{daemon_systems[-1]}+tree",)
@@ -621,6 +621,8 @@ def bench_locomo(args) -> dict[str, Any]:
     scores = _LocomoScores((*daemon_systems, "bm25", "dense", "hybrid_0.7dense_0.3bm25"), rankings)
     lookup = _LocomoScores(scores.systems)  # each observation's source turn (--via add)
     settings = tomllib.loads(Path(args.config_file).read_text()) if getattr(args, "config_file", None) else {}
+    # The daemon's model makes the caller's vectors and the baselines' too.
+    embedder = load_embedder(EmbeddingConfig(**settings.get("embedding", {})))
     if via == "append":
         settings.setdefault("conversation", {})["episode_context_turns"] = args.context_turns
         settings.setdefault("persona", {})["score_assistant_turns"] = False  # the judge is not what is measured

@@ -47,4 +47,9 @@ def bench_centre(args) -> dict[str, Any]:
     centre = ((passages.mean(0) + asked.mean(0)) / 2).astype(np.float32)
     out = Path(args.out) if args.out else CENTRE_FILE
     np.save(out, centre)
-    return {"written": str(out), "turns": len(turns), "questions": len(questions), "norm": float(np.linalg.norm(centre))}
+    return {
+        "written": str(out),
+        "turns": len(turns),
+        "questions": len(questions),
+        "norm": float(np.linalg.norm(centre)),
+    }

