@@ -2,16 +2,22 @@
 (tests/data/language_probes: short group chats in es, it, de, fr, pt and en, each question asked
 in the chat's language and, for a foreign chat, in English).
 
-Each model gets a daemon of its own (``[embedding] model``); every message is stored through
-``memory.add_many`` as "Speaker: text" (the daemon embeds it), every question is asked through
-``memory.search``. Beside it, from the same run: plain BM25 over the messages (the daemon's
-tokenizer) and the model's own cosine and 0.7/0.3 hybrid.
+Each model gets a daemon of its own (``[embedding] model``) and each chat is stored twice, in
+two namespaces: every message through ``memory.add_many`` as "Speaker: text" (the daemon embeds
+it), and the chat written as a WhatsApp export and imported with ``agentmemd import whatsapp``
+(episodes, as a person's import makes them). Every question is asked through ``memory.search``
+of each. Beside them, from the same run: plain BM25 over the messages (the daemon's tokenizer)
+and the model's own cosine and 0.7/0.3 hybrid.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import tempfile
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +88,26 @@ def _baselines(ranks: _Ranks, model: str, chats: list[tuple[str, dict[str, Any]]
         conn.close()
 
 
+def _imported(socket: str, folder: Path, chat: dict[str, Any], namespace: str) -> dict[str, str]:
+    """The chat as a WhatsApp export (a message a minute), imported through the CLI: each
+    message's probe id by the text its episode ends with."""
+    start = datetime(2025, 3, 2, 19, 0)
+    lines = [
+        f"{start + timedelta(minutes=i):%d/%m/%Y, %H:%M} - {m['speaker']}: {m['text']}"
+        for i, m in enumerate(chat["messages"])
+    ]
+    export = folder / f"WhatsApp Chat with {namespace}.txt"
+    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    command = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", socket, "import", "whatsapp", str(export)]
+    subprocess.run([*command, "--tz", "UTC", "--namespace", namespace], check=True, capture_output=True)
+    return {m["text"]: m["id"] for m in chat["messages"]}
+
+
+def _ranked_ids(hits: list[dict[str, Any]], id_of_text: dict[str, str]) -> list[str]:
+    """Probe ids of episode hits ("Name said: text"), by the message text they end with."""
+    return [next((i for text, i in id_of_text.items() if h["content"].endswith(text)), "") for h in hits]
+
+
 def bench_languages(args) -> dict[str, Any]:
     from agentmemd.memory.core.config import EMBEDDING_MODELS
 
@@ -94,8 +120,18 @@ def bench_languages(args) -> dict[str, Any]:
         system = f"{model} memory.search"
         search_ms: list[float] = []
         began = time.perf_counter()
-        with bench_daemon(None, f'[embedding]\nmodel = "{model}"\n') as (client, _proc):
+        quiet = "[conversation]\nobserver_threshold_tokens = 1000000000\n[channels]\nobserve_finished = false\n"
+        folder = Path(tempfile.mkdtemp(prefix="amdlang", dir="/tmp"))
+        with bench_daemon(None, f'[embedding]\nmodel = "{model}"\n{quiet}') as (client, _proc):
             for number, (language, chat) in enumerate(chats):
+                id_of_text = _imported(client.socket_path, folder, chat, f"import-{language}-{number}")
+                for question in chat["questions"]:
+                    params = {"query": question["q"], "k": 10, "namespace": f"import-{language}-{number}"}
+                    t = time.perf_counter()  # the question's first asking: its embedding is not cached yet
+                    found = client.call("memory.search", params)["results"]
+                    search_ms.append((time.perf_counter() - t) * 1000)
+                    ranked = _ranked_ids(found, id_of_text)
+                    ranks.add(f"{model} import", _kind(language, question["lang"]), ranked, question["answer_id"])
                 namespace = f"probe-{language}-{number}"
                 items = [
                     {"content": f"{m['speaker']}: {m['text']}", "type": "fact", "namespace": namespace}
@@ -104,9 +140,7 @@ def bench_languages(args) -> dict[str, Any]:
                 stored = client.call("memory.add_many", {"items": items})["ids"]
                 message_of = dict(zip(stored, (m["id"] for m in chat["messages"])))
                 for question in chat["questions"]:
-                    t = time.perf_counter()
                     hits = client.call("memory.search", {"query": question["q"], "k": 10, "namespace": namespace})
-                    search_ms.append((time.perf_counter() - t) * 1000)
                     ranked = [message_of.get(h["id"], "") for h in hits["results"]]
                     ranks.add(system, _kind(language, question["lang"]), ranked, question["answer_id"])
                     by_language.add(system, f"{language} ({question['lang']} question)", ranked, question["answer_id"])
