@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from conftest import free_port, served_daemon, start_listener
+from conftest import free_port, served_daemon, start_listener, wait_for
 
 from agentmemd.daemon.dashboard.access import SESSION_COOKIE, TOKEN_FILE
 
@@ -284,6 +284,31 @@ def _config(root: Path, listen: str) -> Path:
     path = root / "bad.toml"
     path.write_text(f'[dashboard]\nlisten = "{listen}"\n')
     return path
+
+
+def test_people_and_chats_are_shown_by_name_where_the_pages_showed_their_ids(world):
+    """Who said a memory, the chat a turn or a session was in, and the other chats whose memories
+    a chat may hear were shown as ``pe_…`` and ``whatsapp:c-…``; they are names and titles now,
+    each a link (the id stays beside it, small, where it helps to tell two apart)."""
+    d, base, token, _ = world
+    group = {"channel": "whatsapp", "chat_id": "whatsapp:c-9b2f", "title": "Cena del sábado", "kind": "group"}
+    said = {
+        "sender": "Lucía",
+        "ts": "2026-03-02T19:05:00Z",
+        "line": 1,
+        "text": "Me mudé a Valencia, al barrio de Ruzafa",
+    }
+    done = d.call("channels.ingest", {**group, "namespace": "names", "messages": [said]})
+    wait_for(lambda: d.call("channels.pending", {"namespace": "names"})["pending"] == 0)
+    (episode,) = d.call("memory.search", {"query": "Valencia Ruzafa", "namespace": "names", "k": 1})["results"]
+    client, _ = session(base, token)
+    page = client.get(f"/memories/names/{episode['id']}").text
+    said_by = re.search(r'id="said-by" href="/people/names/(pe_[^"]+)">([^<]+)</a>', page)
+    assert said_by and said_by.group(2) == "Lucía", page[page.find("heard-by") : page.find("heard-by") + 400]
+    assert "in Cena del sábado" in page and "in whatsapp:c-9b2f" not in page
+    sessions = client.get("/conversations", params={"namespace": "names"}).text
+    assert ">Cena del sábado</a>" in sessions and ">whatsapp:c-9b2f<" not in sessions
+    assert done["audience"] == "group:whatsapp:c-9b2f"
 
 
 def test_who_may_hear_a_memory_is_said_with_the_chats_title_not_its_id(world):

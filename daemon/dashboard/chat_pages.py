@@ -5,6 +5,7 @@ memories its context may include (memory/core/disclosure.py, said in words)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -93,7 +94,10 @@ def chat(d: "Dashboard") -> "Handler":
         query = request.query_params.get("q", "")
         page_no = page_number(request)
         ids = {"chat": chat_id, "namespace": namespace}
-        found = await d.call("chats.get", {**ids, "limit": SESSIONS_PAGE, "offset": (page_no - 1) * SESSIONS_PAGE})
+        found, chats = await asyncio.gather(
+            d.call("chats.get", {**ids, "limit": SESSIONS_PAGE, "offset": (page_no - 1) * SESSIONS_PAGE}),
+            d.call("chats.list", {"namespace": namespace}),
+        )
         hits, error = None, None
         if query:
             try:
@@ -106,6 +110,7 @@ def chat(d: "Dashboard") -> "Handler":
             status=400 if error else 200,
             namespace=namespace,
             c=found,
+            titles={c["chat"]: c["title"] for c in chats["chats"]},
             words=hearing_in_words(found),
             query=query,
             hits=hits,

@@ -27,12 +27,21 @@ def conversations(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         namespace = chosen_namespace(request)
         page_no = page_number(request)
-        listed = await d.call(
-            "conversation.list",
-            {"namespace": namespace, "limit": SESSIONS_PAGE, "offset": (page_no - 1) * SESSIONS_PAGE},
+        listed, chats = await asyncio.gather(
+            d.call(
+                "conversation.list",
+                {"namespace": namespace, "limit": SESSIONS_PAGE, "offset": (page_no - 1) * SESSIONS_PAGE},
+            ),
+            d.call("chats.list", {"namespace": namespace}),
         )
         return d.render(
-            request, "conversations.html", namespace=namespace, listed=listed, page_no=page_no, page_size=SESSIONS_PAGE
+            request,
+            "conversations.html",
+            namespace=namespace,
+            listed=listed,
+            titles={c["chat"]: c["title"] for c in chats["chats"]},
+            page_no=page_no,
+            page_size=SESSIONS_PAGE,
         )
 
     return page

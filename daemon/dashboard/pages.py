@@ -118,8 +118,11 @@ async def _memory_page(
     draft: dict | None = None,
 ) -> Response:
     ids = {"id": memory_id, "namespace": namespace}
-    record, history, chats = await asyncio.gather(
-        d.call("memory.get", ids), d.call("memory.history", ids), d.call("chats.list", {"namespace": namespace})
+    record, history, chats, people = await asyncio.gather(
+        d.call("memory.get", ids),
+        d.call("memory.history", ids),
+        d.call("chats.list", {"namespace": namespace}),
+        d.call("people.list", {"namespace": namespace}),
     )
     chart = time_chart(
         {
@@ -136,6 +139,7 @@ async def _memory_page(
         status=400 if error else 200,
         m=record,
         titles={c["chat"]: c["title"] for c in chats["chats"]},
+        people={p["id"]: p["name"] for p in people["people"]},
         history=history,
         chart=chart,
         error=error,
