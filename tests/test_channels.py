@@ -409,3 +409,18 @@ def test_messages_of_a_person_named_as_a_person_names_them(spawn):
     assert "Yo el vino blanco" in got.output and "tinto" not in got.output
     unknown = CliRunner().invoke(cli, ["--socket", str(d.socket), "messages", "vino", "--person", "Nadie"])
     assert unknown.exit_code != 0 and "no person 'Nadie'" in unknown.output
+
+
+def test_memories_of_a_person_by_any_name_they_go_by(spawn):
+    """There was no memory filter by person: what Lucía said could only be found by searching."""
+    d = spawn()
+    d.call(
+        "channels.ingest",
+        _group_chat("whatsapp:cena", [("Marco", "Traigo el vino tinto"), ("Lucía", "Yo el vino blanco")]),
+    )
+    wait_for(lambda: d.call("channels.pending", {"namespace": "default"})["pending"] == 0)
+    got = CliRunner().invoke(cli, ["--socket", str(d.socket), "--json", "memories", "--person", "LUCIA"])
+    assert got.exit_code == 0, got.output
+    assert [item["content"] for item in json.loads(got.stdout)["items"]] == ["Lucía said: Yo el vino blanco"]
+    unknown = CliRunner().invoke(cli, ["--socket", str(d.socket), "memories", "--person", "Nadie"])
+    assert unknown.exit_code != 0 and "no person 'Nadie'" in unknown.output

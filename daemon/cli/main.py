@@ -417,6 +417,11 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
 @click.option("--to", "created_to", help="Created on or before this date (YYYY-MM-DD).")
 @click.option("--emotion", type=click.Choice(EMOTIONS), help="Only memories that feel this (read from their words).")
 @click.option("--secrets", is_flag=True, help="Only memories holding a secret (card numbers, keys, IDs…), to review.")
+@click.option(
+    "--person",
+    help="Only what this person said: a name they go by (accents and case aside), 'user', or an id "
+    "from `agentmemd people list`.",
+)
 @click.option("--limit", type=bounded(m.MemoryListParams, "limit"), default=50, show_default=True)
 @click.option("--offset", type=bounded(m.MemoryListParams, "offset"), default=0, show_default=True)
 def memories(
@@ -429,11 +434,13 @@ def memories(
     created_to: str | None,
     emotion: str | None,
     secrets: bool,
+    person: str | None,
     limit: int,
     offset: int,
 ) -> None:
     """List memories, newest first, filtered, any secret in them masked (`agentmemd get ID` shows
-    one whole).  `agentmemd memories --type preference --tier active`, `agentmemd memories --secrets`"""
+    one whole).  `agentmemd memories --type preference --tier active`, `agentmemd memories --secrets`,
+    `agentmemd memories --person Lucía`"""
     params = given(
         namespace=namespace,
         type=mtype,
@@ -444,6 +451,7 @@ def memories(
         created_to=created_to,
         emotion=emotion,
         secrets=secrets or None,
+        person=person,
         limit=limit,
         offset=offset,
     )

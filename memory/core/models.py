@@ -140,6 +140,9 @@ class MemoryListParams(Params):
     created_to: date | None = None  # inclusive
     emotion: Emotion | None = None  # only memories that feel this (memory/language/affect.py)
     secrets: bool = False  # only memories that hold a secret (memory/safety/secrets.py), to review them
+    # Only what this person said (an id, "user", or a name they go by, accents and case aside), in
+    # the namespace (default "default").
+    person: Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_utf8)] | None = None
     limit: int = Field(50, ge=1, le=500)
     offset: int = Field(0, ge=0, le=SQLITE_MAX_INT)
 

@@ -12,7 +12,7 @@ forgetting one for good.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Callable
 
 from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.models import ForgetParams, IdParams, MemoryListParams, PacksListParams
@@ -43,8 +43,11 @@ def _point(at: datetime, value: float) -> RetentionPoint:
 
 
 class MemoryBrowser:
-    def __init__(self, memories: Memories):
+    def __init__(self, memories: Memories, person_id: Callable[[str, str], str] | None = None):
+        """``person_id(namespace, id or name)``: the person's id (NotFound for no one), for a list by
+        person; without it only ids are taken."""
         self.memories = memories
+        self.person_id = person_id or (lambda namespace, person: person)
         self.listing = ListingTables(memories.store)
         self.history_tables = memories.history
 
@@ -60,6 +63,7 @@ class MemoryBrowser:
             created_before=(p.created_to + timedelta(days=1)).isoformat() if p.created_to else None,
             emotion=p.emotion,
             holds_secret=p.secrets,
+            said_by=self.person_id(p.namespace or "default", p.person) if p.person else None,
             archived=p.tier == "archived",
         )
         now, cfg = self.memories.clock.now(), self.memories.config.decay

@@ -224,7 +224,9 @@ class Services:
         conversation_service.people_note = channels.people_note
         conversation_service.standing_goals = goals.standing
         writes = MemoryWrites(memories, run_on_store)
-        browser = MemoryBrowser(memories)
+        browser = MemoryBrowser(
+            memories, person_id=lambda namespace, person: channels.people.get(namespace, person)["id"]
+        )
         reembedding = Reembedding(
             store, embedder, config.embedding.model, run_on_store, background=run_on_store is not run_here
         )

@@ -33,6 +33,7 @@ class ListingFilter:
     created_before: str | None = None  # ISO text, exclusive
     emotion: str | None = None  # only memories that feel this (memory_affect; "neutral": those with no row)
     holds_secret: bool = False  # only memories with a memory_secrets row
+    said_by: str | None = None  # only what this person said (or anyone merged into them)
     archived: bool = False
 
     @property
@@ -64,6 +65,9 @@ class ListingFilter:
             params.append(self.emotion)
         if self.holds_secret:
             clauses.append("seq IN (SELECT seq FROM memory_secrets)")
+        if self.said_by:
+            clauses.append("(said_by = ? OR said_by IN (SELECT id FROM people WHERE merged_into = ?))")
+            params += [self.said_by, self.said_by]
         return " AND ".join(clauses), params
 
 
