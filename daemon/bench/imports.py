@@ -142,8 +142,10 @@ def bench_import(args) -> dict[str, Any]:
     root.mkdir(parents=True, exist_ok=True)
     samples = _samples(locomo, args.messages)
     results: dict[str, Any] = {"messages_asked": args.messages, "runs": {}}
+    model = getattr(args, "model", None)
+    chosen = f'[embedding]\nmodel = "{model}"\n' if model else ""
     for mode, extra in (("default_config", ""), ("observer_out_of_reach", NO_OBSERVER)):
-        with bench_daemon(root / mode, extra) as (client, proc):
+        with bench_daemon(root / mode, chosen + extra) as (client, proc):
             socket = root / mode / "s.sock"
             for fmt in formats:
                 path = _render(fmt, samples, root)

@@ -37,7 +37,7 @@ from agentmemd.daemon.cli.nouns import arrange_by_noun
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core import models as m
-from agentmemd.memory.core.config import EMBEDDING_MODELS, ConfigError, load_config
+from agentmemd.memory.core.config import EMBEDDING_MODELS, ConfigError, EmbeddingConfig, load_config
 from agentmemd.memory.core.vocabulary import EMOTIONS, MEMORY_TYPES, REINFORCE_EVENTS, TIERS
 from agentmemd.memory.workspace.template import init_workspace
 
@@ -1288,6 +1288,13 @@ def _run_bench(kind: str, options: dict[str, Any]) -> None:
 @click.option("--queries", type=int, default=200, show_default=True)
 @click.option("--budget", type=int, default=1000, show_default=True)
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@click.option(
+    "--model",
+    type=click.Choice(EMBEDDING_MODELS),
+    default=EmbeddingConfig().model,
+    show_default=True,
+    help="The daemon's [embedding] model (the floor's query embedding is that model's too).",
+)
 @BENCH_STORE_URL
 def bench_pack(**options: Any) -> None:
     """context.pack latency at each size, next to its floor (query embedding + numpy flat scan) in the same run.
@@ -1479,6 +1486,7 @@ def bench_injection(**options: Any) -> None:
     "--format", type=click.Choice(["all", "whatsapp", "telegram", "slack", "discord"]), default="all", show_default=True
 )
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the exports and data dirs here.")
+@click.option("--model", type=click.Choice(EMBEDDING_MODELS), help="The daemons' [embedding] model (default: the default).")
 def bench_import(**options: Any) -> None:
     """`agentmemd import` rate: LoCoMo rendered as each app's export, imported twice; with the
     seconds until every message is searchable (searchable_s).
