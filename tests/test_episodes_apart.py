@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import wait_for
 
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.retrieval.candidates import Scored
@@ -71,3 +72,33 @@ def test_turns_of_different_conversations_are_not_one_episode(in_process):
     assert all(h["signals"]["answer"] == 0 for h in hits if "Irene" in h["content"]), hits
     pack = d.call("context.pack", {"query": "What should I feed my pet?", "budget_tokens": 400})
     assert "Irene" not in pack["text"]  # it answered nothing: another chat's line stored after the question
+
+
+SPORTS = [  # (session, speaker, text): an evening of chat about climbing, then two other days
+    ("s1", "Maya", "climbing tomorrow at the wall, who's in?"),
+    ("s1", "Tom", "you and your sports Maya, my forearms are still dead"),
+    ("s1", "Maya", "come on, the new bouldering routes are amazing"),
+    ("s1", "Tom", "ok see you at 7 at the sports centre"),
+    ("s2", "Tom", "how was your weekend?"),
+    ("s2", "Maya", "played padel with my sister on saturday, lost every set 😂"),
+    ("s3", "Maya", "just swam 2k at the pool before work"),
+    ("s3", "Tom", "show off"),
+]
+
+
+def test_a_spread_answer_s_parts_are_not_lifted_by_their_neighbours(in_process):
+    """Asked for a list, a turn's neighbours lent it their match (the neighbourhood lift), so one
+    session's turns around the best part filled the hits; each part now stands on its own match.
+    A question answered inside one exchange keeps the lift."""
+    d = in_process({"clock": {"start": "2026-11-20T09:00:00Z"}})
+    days = {"s1": "2026-11-01T19:", "s2": "2026-11-04T12:", "s3": "2026-11-07T08:"}
+    for i, (session, speaker, text) in enumerate(SPORTS):
+        ts = f"{days[session]}{i:02d}:00Z"
+        d.call(
+            "conversation.append", {"session": session, "role": "user", "speaker": speaker, "content": text, "ts": ts}
+        )
+    wait_for(lambda: d.call("channels.pending", {"namespace": "default"})["pending"] == 0)
+    spread = d.call("memory.search", {"query": "What sports does Maya play?", "k": 8})["results"]
+    assert spread and all(h["signals"]["neighbourhood"] == 0 for h in spread)
+    one = d.call("memory.search", {"query": "When is Maya going climbing at the wall?", "k": 8})["results"]
+    assert any(h["signals"]["neighbourhood"] > 0 for h in one)

@@ -1486,7 +1486,9 @@ def bench_injection(**options: Any) -> None:
     "--format", type=click.Choice(["all", "whatsapp", "telegram", "slack", "discord"]), default="all", show_default=True
 )
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the exports and data dirs here.")
-@click.option("--model", type=click.Choice(EMBEDDING_MODELS), help="The daemons' [embedding] model (default: the default).")
+@click.option(
+    "--model", type=click.Choice(EMBEDDING_MODELS), help="The daemons' [embedding] model (default: the default)."
+)
 def bench_import(**options: Any) -> None:
     """`agentmemd import` rate: LoCoMo rendered as each app's export, imported twice; with the
     seconds until every message is searchable (searchable_s).

@@ -37,7 +37,7 @@ from agentmemd.memory.retrieval.currency import Filler, asks_about_the_past, new
 from agentmemd.memory.retrieval.decay import Tier, frequency_boosts, retention_many, tiers_many
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.lexical import bm25_hits, looked_up
-from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, query_kind
+from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, asks_for_a_list, query_kind
 from agentmemd.memory.retrieval.scoring import (
     Signals,
     answer_lift,
@@ -200,7 +200,12 @@ class CandidateFinder:
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
         now = self.clock.now()
-        scored = self.score_rows(rows, qvec, lexical, now, namespace=namespace, listener=listener, links=links)
+        # A spread answer's parts each stand alone: the neighbourhood lift would fill the hits with one
+        # session's turns around the best part, where the question needs every session's.
+        lift = not asks_for_a_list(query)
+        scored = self.score_rows(
+            rows, qvec, lexical, now, namespace=namespace, listener=listener, links=links, lift=lift
+        )
         self._weigh_speakers(scored, query)
         if days:
             self._weigh_days(scored, days)
@@ -345,10 +350,12 @@ class CandidateFinder:
         namespace: str | None = None,
         listener: str | None = None,
         links: dict[int, list[Link]] | None = None,
+        lift: bool = True,
     ) -> list[Scored]:
         """Score rows, all at once as arrays; given the ``namespace`` (live rows: the in-RAM index
         holds their windows), each is lifted by its episode's match too (``links``: the episode
-        links of those rows already worked out; the others' are worked out here)."""
+        links of those rows already worked out; the others' are worked out here), unless not
+        ``lift`` (a question whose answer is spread: a part's neighbours are not its evidence)."""
         if not rows:
             return []
         n = len(rows)
@@ -366,6 +373,8 @@ class CandidateFinder:
             missing = [r for r in rows if r["seq"] not in links]
             links.update(self._episode_links(namespace, missing, listener))
             near, asked = self._neighbourhood(namespace, seqs, matches, qvec, lexical, links)
+            if not lift:
+                near = np.zeros(n)
         cfg = self.config
         access_counts = np.fromiter((r["access_count"] for r in rows), np.float64, n)
         identity = np.fromiter((r["type"] in IDENTITY_TYPES for r in rows), bool, n)

@@ -60,24 +60,41 @@ def query_kind(query: str) -> QueryKind:
 
 
 # Asking for several things that may lie in different conversations: "which cities have I been to",
-# "what books has Melanie read", "all the ...", "so far", "how many". A plural after which/what is
-# known by its final s, not -us, -ss, -is ("which US state" is one thing).
+# "what books has Melanie read", "all the ...", "so far", "how many", "do both ...", "what are
+# Nate's favourite desserts", "what kinds of classes", "what has John cooked". A plural after
+# which/what is known by its final s, not -us, -ss, -is ("which US state" is one thing).
+_PLURAL = r"\w*[^\Wusi]s"
 _LIST = re.compile(
-    r"\b(?:list|all (?:the|of|my|our)|every|each of|so far|how many|which (?:\w+ )?{plural}|"
-    r"what (?:\w+ )?{plural} (?:have|has|had|did|do|does|are|were)|what (?:are|were) (?:all )?(?:the |my |our |his |"
-    r"her |their )?{plural})\b".format(plural=r"\w*[^\Wusi]s"),
+    r"\b(?:list|all (?:the|of|my|our)|every|each of|so far|how many|how often|both|"
+    r"(?:which|what) (?:\S+[ /]){{0,2}}{plural} (?:have|has|had|did|do|does|are|were)|"
+    r"what (?:are|were) (?:all )?(?:the |my |our |his |her |their |\w+'s )?(?:\w+ )?{plural}|"
+    r"(?:kinds?|types?|sorts?) of {plural}|"
+    r"what (?:has|have) \w+(?: \w+)? \w+ed)\b".format(plural=_PLURAL),
     re.IGNORECASE,
 )
 
 
 def asks_for_a_list(query: str) -> bool:
-    """Does ``query`` ask for several things, likely said in different conversations?
+    """Does ``query`` ask for several things, likely said in different conversations? Its answer is
+    spread: each part stands alone, in a session of its own, so search neither lifts a memory by
+    its neighbours' match nor ranks the newest of a subject first, and fills its hits from as
+    many conversations as it can (search.py).
 
     >>> asks_for_a_list("Which cities have I travelled to for work this year?")
     True
     >>> asks_for_a_list("What books has Melanie read?")
     True
+    >>> asks_for_a_list("Do both Tom and Priya eat meat?")
+    True
+    >>> asks_for_a_list("What are Nate's favorite desserts?")
+    True
+    >>> asks_for_a_list("What LGBTQ+ events has Caroline participated in?")
+    True
     >>> asks_for_a_list("When did Caroline go to the support group?")
+    False
+    >>> asks_for_a_list("Which city was Calvin in on October 3?")
+    False
+    >>> asks_for_a_list("What is Caroline's relationship status?")
     False
     """
     return bool(_LIST.search(query))

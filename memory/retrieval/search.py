@@ -88,10 +88,13 @@ class Search:
         # within 0.01 of each other are ordered by the injection score (priority, decay, use).
         # context.pack is what the weighted score decides; both stay visible in every hit.
         hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
-        if not asks_about_the_past(p.query):
+        spread = asks_for_a_list(p.query)  # its parts are in several conversations, the old as well as the new
+        if not asks_about_the_past(p.query) and not spread:
             hits = self._current_first(p.namespace, p.query, hits, idf, window=max(2 * p.k, 20))
         hits = _current_slot_first(hits)
-        hits = self._episodes_apart(hits, by_own_match=not asks_for_a_list(p.query))
+        hits = self._episodes_apart(
+            hits, by_own_match=not spread, depth=max(p.k, DIVERSE_DEPTH) if spread else DIVERSE_DEPTH
+        )
         kept, folded = self._fold_same_turns(hits)
         stated = self.finder.stated([s.row for s in kept[: p.k]])
         felt = self.finder.affect.of([s.row["seq"] for s in kept[: p.k]])
@@ -142,8 +145,8 @@ class Search:
         )
         return [by_id[i] for i in order] + hits[window:]
 
-    def _episodes_apart(self, hits: list[Scored], by_own_match: bool) -> list[Scored]:
-        """The first DIVERSE_DEPTH hits from as many episodes as they can be: a hit of an episode
+    def _episodes_apart(self, hits: list[Scored], by_own_match: bool, depth: int = DIVERSE_DEPTH) -> list[Scored]:
+        """The first ``depth`` hits (a spread answer's: all k) from as many episodes as they can be: a hit of an episode
         already among them yields its place to the best hit of another episode, if that one is at
         most [retrieval] episode_diversity less similar (0: off). Evidence spread over several
         conversations is otherwise crowded out by one conversation's many near-equal turns.
@@ -172,7 +175,7 @@ class Search:
 
         out: list[Scored] = []
         rest = hits[:DIVERSE_WINDOW]
-        while rest and len(out) < DIVERSE_DEPTH:
+        while rest and len(out) < depth:
             pick = rest[0]
             if not new_episode(pick):
                 pick = next(
