@@ -424,3 +424,32 @@ def test_memories_of_a_person_by_any_name_they_go_by(spawn):
     assert [item["content"] for item in json.loads(got.stdout)["items"]] == ["Lucía said: Yo el vino blanco"]
     unknown = CliRunner().invoke(cli, ["--socket", str(d.socket), "memories", "--person", "Nadie"])
     assert unknown.exit_code != 0 and "no person 'Nadie'" in unknown.output
+
+
+def test_the_user_is_one_person_in_what_the_agent_reads_whatever_name_each_export_gave_them(spawn):
+    """The user went by three names in memories ("User said" through the socket, "Javier said" in
+    one export, "Javier Ortega said" in another), so an agent reading a pack could not tell they
+    were one person. Every door now says "User"; the turns keep the names as sent, and a question
+    that calls the user by one of them still prefers the user's words."""
+    d = spawn()
+    d.call(
+        "channels.ingest",
+        _group_chat("whatsapp:piso", [("Javier", "el piso de Ruzafa me encanta"), ("Marco", "a mí no")]),
+    )
+    other = _group_chat("telegram:curro", [("Javier Ortega", "the flat in Ruzafa has a tiny kitchen"), ("Ana", "ouch")])
+    d.call("channels.ingest", {**other, "channel": "telegram", "owner": "Javier Ortega"})
+    d.call("conversation.append", {"session": "app", "role": "user", "content": "remind me to call the landlord"})
+    wait_for(lambda: d.call("channels.pending", {"namespace": "default"})["pending"] == 0)
+    listed = d.call("memory.list", {"namespace": "default", "type": "episode", "person": "user"})["items"]
+    assert sorted(item["content"] for item in listed) == [
+        "User said: el piso de Ruzafa me encanta",
+        "User said: the flat in Ruzafa has a tiny kitchen",
+    ]
+    app = d.call("memory.list", {"namespace": "default", "type": "episode", "contains": "landlord"})["items"]
+    assert [item["content"] for item in app] == ["User said: remind me to call the landlord"]
+    assert {t["speaker"] for t in d.call("conversation.search", {"query": "Ruzafa", "k": 5})["turns"]} >= {
+        "Javier",
+        "Javier Ortega",
+    }  # the turns as sent
+    hits = d.call("memory.search", {"query": "What did Javier say about the flat in Ruzafa?", "k": 3})["results"]
+    assert hits[0]["content"].startswith("User said:"), [h["content"] for h in hits]

@@ -46,7 +46,7 @@ from agentmemd.memory.core.chats import ChatMessage
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import ChannelDeleteParams, ChannelEditParams, UpdateParams
-from agentmemd.memory.core.text import episode_context, episode_text
+from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.memories import Memories
@@ -161,13 +161,13 @@ class Corrections:
         if turn["content"] == p.text:
             return {**answer, "status": "unchanged"}
         plan = self._plan(turn, p.text)
-        said = episode_text(turn["speaker"], p.text)
+        said = episode_text(speaker_shown(turn["speaker"], turn["person"]), p.text)
         plan.texts = [indexed_text(said, m["context"]) for m in plan.own] + plan.texts  # as memory.update embeds
         return plan
 
     def _write_edit(self, p: ChannelEditParams, plan: _Plan, vectors: list[np.ndarray]) -> dict[str, Any]:
         turn, edited = plan.turn, format_time(p.edited_at)
-        said = episode_text(turn["speaker"], p.text)
+        said = episode_text(speaker_shown(turn["speaker"], turn["person"]), p.text)
         versions = []
         with self.store.transaction():
             self.tables.revise_turn(turn["seq"], p.text, count_tokens(p.text), edited)

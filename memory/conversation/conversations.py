@@ -37,6 +37,7 @@ from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.sessions import session_name
+from agentmemd.memory.core.text import speaker_shown
 from agentmemd.memory.core.tokens import count_tokens, count_tokens_many
 from agentmemd.memory.llm.tasks import (
     ObservationIn,
@@ -310,7 +311,13 @@ class Conversations:
         # A tool's output is marked observed with the batch but never shown to the Observer: what
         # a web page or a file says is not a fact about the user.
         turns = [
-            TurnIn(seq=t["seq"], role=t["role"], speaker=t["speaker"], content=t["content"], ts=t["ts"])
+            TurnIn(
+                seq=t["seq"],
+                role=t["role"],
+                speaker=speaker_shown(t["speaker"], t["person"]),
+                content=t["content"],
+                ts=t["ts"],
+            )
             for t in batch
             if t["role"] != "tool"
         ]

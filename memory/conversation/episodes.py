@@ -38,7 +38,7 @@ from agentmemd.memory.core.config import ConversationConfig
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import AddParams
 from agentmemd.memory.core.sessions import session_name
-from agentmemd.memory.core.text import episode_context, episode_text
+from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.core.vocabulary import EPISODE
 from agentmemd.memory.store.conversation_tables import ConversationTables
@@ -186,7 +186,7 @@ class EpisodeWorker:
         before = self.tables.said_before(turn["session"], turn["seq"], self.cfg.episode_context_turns)
         context = episode_context(before)
         return AddParams(
-            content=episode_text(turn["speaker"], turn["content"]),
+            content=episode_text(speaker_shown(turn["speaker"], turn["person"]), turn["content"]),
             type=EPISODE,
             namespace=turn["namespace"],
             context=context,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from agentmemd.memory.core.disclosure import USER
+
 WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
 
 # English function words and contractions: not what a text is about. One list for FTS query terms,
@@ -51,6 +53,15 @@ def content_words(text: str) -> list[str]:
 
 SAID = " said: "
 MAX_SPEAKER_CHARS = 60
+USER_SPEAKER = "User"
+
+
+def speaker_shown(speaker: str | None, person: str | None) -> str:
+    """Who said a turn, as what the agent reads (episodes, their context, the Observer's notes)
+    names them: the user as "User", whatever name an app or an export gave them ("Javier" in one
+    WhatsApp export, "Javier Ortega" in a Telegram one), so every door and import speaks of one
+    person; anyone else by the name they spoke under. The turn itself keeps the name as sent."""
+    return USER_SPEAKER if person == USER else (speaker or "")
 
 
 def attributed(speaker: str, said: str) -> str:

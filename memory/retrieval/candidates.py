@@ -51,6 +51,7 @@ from agentmemd.memory.retrieval.scoring import (
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
 from agentmemd.memory.safety.secrets import asked_kinds
 from agentmemd.memory.store.affect_tables import AffectTables
+from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store, fts_terms_in_order, vector_or_zeros
 from agentmemd.memory.store.secret_tables import SecretTables
@@ -118,6 +119,7 @@ class CandidateFinder:
         self.tree_tables = ConsolidationTables(store)  # the consolidation tree's nodes and their leaves
         self.slots = SlotTables(store)  # which fact slot of whom each memory fills (m027)
         self.times = TimeTables(store)  # the days each memory speaks of (m028)
+        self.channels = ChannelTables(store)  # the names the user goes by
         self.affect = AffectTables(store)  # how each memory feels (m031)
         self.secrets = SecretTables(store)  # which memories hold a secret, of what kinds (m035)
 
@@ -440,6 +442,9 @@ class CandidateFinder:
         if not scored or not (penalties or any(s.signals.answer > 0 for s in scored)):
             return
         names = [speakers_of(s.row["content"], s.row.get("said_by")) for s in scored]
+        if any(USER in n for n in names):  # "User" in what the agent reads; a question may call them "Javier"
+            aliases = self.channels.user_names(scored[0].row["namespace"])
+            names = [n | aliases if USER in n else n for n in names]
         # An episode of an assistant's turn is tagged with its role (memory/conversation/episodes.py).
         assistant = [
             said_by_assistant(n) or (s.row["type"] == EPISODE and '"assistant"' in (s.row["tags"] or ""))

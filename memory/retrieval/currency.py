@@ -50,6 +50,24 @@ def asks_about_the_past(query: str) -> bool:
     return bool(_ASKS_ABOUT_THE_PAST.search(query))
 
 
+_ASKS_ABOUT_NOW = re.compile(
+    r"\b(?:now|currently|at the moment|these days|(?:do|does) \w+ (?:\w+ )?(?:have|own|keep|weigh|earn|pay))\b",
+    re.IGNORECASE,
+)
+
+
+def asks_about_now(query: str) -> bool:
+    """True when ``query`` asks what is so now, where a later statement replaces an earlier one
+    even in a question that counts or lists ("How many Instagram followers do I have?").
+
+    >>> asks_about_now("How many Instagram followers do I have?")
+    True
+    >>> asks_about_now("How many hikes has Joanna been on?")
+    False
+    """
+    return bool(_ASKS_ABOUT_NOW.search(query))
+
+
 @dataclass(frozen=True)
 class Ranked:
     """What the rule needs of a hit: its id, relevance, date and the query words it holds."""

@@ -64,12 +64,14 @@ def query_kind(query: str) -> QueryKind:
 # Nate's favourite desserts", "what kinds of classes", "what has John cooked". A plural after
 # which/what is known by its final s, not -us, -ss, -is ("which US state" is one thing).
 _PLURAL = r"\w*[^\Wusi]s"
+# "what did the kids do": the plural is who did it, not what is asked for.
+_AUXILIARY = r"(?:did|do|does|is|are|was|were|has|have|had|will|would|can|could)"
 _LIST = re.compile(
     r"\b(?:list|all (?:the|of|my|our)|every|each of|so far|how many|how often|both|"
-    r"(?:which|what) (?:\S+[ /]){{0,2}}{plural} (?:have|has|had|did|do|does|are|were)|"
+    r"(?:which|what) (?:(?!{aux}\b)\S+[ /]){{0,2}}{plural} (?:have|has|had|did|do|does|are|were)|"
     r"what (?:are|were) (?:all )?(?:the |my |our |his |her |their |\w+'s )?(?:\w+ )?{plural}|"
     r"(?:kinds?|types?|sorts?) of {plural}|"
-    r"what (?:has|have) \w+(?: \w+)? \w+ed)\b".format(plural=_PLURAL),
+    r"what (?:has|have) \w+(?: \w+)? \w+ed)\b".format(plural=_PLURAL, aux=_AUXILIARY),
     re.IGNORECASE,
 )
 
@@ -93,6 +95,8 @@ def asks_for_a_list(query: str) -> bool:
     >>> asks_for_a_list("When did Caroline go to the support group?")
     False
     >>> asks_for_a_list("Which city was Calvin in on October 3?")
+    False
+    >>> asks_for_a_list("What did the kids do at the weekend?")
     False
     >>> asks_for_a_list("What is Caroline's relationship status?")
     False

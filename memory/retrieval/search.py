@@ -20,7 +20,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
 from agentmemd.memory.language.speakers import speakers_named, speakers_of
 from agentmemd.memory.retrieval.candidates import CandidateFinder, Scored
-from agentmemd.memory.retrieval.currency import Ranked, asks_about_the_past, current_first
+from agentmemd.memory.retrieval.currency import Ranked, asks_about_now, asks_about_the_past, current_first
 from agentmemd.memory.retrieval.query_kind import asks_for_a_list
 from agentmemd.memory.safety.secrets import mask
 from agentmemd.memory.store.database import Store, fts_terms
@@ -89,7 +89,7 @@ class Search:
         # context.pack is what the weighted score decides; both stay visible in every hit.
         hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
         spread = asks_for_a_list(p.query)  # its parts are in several conversations, the old as well as the new
-        if not asks_about_the_past(p.query) and not spread:
+        if not asks_about_the_past(p.query) and (not spread or asks_about_now(p.query)):
             hits = self._current_first(p.namespace, p.query, hits, idf, window=max(2 * p.k, 20))
         hits = _current_slot_first(hits)
         hits = self._episodes_apart(

@@ -64,6 +64,13 @@ class ChannelTables:
         rows = self.store._rows("SELECT * FROM people WHERE namespace = ? AND id = ?", (namespace, person))
         return rows[0] if rows else None
 
+    def user_names(self, namespace: str) -> set[str]:
+        """The names the user goes by in the namespace's chats (their accounts'), lower-cased."""
+        rows = self.store.conn.execute(
+            "SELECT DISTINCT name FROM person_accounts WHERE namespace = ? AND person = ?", (namespace, USER)
+        )
+        return {r[0].lower() for r in rows if r[0]}
+
     def names(self, namespace: str) -> list[tuple[str, str]]:
         """(person, a name they go by) for every live person of the namespace: their name and the
         names their accounts show."""
@@ -324,7 +331,7 @@ class ChannelTables:
     def message_turn(self, namespace: str, key: str) -> dict[str, Any] | None:
         """The turn stored for a message's key, with when an edit or a deletion last changed it."""
         rows = self.store._rows(
-            "SELECT t.seq, t.session, t.namespace, t.speaker, t.content, t.ts, t.chat, t.episode, t.edited, t.deleted "
+            "SELECT t.seq, t.session, t.namespace, t.speaker, t.person, t.content, t.ts, t.chat, t.episode, t.edited, t.deleted "
             "FROM chat_message_keys k JOIN conversation_turns t ON t.seq = k.turn_seq WHERE k.namespace = ? AND k.key = ?",
             (namespace, key),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentmemd.memory.core.text import speaker_shown
 from agentmemd.memory.store.database import Store, _in_chunks
 
 TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person, episode"
@@ -16,19 +17,20 @@ def said_before(conn, session: str, seq: int, count: int) -> list[tuple[int, str
     is indexed with what it answers first, however far back that was said, in place of the oldest
     turn before it: read with its question, not diluted among the messages in between."""
     rows = conn.execute(
-        "SELECT seq, speaker, content FROM conversation_turns WHERE session = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+        "SELECT seq, speaker, content, person FROM conversation_turns WHERE session = ? AND seq < ? "
+        "ORDER BY seq DESC LIMIT ?",
         (session, seq, count),
     ).fetchall()
-    said = [(row[0], row[1], row[2]) for row in reversed(rows)]
+    said = [(row[0], speaker_shown(row[1], row[3]), row[2]) for row in reversed(rows)]
     if not count:
         return said
     answered = conn.execute(
-        "SELECT r.seq, r.speaker, r.content FROM conversation_turns t JOIN conversation_turns r "
+        "SELECT r.seq, r.speaker, r.content, r.person FROM conversation_turns t JOIN conversation_turns r "
         "ON r.seq = t.reply_to WHERE t.seq = ?",
         (seq,),
     ).fetchone()
     if answered is not None and all(answered[0] != s for s, _, _ in said):
-        said = [(answered[0], answered[1], answered[2])] + said[len(said) - count + 1 :]
+        said = [(answered[0], speaker_shown(answered[1], answered[3]), answered[2])] + said[len(said) - count + 1 :]
     return said
 
 
