@@ -18,7 +18,7 @@ from agentmemd.memory.core.text import QUERY_STOPWORDS
 from agentmemd.memory.language.dates import without_date_phrases
 from agentmemd.memory.language.word_forms import other_forms
 from agentmemd.memory.store.database import Store, distinct_terms, fts_terms_in_order
-from agentmemd.memory.store.postgres.words import fts5_words
+from agentmemd.memory.store.fts5_words import fts5_words
 
 # Words that place a question in the present, not what it is about: "where do I work these days?"
 # is about work; "days" and "year" looked up as words match every turn that counts days or years.

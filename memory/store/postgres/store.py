@@ -25,6 +25,7 @@ import numpy as np
 from agentmemd.memory.core.config import redact
 from agentmemd.memory.core.errors import StoreError
 from agentmemd.memory.store.database import Store, from_blob, fts_terms_in_order
+from agentmemd.memory.store.fts5_words import fts5_words, query_terms
 from agentmemd.memory.store.postgres.connection import Connection, SqlTables, connect
 from agentmemd.memory.store.postgres.schema import (
     HNSW_INDEX,
@@ -33,7 +34,6 @@ from agentmemd.memory.store.postgres.schema import (
     catalog_of,
     upgrade_postgres,
 )
-from agentmemd.memory.store.postgres.words import fts5_words, query_terms
 
 WRITE_LOCK = 0x616D64_0002  # the advisory lock every write transaction of every daemon takes
 # FTS5's BM25 constants (fts5_aux.c): the formula is reproduced, so both stores rank alike.

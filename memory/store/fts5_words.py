@@ -1,4 +1,5 @@
-"""A text's words exactly as SQLite's FTS5 indexes them, for the PostgreSQL store's BM25.
+"""A text's words exactly as SQLite's FTS5 indexes them: the PostgreSQL store's BM25 indexes them,
+and the lexical lookup asks which word forms stem alike.
 
     text_words, context_words = fts5_words("Ran to the shops", "at noon")   # ['ran', 'to', 'the', 'shop'], ...
 
