@@ -7,13 +7,13 @@ import stored, in the background, and then finds it too."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import NO_JOBS, wait_for
 
+from agentmemd.daemon.bench.languages import write_whatsapp_export
 from agentmemd.daemon.cli.main import cli
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
@@ -40,16 +40,10 @@ PROBES = json.loads((Path(__file__).parent / "data" / "language_probes" / "probe
 
 
 def probe_export(folder: Path, language: str) -> tuple[Path, dict[str, str], list[dict]]:
-    """The probe set's chat in ``language`` as a WhatsApp export (a message a minute): the file,
-    each message's text by its probe id, and the chat's questions."""
+    """The probe set's chat in ``language`` as a WhatsApp export: the file, each message's text by
+    its probe id, and the chat's questions."""
     chat = PROBES[language][0]
-    start = datetime(2025, 3, 2, 19, 0)
-    lines = [
-        f"{start + timedelta(minutes=i):%d/%m/%Y, %H:%M} - {m['speaker']}: {m['text']}"
-        for i, m in enumerate(chat["messages"])
-    ]
-    export = folder / f"WhatsApp Chat with probe {language}.txt"
-    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    export = write_whatsapp_export(chat, folder / f"WhatsApp Chat with probe {language}.txt")
     return export, {m["id"]: m["text"] for m in chat["messages"]}, chat["questions"]
 
 

@@ -587,35 +587,52 @@ def _ask_daemon(
             scores.cover(system, cat, qa.get("answer"), pack["text"])
 
 
+class PlainBaselines:
+    """Plain FTS5 BM25 over ``texts`` (the daemon's tokenizer), the model's cosine over their
+    ``vectors``, and a 0.7/0.3 hybrid of the two (BM25 over its best), in this process."""
+
+    NAMES = ("bm25", "dense", "hybrid_0.7dense_0.3bm25")
+
+    def __init__(self, texts: list[str], vectors: np.ndarray, embedder):
+        import sqlean
+
+        self.vectors = vectors
+        self.embedder = embedder
+        self.conn = sqlean.connect(":memory:")
+        self.conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
+        self.conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", list(enumerate(texts)))
+
+    def top10(self, question: str) -> dict[str, list[int]]:
+        """Each baseline's best 10 texts for ``question``, by index (BM25: only texts it matches)."""
+        from agentmemd.memory.store.database import fts_query
+
+        dense = self.vectors @ self.embedder.embed_query(question)
+        bm = np.zeros(len(self.vectors))
+        match = fts_query(question)
+        if match:
+            for rowid, score in self.conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", (match,)):
+                bm[rowid] = -score
+        hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
+        return {
+            "bm25": [int(i) for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0],
+            "dense": [int(i) for i in np.argsort(-dense, kind="stable")[:10]],
+            "hybrid_0.7dense_0.3bm25": [int(i) for i in np.argsort(-hybrid, kind="stable")[:10]],
+        }
+
+    def close(self) -> None:
+        self.conn.close()
+
+
 def _ask_baselines(
     scores: _LocomoScores, sample, turns: list[dict[str, Any]], embedder, work_dir, asked=_locomo_questions
 ) -> None:
-    """Plain FTS5 BM25 (same tokenizer) and plain cosine over the bare turns, in this process."""
-    import sqlean
-
-    from agentmemd.memory.store.database import fts_query
-
+    """The plain baselines over the bare turns."""
     texts = [t["text"] for t in turns]
-    vecs = embeddings_cached(work_dir, embedder, texts)
-    conn = sqlean.connect(":memory:")
-    conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
-    conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", [(i, x) for i, x in enumerate(texts)])
+    baselines = PlainBaselines(texts, embeddings_cached(work_dir, embedder, texts), embedder)
     for qa, cat, gold in asked(sample):
-        dense = vecs @ embedder.embed_query(qa["question"])
-        bm = np.zeros(len(texts))
-        match = fts_query(qa["question"])
-        if match:
-            for rowid, score in conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", (match,)):
-                bm[rowid] = -score
-        hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
-        ranked = {
-            "bm25": [turns[i]["dia_id"] for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0],
-            "dense": [turns[i]["dia_id"] for i in np.argsort(-dense, kind="stable")[:10]],
-            "hybrid_0.7dense_0.3bm25": [turns[i]["dia_id"] for i in np.argsort(-hybrid, kind="stable")[:10]],
-        }
-        for name, got in ranked.items():
-            scores.add(name, cat, got, gold, qa["question"])
-    conn.close()
+        for name, got in baselines.top10(qa["question"]).items():
+            scores.add(name, cat, [turns[i]["dia_id"] for i in got], gold, qa["question"])
+    baselines.close()
 
 
 def bench_locomo(args) -> dict[str, Any]:

@@ -21,9 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon
+from agentmemd.daemon.bench.benchmarks import PlainBaselines, _pct, bench_daemon
 
 KS = (1, 5, 10)
 
@@ -55,49 +53,43 @@ class _Ranks:
         return out
 
 
-def _baselines(ranks: _Ranks, model: str, chats: list[tuple[str, dict[str, Any]]]) -> None:
-    import sqlean
-
+def _baselines(ranks: _Ranks, model: str, chats: list[tuple[str, dict[str, Any]]], *, with_bm25: bool) -> None:
+    """The model's plain baselines over each chat's messages (BM25 too, ``with_bm25``: it is the
+    same for every model)."""
     from agentmemd.memory.core.config import EmbeddingConfig
     from agentmemd.memory.retrieval.embedding_models import load_embedder
-    from agentmemd.memory.store.database import fts_query
 
     embedder = load_embedder(EmbeddingConfig(model=model, query_cache_size=0))
     for language, chat in chats:
         messages = chat["messages"]
         texts = [f"{m['speaker']}: {m['text']}" for m in messages]
         ids = [m["id"] for m in messages]
-        vectors = embedder.embed(texts)
-        conn = sqlean.connect(":memory:")
-        conn.execute("CREATE VIRTUAL TABLE f USING fts5(content, tokenize='porter unicode61 remove_diacritics 2')")
-        conn.executemany("INSERT INTO f(rowid, content) VALUES (?, ?)", list(enumerate(texts)))
+        baselines = PlainBaselines(texts, embedder.embed(texts), embedder)
         for question in chat["questions"]:
             key = _kind(language, question["lang"])
-            dense = vectors @ embedder.embed_query(question["q"])
-            bm = np.zeros(len(texts))
-            match = fts_query(question["q"])
-            if match:
-                for rowid, score in conn.execute("SELECT rowid, bm25(f) FROM f WHERE f MATCH ?", (match,)):
-                    bm[rowid] = -score
-            hybrid = 0.7 * dense + 0.3 * (bm / bm.max() if bm.max() > 0 else bm)
-            answer = question["answer_id"]
-            if model == "all-MiniLM-L6-v2" or "bm25" not in ranks.ranks:
-                ranks.add("bm25", key, [ids[i] for i in np.argsort(-bm, kind="stable")[:10] if bm[i] > 0], answer)
-            ranks.add(f"{model} dense", key, [ids[i] for i in np.argsort(-dense, kind="stable")[:10]], answer)
-            ranks.add(f"{model} hybrid_0.7dense_0.3bm25", key, [ids[i] for i in np.argsort(-hybrid)[:10]], answer)
-        conn.close()
+            for name, got in baselines.top10(question["q"]).items():
+                if name != "bm25" or with_bm25:
+                    ranks.add(
+                        name if name == "bm25" else f"{model} {name}", key, [ids[i] for i in got], question["answer_id"]
+                    )
+        baselines.close()
 
 
-def _imported(socket: str, folder: Path, chat: dict[str, Any], namespace: str) -> dict[str, str]:
-    """The chat as a WhatsApp export (a message a minute), imported through the CLI: each
-    message's probe id by the text its episode ends with."""
+def write_whatsapp_export(chat: dict[str, Any], path: Path) -> Path:
+    """A probe chat as an Android WhatsApp export, a message a minute from 2 March 2025, 19:00."""
     start = datetime(2025, 3, 2, 19, 0)
     lines = [
         f"{start + timedelta(minutes=i):%d/%m/%Y, %H:%M} - {m['speaker']}: {m['text']}"
         for i, m in enumerate(chat["messages"])
     ]
-    export = folder / f"WhatsApp Chat with {namespace}.txt"
-    export.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _imported(socket: str, folder: Path, chat: dict[str, Any], namespace: str) -> dict[str, str]:
+    """The chat as a WhatsApp export, imported through the CLI: each message's probe id by the text
+    its episode ends with."""
+    export = write_whatsapp_export(chat, folder / f"WhatsApp Chat with {namespace}.txt")
     command = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", socket, "import", "whatsapp", str(export)]
     subprocess.run([*command, "--tz", "UTC", "--namespace", namespace], check=True, capture_output=True)
     return {m["text"]: m["id"] for m in chat["messages"]}
@@ -116,7 +108,7 @@ def bench_languages(args) -> dict[str, Any]:
     ranks = _Ranks()
     by_language = _Ranks()
     timings: dict[str, Any] = {}
-    for model in args.models or EMBEDDING_MODELS:
+    for number_of_model, model in enumerate(args.models or EMBEDDING_MODELS):
         system = f"{model} memory.search"
         search_ms: list[float] = []
         began = time.perf_counter()
@@ -148,7 +140,7 @@ def bench_languages(args) -> dict[str, Any]:
             "seconds_in_all": round(time.perf_counter() - began, 1),
             "search_ms": {"p50": round(_pct(search_ms, 50), 1), "p95": round(_pct(search_ms, 95), 1)},
         }
-        _baselines(ranks, model, chats)
+        _baselines(ranks, model, chats, with_bm25=number_of_model == 0)
     return {
         "probes": str(args.probes),
         "chats": {language: len(chats_of) for language, chats_of in probes.items()},
