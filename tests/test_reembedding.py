@@ -30,6 +30,7 @@ class OtherModel(HashEmbedder):
         self.gate.set()
         self.batches = 0
         self.free_batches = free_batches
+        self.held = threading.Event()  # a batch is waiting at the gate
 
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -41,6 +42,7 @@ class OtherModel(HashEmbedder):
 
     def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
         if self.batches >= self.free_batches:
+            self.held.set()
             self.gate.wait(30)
         self.batches += 1
         return [self.embed([t]) for t in texts]
@@ -137,3 +139,30 @@ def _reopen_counts(root) -> tuple[int, int]:
         return conn.execute("SELECT sum(length(embedding) = 0), count(*) FROM memories").fetchone()
     finally:
         conn.close()
+
+
+def test_a_memory_forgotten_while_its_batch_is_embedded_stays_forgotten(short_tmp):
+    """The worker reads a batch, embeds it off the store thread, then writes the vectors: a memory
+    forgotten in between must not come back into the row or the vector index."""
+    root = short_tmp / "d"
+    old = _open(root, HashEmbedder(), "all-MiniLM-L6-v2")
+    kept = old.call("memory.add", {"content": "Marco trae la tortilla el sábado", "type": "fact"})
+    gone = old.call("memory.add", {"content": "La clave del wifi es naranja42", "type": "fact"})
+    old.terminate()
+
+    held = OtherModel(free_batches=0)
+    held.gate.clear()  # the first batch (both memories) is read, then waits at the model
+    d = _open(root, held, "multilingual-e5-small")
+    try:
+        assert held.held.wait(30)  # both memories read, their vectors being made
+        d.call("memory.forget", {"id": gone["id"], "confirm": True})
+        held.gate.set()
+        wait_for(lambda: d.call("health")["reembedding"] is None, timeout=60)
+        ids = [r[0] for r in d.services.store.conn.execute("SELECT id FROM memories").fetchall()]
+        assert ids == [kept["id"]]
+        text = "La clave del wifi es naranja42"
+        found = [seq for seq, _ in d.services.store.knn("default", held.embed([text])[0], 5)]
+        assert len(found) == 1 and "naranja42" not in str(d.call("memory.search", {"query": "wifi naranja42"}))
+    finally:
+        held.gate.set()
+        d.terminate()
