@@ -202,3 +202,37 @@ def test_the_context_builds_kept_for_review_forget_what_they_quoted(spawn):
     assert "8812" in kept  # the build shows what the agent was given
     d.call("memory.forget", {"id": code, "confirm": True})
     assert "8812" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))
+
+
+def test_a_model_answer_in_flight_while_its_words_are_forgotten_is_not_cached(in_process):
+    """A background model call (an impression, an Observer run, a summary) reads the words, then the
+    person forgets them while the call is out: the answer may still be used once, but it is not
+    kept in the response cache, where a later export or a similar prompt would bring it back."""
+    from agentmemd.memory.core.config import CacheConfig
+    from agentmemd.memory.llm.cache import ResponseCache
+    from agentmemd.memory.llm.tasks import SummaryResult
+
+    d = in_process(fake_embedder=True)
+    said = d.call("memory.add", {"content": f"Marco: {MONEY} 612 34 56 78", "type": "fact"})
+    d.call("memory.add", {"content": "Marco: acordaos de regar las plantas", "type": "fact"})
+    services = d.services
+    cache = ResponseCache(services.store, services.memories.embedder, services.memories.clock, CacheConfig(), "local")
+
+    def summarise(texts: list[str], forget: str | None = None) -> SummaryResult:
+        def compute() -> SummaryResult:
+            if forget:  # the person forgets while the model is still answering
+                d.call("memory.forget", {"id": forget, "confirm": True})
+            return SummaryResult(summary=" / ".join(texts))
+
+        return cache.through("summarise", "default", texts, compute, run_on_store=d.run_on_store)
+
+    answer = summarise([f"Marco: {MONEY} 612 34 56 78"], forget=said["id"])
+    assert MONEY in answer.summary  # the caller still gets its answer
+    summarise(["Marco: acordaos de regar las plantas"])  # a call no forget overlapped is cached as before
+
+    def cached(words: str) -> int:
+        sql = "SELECT count(*) FROM llm_cache WHERE instr(key_text, ?) > 0 OR instr(response, ?) > 0"
+        return d.run_on_store(lambda: services.store.conn.execute(sql, (words, words)).fetchone()[0])
+
+    assert cached(MONEY) == 0 and cached("612 34 56 78") == 0
+    assert cached("regar las plantas") == 1

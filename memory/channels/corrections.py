@@ -198,12 +198,11 @@ class Corrections:
         chains = [history.chain(memory_id) for memory_id in [m["id"] for m in plan.own] + built_into]
         versions = [v for chain in chains for v in chain]
         every = [v["id"] for v in versions]
-        packs, cached = history.packs_holding(every), history.cache_entries_holding(versions, [plan.turn["content"]])
+        packs, cached = history.packs_holding(every), history.cache_entries_holding(versions, [plan.turn])
         self.memories.pack_log.discard_holding(set(every))
         at = format_time(p.deleted_at)
         with self.store.transaction():
-            for chain in chains:
-                history.forget(chain, packs, cached)
+            history.forget({plan.turn["namespace"]}, versions, packs, cached)
             self.tables.tombstone_turn(plan.turn["seq"], DELETED, count_tokens(DELETED), at)
             self.lineage.remember_forgotten(plan.turn["namespace"], [plan.turn["content"]], at)
             self._reindex(plan, vectors)

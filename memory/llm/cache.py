@@ -31,6 +31,7 @@ from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.llm.tasks import TASKS, ObserveResult, ReflectResult, SummaryResult
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.store.database import Store, from_blob, to_blob
+from agentmemd.memory.store.history_tables import HistoryTables
 from agentmemd.memory.store.llm_tables import LLMTables
 from agentmemd.persona.identity.state import PersonaRecord
 
@@ -59,6 +60,7 @@ class ResponseCache:
     def __init__(self, store: Store, embedder: Embedder, clock: Clock, cfg: CacheConfig, provider: str):
         self.store = store
         self.tables = LLMTables(store)
+        self.history = HistoryTables(store)
         self.embedder = embedder
         self.clock = clock
         self.cfg = cfg
@@ -85,7 +87,7 @@ class ResponseCache:
         vector = None
         if spec.semantic:
             vector = self.embedder.embed([key_text or text])[0]
-        hit = run_on_store(lambda: self._lookup(category, task, namespace, digest, vector))
+        hit, forgets = run_on_store(lambda: self._lookup(category, task, namespace, digest, vector))
         if hit is not None:
             kind, entry_id, response, tokens = hit
             run_on_store(lambda: self._count(task, namespace, kind, tokens=tokens, entry_id=entry_id))
@@ -94,7 +96,17 @@ class ResponseCache:
         response = answer.model_dump_json()
         tokens = count_tokens(text) + count_tokens(response)
         stored_vector = vector if vector is not None else np.zeros(self.embedder.dim, dtype=np.float32)
-        run_on_store(lambda: self._put(category, task, namespace, digest, key_text, stored_vector, response, tokens))
+        entry = {
+            "category": category,
+            "task": task,
+            "namespace": namespace,
+            "prompt_hash": digest,
+            "key_text": key_text[:20_000],
+            "embedding": to_blob(stored_vector),
+            "response": response,
+            "tokens": tokens,
+        }
+        run_on_store(lambda: self._put(entry, forgets))
         return answer
 
     @staticmethod
@@ -109,6 +121,12 @@ class ResponseCache:
     # ---- store-thread steps -------------------------------------------------------------
 
     def _lookup(
+        self, category: str, task: str, namespace: str, digest: str, vector: np.ndarray | None
+    ) -> tuple[tuple[str, int, str, int] | None, int]:
+        """The entry this prompt may reuse (or None), and the namespace's forget generation now."""
+        return self._entry(category, task, namespace, digest, vector), self.history.forget_generation(namespace)
+
+    def _entry(
         self, category: str, task: str, namespace: str, digest: str, vector: np.ndarray | None
     ) -> tuple[str, int, str, int] | None:
         row = self.tables.exact(category, namespace, digest)
@@ -130,33 +148,15 @@ class ResponseCache:
         with self.store.transaction():
             self.tables.count(task, namespace, column, tokens, entry_id)
 
-    def _put(
-        self,
-        category: str,
-        task: str,
-        namespace: str,
-        digest: str,
-        key_text: str,
-        vector: np.ndarray,
-        response: str,
-        tokens: int,
-    ) -> None:
+    def _put(self, entry: dict[str, Any], forgets: int) -> None:
+        """Keep a model's answer, unless something was forgotten in the namespace while the model
+        was answering: its prompt may quote the forgotten words, and the forget has already looked
+        for the cache entries to remove (the answer was used once; the next call asks again)."""
         with self.store.transaction():
-            self._count(task, namespace, "misses")
-            self.tables.put(
-                {
-                    "category": category,
-                    "task": task,
-                    "namespace": namespace,
-                    "prompt_hash": digest,
-                    "key_text": key_text[:20_000],
-                    "embedding": to_blob(vector),
-                    "response": response,
-                    "tokens": tokens,
-                    "created": format_time(self.clock.now()),
-                },
-                self.cfg.max_entries,
-            )
+            self._count(entry["task"], entry["namespace"], "misses")
+            if self.history.forget_generation(entry["namespace"]) != forgets:
+                return
+            self.tables.put({**entry, "created": format_time(self.clock.now())}, self.cfg.max_entries)
 
     def totals(self) -> list[dict[str, Any]]:
         return self.tables.cache_totals()

@@ -180,7 +180,7 @@ class MemoryBrowser:
     def footprint(self, plan: LineagePlan) -> dict[str, Any]:
         """What the plan removes besides the memories' rows, counted by place (before it is written)."""
         versions = [v for c in plan.chains for v in c]
-        counted = self.history_tables.forget_footprint(versions, [t["content"] for t in plan.turns])
+        counted = self.history_tables.forget_footprint(versions, plan.turns)
         counted["packs_logged"] = len(counted["packs_logged"]) + self.memories.pack_log.pending_holding(set(plan.every))
         counted["cached_responses"] = len(counted["cached_responses"])
         counted["impressions"] = LineageTables(self.memories.store).impressions_of(plan.impressions)

@@ -136,9 +136,8 @@ class Lineage:
         """Remove what the plan holds (inside the caller's transaction)."""
         versions = [v for chain in plan.chains for v in chain]
         packs = self.history.packs_holding(plan.every)
-        cached = self.history.cache_entries_holding(versions, [t["content"] for t in plan.turns])
-        for chain in plan.chains:
-            self.history.forget(chain, packs, cached)
+        cached = self.history.cache_entries_holding(versions, plan.turns)
+        self.history.forget({t["namespace"] for t in plan.turns}, versions, packs, cached)
         self.tables.drop_context_copies(plan.sessions, packs)
         self.tables.delete_observations(plan.observations)
         _tombstone(self.channel_tables, [t["seq"] for t in plan.turns], at)

@@ -104,8 +104,8 @@ class HistoryTables:
         conn = self.store.conn
         return sum(conn.execute(sql.format(marks=marks), chunk).fetchone()[0] for chunk, marks in _in_chunks(values))
 
-    def forget_footprint(self, versions: list[dict[str, Any]], words: list[str]) -> dict[str, Any]:
-        """What forgetting these versions (and the turns that said ``words``) removes besides their
+    def forget_footprint(self, versions: list[dict[str, Any]], turns: list[dict[str, Any]]) -> dict[str, Any]:
+        """What forgetting these versions (and these turns) removes besides their
         rows: counts by place, and the logged packs that hold their text."""
         ids = [v["id"] for v in versions]
         seqs = [v["seq"] for v in versions]
@@ -123,19 +123,28 @@ class HistoryTables:
                 for r in conn.execute(f"SELECT path FROM workspace_items WHERE memory_id IN ({marks})", chunk)
             ],
             "packs_logged": self.packs_holding(ids),
-            "cached_responses": self.cache_entries_holding(versions, words),
+            "cached_responses": self.cache_entries_holding(versions, turns),
         }
 
-    def cache_entries_holding(self, versions: list[dict[str, Any]], words: list[str] = ()) -> list[int]:  # type: ignore[assignment]
-        """Language-model cache entries of the memories' namespaces whose prompt or response holds a
-        version's text or any of ``words`` (a summary, an Observer's prompt or an impression may quote them)."""
+    def cache_entries_holding(self, versions: list[dict[str, Any]], turns: list[dict[str, Any]] = ()) -> list[int]:  # type: ignore[assignment]
+        """Language-model cache entries of the memories' and turns' namespaces whose prompt or
+        response holds a version's text or a turn's words (a summary, an Observer's prompt or an
+        impression may quote them)."""
         found: set[int] = set()
         sql = "SELECT id FROM llm_cache WHERE namespace = ? AND (instr(key_text, ?) > 0 OR instr(response, ?) > 0)"
         needles = {(v["namespace"], v["content"]) for v in versions}
-        needles |= {(namespace, w) for namespace in {v["namespace"] for v in versions} for w in words if w.strip()}
+        namespaces = {v["namespace"] for v in versions} | {t["namespace"] for t in turns}
+        needles |= {(namespace, t["content"]) for namespace in namespaces for t in turns if t["content"].strip()}
         for namespace, text in sorted(needles):
             found.update(r[0] for r in self.store.conn.execute(sql, (namespace, text, text)))
         return sorted(found)
+
+    def forget_generation(self, namespace: str) -> int:
+        """How many forgets the namespace has seen: a number that changes whenever one runs."""
+        row = self.store.conn.execute(
+            "SELECT generation FROM forget_generations WHERE namespace = ?", (namespace,)
+        ).fetchone()
+        return row[0] if row else 0
 
     def packs_holding(self, memory_ids: list[str]) -> list[str]:
         """Logged packs that chose or considered any of these memories (their log holds its text)."""
@@ -159,10 +168,17 @@ class HistoryTables:
             for row in self.store.conn.execute(sql.format(table=table), (namespace, " ".join(content.split())))
         ]
 
-    def forget(self, versions: list[dict[str, Any]], packs: list[str], cached: list[int]) -> None:
-        """Delete the versions and everything that holds them (inside the caller's transaction)."""
+    def forget(self, namespaces: set[str], versions: list[dict[str, Any]], packs: list[str], cached: list[int]) -> None:
+        """Delete the versions and everything that holds them, and count a forget in each of
+        ``namespaces`` (inside the caller's transaction)."""
         ids = [v["id"] for v in versions]
         conn = self.store.conn
+        for namespace in sorted(namespaces | {v["namespace"] for v in versions}):
+            conn.execute(
+                "INSERT INTO forget_generations (namespace, generation) VALUES (?, 1) ON CONFLICT (namespace) "
+                "DO UPDATE SET generation = forget_generations.generation + 1",
+                (namespace,),
+            )
         for v in versions:
             self.store.delete_row(v["seq"], archived=v["archived"])
         for chunk, marks in _in_chunks(ids):

@@ -878,6 +878,19 @@ def m036_turn_replies(db):
     db.execute("CREATE INDEX idx_turns_reply_to ON conversation_turns(reply_to) WHERE reply_to IS NOT NULL")
 
 
+@migrations()
+def m037_forget_generations(db):
+    """How many times something was forgotten in each namespace (memory/store/history_tables.py):
+    a language-model answer computed while a forget ran is not cached, since its prompt may quote
+    what was just forgotten (memory/llm/cache.py)."""
+    db.execute(
+        """CREATE TABLE forget_generations (
+            namespace TEXT PRIMARY KEY,
+            generation INTEGER NOT NULL
+        )"""
+    )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 
