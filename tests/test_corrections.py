@@ -320,3 +320,30 @@ def test_a_deleted_message_takes_what_was_consolidated_from_it_and_stays_gone_in
     imported = d.call("channels.ingest", export)
     assert imported["forgotten"] == 1
     assert _turns(d, "door code 4417") == [] and not any("4417" in h["content"] for h in _memories(d, "door code"))
+
+
+def test_a_deleted_message_with_no_memory_of_its_own_takes_the_cached_answers_that_quote_it(in_process, monkeypatch):
+    """Episodes off: the message is only a turn. A model answer cached from a prompt that quoted
+    it (an impression, a summary) goes with the deletion all the same."""
+    from agentmemd.memory.core.config import CacheConfig
+    from agentmemd.memory.llm.cache import ResponseCache
+    from agentmemd.memory.llm.tasks import SummaryResult
+
+    d = in_process({"conversation": {"episodes": False}}, fake_embedder=True)
+    monkeypatch.setattr(
+        "agentmemd.daemon.doors.calls.call_once", lambda _s, method, params=None, **_: d.call(method, params)
+    )
+    settings = WebhookSettings(socket_path=Path("/nonexistent.sock"), namespace=NS, slack_signing_secret=SLACK_SECRET)
+    secret = f"{SENT}.000100"
+    words = "The door code for the lab is 4417, keep it quiet"
+    with TestClient(build_webhook_app(settings)) as client:
+        _slack(client, _said(secret, words))
+        assert d.call("memory.list", {"namespace": NS})["items"] == []  # no episode: the turn alone
+        services = d.services
+        cache = ResponseCache(
+            services.store, services.memories.embedder, services.memories.clock, CacheConfig(), "local"
+        )
+        cache.through("summarise", NS, [words], lambda: SummaryResult(summary="Ana: 4417"), run_on_store=d.run_on_store)
+        _slack(client, _deleted(secret, f"{SENT + 900}.000300"))
+    sql = "SELECT count(*) FROM llm_cache WHERE instr(key_text, ?) > 0"
+    assert d.run_on_store(lambda: services.store.conn.execute(sql, (words,)).fetchone()[0]) == 0
