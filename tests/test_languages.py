@@ -90,3 +90,39 @@ def test_changing_the_model_of_a_data_dir_with_an_import_re_embeds_it_and_then_f
     recall = recall_at_5(after.socket, "es", short_tmp)
     assert recall["es"] >= english_only["es"] + 0.3 and recall["en"] > english_only["en"], (english_only, recall)
     assert "re-embedding" not in run(after.socket, "doctor").output
+
+
+GROUP = """14/6/24, 9:00 - Marco: Buenos días! Quién se encarga de las plantas del balcón esta semana?
+14/6/24, 9:02 - Lucía: Yo riego las plantas, el jazmín está precioso 🌿
+14/6/24, 9:05 - Carla: Jajaja gracias Lucía
+14/6/24, 9:07 - Lucía: Trae las llaves del trastero mañana porfa
+14/6/24, 9:10 - Marco: Vale, y la fianza del piso ya está pagada
+15/6/24, 18:00 - Lucía: He comprado abono para el jazmín y las plantas del balcón
+15/6/24, 18:03 - Carla: Qué bien, jajaja
+15/6/24, 18:05 - Lucía: Me encanta cuidar las plantas, me relaja muchísimo
+15/6/24, 18:10 - Marco: El viernes cenamos juntos en casa?
+16/6/24, 10:00 - Lucía: El jazmín ya tiene flores nuevas!
+16/6/24, 10:02 - Carla: Sí, yo traigo la tortilla
+"""
+
+
+def test_an_impression_says_what_someone_talks_about_in_their_language_and_does_not_quote_their_requests(
+    spawn, short_tmp
+):
+    """An imported Spanish group: Lucía's impression, read through `agentmemd people get Lucía`,
+    names what she talks about more than the others (the jasmine, the plants), counted, not a
+    list of her sentences; a request she made is no care of hers. (The local Observer's cues for
+    a preference are English: "Me encanta…" is a fact to it, so her cares stay unsaid here.)"""
+    d = spawn({"jobs": NO_JOBS, "channels": {"observe_finished": False}})
+    export = short_tmp / "Chat de WhatsApp con Piso.txt"
+    export.write_text(GROUP, encoding="utf-8")
+    done = run(d.socket, "--json", "import", "whatsapp", str(export), "--me", "Carla", "--tz", "Europe/Madrid")
+    assert done.exit_code == 0, done.output
+    for session in json.loads(done.stdout)["chats"][0]["sessions"]:
+        assert run(d.socket, "conversation", "observe", session).exit_code == 0
+    shown = run(d.socket, "people", "get", "Lucía")
+    assert shown.exit_code == 0, shown.output
+    talks = next(line for line in shown.stdout.splitlines() if "talks about:" in line)
+    assert "jazmín (3 messages)" in talks and "plantas (3 messages)" in talks, shown.stdout
+    assert not any(word in talks for word in ("las", "del", "para", "Jajaja", "Lucía")), talks
+    assert "llaves del trastero" not in shown.stdout  # a request, not a care

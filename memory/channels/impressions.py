@@ -3,6 +3,7 @@
 An impression answers four questions about one person, each with its sources:
 
     cares_about   what they care about: their preferences, decisions and feelings, as observed
+    talks_about   what they talk about more than the others in that chat: topic words, counted
     relationship  how they stand to the agent and to the user: where they talk, how much, since when
     speaks        how they speak: message length and the voice markers stylometry finds
     believes      what they believe about others (theory of mind): what they said about people
@@ -11,7 +12,9 @@ An impression answers four questions about one person, each with its sources:
 It is built from what was said in ONE audience (a private chat, a group), so an impression is
 heard exactly where what it was built from may be heard; a conversation hears the impressions of
 its participants that its own audience allows (memory/core/disclosure.py). The local provider
-builds it extractively, as here: every line is the person's own words or a count, never a guess.
+builds it extractively, as here: every line is the person's own words or a count, never a guess;
+what they talk about is a summary (the words they use more than the others there, in any language),
+not a quote.
 It is rebuilt after each Observer run over a session the person spoke in. With the anthropic
 provider, a model writes the four answers (and what to keep from them) from the person's
 observations with seed 004's prompt (``from_model``); the counts stay the extractive ones.
@@ -19,9 +22,14 @@ observations with seed 004's prompt (``from_model``); the counts stay the extrac
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from typing import Any
 
+from agentmemd.memory.core.text import fold, words
+from agentmemd.memory.language.cues import FIRST_PERSON
+from agentmemd.memory.language.function_words import function_words
 from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.persona.syncscore.stylometry import measure, voice_markers
 
@@ -29,6 +37,11 @@ MAX_ITEMS = 5
 TURNS_READ = 200
 PRIORITY_RANK = {"HIGH": 0, "MED": 1, "LOW": 2}
 CARED = ("preference", "decision", "emotional", "fact")
+TOPIC_SOURCES = 3
+# Chat fillers no function-word list has: laughter ("jajaja", "hahaha", "kkkk") and shorthand.
+FILLER = re.compile(
+    r"(?:[hjk][aeiou]?){2,}h?|(?:lol|lmao|rofl|omg|btw|tbh|idk|imo|ngl|tho|pls|plz|thx|yay|xd|mdr|mdrr)"
+)
 
 
 def _without_speaker(text: str, name: str) -> str:
@@ -41,14 +54,14 @@ def build_impression(
     turns: list[dict[str, Any]],
     others: dict[str, str],
     place: dict[str, Any],
+    heard: list[str] = (),  # type: ignore[assignment]
 ) -> dict[str, Any]:
     """``observations``: the person's (id, content, category, priority, date); ``turns``: theirs,
     newest first (seq, content, ts); ``others``: name -> person id of the people the agent knows;
-    ``place``: the chat (title, kind) and whether the user spoke there."""
+    ``place``: the chat (title, kind) and whether the user spoke there; ``heard``: what the
+    others said in that audience (what the person's words are compared with)."""
     # Highest priority first; within a priority, newest first (stored dates sort as text).
-    newest_first = sorted(
-        (o for o in observations if o["category"] in CARED), key=lambda o: o["date"] or "", reverse=True
-    )
+    newest_first = sorted((o for o in observations if _cared(o, name)), key=lambda o: o["date"] or "", reverse=True)
     cared = sorted(newest_first, key=lambda o: PRIORITY_RANK.get(o["priority"], 3))[:MAX_ITEMS]
     relational = [o for o in observations if o["category"] == "relational"][:MAX_ITEMS]
     where = f"the private chat {place['title']!r}" if place["kind"] == "private" else f"the group {place['title']!r}"
@@ -61,10 +74,69 @@ def build_impression(
     return {
         "name": name,
         "cares_about": [{"text": _without_speaker(o["content"], name), "source": o["id"]} for o in cared],
+        "talks_about": talks_about(turns, heard, {name, *others}),
         "relationship": relationship,
         "speaks": _speaks(turns),
         "believes": _beliefs(turns, others, name),
     }
+
+
+def _cared(observation: dict[str, Any], name: str) -> bool:
+    """A preference, decision or feeling they stated, or a fact they said of themselves ("I care
+    about a fair price for fish"); a request or a fact about the world ("Bring the glaze samples
+    please") is no care of theirs: what they talk about says that."""
+    if observation["category"] not in CARED:
+        return False
+    return observation["category"] != "fact" or bool(
+        FIRST_PERSON.search(_without_speaker(observation["content"], name))
+    )
+
+
+def talks_about(turns: list[dict[str, Any]], heard: list[str], names: set[str]) -> list[dict[str, Any]]:
+    """What the person talks about more than the others in that audience: the words found in at
+    least two of their messages, at a higher rate than in the others' (function words of the
+    chat's language, fillers and the names of the people speaking left out), ranked by how many
+    of their messages have the word times the log of the rate's ratio; each with how many
+    messages and the newest few as its sources.
+
+    >>> said = [{"seq": i, "content": t} for i, t in enumerate(["el sofá nuevo ya está en casa", "jajaja el sofá es verde", "mañana voy al concierto", "vale"])]
+    >>> [t["text"] for t in talks_about(said, ["qué bonito", "yo también quiero un concierto", "vale vale"], {"Ana"})]
+    ['sofá']
+    """
+    if not turns:
+        return []
+    left_out = function_words(" ".join([t["content"] for t in turns[:50]] + list(heard[:50])))
+    names_folded = {fold(part) for name in names for part in name.split()}
+
+    def topic_words(text: str) -> set[str]:
+        bases = {w.removesuffix("'s") for w in words(text)}  # Liam's is Liam
+        return {
+            w
+            for w in bases
+            if len(w) > 2
+            and not any(c.isdigit() for c in w)
+            and w not in left_out
+            and fold(w) not in names_folded
+            and not FILLER.fullmatch(w)
+        }
+
+    theirs = [topic_words(t["content"]) for t in turns]
+    in_theirs = Counter(w for found in theirs for w in found)
+    in_heard = Counter(w for text in heard for w in topic_words(text))
+    ranked = []
+    for word, count in in_theirs.items():
+        own_rate, heard_rate = (count + 0.5) / (len(turns) + 1), (in_heard[word] + 0.5) / (len(heard) + 1)
+        if count >= 2 and own_rate > heard_rate:
+            ranked.append((count * math.log(own_rate / heard_rate), word))
+    topics = []
+    for _, word in sorted(ranked, reverse=True)[:MAX_ITEMS]:
+        said = [t for t, found in zip(turns, theirs) if word in found]
+        forms = Counter(m.group(0) for t in said for m in re.finditer(rf"(?i)\b{re.escape(word)}\b", t["content"]))
+        shown = forms.most_common(1)[0][0] if forms else word
+        topics.append(
+            {"text": shown, "messages": len(said), "sources": [f"turn:{t['seq']}" for t in said[:TOPIC_SOURCES]]}
+        )
+    return topics
 
 
 def _speaks(turns: list[dict[str, Any]]) -> dict[str, Any]:
@@ -139,6 +211,7 @@ def merge_impressions(parts: list[dict[str, Any]]) -> dict[str, Any] | None:
     merged = {
         "name": parts[0]["name"],
         "cares_about": [i for p in parts for i in p["cares_about"]][:MAX_ITEMS],
+        "talks_about": [i for p in parts for i in p.get("talks_about", [])][:MAX_ITEMS],
         "relationship": {
             "to_agent": "; ".join(p["relationship"]["to_agent"] for p in parts),
             "to_user": "; ".join(dict.fromkeys(p["relationship"]["to_user"] for p in parts)),
@@ -156,6 +229,9 @@ def render_impression(impression: dict[str, Any]) -> str:
     lines = [f"## {impression['name']}"]
     if impression["cares_about"]:
         lines.append("- cares about: " + "; ".join(i["text"] for i in impression["cares_about"]))
+    if impression.get("talks_about"):
+        topics = [f"{t['text']} ({t['messages']} messages)" for t in impression["talks_about"]]
+        lines.append("- talks about: " + ", ".join(topics))
     rel = impression["relationship"]
     lines.append(f"- with you: {rel['to_agent']}; {rel['to_user']}")
     if rel["said"]:

@@ -460,7 +460,9 @@ class PersonChat(Result):
 
 class Impression(Result):
     audience: str  # what it was built from was said there; it is heard where that may be
-    content: dict[str, Any]  # name, cares_about, relationship, speaks, believes (memory/channels/impressions.py)
+    content: dict[
+        str, Any
+    ]  # name, cares_about, talks_about, relationship, speaks, believes (memory/channels/impressions.py)
     version: int
     updated: str
 

@@ -262,8 +262,8 @@ class ChannelService:
         writing impressions never holds the store); how many were rebuilt."""
         inputs = self.run_on_store(lambda: self._impression_inputs(session))
         built = []
-        for namespace, person, audience, name, observations, turns, others, place, current in inputs:
-            impression = build_impression(name, observations, turns, others, place)
+        for namespace, person, audience, name, observations, turns, said_by_others, others, place, current in inputs:
+            impression = build_impression(name, observations, turns, others, place, said_by_others)
             if self.describe is not None and observations:
                 memories = [o["content"] for o in observations[:60]]
                 result = self.describe(name, current, memories, namespace)
@@ -302,6 +302,7 @@ class ChannelService:
                     known["name"],
                     self.tables.person_observations(namespace, known["id"], audience),
                     self.tables.person_turns(namespace, known["id"], audience, TURNS_READ),
+                    self.tables.said_by_others(namespace, known["id"], audience, TURNS_READ * 5),
                     others,
                     place,
                     current,

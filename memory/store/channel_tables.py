@@ -256,11 +256,21 @@ class ChannelTables:
         )
 
     def person_turns(self, namespace: str, person: str, audience: str, limit: int) -> list[dict[str, Any]]:
+        """What the person said in the audience, newest first (a tombstone says nothing)."""
         return self.store._rows(
             "SELECT seq, content, ts, chat FROM conversation_turns WHERE namespace = ? AND person = ? AND audience = ? "
-            "ORDER BY seq DESC LIMIT ?",
+            "AND deleted IS NULL ORDER BY seq DESC LIMIT ?",
             (namespace, person, audience, limit),
         )
+
+    def said_by_others(self, namespace: str, person: str, audience: str, limit: int) -> list[str]:
+        """What everyone else said in the audience, newest first (a tombstone says nothing)."""
+        rows = self.conn.execute(
+            "SELECT content FROM conversation_turns WHERE namespace = ? AND audience = ? AND (person IS NULL OR person <> ?) "
+            "AND deleted IS NULL AND role <> 'tool' ORDER BY seq DESC LIMIT ?",
+            (namespace, audience, person, limit),
+        )
+        return [row[0] for row in rows]
 
     def user_spoke_in(self, namespace: str, chat: str) -> bool:
         return bool(
