@@ -63,9 +63,15 @@ def start_proxy(
     daemon_socket: Path, upstream: str, log: Path, *extra: str, openai_upstream: str | None = None
 ) -> tuple[subprocess.Popen, int]:
     """`agentmemd proxy` on a free port in front of ``upstream`` (and ``openai_upstream``, the same
-    one unless given); its process and port."""
+    one unless given); its process and port. Its memory step gets a budget no loaded machine
+    runs out of (``MEMORY_BUDGET``), unless ``extra`` sets one: a test of what memory adds must not
+    see the fail-open path because CI was busy (test_proxy_budget.py tests that path on purpose)."""
     from conftest import free_port, start_listener
 
     port = free_port()
     args = ["proxy", "--socket", str(daemon_socket), "--listen", f"127.0.0.1:{port}", "--upstream", upstream]
-    return start_listener([*args, "--openai-upstream", openai_upstream or upstream, *extra], port, log), port
+    budget = [] if "--memory-timeout" in extra else ["--memory-timeout", str(MEMORY_BUDGET)]
+    return start_listener([*args, "--openai-upstream", openai_upstream or upstream, *budget, *extra], port, log), port
+
+
+MEMORY_BUDGET = 60.0  # seconds; the default (2 s) is for people, whose daemon is not sharing 2 cores with pytest

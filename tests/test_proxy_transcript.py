@@ -21,7 +21,7 @@ def world(spawn, short_tmp):
     d = spawn()
     token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic(api_key=KEY, min_cache_tokens=0) as fake:
-        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log", "--memory-timeout", "30")
+        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}/t/{token}", api_key=KEY, max_retries=0)
         try:
             yield d, fake, client

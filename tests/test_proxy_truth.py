@@ -31,7 +31,7 @@ def world(spawn, short_tmp):
     token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic(api_key=ANTHROPIC_KEY, min_cache_tokens=0) as claude, FakeOpenAI(api_key=OPENAI_KEY) as gpt:
         log = short_tmp / "proxy.log"
-        proc, port = start_proxy(d.socket, claude.base_url, log, "--memory-timeout", "30", openai_upstream=gpt.base_url)
+        proc, port = start_proxy(d.socket, claude.base_url, log, openai_upstream=gpt.base_url)
         base = f"http://127.0.0.1:{port}/t/{token}"
         try:
             yield World(d, claude, gpt, base, log)

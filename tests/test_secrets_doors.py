@@ -68,7 +68,7 @@ def test_the_proxy_sends_a_secret_upstream_only_when_asked_for(told, short_tmp):
     d, _ = told
     token = d.call("access.tokens.create", {"name": "secrets-app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic(api_key=ANTHROPIC_KEY, min_cache_tokens=0) as fake:
-        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log", "--memory-timeout", "30")
+        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:
             client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}/t/{token}", api_key=ANTHROPIC_KEY)
             for question in ("What should I cook for dinner tonight?", "How should I reply to Mia?"):
