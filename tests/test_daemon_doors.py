@@ -109,6 +109,38 @@ def test_the_daemon_starts_every_configured_door_and_stops_them_with_it(spawn):
     assert [e for e in log_entries(d) if e["level"] != "info"] == []
 
 
+def _gone(pid: int) -> bool:
+    """No such process, or one that has exited and waits to be reaped by whoever adopted it."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+def test_the_doors_of_a_killed_daemon_stop_by_themselves(spawn):
+    """kill -9 gives the daemon no chance to stop its doors: they see their parent gone and stop,
+    freeing their ports, instead of serving on in front of a dead socket."""
+    ports = {name: free_port() for name in ("dashboard", "proxy", "mcp")}
+    with FakeAnthropic() as upstream:
+        config = {
+            "dashboard": {"listen": f"127.0.0.1:{ports['dashboard']}"},
+            "proxy": {"listen": f"127.0.0.1:{ports['proxy']}", "upstream": upstream.base_url},
+            "mcp": {"listen": f"127.0.0.1:{ports['mcp']}"},
+        }
+        d = spawn(config, start=False)
+        d.start()
+        ready(d)
+        wait_for(lambda: all(accepts(port) for port in ports.values()), timeout=60)
+        pids = [door["pid"] for door in doors_of(d).values()]
+        d.proc.kill()
+        d.proc.wait(timeout=30)
+        wait_for(lambda: all(_gone(pid) for pid in pids), timeout=60)
+        assert not any(accepts(port) for port in ports.values())
+        for name in ports:
+            assert "the daemon that started this door is gone; stopping" in (d.data_dir / f"{name}.log").read_text()
+
+
 def test_a_door_that_exits_is_reported_and_started_again_a_bounded_number_of_times(spawn):
     held = socket.create_server(("127.0.0.1", 0))  # the dashboard's port, taken: its process cannot listen
     mcp_port = free_port()

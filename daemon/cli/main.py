@@ -35,6 +35,7 @@ from agentmemd.daemon.cli.calls import (
 )
 from agentmemd.daemon.cli.nouns import arrange_by_noun
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
+from agentmemd.daemon.doors.parent import stop_with_parent
 from agentmemd.daemon.socket.client import default_token
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core.config import EMBEDDING_MODELS, ConfigError, EmbeddingConfig, load_config
@@ -946,6 +947,7 @@ def mcp(
         fail("--token is for stdio; over HTTP each caller sends its own bearer token", 2)
     click.echo(f"agentmemd mcp: http://{host}:{port}/mcp (bearer token required)", err=True)
     server = build_server(socket_path, None, timeout, per_caller=True)
+    stop_with_parent()
     serve_http(server, socket_path, host, port, **uvicorn_options(log_level or "info"))
 
 
@@ -1034,6 +1036,7 @@ def proxy(
     )
     click.echo(f"agentmemd proxy: http://{host}:{port} -> {upstream} ({mode})", err=True)
     app = build_proxy_app(settings)
+    stop_with_parent()
     uvicorn.run(app, host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
 
 
@@ -1167,6 +1170,7 @@ def dashboard(
     settings = DashboardSettings(socket_path=socket_path, token=token, host=host, port=port, extra_hosts=host_names)
     click.echo(f"agentmemd dashboard: http://{host}:{port}/?token={token}", err=True)
     app = build_dashboard_app(settings)
+    stop_with_parent()
     uvicorn.run(app, host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
 
 

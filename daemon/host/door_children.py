@@ -2,7 +2,8 @@
 each run the command a person would run (`agentmemd dashboard`, `agentmemd proxy`,
 `agentmemd mcp --http`) as a child process on the daemon's socket, its output in DATA_DIR/<door>.log
 (the dashboard's holds its link with the token). A bad listen address refuses the daemon's start;
-a child that dies is reported (``health``: running false) and started again a few times at most."""
+a child that dies is reported (``health``: running false) and started again a few times at most;
+a child whose daemon was killed stops by itself (daemon/doors/parent.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentmemd.daemon.doors.listen import is_loopback, parse_listen
+from agentmemd.daemon.doors.parent import parent_environment
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import DoorState
@@ -109,7 +111,9 @@ def start(door: DoorChild) -> None:
     """Start the door's process, its stdout and stderr appended to its log file (0600)."""
     fd = os.open(door.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     with os.fdopen(fd, "ab") as out:
-        door.proc = subprocess.Popen(door.command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        door.proc = subprocess.Popen(
+            door.command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=parent_environment()
+        )
     door.started_at = time.monotonic()
     log.debug("door started", extra={"door": door.name, "url": door.url, "pid": door.proc.pid, "log": str(door.log)})
 
