@@ -325,3 +325,36 @@ def test_an_import_into_postgresql_that_cannot_open_the_store_leaves_the_working
     with pytest.raises(InvalidParams, match="store_url: permission denied"):
         import_archive(tmp_path / "a.tar.gz", None, url)
     assert (here / "agentmemd.db").read_bytes() == b"someone's store"
+
+
+def test_a_starting_daemon_marks_only_the_runs_of_daemons_that_are_gone_as_interrupted(url):
+    """Two daemons share the database: one starting (which marks the runs a crash left 'running'
+    as interrupted) leaves the other's job and Observer runs at work alone; once that daemon is
+    gone (its connection closed, as a kill -9 closes it), its runs are over."""
+    from agentmemd.memory.store.conversation_tables import ConversationTables
+    from agentmemd.memory.store.job_tables import JobTables
+
+    working = PostgresStore(url, dim=384, model="all-MiniLM-L6-v2")
+    job = JobTables(working).start_run("consolidate", "schedule", "2026-11-28T10:00:00Z")
+    observer = ConversationTables(working).start_run("s1", "observe", "threshold", "local", "2026-11-28T10:00:00Z")
+    starting = PostgresStore(url, dim=384, model="all-MiniLM-L6-v2")
+    try:
+        statuses = (
+            "SELECT (SELECT status FROM job_runs WHERE id = %s), (SELECT status FROM conversation_runs WHERE id = %s)"
+        )
+
+        def both() -> tuple:
+            with psycopg.connect(url) as db:
+                return db.execute(statuses, (job, observer)).fetchone()
+
+        with starting.transaction():
+            JobTables(starting).interrupt_running()
+            ConversationTables(starting).interrupt_running("2026-11-28T10:01:00Z")
+        assert both() == ("running", "running")  # the other daemon is at work
+        working.close()
+        with starting.transaction():
+            JobTables(starting).interrupt_running()
+            ConversationTables(starting).interrupt_running("2026-11-28T10:02:00Z")
+        assert both() == ("interrupted", "interrupted")
+    finally:
+        starting.close()

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from agentmemd.memory.core.text import speaker_shown
-from agentmemd.memory.store.database import Store, _in_chunks
+from agentmemd.memory.store.database import Store, _in_chunks, dead_owners
 
 TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person, episode"
 
@@ -384,6 +384,7 @@ class ConversationTables:
                 "provider": provider,
                 "started": started,
                 "status": "running",
+                "owner": self.store.owner,
             }
         )
         return int(table.last_pk)
@@ -397,10 +398,11 @@ class ConversationTables:
         self.db["conversation_runs"].update(run_id, {"status": "failed", "finished": finished, "error": error})
 
     def interrupt_running(self, finished: str) -> None:
-        """Runs a crash left 'running' are over."""
-        self.store.conn.execute(
-            "UPDATE conversation_runs SET status = 'interrupted', finished = ? WHERE status = 'running'", (finished,)
-        )
+        """Runs a crash left 'running' are over; another daemon's run at work (PostgreSQL) is not."""
+        update = "UPDATE conversation_runs SET status = 'interrupted', finished = ? WHERE status = 'running' AND "
+        for chunk, marks in _in_chunks(dead_owners(self.store, "conversation_runs")):
+            self.store.conn.execute(update + f"owner IN ({marks})", (finished, *chunk))
+        self.store.conn.execute(update + "owner IS NULL", (finished,))
 
     def runs(self, session: str | None, limit: int) -> list[dict[str, Any]]:
         """The newest ``limit`` runs (of one session, or all), oldest first."""

@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import stat
 import threading
+import uuid
 import zlib
 from contextlib import contextmanager, nullcontext
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -111,6 +114,13 @@ def _unpack_json(stored: str | bytes) -> Any:
         stored = bytes(stored)
         return json.loads(zlib.decompress(stored) if stored[:1] == b"\x78" else stored)
     return json.loads(stored)
+
+
+def dead_owners(store: "Store", table: str) -> list[str]:
+    """The owners of ``table``'s runs still marked running whose store is no longer open."""
+    running = {row[0] for row in store.conn.execute(f"SELECT DISTINCT owner FROM {table} WHERE status = 'running'")}
+    running.discard(None)
+    return sorted(running - store.owners_alive(running))
 
 
 def _in_chunks(values: list, size: int = 900) -> Iterator[tuple[list, str]]:
@@ -425,6 +435,17 @@ class Store:
         """Close the store and remove it (an import that failed leaves nothing)."""
         self.close()
         remove_sqlite_files(Path(self.path))
+
+    @cached_property
+    def owner(self) -> str:
+        """Who this open store is, for the runs it starts (a job, an Observer run): host, process
+        and a random tail, so a starting daemon can tell its own dead runs from another's live ones."""
+        return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+    def owners_alive(self, owners: set[str]) -> set[str]:
+        """Those of ``owners`` whose store is still open. On SQLite one daemon at a time opens a
+        data dir (its lock), so any owner but this one is gone."""
+        return owners & {self.owner}
 
     def _before_close(self) -> None:
         """Fold the WAL into the database file, so a closed store is one file."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentmemd.memory.store.database import Store
+from agentmemd.memory.store.database import Store, _in_chunks, dead_owners
 
 RUN_COLUMNS = "id, name, trigger, started, finished, status, result, error"
 
@@ -20,15 +20,23 @@ class JobTables:
 
     def start_run(self, name: str, trigger: str, started: str) -> int:
         table = self.db["job_runs"]
-        table.insert({"name": name, "trigger": trigger, "started": started, "status": "running"})
+        table.insert(
+            {"name": name, "trigger": trigger, "started": started, "status": "running", "owner": self.store.owner}
+        )
         return int(table.last_pk)
 
     def finish_run(self, run_id: int, finished: str, status: str, result: str | None, error: str | None) -> None:
         self.db["job_runs"].update(run_id, {"finished": finished, "status": status, "result": result, "error": error})
 
     def interrupt_running(self) -> None:
-        """A run the daemon died in the middle of (kill -9, power loss) is over."""
-        self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running'")
+        """A run whose daemon died in the middle of it (kill -9, power loss) is over; another
+        daemon's run at work (PostgreSQL) is not."""
+        gone = dead_owners(self.store, "job_runs")
+        for chunk, marks in _in_chunks(gone):
+            self.store.conn.execute(
+                f"UPDATE job_runs SET status = 'interrupted' WHERE status = 'running' AND owner IN ({marks})", chunk
+            )
+        self.store.conn.execute("UPDATE job_runs SET status = 'interrupted' WHERE status = 'running' AND owner IS NULL")
 
     def _select(self, rest: str, params: tuple) -> list[tuple]:
         return self.store.conn.execute(f"SELECT {RUN_COLUMNS} FROM job_runs " + rest, params).fetchall()

@@ -16,6 +16,7 @@ Every method of ``Store`` answers the same here; what differs is underneath (doc
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -39,6 +40,14 @@ WRITE_LOCK = 0x616D64_0002  # the advisory lock every write transaction of every
 # FTS5's BM25 constants (fts5_aux.c): the formula is reproduced, so both stores rank alike.
 BM25_K1, BM25_B = 1.2, 0.75
 EF_SEARCH = 200  # HNSW candidates per search: above any pack's candidate count
+
+
+OWNER_LOCKS = 0x616D6403  # the class of the advisory locks each open store holds: (OWNER_LOCKS, its key)
+
+
+def _owner_key(owner: str) -> int:
+    """An owner as the 32-bit key of its advisory lock."""
+    return int.from_bytes(hashlib.sha256(owner.encode()).digest()[:4], "big", signed=True)
 
 
 def vector_literal(vec: np.ndarray) -> str:
@@ -111,7 +120,7 @@ class PostgresStore(Store):
         self.path = url
         self.url = url
         self.dim = dim
-        writer = connect(url, None, on_connect=self._prepare)  # the catalog is read once the schema is there
+        writer = connect(url, None, on_connect=self._prepare_writer)  # the catalog is read once the schema is there
         try:
             self.schema = upgrade_postgres(writer.raw, dim)
             writer.catalog = catalog_of(writer.raw)
@@ -142,6 +151,24 @@ class PostgresStore(Store):
             raw.execute("SET hnsw.iterative_scan = relaxed_order")
         except Exception:  # older pgvector: the filter applies to ef_search candidates
             pass
+
+    def _prepare_writer(self, raw) -> None:
+        """The writer's settings, and the lock that says this store is open (``owners_alive``):
+        a session lock, held until the connection ends, taken again on a new one."""
+        self._prepare(raw)
+        raw.execute("SELECT pg_advisory_lock(%s, %s)", (OWNER_LOCKS, _owner_key(self.owner)))
+
+    def owners_alive(self, owners: set[str]) -> set[str]:
+        """Those of ``owners`` whose daemon still holds its lock (its connection is open): another
+        daemon on this database, at work. A lock taken here to ask is let go at once."""
+        alive = owners & {self.owner}
+        for owner in sorted(owners - alive):
+            key = (OWNER_LOCKS, _owner_key(owner))
+            if self._writer.raw.execute("SELECT pg_try_advisory_lock(%s, %s)", key).fetchone()[0]:
+                self._writer.raw.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+            else:
+                alive.add(owner)
+        return alive
 
     @property
     def catalog(self):
