@@ -347,3 +347,14 @@ def test_a_deleted_message_with_no_memory_of_its_own_takes_the_cached_answers_th
         _slack(client, _deleted(secret, f"{SENT + 900}.000300"))
     sql = "SELECT count(*) FROM llm_cache WHERE instr(key_text, ?) > 0"
     assert d.run_on_store(lambda: services.store.conn.execute(sql, (words,)).fetchone()[0]) == 0
+
+
+def test_a_deleted_message_takes_the_context_builds_that_quoted_it(hooks):
+    d, client = hooks
+    secret = f"{SENT}.000100"
+    _slack(client, _said(secret, "The door code for the lab is 4417, keep it quiet"))
+    session = d.call("conversation.list", {"namespace": NS})["sessions"][0]["session"]
+    d.call("conversation.context", {"session": session, "namespace": NS, "budget_tokens": 2000})
+    assert "4417" in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))
+    _slack(client, _deleted(secret, f"{SENT + 900}.000300"))
+    assert "4417" not in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))

@@ -236,3 +236,34 @@ def test_a_model_answer_in_flight_while_its_words_are_forgotten_is_not_cached(in
 
     assert cached(MONEY) == 0 and cached("612 34 56 78") == 0
     assert cached("regar las plantas") == 1
+
+
+def test_a_context_build_whose_pack_was_not_yet_logged_forgets_what_it_quoted(in_process):
+    """The pack log writes beside the requests: a memory forgotten while the pack that chose it
+    still waits for the writer takes the context build that quoted it all the same (the store
+    never saw that pack's id, so looking for it there found nothing)."""
+    import threading
+
+    d = in_process(fake_embedder=True)
+    log = d.services.memories.pack_log
+    release, writing = threading.Event(), threading.Event()
+    original = log._write
+
+    def held(batch):
+        writing.set()
+        release.wait(30)
+        original(batch)
+
+    log._write = held
+    try:
+        code = d.call("memory.add", {"content": "The storage unit code is 8812", "type": "fact"})["id"]
+        d.call("conversation.append", {"session": "s", "role": "user", "content": "What's the storage unit code?"})
+        d.call("conversation.context", {"session": "s", "budget_tokens": 2000})
+        assert writing.wait(30) and log.pending_count() == 1  # the pack is on its way, not yet in the store
+        assert "8812" in json.dumps(d.call("conversation.contexts", {"session": "s"}))
+        d.call("memory.forget", {"id": code, "confirm": True})
+    finally:
+        release.set()
+    log.flush()
+    assert "8812" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))
+    assert d.call("packs.list", {})["packs"] == []

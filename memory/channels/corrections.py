@@ -199,10 +199,11 @@ class Corrections:
         versions = [v for chain in chains for v in chain]
         every = [v["id"] for v in versions]
         packs, cached = history.packs_holding(every), history.cache_entries_holding(versions, [plan.turn])
-        self.memories.pack_log.discard_holding(set(every))
+        unwritten = self.memories.pack_log.discard_holding(set(every))
         at = format_time(p.deleted_at)
         with self.store.transaction():
             history.forget({plan.turn["namespace"]}, versions, packs, cached)
+            self.lineage.drop_context_copies([plan.turn["session"]], packs + unwritten)
             self.tables.tombstone_turn(plan.turn["seq"], DELETED, count_tokens(DELETED), at)
             self.lineage.remember_forgotten(plan.turn["namespace"], [plan.turn["content"]], at)
             self._reindex(plan, vectors)

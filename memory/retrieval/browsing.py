@@ -188,9 +188,9 @@ class MemoryBrowser:
         return counted
 
     def write_forget(self, plan: LineagePlan, vectors: list, lineage: Lineage) -> None:
-        self.memories.pack_log.discard_holding(set(plan.every))
+        unwritten = self.memories.pack_log.discard_holding(set(plan.every))
         with self.memories.store.transaction():
-            lineage.write(plan, vectors, format_time(self.memories.clock.now()))
+            lineage.write(plan, vectors, format_time(self.memories.clock.now()), unwritten_packs=unwritten)
 
     def forget_result(self, p: ForgetParams, plan: LineagePlan, counted: dict[str, Any], **more: Any) -> ForgetResult:
         chain, others = plan.chains[0], plan.chains[1:]

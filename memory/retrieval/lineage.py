@@ -132,13 +132,14 @@ class Lineage:
                     plan.neighbours.append({**episode, "new_context": context})
                     plan.texts.append(indexed_text(episode["content"], context))
 
-    def write(self, plan: LineagePlan, vectors: list[np.ndarray], at: str) -> None:
-        """Remove what the plan holds (inside the caller's transaction)."""
+    def write(self, plan: LineagePlan, vectors: list[np.ndarray], at: str, unwritten_packs: list[str] = ()) -> None:  # type: ignore[assignment]
+        """Remove what the plan holds (inside the caller's transaction); ``unwritten_packs``: packs
+        that held it and were still waiting for the pack log's writer (dropped there)."""
         versions = [v for chain in plan.chains for v in chain]
         packs = self.history.packs_holding(plan.every)
         cached = self.history.cache_entries_holding(versions, plan.turns)
         self.history.forget({t["namespace"] for t in plan.turns}, versions, packs, cached)
-        self.tables.drop_context_copies(plan.sessions, packs)
+        self.tables.drop_context_copies(plan.sessions, packs + list(unwritten_packs))
         self.tables.delete_observations(plan.observations)
         _tombstone(self.channel_tables, [t["seq"] for t in plan.turns], at)
         by_namespace: dict[str, list[str]] = {}

@@ -113,16 +113,17 @@ class PackLog:
         with self._cond:
             return sum(1 for entry in self._pending.values() if _holds(entry, memory_ids))
 
-    def discard_holding(self, memory_ids: set[str]) -> int:
+    def discard_holding(self, memory_ids: set[str]) -> list[str]:
         """Drop pending entries that chose or considered any of these memories (they are being
-        forgotten); an entry already on its way to the store is not written. How many went."""
+        forgotten); an entry already on its way to the store is not written. The packs that went
+        (what was built with them goes too: the store never saw their ids)."""
         with self._cond:
             doomed = [pack_id for pack_id, entry in self._pending.items() if _holds(entry, memory_ids)]
             for pack_id in doomed:
                 del self._pending[pack_id]
             self._discarded.update(doomed)
             self._cond.notify_all()
-        return len(doomed)
+        return doomed
 
     # ---- the writer side -------------------------------------------------------------------
 
