@@ -24,8 +24,9 @@ def hang_everything(method: str, params: dict[str, Any]) -> Any:
 
 
 def hangs_after_the_context() -> Callable[[str, dict[str, Any]], Any]:
-    """A daemon that authenticates, syncs and gives an empty context at once, then hangs on every
-    later request (whatever method records the reply)."""
+    """A daemon that authenticates, syncs and gives an empty context at once (`conversation.prepare`,
+    or a sync and a `conversation.context`), then hangs on every later request (whatever method
+    records the reply)."""
     answered_context = threading.Event()
 
     def answer(method: str, params: dict[str, Any]) -> Any:
@@ -33,11 +34,15 @@ def hangs_after_the_context() -> Callable[[str, dict[str, Any]], Any]:
             return HANG
         if method == "auth":
             return {"result": SCOPE}
-        if method == "conversation.sync":  # as if every turn was stored already
+        if method in ("conversation.sync", "conversation.prepare"):  # as if every turn was stored already
             turns = len(params.get("turns") or [])
             session = params.get("session") or "found-by-content"
             stored = params.get("offset", 0) + turns
-            return {"result": {"session": session, "turns": stored, "transcript_turns": stored, "appended_seqs": []}}
+            synced = {"session": session, "turns": stored, "transcript_turns": stored, "appended_seqs": []}
+            if method == "conversation.sync":
+                return {"result": {**synced, "last_seq": stored}}
+            answered_context.set()  # the prepare holds the context
+            return {"result": {**synced, "last_seq": stored, "context": EMPTY_CONTEXT}}
         if method == "conversation.context":
             answered_context.set()
             return {"result": EMPTY_CONTEXT}

@@ -82,7 +82,7 @@ def test_recording_the_reply_to_a_hung_daemon_does_not_stall_the_app(short_tmp, 
 
         def tried_to_record():  # after the context, the proxy asked again (and got no answer)
             asked = daemon.methods
-            wait_for(lambda: "conversation.context" in asked and asked[-1] != "conversation.context", timeout=10)
+            wait_for(lambda: "conversation.prepare" in asked and asked[-1] != "conversation.prepare", timeout=10)
 
         took = _timed_request(
             sock, fake, short_tmp / "proxy.log", "--memory-timeout", "0.5", stream=stream, then=tried_to_record

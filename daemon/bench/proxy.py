@@ -9,6 +9,9 @@ what is measured is the proxy's own work:
   running; and with a 2 s pause before each call, as a person types, so it is done. Beside it
   the floor, the daemon's own work for a turn (a query embedding and the pack, by `context.pack`
   on the socket), and the added p50 over it (target 1.5x);
+* ``socket_calls``: what each proxied call asks of the daemon, counted on a socket between them
+  (target: at most 2, `conversation.prepare` and `conversation.confirm`, after the first call has
+  opened and authenticated its connections);
 * ``hung_daemon``: what a daemon that accepts and never answers costs a request at the default
   memory budget (target: at most 2 s, the request passing through unchanged);
 * ``tokens``: the tokens the upstream received per turn over a long scripted session, through
@@ -39,6 +42,7 @@ import httpx2
 
 from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon, free_port, start_listener
 from agentmemd.daemon.bench.fake_upstream import DEFAULT_MIN_CACHE_TOKENS, FakeAnthropic
+from agentmemd.daemon.bench.socket_tap import SocketTap
 from agentmemd.daemon.proxy.messages import message_text
 from agentmemd.memory.core.config import ConversationConfig
 from agentmemd.memory.core.tokens import count_tokens
@@ -212,6 +216,38 @@ def _hung_daemon(http: httpx2.Client, upstream: str, root: Path, script: list, k
     }
 
 
+def _socket_calls(
+    http: httpx2.Client, sock: Path, token: str, upstream: str, root: Path, script: list, key: dict
+) -> dict[str, Any]:
+    """What each proxied call of a growing conversation asks of the daemon, counted on a socket
+    between them (a fresh proxy, so its first call opens its connections). Target: at most 2."""
+    with SocketTap(root / "tap.sock", sock) as tap:
+        proc, base = _proxy(tap.path, upstream, root)
+        try:
+            per_call = []
+            for messages in script:
+                before = len(tap.requests)
+                _send_all(http, f"{base}/t/{token}", [messages], {**key, "x-agentmemd-session": "counted"})
+                deadline = time.monotonic() + 30  # the confirm runs beside the app: wait for it
+                while time.monotonic() < deadline and "conversation.confirm" not in tap.methods()[before:]:
+                    time.sleep(0.01)
+                per_call.append(tap.methods()[before:])
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    counts = [len(methods) for methods in per_call]
+    return {
+        "calls": len(per_call),
+        "per_call_max": max(counts),
+        "per_call_after_first": max(counts[1:]),
+        "auth": sum(methods.count("auth") for methods in per_call),
+        "connections": tap.connections,
+        "first_call": per_call[0],
+        "later_call": per_call[-1],
+        "target_per_call": 2,
+    }
+
+
 PAUSE_SECONDS = 2.0  # between the paced calls, as a person types: the previous reply's SyncScore is done
 
 
@@ -268,6 +304,7 @@ def bench_proxy(args) -> dict[str, Any]:
                 upstream.tokens.clear()
                 _send_all(http, f"{compact_base}/t/{token}", script, {**key, "x-agentmemd-session": "compact"})
                 compact_tokens = list(upstream.tokens)
+                out["socket_calls"] = _socket_calls(http, sock, token, upstream.url, root, script[:10], key)
                 out["caching"] = _caching(http, sock, token, root, args)
                 out["hung_daemon"] = _hung_daemon(http, upstream.url, root, script[:5], key)
             full = [sum(count_tokens(m["content"]) for m in messages) for messages in script]

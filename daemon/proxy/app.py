@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -41,7 +42,7 @@ from agentmemd.daemon.proxy.choices import OpenChoices, StoredFirst
 from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
 from agentmemd.daemon.proxy.stream import ReplyCollector
 from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError
-from agentmemd.daemon.socket.rpc import CONFLICT
+from agentmemd.daemon.socket.rpc import CONFLICT, FORBIDDEN
 from agentmemd.memory.conversation.transcript import as_stored, turn_digest
 from agentmemd.memory.core.tokens import count_tokens
 
@@ -86,6 +87,7 @@ class Placement:
     turns: list[tuple[str, ...]]  # (role, text) or (role, text, speaker)
     session: str = ""
     pending_seqs: list[int] = field(default_factory=list)
+    last_seq: int | None = None  # the stored turn the history ends at: the reply goes after it
     observe_after: bool = False  # compact mode kept turns no observation covers yet
 
 
@@ -100,34 +102,45 @@ class Reply:
 
 
 class MemoryLink:
-    """The proxy's calls to the daemon (blocking; run in worker threads)."""
+    """The proxy's calls to the daemon (blocking; run in worker threads): two a proxied call, on a
+    connection kept open for its token (``ConnectionPool``), `conversation.prepare` before the
+    upstream call and `conversation.confirm` (or `conversation.retract`) after it."""
 
     def __init__(self, settings: ProxySettings):
         self.settings = settings
         self.responses = responses_wire.ResponseHistories()
         self.choices = OpenChoices()
+        self.pool = ConnectionPool(settings.socket_path)
 
     def prepare(self, token: str, place: Callable[[dict[str, Any]], Placement]) -> tuple[dict[str, Any], Placement]:
-        """On one connection: authenticate the token, ``place`` the request (its session name,
-        namespace and turns, given the token's scope), store what its history adds (pending), and
-        build the context for the newest turn. Unauthorized: the token was refused;
-        DaemonUnavailable: no daemon to ask."""
+        """On one connection: authenticate the token (once a connection), ``place`` the request
+        (its session name, namespace and turns, given the token's scope), store what its history
+        adds (pending) and build the context for the newest turn, in one call. Unauthorized: the
+        token was refused; DaemonUnavailable: no daemon to ask."""
         try:
-            client = Client(self.settings.socket_path, timeout=self.settings.daemon_timeout, token=token)
+            return self._prepare(token, place, fresh=False)
         except RpcCallError as exc:
-            raise Unauthorized(exc.message) from None
-        except (ConnectionError, TimeoutError) as exc:
-            raise DaemonUnavailable(str(exc)) from None
-        with client:
+            if exc.code != FORBIDDEN:
+                raise
+        # Refused on a kept connection: its token may have been revoked since it authenticated.
+        # Asked again on a new one, whose `auth` says so (Unauthorized), or that finds it allowed.
+        return self._prepare(token, place, fresh=True)
+
+    def _prepare(
+        self, token: str, place: Callable[[dict[str, Any]], Placement], *, fresh: bool
+    ) -> tuple[dict[str, Any], Placement]:
+        with self.pool.connection(token, self.settings.daemon_timeout, fresh=fresh) as client:
             placement = place(client.scope or {})
             self._take_back_other_choice(client, placement)
-            synced = sync_history(client, placement.name, placement.namespace, placement.turns, pending=True)
-            placement.session, placement.pending_seqs = synced["session"], synced["appended_seqs"]
-            params: dict[str, Any] = {"session": placement.session, "namespace": placement.namespace}
-            params["anchors_as"] = "user"
+            options: dict[str, Any] = {"anchors_as": "user"}
             if self.settings.budget_tokens:
-                params["budget_tokens"] = self.settings.budget_tokens
-            return client.call("conversation.context", params), placement
+                options["budget_tokens"] = self.settings.budget_tokens
+            prepared = sync_history(
+                client, placement.name, placement.namespace, placement.turns, pending=True, context=options
+            )
+            placement.session, placement.pending_seqs = prepared["session"], prepared["appended_seqs"]
+            placement.last_seq = prepared["last_seq"]
+            return prepared["context"], placement
 
     def _take_back_other_choice(self, client: Client, placement: Placement) -> None:
         """The app continues an `n` > 1 reply with another choice than the first, which is stored
@@ -139,24 +152,29 @@ class MemoryLink:
 
     def settle(self, token: str, placement: Placement, reply: Reply | None, accepted: bool) -> None:
         """After the upstream answered: an accepted call's turns are confirmed, with the reply when
-        the app received it whole (None: no reply, a stream cut short, or an app that hung up); a
-        refused call's turns are taken back. An `n` > 1 reply's first choice is stored pending
-        until the app's next request shows which choice it took (proxy/choices.py)."""
+        the app received it whole (None: no reply, a stream cut short, or an app that hung up), the
+        history not sent again; a refused call's turns are taken back. An `n` > 1 reply's first
+        choice is stored pending until the app's next request shows which choice it took
+        (proxy/choices.py)."""
+        params = {"session": placement.session, "namespace": placement.namespace}
         try:
             timeout = SETTLE_TIMEOUT if accepted else self.settings.daemon_timeout
-            with Client(self.settings.socket_path, timeout=timeout, token=token) as client:
-                if accepted:
-                    turns = placement.turns + (reply.turns if reply else [])
-                    if reply and reply.others and reply.turns and placement.turns:
-                        self._store_first_choice(client, placement, reply)
-                    else:
-                        sync_history(client, placement.name, placement.namespace, turns, pending=False)
-                elif placement.pending_seqs:
-                    params = {"session": placement.session, "namespace": placement.namespace}
+            with self.pool.connection(token, timeout) as client:
+                if accepted and reply and reply.others and reply.turns and placement.turns:
+                    self._store_first_choice(client, placement, reply)
+                    if placement.observe_after:
+                        client.call("conversation.observe", {**params, "force": True, "wait": False})
+                elif accepted and placement.last_seq is not None:
+                    answer = [_sync_turn(turn) for turn in (reply.turns if reply else [])]
+                    confirm = {
+                        **params,
+                        "upto": placement.last_seq,
+                        "reply": answer,
+                        "observe": placement.observe_after,
+                    }
+                    client.call("conversation.confirm", confirm)
+                elif not accepted and placement.pending_seqs:
                     client.call("conversation.retract", {**params, "seqs": placement.pending_seqs})
-                if accepted and placement.observe_after:
-                    params = {"session": placement.session, "namespace": placement.namespace}
-                    client.call("conversation.observe", {**params, "force": True, "wait": False})
         except (RpcCallError, DaemonUnavailable, ConnectionError, TimeoutError) as exc:
             log.warning(
                 "proxy: the call's turns were not settled", extra={"session": placement.session, "error": reason(exc)}
@@ -174,30 +192,98 @@ class MemoryLink:
 
 SETTLE_TIMEOUT = 30.0  # confirming an accepted call's turns runs beside the app, never before it
 SYNC_FRAME_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default)
+IDLE_SECONDS = 30.0  # a pooled connection unused this long is closed rather than reused
+
+
+class ConnectionPool:
+    """Open, authenticated daemon connections kept per token between requests, so a proxied call
+    costs its two calls and no connect or `auth` (a revoked token's connections are refused by the
+    daemon from the revoke on). A connection that failed in any way is closed, never reused."""
+
+    def __init__(self, socket_path: Path):
+        self.socket_path = socket_path
+        self._idle: dict[str, list[tuple[float, Client]]] = {}
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def connection(self, token: str, timeout: float, *, fresh: bool = False):
+        """A connection authenticated with ``token``: a kept one unless ``fresh``; kept again
+        after a ``with`` block that raised nothing."""
+        client = None if fresh else self._take(token)
+        if client is None:
+            try:
+                client = Client(self.socket_path, timeout=timeout, token=token)
+            except RpcCallError as exc:
+                raise Unauthorized(exc.message) from None
+            except (ConnectionError, TimeoutError) as exc:
+                raise DaemonUnavailable(str(exc)) from None
+        client.set_timeout(timeout)
+        try:
+            yield client
+        except BaseException:
+            client.close()
+            raise
+        with self._lock:
+            self._idle.setdefault(token, []).append((time.monotonic(), client))
+
+    def _take(self, token: str) -> Client | None:
+        now, stale = time.monotonic(), []
+        with self._lock:
+            idle = self._idle.get(token, [])
+            while idle:
+                since, client = idle.pop()
+                if now - since < IDLE_SECONDS:
+                    break
+                stale.append(client)
+            else:
+                client = None
+        for old in stale:
+            old.close()
+        return client
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, {}
+        for clients in idle.values():
+            for _, client in clients:
+                client.close()
+
+
+def _sync_turn(turn: tuple[str, ...]) -> dict[str, Any]:
+    role, text, *rest = turn
+    return {"role": role, "content": as_stored(text), **({"speaker": rest[0]} if rest else {})}
 
 
 def sync_history(
-    client: Client, name: str | None, namespace: str, turns: list[tuple[str, ...]], *, pending: bool
+    client: Client,
+    name: str | None,
+    namespace: str,
+    turns: list[tuple[str, ...]],
+    *,
+    pending: bool,
+    context: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """``conversation.sync`` of a whole history within the daemon's line limit: the turns as stored
     (a huge one cut with a mark), the newest with their text and the older ones as digests where
     the whole would not fit. When the daemon needs text it was sent only the digest of (turns new
-    to it), the history goes in steps, each a prefix of it whose new turns fit one request."""
+    to it), the history goes in steps, each a prefix of it whose new turns fit one request.
+    ``context``: the options of the context to build as well (``conversation.prepare``, one call
+    where the history fits one request; its answer holds the ``context``)."""
     stored = [(role, as_stored(text), *rest) for role, text, *rest in turns]
     sizes = [len(json.dumps(text)) + 32 for _, text, *_ in stored]  # as the client sends it, with its keys
     params: dict[str, Any] = {"namespace": namespace, "pending": pending, **({"session": name} if name else {})}
 
-    def send(upto: int, with_text: set[int]) -> dict[str, Any]:
+    def send(upto: int, with_text: set[int], method: str = "conversation.sync") -> dict[str, Any]:
         payload = [
-            ({"role": role, "content": text, **({"speaker": rest[0]} if rest else {})})
-            if i in with_text
-            else {"role": role, "digest": turn_digest(role, text)}
-            for i, (role, text, *rest) in enumerate(stored[:upto])
+            _sync_turn(turn) if i in with_text else {"role": turn[0], "digest": turn_digest(turn[0], turn[1])}
+            for i, turn in enumerate(stored[:upto])
         ]
-        return client.call("conversation.sync", {**params, "turns": payload})
+        extra = context if method == "conversation.prepare" else {}
+        return client.call(method, {**params, **extra, "turns": payload})
 
     try:
-        return send(len(stored), _fitting(sizes, len(stored), len(stored)))
+        first = "conversation.prepare" if context is not None else "conversation.sync"
+        return send(len(stored), _fitting(sizes, len(stored), len(stored)), first)
     except RpcCallError as exc:
         needs = exc.data.get("needs") if isinstance(exc.data, dict) else None
         if exc.code != CONFLICT or not isinstance(needs, list) or not needs:
@@ -208,7 +294,12 @@ def sync_history(
         result = send(upto, set(range(position, upto)))
         appended += result["appended_seqs"]
         position = upto
-    return {**result, "appended_seqs": appended}
+    result = {**result, "appended_seqs": appended}
+    if context is not None:  # a history too big for one request: its context asked for on its own
+        result["context"] = client.call(
+            "conversation.context", {"session": result["session"], "namespace": namespace, **context}
+        )
+    return result
 
 
 DIGEST_BYTES = 80  # a turn sent as its digest, with its keys
@@ -332,6 +423,7 @@ class Proxy:
                 yield
             finally:
                 await self.http.aclose()
+                self.link.pool.close()
 
         return Starlette(routes=routes, lifespan=lifespan)
 

@@ -85,6 +85,10 @@ class Client:
                 self.close()
                 raise
 
+    def set_timeout(self, seconds: float) -> None:
+        """How long each later call may wait for its answer."""
+        self._sock.settimeout(seconds)
+
     def send_raw(self, line: bytes) -> dict[str, Any] | list[Any]:
         """Send one raw line (newline added if missing) and read one response line."""
         self._sock.sendall(line if line.endswith(b"\n") else line + b"\n")

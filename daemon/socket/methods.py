@@ -291,6 +291,21 @@ METHODS: tuple[Declared, ...] = (
         cli="conversation sync",
     ),
     Declared(
+        name="conversation.prepare",
+        params=m.PrepareParams,
+        handler=lambda s: s.conversations.prepare,
+        result=r.PrepareResult,
+        summary="A model call about to go out: its history synced (pending) and the context built, in one request.",
+        waits=True,
+    ),
+    Declared(
+        name="conversation.confirm",
+        params=m.ConfirmParams,
+        handler=lambda s: s.conversations.confirm,
+        result=r.ConfirmResult,
+        summary="A model call answered: its pending turns confirmed and the reply stored, the history not sent again.",
+    ),
+    Declared(
         name="conversation.retract",
         params=m.RetractParams,
         handler=lambda s: s.conversations.retract,

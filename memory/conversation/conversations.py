@@ -172,6 +172,18 @@ class Conversations:
             self.on_turns_stored()
         return placement, seqs
 
+    def history_upto(self, session: str, namespace: str, upto: int) -> tuple[str | None, list[IncomingTurn]]:
+        """The history an app sent that ended at turn ``upto`` of the session's transcript, as
+        digests (what the app would send again), and the name to sync it under (None: a
+        conversation found by its content). NotFound when the turn is not in the transcript."""
+        self.require(session, namespace)
+        turns = [t for t in self.tables.transcript(session) if t["seq"] <= upto]
+        if not turns or turns[-1]["seq"] != upto:
+            raise NotFound(f"turn {upto} is not in the transcript of conversation {session_name(session)!r}")
+        branch = self.tables.branch(session)
+        name = session if branch is not None and branch["family"] else None
+        return name, [IncomingTurn(t["role"], None, t["digest"]) for t in turns]
+
     def retract(self, session: str, namespace: str, seqs: list[int]) -> int:
         """Take back pending turns a refused model call stored (still the session's newest)."""
         self.require(session, namespace)

@@ -99,6 +99,7 @@ class Placement:
     new_from: int
     forked_from: str | None = None
     created: bool = False
+    end_seq: int | None = None  # the stored turn the history's known part ends at (None: none of it is known)
 
 
 class NeedText(Exception):
@@ -154,13 +155,13 @@ class TranscriptMatcher:
         if not later or new_from >= total:
             # Its end, or nothing new (a resend, a regenerate before its reply, a reply already
             # stored by the next request): no branch is made until there is a turn to put in it.
-            return Placement(session, new_from)
+            return Placement(session, new_from, end_seq=seq)
         for fork in self.tables.forks_at(session, seq):
             if not self.tables.own_turns(fork):  # an empty fork made for this point already
-                return Placement(fork, new_from, forked_from=session)
+                return Placement(fork, new_from, forked_from=session, end_seq=seq)
         fork = self._fork_name(namespace, family)
         self._new_branch(fork, namespace, family, session, seq)
-        return Placement(fork, new_from, forked_from=session, created=True)
+        return Placement(fork, new_from, forked_from=session, created=True, end_seq=seq)
 
     def _window(self, namespace: str, family: str, turns: list[IncomingTurn], min_overlap: int) -> Placement | None:
         """A sliding window: the history's first turns are a stored conversation's latest ones."""

@@ -660,13 +660,48 @@ class ShareParams(Params):
     namespace: Namespace = "default"
 
 
-class ContextParams(Params):
-    session: SessionId
+class ContextOptions(Params):
+    """How a conversation's context is built (conversation.context, conversation.prepare)."""
+
     budget_tokens: int | None = Field(None, gt=100, le=1_000_000)
     # Persona anchors as system-role messages (seed 002, 5.4 Strategy B), or inside user turns for
     # APIs that take no system messages mid-conversation (Anthropic's Messages API).
     anchors_as: Literal["system", "user"] = "system"
+
+
+class ContextParams(ContextOptions):
+    session: SessionId
     namespace: Namespace = "default"  # the session's: a session of another namespace is "not found"
+
+
+class PrepareParams(SyncParams, ContextOptions):
+    """A model call about to go out (the proxy's one call before it): its history synced (pending
+    unless said otherwise) and the context built for the branch it continues."""
+
+    pending: bool = Field(
+        True, description="the new turns wait for conversation.confirm (the call answered) or conversation.retract"
+    )
+
+
+class ConfirmParams(Params):
+    """A model call answered: the turns its history stored are confirmed and the reply stored after
+    them, the history read from the transcript (not sent again)."""
+
+    session: SessionId
+    upto: int = Field(
+        ge=1, le=SQLITE_MAX_INT, description="the stored turn the call's history ended at (prepare's last_seq)"
+    )
+    reply: list[SyncTurn] = Field(
+        default_factory=list, max_length=1000, description="the reply's turns, with their content"
+    )
+    namespace: Namespace = "default"
+    observe: bool = Field(False, description="then run the Observer on the session in the background")
+
+    @model_validator(mode="after")
+    def _reply_has_text(self):
+        if any(t.content is None for t in self.reply):
+            raise ValueError("give each reply turn's content (a reply is new to the transcript)")
+        return self
 
 
 class SessionParams(Params):

@@ -158,6 +158,7 @@ class SyncResult(TurnCounts):
     transcript_turns: int  # the branch's whole transcript, inherited turns included
     appended: int
     appended_seqs: list[int]
+    last_seq: int | None  # the stored turn the history ends at (None: an empty history)
     compaction_scheduled: bool
     scoring_scheduled: bool
 
@@ -206,6 +207,16 @@ class ContextResult(Result):
     anchors: list[int]
     drift: DriftState
     injected: Injected
+
+
+class PrepareResult(SyncResult):
+    """conversation.sync's answer, and the context built for the branch the history continues."""
+
+    context: ContextResult
+
+
+class ConfirmResult(SyncResult):
+    observe_scheduled: bool
 
 
 class ObserveResult(Result):

@@ -98,6 +98,7 @@ class AccessService:
         self._uses: dict[str, tuple[datetime, str, str]] = {}
         self._written: dict[str, float] = {}
         self._uses_lock = threading.Lock()  # noted on the event loop, written and read on the store thread
+        self._revoked: set[str] = set()  # tokens revoked while this daemon ran: their open connections too
 
     # ---- tokens --------------------------------------------------------------------------
 
@@ -122,10 +123,13 @@ class AccessService:
         return {"tokens": tokens}
 
     def revoke(self, p: TokenNameParams) -> dict[str, Any]:
-        """Revoke a token: new `auth` calls with it fail. Connections already authenticated
-        keep their scope until they close (the door holding them is the one being cut off)."""
+        """Revoke a token: new `auth` calls with it fail, and so does every later call on a
+        connection of this daemon that authenticated with it (a door keeps connections open
+        across requests: the proxy's pool). Another daemon on a shared PostgreSQL refuses new
+        `auth` calls at once; its open connections, at their next `auth`."""
         if not self.tables.revoke(p.name, format_time(self.clock.now())):
             raise NotFound(f"no live token named {p.name!r}")
+        self._revoked.add(p.name)
         return next(t for t in self.tables.all() if t["name"] == p.name)
 
     def authenticate(self, p: AuthParams) -> Scope:
@@ -167,6 +171,8 @@ class AccessService:
         an omitted namespace, which becomes the scope's first."""
         if scope.everything or method in OPEN_METHODS:
             return params
+        if scope.by_token and scope.name in self._revoked:
+            raise Forbidden(f"{method}: token {scope.name!r} was revoked; this connection now has no access")
         if not scope.namespaces:
             raise Forbidden(f"{method}: this connection has no access (its auth failed); call auth with a valid token")
         if method in WORKSPACE_METHODS:

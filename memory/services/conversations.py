@@ -18,11 +18,14 @@ from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
     AppendParams,
+    ConfirmParams,
+    ContextOptions,
     ContextParams,
     ContextsParams,
     ConversationListParams,
     ObservationsListParams,
     ObserveParams,
+    PrepareParams,
     RetractParams,
     SessionParams,
     SyncParams,
@@ -82,17 +85,20 @@ class ConversationService:
         on the store thread, so two doors sending the same history at once store each turn once).
         A history sent with some turns as digests whose text is needed gets Conflict naming them."""
         incoming = [IncomingTurn(t.role, None, t.digest) if t.content is None else _incoming(t) for t in p.turns]
+        return self._sync(p.namespace, p.session, incoming, p.pending)
+
+    def _sync(self, namespace: str, name: str | None, incoming: list[IncomingTurn], pending: bool) -> dict[str, Any]:
         try:
-            placement, seqs = self.conversations.sync(p.namespace, p.session, incoming, pending=p.pending)
+            placement, seqs = self.conversations.sync(namespace, name, incoming, pending=pending)
         except NeedText as exc:
             raise Conflict(
                 f"the history's new turns {exc.positions[:10]} were sent as digests: send their content",
                 {"needs": exc.positions},
             ) from None
         scheduled = {"compaction_scheduled": False, "scoring_scheduled": False}
-        if seqs and not p.pending:
+        if seqs and not pending:
             stored = [(seq, t.role, t.text) for seq, t in zip(seqs, incoming[placement.new_from :])]
-            scheduled = self._after_stored(placement.session, p.namespace, stored)
+            scheduled = self._after_stored(placement.session, namespace, stored)
         return {
             **self.conversations.counts(placement.session),
             "session": placement.session,
@@ -100,8 +106,28 @@ class ConversationService:
             "transcript_turns": self.conversations.tables.transcript_length(placement.session),
             "appended": len(seqs),
             "appended_seqs": seqs,
+            "last_seq": seqs[-1] if seqs else placement.end_seq,
             **scheduled,
         }
+
+    def prepare(self, p: PrepareParams) -> dict[str, Any]:
+        """A model call about to go out, in one request: its history synced (pending) and the
+        context built for the branch it continues (the sync on the store thread, the build beside it)."""
+        sync = SyncParams.model_construct(**{name: getattr(p, name) for name in SyncParams.model_fields})  # validated
+        synced = self.run_on_store(lambda: self.sync(sync))
+        options = {name: getattr(p, name) for name in ContextOptions.model_fields}
+        context = self.context(ContextParams(session=synced["session"], namespace=p.namespace, **options))
+        return {**synced, "context": context}
+
+    @by_name
+    def confirm(self, p: ConfirmParams) -> dict[str, Any]:
+        """A model call answered: the history that ended at turn ``upto`` (read from the transcript,
+        not sent again) and the reply, synced as confirmed; the Observer scheduled if asked."""
+        name, history = self.conversations.history_upto(p.session, p.namespace, p.upto)
+        done = self._sync(p.namespace, name, history + [_incoming(t) for t in p.reply], pending=False)
+        if p.observe:
+            self.worker.run_now(done["session"], force=True)
+        return {**done, "observe_scheduled": p.observe}
 
     def _after_stored(self, session: str, namespace: str, stored: list[tuple[int, str, str]]) -> dict:
         """After turns (seq, role, text) are stored: each assistant reply's SyncScore is queued, then
