@@ -10,9 +10,10 @@ import anthropic
 import pytest
 from conftest import wait_for
 from doors import start_proxy
-from fake_anthropic import FakeAnthropic, message
+from fake_anthropic import FakeAnthropic, Reply, message
 
 from agentmemd.daemon.bench.socket_tap import SocketTap
+from agentmemd.memory.core.tokens import count_tokens
 
 pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
 
@@ -100,3 +101,54 @@ def test_a_token_revoked_after_its_connection_was_kept_is_refused_at_once(tapped
     with pytest.raises(anthropic.AuthenticationError):
         client.messages.create(model="claude-haiku-4-5", max_tokens=100, messages=[{"role": "user", "content": "Hi?"}])
     assert len(fake.requests) == calls  # refused by the proxy, not passed upstream without memory
+
+
+def test_count_tokens_counts_the_context_the_daemon_would_build_with_its_own_budget(spawn, short_tmp):
+    """A daemon whose `[conversation]` budget is not the default: the count carries the same
+    stable block and Memory Pack as the model call that follows (the daemon builds both, with one
+    budget arithmetic), where the proxy once re-derived them from the defaults."""
+    d = spawn(
+        {
+            "conversation": {
+                "context_budget_tokens": 600,
+                "system_share": 0.2,
+                "memories_share": 0.4,
+                "history_share": 0.4,
+            }
+        }
+    )
+    d.call(
+        "memory.add_many",
+        {
+            "items": [
+                {"content": f"Coffee note {i}: the user liked the {i}th roast, a dark one.", "type": "fact"}
+                for i in range(60)
+            ]
+        },
+    )
+    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    question = [{"role": "user", "content": "Which coffee roast do I like?"}]
+    with FakeAnthropic() as fake:
+        proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
+        try:
+            client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}/t/{token}", api_key=KEY, max_retries=0)
+            headers = {"x-agentmemd-session": "roasts"}
+            fake.replies.append(Reply(body={"input_tokens": 321}))
+            client.messages.count_tokens(model="claude-haiku-4-5", messages=question, extra_headers=headers)
+            counted = fake.requests[-1]["body"]
+            _ask(
+                fake,
+                anthropic.Anthropic(
+                    base_url=f"http://127.0.0.1:{port}/t/{token}", api_key=KEY, max_retries=0, default_headers=headers
+                ),
+                question,
+                "The dark one.",
+            )
+            sent = fake.requests[-1]["body"]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    assert counted["system"] == sent["system"]
+    assert counted["messages"] == sent["messages"]  # the same pack, cut to the same budget
+    pack = sent["messages"][-1]["content"][0]["text"]
+    assert "Coffee note" in pack and count_tokens(pack) < 600

@@ -299,6 +299,14 @@ METHODS: tuple[Declared, ...] = (
         waits=True,
     ),
     Declared(
+        name="conversation.preview",
+        params=m.PreviewParams,
+        handler=lambda s: s.conversations.preview,
+        result=r.PreviewResult,
+        summary="The context a model call with this history would get, stored nowhere (a token count).",
+        waits=True,
+    ),
+    Declared(
         name="conversation.confirm",
         params=m.ConfirmParams,
         handler=lambda s: s.conversations.confirm,

@@ -217,9 +217,11 @@ def attach_pack(
     namespace: str,
     exclude: list[str],
     audience: str,
+    logged: bool = True,
 ):
     """Put the Memory Pack for the newest user turn in front of it, within ``left`` tokens, of
-    what the conversation's ``audience`` may hear. Returns the pack (or None) and the tokens it added."""
+    what the conversation's ``audience`` may hear (``logged`` False: no pack log entry). Returns
+    the pack (or None) and the tokens it added."""
     query = messages[newest_user]["content"][len(note) :]
     # Every seam is whitespace (the note ends in a blank line, the pack starts and ends with its
     # own lines), so the tokens added are the wrapper's plus the pack's (memory/core/tokens.py).
@@ -235,6 +237,7 @@ def attach_pack(
         exclude=exclude,
         audience=audience,
         recent=[text for text in said[-2:] if text.strip()],
+        logged=logged,
     )
     pack = memories.pack(params)
     if not pack.items:
@@ -260,15 +263,55 @@ def build_context(
     """``people``: what the agent knows of the people taking part (their impressions), for the
     stable prefix; already limited to what the session's audience may hear. ``goals``: (namespace,
     audience) -> the standing goals for the prefix and their ids (Goals.standing)."""
-    cfg = service.config.conversation
     conversations.require(session, namespace)
-    audience = conversations.origin(session)[0]
+    if persona_state is None:
+        drift = "none"
+    turns = conversations.transcript_unobserved(session)
+    if drift == "rebase":  # after the forced compaction: the newest raw turns, observed or not
+        turns = conversations.transcript_recent(session, max(2, service.config.conversation.keep_recent_turns))
+    built = assemble_context(
+        service,
+        namespace,
+        budget,
+        audience=conversations.origin(session)[0],
+        live=conversations.live_transcript(session),
+        turns=turns,
+        persona_state=persona_state,
+        drift=drift,
+        anchor_min_turns=anchor_min_turns,
+        anchors_as=anchors_as,
+        people=people,
+        goals=goals,
+    )
+    return {"session": session, **built}
+
+
+def assemble_context(
+    service,
+    namespace: str,
+    budget: int,
+    *,
+    audience: str,
+    live: list[dict[str, Any]],
+    turns: list[dict[str, Any]],
+    persona_state=None,
+    drift: str = "none",
+    anchor_min_turns: int = 10,
+    anchors_as: str = "system",
+    people: str = "",
+    goals: Callable[[str, str | None], tuple[str, list[str]]] | None = None,
+    logged: bool = True,
+) -> dict[str, Any]:
+    """The context of a conversation heard by ``audience`` whose observation log is ``live`` and
+    whose raw turns are ``turns`` (stored ones, or an app's history that is not: a count, a call
+    kept out of memory): the stable prefix, the turns that fit, the Memory Pack in front of the
+    newest user turn. One budget arithmetic for every caller."""
+    cfg = service.config.conversation
     # Persona memories the session may not hear (one added as the user's own) stay out of a chat's prefix.
     persona = [r for r in service.store.live_of_type(namespace, "persona") if service.may_hear(audience, r["audience"])]
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""
     contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)
-    live = conversations.live_transcript(session)
     system, shown = fit_observations(live, max(system_budget, count_tokens(contract)), contract)
     if people:
         system = f"{system}\n\n{people}" if system else people
@@ -285,9 +328,6 @@ def build_context(
         drift = "none"
     anchor_text = anchor(persona_state) if drift == "anchor" else ""
     history_budget -= 2 * count_tokens(anchor_text)  # room for two anchors
-    turns = conversations.transcript_unobserved(session)
-    if drift == "rebase":  # after the forced compaction: the newest raw turns, observed or not
-        turns = conversations.transcript_recent(session, max(2, cfg.keep_recent_turns))
     chosen, used = fit_turns(with_speakers(turns), history_budget)
     messages = [as_message(t) for t in chosen]
     in_prefix += [t["episode"] for t in chosen if t.get("episode")]  # the turns shown are not packed again
@@ -319,7 +359,7 @@ def build_context(
         note, drift = "", "none"
         left = unspent()
     if newest_user is not None and left > 20:
-        pack, added = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix, audience)
+        pack, added = attach_pack(service, messages, newest_user, note, left, namespace, in_prefix, audience, logged)
     tokens = budget - left + added
     # What was put in front of the newest user turn (reminder + pack), for a door that keeps the
     # app's own messages and adds only this (the proxy's augment mode).
@@ -330,7 +370,6 @@ def build_context(
     wrapper = count_tokens("<persona-anchor></persona-anchor>") if anchors_as == "user" else 0
     persona_tokens = count_tokens(note) + (count_tokens(anchor_text) + wrapper) * len(positions)
     return {
-        "session": session,
         "namespace": namespace,
         "system": system,
         "messages": messages,
@@ -345,6 +384,7 @@ def build_context(
             "turns": len(messages),
             "unobserved_turns": len(turns),
             "observations": len(live),
+            "history_budget": history_budget,
         },
         "pack_id": pack.pack_id if pack else None,
         "drift_action": drift,

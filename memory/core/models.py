@@ -683,6 +683,22 @@ class PrepareParams(SyncParams, ContextOptions):
     )
 
 
+class PreviewParams(ContextOptions):
+    """The context a model call with this history would get, built as for that call but stored
+    nowhere: no turn, no context build, no drift action (a token count, a call kept out of memory)."""
+
+    session: SessionId | None = Field(None, description="the conversation the call names; None: none yet")
+    turns: list[SyncTurn] = Field(max_length=10_000, description="the app's history, oldest first, with content")
+    namespace: Namespace = "default"
+    logged: bool = Field(True, description="False: its Memory Pack leaves no entry in the pack log")
+
+    @model_validator(mode="after")
+    def _turns_have_text(self):
+        if any(t.content is None for t in self.turns):
+            raise ValueError("give each turn's content: a preview stores nothing and matches nothing")
+        return self
+
+
 class ConfirmParams(Params):
     """A model call answered: the turns its history stored are confirmed and the reply stored after
     them, the history read from the transcript (not sent again)."""

@@ -215,6 +215,21 @@ class PrepareResult(SyncResult):
     context: ContextResult
 
 
+class PreviewResult(Result):
+    """The context as conversation.context would give it for the history sent, stored nowhere."""
+
+    session: str | None
+    namespace: str
+    system: str
+    messages: list[Message]
+    prefix_hash: str
+    tokens: int
+    budget_tokens: int
+    parts: dict[str, int]
+    pack_id: str | None
+    injected: Injected
+
+
 class ConfirmResult(SyncResult):
     observe_scheduled: bool
 

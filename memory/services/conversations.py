@@ -10,11 +10,12 @@ from contextlib import nullcontext
 from typing import Any, Callable
 
 from agentmemd.memory.conversation.compaction import CompactionWorker
-from agentmemd.memory.conversation.context import build_context
+from agentmemd.memory.conversation.context import assemble_context, build_context
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.conversation.episodes import EpisodeWorker
 from agentmemd.memory.conversation.transcript import IncomingTurn, NeedText, as_stored, turn_digest
 from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import (
     AppendParams,
@@ -26,12 +27,14 @@ from agentmemd.memory.core.models import (
     ObservationsListParams,
     ObserveParams,
     PrepareParams,
+    PreviewParams,
     RetractParams,
     SessionParams,
     SyncParams,
     TurnsParams,
 )
 from agentmemd.memory.core.threads import RunOnStore, result_within, run_here
+from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.services.sessions import by_name
 from agentmemd.persona.tracking.tracker import PersonaTracker
@@ -118,6 +121,53 @@ class ConversationService:
         options = {name: getattr(p, name) for name in ContextOptions.model_fields}
         context = self.context(ContextParams(session=synced["session"], namespace=p.namespace, **options))
         return {**synced, "context": context}
+
+    @by_name
+    def preview(self, p: PreviewParams) -> dict[str, Any]:
+        """The context a model call with this history would get (the same assembly as
+        conversation.context, the daemon's own budget shares), stored nowhere: for a session the
+        daemon knows, its audience, observation log and the turns' episodes (left out of the pack
+        as shown); otherwise the user's own audience and no log. No drift action is carried out."""
+        budget = p.budget_tokens or self.config.conversation.context_budget_tokens
+        with self._reading():
+            state = self.tracker.state_if_current(p.namespace)
+        if state is None:  # the persona files changed: its new version is a write, as for any context
+            state = self.run_on_store(lambda: self.tracker.state(p.namespace))
+        with self._reading():
+            known = p.session is not None and self.conversations.namespace_of(p.session) == p.namespace
+            episodes = (
+                {t["digest"]: t["episode"] for t in self.conversations.tables.transcript(p.session)} if known else {}
+            )
+            turns = []
+            for t in p.turns:
+                text = as_stored(t.content or "")
+                digest = turn_digest(t.role, text)
+                episode = episodes.get(digest)
+                turns.append(
+                    {
+                        "role": t.role,
+                        "content": text,
+                        "tokens": count_tokens(text),
+                        "speaker": t.speaker,
+                        "episode": episode,
+                    }
+                )
+            audience = self.conversations.origin(p.session)[0] if known else USER
+            built = assemble_context(
+                self.memories,
+                p.namespace,
+                budget,
+                audience=audience,
+                live=self.conversations.live_transcript(p.session) if known else [],
+                turns=turns,
+                persona_state=state,
+                anchors_as=p.anchors_as,
+                people=self.people_note(p.session, p.namespace) if known and self.people_note else "",
+                goals=self.standing_goals,
+                logged=p.logged,
+            )
+        del built["drift_action"], built["anchors"]  # none is carried out
+        return {"session": p.session, **built}
 
     @by_name
     def confirm(self, p: ConfirmParams) -> dict[str, Any]:
