@@ -151,3 +151,33 @@ def test_the_anthropic_observer_gives_its_own_reading(in_process, monkeypatch):
             "emotion": "fear",
         }
         assert feelings["The review is on Friday."] is None  # none given: read from its words (a plain fact)
+
+
+def test_the_words_are_read_beside_the_embedding_not_in_the_write_transaction(in_process, monkeypatch):
+    """How a memory feels (VADER and a language check), its secrets and slots are read on the
+    request's thread, like its embedding: the one store thread only writes. Through memory.add,
+    memory.add_many and the episodes of appended turns."""
+    import threading
+
+    import agentmemd.memory.retrieval.memories as memories_module
+
+    read_on: list[str] = []
+    real = memories_module.read_affect
+
+    def noted(text: str):
+        read_on.append(threading.current_thread().name)
+        return real(text)
+
+    monkeypatch.setattr(memories_module, "read_affect", noted)
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "I am thrilled about the new job!", "type": "fact"})
+    d.call(
+        "memory.add_many", {"items": [{"content": f"Sad news {i}: the cat is ill.", "type": "fact"} for i in range(3)]}
+    )
+    d.call("conversation.append", {"session": "s", "role": "user", "content": "I love this song so much"})
+    d.services.episodes.catch_up()
+    assert len(read_on) >= 5
+    assert not [name for name in read_on if name.startswith("test-store")], read_on
+    found = d.call("memory.search", {"query": "thrilled new job", "k": 1})["results"][0]
+    assert found["content"] == "I am thrilled about the new job!"
+    assert d.call("memory.get", {"id": found["id"]})["affect"]["valence"] > 0.3  # read, and kept

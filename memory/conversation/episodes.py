@@ -41,6 +41,7 @@ from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.core.vocabulary import EPISODE
+from agentmemd.memory.retrieval.memories import WordsRead
 from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import indexed_text
 
@@ -149,7 +150,8 @@ class EpisodeWorker:
             while batch is not None and not self._stopping.is_set():
                 texts = batch.texts()
                 vectors = self._embed(texts) if texts else []  # not on the store thread
-                stored, batch = self.run_on_store(partial(self._store_then_next, batch, vectors))
+                read = self.memories.read_words_of(batch.items)  # nor this
+                stored, batch = self.run_on_store(partial(self._store_then_next, batch, vectors, read))
                 done += stored
         return done
 
@@ -158,10 +160,12 @@ class EpisodeWorker:
         embedder = self.memories.embedder
         return getattr(embedder, "embed_passages_in_bulk", embedder.embed_passages)(texts)
 
-    def _store_then_next(self, batch: EpisodeBatch, vectors: list[np.ndarray]) -> tuple[int, EpisodeBatch | None]:
+    def _store_then_next(
+        self, batch: EpisodeBatch, vectors: list[np.ndarray], read: list[WordsRead]
+    ) -> tuple[int, EpisodeBatch | None]:
         """A batch stored and the next one read in one turn of the store thread: behind an Observer's
         writes, each turn is a wait with the model idle."""
-        return self.store_batch(batch, vectors), self.next_batch()
+        return self.store_batch(batch, vectors, read), self.next_batch()
 
     def next_batch(self) -> EpisodeBatch | None:
         turns = self.tables.unindexed(self.cfg.episode_batch)
@@ -198,8 +202,10 @@ class EpisodeWorker:
             said_by=turn["person"],
         )
 
-    def store_batch(self, batch: EpisodeBatch, vectors: list[np.ndarray]) -> int:
-        """The batch's episodes, their turn links and the turns' marks, in one transaction."""
+    def store_batch(self, batch: EpisodeBatch, vectors: list[np.ndarray], read: list[WordsRead] | None = None) -> int:
+        """The batch's episodes, their turn links and the turns' marks, in one transaction
+        (``read``: the episodes' words read beside their embedding; else read here)."""
+        read = read if read is not None else self.memories.read_words_of(batch.items)
         store = self.memories.store
         with store.transaction():
             # A turn edited while its text was being embedded (channels.edit) waits for the next run.
@@ -208,7 +214,8 @@ class EpisodeWorker:
             if len(fresh) < len(batch.turns):
                 batch = EpisodeBatch([batch.turns[i] for i in fresh], [batch.items[i] for i in fresh], batch.skipped)
                 vectors = [vectors[i] for i in fresh]
-            ids = self.memories.add_many(batch.items, vectors=vectors) if batch.items else []
+                read = [read[i] for i in fresh]
+            ids = self.memories.add_many(batch.items, vectors=vectors, read=read) if batch.items else []
             for turn, memory_id in zip(batch.turns, ids):
                 store.link_turns(memory_id, [turn["seq"]])
             marks = {t["seq"]: mid for t, mid in zip(batch.turns, ids)} | dict.fromkeys(batch.skipped, NOT_AN_EPISODE)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import unicodedata
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE
-from agentmemd.memory.language.affect import read_affect
+from agentmemd.memory.language.affect import Affect, read_affect
 from agentmemd.memory.language.dates import day_range, find_dates
 from agentmemd.memory.language.slots import filled_slots
 from agentmemd.memory.retrieval.candidates import CandidateFinder
@@ -99,6 +100,25 @@ def said_the_same(a: str, b: str) -> bool:
     return normal(a) == normal(b)
 
 
+@dataclass(frozen=True)
+class WordsRead:
+    """What is read of a memory's words before it is stored, beside its embedding and off the
+    store thread (a write transaction holds the one writer): the kinds of secret it holds, the
+    fact slots it fills (none for a persona memory) and how it feels (None: the caller said)."""
+
+    secrets: tuple[str, ...]
+    slots: frozenset[tuple[str, str]]
+    affect: Affect | None
+
+
+def read_words(content: str, memory_type: str, affect_given: bool = False) -> WordsRead:
+    return WordsRead(
+        secrets=kinds_in(content),
+        slots=frozenset(filled_slots(content)) if memory_type != "persona" else frozenset(),
+        affect=None if affect_given else read_affect(content),
+    )
+
+
 class Memories:
     def __init__(
         self, store: Store, embedder: Embedder, clock: Clock, config: Config, run_on_store: RunOnStore = run_here
@@ -138,16 +158,23 @@ class Memories:
     # ---- writes -------------------------------------------------------------
 
     def add_many(
-        self, items: list[AddParams], *, field_prefix: str = "items", vectors: list[np.ndarray | None] | None = None
+        self,
+        items: list[AddParams],
+        *,
+        field_prefix: str = "items",
+        vectors: list[np.ndarray | None] | None = None,
+        read: list[WordsRead] | None = None,
     ) -> list[str]:
         """Store memories in one transaction. ``vectors``: embeddings the caller already made (off the
-        store thread), one per item or None; the others are embedded here."""
+        store thread), one per item or None; the others are embedded here. ``read``: their words
+        read beside them (``read_words_of``); else read here, before the transaction."""
         vectors = self._vectors_for(items, field_prefix, vectors)
+        read = read if read is not None else self.read_words_of(items)
         token_lens = count_tokens_many([p.content for p in items])
         now = format_time(self.clock.now())
         ids: list[str] = []
         with self.store.transaction():
-            for p, vec, ntok in zip(items, vectors, token_lens):
+            for p, vec, ntok, words_read in zip(items, vectors, token_lens, read):
                 memory_id = new_id()
                 created = format_time(p.created) if p.created else now
                 seq = self.store.insert(
@@ -175,9 +202,15 @@ class Memories:
                     },
                     vec,
                 )
-                self._record_when_stored(seq, p.namespace, created, p.content, p.type, p.affect)
+                self._record_when_stored(seq, p.namespace, created, p.content, words_read, p.affect)
                 ids.append(memory_id)
         return ids
+
+    @staticmethod
+    def read_words_of(items: list[AddParams]) -> list[WordsRead]:
+        """What ``add_many`` keeps of each item's words, read where the caller is (its embedding's
+        thread, not the store's)."""
+        return [read_words(p.content, p.type, affect_given=p.affect is not None) for p in items]
 
     def _record_when_stored(
         self,
@@ -185,19 +218,20 @@ class Memories:
         namespace: str,
         created: str,
         content: str,
-        memory_type: str,
+        words_read: WordsRead,
         affect: MemoryAffect | None = None,
     ) -> None:
         """What is worked out of a memory's words when it is stored and kept beside it; ``affect``:
         how it feels where the caller says (an app, the anthropic provider's Observer)."""
-        row = {"seq": seq, "namespace": namespace, "created": created, "content": content, "type": memory_type}
-        self._record_secrets(row)
-        self._record_slots(row)
-        self._record_times(row)
-        if affect is None:
-            self._record_affect(row)
-        else:
+        self.secrets.record(seq, namespace, words_read.secrets)
+        if words_read.slots:
+            self.slots.record(seq, namespace, created, words_read.slots)
+        self._record_times({"seq": seq, "namespace": namespace, "created": created, "content": content})
+        felt = words_read.affect
+        if affect is not None:
             self.affect.record(seq, namespace, affect.valence, affect.arousal, affect.emotion)
+        elif felt is not None:
+            self.affect.record(seq, namespace, felt.valence, felt.arousal, felt.emotion)
 
     def _record_secrets(self, row: dict[str, Any]) -> None:
         """Which kinds of secret it holds (secrets.py): kept, marked, never packed unless asked for."""
@@ -265,7 +299,11 @@ class Memories:
         ]
 
     def add_unless_stored(
-        self, p: AddParams, vectors: np.ndarray, near: list[tuple[dict[str, Any], float]]
+        self,
+        p: AddParams,
+        vectors: np.ndarray,
+        near: list[tuple[dict[str, Any], float]],
+        read: list[WordsRead] | None = None,
     ) -> AddResult:
         """memory.add on the store thread: ``p`` stored, unless a live memory of its namespace, type and
         audience already says the same (``said_the_same``): then that one's id, ``duplicate``, and
@@ -279,7 +317,7 @@ class Memories:
         seqs = [row["seq"] for row, _ in near if same(row)] + self.store.recent(p.namespace, RECENT_RECHECKED)
         live = [row for row in self.store.rows_by_seq(seqs) if row["superseded_by"] is None and same(row)]
         found = min(live, key=lambda row: row["seq"], default=None)
-        memory_id = found["id"] if found else self.add_many([p], field_prefix="", vectors=[vectors])[0]
+        memory_id = found["id"] if found else self.add_many([p], field_prefix="", vectors=[vectors], read=read)[0]
         similar = [
             SimilarMemory(
                 id=row["id"], content=row["content"][:SIMILAR_CHARS], type=row["type"], similarity=round(sim, 2)
@@ -360,6 +398,7 @@ class Memories:
             else self.embedder.embed_passages([indexed_text(p.content, old["context"])])[0]
         )
         token_len = count_tokens_many([p.content])[0]
+        words_read = read_words(p.content, p.type or old["type"])  # before the transaction, as for an add
         now = format_time(self.clock.now())
         new = new_id()
         with self.store.transaction():
@@ -398,7 +437,7 @@ class Memories:
                 },
                 vec,
             )
-            self._record_when_stored(seq, old["namespace"], created, p.content, mtype)
+            self._record_when_stored(seq, old["namespace"], created, p.content, words_read)
         return UpdateResult(id=new, supersedes=old["id"])
 
     def share(self, p: ShareParams) -> MemoryRecord:

@@ -40,16 +40,18 @@ class MemoryWrites:
         memories already stored (``similar``)."""
         _refuse_episodes([p], field_prefix="")
         vectors = self.memories.prepare_vectors([p], field_prefix="")[0]
+        read = self.memories.read_words_of([p])  # beside the embedding, not in the write transaction
         # Beside the store thread (on a read-only connection) where there is one; a library's own thread else.
         with self.memories.store.reading() if self.run_on_store is not run_here else nullcontext():
             near = self.memories.nearest_for_add(p, vectors)
-        return self.run_on_store(lambda: self.memories.add_unless_stored(p, vectors, near))
+        return self.run_on_store(lambda: self.memories.add_unless_stored(p, vectors, near, read))
 
     def add_many(self, p: AddManyParams) -> AddManyResult:
         """Every item stored as given (a bulk import: no look for duplicates), atomically."""
         _refuse_episodes(p.items, field_prefix="items")
         vectors = self.memories.prepare_vectors(p.items, field_prefix="items")
-        return AddManyResult(ids=self.run_on_store(lambda: self.memories.add_many(p.items, vectors=vectors)))
+        read = self.memories.read_words_of(p.items)  # beside the embedding, not in the write transaction
+        return AddManyResult(ids=self.run_on_store(lambda: self.memories.add_many(p.items, vectors=vectors, read=read)))
 
 
 def _refuse_episodes(items: list[AddParams], field_prefix: str) -> None:
