@@ -358,3 +358,28 @@ def test_a_deleted_message_takes_the_context_builds_that_quoted_it(hooks):
     assert "4417" in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))
     _slack(client, _deleted(secret, f"{SENT + 900}.000300"))
     assert "4417" not in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))
+
+
+def test_an_edit_while_the_observer_reads_the_turn_is_what_gets_observed(hooks):
+    """The Observer reads a message, the sender edits it before the observations are stored: the
+    run stores nothing of the old words, and the turn is observed again as it now reads."""
+    d, client = hooks
+    _slack(client, _said(f"{SENT}.000100", "My sister Rita moves to Berlin in May"))
+    session = d.call("conversation.list", {"namespace": NS})["sessions"][0]["session"]
+    worker = d.services.worker
+    real = worker.provider.observe
+    params = {"channel": "slack", "chat_id": "slack:C0TEAM", "message_id": f"{SENT}.000100", "namespace": NS}
+    edits = []
+
+    def edited_while_read(turns, **kwargs):
+        if not edits:  # the first run: the edit lands while the model reads
+            edits.append(d.call("channels.edit", {**params, "text": "My sister Rita moves to Munich in June",
+                                                  "edited_at": "2024-03-12T09:40:00Z"}))  # fmt: skip
+        return real(turns, **kwargs)
+
+    worker.provider.observe = edited_while_read
+    report = d.call("conversation.observe", {"session": session, "namespace": NS, "force": True, "wait": True})
+    observed = d.call("observations.list", {"session": session, "namespace": NS})["observations"]
+    assert edits and observed and len(report["observe_runs"]) == 1
+    assert not [o for o in observed if "Berlin" in o["content"]], observed
+    assert [o for o in observed if "Munich" in o["content"]], observed

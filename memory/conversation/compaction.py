@@ -17,13 +17,14 @@ from collections import deque
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from agentmemd.memory.conversation.conversations import Conversations
+from agentmemd.memory.conversation.conversations import Conversations, TurnsChanged
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.tasks import LanguageModel, ObserveResult
 
 log = logging.getLogger("agentmemd")
 INDEXING_POLL_SECONDS = 0.2
+EDITED_RETRIES = 5  # Observer runs redone in a row because their turns were edited meanwhile
 
 
 class CompactionWorker:
@@ -136,12 +137,18 @@ class CompactionWorker:
         """Observe until nothing is due (force: everything), then reflect if due (reflect: anyway)."""
         conv = self.conversations
         report: dict[str, Any] = {"session": session, "observe_runs": [], "reflect_runs": []}
+        edited_meanwhile = 0
         while True:
             job = self.run_on_store(lambda: conv.begin_observe(session, force=force))
             if job is None:
                 break
             try:
                 report["observe_runs"].append(self._observe(job))
+            except TurnsChanged as exc:
+                self._fail(job.run_id, exc)
+                edited_meanwhile += 1
+                if edited_meanwhile > EDITED_RETRIES:
+                    raise
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise

@@ -76,6 +76,10 @@ class ObserveJob:
     tool_turns: list[int] = field(default_factory=list)  # marked observed, not shown to the Observer
 
 
+class TurnsChanged(Conflict):
+    """An Observer run read turns that were edited before its observations were stored."""
+
+
 @dataclass
 class ReflectJob:
     run_id: int
@@ -373,6 +377,11 @@ class Conversations:
         tokens = count_tokens_many([d.content for d in drafts])
         audience, chat = self.tables.origin(job.session)
         with self.store.transaction():
+            now = self.tables.contents(sorted(seqs))
+            if any(now.get(t.seq) != t.content for t in job.turns):
+                # Edited while the model read it (channels.edit, a later export): what it observed
+                # was said otherwise. Nothing is stored; the turns are observed again as they are now.
+                raise TurnsChanged(f"turns of session {job.session!r} were edited while the Observer read them")
             marked = self.tables.mark_observed(sorted(seqs | set(job.tool_turns)), job.run_id)
             if marked != len(seqs | set(job.tool_turns)):
                 raise Conflict(f"turns of session {job.session!r} were observed by another run")
