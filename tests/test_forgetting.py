@@ -267,3 +267,34 @@ def test_a_context_build_whose_pack_was_not_yet_logged_forgets_what_it_quoted(in
     log.flush()
     assert "8812" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))
     assert d.call("packs.list", {})["packs"] == []
+
+
+def test_an_observation_forgotten_while_the_reflector_reads_it_is_not_merged_back(in_process):
+    """The Reflector reads a session's observations; the person forgets one of them before the
+    merge is stored: the run stores nothing, and is made again from what remains."""
+    d = in_process(fake_embedder=True)
+    for text in (
+        "My bank PIN is 4721 and I keep forgetting it",
+        "My bank PIN is 4721 and I keep forgetting it at the shop",
+        "I prefer green tea in the morning",
+        "I prefer green tea in the morning, without sugar",
+    ):
+        d.call("conversation.append", {"session": "r", "role": "user", "content": text})
+    d.call("conversation.observe", {"session": "r", "force": True, "wait": True})
+    observations = d.call("observations.list", {"session": "r"})["observations"]
+    sugar = next(o for o in observations if "without sugar" in o["content"])
+    worker = d.services.worker
+    real = worker.provider.reflect
+    forgotten = []
+
+    def forgets_while_read(observations, **kwargs):
+        if not forgotten:
+            forgotten.append(d.call("memory.forget", {"id": sugar["memory_id"], "confirm": True}))
+        return real(observations, **kwargs)
+
+    worker.provider.reflect = forgets_while_read
+    report = d.call("conversation.observe", {"session": "r", "reflect": True, "wait": True})
+    assert forgotten and report["reflect_runs"], report
+    left = d.call("observations.list", {"session": "r"})["observations"]
+    assert left and not [o for o in left if "without sugar" in o["content"]], left  # the merge kept its words
+    assert d.call("memory.list", {"contains": "without sugar", "limit": 50})["items"] == []

@@ -17,14 +17,14 @@ from collections import deque
 from concurrent.futures import Future
 from typing import Any, Callable
 
-from agentmemd.memory.conversation.conversations import Conversations, TurnsChanged
+from agentmemd.memory.conversation.conversations import ChangedWhileRead, Conversations
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.tasks import LanguageModel, ObserveResult
 
 log = logging.getLogger("agentmemd")
 INDEXING_POLL_SECONDS = 0.2
-EDITED_RETRIES = 5  # Observer runs redone in a row because their turns were edited meanwhile
+EDITED_RETRIES = 5  # Observer or Reflector runs redone in a row because what they read changed meanwhile
 
 
 class CompactionWorker:
@@ -144,7 +144,7 @@ class CompactionWorker:
                 break
             try:
                 report["observe_runs"].append(self._observe(job))
-            except TurnsChanged as exc:
+            except ChangedWhileRead as exc:
                 self._fail(job.run_id, exc)
                 edited_meanwhile += 1
                 if edited_meanwhile > EDITED_RETRIES:
@@ -157,10 +157,17 @@ class CompactionWorker:
                 self.on_observed(session)
             except Exception:  # the observations are stored; an impression left stale is no failure of theirs
                 log.exception("impression refresh failed", extra={"session": session})
-        job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
-        if job is not None:
+        for attempt in range(EDITED_RETRIES + 1):
+            job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
+            if job is None:
+                break
             try:
                 report["reflect_runs"].append(self._reflect(job))
+                break
+            except ChangedWhileRead as exc:
+                self._fail(job.run_id, exc)
+                if attempt == EDITED_RETRIES:
+                    raise
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise

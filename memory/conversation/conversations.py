@@ -76,8 +76,9 @@ class ObserveJob:
     tool_turns: list[int] = field(default_factory=list)  # marked observed, not shown to the Observer
 
 
-class TurnsChanged(Conflict):
-    """An Observer run read turns that were edited before its observations were stored."""
+class ChangedWhileRead(Conflict):
+    """What a model run read (the Observer's turns, the Reflector's observations) was edited or
+    forgotten before its result was stored: nothing is stored, and the run is made again."""
 
 
 @dataclass
@@ -381,7 +382,7 @@ class Conversations:
             if any(now.get(t.seq) != t.content for t in job.turns):
                 # Edited while the model read it (channels.edit, a later export): what it observed
                 # was said otherwise. Nothing is stored; the turns are observed again as they are now.
-                raise TurnsChanged(f"turns of session {job.session!r} were edited while the Observer read them")
+                raise ChangedWhileRead(f"turns of session {job.session!r} were edited while the Observer read them")
             marked = self.tables.mark_observed(sorted(seqs | set(job.tool_turns)), job.run_id)
             if marked != len(seqs | set(job.tool_turns)):
                 raise Conflict(f"turns of session {job.session!r} were observed by another run")
@@ -526,6 +527,10 @@ class Conversations:
         tokens = count_tokens_many([it.content for it in result.observations])
         kept = changed = 0
         with self.store.transaction():
+            now = {r["id"]: r["content"] for r in self.live(job.session)}
+            if any(now.get(oid) != row["content"] for oid, row in rows.items()):
+                # Forgotten or edited while the model read them: a merge would bring the old words back.
+                raise ChangedWhileRead(f"observations of session {job.session!r} changed while the Reflector read them")
             for n, (item, ntok) in enumerate(zip(result.observations, tokens)):
                 if self._unchanged(rows, item):
                     kept += 1
