@@ -219,8 +219,8 @@ class ConversationService:
         return self.tracker.due_action(session)
 
     def _build(self, p: ContextParams, budget: int, action: str, latest: dict | None) -> dict[str, Any]:
+        namespace = p.namespace  # the session is of it: _due_action required it
         with self._reading():
-            namespace = self.conversations.require(p.session, p.namespace)
             state = self.tracker.state_if_current(namespace)
         if state is None:  # the persona files changed: its new version is a write
             state = self.run_on_store(lambda: self.tracker.state(namespace))
