@@ -358,3 +358,28 @@ def test_a_starting_daemon_marks_only_the_runs_of_daemons_that_are_gone_as_inter
         assert both() == ("interrupted", "interrupted")
     finally:
         starting.close()
+
+
+def test_word_counts_written_once_a_transaction_equal_a_recount(in_process, url):
+    """A transaction writes each namespace's word counts once, at its end: after a bulk add, an
+    update, a forget and a search inside the same daemon, they are what counting memory_terms again
+    gives, and BM25 ranks as on SQLite."""
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    items = [{"content": f"Note {i}: the {['red', 'blue', 'green'][i % 3]} kettle is on shelf {i % 7}", "type": "fact"}
+             for i in range(120)]  # fmt: skip
+    ids = pg.call("memory.add_many", {"items": items})["ids"]
+    pg.call("memory.update", {"id": ids[0], "content": "Note 0: the purple kettle moved to the attic"})
+    pg.call("memory.forget", {"id": ids[1], "confirm": True})
+    hits = pg.call("memory.search", {"query": "purple kettle attic", "k": 3})["results"]
+    assert "purple" in hits[0]["content"]
+    with psycopg.connect(url) as db:
+        stats = db.execute("SELECT documents, tokens FROM memory_terms_stats WHERE namespace = 'default'").fetchone()
+        recount = db.execute("SELECT count(*), sum(size) FROM memory_terms WHERE namespace = 'default'").fetchone()
+        counts = dict(
+            db.execute("SELECT term, documents FROM memory_term_counts WHERE namespace = 'default' AND documents > 0")
+        )
+        terms = dict(db.execute(
+            "SELECT t, count(*) FROM memory_terms, unnest(all_terms) t WHERE namespace = 'default' GROUP BY t"
+        ))  # fmt: skip
+    assert tuple(stats) == tuple(recount) and stats[0] == 119
+    assert counts == terms and max(counts.values()) == 119 and len(counts) > 10

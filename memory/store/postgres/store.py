@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections import Counter
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -138,6 +139,7 @@ class PostgresStore(Store):
         self.vectors = NoMatrix()
         self._fts_numbers = {}
         self._counting = True  # off while a whole store is indexed at once (index_live), counted after
+        self._pending_counts: dict[str, list] = {}  # namespace -> [documents, tokens, Counter of terms]
         self._indexed = 0  # memories indexed since the last ANALYZE (_analyze_after_growth)
         self._analyzed_rows = 0
         self._check_embedding_meta(dim, model)
@@ -207,10 +209,16 @@ class PostgresStore(Store):
             raise
 
     def _roll_back(self) -> None:
+        self._pending_counts = {}
         if not self._writer.raw.broken:  # a dropped connection took its transaction with it
             self._writer.raw.execute("ROLLBACK")
 
     def _commit(self) -> None:
+        try:
+            self._flush_counts()
+        except BaseException:
+            self._roll_back()
+            raise
         self._writer.raw.execute("COMMIT")
         self._analyze_after_growth()
 
@@ -264,19 +272,32 @@ class PostgresStore(Store):
             (seq, namespace, text_terms, context_terms, sorted(set(text_terms) | set(context_terms)), size),
         ).fetchone()
         if added is not None and self._counting:  # a memory indexed again (restored) is counted once
-            self.conn.execute(
-                "INSERT INTO memory_terms_stats (namespace, documents, tokens) VALUES (?, 1, ?) ON CONFLICT (namespace) "
-                "DO UPDATE SET documents = memory_terms_stats.documents + 1, "
-                "tokens = memory_terms_stats.tokens + EXCLUDED.tokens",
-                (namespace, size),
-            )
-            self.conn.execute(
-                "INSERT INTO memory_term_counts (namespace, term, documents) SELECT ?, t, 1 FROM unnest(?::text[]) t "
-                "ON CONFLICT (namespace, term) DO UPDATE SET documents = memory_term_counts.documents + 1",
-                (namespace, sorted(set(text_terms) | set(context_terms))),
-            )
+            pending = self._pending_counts.setdefault(namespace, [0, 0, Counter()])
+            pending[0] += 1
+            pending[1] += size
+            pending[2].update(set(text_terms) | set(context_terms))
         if vectors is not None:
             self._index_vectors(seq, namespace, vectors)
+
+    def _flush_counts(self) -> None:
+        """The word counts of the memories indexed since the last flush, written once a namespace:
+        a transaction that stores 500 memories updates each common word's row once, not 500 times.
+        Before anything reads or lowers the counts, and before the transaction commits."""
+        pending, self._pending_counts = self._pending_counts, {}
+        for namespace, (documents, tokens, terms) in sorted(pending.items()):
+            self.conn.execute(
+                "INSERT INTO memory_terms_stats (namespace, documents, tokens) VALUES (?, ?, ?) ON CONFLICT (namespace) "
+                "DO UPDATE SET documents = memory_terms_stats.documents + EXCLUDED.documents, "
+                "tokens = memory_terms_stats.tokens + EXCLUDED.tokens",
+                (namespace, documents, tokens),
+            )
+            words = sorted(terms)
+            self.conn.execute(
+                "INSERT INTO memory_term_counts (namespace, term, documents) "
+                "SELECT ?, t, c FROM unnest(?::text[], ?::int[]) AS u(t, c) ON CONFLICT (namespace, term) "
+                "DO UPDATE SET documents = memory_term_counts.documents + EXCLUDED.documents",
+                (namespace, words, [terms[w] for w in words]),
+            )
 
     def _index_vectors(self, seq: int, namespace: str, vectors: np.ndarray) -> None:
         self.conn.executemany(
@@ -317,6 +338,7 @@ class PostgresStore(Store):
         return count
 
     def _unindex(self, seq: int) -> None:
+        self._flush_counts()
         gone = self.conn.execute(
             "DELETE FROM memory_terms WHERE seq = ? RETURNING namespace, size, all_terms", (seq,)
         ).fetchone()
@@ -356,7 +378,13 @@ class PostgresStore(Store):
         ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
         return ranked[:n]
 
+    def _counted(self) -> None:
+        """Inside this daemon's write transaction, the counts it has not written yet first."""
+        if self._pending_counts and self.conn is self._writer:
+            self._flush_counts()
+
     def _stats(self, namespace: str) -> tuple[int, int] | None:
+        self._counted()
         row = self.conn.execute(
             "SELECT documents, tokens FROM memory_terms_stats WHERE namespace = ?", (namespace,)
         ).fetchone()
@@ -366,6 +394,7 @@ class PostgresStore(Store):
         """Each term's document frequency in the namespace, in one round trip."""
         if not terms:
             return []
+        self._counted()
         rows = self.conn.execute(
             "SELECT coalesce((SELECT documents FROM memory_term_counts WHERE namespace = ? AND term = t), 0) "
             "FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i) ORDER BY i",
