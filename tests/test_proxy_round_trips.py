@@ -152,3 +152,21 @@ def test_count_tokens_counts_the_context_the_daemon_would_build_with_its_own_bud
     assert counted["messages"] == sent["messages"]  # the same pack, cut to the same budget
     pack = sent["messages"][-1]["content"][0]["text"]
     assert "Coffee note" in pack and count_tokens(pack) < 600
+
+
+def test_a_restarted_daemon_is_asked_again_on_a_new_connection_not_passed_by(tapped):
+    """The proxy keeps its connections; the daemon restarts and closes them. The next call still
+    gets its memory (a new connection, once), and its turns are stored."""
+    d, fake, tap, client = tapped
+    _ask(fake, client, [{"role": "user", "content": "What coffee do I like?"}], "A flat white.")
+    wait_for(lambda: d.call("conversation.status", {"session": "move"})["turns"] == 2, timeout=60)
+    assert d.terminate() == 0
+    d.start()
+    history = [
+        {"role": "user", "content": "What coffee do I like?"},
+        {"role": "assistant", "content": "A flat white."},
+        {"role": "user", "content": "With which milk?"},
+    ]
+    _ask(fake, client, history, "Oat milk.")
+    assert "flat white" in fake.requests[-1]["body"]["messages"][-1]["content"][0]["text"]  # memory added
+    wait_for(lambda: d.call("conversation.status", {"session": "move"})["turns"] == 4, timeout=60)

@@ -38,23 +38,34 @@ class SocketTap:
                 self.connections += 1
                 number = self.connections
             upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            upstream.connect(str(self.daemon_socket))
+            try:
+                upstream.connect(str(self.daemon_socket))
+            except OSError:  # no daemon there (stopped, restarting): the door sees its connection closed
+                upstream.close()
+                conn.close()
+                continue
             threading.Thread(target=self._requests, args=(number, conn, upstream), daemon=True).start()
             threading.Thread(target=self._answers, args=(conn, upstream), daemon=True).start()
 
     def _requests(self, number: int, conn: socket.socket, upstream: socket.socket) -> None:
-        with conn.makefile("rb") as lines:
-            for line in lines:
-                with self._lock:
-                    self.requests.append((number, json.loads(line)["method"], len(line)))
-                upstream.sendall(line)
-        upstream.shutdown(socket.SHUT_WR)
+        try:
+            with conn.makefile("rb") as lines:
+                for line in lines:
+                    with self._lock:
+                        self.requests.append((number, json.loads(line)["method"], len(line)))
+                    upstream.sendall(line)
+            upstream.shutdown(socket.SHUT_WR)
+        except OSError:  # either side went away (a daemon stopped): the other is closed by _answers
+            upstream.close()
 
     @staticmethod
     def _answers(conn: socket.socket, upstream: socket.socket) -> None:
-        with upstream, upstream.makefile("rb") as lines:
-            for line in lines:
-                conn.sendall(line)
+        try:
+            with upstream, upstream.makefile("rb") as lines:
+                for line in lines:
+                    conn.sendall(line)
+        except OSError:
+            pass
         conn.close()
 
     def close(self) -> None:

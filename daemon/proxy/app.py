@@ -122,6 +122,10 @@ class MemoryLink:
         except RpcCallError as exc:
             if exc.code != FORBIDDEN:
                 raise
+        except (ConnectionError, OSError) as exc:
+            if isinstance(exc, (DaemonUnavailable, TimeoutError)):
+                raise  # no daemon, or a slow one: a new connection would not help
+            # else a kept connection the daemon closed (it restarted): a new one, once
         # Refused on a kept connection: its token may have been revoked since it authenticated.
         # Asked again on a new one, whose `auth` says so (Unauthorized), or that finds it allowed.
         return self._prepare(token, place, fresh=True)
@@ -156,29 +160,37 @@ class MemoryLink:
         history not sent again; a refused call's turns are taken back. An `n` > 1 reply's first
         choice is stored pending until the app's next request shows which choice it took
         (proxy/choices.py)."""
-        params = {"session": placement.session, "namespace": placement.namespace}
         try:
-            timeout = SETTLE_TIMEOUT if accepted else self.settings.daemon_timeout
-            with self.pool.connection(token, timeout) as client:
-                if accepted and reply and reply.others and reply.turns and placement.turns:
-                    self._store_first_choice(client, placement, reply)
-                    if placement.observe_after:
-                        client.call("conversation.observe", {**params, "force": True, "wait": False})
-                elif accepted and placement.last_seq is not None:
-                    answer = [_sync_turn(turn) for turn in (reply.turns if reply else [])]
-                    confirm = {
-                        **params,
-                        "upto": placement.last_seq,
-                        "reply": answer,
-                        "observe": placement.observe_after,
-                    }
-                    client.call("conversation.confirm", confirm)
-                elif not accepted and placement.pending_seqs:
-                    client.call("conversation.retract", {**params, "seqs": placement.pending_seqs})
+            try:
+                self._settle(token, placement, reply, accepted, fresh=False)
+            except (ConnectionError, OSError) as exc:
+                if isinstance(exc, (DaemonUnavailable, TimeoutError)):
+                    raise
+                self._settle(token, placement, reply, accepted, fresh=True)  # the daemon closed a kept one
         except (RpcCallError, DaemonUnavailable, ConnectionError, TimeoutError) as exc:
             log.warning(
                 "proxy: the call's turns were not settled", extra={"session": placement.session, "error": reason(exc)}
             )
+
+    def _settle(self, token: str, placement: Placement, reply: Reply | None, accepted: bool, *, fresh: bool) -> None:
+        params = {"session": placement.session, "namespace": placement.namespace}
+        timeout = SETTLE_TIMEOUT if accepted else self.settings.daemon_timeout
+        with self.pool.connection(token, timeout, fresh=fresh) as client:
+            if accepted and reply and reply.others and reply.turns and placement.turns:
+                self._store_first_choice(client, placement, reply)
+                if placement.observe_after:
+                    client.call("conversation.observe", {**params, "force": True, "wait": False})
+            elif accepted and placement.last_seq is not None:
+                answer = [_sync_turn(turn) for turn in (reply.turns if reply else [])]
+                confirm = {
+                    **params,
+                    "upto": placement.last_seq,
+                    "reply": answer,
+                    "observe": placement.observe_after,
+                }
+                client.call("conversation.confirm", confirm)
+            elif not accepted and placement.pending_seqs:
+                client.call("conversation.retract", {**params, "seqs": placement.pending_seqs})
 
     def _store_first_choice(self, client: Client, placement: Placement, reply: Reply) -> None:
         sync_history(client, placement.name, placement.namespace, placement.turns, pending=False)
