@@ -101,3 +101,36 @@ def test_the_budget_is_a_proxy_config_key_checked_by_the_one_loader(short_tmp):
     assert refused.exit_code == 2 and "proxy.memory_timeout_seconds" in refused.output
     refused = CliRunner().invoke(cli, ["proxy", "--memory-timeout", "0"])
     assert refused.exit_code == 2 and "--memory-timeout" in refused.output
+
+
+def test_the_proxys_kept_connections_are_reused_newest_first_and_closed_once_idle(short_tmp, monkeypatch):
+    """A burst of requests opens several connections; the next request reuses the newest, and
+    every one unused for IDLE_SECONDS is closed then, not kept open for good."""
+    from fake_daemon import SCOPE
+
+    from agentmemd.daemon.proxy import app as proxy_app
+
+    def answer(method, params):
+        return {"result": SCOPE if method == "auth" else {}}
+
+    now = [1000.0]
+    monkeypatch.setattr(proxy_app.time, "monotonic", lambda: now[0])
+    with FakeDaemon(short_tmp / "pool.sock", answer) as daemon:
+        pool = proxy_app.ConnectionPool(short_tmp / "pool.sock")
+        with pool.connection("amt_app", 5) as first, pool.connection("amt_app", 5) as second:
+            with pool.connection("amt_app", 5) as third:
+                pass
+        now[0] += 5
+        with pool.connection("amt_app", 5) as again:
+            assert again is first  # the one kept last (the outermost block ends last)
+        now[0] = 1000.0 + proxy_app.IDLE_SECONDS + 1  # the burst's others idle too long; the reused one not
+        with pool.connection("amt_app", 5) as still:
+            assert still is first
+        for stale in (second, third):  # closed when the pool was next asked, though not the newest
+            with pytest.raises((OSError, ValueError)):
+                stale.call("health")
+        now[0] += proxy_app.IDLE_SECONDS + 1
+        with pool.connection("amt_app", 5) as later:
+            assert later not in (first, second, third)  # all idle too long: a new one
+        assert daemon.methods.count("auth") == 4
+        pool.close()

@@ -181,7 +181,7 @@ class MemoryLink:
                 if placement.observe_after:
                     client.call("conversation.observe", {**params, "force": True, "wait": False})
             elif accepted and placement.last_seq is not None:
-                answer = [_sync_turn(turn) for turn in (reply.turns if reply else [])]
+                answer = [wire.sync_turn(turn) for turn in (reply.turns if reply else [])]
                 confirm = {
                     **params,
                     "upto": placement.last_seq,
@@ -239,19 +239,18 @@ class ConnectionPool:
             self._idle.setdefault(token, []).append((time.monotonic(), client))
 
     def _take(self, token: str) -> Client | None:
-        now, stale = time.monotonic(), []
+        """The token's most recently used connection, if one is idle; every one unused for
+        IDLE_SECONDS is closed (a burst of requests leaves no connections open for good)."""
+        now = time.monotonic()
         with self._lock:
             idle = self._idle.get(token, [])
-            while idle:
-                since, client = idle.pop()
-                if now - since < IDLE_SECONDS:
-                    break
-                stale.append(client)
-            else:
-                client = None
+            fresh = [(since, client) for since, client in idle if now - since < IDLE_SECONDS]
+            stale = [client for since, client in idle if now - since >= IDLE_SECONDS]
+            taken = fresh.pop()[1] if fresh else None
+            self._idle[token] = fresh
         for old in stale:
             old.close()
-        return client
+        return taken
 
     def close(self) -> None:
         with self._lock:
@@ -259,11 +258,6 @@ class ConnectionPool:
         for clients in idle.values():
             for _, client in clients:
                 client.close()
-
-
-def _sync_turn(turn: tuple[str, ...]) -> dict[str, Any]:
-    role, text, *rest = turn
-    return {"role": role, "content": as_stored(text), **({"speaker": rest[0]} if rest else {})}
 
 
 def sync_history(
@@ -287,7 +281,7 @@ def sync_history(
 
     def send(upto: int, with_text: set[int], method: str = "conversation.sync") -> dict[str, Any]:
         payload = [
-            _sync_turn(turn) if i in with_text else {"role": turn[0], "digest": turn_digest(turn[0], turn[1])}
+            wire.sync_turn(turn) if i in with_text else {"role": turn[0], "digest": turn_digest(turn[0], turn[1])}
             for i, turn in enumerate(stored[:upto])
         ]
         extra = context if method == "conversation.prepare" else {}

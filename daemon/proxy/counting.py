@@ -15,7 +15,6 @@ from typing import Any
 from agentmemd.daemon.proxy import messages as wire
 from agentmemd.daemon.proxy.scope import scoped_namespace
 from agentmemd.daemon.socket.client import Client, RpcCallError
-from agentmemd.memory.conversation.transcript import as_stored
 from agentmemd.memory.core.tokens import count_tokens
 
 PREVIEW_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default): the newest turns that fit
@@ -73,8 +72,7 @@ def _newest_turns(turns: list[tuple[str, ...]]) -> list[dict[str, Any]]:
     would not fit any context budget a request can carry."""
     kept: list[dict[str, Any]] = []
     size = 0
-    for role, text, *rest in reversed(turns):
-        turn = {"role": role, "content": as_stored(text), **({"speaker": rest[0]} if rest else {})}
+    for turn in map(wire.sync_turn, reversed(turns)):
         size += len(json.dumps(turn))
         if size > PREVIEW_BYTES and kept:
             break

@@ -510,6 +510,14 @@ class SyncTurn(Params):
         return self
 
 
+class TurnWithText(SyncTurn):
+    """A turn sent with its content, never as a digest alone: one new to the transcript (a reply),
+    or one of a history that is matched against nothing (a preview)."""
+
+    content: Content
+    digest: None = Field(None, description="not taken: this turn is sent with its content")
+
+
 class SyncParams(Params):
     """An app's history as it sends it with each model call, oldest first: the whole of it or its
     latest turns. Matched against what is stored by content: only what extends it is stored, and
@@ -688,15 +696,9 @@ class PreviewParams(ContextOptions):
     nowhere: no turn, no context build, no drift action (a token count, a call kept out of memory)."""
 
     session: SessionId | None = Field(None, description="the conversation the call names; None: none yet")
-    turns: list[SyncTurn] = Field(max_length=10_000, description="the app's history, oldest first, with content")
+    turns: list[TurnWithText] = Field(max_length=10_000, description="the app's history, oldest first, with content")
     namespace: Namespace = "default"
     logged: bool = Field(True, description="False: its Memory Pack leaves no entry in the pack log")
-
-    @model_validator(mode="after")
-    def _turns_have_text(self):
-        if any(t.content is None for t in self.turns):
-            raise ValueError("give each turn's content: a preview stores nothing and matches nothing")
-        return self
 
 
 class ConfirmParams(Params):
@@ -707,17 +709,11 @@ class ConfirmParams(Params):
     upto: int = Field(
         ge=1, le=SQLITE_MAX_INT, description="the stored turn the call's history ended at (prepare's last_seq)"
     )
-    reply: list[SyncTurn] = Field(
+    reply: list[TurnWithText] = Field(
         default_factory=list, max_length=1000, description="the reply's turns, with their content"
     )
     namespace: Namespace = "default"
     observe: bool = Field(False, description="then run the Observer on the session in the background")
-
-    @model_validator(mode="after")
-    def _reply_has_text(self):
-        if any(t.content is None for t in self.reply):
-            raise ValueError("give each reply turn's content (a reply is new to the transcript)")
-        return self
 
 
 class SessionParams(Params):

@@ -193,8 +193,9 @@ class Injected(Result):
     anchor: str  # the persona anchor text placed in the turns ("" when none)
 
 
-class ContextResult(Result):
-    session: str
+class BuiltContext(Result):
+    """A context as the daemon assembles it (memory/conversation/context.py)."""
+
     namespace: str
     system: str
     messages: list[Message]
@@ -203,10 +204,14 @@ class ContextResult(Result):
     budget_tokens: int
     parts: dict[str, int]
     pack_id: str | None
+    injected: Injected
+
+
+class ContextResult(BuiltContext):
+    session: str
     drift_action: Literal["none", "reinforce", "anchor", "rebase"]
     anchors: list[int]
     drift: DriftState
-    injected: Injected
 
 
 class PrepareResult(SyncResult):
@@ -215,19 +220,10 @@ class PrepareResult(SyncResult):
     context: ContextResult
 
 
-class PreviewResult(Result):
+class PreviewResult(BuiltContext):
     """The context as conversation.context would give it for the history sent, stored nowhere."""
 
     session: str | None
-    namespace: str
-    system: str
-    messages: list[Message]
-    prefix_hash: str
-    tokens: int
-    budget_tokens: int
-    parts: dict[str, int]
-    pack_id: str | None
-    injected: Injected
 
 
 class ConfirmResult(SyncResult):

@@ -140,7 +140,7 @@ class ConversationService:
             )
             turns = []
             for t in p.turns:
-                text = as_stored(t.content or "")
+                text = as_stored(t.content)
                 digest = turn_digest(t.role, text)
                 episode = episodes.get(digest)
                 turns.append(
