@@ -231,3 +231,19 @@ def test_forgetting_an_observation_takes_its_progress_note_with_it(d):
 
 def _notes(d, goal: str) -> list[dict]:
     return next(g["notes"] for g in d.call("goal.list", {})["goals"] if g["id"] == goal)
+
+
+def test_explain_shows_a_packs_goals_and_its_stages_after_the_log_is_written(d):
+    d.call("memory.add", {"content": "The user likes long walks", "type": "preference"})
+    goal = d.call("goal.add", {"text": "Ask Laia how the interview went", "due": "2026-11-20T18:00:00Z"})
+    packed = pack(d, "what should we cook tonight?")
+    assert packed["goals"] == [goal["id"]]
+    pack_log = d.services.memories.pack_log
+    pack_log.flush()
+    assert pack_log.pending_count() == 0  # read back from the store, not from the pending entry
+    explained = d.call("context.explain", {"pack_id": packed["pack_id"]})
+    assert explained["goals"] == [goal["id"]]
+    stages = explained["stages_ms"]
+    for stage in ("lexical", "candidates", "rows", "query embedding", "scoring", "identity", "goals", "packing"):
+        assert stages[stage] >= 0
+    assert list(stages)[0] == "audience" and list(stages)[-1] == "log entry"

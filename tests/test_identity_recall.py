@@ -226,3 +226,19 @@ def test_a_new_relational_memory_reads_the_graph_again_but_embeds_only_what_is_n
         "the agent values patience: slow is smooth",
         "values patience: slow is smooth",
     ]
+
+
+def test_a_fact_made_private_after_the_graph_was_read_leaves_other_audiences_blocks(in_process):
+    """The graph is read once and kept while its memories stay the same; a memory shared with fewer
+    listeners in place (memory.share) is a change, or the block kept showing it to the old ones."""
+    d = in_process(fake_embedder=True)
+    said = d.call(
+        "memory.add",
+        {"content": "The user's sister [[Laia]] is a nurse in Girona", "type": "relational", "audience": "shared"},
+    )
+    asked = {"query": "who is Laia, the sister?", "budget_tokens": 400, "audience": "group:telegram:-100123"}
+    assert any("Laia" in line for line in identity_lines(d.call("context.pack", asked)))  # shared: the group hears it
+    d.call("memory.share", {"id": said["id"], "audience": "user"})
+    assert not any("Laia" in line for line in identity_lines(d.call("context.pack", asked)))
+    mine = d.call("context.pack", {**asked, "audience": "user"})
+    assert any("Laia" in line for line in identity_lines(mine))

@@ -213,13 +213,17 @@ def zipf_phrases(rng: np.random.Generator, count: int, length: int) -> list[str]
     return [" ".join(row) for row in words[np.minimum(picks, len(words) - 1)]]
 
 
-def _time_packs(client: Client, queries: list[str], budget: int) -> dict[str, float]:
-    """p50/p95 milliseconds of one context.pack per query, over the socket."""
-    latencies = []
+def _time_packs(client: Client, queries: list[str], budget: int, stages: dict | None = None) -> dict[str, float]:
+    """p50/p95 milliseconds of one context.pack per query, over the socket; given ``stages``, each
+    stage's p50 over these packs is put there (from context.explain's stages_ms, read afterwards)."""
+    latencies, pack_ids = [], []
     for q in queries:
         t = time.perf_counter()
-        client.call("context.pack", {"query": q, "budget_tokens": budget})
+        pack_ids.append(client.call("context.pack", {"query": q, "budget_tokens": budget})["pack_id"])
         latencies.append((time.perf_counter() - t) * 1000)
+    if stages is not None:
+        each = [client.call("context.explain", {"pack_id": pack_id})["stages_ms"] for pack_id in pack_ids]
+        stages.update({name: _pct([e.get(name, 0.0) for e in each], 50) for name in each[0]})
     return {"p50": _pct(latencies, 50), "p95": _pct(latencies, 95)}
 
 
@@ -323,10 +327,11 @@ def bench_pack(args) -> dict[str, Any]:
         ):
             size["ingest_per_s"] = _stock_pack_daemon(client, vectors, phrases)
             client.call("context.pack", {"query": "warm up", "budget_tokens": args.budget})
-            size["pack_ms"] = _time_packs(client, timed, args.budget)
+            size["pack_ms"] = _time_packs(client, timed, args.budget, size.setdefault("stages_p50_ms", {}))
             # The same queries again: their embeddings are now in the daemon's query cache, so
             # this is the pack's cost beyond embedding the query.
-            size["pack_ms_query_embedding_cached"] = _time_packs(client, timed, args.budget)
+            cached = size.setdefault("stages_p50_ms_query_embedding_cached", {})
+            size["pack_ms_query_embedding_cached"] = _time_packs(client, timed, args.budget, cached)
             size["daemon_peak_rss_mb"] = _peak_rss_mb(proc.pid)
         size.update(pack_floor(vectors, floor_queries, model))
         size["pack_p50_over_floor_p50"] = round(size["pack_ms"]["p50"] / size["floor_ms"]["p50"], 2)

@@ -64,6 +64,9 @@ def human_explain(result: dict[str, Any]) -> None:
     print(
         f"{result['tokens']}/{result['budget_tokens']} tokens, {len(result['chosen'])} chosen of {len(result['candidates'])} candidates"
     )
+    if result.get("stages_ms"):  # none logged before stages were
+        stages = result["stages_ms"]
+        print(f"{sum(stages.values()):.1f} ms: " + ", ".join(f"{name} {ms:.1f}" for name, ms in stages.items()))
     print(f"{'':2}{'score':>7}  {'id':<16} {'type':<10} {'tier':<8} {'mmr':>4}  signals")
     for c in result["candidates"]:
         sig = c["signals"]

@@ -74,6 +74,7 @@ class ExplainResult(Result):
     candidates: list[Row]
     chosen: list[Any]  # identity block items first (block "identity"), then the memories
     goals: list[str] = []  # the goals in its goals block (none in packs logged before goals were)
+    stages_ms: dict[str, float] = {}  # how long each stage of the pack took, in milliseconds, in order
 
 
 class WorkspaceStatusResult(Result):

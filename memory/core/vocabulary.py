@@ -15,6 +15,8 @@ MEMORY_TYPES: tuple[str, ...] = get_args(MemoryType)
 EPISODE = "episode"
 # Identity memories: pinned in every pack whatever their tier, and never decay below a floor.
 IDENTITY_TYPES = frozenset({"persona", "relational"})
+# The workspace files every item of which the identity graph reads, whatever its type.
+IDENTITY_FILES = ("SOUL.md", "IDENTITY.md", "USER.md")
 
 # An access to a memory (seed 002, 5.7): each adds its amount to the access count.
 ReinforceEvent = Literal["direct", "indirect", "used", "retrieved_unused"]

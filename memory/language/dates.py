@@ -398,9 +398,13 @@ def without_date_phrases(text: str) -> str:
     >>> without_date_phrases("Which investor did I meet last Thursday?")
     'Which investor did I meet  ?'
     """
-    spans = [(r.start, r.start + len(r.phrase)) for r in find_dates(text, date(2000, 1, 1))]
-    for start, end in sorted(spans, reverse=True):
-        text = f"{text[:start]} {text[end:]}"
+    return without_phrases(text, find_dates(text, date(2000, 1, 1)))
+
+
+def without_phrases(text: str, refs: list[DateRef]) -> str:
+    """``text`` with the phrases of ``refs`` (found in it by find_dates) blanked."""
+    for ref in sorted(refs, key=lambda r: r.start, reverse=True):
+        text = f"{text[: ref.start]} {text[ref.start + len(ref.phrase) :]}"
     return text
 
 
@@ -414,9 +418,14 @@ def days_asked_about(question: str, asked_at: datetime) -> list[tuple[str, str]]
     >>> days_asked_about("Where should we eat next month?", datetime(2024, 10, 21))
     []
     """
+    return days_begun(find_dates(question, asked_at), asked_at)
+
+
+def days_begun(refs: list[DateRef], asked_at: datetime) -> list[tuple[str, str]]:
+    """days_asked_about, given the question's date phrases found by find_dates at ``asked_at``."""
     asked = asked_at.date()
     out: list[tuple[str, str]] = []
-    for ref in find_dates(question, asked_at):
+    for ref in refs:
         days = day_range(ref)
         if days and days[0] <= asked:
             out.append((days[0].isoformat(), days[1].isoformat()))

@@ -5,7 +5,7 @@ pack), the consolidation tree's levels the query's kind calls for, each scored b
 ``scoring.injection_score`` with its episode's match; only what the listener may hear.
 
     finder = CandidateFinder(store, embedder, clock, config)
-    found = finder.find("default", "where does Ana live?", for_pack=True, listener="user")
+    found = finder.find("default", Query.parse("where does Ana live?", clock.now()), for_pack=True, listener="user")
 """
 
 from __future__ import annotations
@@ -21,23 +21,18 @@ import numpy as np
 from agentmemd.memory.core.clock import Clock, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import USER, may_hear
+from agentmemd.memory.core.stopwatch import Stopwatch
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
-from agentmemd.memory.language.dates import days_asked_about, said_on
-from agentmemd.memory.language.slots import asked_slots, mentions_the_past, names_another
-from agentmemd.memory.language.speakers import (
-    ROLE_SPEAKERS,
-    asks_for_the_assistant,
-    said_by_assistant,
-    speakers_named,
-    speakers_of,
-)
+from agentmemd.memory.language.dates import said_on
+from agentmemd.memory.language.speakers import ROLE_SPEAKERS, said_by_assistant, speakers_of
 from agentmemd.memory.language.word_forms import other_forms, regular_stem
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
-from agentmemd.memory.retrieval.currency import Filler, asks_about_the_past, newest_fillers
+from agentmemd.memory.retrieval.currency import Filler, newest_fillers
 from agentmemd.memory.retrieval.decay import Tier, frequency_boosts, retention_many, tiers_many
 from agentmemd.memory.retrieval.embeddings import Embedder
-from agentmemd.memory.retrieval.lexical import bm25_hits, looked_up
-from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind, asks_for_a_list, query_kind
+from agentmemd.memory.retrieval.lexical import bm25_hits
+from agentmemd.memory.retrieval.query import Query
+from agentmemd.memory.retrieval.query_kind import LEVELS, QueryKind
 from agentmemd.memory.retrieval.scoring import (
     Signals,
     answer_lift,
@@ -49,7 +44,6 @@ from agentmemd.memory.retrieval.scoring import (
     similarity_signal,
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
-from agentmemd.memory.safety.secrets import asked_kinds
 from agentmemd.memory.store.affect_tables import AffectTables
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
@@ -133,40 +127,44 @@ class CandidateFinder:
         kept = [a for a in self.store.audiences(namespace) if not self.may_hear(listener, a)]
         return self.store.seqs_heard_by_none_of(namespace, kept)
 
-    def secrets_kept_out(self, namespace: str, query: str, listener: str | None) -> set[int]:
+    def secrets_kept_out(self, namespace: str, query: Query, listener: str | None) -> set[int]:
         """The memories holding a secret a pack for ``query`` may not carry: every one, unless the
         question asks for that kind of secret and its owner asks (no audience named, or the user's
         own conversation); then those holding only the kinds asked for may come."""
         held = self.secrets.in_namespace(namespace)
         if not held:
             return set()
-        asked = asked_kinds(query) if listener in (None, USER) else set()
+        asked = query.secret_kinds if listener in (None, USER) else frozenset()
         return {seq for seq, kinds in held.items() if not set(kinds) <= asked}
 
     def find(
         self,
         namespace: str,
-        query: str,
+        query: Query,
         *,
         for_pack: bool,
         listener: str | None = None,
-        asked_at: datetime | None = None,
+        watch: Stopwatch | None = None,
     ) -> Candidates:
         """Scored candidates the listener may hear, the query vector, the best of those it may not
         (for the pack log: context.explain says why they were kept out) and the query's terms.
-        ``asked_at``: when the question is asked (the clock's now if None)."""
+        ``watch``: each stage's time is lapped on it."""
         rc = self.config.retrieval
+        watch = watch or Stopwatch()
         # The query embedding (torch, one thread) runs beside the SQLite work that does not need
         # it: the lexical, pinned, recent (and constraint) candidates and their rows.
-        embedding = self._embed_pool.submit(self.embedder.embed_query, query)
+        embedding = self._embed_pool.submit(self.embedder.embed_query, query.text)
         unheard = self.unheard(namespace, listener)
         if for_pack:  # a secret is never packed unless asked for
             unheard |= self.secrets_kept_out(namespace, query, listener)
-        terms, phrases = looked_up(query)
-        hits = bm25_hits(self.store, namespace, terms, rc.fts_max_postings, rc.context_weight, phrases)
+        watch.lap("audience")
+        hits = bm25_hits(
+            self.store, namespace, list(query.terms), rc.fts_max_postings, rc.context_weight, list(query.phrases)
+        )
         bm25 = hits.scores
         if unheard:
             bm25 = {seq: score for seq, score in bm25.items() if seq not in unheard}
+        watch.lap("lexical")
         # Every match of the namespace is scored, so a vector candidate gets its BM25 too.
         seqs: dict[int, None] = dict.fromkeys(_best_bm25(bm25, rc.fts_candidates))
         if hits.plain:  # what the query's own words find stays a candidate, whatever its word forms add
@@ -175,39 +173,46 @@ class CandidateFinder:
         if for_pack:
             seqs.update(dict.fromkeys(self.store.pinned(namespace, rc.pinned_candidates)))
             seqs.update(dict.fromkeys(self.store.recent(namespace, rc.recent_candidates)))
-        kind = query_kind(query)  # once a query: the constraints and the tree's levels both ask
-        advice = kind == "planning" and rc.constraint_share > 0
+        advice = query.kind == "planning" and rc.constraint_share > 0
         constraints = (
             set(self.store.phrase_matches(namespace, CONSTRAINT_PHRASES, rc.constraint_candidates)) if advice else set()
         )
         seqs.update(dict.fromkeys(sorted(constraints)))
-        asked = self._slots_asked_now(query)
+        asked = list(query.slots) if rc.slot_share > 0 else []  # fact slots asked about in the present
         fillers: set[int] = set()  # for a fact slot asked about now, the newest memories filling it
         for slot, subject in asked:
             fillers.update(self.slots.newest(namespace, slot, subject, rc.slot_candidates))
         seqs.update(dict.fromkeys(sorted(fillers)))
-        days = [] if kind == "planning" else days_asked_about(query, asked_at or self.clock.now())
+        days = list(query.days)
         for first, after in days:  # what speaks of the days asked about, whatever its words
             seqs.update(dict.fromkeys(self.times.meeting(namespace, first, after, rc.time_candidates)))
+        watch.lap("candidates")
         rows = self.store.rows_by_seq([s for s in seqs if s not in unheard])
+        watch.lap("rows")
         # Also beside the embedding: these rows' episode links and every match's lexical signal.
         links = self._episode_links(namespace, rows, listener)
         lexical = _lexical_signals(bm25, hits.full_match)
+        watch.lap("links")
         qvec = embedding.result()
+        watch.lap("query embedding")  # what is left of it once the work beside it is done
         near = [seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard) if seq not in seqs]
+        watch.lap("vector")
         rows = sorted(rows + self.store.rows_by_seq(near), key=lambda r: r["seq"])
+        watch.lap("rows")
         lexical = self._capped_by_coverage(lexical, hits.idf, rows)
         kept_out = self._kept_out(namespace, qvec, hits.scores, unheard) if unheard and for_pack else []
-        rows = self._tree_levels(namespace, kind, rows)
+        rows = self._tree_levels(namespace, query.kind, rows)
         # Checked again on the rows themselves: nothing reaches a caller that its audience may not hear.
         rows = [r for r in rows if self.may_hear(listener, r["audience"])]
+        watch.lap("coverage and levels")
         now = self.clock.now()
         # A spread answer's parts each stand alone: the neighbourhood lift would fill the hits with one
         # session's turns around the best part, where the question needs every session's.
-        lift = not asks_for_a_list(query)
+        lift = not query.spread
         scored = self.score_rows(
             rows, qvec, lexical, now, namespace=namespace, listener=listener, links=links, lift=lift
         )
+        watch.lap("scoring")
         self._weigh_speakers(scored, query)
         if days:
             self._weigh_days(scored, days)
@@ -215,6 +220,7 @@ class CandidateFinder:
             self._lift_constraints(scored, constraints)
         if asked:
             self._lift_current(scored, set(asked), query)
+        watch.lap("speakers, days and slots")
         return Candidates(scored, qvec, kept_out, hits.idf)
 
     def _capped_by_coverage(
@@ -430,7 +436,7 @@ class CandidateFinder:
             )
         ]
 
-    def _weigh_speakers(self, scored: list[Scored], query: str) -> None:
+    def _weigh_speakers(self, scored: list[Scored], query: Query) -> None:
         """Whose words the question asks for come first (speakers.py): a question that names some
         of the candidates' speakers takes another speaker's words as [retrieval] other_speaker_penalty
         less similar; the assistant's words count [retrieval] assistant_penalty less than people's,
@@ -450,7 +456,7 @@ class CandidateFinder:
             said_by_assistant(n) or (s.row["type"] == EPISODE and '"assistant"' in (s.row["tags"] or ""))
             for n, s in zip(names, scored)
         ]
-        wants_assistant = asks_for_the_assistant(query)
+        wants_assistant = query.wants_assistant
         for s, by_assistant in zip(scored, assistant):
             if by_assistant and not wants_assistant and s.signals.answer > 0:
                 s.signals.similarity -= s.signals.answer
@@ -459,7 +465,7 @@ class CandidateFinder:
         if not penalties:
             return
         people = {name for n, a in zip(names, assistant) if not a for name in n}
-        named = speakers_named(query, people)
+        named = query.names(people)
         if named == people - ROLE_SPEAKERS:  # every person named: none preferred
             named = set()
         for s, n, by_assistant in zip(scored, names, assistant):
@@ -511,14 +517,7 @@ class CandidateFinder:
                     s.signals.similarity = lifted
                     s.score = injection_score(s.signals, self.config.scoring)
 
-    def _slots_asked_now(self, query: str) -> list[tuple[str, str]]:
-        """The fact slots (where someone lives, works, ...; memory/language/slots.py) ``query`` asks
-        about in the present; none for a question about the past or with [retrieval] slot_share 0."""
-        if self.config.retrieval.slot_share <= 0 or asks_about_the_past(query) or mentions_the_past(query):
-            return []
-        return asked_slots(query)
-
-    def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]], query: str) -> None:
+    def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]], query: Query) -> None:
         """For a question about a fact slot in the present, the newest memory filling it is the
         current value, however few words it shares with the question or with the older ones it
         changes: its similarity is lifted to [retrieval] slot_share of the best candidate's (search
@@ -530,7 +529,7 @@ class CandidateFinder:
         found: list[Filler] = []
         for s in scored:
             for key in sorted(fills.get(s.row["seq"], set()) & asked):
-                if names_another(key[0], query, s.row["content"]):
+                if query.names_another(key[0], s.row["content"]):
                     continue
                 s.slot = s.slot or key
                 found.append(Filler(s.row["id"], key, parse_time(s.row["created"]), s.row["seq"]))

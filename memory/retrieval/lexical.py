@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from typing import NamedTuple
 
 from agentmemd.memory.core.text import QUERY_STOPWORDS
-from agentmemd.memory.language.dates import without_date_phrases
+from agentmemd.memory.language.dates import DateRef, find_dates, without_phrases
 from agentmemd.memory.language.word_forms import other_forms
 from agentmemd.memory.store.database import Store, distinct_terms, fts_terms_in_order
 from agentmemd.memory.store.fts5_words import fts5_words
@@ -34,7 +35,7 @@ class LookedUp(NamedTuple):
     phrases: list[str]  # two terms said one after the other
 
 
-def looked_up(query: str) -> LookedUp:
+def looked_up(query: str, dates: list[DateRef] | None = None) -> LookedUp:
     """What of a query is looked up: its words but stopwords, the phrases that only say "now"
     (PRESENT_TIME) and its date phrases (a time to look in: candidates.py); and each two of those
     terms said one after the other ("high school", "tea tree") as a phrase as well: a memory
@@ -43,8 +44,11 @@ def looked_up(query: str) -> LookedUp:
 
     >>> looked_up("Should I go to my high school reunion?")
     LookedUp(terms=['go', 'high', 'school', 'reunion'], phrases=['high school', 'school reunion'])
+
+    ``dates``: the query's date phrases when they were found already (find_dates).
     """
-    said = fts_terms_in_order(without_date_phrases(PRESENT_TIME.sub(" ", query)))
+    undated = without_phrases(query, find_dates(query, date(2000, 1, 1)) if dates is None else dates)
+    said = fts_terms_in_order(PRESENT_TIME.sub(" ", undated))
     terms = distinct_terms(said)
     kept = set(terms)
     pairs = [f"{a} {b}" for a, b in zip(said, said[1:]) if a in kept and b in kept and a != b]

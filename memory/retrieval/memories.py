@@ -16,6 +16,7 @@ import json
 import unicodedata
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -57,6 +58,7 @@ from agentmemd.memory.retrieval.decay import (
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.retrieval.packs import Packs
+from agentmemd.memory.retrieval.query import Query
 from agentmemd.memory.retrieval.scoring import (
     effective_priority,
 )
@@ -140,11 +142,15 @@ class Memories:
 
     # ---- reads: candidates.py, search.py, packs.py ------------------------------------------
 
+    def parse(self, query: str, asked_at: datetime | None = None) -> Query:
+        """The query read once for a search or a pack (query.py), as of ``asked_at`` (now if None)."""
+        return Query.parse(query, asked_at or self.clock.now())
+
     def search(self, p: SearchParams) -> SearchResult:
-        return self.searching.search(p)
+        return self.searching.search(p, self.parse(p.query, p.asked_at))
 
     def pack(self, p: PackParams) -> PackResult:
-        return self.packing.pack(p)
+        return self.packing.pack(p, self.parse(p.query, p.asked_at))
 
     def explain(self, pack_id: str, namespace: str | None = None) -> dict[str, Any]:
         return self.packing.explain(pack_id, namespace)

@@ -2,7 +2,8 @@
 one memory a turn: packing.py) and every pack logged with why each candidate was or was not
 chosen (pack_log.py), so `context.explain` can say.
 
-    Packs(finder, store, config, clock, pack_log).pack(PackParams(query="…", budget_tokens=800))
+    query = Query.parse("where does Ana live?", clock.now())
+    Packs(finder, store, config, clock, pack_log).pack(PackParams(query=query.text, budget_tokens=800), query)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agentmemd.memory.core.models import (
     PackParams,
     PackResult,
 )
+from agentmemd.memory.core.stopwatch import Stopwatch
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.vocabulary import EPISODE
 from agentmemd.memory.retrieval.candidates import CandidateFinder, Scored
@@ -39,6 +41,7 @@ from agentmemd.memory.retrieval.packing import (
     build_pack,
     render_block,
 )
+from agentmemd.memory.retrieval.query import Query
 from agentmemd.memory.retrieval.scoring import (
     SIGNAL_NAMES,
 )
@@ -110,10 +113,10 @@ class Packs:
         self.pack_log = pack_log
         self.blocks: dict[str, BlockSource] = {}  # block name -> its lines: set by the services that own them
 
-    def pack(self, p: PackParams) -> PackResult:
-        scored, _, kept_out, _ = self.finder.find(
-            p.namespace, p.query, for_pack=True, listener=p.audience, asked_at=p.asked_at
-        )
+    def pack(self, p: PackParams, query: Query) -> PackResult:
+        """``query``: ``p.query`` parsed (Query.parse)."""
+        watch = Stopwatch()
+        scored, _, kept_out, _ = self.finder.find(p.namespace, query, for_pack=True, listener=p.audience, watch=watch)
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
         # The identity block and the goals first, each within its share: the identity facts are not
@@ -124,7 +127,9 @@ class Packs:
         earlier = [turn[-RECENT_CHARS:] for turn in p.recent[-RECENT_TURNS_IN_IDENTITY_QUERY:]]
         asked = " ".join([*earlier, p.query])
         identity = self._block(IDENTITY, p, excluded, cfg.identity.retrieval, cfg.identity.budget_share, asked)
+        watch.lap("identity")
         goals = self._block(GOALS, p, excluded, cfg.goals.in_pack, cfg.goals.budget_share)
+        watch.lap("goals")
         blocks = [render_block(IDENTITY, identity), render_block(GOALS, goals)]
         block_tokens = sum(tokens for _, tokens in blocks)
         in_block = {ln.id: "in the pack's identity block (the identity graph)" for ln in identity}
@@ -147,10 +152,13 @@ class Packs:
             for s in eligible
         ]
         skipped: dict[str, str] = {}  # why the pack passed over those it reached
+        watch.lap("one memory a turn")
         text, tokens, items, mmr = build_pack(candidates, p.budget_tokens - block_tokens, self.config.pack, skipped)
+        watch.lap("packing")
         pack_id = "p" + uuid.uuid4().hex[:15]
         chosen_ids = {it.candidate.id for it in items}
         stated = self.finder.stated([s.row for s in eligible if s.row["id"] in chosen_ids])
+        watch.lap("stated leaves")
         # The blocks and the pack meet at "\n": the tokens are theirs added (core/tokens.py).
         text = "\n".join(part for part in [*(t for t, _ in blocks), text] if part)
         tokens += block_tokens
@@ -201,6 +209,8 @@ class Packs:
             ],
         }
         entry["goals"] = [ln.id for ln in goals]
+        watch.lap("log entry")
+        entry["stages_ms"] = watch.rounded()
         if p.logged:
             self.pack_log.submit(entry)
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items, goals=entry["goals"])

@@ -2,7 +2,8 @@
 current value of a fact slot first, the first hits from distinct episodes, and the memories
 made from the same turns folded into one.
 
-    Search(finder, store, config, clock).search(SearchParams(query="where does Ana live?"))
+    query = Query.parse("where does Ana live?", clock.now())
+    Search(finder, store, config, clock).search(SearchParams(query=query.text), query)
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from agentmemd.memory.core.models import (
     SignalsOut,
 )
 from agentmemd.memory.core.vocabulary import EPISODE, TIER_RANK
-from agentmemd.memory.language.speakers import speakers_named, speakers_of
+from agentmemd.memory.language.speakers import speakers_of
 from agentmemd.memory.retrieval.candidates import CandidateFinder, Scored
-from agentmemd.memory.retrieval.currency import Ranked, asks_about_now, asks_about_the_past, current_first
-from agentmemd.memory.retrieval.query_kind import asks_for_a_list
+from agentmemd.memory.retrieval.currency import Ranked, current_first
+from agentmemd.memory.retrieval.query import Query
 from agentmemd.memory.safety.secrets import mask
 from agentmemd.memory.store.database import Store, fts_terms
 
@@ -67,10 +68,9 @@ class Search:
         self.config = config
         self.clock = clock
 
-    def search(self, p: SearchParams) -> SearchResult:
-        scored, qvec, _, idf = self.finder.find(
-            p.namespace, p.query, for_pack=False, listener=p.audience, asked_at=p.asked_at
-        )
+    def search(self, p: SearchParams, query: Query) -> SearchResult:
+        """``query``: ``p.query`` parsed (Query.parse)."""
+        scored, qvec, _, idf = self.finder.find(p.namespace, query, for_pack=False, listener=p.audience)
         if p.include_archived:
             archived = [
                 r for r in self.store.archive_rows(p.namespace) if self.finder.may_hear(p.audience, r["audience"])
@@ -88,9 +88,9 @@ class Search:
         # within 0.01 of each other are ordered by the injection score (priority, decay, use).
         # context.pack is what the weighted score decides; both stay visible in every hit.
         hits.sort(key=lambda s: (-round(s.signals.similarity, 2), -s.score, s.row["id"]))
-        spread = asks_for_a_list(p.query)  # its parts are in several conversations, the old as well as the new
-        if not asks_about_the_past(p.query) and (not spread or asks_about_now(p.query)):
-            hits = self._current_first(p.namespace, p.query, hits, idf, window=max(2 * p.k, 20))
+        spread = query.spread  # its parts are in several conversations, the old as well as the new
+        if not query.about_the_past and (not spread or query.about_now):
+            hits = self._current_first(p.namespace, query, hits, idf, window=max(2 * p.k, 20))
         hits = _current_slot_first(hits)
         hits = self._episodes_apart(
             hits, by_own_match=not spread, depth=max(p.k, DIVERSE_DEPTH) if spread else DIVERSE_DEPTH
@@ -101,7 +101,7 @@ class Search:
         # A hit holding a secret the question does not ask for is found, its secret masked (unless the
         # query is the secret itself): a search (an MCP host's model reads it) never carries one a
         # pack would not.
-        withheld = self.finder.secrets_kept_out(p.namespace, p.query, p.audience)
+        withheld = self.finder.secrets_kept_out(p.namespace, query, p.audience)
         return SearchResult(
             results=[
                 SearchHit(
@@ -122,7 +122,7 @@ class Search:
         )
 
     def _current_first(
-        self, namespace: str, query: str, hits: list[Scored], idf: dict[str, float], window: int
+        self, namespace: str, query: Query, hits: list[Scored], idf: dict[str, float], window: int
     ) -> list[Scored]:
         """The best ``window`` hits with a later memory on the subject of an earlier one just above
         it, when it matches nearly as well ([retrieval] newer_margin; currency.py)."""
@@ -207,12 +207,12 @@ class Search:
         return kept, folded
 
 
-def _without_speakers_named(query: str, idf: dict[str, float], hits: list[Scored]) -> dict[str, float]:
+def _without_speakers_named(query: Query, idf: dict[str, float], hits: list[Scored]) -> dict[str, float]:
     """The query's words less the names of the hits' speakers it asks about: whose lines they are
     is not what they are about. Asked in English of a Spanish chat ("How much rent does Lucía
     pay?"), a question shares only the name with her lines, so each later line of hers counted
     as the same subject and went above the answer (the probe set's English questions through an
     import with multilingual-e5-small: R@5 0.33)."""
     people = {name for s in hits for name in speakers_of(s.row["content"], s.row.get("said_by"))}
-    named = {word for name in speakers_named(query, people) for word in fts_terms(name)}
+    named = {word for name in query.names(people) for word in fts_terms(name)}
     return {term: weight for term, weight in idf.items() if term not in named} if named else idf

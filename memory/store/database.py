@@ -26,7 +26,7 @@ import sqlite_vec
 
 from agentmemd.memory.core.errors import StoreError
 from agentmemd.memory.core.text import QUERY_STOPWORDS, fold
-from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
+from agentmemd.memory.core.vocabulary import IDENTITY_FILES, IDENTITY_TYPES
 from agentmemd.memory.store.migrations import (
     create_namespace_fts,
     create_vector_index,
@@ -103,8 +103,15 @@ def _pack_json(value: Any) -> bytes:
 
 
 def prepared_pack(entry: dict[str, Any]) -> dict[str, Any]:
-    """A pack log entry as stored: its candidates and choices as zlib-compressed JSON (a BLOB)."""
-    return {**entry, "candidates": _pack_json(entry["candidates"]), "chosen": _pack_json(entry["chosen"])}
+    """A pack log entry as stored: its candidates and choices as zlib-compressed JSON (a BLOB), its
+    goals and the milliseconds of its stages as JSON."""
+    return {
+        **entry,
+        "candidates": _pack_json(entry["candidates"]),
+        "chosen": _pack_json(entry["chosen"]),
+        "goals": json.dumps(entry.get("goals", [])),
+        "stages": json.dumps(entry.get("stages_ms", {})),
+    }
 
 
 def _unpack_json(stored: str | bytes) -> Any:
@@ -481,7 +488,33 @@ class Store:
             [(seq, part, to_blob(vec)) for part, vec in enumerate(vectors[1:], 1)],
         )
         self._index(seq, row["namespace"], row["content"], row.get("context"), vectors)
+        if row["type"] in IDENTITY_TYPES:  # a new memory is in no workspace file yet (put_workspace_item)
+            self.identity_changed(row["namespace"])
         return seq
+
+    def identity_changed(self, namespace: str) -> None:
+        """The identity graph's sources in ``namespace`` changed (m040): a graph read before is
+        read again (persona/identity/recall.py)."""
+        self.conn.execute(
+            "INSERT INTO identity_generations (namespace, generation) VALUES (?, 1) ON CONFLICT (namespace) "
+            "DO UPDATE SET generation = identity_generations.generation + 1",
+            (namespace,),
+        )
+
+    def _if_identity(self, seq: int, table: str = "memories") -> None:
+        """identity_changed, when the memory ``seq`` is one of the identity graph's sources."""
+        row = self.conn.execute(f"SELECT namespace, type, id FROM {table} WHERE seq = ?", (seq,)).fetchone()
+        if row is not None and (row[1] in IDENTITY_TYPES or self._in_identity_file(row[2])):
+            self.identity_changed(row[0])
+
+    def _in_identity_file(self, memory_id: str) -> bool:
+        marks = ", ".join("?" * len(IDENTITY_FILES))
+        return (
+            self.conn.execute(
+                f"SELECT 1 FROM workspace_items WHERE memory_id = ? AND path IN ({marks})", (memory_id, *IDENTITY_FILES)
+            ).fetchone()
+            is not None
+        )
 
     def _load_fts_numbers(self) -> dict[str, int]:
         return dict(self.conn.execute("SELECT namespace, number FROM fts_namespaces").fetchall())
@@ -568,6 +601,7 @@ class Store:
     def mark_superseded(self, seq: int, new_id: str) -> None:
         """The old version stays readable but leaves the search indexes for good; the new one
         keeps the turns it was made from (m017)."""
+        self._if_identity(seq)
         self.conn.execute("UPDATE memories SET superseded_by = ? WHERE seq = ?", (new_id, seq))
         self.conn.execute(
             "INSERT OR IGNORE INTO memory_turns (memory_id, turn_seq) SELECT ?, turn_seq FROM memory_turns "
@@ -589,6 +623,7 @@ class Store:
             return
         if row[0] is None:
             self._unindex(seq)
+            self._if_identity(seq)
         self.conn.execute(
             f"INSERT INTO memory_archive ({COLUMNS}, archived_at) SELECT {COLUMNS}, ? FROM memories WHERE seq = ?",
             (at, seq),
@@ -601,6 +636,7 @@ class Store:
         )
         self.conn.execute("DELETE FROM memory_archive WHERE seq = ?", (seq,))
         self.index_live("seq = ?", (seq,))
+        self._if_identity(seq)
 
     def index_live(self, where: str, params: tuple = (), *, whole_store: bool = False) -> int:
         """Put the current versions of the memories ``where`` selects into the search indexes (each
@@ -628,6 +664,7 @@ class Store:
             return
         if not archived and row[0] is None:
             self._unindex(seq)
+            self._if_identity(seq)
         self.conn.execute(f"DELETE FROM {table} WHERE seq = ?", (seq,))
         self.conn.execute("DELETE FROM memory_windows WHERE seq = ?", (seq,))
         self.conn.execute("DELETE FROM slot_fills WHERE seq = ?", (seq,))
@@ -637,6 +674,7 @@ class Store:
 
     def set_source(self, seq: int, source: str | None) -> None:
         self.conn.execute("UPDATE memories SET source = ? WHERE seq = ?", (source, seq))
+        self._if_identity(seq)
 
     # ---- workspace bookkeeping ---------------------------------------------------
 
@@ -653,8 +691,14 @@ class Store:
             "VALUES (:memory_id, :namespace, :path, :item_key, :anchor, :heading_path, :content)",
             row,
         )
+        if row["path"] in IDENTITY_FILES:
+            self.identity_changed(row["namespace"])
 
     def drop_workspace_item(self, memory_id: str) -> None:
+        found = self.conn.execute("SELECT namespace, path FROM workspace_items WHERE memory_id = ?", (memory_id,))
+        for namespace, path in found.fetchall():
+            if path in IDENTITY_FILES:
+                self.identity_changed(namespace)
         self.conn.execute("DELETE FROM workspace_items WHERE memory_id = ?", (memory_id,))
 
     def workspace_files(self) -> dict[str, dict[str, Any]]:
@@ -682,8 +726,8 @@ class Store:
         """Log packs, each as ``prepared_pack`` made it."""
         self.conn.executemany(
             "INSERT INTO pack_log (pack_id, namespace, query, audience, budget_tokens, at, tokens, text, candidates, "
-            "chosen) VALUES (:pack_id, :namespace, :query, :audience, :budget_tokens, :at, :tokens, :text, "
-            ":candidates, :chosen)",
+            "chosen, goals, stages) VALUES (:pack_id, :namespace, :query, :audience, :budget_tokens, :at, :tokens, "
+            ":text, :candidates, :chosen, :goals, :stages)",
             rows,
         )
 
@@ -893,6 +937,8 @@ class Store:
     def set_audience(self, seq: int, audience: str, *, archived: bool = False) -> None:
         table = "memory_archive" if archived else "memories"
         self.conn.execute(f"UPDATE {table} SET audience = ? WHERE seq = ?", (audience, seq))
+        if not archived:
+            self._if_identity(seq)
 
     def pinned(self, namespace: str, n: int) -> list[int]:
         """The n highest-priority persona/relational memories (one index walk per type)."""
@@ -1009,7 +1055,14 @@ class Store:
         if not rows:
             return None
         row = rows[0]
-        return {**row, "candidates": _unpack_json(row["candidates"]), "chosen": _unpack_json(row["chosen"])}
+        stages = row.pop("stages")
+        return {
+            **row,
+            "candidates": _unpack_json(row["candidates"]),
+            "chosen": _unpack_json(row["chosen"]),
+            "goals": json.loads(row["goals"]) if row["goals"] else [],  # none logged before m039
+            "stages_ms": json.loads(stages) if stages else {},
+        }
 
     def counts(self, namespace: str | None = None) -> dict[str, Any]:
         where, params = ("WHERE namespace = ?", (namespace,)) if namespace else ("", ())

@@ -900,6 +900,28 @@ def m038_run_owners(db):
     db.execute("ALTER TABLE conversation_runs ADD COLUMN owner TEXT")
 
 
+@migrations()
+def m039_pack_log_goals_and_stages(db):
+    """A logged pack's goals block and how long each of its stages took (JSON), for
+    context.explain: before, the goals were shown only until the entry was written."""
+    db.execute("ALTER TABLE pack_log ADD COLUMN goals TEXT")
+    db.execute("ALTER TABLE pack_log ADD COLUMN stages TEXT")
+
+
+@migrations()
+def m040_identity_generations(db):
+    """How many times the identity graph's sources changed in each namespace (a persona or
+    relational memory, or an item of SOUL.md, IDENTITY.md or USER.md, stored, replaced, forgotten,
+    archived, shared with others or moved): a graph read before is read again when it changes
+    (persona/identity/recall.py), without reading every source's id at each pack."""
+    db.execute(
+        """CREATE TABLE identity_generations (
+            namespace TEXT PRIMARY KEY,
+            generation INTEGER NOT NULL
+        )"""
+    )
+
+
 def new_proposal_id() -> str:
     return "rp_" + secrets.token_hex(12)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmemd.memory.core.vocabulary import IDENTITY_FILES, IDENTITY_TYPES
 from agentmemd.memory.store.database import Store, _pack_json, _unpack_json
 from agentmemd.memory.store.migrations import new_proposal_id
 
@@ -47,19 +48,29 @@ class PersonaTables:
             (namespace,),
         )
 
-    def identity_items(self, namespace: str, *, ids_only: bool = False) -> list[dict[str, Any]]:
-        """The live memories the identity graph is read from: persona and relational memories, and
-        every item of the person's SOUL.md, IDENTITY.md and USER.md (whatever its type), with the
-        file each came from. ``ids_only``: just their ids, oldest first (what changed is cheap to see)."""
-        columns = "m.seq, m.id" if ids_only else "m.seq, m.id, m.type, m.content, m.source, m.audience, w.path"
+    def identity_generation(self, namespace: str) -> int:
+        """A number that changes whenever the identity graph's sources in ``namespace`` do (m040;
+        Store.identity_changed): what the graph was read at."""
+        row = self.store.conn.execute(
+            "SELECT generation FROM identity_generations WHERE namespace = ?", (namespace,)
+        ).fetchone()
+        return row[0] if row else 0
+
+    def identity_items(self, namespace: str) -> list[dict[str, Any]]:
+        """The live memories the identity graph is read from, oldest first: persona and relational
+        memories (IDENTITY_TYPES), and every item of the person's IDENTITY_FILES (whatever its
+        type), with the file each came from."""
+        columns = "m.seq, m.id, m.type, m.content, m.source, m.audience, w.path"
+        types = ", ".join(f"'{t}'" for t in sorted(IDENTITY_TYPES))
+        files = ", ".join(f"'{f}'" for f in IDENTITY_FILES)
         # Two indexed reads (a memory's type; a file's items), not one OR over the namespace's rows.
         rows = self.store._rows(
             f"SELECT {columns} FROM memories m LEFT JOIN workspace_items w ON w.memory_id = m.id "
-            "WHERE m.namespace = ? AND m.type IN ('persona', 'relational') AND m.superseded_by IS NULL "
+            f"WHERE m.namespace = ? AND m.type IN ({types}) AND m.superseded_by IS NULL "
             # CROSS JOIN keeps the file's items first: left to itself SQLite walked every live
             # memory to find them (232 ms at 100,000 memories against 0.2 ms).
             f"UNION SELECT {columns} FROM workspace_items w CROSS JOIN memories m ON m.id = w.memory_id "
-            "WHERE w.path IN ('SOUL.md', 'IDENTITY.md', 'USER.md') AND w.namespace = ? AND m.superseded_by IS NULL",
+            f"WHERE w.path IN ({files}) AND w.namespace = ? AND m.superseded_by IS NULL",
             (namespace, namespace),
         )
         rows.sort(key=lambda r: r["seq"])

@@ -5,7 +5,8 @@ The graph is not a second copy of anything: its edges are the relation items of 
 IDENTITY.md and USER.md and the persona/relational memories that link with [[...]] (graph.py
 reads them), each edge kept with the memory that states it. So a line changed in a file is a new
 version of its memory (the old one superseded, as for every memory), and forgetting the memory
-takes its edge with it. It is read again whenever those memories change (their ids say so).
+takes its edge with it. It is read again whenever those memories change (a count the store keeps, m040: one stored,
+replaced, forgotten, archived, shared with other listeners or moved within the files).
 
 For a pack (seed 000, 3.3): the identity query's vector is compared with every edge's (its
 memory's embedding) and every node's (its name and description); the ``nodes`` best nodes are
@@ -66,7 +67,7 @@ class Fact:
 class LoadedGraph:
     """One namespace's graph with what a query is compared with."""
 
-    ids: tuple[str, ...]  # the memories it was read from: a change in them is a new graph
+    generation: int  # the store's count of changes to its sources when it was read (m040)
     graph: ParsedGraph
     owners: frozenset[str]  # the agent's and the user's node keys
     agent: str
@@ -117,12 +118,13 @@ class IdentityRecall:
 
     def graph(self, namespace: str) -> LoadedGraph:
         """The namespace's graph as its memories say now (read again only when they changed)."""
-        ids = tuple(r["id"] for r in self.tables.identity_items(namespace, ids_only=True))
+        # Read before the sources: a change that lands between the two reads the graph again next time.
+        generation = self.tables.identity_generation(namespace)
         with self._lock:
             known = self._graphs.get(namespace)
-        if known is not None and known.ids == ids:
+        if known is not None and known.generation == generation:
             return known
-        loaded = self._load(namespace)
+        loaded = self._load(namespace, generation)
         with self._lock:
             self._graphs[namespace] = loaded
         return loaded
@@ -133,7 +135,7 @@ class IdentityRecall:
         with self.tables.store.reading():
             self.graph(namespace)
 
-    def _load(self, namespace: str) -> LoadedGraph:
+    def _load(self, namespace: str, generation: int) -> LoadedGraph:
         rows = self.tables.identity_items(namespace)
         agent = agent_name(r["content"] for r in rows if r["type"] == "persona" or r["path"] in PERSONA_FILES)
         agent = agent or THE_AGENT
@@ -192,7 +194,7 @@ class IdentityRecall:
                 df[word] = df.get(word, 0) + 1
         keep = ("type", "source", "audience", "content")
         return LoadedGraph(
-            ids=tuple(r["id"] for r in rows),
+            generation=generation,
             graph=graph,
             owners=owners,
             agent=agent,
