@@ -381,5 +381,35 @@ def test_word_counts_written_once_a_transaction_equal_a_recount(in_process, url)
         terms = dict(db.execute(
             "SELECT t, count(*) FROM memory_terms, unnest(all_terms) t WHERE namespace = 'default' GROUP BY t"
         ))  # fmt: skip
+        posted, held = db.execute(POSTED).fetchall(), db.execute(HELD).fetchall()
     assert tuple(stats) == tuple(recount) and stats[0] == 119
     assert counts == terms and max(counts.values()) == 119 and len(counts) > 10
+    assert posted == held  # the postings BM25 reads: the forgotten and replaced memories' went with them
+
+
+POSTED = "SELECT namespace, term, seq, text_tf, context_tf, size FROM memory_postings ORDER BY namespace, term, seq"
+HELD = (
+    "SELECT f.namespace, t, f.seq, cardinality(array_positions(f.text_terms, t)), "
+    "cardinality(array_positions(f.context_terms, t)), f.size FROM memory_terms f, unnest(f.all_terms) t ORDER BY 1, 2, 3"
+)
+
+
+def test_a_store_from_before_the_postings_gets_them_when_opened(in_process, url):
+    first = in_process({"store": {"url": url}}, fake_embedder=True)
+    items = [
+        {"content": f"Note {i}: the {['red', 'blue'][i % 2]} kettle is on shelf {i}", "type": "fact"} for i in range(30)
+    ]
+    first.call("memory.add_many", {"items": items})
+    first.call(
+        "memory.add", {"content": "The purple kettle went to the attic", "type": "fact", "context": "spring clean"}
+    )
+    first.terminate()
+    with psycopg.connect(url) as db:
+        db.execute("DROP TABLE memory_postings")  # as an older agentmemd left it
+    again = in_process({"store": {"url": url}}, fake_embedder=True)
+    with psycopg.connect(url) as db:
+        posted, held = db.execute(POSTED).fetchall(), db.execute(HELD).fetchall()
+    assert posted == held and len(posted) > 100
+    assert again.call("memory.search", {"query": "purple kettle", "k": 1})["results"][0]["content"].startswith(
+        "The purple"
+    )

@@ -130,6 +130,13 @@ def _own_tables(dim: int) -> list[str]:
         'CREATE TABLE IF NOT EXISTS memory_terms (seq BIGINT PRIMARY KEY, namespace TEXT COLLATE "C" NOT NULL, '
         "text_terms TEXT[] NOT NULL, context_terms TEXT[] NOT NULL, all_terms TEXT[] NOT NULL, size INTEGER NOT NULL)",
         "CREATE INDEX IF NOT EXISTS memory_terms_words ON memory_terms USING gin (all_terms)",
+        # Each word's postings: the memories holding it, with its count in their text and in their
+        # context, and their length. BM25 reads the query words' postings alone, as FTS5 reads its
+        # index, not every memory holding one of them with all its words (20 ms of a pack at 20,000
+        # memories, against 4).
+        'CREATE TABLE IF NOT EXISTS memory_postings (namespace TEXT COLLATE "C" NOT NULL, term TEXT COLLATE "C" NOT NULL, '
+        "seq BIGINT NOT NULL, text_tf INTEGER NOT NULL, context_tf INTEGER NOT NULL, size INTEGER NOT NULL, "
+        "PRIMARY KEY (namespace, term, seq) INCLUDE (text_tf, context_tf, size))",
         'CREATE TABLE IF NOT EXISTS memory_terms_stats (namespace TEXT COLLATE "C" PRIMARY KEY, '
         "documents BIGINT NOT NULL, tokens BIGINT NOT NULL)",
         # Each word's document frequency in its namespace, kept by the store: FTS5 reads it from
@@ -247,8 +254,15 @@ def upgrade_postgres(raw, dim: int, known: list[str] | None = None) -> SchemaUpg
             for name in pending:
                 by_name[name].fn(_MigrationDb(raw, catalog_of(raw)))
         counted = raw.execute("SELECT to_regclass('memory_term_counts') IS NOT NULL").fetchone()[0]
+        posted = raw.execute("SELECT to_regclass('memory_postings') IS NOT NULL").fetchone()[0]
         for statement in _own_tables(dim):
             raw.execute(statement)
+        if not posted:  # a store made before the postings were kept: post what it holds
+            raw.execute(
+                "INSERT INTO memory_postings (namespace, term, seq, text_tf, context_tf, size) "
+                "SELECT f.namespace, t, f.seq, cardinality(array_positions(f.text_terms, t)), "
+                "cardinality(array_positions(f.context_terms, t)), f.size FROM memory_terms f, unnest(f.all_terms) t"
+            )
         if not counted:  # a store made before the counts were kept: count what it holds
             raw.execute(
                 "INSERT INTO memory_term_counts (namespace, term, documents) "

@@ -9,8 +9,10 @@ Every method of ``Store`` answers the same here; what differs is underneath (doc
   ``reading()`` is a read-only REPEATABLE READ transaction, one snapshot.
 - Vectors: no matrix in RAM (another daemon's writes would not be in it): ``memory_vectors`` with
   pgvector's HNSW index; a long text's windows are rows of their own, and a memory ranks by its best.
-- Words: ``memory_terms`` holds each memory's words as FTS5 reads them (words.py) and
-  ``memory_terms_stats`` each namespace's counts, so BM25 is FTS5's formula on FTS5's terms.
+- Words: ``memory_terms`` holds each memory's words as FTS5 reads them (words.py),
+  ``memory_postings`` each word's memories with its counts there (what BM25 reads, as FTS5 reads
+  its index) and ``memory_terms_stats`` each namespace's counts, so BM25 is FTS5's formula on
+  FTS5's terms.
 - The turns' full text is PostgreSQL's own (English stemming, ``ts_rank_cd``), kept by a trigger.
 """
 
@@ -62,6 +64,7 @@ class PostgresTables:
 
     DERIVED = (
         "memory_terms",
+        "memory_postings",
         "memory_terms_stats",
         "memory_term_counts",
         "memory_vectors",
@@ -271,6 +274,14 @@ class PostgresStore(Store):
             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (seq) DO NOTHING RETURNING seq",
             (seq, namespace, text_terms, context_terms, sorted(set(text_terms) | set(context_terms)), size),
         ).fetchone()
+        if added is not None:
+            said, around = Counter(text_terms), Counter(context_terms)
+            terms = sorted(said.keys() | around.keys())
+            self.conn.execute(
+                "INSERT INTO memory_postings (namespace, term, seq, text_tf, context_tf, size) "
+                "SELECT ?, t, ?, tt, ct, ? FROM unnest(?::text[], ?::int[], ?::int[]) AS u(t, tt, ct)",
+                (namespace, seq, size, terms, [said[t] for t in terms], [around[t] for t in terms]),
+            )
         if added is not None and self._counting:  # a memory indexed again (restored) is counted once
             pending = self._pending_counts.setdefault(namespace, [0, 0, Counter()])
             pending[0] += 1
@@ -344,6 +355,10 @@ class PostgresStore(Store):
         ).fetchone()
         if gone is not None:
             namespace, size, terms = gone
+            self.conn.execute(
+                "DELETE FROM memory_postings WHERE namespace = ? AND term = ANY(?::text[]) AND seq = ?",
+                (namespace, list(terms), seq),
+            )
             self.conn.execute(
                 "UPDATE memory_terms_stats SET documents = documents - 1, tokens = tokens - ? WHERE namespace = ?",
                 (size, namespace),
@@ -428,13 +443,12 @@ class PostgresStore(Store):
             if words:
                 idfs = [_idf(documents, hits) for hits in self._frequencies(namespace, words)]
                 rows = self.conn.execute(
-                    "SELECT f.seq, sum(q.idf * q.tf * ? / (q.tf + ? * (1 - ? + ? * f.size / ?))) "
-                    "FROM memory_terms f CROSS JOIN LATERAL (SELECT t.idf, "
-                    "cardinality(array_positions(f.text_terms, t.term)) "
-                    "+ ? * cardinality(array_positions(f.context_terms, t.term)) AS tf "
-                    "FROM unnest(?::text[], ?::float8[]) AS t(term, idf)) q "
-                    "WHERE f.namespace = ? AND f.all_terms && ?::text[] AND q.tf > 0 GROUP BY f.seq",
-                    (BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, mean_length, context_weight, words, idfs, namespace, words),
+                    "SELECT p.seq, sum(t.idf * q.tf * ?::float8 / (q.tf + ?::float8 * (1 - ?::float8 + ?::float8 * "
+                    "p.size / ?::float8))) FROM unnest(?::text[], ?::float8[]) AS t(term, idf) "
+                    "JOIN memory_postings p ON p.namespace = ? AND p.term = t.term "
+                    "CROSS JOIN LATERAL (SELECT p.text_tf + ?::float8 * p.context_tf AS tf) q "
+                    "WHERE q.tf > 0 GROUP BY p.seq",
+                    (BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, mean_length, words, idfs, namespace, context_weight),
                 ).fetchall()
                 scores = {int(seq): float(score) for seq, score in rows}
             for phrase in (p for p in phrases if len(p) > 1):
