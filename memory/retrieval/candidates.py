@@ -266,9 +266,10 @@ class CandidateFinder:
             return np.zeros(0)
         cosines = vectors @ qvec
         # A long text matches by its best window (embeddings.py); ``embedding`` is its first. The
-        # in-RAM index holds a live memory's windows; an archived one's are read from the store.
+        # in-RAM index holds a live memory's windows; an archived one's (and on PostgreSQL, which
+        # keeps no index in RAM, every one's) are read from the store.
         seqs = [r["seq"] for r in rows]
-        if namespace is not None:
+        if namespace is not None and self.store.vectors_in_ram:
             best = self.store.best_cosines(namespace, seqs, qvec)
             cosines = np.maximum(cosines, np.fromiter((best.get(seq, -1.0) for seq in seqs), np.float64, len(seqs)))
         else:

@@ -192,6 +192,8 @@ class Store:
     and read-only connections for reader threads (``reading``): WAL lets them read committed
     state while the writer commits (issue 17). ``conn`` is the calling thread's."""
 
+    vectors_in_ram = True  # the live memories' vectors, every window of each, in the in-RAM index
+
     def __init__(self, path: str | Path, *, dim: int, model: str, synchronous: str = "NORMAL"):
         self.path = str(path)
         self.dim = dim

@@ -120,6 +120,8 @@ class NoMatrix:
 
 
 class PostgresStore(Store):
+    vectors_in_ram = False  # another daemon's writes would not be in them: pgvector's index instead
+
     def __init__(self, url: str, *, dim: int, model: str):
         self.path = url
         self.url = url
