@@ -212,6 +212,22 @@ def test_archive_and_restore_by_direct_reference(daemon, ns):
     assert daemon.call("memory.search", {"query": "bike stolen Lisbon", "namespace": ns})["results"][0]["id"] == mid
 
 
+def test_a_memory_stored_after_the_newest_was_archived_takes_a_new_seq(in_process):
+    """SQLite gave a new memory the archived newest one's seq: the archived one could not be restored
+    (an internal error) and the new one's rows keyed by seq replaced its own, so a card number
+    archived and then restored was no longer kept out of packs as a secret."""
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "The user cycles to work", "type": "fact"})
+    card = d.call("memory.add", {"content": "My card number is 4111 1111 1111 1111", "type": "fact"})["id"]
+    d.call("memory.archive", {"id": card})
+    d.call("memory.add", {"content": "The user likes quiet cafes", "type": "fact"})
+    assert d.call("memory.restore", {"id": card})["tier"] != "archived"
+    listed = {m["id"]: m for m in d.call("memory.list", {})["items"]}
+    assert listed[card]["secrets"] == ["card_number"]
+    pack = d.call("context.pack", {"query": "what do you know about my card?", "budget_tokens": 400})
+    assert "4111" not in pack["text"]
+
+
 def test_search_ranks_by_relevance_and_the_injection_score_only_breaks_near_ties(in_process):
     """Issue 16's first defect, as a new user met it in a fresh daemon: a high-priority persona
     item no longer outranks the fact that answers the question."""

@@ -229,15 +229,13 @@ class Memories:
     ) -> None:
         """What is worked out of a memory's words when it is stored and kept beside it; ``affect``:
         how it feels where the caller says (an app, the anthropic provider's Observer)."""
-        self.secrets.record(seq, namespace, words_read.secrets)
+        self.secrets.record(seq, namespace, words_read.secrets, new=True)
         if words_read.slots:
             self.slots.record(seq, namespace, created, words_read.slots)
         self._record_times({"seq": seq, "namespace": namespace, "created": created, "content": content})
-        felt = words_read.affect
-        if affect is not None:
-            self.affect.record(seq, namespace, affect.valence, affect.arousal, affect.emotion)
-        elif felt is not None:
-            self.affect.record(seq, namespace, felt.valence, felt.arousal, felt.emotion)
+        felt = affect or words_read.affect
+        if felt is not None:
+            self.affect.record(seq, namespace, felt.valence, felt.arousal, felt.emotion, new=True)
 
     def _record_secrets(self, row: dict[str, Any]) -> None:
         """Which kinds of secret it holds (secrets.py): kept, marked, never packed unless asked for."""

@@ -17,10 +17,14 @@ class AffectTables:
         self.store = store
         self.backlog = Backlog(store, "memory_affect_backlog")  # memories stored before m031
 
-    def record(self, seq: int, namespace: str, valence: float, arousal: float, emotion: str) -> None:
-        """Memory ``seq``'s affect (in the caller's transaction); a neutral one leaves no row."""
+    def record(
+        self, seq: int, namespace: str, valence: float, arousal: float, emotion: str, *, new: bool = False
+    ) -> None:
+        """Memory ``seq``'s affect (in the caller's transaction); a neutral one leaves no row.
+        ``new``: it was just stored, so there is no row to replace."""
         if emotion == "neutral" and valence == 0 and arousal == 0:
-            self.store.conn.execute("DELETE FROM memory_affect WHERE seq = ?", (seq,))
+            if not new:
+                self.store.conn.execute("DELETE FROM memory_affect WHERE seq = ?", (seq,))
             return
         self.store.conn.execute(
             "INSERT OR REPLACE INTO memory_affect (seq, namespace, valence, arousal, emotion) VALUES (?, ?, ?, ?, ?)",

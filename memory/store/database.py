@@ -475,6 +475,7 @@ class Store:
         row = {**OPTIONAL_COLUMNS, **row}
         values = [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in cols if c != "embedding"]
         values.append(to_blob(vectors[0]))
+        seq = self._new_seq() if seq is None else seq
         if seq is None:
             cur = self.conn.execute(
                 f"INSERT INTO memories ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})", values
@@ -493,6 +494,16 @@ class Store:
         if row["type"] in IDENTITY_TYPES:  # a new memory is in no workspace file yet (put_workspace_item)
             self.identity_changed(row["namespace"])
         return seq
+
+    def _new_seq(self) -> int | None:
+        """A new memory's seq: past every live and archived one. SQLite's own would be past the live
+        ones only, so a memory stored after the newest was archived took the archived one's seq: its
+        restore then failed, and the new memory's secret and affect rows (keyed by seq) replaced the
+        archived one's (a card number stored, archived, then restored was no longer a secret)."""
+        row = self.conn.execute(
+            "SELECT max(coalesce((SELECT max(seq) FROM memories), 0), coalesce((SELECT max(seq) FROM memory_archive), 0))"
+        ).fetchone()
+        return int(row[0]) + 1
 
     def identity_changed(self, namespace: str) -> None:
         """The identity graph's sources in ``namespace`` changed (m040): a graph read before is

@@ -17,10 +17,12 @@ class SecretTables:
         self.store = store
         self.backlog = Backlog(store, "memory_secrets_backlog")  # memories stored before m035
 
-    def record(self, seq: int, namespace: str, kinds: tuple[str, ...]) -> None:
-        """Memory ``seq``'s secrets (in the caller's transaction); none leaves no row."""
+    def record(self, seq: int, namespace: str, kinds: tuple[str, ...], *, new: bool = False) -> None:
+        """Memory ``seq``'s secrets (in the caller's transaction); none leaves no row. ``new``: it
+        was just stored, so there is no row to replace (a seq is never handed out twice)."""
         if not kinds:
-            self.store.conn.execute("DELETE FROM memory_secrets WHERE seq = ?", (seq,))
+            if not new:
+                self.store.conn.execute("DELETE FROM memory_secrets WHERE seq = ?", (seq,))
             return
         self.store.conn.execute(
             "INSERT OR REPLACE INTO memory_secrets (seq, namespace, kinds) VALUES (?, ?, ?)",

@@ -259,6 +259,9 @@ class PostgresStore(Store):
                 raw.execute(f"DROP FUNCTION IF EXISTS {function} CASCADE")
         self.close()
 
+    def _new_seq(self) -> int | None:
+        return None  # the identity column's sequence: never a number handed out before
+
     def defer_foreign_keys(self) -> None:
         self.conn.raw.execute("SET CONSTRAINTS ALL DEFERRED")
 
