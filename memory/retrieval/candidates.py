@@ -298,7 +298,8 @@ class CandidateFinder:
         # A conversation's episodes neighbour its own turns' episodes; what was stored between them
         # in another conversation (an import's interleaved chats, a proxy's parallel ones) is not
         # their episode, nor is an episode the neighbour of a memory stored outside conversations.
-        in_conversation = self.store.conversation_adjacent(linked)
+        episodes = {r["seq"] for r in rows if r["type"] == EPISODE and (r["source"] or "").startswith("conversation:")}
+        in_conversation = self.store.conversation_adjacent([seq for seq in linked if seq in episodes])
         adjacent = {**self.store.adjacent(namespace, linked), **in_conversation}
         wanted = sorted({n for pair in adjacent.values() for n in pair if n is not None})
         hearable = {r["seq"]: r for r in self.store.neighbour_rows(wanted) if self.may_hear(listener, r["audience"])}
