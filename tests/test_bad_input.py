@@ -114,6 +114,24 @@ def test_over_the_socket_deep_nesting_gets_an_answer_and_the_connection_lives(se
         assert c.call("health")["status"] == "ok"
 
 
+GIANT = b"9" * 5000  # past Python's int conversion limit (4,300 digits)
+
+
+def test_over_the_socket_a_number_of_5000_digits_is_refused_naming_its_field_and_the_connection_lives(served):
+    """json.loads raised ValueError for it: no answer to that frame nor to any after it on the connection."""
+    with served.client() as c:
+        code, message = error_of(c.send_raw(b'{"jsonrpc": "2.0", "id": 3, "method": "memory.search", '
+                                            b'"params": {"query": "tea", "k": ' + GIANT + b"}}"))  # fmt: skip
+        assert code == -32602 and message.startswith("invalid params: k: a number of 5,000 digits")
+        reply = c.send_raw(b'{"jsonrpc": "2.0", "id": ' + GIANT + b', "method": "health"}')
+        assert error_of(reply)[0] == -32600 and reply["id"] is None and '"id"' in error_of(reply)[1]
+        nested = c.send_raw(req("memory.add_many", {"items": [{"content": "x", "type": "fact"}]}).replace(
+            b'"type": "fact"', b'"type": "fact", "priority": -' + GIANT))  # fmt: skip
+        assert error_of(nested)[0] == -32602 and "items.0.priority" in error_of(nested)[1]
+        assert c.call("health")["status"] == "ok"
+        assert c.call("memory.list", {})["total"] == 0  # nothing was stored
+
+
 def test_a_last_line_without_newline_then_a_half_close_gets_its_answer(served):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(30)

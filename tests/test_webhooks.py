@@ -196,6 +196,9 @@ def test_no_bad_request_gets_a_5xx_and_each_names_what_is_wrong(hooks):
     bearer = {"Authorization": f"Bearer {token}"}
     assert httpx2.post(f"{url}/messages", content=deep, headers=bearer).status_code == 400
     assert httpx2.post(f"{url}/telegram", content=deep, headers=telegram).status_code == 400
+    giant = b'{"update_id": ' + b"9" * 5000 + b"}"  # past Python's int conversion limit: a 500 before
+    assert httpx2.post(f"{url}/telegram", content=giant, headers=telegram).status_code == 400
+    assert httpx2.post(f"{url}/messages", content=giant, headers=bearer).status_code == 400
     huge = b"x" * 2_000_000
     assert httpx2.post(f"{url}/messages", content=huge, headers=bearer).status_code == 413
     assert _turns(d, "fuzzing canary") == []

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import math
+import sys
 import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -170,7 +171,7 @@ class Dispatcher:
                 )
             )
         try:
-            payload = json.loads(text)
+            payload = json.loads(text, parse_int=_json_int)
         except json.JSONDecodeError as exc:
             return encode(error_response(None, RpcError(PARSE_ERROR, f"parse error: {exc.msg} at column {exc.colno}")))
         except RecursionError:  # [[[[... a thousand deep: refused, the connection stays usable
@@ -186,6 +187,9 @@ class Dispatcher:
     async def _handle_one(self, req: Any, caller: Caller) -> dict[str, Any] | None:
         if not isinstance(req, dict):
             return error_response(None, RpcError(INVALID_REQUEST, "invalid request: expected a JSON object"))
+        too_long = _too_long(req)
+        if too_long is not None:
+            return _too_long_error(req, too_long)
         req_id = req.get("id")
         if not _valid_id(req_id):
             return error_response(
@@ -251,6 +255,49 @@ class Dispatcher:
             ) from None
         # The keys the service gave, typed (an optional key it left out stays out).
         return typed.model_dump(mode="json", exclude_unset=True)
+
+
+class TooLongInteger:
+    """A JSON integer with more digits than Python converts (``sys.get_int_max_str_digits``, 4,300
+    by default): kept as its digit count, so the request is answered with the field it was in
+    instead of the parser's ValueError dropping the connection."""
+
+    def __init__(self, digits: int):
+        self.digits = digits
+
+
+def _json_int(text: str) -> int | TooLongInteger:
+    limit = sys.get_int_max_str_digits()
+    digits = len(text) - text.startswith("-")
+    return TooLongInteger(digits) if limit and digits > limit else int(text)
+
+
+def _too_long(value: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ...], TooLongInteger] | None:
+    """Where in a request the first too-long integer is (its path and itself), if anywhere."""
+    if isinstance(value, TooLongInteger):
+        return path, value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = _too_long(item, (*path, str(key)))
+        if found is not None:
+            return found
+    return None
+
+
+def _too_long_error(req: dict[str, Any], found: tuple[tuple[str, ...], TooLongInteger]) -> dict[str, Any]:
+    path, number = found
+    said = f"a number of {number.digits:,} digits (at most {sys.get_int_max_str_digits():,})"
+    req_id = req.get("id")
+    if path[0] == "params" and len(path) > 1:
+        field = ".".join(path[1:])
+        error = RpcError(
+            INVALID_PARAMS, f"invalid params: {field}: {said}", {"errors": [{"field": field, "message": said}]}
+        )
+        return error_response(req_id if _valid_id(req_id) else None, error)
+    return error_response(
+        req_id if path[0] != "id" and _valid_id(req_id) else None,
+        RpcError(INVALID_REQUEST, f'invalid request: "{path[0]}" is {said}'),
+    )
 
 
 def _valid_id(req_id: Any) -> bool:

@@ -192,7 +192,8 @@ def _object(body: bytes, what: str) -> dict[str, Any] | JSONResponse:
     """The body as a JSON object; else a 400 saying what it should have been."""
     try:
         parsed = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # RecursionError: nesting too deep
+    # RecursionError: nesting too deep; ValueError: a number past Python's 4,300 digits (or bad JSON)
+    except (ValueError, RecursionError):
         parsed = None
     return parsed if isinstance(parsed, dict) else _error(400, f"the body is not a JSON object ({what})")
 
