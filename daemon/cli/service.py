@@ -177,9 +177,9 @@ def _print_status(report: ServiceStatus) -> None:
     health, spec = report.health, report.spec
     if health is not None:
         rows |= {"version": health.version, "model": health.status + (f": {health.detail}" if health.detail else "")}
-        rows["memories"] = f"{health.memories:,}" + (
-            f" (catching up: {', '.join(health.catching_up)})" if health.catching_up else ""
-        )
+        rows["memories"] = (
+            f"{health.memories:,}" if health.memories is not None else "unknown: the store is unavailable"
+        ) + (f" (catching up: {', '.join(health.catching_up)})" if health.catching_up else "")
         if health.process:
             rows["started"] = health.process.started
     if spec is not None:

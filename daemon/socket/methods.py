@@ -57,7 +57,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: lambda p: s.health(),
         result=m.HealthResult,
         summary="Liveness, version and live memory count.",
-        reads=True,
+        waits=True,  # it reads on a reader connection itself: a store that is away is its answer, not an error
         cli="health",
     ),
     Declared(

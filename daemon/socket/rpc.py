@@ -18,7 +18,15 @@ from typing import Any, Callable, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from agentmemd.memory.core.errors import AgentmemdError, Conflict, Forbidden, InvalidParams, NotFound, Timeout
+from agentmemd.memory.core.errors import (
+    AgentmemdError,
+    Conflict,
+    Forbidden,
+    InvalidParams,
+    NotFound,
+    StoreUnavailable,
+    Timeout,
+)
 from agentmemd.memory.services.access import NO_ACCESS, OWNER, Scope
 
 PARSE_ERROR = -32700
@@ -32,12 +40,14 @@ NOT_FOUND = -32001
 CONFLICT = -32002
 TIMEOUT = -32003
 FORBIDDEN = -32004
+STORE_UNAVAILABLE = -32005
 ERROR_CODES: dict[type[AgentmemdError], int] = {
     InvalidParams: INVALID_PARAMS,
     NotFound: NOT_FOUND,
     Conflict: CONFLICT,
     Timeout: TIMEOUT,
     Forbidden: FORBIDDEN,
+    StoreUnavailable: STORE_UNAVAILABLE,
 }
 
 

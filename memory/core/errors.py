@@ -10,6 +10,7 @@
     │   └── Timeout                work the request waits on did not finish in time; it goes on
     ├── ConfigError                agentmemd.toml (or an override) is invalid
     ├── StoreError                 the data dir cannot be used (e.g. DimensionMismatch)
+    │   └── StoreUnavailable       the store cannot be reached now (its server went away); try again
     ├── LLMError                   a language-model provider failed (LLMUnavailable, LLMOutputError)
     ├── WorkspaceError             the Markdown workspace (AnnotationError, WriteBackError)
     ├── StartupError               the daemon cannot start; the message says why and what to do
@@ -71,6 +72,11 @@ class ConfigError(AgentmemdError):
 
 class StoreError(AgentmemdError):
     """The data dir cannot be used as it is."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached just now (its server restarted or went away): the request changed
+    nothing, and the same request may succeed once it is back."""
 
 
 class LLMError(AgentmemdError):

@@ -454,10 +454,12 @@ class ReembeddingProgress(BaseModel):
 class HealthResult(BaseModel):
     # "starting": the embedding model is still loading; a request that needs it waits for it.
     # "model_failed": it could not be loaded (``detail`` says why); requests that need it fail.
-    status: Literal["ok", "starting", "model_failed"]
+    # "store_unavailable": the store cannot be reached now (its server went away; ``detail`` says
+    # what it answered); requests fail with -32005 until it is back, then all is as before.
+    status: Literal["ok", "starting", "model_failed", "store_unavailable"]
     detail: str | None = None
     version: str
-    memories: int
+    memories: int | None  # None: the store could not be asked
     # What start-up still does in the background ("workspace", "jobs", "embeddings"); requests are
     # answered meanwhile.
     catching_up: list[str] = []

@@ -27,7 +27,7 @@ from agentmemd.memory.conversation.episodes import EpisodeWorker
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.clock import make_clock, zone_named
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.core.errors import LLMError, StartupError, StoreError
+from agentmemd.memory.core.errors import LLMError, StartupError, StoreError, StoreUnavailable
 from agentmemd.memory.core.models import HealthResult, ProcessFacts
 from agentmemd.memory.core.results import RamUsage
 from agentmemd.memory.core.threads import RunOnStore, run_here
@@ -306,13 +306,20 @@ class Services:
         if isinstance(embedder, BackgroundEmbedder) and not embedder.ready:
             detail = embedder.failure
             status = "model_failed" if detail else "starting"
-        reembedding = self.reembedding.progress()
+        memories: int | None = None
+        reembedding = None
+        try:
+            with self.store.reading():
+                memories = self.memories.health_count()
+                reembedding = self.reembedding.progress()
+        except StoreUnavailable as exc:
+            status, detail = "store_unavailable", exc.message
         catching_up = self.catching_up | ({"embeddings"} if reembedding and reembedding["running"] else set())
         return HealthResult(
             status=status,
             detail=detail,
             version=__version__,
-            memories=self.memories.health_count(),
+            memories=memories,
             catching_up=sorted(catching_up),
             reembedding=reembedding,
             process=self.process_facts() if self.process_facts else None,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence
 
-from agentmemd.memory.core.errors import InvalidParams, StoreError
+from agentmemd.memory.core.errors import InvalidParams, StoreError, StoreUnavailable
 from agentmemd.memory.store.postgres.dialect import Catalog, to_postgres
 
 
@@ -73,7 +73,11 @@ class Cursor:
 class Connection:
     """One psycopg connection (autocommit) behind SQLite's ``execute``/``executemany``. A connection
     the server dropped (a restart, a failover) is opened again before the next statement that is
-    not inside a transaction; inside one, the statement fails and the transaction with it."""
+    not inside a transaction (one that begins a transaction included); inside one, the statement
+    fails and the transaction with it, and the next transaction opens a new connection. A dropped
+    connection reports no transaction status (UNKNOWN), so whether one of ours is open is kept here:
+    with only the status to go on, a daemon that saw the server go away failed every call after it
+    came back."""
 
     def __init__(self, raw: Any, catalog: Catalog | None, *, url: str, read_only: bool, on_connect=None):
         self.raw = raw
@@ -81,6 +85,7 @@ class Connection:
         self._url = url
         self._read_only = read_only
         self._on_connect = on_connect
+        self._in_transaction = False  # a BEGIN ran here and no COMMIT or ROLLBACK since (finish)
 
     def ensure(self) -> None:
         """Open the connection again if the server dropped it (call between transactions)."""
@@ -89,20 +94,29 @@ class Connection:
             if self._on_connect is not None:
                 self._on_connect(self.raw)
 
-    def _run(self, run: Callable[[Any], None]) -> Any:
+    def _run(self, run: Callable[[Any], None], begins: bool = False) -> Any:
         psycopg = _psycopg()
-        idle = self.raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        if idle:
+        status = self.raw.info.transaction_status
+        statuses = psycopg.pq.TransactionStatus
+        # Between transactions: IDLE, or dropped (UNKNOWN) when no transaction of ours was open on it.
+        between = status == statuses.IDLE or (status == statuses.UNKNOWN and (begins or not self._in_transaction))
+        if between:
+            self._in_transaction = False
             self.ensure()
-        cursor = self.raw.cursor()
         try:
-            run(cursor)
-        except psycopg.OperationalError:
-            if not (idle and self.raw.broken):
-                raise
-            self.ensure()  # dropped while idle: nothing was written; run it once more on a new one
             cursor = self.raw.cursor()
-            run(cursor)
+            try:
+                run(cursor)
+            except psycopg.OperationalError:
+                if not (between and self.raw.broken):
+                    raise
+                self.ensure()  # dropped while idle: nothing was written; run it once more on a new one
+                cursor = self.raw.cursor()
+                run(cursor)
+        except psycopg.OperationalError as exc:
+            raise unavailable(exc) from exc
+        if begins:
+            self._in_transaction = True
         return cursor
 
     def execute(self, sql: str, params: Sequence | dict | None = None) -> Cursor:
@@ -110,7 +124,19 @@ class Connection:
         statement = to_postgres(sql, self.catalog, has_params)
         if has_params:
             _refuse_nul(params.values() if isinstance(params, dict) else params)
-        return Cursor(self, self._run(lambda cursor: cursor.execute(statement, params if has_params else None)))
+        begins = sql.lstrip()[:5].upper() == "BEGIN"
+        return Cursor(self, self._run(lambda cursor: cursor.execute(statement, params if has_params else None), begins))
+
+    def finish(self, statement: str) -> None:
+        """End the transaction a BEGIN opened: "COMMIT" (it fails if the connection was dropped: what
+        it wrote is gone) or "ROLLBACK" (nothing to do on a dropped one: the server ended it)."""
+        self._in_transaction = False
+        if statement == "ROLLBACK" and (self.raw.closed or self.raw.broken):
+            return
+        try:
+            self.raw.execute(statement)
+        except _psycopg().OperationalError as exc:
+            raise unavailable(exc) from exc
 
     def executemany(self, sql: str, rows: Sequence) -> Cursor:
         rows = list(rows)
@@ -123,6 +149,11 @@ class Connection:
 
     def close(self) -> None:
         self.raw.close()
+
+
+def unavailable(exc: Exception) -> StoreUnavailable:
+    """A connection the server dropped, or one that cannot be made: the store is away for now."""
+    return StoreUnavailable(f"the PostgreSQL store is unavailable: {str(exc).strip() or type(exc).__name__}")
 
 
 def _open(url: str, read_only: bool) -> Any:
@@ -147,6 +178,8 @@ def _open(url: str, read_only: bool) -> Any:
 
     try:
         raw = psycopg.connect(url, autocommit=True, cursor_factory=psycopg.ClientCursor, connect_timeout=10)
+    except psycopg.OperationalError as exc:  # the server is away (or not there): it may come back
+        raise StoreUnavailable(f"cannot connect to the PostgreSQL store: {str(exc).strip()}") from None
     except psycopg.Error as exc:
         raise StoreError(f"cannot connect to the PostgreSQL store: {str(exc).strip()}") from None
     raw.adapters.register_dumper(bool, BoolAsInt)

@@ -27,7 +27,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from agentmemd.memory.core.config import redact
-from agentmemd.memory.core.errors import StoreError
+from agentmemd.memory.core.errors import StoreError, StoreUnavailable
 from agentmemd.memory.store.database import Store, from_blob, fts_terms_in_order
 from agentmemd.memory.store.fts5_words import fts5_words, query_terms
 from agentmemd.memory.store.postgres.connection import Connection, SqlTables, connect
@@ -199,7 +199,7 @@ class PostgresStore(Store):
             yield
         finally:
             local.conn = local.db = None
-            reader.raw.execute("COMMIT")
+            reader.finish("ROLLBACK")  # it only read: nothing to keep, and nothing lost if the server went away
 
     def cache_max_bytes(self) -> int:
         return 0  # PostgreSQL's shared buffers are the server's, not this process's
@@ -208,15 +208,14 @@ class PostgresStore(Store):
         """Every daemon's write transactions take one lock: they run one at a time, as SQLite's."""
         self._writer.execute("BEGIN")  # on a new connection if the server dropped the last one
         try:
-            self._writer.raw.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            self._writer.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK,))
         except BaseException:
             self._roll_back()
             raise
 
     def _roll_back(self) -> None:
         self._pending_counts = {}
-        if not self._writer.raw.broken:  # a dropped connection took its transaction with it
-            self._writer.raw.execute("ROLLBACK")
+        self._writer.finish("ROLLBACK")  # a dropped connection took its transaction with it
 
     def _commit(self) -> None:
         try:
@@ -224,7 +223,7 @@ class PostgresStore(Store):
         except BaseException:
             self._roll_back()
             raise
-        self._writer.raw.execute("COMMIT")
+        self._writer.finish("COMMIT")
         self._analyze_after_growth()
 
     def _analyze_after_growth(self) -> None:
@@ -234,9 +233,11 @@ class PostgresStore(Store):
         2x slower at 2,000 memories until then)."""
         if self._indexed < max(1000, self._analyzed_rows // 5):
             return
-        raw = self._writer.raw
-        raw.execute("ANALYZE memories, memory_terms, memory_vectors, memory_windows")
-        self._analyzed_rows = raw.execute("SELECT count(*) FROM memories").fetchone()[0]
+        try:  # after the commit: a server gone away now leaves the statistics for the next time
+            self._writer.execute("ANALYZE memories, memory_terms, memory_vectors, memory_windows")
+            self._analyzed_rows = self._writer.execute("SELECT count(*) FROM memories").fetchone()[0]
+        except StoreUnavailable:
+            return
         self._indexed = 0
 
     def _before_close(self) -> None:
