@@ -195,3 +195,17 @@ def test_a_turn_that_cannot_be_an_episode_does_not_hold_up_the_rest(fake, monkey
     found = [h["content"] for h in _episodes(fake, "trams every morning Lisbon")]
     assert "Ana said: The trams are wonderful, I ride the 28 every morning." in found
     assert "Ana said: I finally moved to Lisbon last spring." not in found
+
+
+def test_another_run_indexing_the_same_turns_first_is_an_info_line_not_an_error(fake, caplog):
+    """Two daemons on one PostgreSQL index the same new turns: the one that loses the race logged an
+    error with a traceback each time (20 in 15 s of ordinary load), tripping every error alert."""
+    tables = fake.services.episodes.tables
+    real = tables.set_episodes
+    tables.set_episodes = lambda marks: real(marks) - 1  # as when the other daemon marked one first
+    with caplog.at_level("INFO", logger="agentmemd"):
+        fake.call("conversation.append", {"session": "race", "role": "user", "content": "We moved to Leeds in May"})
+        fake.services.episodes.catch_up_logged()  # the worker's own run may have met the race first: both say so
+    raced = [r for r in caplog.records if "another run" in r.getMessage()]
+    assert raced and all(r.levelname == "INFO" and not r.exc_info for r in raced)
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]

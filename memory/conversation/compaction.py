@@ -18,6 +18,7 @@ from concurrent.futures import Future
 from typing import Any, Callable
 
 from agentmemd.memory.conversation.conversations import ChangedWhileRead, Conversations
+from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.tasks import LanguageModel, ObserveResult
@@ -127,6 +128,9 @@ class CompactionWorker:
                     future.set_result(self.compact(session, **params))
                 else:
                     future.set_result(self.score_response(params))
+            except Conflict as exc:  # another run (another daemon's, on a shared PostgreSQL) got there first
+                log.info(f"{kind}: {exc.message}", extra={"session": session})
+                future.set_exception(exc)
             except Exception as exc:
                 log.exception(f"{kind} failed", extra={"session": session})
                 future.set_exception(exc)

@@ -134,10 +134,18 @@ class EpisodeWorker:
             self._wanted.clear()
             if self._stopping.is_set():
                 return
-            try:
-                self.catch_up()
-            except Exception:  # the turns are stored; their episodes come with the next wake or start
-                log.exception("episode indexing failed")
+            self.catch_up_logged()
+
+    def catch_up_logged(self) -> None:
+        """catch_up, what goes wrong logged (the turns are stored; their episodes come with the next
+        wake or start). Another daemon on the same PostgreSQL indexing the same turns first is normal
+        work, said at info level, not an error with a traceback."""
+        try:
+            self.catch_up()
+        except Conflict as exc:
+            log.info("episode indexing: another run indexed these turns first", extra={"reason": exc.message})
+        except Exception:
+            log.exception("episode indexing failed")
 
     def catch_up(self) -> int:
         """Index every turn that has no episode yet, a batch at a time; how many were indexed.
