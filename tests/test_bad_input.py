@@ -325,3 +325,35 @@ def test_every_method_addressed_by_id_or_session_stays_inside_the_callers_namesp
     assert d.call("conversation.status", {"session": "alice-dm", "namespace": secret})["turns"] == 1
     assert d.call("context.explain", {"pack_id": pack["pack_id"], "namespace": secret})["pack_id"] == pack["pack_id"]
     assert d.call("persona.rules.confirm", {"id": prop["id"], "namespace": secret})["status"] == "confirmed"
+
+
+def test_a_full_disk_is_the_stores_own_error_logged_once_and_reads_go_on(in_process, caplog):
+    """SQLite's "database or disk is full" was an internal error with a traceback at every write. The
+    disk is filled here by SQLite's own page limit (max_page_count), which fails a write as a full
+    disk does (SQLITE_FULL)."""
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "The user keeps bees in the garden", "type": "fact"})
+    store = d.services.store
+
+    def limit(pages: int | None) -> None:
+        now = store._writer.execute("PRAGMA page_count").fetchone()[0]
+        store._writer.execute(f"PRAGMA max_page_count = {pages or now}")
+
+    d.run_on_store(lambda: limit(None))
+    with caplog.at_level("INFO", logger="agentmemd"):
+        for i in range(3):
+            with pytest.raises(RpcCallError) as refused:
+                d.call("memory.add", {"content": f"A long note {i}: " + "honey " * 3000, "type": "fact"})
+            assert refused.value.code == -32005 and refused.value.data == {"fault": "disk_full"}
+            assert "disk is full" in refused.value.message
+        hits = d.call("memory.search", {"query": "bees"})["results"]  # reads go on
+        assert [h["content"] for h in hits] == ["The user keeps bees in the garden"]
+        d.run_on_store(lambda: limit(1_000_000))
+        d.call("memory.add", {"content": "The user sells the honey at the market", "type": "fact"})
+    faults = [r for r in caplog.records if r.getMessage().startswith("store fault")]
+    assert [(r.levelname, r.getMessage()) for r in faults] == [
+        ("WARNING", "store fault: writes fail until it is over"),
+        ("INFO", "store fault over: writes succeed again"),
+    ]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    assert d.call("memory.list", {})["total"] == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import threading
 import time
 
 import pytest
-from conftest import DaemonProcess
+from conftest import NO_JOBS, DaemonProcess
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
 
@@ -112,3 +113,54 @@ def test_bad_config_is_a_clear_error(short_tmp, config, needle):
         timeout=60,
     )
     assert proc.returncode == 2 and needle in proc.stderr
+
+
+@pytest.fixture
+def small_disk(short_tmp):
+    """A 48 MB tmpfs to fill; the test is skipped where this user may not mount one."""
+    disk = short_tmp / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_on_a_full_disk_writes_are_the_stores_error_reads_go_on_and_sigterm_stops_cleanly(short_tmp, small_disk):
+    """Before: every failed write was an internal error with a traceback, and SIGTERM exited 1 with a
+    raw traceback on stderr (the WAL checkpoint raised) and no `stopped` line."""
+    from agentmemd.daemon.socket.client import RpcCallError
+
+    d = DaemonProcess(short_tmp, {"jobs": NO_JOBS})
+    d.data_dir = small_disk / "data"
+    d.start()
+    with d.client() as c:
+        kept = c.call("memory.add", {"content": "The user keeps bees in the garden", "type": "fact"})["id"]
+        free = shutil.disk_usage(small_disk).free
+        (small_disk / "filler").write_bytes(b"\0" * (free - 64 * 1024))  # 64 kB left
+        codes = []
+        vector = [1.0] + [0.0] * 383  # the caller's own: no model time
+        for i in range(40):
+            try:
+                note = {"content": f"Long note {i}: " + "honey and wax " * 2000, "type": "fact", "embedding": vector}
+                c.call("memory.add", note)
+            except RpcCallError as exc:
+                codes.append((exc.code, (exc.data or {}).get("fault")))
+                if len(codes) == 3:
+                    break
+        assert codes and set(codes) == {(-32005, "disk_full")}
+        assert c.call("memory.get", {"id": kept})["content"] == "The user keeps bees in the garden"
+    assert d.terminate(signal.SIGTERM) == 0
+    log = d.log()
+    assert '"event": "stopped"' in log and "Traceback" not in log
+    (small_disk / "filler").unlink()
+    again = DaemonProcess(short_tmp, {"jobs": NO_JOBS})
+    again.data_dir = d.data_dir
+    again.start()
+    try:
+        assert again.call("memory.get", {"id": kept})["id"] == kept  # nothing acknowledged was lost
+    finally:
+        again.terminate()

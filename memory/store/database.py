@@ -7,6 +7,7 @@ The store is deliberately dumb: it reads and writes rows; policy lives in servic
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import socket
@@ -24,7 +25,7 @@ import sqlean
 import sqlite_utils
 import sqlite_vec
 
-from agentmemd.memory.core.errors import StoreError
+from agentmemd.memory.core.errors import StoreError, StoreUnavailable
 from agentmemd.memory.core.text import QUERY_STOPWORDS, fold
 from agentmemd.memory.core.vocabulary import IDENTITY_FILES, IDENTITY_TYPES
 from agentmemd.memory.store.migrations import (
@@ -34,6 +35,8 @@ from agentmemd.memory.store.migrations import (
 )
 from agentmemd.memory.store.schema import upgrade_schema
 from agentmemd.memory.store.vector_index import VectorIndex
+
+log = logging.getLogger("agentmemd")
 
 COLUMNS = (
     "seq, id, namespace, content, context, type, priority, source, tags, created, ingested, "
@@ -193,6 +196,7 @@ class Store:
     state while the writer commits (issue 17). ``conn`` is the calling thread's."""
 
     vectors_in_ram = True  # the live memories' vectors, every window of each, in the in-RAM index
+    _fault: str | None = None  # the storage fault writes meet now (disk_full, read_only, io_error)
 
     def __init__(self, path: str | Path, *, dim: int, model: str, synchronous: str = "NORMAL"):
         self.path = str(path)
@@ -401,14 +405,18 @@ class Store:
             self._begin()
             self._depth = 1
             try:
-                yield
-            except BaseException:
-                self._roll_back()
-                raise
-            else:
-                self._commit()
+                try:
+                    yield
+                    self._commit()
+                except BaseException as exc:
+                    self._roll_back()
+                    fault = self._storage_fault(exc)
+                    if fault is None:
+                        raise
+                    raise fault from exc
             finally:
                 self._depth = 0
+            self._fault_over()
 
     # What a transaction does at its ends (postgres/store.py has PostgreSQL's).
     def _begin(self) -> None:
@@ -417,8 +425,38 @@ class Store:
 
     def _roll_back(self) -> None:
         self._after_commit.clear()
-        self.conn.execute("ROLLBACK")
+        if self.conn.in_transaction:  # a full disk may have ended it already (SQLite rolls back by itself)
+            self.conn.execute("ROLLBACK")
         self._fts_numbers = self._load_fts_numbers()  # a namespace's new FTS table went with it
+
+    # SQLite's storage faults by their result code, and what a person reads of each.
+    STORAGE_FAULTS = {
+        "SQLITE_FULL": ("disk_full", "the disk is full"),
+        "SQLITE_READONLY": ("read_only", "the data dir is read-only"),
+        "SQLITE_IOERR": ("io_error", "the disk failed to read or write"),
+        "SQLITE_CANTOPEN": ("io_error", "the database file cannot be opened"),
+    }
+
+    def _storage_fault(self, exc: BaseException) -> StoreUnavailable | None:
+        """A write the storage refused, as the store's own error (logged once while the fault lasts);
+        None for any other error."""
+        name = getattr(exc, "sqlite_errorname", None) or ""
+        found = next((v for k, v in self.STORAGE_FAULTS.items() if name == k or name.startswith(k + "_")), None)
+        if found is None:
+            return None
+        kind, said = found
+        if self._fault != kind:
+            log.warning("store fault: writes fail until it is over", extra={"fault": kind, "error": str(exc)})
+            self._fault = kind
+        return StoreUnavailable(
+            f"the store cannot be written: {said} ({exc}); nothing was changed, reads go on",
+            {"fault": kind},
+        )
+
+    def _fault_over(self) -> None:
+        if self._fault is not None:
+            log.info("store fault over: writes succeed again", extra={"fault": self._fault})
+            self._fault = None
 
     def _commit(self) -> None:
         self.conn.execute("COMMIT")
@@ -457,8 +495,13 @@ class Store:
         return owners & {self.owner}
 
     def _before_close(self) -> None:
-        """Fold the WAL into the database file, so a closed store is one file."""
-        self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        """Fold the WAL into the database file, so a closed store is one file. On a full disk it
+        cannot be: the WAL stays beside the file, and SQLite reads it at the next start."""
+        try:
+            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlean.DatabaseError as exc:
+            log.warning("the WAL was not folded into the database at stop; it is read at the next start",
+                        extra={"error": str(exc)})  # fmt: skip
 
     def _rows(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)
