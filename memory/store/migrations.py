@@ -9,7 +9,12 @@ import secrets
 
 from sqlite_utils import Migrations
 
-migrations = Migrations("agentmemd.memory")
+# The set's name is what an agentmemd reads its applied migrations by. It was "agentmemd.memory"
+# until the data dir had to keep out the releases before the version check (m026), which read none
+# under the new name, try to create the tables again and stop at start with nothing changed
+# (schema.py renames a data dir's rows as it opens it).
+migrations = Migrations("agentmemd.store")
+FORMER_SET_NAMES = ("agentmemd.memory",)
 
 _MEMORY_COLUMNS = """
     id TEXT NOT NULL UNIQUE,

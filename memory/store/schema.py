@@ -16,7 +16,7 @@ import sqlite_utils
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.clock import SystemClock, format_time
 from agentmemd.memory.core.errors import StoreError
-from agentmemd.memory.store.migrations import migrations
+from agentmemd.memory.store.migrations import FORMER_SET_NAMES, migrations
 
 
 class SchemaTooNew(StoreError):
@@ -54,6 +54,7 @@ def upgrade_schema(db: sqlite_utils.Database) -> SchemaUpgrade:
     """Apply the migrations the database lacks and note this version beside them; SchemaTooNew,
     with nothing changed, if it holds one this agentmemd does not know."""
     known = known_migrations()
+    _claim_for_this_set(db)
     done = [migration.name for migration in migrations.applied(db)]
     unknown = [name for name in done if name not in known]
     if unknown:
@@ -78,6 +79,22 @@ def upgrade_schema(db: sqlite_utils.Database) -> SchemaUpgrade:
             [__version__, known[-1], json.dumps(pending), format_time(SystemClock().now())],
         )
     return upgrade
+
+
+def _claim_for_this_set(db: sqlite_utils.Database) -> None:
+    """The migrations an agentmemd applied under a former set name, moved to this one: from then on
+    a release from before the version check finds none applied, tries to create the tables again
+    and stops at start, changing nothing (it would have opened the data dir and written to it)."""
+    table = migrations.migrations_table
+    marks = ", ".join("?" * len(FORMER_SET_NAMES))
+    if db[table].exists() and db.execute(
+        f"SELECT 1 FROM {table} WHERE migration_set IN ({marks}) LIMIT 1", FORMER_SET_NAMES
+    ).fetchone():
+        with db.conn:
+            db.execute(
+                f"UPDATE {table} SET migration_set = ? WHERE migration_set IN ({marks})",
+                [migrations.name, *FORMER_SET_NAMES],
+            )
 
 
 def last_writer(db: sqlite_utils.Database) -> str | None:
