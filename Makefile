@@ -7,7 +7,7 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast test-postgres lint docs venv clean browser screenshots dashboard
+.PHONY: run test test-fast test-postgres lint docs venv clean browser system-sqlite screenshots dashboard
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,7 +35,7 @@ ON_POSTGRES := tests/test_disclosure.py tests/test_browsing.py tests/test_correc
 	tests/test_decay.py tests/test_slot_fills.py tests/test_affect.py tests/test_impressions.py \
 	tests/test_answers.py tests/test_times.py tests/test_speakers.py tests/test_forgetting.py tests/test_secrets.py
 
-test: venv lint browser
+test: venv lint browser system-sqlite
 	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
 	AGENTMEMD_TEST_STORE=postgres $(BIN)/python -m pytest -q -n 2 --dist loadfile $(ON_POSTGRES)
 	$(BIN)/mkdocs build --strict -q
@@ -62,6 +62,15 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	}
 	@test -x $(CHROMIUM) || { echo "no $(CHROMIUM): install Debian's chromium package"; exit 1; }
+
+# Debian's own sqlite3, which the schema test runs PRAGMA integrity_check with (an older SQLite than
+# the bundled one: a person checking a data dir uses the system's tool).
+system-sqlite:
+	@command -v sqlite3 >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  echo "installing Debian's sqlite3 for the schema test"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends sqlite3 >/dev/null; \
+	}
 
 # The README's dashboard screenshots, taken by the browser tests.
 screenshots: venv browser

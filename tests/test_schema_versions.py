@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
+import subprocess
 
 import pytest
 from inprocess import HashEmbedder
@@ -73,3 +75,25 @@ def test_a_newer_data_dir_is_refused_naming_both_versions_and_left_unchanged(sho
     assert str(at_start.value) == expected
     assert fingerprint(data_dir) == before
     assert sorted(p.name for p in data_dir.iterdir()) == [DB_FILE]  # no -wal or -shm left either
+
+
+SYSTEM_SQLITE = shutil.which("sqlite3")
+
+
+@pytest.mark.skipif(SYSTEM_SQLITE is None, reason="no system sqlite3 (`make test` installs Debian's)")
+def test_the_systems_own_sqlite_finds_an_upgraded_data_dir_sound(short_tmp):
+    """Debian 12's sqlite3 (3.40.1) reported "NULL value in memory_times.namespace" for every row of a
+    data dir the bundled SQLite found sound: SQLite 3.40.0-3.41.0 misread WITHOUT ROWID tables whose
+    key's columns were not declared first (m041 declares them so)."""
+    data_dir = older_data_dir(short_tmp / "old")
+    store = Store(data_dir / DB_FILE, dim=DIM, model=MODEL)
+    with store.transaction():
+        store.conn.execute(
+            "INSERT INTO memory_times (seq, namespace, first_day, after_day) VALUES (1, 'default', '2026-03-01', '2026-04-01')"
+        )
+        store.conn.execute(
+            "INSERT INTO slot_fills (seq, namespace, slot, subject, created) VALUES (1, 'default', 'residence', 'self', 'x')"
+        )
+    store.close()
+    checked = subprocess.run([SYSTEM_SQLITE, str(data_dir / DB_FILE), "PRAGMA integrity_check"], capture_output=True)
+    assert checked.stdout.decode().split() == ["ok"], checked.stdout.decode()[:500]
