@@ -87,9 +87,10 @@ def _claim_for_this_set(db: sqlite_utils.Database) -> None:
     and stops at start, changing nothing (it would have opened the data dir and written to it)."""
     table = migrations.migrations_table
     marks = ", ".join("?" * len(FORMER_SET_NAMES))
-    if db[table].exists() and db.execute(
-        f"SELECT 1 FROM {table} WHERE migration_set IN ({marks}) LIMIT 1", FORMER_SET_NAMES
-    ).fetchone():
+    if (
+        db[table].exists()
+        and db.execute(f"SELECT 1 FROM {table} WHERE migration_set IN ({marks}) LIMIT 1", FORMER_SET_NAMES).fetchone()
+    ):
         with db.conn:
             db.execute(
                 f"UPDATE {table} SET migration_set = ? WHERE migration_set IN ({marks})",
