@@ -36,7 +36,7 @@ ON_POSTGRES := tests/test_disclosure.py tests/test_browsing.py tests/test_correc
 	tests/test_answers.py tests/test_times.py tests/test_speakers.py tests/test_forgetting.py tests/test_secrets.py
 
 test: venv lint browser system-sqlite
-	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile
+	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 	AGENTMEMD_TEST_STORE=postgres $(BIN)/python -m pytest -q -n 2 --dist loadfile $(ON_POSTGRES)
 	$(BIN)/mkdocs build --strict -q
 
