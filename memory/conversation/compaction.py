@@ -18,7 +18,7 @@ from concurrent.futures import Future
 from typing import Any, Callable
 
 from agentmemd.memory.conversation.conversations import ChangedWhileRead, Conversations
-from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.core.errors import Conflict, StoreUnavailable
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.tasks import LanguageModel, ObserveResult
@@ -128,7 +128,7 @@ class CompactionWorker:
                     future.set_result(self.compact(session, **params))
                 else:
                     future.set_result(self.score_response(params))
-            except Conflict as exc:  # another run (another daemon's, on a shared PostgreSQL) got there first
+            except (Conflict, StoreUnavailable) as exc:  # another run got there first; the store is away
                 log.info(f"{kind}: {exc.message}", extra={"session": session})
                 future.set_exception(exc)
             except Exception as exc:

@@ -35,7 +35,7 @@ from pydantic import ValidationError
 
 from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import ConversationConfig
-from agentmemd.memory.core.errors import Conflict
+from agentmemd.memory.core.errors import Conflict, StoreUnavailable
 from agentmemd.memory.core.models import AddParams
 from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
@@ -144,6 +144,8 @@ class EpisodeWorker:
             self.catch_up()
         except Conflict as exc:
             log.info("episode indexing: another run indexed these turns first", extra={"reason": exc.message})
+        except StoreUnavailable as exc:  # the store's fault is logged where it starts; the turns wait for it
+            log.info("episode indexing waits for the store", extra={"reason": exc.message})
         except Exception:
             log.exception("episode indexing failed")
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from agentmemd.memory.core.clock import Clock, format_time
 from agentmemd.memory.core.config import PackConfig
+from agentmemd.memory.core.errors import StoreUnavailable
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.store.database import Store, prepared_pack
 
@@ -154,6 +155,11 @@ class PackLog:
                 self._writing = True
             try:
                 self._write(batch)
+            except StoreUnavailable as exc:  # the store's fault is logged where it starts
+                log.info(
+                    "pack log write failed: the store is unavailable",
+                    extra={"packs": len(batch), "reason": exc.message},
+                )
             except Exception:
                 log.exception("pack log write failed", extra={"packs": len(batch)})
             finally:
