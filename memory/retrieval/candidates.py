@@ -11,7 +11,7 @@ pack), the consolidation tree's levels the query's kind calls for, each scored b
 from __future__ import annotations
 
 import heapq
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
@@ -116,10 +116,6 @@ class CandidateFinder:
         self.channels = ChannelTables(store)  # the names the user goes by
         self.affect = AffectTables(store)  # how each memory feels (m031)
         self.secrets = SecretTables(store)  # which memories hold a secret, of what kinds (m035)
-
-    def embed_beside(self, text: str) -> Future[np.ndarray]:
-        """``text``'s query embedding, started on the query pool beside the caller's work."""
-        return self._embed_pool.submit(self.embedder.embed_query, text)
 
     def may_hear(self, listener: str | None, origin: str) -> bool:
         return may_hear(listener, origin, self.config.channels)

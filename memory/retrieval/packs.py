@@ -116,22 +116,16 @@ class Packs:
     def pack(self, p: PackParams, query: Query) -> PackResult:
         """``query``: ``p.query`` parsed (Query.parse)."""
         watch = Stopwatch()
-        cfg = self.config
-        # The identity query: the request with the turns just before it ("what do you think?" after
-        # "they want to build a reactor nearby"). Its embedding starts now, beside the candidates'
-        # work, instead of after it (a second query embedding in a row, on a conversation's packs).
-        earlier = [turn[-RECENT_CHARS:] for turn in p.recent[-RECENT_TURNS_IN_IDENTITY_QUERY:]]
-        asked = " ".join([*earlier, p.query])
-        # (With one embedding worker it would hold up the request's own query embedding: then not.)
-        beside = cfg.identity.retrieval and IDENTITY.name in self.blocks and cfg.embedding.workers > 1
-        embedding = self.finder.embed_beside(asked) if beside and asked != p.query else None
         scored, _, kept_out, _ = self.finder.find(p.namespace, query, for_pack=True, listener=p.audience, watch=watch)
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
         # The identity block and the goals first, each within its share: the identity facts are not
         # packed again below.
-        if embedding is not None:
-            embedding.result()  # in the embedder's query cache now: the block's own embedding is a lookup
+        cfg = self.config
+        # The identity query: the request with the turns just before it ("what do you think?" after
+        # "they want to build a reactor nearby").
+        earlier = [turn[-RECENT_CHARS:] for turn in p.recent[-RECENT_TURNS_IN_IDENTITY_QUERY:]]
+        asked = " ".join([*earlier, p.query])
         identity = self._block(IDENTITY, p, excluded, cfg.identity.retrieval, cfg.identity.budget_share, asked)
         watch.lap("identity")
         goals = self._block(GOALS, p, excluded, cfg.goals.in_pack, cfg.goals.budget_share)
