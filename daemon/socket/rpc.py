@@ -181,7 +181,8 @@ class Dispatcher:
                 )
             )
         try:
-            payload = json.loads(text, parse_int=_json_int)
+            too_long: list[TooLongInteger] = []  # what the parser met: a request is walked for it only then
+            payload = json.loads(text, parse_int=lambda digits: _json_int(digits, too_long))
         except json.JSONDecodeError as exc:
             return encode(error_response(None, RpcError(PARSE_ERROR, f"parse error: {exc.msg} at column {exc.colno}")))
         except RecursionError:  # [[[[... a thousand deep: refused, the connection stays usable
@@ -189,15 +190,16 @@ class Dispatcher:
         if isinstance(payload, list):
             if not payload:
                 return encode(error_response(None, RpcError(INVALID_REQUEST, "invalid request: empty batch")))
-            responses = [r for r in [await self._handle_one(item, caller) for item in payload] if r is not None]
+            answered = [await self._handle_one(item, caller, bool(too_long)) for item in payload]
+            responses = [r for r in answered if r is not None]
             return encode(responses) if responses else None
-        response = await self._handle_one(payload, caller)
+        response = await self._handle_one(payload, caller, bool(too_long))
         return encode(response) if response is not None else None
 
-    async def _handle_one(self, req: Any, caller: Caller) -> dict[str, Any] | None:
+    async def _handle_one(self, req: Any, caller: Caller, holds_too_long: bool = False) -> dict[str, Any] | None:
         if not isinstance(req, dict):
             return error_response(None, RpcError(INVALID_REQUEST, "invalid request: expected a JSON object"))
-        too_long = _too_long(req)
+        too_long = _too_long(req) if holds_too_long else None
         if too_long is not None:
             return _too_long_error(req, too_long)
         req_id = req.get("id")
@@ -276,10 +278,13 @@ class TooLongInteger:
         self.digits = digits
 
 
-def _json_int(text: str) -> int | TooLongInteger:
+def _json_int(text: str, too_long: list[TooLongInteger]) -> int | TooLongInteger:
     limit = sys.get_int_max_str_digits()
     digits = len(text) - text.startswith("-")
-    return TooLongInteger(digits) if limit and digits > limit else int(text)
+    if limit and digits > limit:
+        too_long.append(TooLongInteger(digits))
+        return too_long[-1]
+    return int(text)
 
 
 def _too_long(value: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ...], TooLongInteger] | None:
