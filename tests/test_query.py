@@ -19,7 +19,6 @@ CUES = {
     "query_kind",
     "asks_for_a_list",
     "days_asked_about",
-    "days_begun",
     "find_dates",
     "without_date_phrases",
     "asked_slots",

@@ -391,41 +391,32 @@ def _day_range(value: str, granularity: str) -> tuple[date, date]:
     return date(int(value), 1, 1), date(int(value) + 1, 1, 1)
 
 
-def without_date_phrases(text: str) -> str:
+def without_date_phrases(text: str, dates: list[DateRef] | None = None) -> str:
     """``text`` with its date phrases blanked: a question's "last Thursday" is a time to look in,
-    not words to match ("Thursday" would find every Thursday mentioned).
+    not words to match ("Thursday" would find every Thursday mentioned). ``dates``: its phrases
+    when they were found already (find_dates).
 
     >>> without_date_phrases("Which investor did I meet last Thursday?")
     'Which investor did I meet  ?'
     """
-    return without_phrases(text, find_dates(text, date(2000, 1, 1)))
-
-
-def without_phrases(text: str, refs: list[DateRef]) -> str:
-    """``text`` with the phrases of ``refs`` (found in it by find_dates) blanked."""
-    for ref in sorted(refs, key=lambda r: r.start, reverse=True):
+    for ref in sorted(find_dates(text, date(2000, 1, 1)) if dates is None else dates, key=lambda r: -r.start):
         text = f"{text[: ref.start]} {text[ref.start + len(ref.phrase) :]}"
     return text
 
 
-def days_asked_about(question: str, asked_at: datetime) -> list[tuple[str, str]]:
+def days_asked_about(question: str, asked_at: datetime, dates: list[DateRef] | None = None) -> list[tuple[str, str]]:
     """The day ranges (ISO, [first, after last)) a question asks about that began by the time it
     was asked: "last Thursday", "in March 2023", "this year". A range still to come ("next month")
-    is a plan, not a time to look in.
+    is a plan, not a time to look in. ``dates``: its phrases found already at ``asked_at``.
 
     >>> days_asked_about("Which investor did I meet last Thursday?", datetime(2024, 10, 21))
     [('2024-10-16', '2024-10-19')]
     >>> days_asked_about("Where should we eat next month?", datetime(2024, 10, 21))
     []
     """
-    return days_begun(find_dates(question, asked_at), asked_at)
-
-
-def days_begun(refs: list[DateRef], asked_at: datetime) -> list[tuple[str, str]]:
-    """days_asked_about, given the question's date phrases found by find_dates at ``asked_at``."""
     asked = asked_at.date()
     out: list[tuple[str, str]] = []
-    for ref in refs:
+    for ref in find_dates(question, asked_at) if dates is None else dates:
         days = day_range(ref)
         if days and days[0] <= asked:
             out.append((days[0].isoformat(), days[1].isoformat()))

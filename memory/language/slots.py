@@ -474,8 +474,7 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
     return out
 
 
-def item_named(slot: str, text: str) -> str | None:
-    """The thing of the slot's kind ``text`` names ("gym" for a subscription), lower-cased; None."""
+def _item(slot: str, text: str) -> str | None:
     pattern = _ITEM.get(slot)
     for found in pattern.finditer(text) if pattern else ():
         if found.group("item").lower() not in _NO_ITEM:
@@ -493,12 +492,7 @@ def names_another(slot: str, question: str, text: str) -> bool:
     >>> names_another("subscription", "How much is my gym membership?", "Our monthly fee goes up to 52 pounds")
     False
     """
-    return another_than(item_named(slot, question), slot, text)
-
-
-def another_than(asked: str | None, slot: str, text: str) -> bool:
-    """Does ``text`` name a thing of the slot's kind other than ``asked`` (a question's item_named)?"""
-    named = item_named(slot, text)
+    asked, named = _item(slot, question), _item(slot, text)
     return asked is not None and named is not None and asked != named
 
 

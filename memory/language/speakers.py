@@ -90,10 +90,6 @@ def speakers_named(query: str, known: set[str]) -> set[str]:
     >>> sorted(speakers_named("What did Caroline research?", {"caroline smith", "melanie", "user"}))
     ['caroline smith']
     """
-    return names_in(words(query), known)
-
-
-def names_in(said: list[str], known: set[str]) -> set[str]:
-    """speakers_named, given the question's words."""
+    said = words(query)
     text = f" {' '.join(said)} "
     return {name for name in known - ROLE_SPEAKERS if f" {name} " in text or name.split()[0] in said}

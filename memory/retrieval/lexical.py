@@ -12,11 +12,10 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import date
 from typing import NamedTuple
 
 from agentmemd.memory.core.text import QUERY_STOPWORDS
-from agentmemd.memory.language.dates import DateRef, find_dates, without_phrases
+from agentmemd.memory.language.dates import DateRef, without_date_phrases
 from agentmemd.memory.language.word_forms import other_forms
 from agentmemd.memory.store.database import Store, distinct_terms, fts_terms_in_order
 from agentmemd.memory.store.fts5_words import fts5_words
@@ -47,8 +46,7 @@ def looked_up(query: str, dates: list[DateRef] | None = None) -> LookedUp:
 
     ``dates``: the query's date phrases when they were found already (find_dates).
     """
-    undated = without_phrases(query, find_dates(query, date(2000, 1, 1)) if dates is None else dates)
-    said = fts_terms_in_order(PRESENT_TIME.sub(" ", undated))
+    said = fts_terms_in_order(PRESENT_TIME.sub(" ", without_date_phrases(query, dates)))
     terms = distinct_terms(said)
     kept = set(terms)
     pairs = [f"{a} {b}" for a, b in zip(said, said[1:]) if a in kept and b in kept and a != b]

@@ -17,10 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from agentmemd.memory.core.text import words
-from agentmemd.memory.language.dates import days_begun, find_dates
-from agentmemd.memory.language.slots import another_than, asked_slots, item_named, mentions_the_past
-from agentmemd.memory.language.speakers import asks_for_the_assistant, names_in
+from agentmemd.memory.language.dates import days_asked_about, find_dates
+from agentmemd.memory.language.slots import asked_slots, mentions_the_past, names_another
+from agentmemd.memory.language.speakers import asks_for_the_assistant, speakers_named
 from agentmemd.memory.retrieval.currency import asks_about_now, asks_about_the_past
 from agentmemd.memory.retrieval.lexical import looked_up
 from agentmemd.memory.retrieval.query_kind import QueryKind, asks_for_a_list, query_kind
@@ -33,7 +32,6 @@ class Query:
     asked_at: datetime  # when: what "last Thursday" and "this year" mean
     terms: tuple[str, ...]  # the words looked up (lexical.looked_up): not stopwords, "now" or date phrases
     phrases: tuple[str, ...]  # ... and each two of them said one after the other
-    said: tuple[str, ...]  # every word, lower-cased: whom it names is read from these
     kind: QueryKind  # a specific fact, a theme, or a request for advice (query_kind.py)
     days: tuple[tuple[str, str], ...]  # the day ranges it asks about that had begun when asked; none for advice
     about_the_past: bool  # "before", "used to": an earlier statement may be the answer (currency.py)
@@ -41,7 +39,6 @@ class Query:
     about_now: bool  # "now", "currently", "do I have": a later statement replaces an earlier one
     spread: bool  # asks for several things, likely said in different conversations (asks_for_a_list)
     slots: tuple[tuple[str, str], ...]  # the fact slots it asks about in the present, (slot, subject)
-    items: tuple[tuple[str, str | None], ...]  # each of those slots' thing it names ("gym"), if any
     wants_assistant: bool  # asks what the assistant itself said
     secret_kinds: frozenset[str]  # the kinds of secret it asks for ("wifi password")
 
@@ -58,23 +55,21 @@ class Query:
             asked_at=asked_at,
             terms=tuple(terms),
             phrases=tuple(phrases),
-            said=tuple(words(text)),
             kind=kind,
-            days=() if kind == "planning" else tuple(days_begun(dates, asked_at)),
+            days=() if kind == "planning" else tuple(days_asked_about(text, asked_at, dates)),
             about_the_past=past,
             mentions_the_past=past_tense,
             about_now=asks_about_now(text),
             spread=asks_for_a_list(text),
             slots=slots,
-            items=tuple((slot, item_named(slot, text)) for slot in dict.fromkeys(slot for slot, _ in slots)),
             wants_assistant=asks_for_the_assistant(text),
             secret_kinds=frozenset(asked_kinds(text)),
         )
 
     def names(self, speakers: set[str]) -> set[str]:
-        """Which of these speaker names (lower-cased) it says (speakers.speakers_named)."""
-        return names_in(list(self.said), speakers)
+        """Which of these speaker names (lower-cased) it says."""
+        return speakers_named(self.text, speakers)
 
     def names_another(self, slot: str, text: str) -> bool:
-        """Does ``text`` name another thing of the slot's kind than the query (slots.names_another)?"""
-        return another_than(dict(self.items).get(slot), slot, text)
+        """Does ``text`` name another thing of the slot's kind than the query does?"""
+        return names_another(slot, self.text, text)
