@@ -27,7 +27,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
 from agentmemd.memory.core.errors import Conflict, NotFound
-from agentmemd.memory.core.threads import run_here
+from agentmemd.memory.core.threads import return_freed_memory, run_here
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.store.job_tables import JobTables
 
@@ -151,6 +151,7 @@ class JobRunner:
         outcome = json.dumps(result) if result is not None else None
         self.run_on_store(lambda: self.tables.finish_run(run_id, finished, status, outcome, error))
         log.info("job ran", extra={"job": job.name, "trigger": trigger, "status": status, "result": result})
+        return_freed_memory()
         return self.run_on_store(lambda: self._run_row(run_id))
 
     def _start(self, name: str, trigger: Trigger, now: datetime) -> int | None:

@@ -4,6 +4,9 @@ conversations the person takes part in."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
@@ -148,3 +151,75 @@ def test_a_name_that_calls_someone_says_nothing_about_them(in_process):
     person = d.call("people.get", {"person": people["Lucía"], "namespace": "voc"})
     private = next(i["content"] for i in person["impressions"] if i["audience"] == "private:telegram:lucia")
     assert [b["text"] for b in private["believes"]] == ["Ana me dijo que se muda a Lisboa en mayo."]
+
+
+def test_queued_observer_runs_rebuild_impressions_once_the_queue_is_empty():
+    """An import queues every finished session of a chat: the people in them are rebuilt once, when
+    the queue has emptied, not once per session (each rebuild reads their last 200 messages)."""
+    from agentmemd.memory.conversation.compaction import CompactionWorker
+    from agentmemd.memory.core.threads import run_here
+
+    first_taken = threading.Event()
+    release = threading.Event()
+
+    class Held(CompactionWorker):
+        def compact(self, session, **params):  # the Observer's run, as far as the worker can tell
+            first_taken.set()
+            assert release.wait(30)
+            return {"session": session, "observe_runs": [{"observations": 1}], "reflect_runs": []}
+
+    worker = Held(None, None, None, run_here, target_ratio=0.3)  # type: ignore[arg-type]
+    told: list[tuple[str, ...]] = []
+    worker.on_observed = lambda *sessions: told.append(sessions)
+    try:
+        worker.request("s0")
+        assert first_taken.wait(30)  # s0 is being observed while s1..s4 are queued behind it
+        for n in range(1, 5):
+            worker.request(f"s{n}")
+        release.set()
+        deadline = time.monotonic() + 30
+        while not worker.idle() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert told == [("s0", "s1", "s2", "s3", "s4")]
+        # A run a caller asked for (conversation.observe) tells its session before the caller hears back.
+        assert worker.run_now("s5", force=True).result(30)["session"] == "s5"
+        assert told[-1] == ("s5",)
+    finally:
+        release.set()
+        worker.stop()
+
+
+def test_an_imported_chat_of_many_sessions_builds_each_impression_once(in_process, monkeypatch):
+    """End to end: the import's finished sessions are observed in the background, and each person's
+    impression is built from all of them once, not once per session."""
+    import agentmemd.memory.services.channels as channels
+
+    built: list[str] = []
+    real = channels.build_impression
+    monkeypatch.setattr(channels, "build_impression", lambda name, *rest: built.append(name) or real(name, *rest))
+    d = in_process()
+    day = 24 * 3600
+    lines = [
+        ("Ana", "Did you book the climbing gym for Saturday?"),
+        ("Me", "Yes, the early slot."),
+        ("Ana", "Great, I'll bring the chalk and the rope."),
+    ]
+    messages = [
+        {"sender": who, "sender_id": f"id-{who}", "ts": T0 + session * day + 60 * i, "text": f"{text} ({session})",
+         "line": 3 * session + i + 1}
+        for session in range(6) for i, (who, text) in enumerate(lines)
+    ]  # fmt: skip
+    done = d.call(
+        "channels.ingest",
+        {"channel": "telegram", "chat_id": "telegram:ana", "title": "ana", "kind": "private", "messages": messages,
+         "namespace": "imp", "owner": "id-Me"},
+    )  # fmt: skip
+    assert len(done["sessions"]) == 6
+    deadline = time.monotonic() + 120
+    while not d.call("conversation.status", {"session": done["sessions"][0], "namespace": "imp"})["idle"]:
+        assert time.monotonic() < deadline, "the Observer did not catch up in 2 minutes"
+        time.sleep(0.05)
+    person = d.call("people.get", {"person": done["people"]["Ana"], "namespace": "imp"})
+    (impression,) = [i["content"] for i in person["impressions"] if i["audience"] == "private:telegram:ana"]
+    assert impression["speaks"]["messages"] == 12  # every session's two messages of hers
+    assert built.count("Ana") == 1  # once per finished session (5) before

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import signal
 import subprocess
@@ -164,3 +166,31 @@ def test_on_a_full_disk_writes_are_the_stores_error_reads_go_on_and_sigterm_stop
         assert again.call("memory.get", {"id": kept})["id"] == kept  # nothing acknowledged was lost
     finally:
         again.terminate()
+
+
+def test_a_ready_daemon_freezes_its_start_up_objects_and_hands_the_gil_over_often(spawn, short_tmp, monkeypatch):
+    """Python's full collections walked the ~430,000 objects start-up made (torch, the model) in
+    ~250 ms holding the GIL, every 20-30 s of an import, and every request waited; a request's
+    thread also waited up to 5 ms (the default switch interval) each time it took the GIL back
+    from a background thread. Read from inside the process as it exits."""
+    site = short_tmp / "site"
+    site.mkdir()
+    report = short_tmp / "interpreter.json"
+    (site / "sitecustomize.py").write_text(
+        "import atexit, gc, json, os, sys\n"
+        "def _report():\n"
+        "    with open(os.environ['AGENTMEMD_TEST_REPORT'], 'w') as f:\n"
+        "        json.dump({'frozen': gc.get_freeze_count(), 'switch': sys.getswitchinterval()}, f)\n"
+        "atexit.register(_report)\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("AGENTMEMD_TEST_REPORT", str(report))
+    d = spawn()
+    deadline = time.monotonic() + 60
+    while '"event": "ready"' not in d.log():
+        assert time.monotonic() < deadline, d.log()[-2000:]
+        time.sleep(0.05)
+    assert d.terminate() == 0
+    seen = json.loads(report.read_text())
+    assert seen["frozen"] > 100_000  # the model's objects, and the rest of start-up
+    assert seen["switch"] <= 0.001

@@ -197,22 +197,25 @@ def test_stats_report_the_daemons_memory_by_part(short_tmp):
 
 
 def test_background_threads_yield_the_cores_to_requests():
-    """The jobs and workspace-sync threads run niced (Linux: per thread), so a consolidation's
-    distance matrix does not take a core from the packs (issue 17)."""
-    from agentmemd.daemon.host.process import BACKGROUND_NICE, _lower_priority
+    """Background threads (jobs, workspace syncs, the episode and compaction workers) run niced
+    (Linux: per thread), so a consolidation's distance matrix does not take a core from the packs
+    (issue 17); marking a thread twice nices it once, and the caller's thread stays as it was."""
+    from agentmemd.memory.core.threads import BACKGROUND_NICE, become_background, in_background
 
-    seen: list[int] = []
+    seen: list[tuple[int, bool]] = []
 
     def run() -> None:
         before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-        _lower_priority()
-        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) - before)
+        become_background()
+        become_background()
+        seen.append((os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) - before, in_background()))
 
     thread = threading.Thread(target=run)
     thread.start()
     thread.join()
-    assert seen == [min(BACKGROUND_NICE, 19 - os.getpriority(os.PRIO_PROCESS, 0))]
+    assert seen == [(min(BACKGROUND_NICE, 19 - os.getpriority(os.PRIO_PROCESS, 0)), True)]
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == os.getpriority(os.PRIO_PROCESS, 0)
+    assert not in_background()
 
 
 def test_a_reader_whose_snapshot_predates_a_new_namespace_finds_nothing_there(short_tmp):

@@ -4,17 +4,22 @@ Three measurements on real daemons, each printed as JSON:
 
 * ``start``: time until ``health`` answers, and until the background catch-up is done, after a
   daemon was killed (-9) while indexing a big edit of a workspace file;
-* ``consolidation``: ``health`` and ``context.pack`` latency while ``jobs.run consolidate`` runs
+* ``consolidation``: ``health``, ``context.pack`` and ``memory.add`` latency while ``jobs.run consolidate`` runs
   over ``--memories`` memories, next to the same probes idle;
 * ``mixed_load``: 8 clients (40 % add, 40 % search, 20 % pack) with a consolidation midway: errors;
 * ``huge_edits``: ``health`` latency, time to index and peak RSS while the watcher syncs a 1 MB
   file of 200,000 one-word bullets, then 1,500 new small files;
 * ``growth``: RSS added by read-only requests to 1,000 never-seen namespaces, and bytes on disk
-  (database + WAL) per logged pack over 500 packs.
+  (database + WAL) per logged pack over 500 packs;
+* ``import``: ``context.pack`` and ``memory.add`` latency while `agentmemd import` brings a
+  WhatsApp export of ``--import-messages`` LoCoMo messages into a store of ``--memories``, until
+  every message is searchable and the Observer has caught up, next to the same probes idle; and the
+  daemon's RSS after the import next to the same data dir loaded by a fresh daemon.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import tempfile
@@ -64,17 +69,29 @@ def _start_after_killed_edit(root: Path, bullets: int) -> dict[str, Any]:
     }
 
 
-def _probe(sock: Path, method: str, params: dict[str, Any], out: list[float], stop: threading.Event) -> None:
+def _probe(sock: Path, method: str, params, out: list[float], stop: threading.Event) -> None:
+    """``method`` called until ``stop``, its latencies in ``out``; ``params`` a dict, or a function
+    of the call's number (each ``memory.add`` its own content)."""
     with Client(sock, timeout=600) as c:
+        n = 0
         while not stop.is_set():
             t = time.perf_counter()
-            c.call(method, params)
+            c.call(method, params(n) if callable(params) else params)
             out.append((time.perf_counter() - t) * 1000)
+            n += 1
             time.sleep(0.02)
+
+
+def _probe_note(n: int) -> dict[str, Any]:
+    return {"content": f"Probe note {n} about {TOPICS[n % 10]}.", "type": "fact"}
 
 
 def _latency(values: list[float]) -> dict[str, Any]:
     return {"n": len(values), "p50_ms": round(_pct(values, 50), 1), "p99_ms": round(_pct(values, 99), 1)}
+
+
+def _latency_and_worst(values: list[float]) -> dict[str, Any]:
+    return {**_latency(values), "max_ms": round(max(values), 1), "over_1s": sum(v > 1000 for v in values)}
 
 
 def _seed(client: Client, memories: int) -> None:
@@ -94,9 +111,11 @@ def _during_consolidation(root: Path, memories: int) -> dict[str, Any]:
         for phase in ("idle", "consolidating"):
             health: list[float] = []
             packs: list[float] = []
+            adds: list[float] = []
             stop = threading.Event()
             probes = [
                 threading.Thread(target=_probe, args=(sock, "health", {}, health, stop)),
+                threading.Thread(target=_probe, args=(sock, "memory.add", _probe_note, adds, stop)),
                 threading.Thread(
                     target=_probe,
                     args=(
@@ -119,7 +138,11 @@ def _during_consolidation(root: Path, memories: int) -> dict[str, Any]:
             stop.set()
             for t in probes:
                 t.join()
-            out[phase] = {"health": _latency(health), "pack": _latency(packs)}
+            out[phase] = {
+                "health": _latency(health),
+                "pack": _latency_and_worst(packs),
+                "add": _latency_and_worst(adds),
+            }
     return out
 
 
@@ -246,7 +269,73 @@ def _growth(root: Path, namespaces: int, packs: int) -> dict[str, Any]:
     }
 
 
-CASES = ("start", "consolidation", "mixed_load", "huge_edits", "growth")
+PACK_PROBE = {"query": "what did she say about the trip", "budget_tokens": 800}
+
+
+def _probed(sock: Path, during) -> tuple[dict[str, Any], Any]:
+    """Packs and adds, each on its own connection, while ``during()`` runs; their latencies and
+    what ``during`` returned."""
+    packs: list[float] = []
+    adds: list[float] = []
+    stop = threading.Event()
+    probes = [
+        threading.Thread(target=_probe, args=(sock, "context.pack", PACK_PROBE, packs, stop)),
+        threading.Thread(target=_probe, args=(sock, "memory.add", _probe_note, adds, stop)),
+    ]
+    for t in probes:
+        t.start()
+    try:
+        result = during()
+    finally:
+        stop.set()
+        for t in probes:
+            t.join()
+    return {"pack": _latency_and_worst(packs), "add": _latency_and_worst(adds)}, result
+
+
+def _during_import(root: Path, data: Path, messages: int, memories: int) -> dict[str, Any]:
+    """What an import does to the requests beside it, and what it leaves in the daemon's memory."""
+    from agentmemd.daemon.bench import imports
+
+    root.mkdir(parents=True, exist_ok=True)
+    export = imports._render("whatsapp", imports._samples(json.loads(Path(data).read_text()), messages), root)
+    namespace = "imported"
+    out: dict[str, Any] = {"memories": memories}
+    with bench_daemon(root / "daemon") as (client, proc):
+        _seed(client, memories)
+        sock = root / "daemon" / "s.sock"
+        client.call("context.pack", PACK_PROBE)  # the query's embedding cached in both phases
+        out["idle"], _ = _probed(sock, lambda: time.sleep(10))
+
+        def run_import() -> dict[str, float]:
+            began = time.perf_counter()
+            wall, report = imports._import(sock, "whatsapp", export, namespace)
+            searchable = imports._searchable_at(client, report, namespace) - began
+            caught_up = imports._observer_caught_up(client, report, namespace) - began
+            return {
+                "messages": report["added"],
+                "import_wall_s": round(wall, 1),
+                "searchable_s": round(searchable, 1),
+                "observer_caught_up_s": round(caught_up, 1),
+            }
+
+        out["importing"], out["import"] = _probed(sock, run_import)
+        out["rss_after_import_mb"] = round(proc_status_mb(proc.pid, "VmRSS") or 0, 1)
+        out["ram_after_import_mb"] = client.call("stats")["ram_mb"]
+        out["peak_rss_mb"] = round(proc_status_mb(proc.pid, "VmHWM") or 0, 1)
+    with bench_daemon(root / "daemon") as (client, proc):  # the same store, loaded without an import
+        for _ in range(20):
+            client.call("context.pack", PACK_PROBE)
+            client.call("context.pack", {**PACK_PROBE, "namespace": namespace})
+        out["rss_same_store_fresh_mb"] = round(proc_status_mb(proc.pid, "VmRSS") or 0, 1)
+        out["ram_same_store_fresh_mb"] = client.call("stats")["ram_mb"]
+    idle, busy = out["idle"], out["importing"]
+    out["pack_p99_during_over_idle"] = round(busy["pack"]["p99_ms"] / idle["pack"]["p99_ms"], 2)
+    out["rss_after_import_over_fresh"] = round(out["rss_after_import_mb"] / out["rss_same_store_fresh_mb"], 2)
+    return out
+
+
+CASES = ("start", "consolidation", "mixed_load", "huge_edits", "growth", "import")
 
 
 def bench_stalls(args) -> dict[str, Any]:
@@ -257,9 +346,12 @@ def bench_stalls(args) -> dict[str, Any]:
         "mixed_load": lambda: _mixed_load(base / "mixed", 8, args.ops),
         "huge_edits": lambda: _huge_edits(base / "huge", 200_000, 1500),
         "growth": lambda: _growth(base / "growth", 1000, 500),
+        "import": lambda: _during_import(base / "import", args.data, args.import_messages, args.memories),
     }
+
     try:
-        return {name: cases[name]() for name in CASES if not args.only or name in args.only}
+        chosen = args.only or [name for name in CASES if name != "import" or args.data]
+        return {name: cases[name]() for name in CASES if name in chosen}
     finally:
         if not args.work_dir:
             shutil.rmtree(base, ignore_errors=True)

@@ -1434,19 +1434,26 @@ def bench_agents(**options: Any) -> None:
 @click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
 @click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")
 @click.option("--ops", type=int, default=60, show_default=True, help="Requests per client in the mixed load.")
+@click.option("--data", type=click.Path(exists=True, path_type=Path), help="LoCoMo's locomo10.json (the import case).")
+@click.option(
+    "--import-messages", type=int, default=10_000, show_default=True, help="Messages in the import case's export."
+)
 @click.option(
     "--only",
     multiple=True,
-    type=click.Choice(("start", "consolidation", "mixed_load", "huge_edits", "growth")),
-    help="Run only these cases (repeat; default: all).",
+    type=click.Choice(("start", "consolidation", "mixed_load", "huge_edits", "growth", "import")),
+    help="Run only these cases (repeat; default: all; the import case only with --data).",
 )
 @click.option("--work-dir", type=click.Path(path_type=Path))
 def bench_stalls(**options: Any) -> None:
-    """Start after a killed edit, latency during consolidation and huge workspace edits, mixed load, growth.
+    """Start after a killed edit, latency during consolidation, an import and huge workspace edits, mixed load, growth.
 
     \b
         agentmemd bench stalls --only huge_edits
+        agentmemd bench stalls --only import --data ../shared/bench/locomo/locomo10.json
     """
+    if "import" in options["only"] and not options["data"]:
+        raise click.UsageError("the import case needs --data (LoCoMo's locomo10.json)")
     _run_bench("stalls", options)
 
 

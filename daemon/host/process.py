@@ -12,13 +12,13 @@ import asyncio
 import errno
 import fcntl
 import functools
+import gc
 import logging
 import os
 import signal
 import socket
 import stat
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
@@ -42,6 +42,7 @@ from agentmemd.memory.core.clock import ManualClock, format_time
 from agentmemd.memory.core.config import Config, redact
 from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import ProcessFacts
+from agentmemd.memory.core.threads import become_background
 from agentmemd.memory.services.app import Services
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
@@ -86,15 +87,7 @@ def _log_failure(message: str):
 # What a background thread adds to its nice value: the kernel gives the cores to request threads first (Linux
 # sets it per thread). Consolidation's distance matrix and clustering release the GIL, so on two
 # cores they otherwise took a core from the packs (bench load: pack p95 2.6x while it ran).
-BACKGROUND_NICE = 10
-
-
-def _lower_priority() -> None:
-    try:
-        thread = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, thread, min(19, os.getpriority(os.PRIO_PROCESS, thread) + BACKGROUND_NICE))
-    except (OSError, AttributeError):  # not Linux, or not allowed: it runs at the daemon's priority
-        pass
+GIL_SWITCH_SECONDS = 0.001
 
 
 class DataDirLock:
@@ -168,11 +161,11 @@ class Daemon:
         )
         # Workspace syncs read, parse and embed here, one at a time; only their commit runs on the store thread.
         self.sync_executor = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="agentmemd-sync", initializer=_lower_priority
+            max_workers=1, thread_name_prefix="agentmemd-sync", initializer=become_background
         )
         # Scheduled jobs and their catch-up run here; their SQLite steps hop to the store thread.
         self.jobs_executor = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="agentmemd-jobs", initializer=_lower_priority
+            max_workers=1, thread_name_prefix="agentmemd-jobs", initializer=become_background
         )
         self.services: Services | None = None
         self._connections: set[asyncio.Task] = set()
@@ -227,6 +220,10 @@ class Daemon:
         except Exception as exc:  # health says model_failed; requests that do not embed are still answered
             log.error("not ready: the embedding model did not load", extra={"error": str(exc)})
             return
+        # What start-up made (the model, torch and transformers: ~430,000 objects) lives as long as
+        # the daemon. Frozen, Python's full collections leave it alone: each took ~250 ms holding
+        # the GIL, every 20-30 s while an import or the Observer allocates, stalling every request.
+        gc.freeze()
         await self._doors_answering()
         facts = self.facts()
         model = {"name": self.config.embedding.model, "load_seconds": round(load_seconds or 0.0, 2)}
@@ -277,6 +274,11 @@ class Daemon:
         return self.executor.submit(fn).result()
 
     async def serve(self) -> None:
+        # A request's thread gives up the GIL at every SQLite call and numpy step and then waits for
+        # it behind a background thread running Python (the Observer, an impression): up to the
+        # switch interval each time, 5 ms by default, which made a pack of ~100 such steps take
+        # 300-900 ms during an import. At 1 ms the wait is a fifth.
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         self.open()
         services = self.services
         assert services is not None

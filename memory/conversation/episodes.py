@@ -39,7 +39,7 @@ from agentmemd.memory.core.errors import Conflict, StoreUnavailable
 from agentmemd.memory.core.models import AddParams
 from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
-from agentmemd.memory.core.threads import RunOnStore
+from agentmemd.memory.core.threads import RunOnStore, become_background, return_freed_memory
 from agentmemd.memory.core.vocabulary import EPISODE
 from agentmemd.memory.retrieval.memories import WordsRead
 from agentmemd.memory.store.conversation_tables import ConversationTables
@@ -129,6 +129,7 @@ class EpisodeWorker:
     # ---- work --------------------------------------------------------------------------
 
     def _loop(self) -> None:
+        become_background()
         while not self._stopping.is_set():
             self._wanted.wait()
             self._wanted.clear()
@@ -163,6 +164,8 @@ class EpisodeWorker:
                 read = self.memories.read_words_of(batch.items)  # nor this
                 stored, batch = self.run_on_store(partial(self._store_then_next, batch, vectors, read))
                 done += stored
+        if done:
+            return_freed_memory()
         return done
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:

@@ -22,6 +22,7 @@ from typing import Callable, Iterator, Protocol
 import numpy as np
 
 from agentmemd.memory.core.errors import StartupError, Timeout
+from agentmemd.memory.core.threads import become_background, in_background
 from agentmemd.memory.core.tokens import bundled_model_dir
 
 
@@ -71,7 +72,7 @@ def embed_in_windows(embedder: Embedder, texts: list[str], windows_of) -> list[n
 
 class BatchedEmbedder:
     """What every bundled model shares: the query cache, batches cut into chunks of similar length
-    run side by side on ``workers`` threads with a waiting query first, and long texts embedded
+    run side by side on ``workers`` threads with a request's texts first, and long texts embedded
     in windows. A model gives ``_encode`` (one chunk's L2-normalised rows) and ``_windows``."""
 
     name: str
@@ -79,8 +80,12 @@ class BatchedEmbedder:
 
     def __init__(self, query_cache_size: int, workers: int):
         self._workers = max(1, workers)
-        self._turns = _Turns(self._workers)  # at most ``workers`` forward passes, queries first
+        self._turns = _Turns(self._workers)  # at most ``workers`` forward passes, a request's first
         self._chunks = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="agentmemd-embed")
+        # Background work's chunks run niced, so a request's forward pass beside them gets the core.
+        self._background_chunks = ThreadPoolExecutor(
+            max_workers=self._workers, thread_name_prefix="agentmemd-embed-bg", initializer=become_background
+        )
         self._cache: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._cache_size = query_cache_size
@@ -92,11 +97,10 @@ class BatchedEmbedder:
         raise NotImplementedError
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return self._embed(texts, urgent=False)
+        return self._embed(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """A request is waiting on this one: it goes before any batch's next chunk."""
-        return self._embed_cached([text], urgent=True, query=True)[0]
+        return self._embed_cached([text], query=True)[0]
 
     def embed_passages(self, texts: list[str]) -> list[np.ndarray]:
         """Stored texts: one vector per window of the model's length (see the module's doc)."""
@@ -106,31 +110,32 @@ class BatchedEmbedder:
         """``embed`` through the LRU cache: texts seen lately (queries, a session's pack items and
         turns that the SyncScore judge compares replies with) are not embedded again. The store
         thread and the background worker both use it, hence the lock."""
-        return self._embed_cached(texts, urgent=False, query=False)
+        return self._embed_cached(texts, query=False)
 
-    def _embed(self, texts: list[str], *, urgent: bool, bulk: bool = False, query: bool = False) -> np.ndarray:
+    def _embed(self, texts: list[str], *, bulk: bool = False, query: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # Longest first, in chunks of similar length: a chunk is padded to its longest text only,
-        # and between chunks a waiting query goes first, so a background batch (the SyncScore
-        # judge's 60 pack items, a workspace sync) delays a request by one chunk at most.
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        chunks = [order[start : start + EMBED_CHUNK] for start in range(0, len(order), EMBED_CHUNK)]
+        # and between chunks a request's texts (its query, the memory it adds) go first, so
+        # background work (an import's episodes, the Observer, the SyncScore judge's 60 pack
+        # items, a workspace sync) delays a request by one chunk at most.
+        chunks = _chunks(texts)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        low_precision = bulk and not urgent
+        for_request = not in_background()
 
         def encode(chunk: list[int]) -> None:
-            with self._turns.hold(urgent=urgent):
-                out[chunk] = self._encode([texts[i] for i in chunk], query=query, low_precision=low_precision)
+            with self._turns.hold(urgent=for_request):
+                out[chunk] = self._encode([texts[i] for i in chunk], query=query, low_precision=bulk)
 
         if len(chunks) == 1:  # a query, a few memories: on the caller's thread, no hand-over
             encode(chunks[0])
         else:  # a batch: its chunks side by side on the workers, one core each
-            for done in [self._chunks.submit(encode, chunk) for chunk in chunks]:
+            pool = self._chunks if for_request else self._background_chunks
+            for done in [pool.submit(encode, chunk) for chunk in chunks]:
                 done.result()
         return out
 
-    def _embed_cached(self, texts: list[str], *, urgent: bool, query: bool) -> np.ndarray:
+    def _embed_cached(self, texts: list[str], *, query: bool) -> np.ndarray:
         out: list[np.ndarray | None] = [None] * len(texts)
         missing: list[int] = []
         with self._cache_lock:
@@ -142,7 +147,7 @@ class BatchedEmbedder:
                     self._cache.move_to_end((query, text))
                     out[i] = hit
         if missing:
-            vecs = self._embed([texts[i] for i in missing], urgent=urgent, query=query)
+            vecs = self._embed([texts[i] for i in missing], query=query)
             with self._cache_lock:
                 for i, vec in zip(missing, vecs):
                     out[i] = vec
@@ -314,14 +319,35 @@ class BackgroundEmbedder:
         return getattr(loaded, "embed_passages_in_bulk", loaded.embed_passages)(texts)
 
 
-# Texts per forward pass: 16 short memories take ~35 ms on one thread, the longest a query waits
+# Texts per forward pass: 16 short memories take ~35 ms on one thread, the longest a request waits
 # behind a batch; 64 at once would pad every short memory to the batch's longest turn.
 EMBED_CHUNK = 16
+# And characters per forward pass, counted as the chunk's longest text times its texts (each is
+# padded to the longest): 16 observations of 1,000 characters took 400 ms, which a memory.add
+# waited behind the Observer; a chunk of long texts holds fewer of them instead.
+EMBED_CHUNK_CHARS = 16 * 120
+
+
+def _chunks(texts: list[str]) -> list[list[int]]:
+    """The texts' positions, longest first, in chunks of at most EMBED_CHUNK texts and
+    EMBED_CHUNK_CHARS padded characters (a text longer than that is a chunk of its own)."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    chunks: list[list[int]] = []
+    for i in order:
+        if (
+            chunks
+            and len(chunks[-1]) < EMBED_CHUNK
+            and len(texts[chunks[-1][0]]) * (len(chunks[-1]) + 1) <= EMBED_CHUNK_CHARS
+        ):
+            chunks[-1].append(i)
+        else:
+            chunks.append([i])
+    return chunks
 
 
 class _Turns:
-    """At most ``capacity`` holders at once; urgent holders (a request's query) go before waiting
-    batch chunks."""
+    """At most ``capacity`` holders at once; urgent holders (a request's texts) go before waiting
+    background chunks."""
 
     def __init__(self, capacity: int = 1) -> None:
         self._cond = threading.Condition()
@@ -354,7 +380,7 @@ class _Bulk:
         self.embedder = embedder
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        return self.embedder._embed(texts, urgent=False, bulk=True)
+        return self.embedder._embed(texts, bulk=True)
 
 
 def _native_bf16(torch) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from agentmemd.memory.core.threads import RunOnStore
+from agentmemd.memory.core.threads import RunOnStore, become_background
 from agentmemd.memory.store.database import Store, indexed_text
 
 log = logging.getLogger("agentmemd.reembedding")
@@ -74,6 +74,7 @@ class Reembedding:
         }
 
     def _run_logged(self) -> None:
+        become_background()
         try:
             self.run()
         except Exception as exc:  # what is done stays done; the next start goes on from there

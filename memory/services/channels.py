@@ -256,11 +256,11 @@ class ChannelService:
 
     # ---- impressions (seed 004, B.2) ---------------------------------------------------------
 
-    def refresh_impressions(self, session: str) -> int:
-        """Rebuild the impression of everyone who spoke in ``session``, from what was said in its
-        audience (the compaction worker calls it after an Observer run, on its thread: a model
-        writing impressions never holds the store); how many were rebuilt."""
-        inputs = self.run_on_store(lambda: self._impression_inputs(session))
+    def refresh_impressions(self, *sessions: str) -> int:
+        """Rebuild the impression of everyone who spoke in these sessions, once each, from what was
+        said in their audience (the compaction worker calls it after Observer runs, on its thread:
+        a model writing impressions never holds the store); how many were rebuilt."""
+        inputs = self.run_on_store(lambda: self._impression_inputs(sessions))
         built = []
         for namespace, person, audience, name, observations, turns, said_by_others, others, place, current in inputs:
             impression = build_impression(name, observations, turns, others, place, said_by_others)
@@ -278,33 +278,44 @@ class ChannelService:
         self.run_on_store(store)
         return len(built)
 
-    def _impression_inputs(self, session: str) -> list[tuple]:
-        namespace = self.conversations.namespace_of(session)
-        _, chat = self.conversations.origin(session)
-        if namespace is None or chat is None:
-            return []
-        row = self.tables.chat(namespace, chat) or {"title": chat, "kind": "private"}
-        place = {"title": row["title"], "kind": row["kind"], "user_present": self.tables.user_spoke_in(namespace, chat)}
-        others = self.tables.known_names(namespace)
+    def _impression_inputs(self, sessions: tuple[str, ...]) -> list[tuple]:
+        """What each person's impression is built from, read once per person and audience however
+        many of the sessions they spoke in (the newest session's chat is the place)."""
+        wanted: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for session in sessions:
+            namespace = self.conversations.namespace_of(session)
+            _, chat = self.conversations.origin(session)
+            if namespace is None or chat is None:
+                continue
+            row = self.tables.chat(namespace, chat) or {"title": chat, "kind": "private"}
+            place = {
+                "title": row["title"],
+                "kind": row["kind"],
+                "user_present": self.tables.user_spoke_in(namespace, chat),
+            }
+            for person, audience in self.tables.session_people(session):
+                known = self.people.get(namespace, person)
+                wanted[(namespace, known["id"], audience)] = {"name": known["name"], "place": place}
+        others_in: dict[str, dict[str, str]] = {}
         inputs = []
-        for person, audience in self.tables.session_people(session):
-            known = self.people.get(namespace, person)
+        for (namespace, person, audience), seen in wanted.items():
+            others = others_in.setdefault(namespace, self.tables.known_names(namespace))
             current = next(
-                (render_impression(json.loads(r["content"])) for r in self.tables.impressions(namespace, known["id"])
+                (render_impression(json.loads(r["content"])) for r in self.tables.impressions(namespace, person)
                  if r["audience"] == audience),
                 "",
             )  # fmt: skip
             inputs.append(
                 (
                     namespace,
-                    known["id"],
+                    person,
                     audience,
-                    known["name"],
-                    self.tables.person_observations(namespace, known["id"], audience),
-                    self.tables.person_turns(namespace, known["id"], audience, TURNS_READ),
-                    self.tables.said_by_others(namespace, known["id"], audience, TURNS_READ * 5),
+                    seen["name"],
+                    self.tables.person_observations(namespace, person, audience),
+                    self.tables.person_turns(namespace, person, audience, TURNS_READ),
+                    self.tables.said_by_others(namespace, person, audience, TURNS_READ * 5),
                     others,
-                    place,
+                    seen["place"],
                     current,
                 )
             )

@@ -1,0 +1,115 @@
+"""Background work yields to requests: the episode and compaction workers run as background
+threads, their embeddings wait behind a request's, a chunk of long texts is short, and what
+their forward passes freed goes back to the system (in-process)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from conftest import NO_JOBS
+from inprocess import HashEmbedder, InProcessDaemon
+
+from agentmemd.memory.core.threads import become_background, in_background, return_freed_memory
+from agentmemd.memory.retrieval.embeddings import EMBED_CHUNK, EMBED_CHUNK_CHARS, BatchedEmbedder, _chunks
+
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
+
+class GatedEmbedder(BatchedEmbedder):
+    """A model whose forward passes are noted in order; the first waits for ``release``."""
+
+    name = "gated"
+    dim = 4
+
+    def __init__(self) -> None:
+        super().__init__(query_cache_size=0, workers=1)
+        self.passes: list[str] = []
+        self.first_started = threading.Event()
+        self.release = threading.Event()
+
+    def _encode(self, texts, *, query=False, low_precision=False):
+        if not self.passes:
+            self.passes.append(texts[0])
+            self.first_started.set()
+            assert self.release.wait(30)
+        else:
+            self.passes.append(texts[0])
+        return np.ones((len(texts), self.dim), dtype=np.float32) / 2
+
+    def _windows(self, text):
+        return [text]
+
+
+def test_a_requests_text_goes_before_background_chunks_waiting_for_the_model():
+    """An import's episodes were embedded in chunks that a memory.add waited behind, each in turn
+    (adds waited up to 1.1 s during a 10,000-message import)."""
+    model = GatedEmbedder()
+    background = threading.Thread(
+        target=lambda: (become_background(), model.embed([f"episode {i}" for i in range(3 * EMBED_CHUNK)]))
+    )
+    background.start()
+    assert model.first_started.wait(30)  # the first chunk holds the model; two more wait in the pool
+    request = threading.Thread(target=model.embed, args=(["the memory a request adds"],))
+    request.start()
+    deadline = time.monotonic() + 30
+    while model._turns._urgent_waiting == 0:  # the request is waiting for its turn
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    model.release.set()
+    request.join(30)
+    background.join(30)
+    assert len(model.passes) == 4
+    assert model.passes[1] == "the memory a request adds"
+
+
+def test_a_chunk_of_long_texts_holds_fewer_of_them():
+    short = ["x" * 50] * 40
+    assert [len(c) for c in _chunks(short)] == [16, 16, 8]
+    long = ["y" * 2000, "y" * 1000, "y" * 1000, "y" * 300, "y" * 300, "y" * 300, "y" * 300]
+    chunks = _chunks(long)
+    assert chunks[0] == [0]  # a text past the budget is a chunk of its own
+    for chunk in chunks:
+        assert len(chunk) <= EMBED_CHUNK
+        assert len(chunk) == 1 or len(long[chunk[0]]) * len(chunk) <= EMBED_CHUNK_CHARS
+    assert sorted(i for c in chunks for i in c) == list(range(len(long)))
+
+
+class NotingEmbedder(HashEmbedder):
+    """The fake embedder, noting whether each call came from background work."""
+
+    def __init__(self) -> None:
+        self.background: list[bool] = []
+
+    def embed(self, texts):
+        self.background.append(in_background())
+        return super().embed(texts)
+
+
+def test_the_episode_and_compaction_workers_are_background_work_and_requests_are_not(short_tmp):
+    embedder = NotingEmbedder()
+    d = InProcessDaemon(short_tmp / "d", {"jobs": NO_JOBS}, embedder=embedder)
+    try:
+        d.call("memory.add", {"content": "A request's own memory.", "type": "fact"})
+        assert embedder.background == [False]
+        embedder.background.clear()
+        session = "bg-1"
+        for text in ("I moved to Lisbon in May.", "The flat is near the river.", "My sister visits in June."):
+            d.call("conversation.append", {"session": session, "role": "user", "content": text})
+        deadline = time.monotonic() + 30
+        while d.call("conversation.status", {"session": session})["episodes_pending"]:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        assert embedder.background and all(embedder.background)  # the episode worker's
+        embedder.background.clear()
+        d.call("conversation.observe", {"session": session, "force": True})
+        assert embedder.background and all(embedder.background)  # the Observer's, on the compaction worker
+    finally:
+        d.terminate()
+
+
+def test_returning_freed_memory_is_safe_to_call_any_time():
+    return_freed_memory()  # glibc's malloc_trim here; nothing where there is none
+    return_freed_memory()
