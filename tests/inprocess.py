@@ -23,6 +23,7 @@ from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.rpc import Caller, Dispatcher
 from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.text import words
+from agentmemd.memory.core.threads import become_background
 from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder, embed_in_windows, windows
 
 
@@ -104,12 +105,17 @@ class InProcessDaemon:
         chosen = workspace or (self.config.workspace.path or None)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-store")
         self.wait_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="test-wait")
+        # Jobs someone asks for run here, as the daemon's jobs thread runs them: background work.
+        self.jobs_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="test-jobs", initializer=become_background
+        )
         self.services = Services.open(
             self.config,
             self.data_dir,
             workspace=Path(chosen) if chosen else None,
             embedder=embedder or minilm(),
             run_on_store=self.run_on_store,
+            run_in_background=lambda fn: self.jobs_executor.submit(fn).result(),
         )
         self.dispatcher = Dispatcher(
             build_methods(self.services), self.executor, self.wait_executor, self.services.access.admit
@@ -152,4 +158,5 @@ class InProcessDaemon:
         self.services.stop_workers()
         self.executor.shutdown(wait=True)
         self.wait_executor.shutdown(wait=False, cancel_futures=True)
+        self.jobs_executor.shutdown(wait=True)
         self.services.store.close()

@@ -113,3 +113,26 @@ def test_the_episode_and_compaction_workers_are_background_work_and_requests_are
 def test_returning_freed_memory_is_safe_to_call_any_time():
     return_freed_memory()  # glibc's malloc_trim here; nothing where there is none
     return_freed_memory()
+
+
+def test_a_job_someone_asked_for_runs_as_background_work(short_tmp):
+    """jobs.run ran the consolidation on the request's thread, its node embeddings as urgent as a
+    request's: a memory.add beside it waited 1.5 s."""
+    embedder = NotingEmbedder()
+    d = InProcessDaemon(short_tmp / "d", {"jobs": NO_JOBS}, embedder=embedder)
+    try:
+        topics = ("hiking", "cooking", "garden")
+        d.call(
+            "memory.add_many",
+            {
+                "items": [
+                    {"content": f"The user talked about {topics[i % 3]}, detail {i}.", "type": "fact"}
+                    for i in range(60)
+                ]
+            },
+        )
+        embedder.background.clear()
+        assert d.call("jobs.run", {"name": "consolidate"})["status"] == "ok"
+        assert embedder.background and all(embedder.background)
+    finally:
+        d.terminate()

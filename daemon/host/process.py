@@ -192,6 +192,7 @@ class Daemon:
                 self.data_dir,
                 workspace=self.workspace,
                 run_on_store=self._run_on_store,
+                run_in_background=self._run_in_background,
                 load_model_later=True,
             )
         except BaseException:
@@ -272,6 +273,10 @@ class Daemon:
     def _run_on_store(self, fn):
         """Run ``fn`` on the store thread and wait for it (called from other threads only)."""
         return self.executor.submit(fn).result()
+
+    def _run_in_background(self, fn):
+        """Run ``fn`` on the jobs thread (background work, niced) and wait for it."""
+        return self.jobs_executor.submit(fn).result()
 
     async def serve(self) -> None:
         # A request's thread gives up the GIL at every SQLite call and numpy step and then waits for

@@ -119,10 +119,12 @@ class Services:
         workspace: Path | None = None,
         embedder: Embedder | None = None,
         run_on_store: RunOnStore = run_here,
+        run_in_background: RunOnStore = run_here,
         load_model_later: bool = False,
     ) -> "Services":
         """``load_model_later``: the embedding model starts loading at ``start_model()`` (the daemon
-        calls it once its socket listens), not now."""
+        calls it once its socket listens), not now. ``run_in_background``: runs a job someone asked
+        for on a background thread (the daemon's jobs thread) and waits for it."""
         tightened = secure_data_dir(Path(data_dir))
         if tightened:
             log.warning("data dir permissions tightened (memories are private)", extra={"changed": tightened})
@@ -134,7 +136,7 @@ class Services:
             raise StartupError(exc.message, exc.data) from None
         _log_schema_upgrade(store.schema)
         try:
-            return cls._build(config, store, embedder, workspace, run_on_store)
+            return cls._build(config, store, embedder, workspace, run_on_store, run_in_background)
         except BaseException:
             store.close()
             raise
@@ -147,6 +149,7 @@ class Services:
         embedder: Embedder,
         workspace: Path | None,
         run_on_store: RunOnStore,
+        run_in_background: RunOnStore = run_here,
     ) -> "Services":
         memories = Memories(store, embedder, make_clock(config.clock.start), config, run_on_store)
         started = time.monotonic()
@@ -241,7 +244,9 @@ class Services:
             conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),
             workspace=WorkspaceService(indexer),
-            jobs=JobService(runner, Consolidator(memories, config.consolidation, run_on_store), memories.clock),
+            jobs=JobService(
+                runner, Consolidator(memories, config.consolidation, run_on_store), memories.clock, run_in_background
+            ),
             costs=CostService(ledger, cache, config.llm.provider),
             access=AccessService(store, memories.clock, config.workspace.namespace),
             channels=channels,
