@@ -13,7 +13,7 @@ from conftest import NO_JOBS
 from inprocess import HashEmbedder, InProcessDaemon
 
 from agentmemd.memory.core.threads import become_background, in_background, return_freed_memory
-from agentmemd.memory.retrieval.embeddings import EMBED_CHUNK, EMBED_CHUNK_CHARS, BatchedEmbedder, _chunks
+from agentmemd.memory.retrieval.embeddings import EMBED_CHUNK, EMBED_CHUNK_CHARS, BatchedEmbedder, _chunks, _Turns
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 
@@ -136,3 +136,32 @@ def test_a_job_someone_asked_for_runs_as_background_work(short_tmp):
         assert embedder.background and all(embedder.background)
     finally:
         d.terminate()
+
+
+def test_while_requests_come_background_work_leaves_a_model_turn_free():
+    """During an import both cores ran background forward passes and every pack and add beside
+    them waited for a core; with requests coming, background work holds all turns but one."""
+    turns = _Turns(2)
+    held_together = threading.Event()
+
+    def second_background_chunk() -> None:
+        with turns.hold(urgent=False):
+            held_together.set()
+
+    # No request lately: background work may have every turn.
+    with turns.hold(urgent=False):
+        both = threading.Thread(target=second_background_chunk)
+        both.start()
+        assert held_together.wait(30)
+    both.join(30)
+    # A request's turn just ended (as far as the turns can tell, for the next hour).
+    turns._last_request = time.monotonic() + 3600
+    held_together.clear()
+    with turns.hold(urgent=False):
+        waiting = threading.Thread(target=second_background_chunk)
+        waiting.start()
+        assert not held_together.wait(0.3)  # the second turn stays free for a request
+        with turns.hold(urgent=True):  # which takes it at once
+            pass
+    assert held_together.wait(30)  # and the background chunk goes on once the first is done
+    waiting.join(30)

@@ -326,6 +326,7 @@ EMBED_CHUNK = 16
 # padded to the longest): 16 observations of 1,000 characters took 400 ms, which a memory.add
 # waited behind the Observer; a chunk of long texts holds fewer of them instead.
 EMBED_CHUNK_CHARS = 16 * 120
+REQUESTS_RECENT_SECONDS = 0.5
 
 
 def _chunks(texts: list[str]) -> list[list[int]]:
@@ -347,30 +348,46 @@ def _chunks(texts: list[str]) -> list[list[int]]:
 
 class _Turns:
     """At most ``capacity`` holders at once; urgent holders (a request's texts) go before waiting
-    background chunks."""
+    background chunks, and while requests come (one held a turn in the last REQUESTS_RECENT_SECONDS)
+    background work leaves one turn free for the next: during an import that took a pack's p99
+    from 4.6x to 2.3x its idle p99, and when no request comes the import has every core."""
 
     def __init__(self, capacity: int = 1) -> None:
         self._cond = threading.Condition()
         self._capacity = capacity
         self._busy = 0
+        self._background = 0
         self._urgent_waiting = 0
+        self._last_request = float("-inf")  # monotonic time a request's turn ended
 
     @contextmanager
     def hold(self, *, urgent: bool) -> Iterator[None]:
         with self._cond:
             self._urgent_waiting += urgent
             try:
-                while self._busy >= self._capacity or (not urgent and self._urgent_waiting):
-                    self._cond.wait()
+                while self._busy >= self._capacity or (not urgent and not self._background_may_start()):
+                    # A background waiter looks again once requests have stopped coming.
+                    self._cond.wait(None if urgent else REQUESTS_RECENT_SECONDS)
             finally:
                 self._urgent_waiting -= urgent
             self._busy += 1
+            self._background += not urgent
         try:
             yield
         finally:
             with self._cond:
                 self._busy -= 1
+                self._background -= not urgent
+                if urgent:
+                    self._last_request = time.monotonic()
                 self._cond.notify_all()
+
+    def _background_may_start(self) -> bool:
+        """No request waiting, and while requests come, a turn left free for the next one."""
+        if self._urgent_waiting:
+            return False
+        quiet = time.monotonic() - self._last_request > REQUESTS_RECENT_SECONDS
+        return quiet or self._background < max(1, self._capacity - 1)
 
 
 class _Bulk:
