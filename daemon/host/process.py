@@ -84,10 +84,7 @@ def _log_failure(message: str):
     return done
 
 
-# What a background thread adds to its nice value: the kernel gives the cores to request threads first (Linux
-# sets it per thread). Consolidation's distance matrix and clustering release the GIL, so on two
-# cores they otherwise took a core from the packs (bench load: pack p95 2.6x while it ran).
-GIL_SWITCH_SECONDS = 0.001
+GIL_SWITCH_SECONDS = 0.001  # sys.setswitchinterval for the daemon (why: in serve)
 
 
 class DataDirLock:

@@ -38,6 +38,9 @@ def result_within(future: Future, seconds: float, message: str) -> Any:
         raise Timeout(message) from None
 
 
+# What a background thread adds to its nice value: the kernel gives the cores to request threads
+# first (Linux sets it per thread). Consolidation's distance matrix and clustering release the GIL,
+# so on two cores they otherwise took a core from the packs (bench load: pack p95 2.6x while it ran).
 BACKGROUND_NICE = 10
 _marked = threading.local()
 
@@ -72,7 +75,7 @@ def return_freed_memory() -> None:
     """Hand back to the system the memory background work freed but malloc kept. The model's
     forward passes, on several threads at once, leave their freed activations in glibc's
     per-thread arenas: after a 3,400-message import the daemon held 1.7 GB against 0.6 GB for
-    the same store freshly loaded. Trimming takes ~40 ms off the request path (a fixed
+    the same store freshly loaded. Trimming takes ~40 ms, on the background thread (a fixed
     M_MMAP_THRESHOLD kept them from the arenas too, but halved bulk embedding)."""
     trim = _malloc_trim()
     if trim is not None:

@@ -299,7 +299,9 @@ class ChannelService:
         others_in: dict[str, dict[str, str]] = {}
         inputs = []
         for (namespace, person, audience), seen in wanted.items():
-            others = others_in.setdefault(namespace, self.tables.known_names(namespace))
+            if namespace not in others_in:  # one reading a namespace, not one a person
+                others_in[namespace] = self.tables.known_names(namespace)
+            others = others_in[namespace]
             current = next(
                 (render_impression(json.loads(r["content"])) for r in self.tables.impressions(namespace, person)
                  if r["audience"] == audience),
