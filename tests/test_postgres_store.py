@@ -413,3 +413,32 @@ def test_a_store_from_before_the_postings_gets_them_when_opened(in_process, url)
     assert again.call("memory.search", {"query": "purple kettle", "k": 1})["results"][0]["content"].startswith(
         "The purple"
     )
+
+
+def test_a_server_that_goes_away_while_a_connection_is_set_up_is_the_stores_error(url):
+    """A server shutting down ends a connection it has just accepted (AdminShutdown): that happens
+    between psycopg's connect and the connection's own settings as easily as during a statement.
+    Every way the server goes away is the store's "unavailable", never an internal error; the
+    next call after it is back works. (Before, a shutdown met while the session was being set up
+    left psycopg's error raw, and the daemon answered -32603.)"""
+    from agentmemd.memory.core.errors import StoreUnavailable
+    from agentmemd.memory.store.postgres.connection import connect
+
+    setups = []
+
+    def prepare(raw) -> None:
+        setups.append(raw)
+        if len(setups) == 2:  # the server ends the session it has just opened, as a fast shutdown does
+            raw.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+
+    conn = connect(url, None, on_connect=prepare)
+    conn.raw.close()  # dropped between transactions: the next statement reconnects
+    with pytest.raises(StoreUnavailable, match="unavailable"):
+        conn.execute("SELECT 1")
+    assert conn.execute("SELECT 1").fetchone() == (1,)  # the server is back: a third session works
+    assert len(setups) == 3
+    cursor = conn.execute("SELECT 1")
+    with psycopg.connect(url, autocommit=True) as admin:  # gone between a statement and its lastrowid
+        admin.execute("SELECT pg_terminate_backend(%s)", (conn.raw.info.backend_pid,))
+    with pytest.raises(StoreUnavailable):
+        cursor.lastrowid  # noqa: B018 - the property asks the server

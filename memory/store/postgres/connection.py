@@ -55,7 +55,7 @@ class Cursor:
 
     @property
     def lastrowid(self) -> int:
-        return self._conn.raw.execute("SELECT lastval()").fetchone()[0]
+        return self._conn.ask("SELECT lastval()")[0]
 
     def fetchone(self) -> tuple | None:
         return self._cursor.fetchone() if self._cursor.description is not None else None
@@ -88,11 +88,19 @@ class Connection:
         self._in_transaction = False  # a BEGIN ran here and no COMMIT or ROLLBACK since (finish)
 
     def ensure(self) -> None:
-        """Open the connection again if the server dropped it (call between transactions)."""
+        """Open the connection again if the server dropped it (call between transactions). A
+        server shutting down may end the new session while it is being set up: that is the
+        store's "unavailable" as well, and the next call tries again."""
         if self.raw.closed or self.raw.broken:
-            self.raw = _open(self._url, self._read_only)
-            if self._on_connect is not None:
-                self._on_connect(self.raw)
+            self.raw = _open(self._url, self._read_only, self._on_connect)
+
+    def ask(self, sql: str, params: Sequence = ()) -> tuple:
+        """One row of a statement in psycopg's own placeholders, outside the store's dialect (a
+        session lock, the last identity value): a server gone away is the store's "unavailable"."""
+        try:
+            return self.raw.execute(sql, params or None).fetchone()
+        except _psycopg().OperationalError as exc:
+            raise unavailable(exc) from exc
 
     def _run(self, run: Callable[[Any], None], begins: bool = False) -> Any:
         psycopg = _psycopg()
@@ -156,8 +164,9 @@ def unavailable(exc: Exception) -> StoreUnavailable:
     return StoreUnavailable(f"the PostgreSQL store is unavailable: {str(exc).strip() or type(exc).__name__}")
 
 
-def _open(url: str, read_only: bool) -> Any:
-    """A psycopg connection whose values bind as the store's SQL expects (see the module)."""
+def _open(url: str, read_only: bool, on_connect: Callable[[Any], None] | None = None) -> Any:
+    """A psycopg connection whose values bind as the store's SQL expects (see the module), set up
+    by ``on_connect(raw)``."""
     psycopg = _psycopg()
     from psycopg.adapt import Dumper, Loader
     from psycopg.types.string import TextLoader
@@ -186,8 +195,14 @@ def _open(url: str, read_only: bool) -> Any:
     for json_type in ("json", "jsonb"):
         raw.adapters.register_loader(json_type, TextLoader)
     raw.adapters.register_loader("numeric", NumberLoader)
-    if read_only:
-        raw.execute("SET default_transaction_read_only = on")
+    try:
+        if read_only:
+            raw.execute("SET default_transaction_read_only = on")
+        if on_connect is not None:
+            on_connect(raw)
+    except psycopg.OperationalError as exc:  # the server ended the session as it began (a shutdown)
+        raw.close()
+        raise unavailable(exc) from exc
     return raw
 
 
@@ -195,9 +210,7 @@ def connect(
     url: str, catalog: Catalog | None, *, read_only: bool = False, on_connect: Callable[[Any], None] | None = None
 ) -> Connection:
     """A connection to ``url``; ``on_connect(raw)`` sets it up, and again after a reconnection."""
-    raw = _open(url, read_only)
-    if on_connect is not None:
-        on_connect(raw)
+    raw = _open(url, read_only, on_connect)
     return Connection(raw, catalog, url=url, read_only=read_only, on_connect=on_connect)
 
 

@@ -154,9 +154,13 @@ class PostgresStore(Store):
     def _prepare(raw) -> None:
         """A new connection's settings for vector search."""
         raw.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
+        import psycopg
+
         try:  # pgvector 0.8: a filtered search goes on until it has enough rows
             raw.execute("SET hnsw.iterative_scan = relaxed_order")
-        except Exception:  # older pgvector: the filter applies to ef_search candidates
+        except psycopg.OperationalError:  # the server went away: not an older pgvector
+            raise
+        except psycopg.Error:  # older pgvector: the filter applies to ef_search candidates
             pass
 
     def _prepare_writer(self, raw) -> None:
@@ -171,8 +175,8 @@ class PostgresStore(Store):
         alive = owners & {self.owner}
         for owner in sorted(owners - alive):
             key = (OWNER_LOCKS, _owner_key(owner))
-            if self._writer.raw.execute("SELECT pg_try_advisory_lock(%s, %s)", key).fetchone()[0]:
-                self._writer.raw.execute("SELECT pg_advisory_unlock(%s, %s)", key)
+            if self._writer.ask("SELECT pg_try_advisory_lock(%s, %s)", key)[0]:
+                self._writer.ask("SELECT pg_advisory_unlock(%s, %s)", key)
             else:
                 alive.add(owner)
         return alive
