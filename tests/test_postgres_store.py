@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import psycopg
 import pytest
 from conftest import EPOCH, NO_JOBS
@@ -256,6 +257,56 @@ def test_two_daemons_over_one_database_see_each_others_writes_and_lose_none(in_p
     ]
 
 
+def test_each_daemons_vectors_in_ram_follow_the_other_daemons_writes(in_process, url, monkeypatch):
+    """Vectors are searched in RAM on PostgreSQL too: a daemon's matrix follows what another daemon
+    adds, forgets and archives (the change log, read at each search), reads its namespaces again
+    when it fell behind the log's pruning or by more changes than it reads one by one, and never
+    sees a write that was rolled back."""
+    from agentmemd.memory.store.postgres import store as pg_store
+
+    a = in_process({"store": {"url": url}}, fake_embedder=True)
+    b = in_process({"store": {"url": url}}, fake_embedder=True)
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((12, 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    def add(i: int) -> str:
+        item = {"content": f"note {i}", "type": "fact", "namespace": "v", "embedding": vectors[i].tolist()}
+        return a.call("memory.add", item)["id"]
+
+    def nearest(i: int) -> tuple[str | None, float]:
+        found = b.services.store.knn("v", vectors[i], 1)
+        return (b.services.store.ids_of([found[0][0]])[0], found[0][1]) if found else (None, 0.0)
+
+    first = add(0)
+    assert nearest(0) == (first, pytest.approx(1.0, abs=1e-5))  # b reads the namespace whole
+    second = add(1)
+    assert nearest(1)[0] == second  # then each change, by the log
+    a.call("memory.forget", {"id": first, "namespace": "v", "confirm": True})
+    assert nearest(0)[0] != first
+    a.call("memory.archive", {"id": second, "namespace": "v"})
+    assert nearest(1)[0] != second
+    a.call("memory.restore", {"id": second, "namespace": "v"})
+    assert nearest(1)[0] == second
+    # A write rolled back leaves nothing: its changes were never committed.
+    store = a.services.store
+    with pytest.raises(RuntimeError), store.transaction():
+        store._index_vectors(999_999, "v", vectors[2])
+        raise RuntimeError("rolled back")
+    assert nearest(2)[0] in (None, second)
+    # More changes than a search reads one by one: the namespace is read again, whole.
+    monkeypatch.setattr(pg_store, "VECTOR_CHANGES_READ", 2)
+    many = [add(i) for i in (3, 4, 5, 6)]
+    assert [nearest(i)[0] for i in (3, 4, 5, 6)] == many
+    # Behind the log's pruning: read again too.
+    monkeypatch.setattr(pg_store, "VECTOR_CHANGES_KEPT", 1)
+    later = add(7)
+    store._prune_vector_changes()
+    assert store.conn.execute("SELECT count(*) FROM memory_vector_changes").fetchone()[0] == 1
+    assert nearest(7)[0] == later
+    assert b.call("stats")["ram_mb"]["vectors"] > 0
+
+
 def test_a_scheduled_job_runs_once_across_daemons_sharing_the_store(in_process, url):
     jobs = {**NO_JOBS, "decay_sweep": "0 3 * * *"}
     config = {"store": {"url": url}, "jobs": jobs, "clock": {"start": EPOCH}}
@@ -295,7 +346,8 @@ def test_bench_vectors_measures_each_index_against_the_exact_answer(postgres_url
 
     out = run_bench(SimpleNamespace(bench="vectors", vectors=[400], queries=5, k=10, store_url=postgres_url))
     (size,) = out["sizes"]
-    assert size["exact_scan"]["recall@10"] == 1.0
+    assert size["exact_scan"]["recall@10"] == size["in_ram"]["recall@10"] == 1.0
+    assert size["hnsw_insert_ms"] > 0
     assert 0.5 <= size["hnsw"]["recall@10"] <= 1.0 and 0.5 <= size["ivfflat"]["recall@10"] <= 1.0
     with psycopg.connect(postgres_url) as admin:  # its database is gone
         assert not admin.execute("SELECT 1 FROM pg_database WHERE datname LIKE 'agentmemd_bench_vectors%'").fetchall()

@@ -1,9 +1,12 @@
-"""`agentmemd bench vectors --store-url URL`: which pgvector index the PostgreSQL store should use.
+"""`agentmemd bench vectors --store-url URL`: how the PostgreSQL store should search its vectors.
 
-At each size, the same queries three ways in one namespace (``ORDER BY embedding <=> q LIMIT k``):
-an exact scan, HNSW (the store's choice, ef_search 200) and IVFFlat (lists = rows / 1000, probes
-10): p50/p95 and recall@k against the exact answer. The vectors are unit-length 384-d points in
-200 Gaussian clusters, nearer text embeddings than uniform noise; a new database for each size.
+At each size, the same queries four ways in one namespace: the store's own way, a float32 matrix
+in RAM (vector_index.py, what SQLite's store does too), and three of pgvector's (``ORDER BY
+embedding <=> q LIMIT k``): an exact scan, HNSW (ef_search 200) and IVFFlat (lists = rows / 1000,
+probes 10): p50/p95 and recall@k against the exact answer, each index's build, and what keeping
+HNSW costs a vector stored one at a time (``hnsw_insert_ms``, as a daemon stores them). The
+vectors are unit-length 384-d points in 200 Gaussian clusters, nearer text embeddings than
+uniform noise; a new database for each size.
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ import numpy as np
 
 from agentmemd.daemon.bench.benchmarks import _pct
 from agentmemd.daemon.bench.postgres import bench_database
-from agentmemd.memory.store.postgres.store import EF_SEARCH, vector_literal
+from agentmemd.memory.store.postgres.store import vector_literal
+from agentmemd.memory.store.vector_index import VectorIndex
 
 CLUSTERS, SPREAD, DIM = 200, 0.6, 384
+EF_SEARCH = 200  # HNSW candidates per search: above any pack's candidate count
+INSERTS = 200  # vectors added one at a time to the HNSW index, timed
 
 
 def _points(rng: np.random.Generator, centres: np.ndarray, n: int) -> np.ndarray:
@@ -37,6 +43,31 @@ def _timed(db, queries: np.ndarray, exact: list[set[int]], k: int) -> dict[str, 
         ms.append((time.perf_counter() - t) * 1000)
         found.append(len(truth & {r[0] for r in rows}) / k)
     return {"p50_ms": _pct(ms, 50), "p95_ms": _pct(ms, 95), f"recall@{k}": round(float(np.mean(found)), 4)}
+
+
+def _timed_in_ram(stored: np.ndarray, queries: np.ndarray, exact: list[set[int]], k: int) -> dict[str, float]:
+    """The same, from the in-RAM matrix the store keeps (its seqs are the rows' ids)."""
+    blobs = [v.tobytes() for v in stored]
+    index = VectorIndex(DIM, lambda namespace: (list(range(len(stored))), [blobs]))
+    index.size("default")  # loaded before the timing, as a daemon's is after its first search
+    ms, found = [], []
+    for q, truth in zip(queries, exact):
+        t = time.perf_counter()
+        rows = index.search("default", q, k)
+        ms.append((time.perf_counter() - t) * 1000)
+        found.append(len(truth & {seq for seq, _ in rows}) / k)
+    return {"p50_ms": _pct(ms, 50), "p95_ms": _pct(ms, 95), f"recall@{k}": round(float(np.mean(found)), 4)}
+
+
+def _hnsw_insert_ms(db, rng: np.random.Generator, centres: np.ndarray, first_id: int) -> float:
+    """Per vector, INSERTS more vectors added one statement each to the HNSW index, then removed."""
+    extra = _points(rng, centres, INSERTS)
+    t = time.perf_counter()
+    for i, point in enumerate(extra):
+        db.execute("INSERT INTO v VALUES (%s, 'default', %s::vector)", (first_id + i, vector_literal(point)))
+    per = (time.perf_counter() - t) * 1000 / INSERTS
+    db.execute("DELETE FROM v WHERE id >= %s", (first_id,))
+    return round(per, 2)
 
 
 def bench_vectors(args) -> dict[str, Any]:
@@ -64,6 +95,7 @@ def bench_vectors(args) -> dict[str, Any]:
                     copy.write_row((i, "default", vector_literal(point)))
             db.execute("ANALYZE v")
 
+            size["in_ram"] = _timed_in_ram(stored, queries, exact, args.k)
             size["exact_scan"] = _timed(db, queries, exact, args.k)
             for label, index, settings in (
                 ("hnsw", "hnsw (embedding vector_cosine_ops)", [f"SET hnsw.ef_search = {EF_SEARCH}"]),
@@ -79,6 +111,8 @@ def bench_vectors(args) -> dict[str, Any]:
                 for setting in settings:
                     db.execute(setting)
                 size[label] = _timed(db, queries, exact, args.k)
+                if label == "hnsw":
+                    size["hnsw_insert_ms"] = _hnsw_insert_ms(db, rng, centres, n)
                 db.execute("DROP INDEX ann")
         out["sizes"].append(size)
     return out

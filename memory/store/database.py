@@ -615,9 +615,9 @@ class Store:
         self.conn.execute("DELETE FROM memories_vec WHERE rowid = ?", (seq,))
         self._after_commit.append(("", seq, None))
 
-    def _load_vectors(self, namespace: str) -> tuple[list[int], Iterator[list[bytes]]]:
+    def _load_vectors(self, namespace: str, conn: Any = None) -> tuple[list[int], Iterator[list[bytes]]]:
         """The namespace's live vectors for the in-RAM index: each memory's first, then the other
-        windows of the long ones."""
+        windows of the long ones (read on ``conn``, the calling thread's by default)."""
         queries = [
             # From memories (its first vector), not vec0: a plain scan of vec0 reads every partition's
             # chunks (220 ms for one namespace of 1,000 among 40,000 vectors; 2.3 ms here, by index).
@@ -629,7 +629,7 @@ class Store:
         vector_columns = [", embedding", ", w.embedding"]
         # The seqs and the vectors are of one snapshot: a reader thread reads inside reading()'s one
         # read transaction, and the writer's own thread cannot commit meanwhile.
-        conn = self.conn
+        conn = conn or self.conn
         seqs = [r[0] for sql in queries for r in conn.execute(sql.format(""), (namespace,))]
 
         def chunks() -> Iterator[list[bytes]]:

@@ -12,7 +12,8 @@ run as written, its statements rewritten the same way. Which were applied is kep
 What SQLite keeps in virtual tables PostgreSQL keeps in tables of its own: each memory's words
 as FTS5's tokenizer reads them (``memory_terms``, for BM25 as FTS5 computes it), the turns'
 words (``turn_search``, PostgreSQL's English text search, kept by a trigger) and the vectors
-(``memory_vectors``, pgvector with an HNSW index).
+(``memory_vectors``, pgvector's type; each daemon searches them in RAM, kept in step by
+``memory_vector_changes``).
 """
 
 from __future__ import annotations
@@ -145,8 +146,26 @@ def _own_tables(dim: int) -> list[str]:
         'term TEXT COLLATE "C" NOT NULL, documents BIGINT NOT NULL, PRIMARY KEY (namespace, term))',
         f'CREATE TABLE IF NOT EXISTS memory_vectors (seq BIGINT NOT NULL, part INTEGER NOT NULL, namespace TEXT COLLATE "C" NOT NULL, '
         f"embedding vector({dim}) NOT NULL, PRIMARY KEY (seq, part))",
-        HNSW_INDEX,
+        # Each daemon searches its namespaces' vectors in RAM, as SQLite's store does, and keeps them
+        # in step with every daemon's writes by this log: a row a memory whose vectors changed,
+        # numbered in commit order (the trigger takes the write lock before it numbers the row, so
+        # a transaction that numbers later commits later). An HNSW index took 3-7 ms a vector to
+        # keep (five times what storing the rest of a memory costs) and searched slower than RAM.
+        "DROP INDEX IF EXISTS memory_vectors_ann",
         "CREATE INDEX IF NOT EXISTS memory_vectors_namespace ON memory_vectors (namespace)",
+        "CREATE TABLE IF NOT EXISTS memory_vector_changes (change BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+        "seq BIGINT NOT NULL)",
+        # The changes before ``through`` are gone from the log: a daemon that had not read them
+        # reads its namespaces' vectors again.
+        "CREATE TABLE IF NOT EXISTS memory_vector_log (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), "
+        "through BIGINT NOT NULL)",
+        "INSERT INTO memory_vector_log (through) VALUES (0) ON CONFLICT (one) DO NOTHING",
+        "CREATE OR REPLACE FUNCTION memory_vectors_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        f"PERFORM pg_advisory_xact_lock({WRITE_LOCK}); "
+        "INSERT INTO memory_vector_changes (seq) VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.seq ELSE NEW.seq END); "
+        "RETURN NULL; END $$",
+        "CREATE OR REPLACE TRIGGER memory_vectors_changed AFTER INSERT OR UPDATE OR DELETE ON memory_vectors "
+        "FOR EACH ROW EXECUTE FUNCTION memory_vectors_changed()",
         "CREATE TABLE IF NOT EXISTS turn_search (seq BIGINT PRIMARY KEY, document tsvector NOT NULL)",
         "CREATE INDEX IF NOT EXISTS turn_search_words ON turn_search USING gin (document)",
         "CREATE OR REPLACE FUNCTION turn_search_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
@@ -162,8 +181,7 @@ def _own_tables(dim: int) -> list[str]:
     ]
 
 
-# The vectors' index (bench vectors chose HNSW: docs/postgres.md).
-HNSW_INDEX = "CREATE INDEX IF NOT EXISTS memory_vectors_ann ON memory_vectors USING hnsw (embedding vector_cosine_ops)"
+WRITE_LOCK = 0x616D64_0002  # the advisory lock every write transaction of every daemon takes
 
 # The functions _own_tables makes, by signature (dropped with the store).
 OWN_FUNCTIONS = (
@@ -172,6 +190,7 @@ OWN_FUNCTIONS = (
     "instr(text, text)",
     "turn_search_keep()",
     "turn_search_drop()",
+    "memory_vectors_changed()",
 )
 
 

@@ -7,8 +7,10 @@ Every method of ``Store`` answers the same here; what differs is underneath (doc
 - Writes: each ``transaction()`` first takes one advisory lock of the database's, so the writes of
   every daemon sharing it run one after another, as SQLite's one writer does. Reads never wait:
   ``reading()`` is a read-only REPEATABLE READ transaction, one snapshot.
-- Vectors: no matrix in RAM (another daemon's writes would not be in it): ``memory_vectors`` with
-  pgvector's HNSW index; a long text's windows are rows of their own, and a memory ranks by its best.
+- Vectors: searched in RAM, each namespace's in a float32 matrix as on SQLite (vector_index.py),
+  read from the store when first searched and kept in step with every daemon's writes by
+  ``memory_vector_changes``, a log of the memories whose vectors changed, in commit order, which a
+  search reads past what it has applied (one statement). ``memory_vectors`` holds them in the store.
 - Words: ``memory_terms`` holds each memory's words as FTS5 reads them (words.py),
   ``memory_postings`` each word's memories with its counts there (what BM25 reads, as FTS5 reads
   its index) and ``memory_terms_stats`` each namespace's counts, so BM25 is FTS5's formula on
@@ -28,21 +30,24 @@ import numpy as np
 
 from agentmemd.memory.core.config import redact
 from agentmemd.memory.core.errors import StoreError, StoreUnavailable
-from agentmemd.memory.store.database import Store, from_blob, fts_terms_in_order
+from agentmemd.memory.store.database import Store, fts_terms_in_order
 from agentmemd.memory.store.fts5_words import fts5_words, query_terms
 from agentmemd.memory.store.postgres.connection import Connection, SqlTables, connect
 from agentmemd.memory.store.postgres.schema import (
-    HNSW_INDEX,
     OWN_FUNCTIONS,
+    WRITE_LOCK,
     applied_migrations,
     catalog_of,
     upgrade_postgres,
 )
+from agentmemd.memory.store.vector_index import VectorIndex
 
-WRITE_LOCK = 0x616D64_0002  # the advisory lock every write transaction of every daemon takes
 # FTS5's BM25 constants (fts5_aux.c): the formula is reproduced, so both stores rank alike.
 BM25_K1, BM25_B = 1.2, 0.75
-EF_SEARCH = 200  # HNSW candidates per search: above any pack's candidate count
+# More changed memories than this since a search last looked: its namespaces are read again whole,
+# in binary, rather than each changed one as text.
+VECTOR_CHANGES_READ = 2_000
+VECTOR_CHANGES_KEPT = 100_000  # the log keeps this many of the last changes (a daemon further behind reads again)
 
 
 OWNER_LOCKS = 0x616D6403  # the class of the advisory locks each open store holds: (OWNER_LOCKS, its key)
@@ -68,6 +73,8 @@ class PostgresTables:
         "memory_terms_stats",
         "memory_term_counts",
         "memory_vectors",
+        "memory_vector_changes",
+        "memory_vector_log",
         "turn_search",
         "schema_migrations",
     )
@@ -106,21 +113,8 @@ def holds_store(url: str) -> bool:
         conn.close()
 
 
-class NoMatrix:
-    """What health asks of the in-RAM vector index: none is kept on PostgreSQL."""
-
-    def clear(self) -> None:
-        pass
-
-    def nbytes(self) -> int:
-        return 0
-
-    def loaded(self) -> int:
-        return 0
-
-
 class PostgresStore(Store):
-    vectors_in_ram = False  # another daemon's writes would not be in them: pgvector's index instead
+    vectors_in_ram = True  # kept in step with every daemon's writes by memory_vector_changes
 
     def __init__(self, url: str, *, dim: int, model: str):
         self.path = url
@@ -141,7 +135,10 @@ class PostgresStore(Store):
         self._lock = threading.RLock()
         self._after_commit = []
         self._depth = 0
-        self.vectors = NoMatrix()
+        self.vectors = VectorIndex(dim, self._load_namespace_vectors)
+        self._vectors_lock = threading.RLock()  # one catch-up or load at a time, on _vectors_conn
+        self._vectors_conn: Connection | None = None
+        self._vectors_seen: int | None = None  # the last change applied (None: none read yet)
         self._fts_numbers = {}
         self._counting = True  # off while a whole store is indexed at once (index_live), counted after
         self._pending_counts: dict[str, list] = {}  # namespace -> [documents, tokens, Counter of terms]
@@ -150,23 +147,88 @@ class PostgresStore(Store):
         self._check_embedding_meta(dim, model)
         self.switch_model(model)
 
-    @staticmethod
-    def _prepare(raw) -> None:
-        """A new connection's settings for vector search."""
-        raw.execute(f"SET hnsw.ef_search = {EF_SEARCH}")
-        import psycopg
+    # ---- the vectors in RAM -----------------------------------------------------------------
 
-        try:  # pgvector 0.8: a filtered search goes on until it has enough rows
-            raw.execute("SET hnsw.iterative_scan = relaxed_order")
-        except psycopg.OperationalError:  # the server went away: not an older pgvector
-            raise
-        except psycopg.Error:  # older pgvector: the filter applies to ef_search candidates
-            pass
+    def _vectors_connection(self) -> Connection:
+        if self._vectors_conn is None:
+            self._vectors_conn = connect(self.url, self.catalog, read_only=True)
+            with self._readers_lock:
+                self._readers.append(self._vectors_conn)
+        return self._vectors_conn
+
+    def _vectors_caught_up(self) -> None:
+        """Apply to the loaded namespaces what every daemon committed since the last look: one
+        statement, one snapshot, reading the log past the last change applied and the changed
+        memories' vectors now (none: it went). A load reads later than any catch-up before it,
+        and applying a change again is harmless, so nothing committed is missed."""
+        with self._vectors_lock:
+            conn = self._vectors_connection()
+            seen = self._vectors_seen
+            if seen is None or self.vectors.loaded() == 0:  # nothing in RAM: only where the log stands
+                through, top = conn.execute(
+                    "SELECT through, (SELECT max(change) FROM memory_vector_changes) FROM memory_vector_log"
+                ).fetchone()
+                self._vectors_seen = int(top or 0)
+                return
+            rows = conn.execute(
+                "SELECT l.through, (SELECT max(change) FROM memory_vector_changes), c.seq, v.namespace, v.embedding "
+                "FROM memory_vector_log l LEFT JOIN (SELECT DISTINCT seq FROM memory_vector_changes WHERE change > ? "
+                "LIMIT ?) c ON true LEFT JOIN memory_vectors v ON v.seq = c.seq ORDER BY c.seq, v.part",
+                (seen, VECTOR_CHANGES_READ + 1),
+            ).fetchall()
+            through, top = rows[0][0], int(rows[0][1] or 0)
+            changed: dict[int, tuple[str | None, list[np.ndarray]]] = {}
+            for _, _, seq, namespace, text in rows:
+                if seq is not None:
+                    entry = changed.setdefault(int(seq), (namespace, []))
+                    if text is not None:
+                        entry[1].append(np.array(text[1:-1].split(","), dtype=np.float32))
+            if through > seen or len(changed) > VECTOR_CHANGES_READ:
+                self.vectors.clear()  # too far behind: each namespace is read again when next searched
+            else:
+                for seq, (namespace, vectors) in changed.items():
+                    self.vectors.remove(seq)
+                    if vectors:
+                        self.vectors.add(namespace, seq, np.vstack(vectors))
+            self._vectors_seen = max(seen, top)
+
+    def _load_namespace_vectors(self, namespace: str) -> tuple[list[int], list[list[bytes]]]:
+        """A namespace's vectors, read in one snapshot no older than the last catch-up's."""
+        with self._vectors_lock:
+            conn = self._vectors_connection()
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                seqs, chunks = self._load_vectors(namespace, conn)
+                return seqs, list(chunks)
+            finally:
+                conn.finish("ROLLBACK")
+
+    def knn(self, namespace: str, vec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
+        self._vectors_caught_up()
+        return self.vectors.search(namespace, vec, n, skip)
+
+    def adjacent(self, namespace: str, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
+        self._vectors_caught_up()
+        return self.vectors.adjacent(namespace, seqs)
+
+    def best_cosines(self, namespace: str, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
+        self._vectors_caught_up()
+        return self.vectors.best_cosines(namespace, seqs, qvec)
+
+    def _prune_vector_changes(self) -> None:
+        """Keep the log's last VECTOR_CHANGES_KEPT changes (its own transaction, after a commit)."""
+        top = self._writer.execute("SELECT max(change) FROM memory_vector_changes").fetchone()[0]
+        if top is None or top <= VECTOR_CHANGES_KEPT:
+            return
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE memory_vector_log SET through = greatest(through, ?)", (top - VECTOR_CHANGES_KEPT,)
+            )
+            self.conn.execute("DELETE FROM memory_vector_changes WHERE change <= ?", (top - VECTOR_CHANGES_KEPT,))
 
     def _prepare_writer(self, raw) -> None:
-        """The writer's settings, and the lock that says this store is open (``owners_alive``):
-        a session lock, held until the connection ends, taken again on a new one."""
-        self._prepare(raw)
+        """The lock that says this store is open (``owners_alive``): a session lock, held until the
+        connection ends, taken again on a new one."""
         raw.execute("SELECT pg_advisory_lock(%s, %s)", (OWNER_LOCKS, _owner_key(self.owner)))
 
     def owners_alive(self, owners: set[str]) -> set[str]:
@@ -193,7 +255,7 @@ class PostgresStore(Store):
             return
         reader = getattr(local, "reader", None)
         if reader is None:
-            reader = local.reader = connect(self.url, self.catalog, read_only=True, on_connect=self._prepare)
+            reader = local.reader = connect(self.url, self.catalog, read_only=True)
             local.reader_db = SqlTables(reader)
             with self._readers_lock:
                 self._readers.append(reader)
@@ -240,6 +302,7 @@ class PostgresStore(Store):
         try:  # after the commit: a server gone away now leaves the statistics for the next time
             self._writer.execute("ANALYZE memories, memory_terms, memory_vectors, memory_windows")
             self._analyzed_rows = self._writer.execute("SELECT count(*) FROM memories").fetchone()[0]
+            self._prune_vector_changes()
         except StoreUnavailable:
             return
         self._indexed = 0
@@ -331,21 +394,17 @@ class PostgresStore(Store):
         self.conn.execute("DELETE FROM memory_vectors")
 
     def index_live(self, where: str, params: tuple = (), *, whole_store: bool = False) -> int:
-        """A whole store (an archive read back) is indexed in bulk: the vectors' HNSW index built
-        once over them all, and the namespaces' counts made once at the end. One by one, in the one
-        transaction an import is, each memory rewrote the same count rows (a row a common word)
-        again and again, and the index grew a vector at a time: 100,000 memories had not finished
+        """A whole store (an archive read back) is indexed in bulk: the namespaces' counts made
+        once at the end. One by one, in the one transaction an import is, each memory rewrote the
+        same count rows (a row a common word) again and again: 100,000 memories had not finished
         in 20 minutes."""
         if not whole_store:
             return super().index_live(where, params)
-        self.conn.execute("DROP INDEX IF EXISTS memory_vectors_ann")
         self._counting = False
         try:
             count = super().index_live(where, params)
         finally:
             self._counting = True
-        self.conn.execute("SET LOCAL maintenance_work_mem = '512MB'")  # the graph in memory while it is built
-        self.conn.execute(HNSW_INDEX)
         self.conn.execute("DELETE FROM memory_terms_stats")
         self.conn.execute(
             "INSERT INTO memory_terms_stats (namespace, documents, tokens) "
@@ -378,30 +437,6 @@ class PostgresStore(Store):
                 (namespace, list(terms)),
             )
         self.conn.execute("DELETE FROM memory_vectors WHERE seq = ?", (seq,))
-
-    def knn(self, namespace: str, vec: np.ndarray, n: int, skip: set[int] | None = None) -> list[tuple[int, float]]:
-        if n <= 0:
-            return []
-        query = vector_literal(vec)
-        skipped = sorted(skip) if skip else []
-        where = "namespace = ?" + (" AND seq <> ALL(?::bigint[])" if skipped else "")
-        params = [query, namespace, *([skipped] if skipped else [])]
-        k = n + 8
-        with self._guard():
-            while True:
-                rows = self.conn.execute(
-                    f"SELECT seq, embedding <=> ?::vector AS distance FROM memory_vectors WHERE {where} "
-                    "ORDER BY distance LIMIT ?",
-                    [*params, k],
-                ).fetchall()
-                best: dict[int, float] = {}
-                for seq, distance in sorted(rows, key=lambda r: (r[1], r[0])):
-                    best.setdefault(int(seq), 1.0 - float(distance))
-                if len(best) >= n or len(rows) < k:
-                    break
-                k *= 2  # a long text's windows crowded the first rows: take more
-        ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
-        return ranked[:n]
 
     def _counted(self) -> None:
         """Inside this daemon's write transaction, the counts it has not written yet first."""
@@ -518,38 +553,6 @@ class PostgresStore(Store):
                         if taken >= n:
                             break
         return sorted(found, reverse=True)[:n]
-
-    def adjacent(self, namespace: str, seqs: list[int]) -> dict[int, tuple[int | None, int | None]]:
-        if not seqs:
-            return {}
-        with self._guard():
-            rows = self.conn.execute(
-                "SELECT s, (SELECT max(seq) FROM memories WHERE namespace = ? AND superseded_by IS NULL AND seq < s), "
-                "(SELECT min(seq) FROM memories WHERE namespace = ? AND superseded_by IS NULL AND seq > s) "
-                "FROM unnest(?::bigint[]) AS s",
-                (namespace, namespace, list(seqs)),
-            ).fetchall()
-        return {int(s): (before, after) for s, before, after in rows}
-
-    def best_cosines(self, namespace: str, seqs: list[int], qvec: np.ndarray) -> dict[int, float]:
-        if not seqs:
-            return {}
-        query = np.asarray(qvec, dtype=np.float32)
-        out: dict[int, float] = {}
-        with self._guard():
-            rows = self.conn.execute(
-                "SELECT seq, embedding FROM memories WHERE namespace = ? AND superseded_by IS NULL "
-                "AND seq = ANY(?::bigint[]) UNION ALL SELECT w.seq, w.embedding FROM memory_windows w "
-                "JOIN memories m ON m.seq = w.seq WHERE m.namespace = ? AND m.superseded_by IS NULL "
-                "AND w.seq = ANY(?::bigint[])",
-                (namespace, list(seqs), namespace, list(seqs)),
-            ).fetchall()
-        for seq, blob in rows:
-            if not blob:  # waiting for its vector of the configured model
-                continue
-            sim = float(from_blob(bytes(blob)) @ query)
-            out[int(seq)] = max(out.get(int(seq), -1.0), sim)
-        return out
 
     # ---- the turns' full text ---------------------------------------------------------------
 
