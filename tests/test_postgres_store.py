@@ -40,17 +40,26 @@ def url(postgres_databases) -> str:
     return postgres_databases()
 
 
-def _pair(in_process, url: str):
-    """The same memories in a SQLite daemon and a PostgreSQL one (the fake embedder)."""
+def _pair(in_process, url: str, together: bool = False):
+    """The same memories in a SQLite daemon and a PostgreSQL one (the fake embedder), one by one;
+    ``together``: into PostgreSQL in one ``memory.add_many`` (its batched statements)."""
     lite = in_process(fake_embedder=True)
     pg = in_process({"store": {"url": url}}, fake_embedder=True)
-    for d in (lite, pg):
-        for i, text in enumerate(FACTS):
-            d.call(
-                "memory.add",
-                {"content": text, "type": "fact", "namespace": "n", **({"context": CONTEXT} if i % 3 == 0 else {})},
-            )
+    items = [
+        {"content": text, "type": "fact", "namespace": "n", **({"context": CONTEXT} if i % 3 == 0 else {})}
+        for i, text in enumerate(FACTS)
+    ]
+    for item in items:
+        lite.call("memory.add", item)
+    if together:
+        pg.call("memory.add_many", {"items": items})
+    else:
+        for item in items:
+            pg.call("memory.add", item)
     return lite, pg
+
+
+TOGETHER = pytest.mark.parametrize("together", [False, True], ids=["one_by_one", "add_many"])
 
 
 def _by_id(d, scores: dict[int, float]) -> dict[str, float]:
@@ -63,8 +72,9 @@ def _ids_by_content(d) -> dict[str, str]:
     return {content: mid for mid, content in rows}
 
 
-def test_bm25_is_fts5s_on_both_stores_words_phrases_and_context_weight(in_process, url):
-    lite, pg = _pair(in_process, url)
+@TOGETHER
+def test_bm25_is_fts5s_on_both_stores_words_phrases_and_context_weight(in_process, url, together):
+    lite, pg = _pair(in_process, url, together)
     named = [_ids_by_content(lite), _ids_by_content(pg)]
     for terms, weight in [
         (["high", "school"], 1.0),
@@ -93,8 +103,9 @@ def test_bm25_is_fts5s_on_both_stores_words_phrases_and_context_weight(in_proces
     assert pg.services.store.phrase_matches("n", ("high school",), 5) == [together]
 
 
-def test_nearest_vectors_are_the_same_memories_with_the_same_cosines(in_process, url):
-    lite, pg = _pair(in_process, url)
+@TOGETHER
+def test_nearest_vectors_are_the_same_memories_with_the_same_cosines(in_process, url, together):
+    lite, pg = _pair(in_process, url, together)
     query = lite.services.memories.embedder.embed_query("where does my sister live and work")
     found = []
     for d in (lite, pg):
@@ -305,6 +316,27 @@ def test_each_daemons_vectors_in_ram_follow_the_other_daemons_writes(in_process,
     assert store.conn.execute("SELECT count(*) FROM memory_vector_changes").fetchone()[0] == 1
     assert nearest(7)[0] == later
     assert b.call("stats")["ram_mb"]["vectors"] > 0
+
+
+def test_a_batch_stored_together_keeps_long_texts_windows_and_marks_the_identity_changed(in_process, url):
+    """memory.add_many on PostgreSQL writes a batch in a few statements: a long text keeps a vector
+    a window (in memory_windows and memory_vectors), and a persona memory in it changes the
+    identity graph's count, as one stored alone does."""
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    store = pg.services.store
+    long_text = " ".join(f"Sentence {i} about the allotment, the greenhouse and the tomatoes." for i in range(120))
+    before = store.conn.execute("SELECT generation FROM identity_generations WHERE namespace = 'default'").fetchone()
+    ids = pg.call(
+        "memory.add_many",
+        {"items": [{"content": long_text, "type": "fact"}, {"content": "Speak plainly and warmly.", "type": "persona"}]},
+    )["ids"]
+    (seq,) = store.conn.execute("SELECT seq FROM memories WHERE id = ?", (ids[0],)).fetchone()
+    (windows,) = store.conn.execute("SELECT count(*) FROM memory_windows WHERE seq = ?", (seq,)).fetchone()
+    (parts,) = store.conn.execute("SELECT count(*) FROM memory_vectors WHERE seq = ?", (seq,)).fetchone()
+    assert windows >= 1 and parts == windows + 1
+    after = store.conn.execute("SELECT generation FROM identity_generations WHERE namespace = 'default'").fetchone()
+    assert after[0] == (before[0] if before else 0) + 1
+    assert [r["id"] for r in pg.call("memory.search", {"query": "greenhouse tomatoes", "k": 1})["results"]] == ids[:1]
 
 
 def test_a_scheduled_job_runs_once_across_daemons_sharing_the_store(in_process, url):

@@ -178,12 +178,11 @@ class Memories:
         read = read if read is not None else self.read_words_of(items)
         token_lens = count_tokens_many([p.content for p in items])
         now = format_time(self.clock.now())
-        ids: list[str] = []
+        ids = [new_id() for _ in items]
+        created = [format_time(p.created) if p.created else now for p in items]
         with self.store.transaction():
-            for p, vec, ntok, words_read in zip(items, vectors, token_lens, read):
-                memory_id = new_id()
-                created = format_time(p.created) if p.created else now
-                seq = self.store.insert(
+            seqs = self.store.insert_many(
+                [
                     {
                         "id": memory_id,
                         "namespace": p.namespace,
@@ -193,7 +192,7 @@ class Memories:
                         "priority": effective_priority(p.priority, p.type, self.config.scoring),
                         "source": p.source,
                         "tags": p.tags,
-                        "created": created,
+                        "created": when,
                         "ingested": now,
                         # Ingestion is an access: importing old history must not archive it on arrival.
                         "last_accessed": now,
@@ -205,11 +204,15 @@ class Memories:
                         "audience": p.audience,
                         "origin_chat": p.origin_chat,
                         "said_by": p.said_by,
-                    },
-                    vec,
-                )
-                self._record_when_stored(seq, p.namespace, created, p.content, words_read, p.affect)
-                ids.append(memory_id)
+                    }
+                    for p, memory_id, when, ntok in zip(items, ids, created, token_lens)
+                ],
+                vectors,
+            )
+            felt: list[tuple[int, str, float, float, str]] = []  # written together: a statement, not one each
+            for p, seq, when, words_read in zip(items, seqs, created, read):
+                self._record_when_stored(seq, p.namespace, when, p.content, words_read, p.affect, felt)
+            self.affect.record_new(felt)
         return ids
 
     @staticmethod
@@ -226,15 +229,19 @@ class Memories:
         content: str,
         words_read: WordsRead,
         affect: MemoryAffect | None = None,
+        felt_later: list[tuple[int, str, float, float, str]] | None = None,
     ) -> None:
         """What is worked out of a memory's words when it is stored and kept beside it; ``affect``:
-        how it feels where the caller says (an app, the anthropic provider's Observer)."""
+        how it feels where the caller says (an app, the anthropic provider's Observer).
+        ``felt_later``: the affect goes there, for the caller's ``affect.record_new``."""
         self.secrets.record(seq, namespace, words_read.secrets, new=True)
         if words_read.slots:
             self.slots.record(seq, namespace, created, words_read.slots)
         self._record_times({"seq": seq, "namespace": namespace, "created": created, "content": content})
         felt = affect or words_read.affect
-        if felt is not None:
+        if felt is not None and felt_later is not None:
+            felt_later.append((seq, namespace, felt.valence, felt.arousal, felt.emotion))
+        elif felt is not None:
             self.affect.record(seq, namespace, felt.valence, felt.arousal, felt.emotion, new=True)
 
     def _record_secrets(self, row: dict[str, Any]) -> None:

@@ -31,6 +31,14 @@ class AffectTables:
             (seq, namespace, valence, arousal, emotion),
         )
 
+    def record_new(self, rows: list[tuple[int, str, float, float, str]]) -> None:
+        """``record`` of memories just stored, (seq, namespace, valence, arousal, emotion) each, in
+        one ``executemany``."""
+        self.store.conn.executemany(
+            "INSERT INTO memory_affect (seq, namespace, valence, arousal, emotion) VALUES (?, ?, ?, ?, ?)",
+            [row for row in rows if not (row[4] == "neutral" and row[2] == 0 and row[3] == 0)],
+        )
+
     def of(self, seqs: list[int]) -> dict[int, tuple[float, float, str]]:
         """seq -> (valence, arousal, emotion), for those of ``seqs`` that feel something."""
         out: dict[int, tuple[float, float, str]] = {}

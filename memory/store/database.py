@@ -538,6 +538,10 @@ class Store:
             self.identity_changed(row["namespace"])
         return seq
 
+    def insert_many(self, rows: list[dict[str, Any]], vectors: list[np.ndarray]) -> list[int]:
+        """``insert`` of each row with its vectors, in order: their seqs."""
+        return [self.insert(row, vecs) for row, vecs in zip(rows, vectors)]
+
     def _new_seq(self) -> int | None:
         """A new memory's seq: past every live and archived one. SQLite's own would be past the live
         ones only, so a memory stored after the newest was archived took the archived one's seq: its

@@ -21,6 +21,7 @@ Every method of ``Store`` answers the same here; what differs is underneath (doc
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections import Counter
 from contextlib import contextmanager
@@ -30,7 +31,8 @@ import numpy as np
 
 from agentmemd.memory.core.config import redact
 from agentmemd.memory.core.errors import StoreError, StoreUnavailable
-from agentmemd.memory.store.database import Store, fts_terms_in_order
+from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
+from agentmemd.memory.store.database import COLUMNS, OPTIONAL_COLUMNS, Store, fts_terms_in_order, to_blob
 from agentmemd.memory.store.fts5_words import fts5_words, query_terms
 from agentmemd.memory.store.postgres.connection import Connection, SqlTables, connect
 from agentmemd.memory.store.postgres.schema import (
@@ -160,7 +162,13 @@ class PostgresStore(Store):
         """Apply to the loaded namespaces what every daemon committed since the last look: one
         statement, one snapshot, reading the log past the last change applied and the changed
         memories' vectors now (none: it went). A load reads later than any catch-up before it,
-        and applying a change again is harmless, so nothing committed is missed."""
+        and applying a change again is harmless, so nothing committed is missed. Once a read
+        transaction (a pack's knn, neighbours and best windows: one look, not three)."""
+        local = self._local
+        if getattr(local, "conn", None) is not None:
+            if getattr(local, "vectors_looked", False):
+                return
+            local.vectors_looked = True
         with self._vectors_lock:
             conn = self._vectors_connection()
             seen = self._vectors_seen
@@ -260,6 +268,7 @@ class PostgresStore(Store):
             with self._readers_lock:
                 self._readers.append(reader)
         local.conn, local.db = reader, local.reader_db
+        local.vectors_looked = False
         reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")  # on a new connection if dropped
         try:
             yield
@@ -326,6 +335,72 @@ class PostgresStore(Store):
             for function in OWN_FUNCTIONS:
                 raw.execute(f"DROP FUNCTION IF EXISTS {function} CASCADE")
         self.close()
+
+    def insert_many(self, rows: list[dict[str, Any]], vectors: list[np.ndarray]) -> list[int]:
+        """The rows in a few statements whatever their number: the memories in one (their seqs
+        returned), their words, postings and vectors in one each. Each statement is a round trip
+        to the server, and a memory stored alone costs seven or so of them."""
+        if len(rows) < 2:
+            return super().insert_many(rows, vectors)
+        cols = [c.strip() for c in COLUMNS.split(",")][1:]
+        stacked = [np.atleast_2d(np.asarray(v, dtype=np.float32)) for v in vectors]
+        values: list[Any] = []
+        for row, vecs in zip(rows, stacked):
+            row = {**OPTIONAL_COLUMNS, **row}
+            values += [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in cols if c != "embedding"]
+            values.append(to_blob(vecs[0]))
+        marks = ", ".join(["(" + ", ".join("?" * len(cols)) + ")"] * len(rows))
+        found = self.conn.execute(
+            f"INSERT INTO memories ({', '.join(cols)}) VALUES {marks} RETURNING id, seq", values
+        ).fetchall()
+        seq_of = {memory_id: int(seq) for memory_id, seq in found}
+        seqs = [seq_of[row["id"]] for row in rows]
+        self.conn.executemany(
+            "INSERT INTO memory_windows (seq, part, embedding) VALUES (?, ?, ?)",
+            [(seq, part, to_blob(v)) for seq, vecs in zip(seqs, stacked) for part, v in enumerate(vecs[1:], 1)],
+        )
+        self._index_many(seqs, rows, stacked)
+        for namespace in sorted({row["namespace"] for row in rows if row["type"] in IDENTITY_TYPES}):
+            self.identity_changed(namespace)
+        return seqs
+
+    def _index_many(self, seqs: list[int], rows: list[dict[str, Any]], stacked: list[np.ndarray]) -> None:
+        """``_index`` of new memories (none indexed before), in three statements."""
+        self._indexed += len(seqs)
+        terms_rows: list[Any] = []
+        posted: tuple[list, ...] = ([], [], [], [], [], [])
+        for seq, row in zip(seqs, rows):
+            namespace = row["namespace"]
+            text_terms, context_terms = fts5_words(row["content"], row.get("context") or "")
+            size = len(text_terms) + len(context_terms)
+            words = sorted(set(text_terms) | set(context_terms))
+            terms_rows += [seq, namespace, text_terms, context_terms, words, size]
+            said, around = Counter(text_terms), Counter(context_terms)
+            for term in words:
+                for column, value in zip(posted, (namespace, term, seq, said[term], around[term], size)):
+                    column.append(value)
+            if self._counting:
+                pending = self._pending_counts.setdefault(namespace, [0, 0, Counter()])
+                pending[0] += 1
+                pending[1] += size
+                pending[2].update(words)
+        marks = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(seqs))
+        self.conn.execute(
+            f"INSERT INTO memory_terms (seq, namespace, text_terms, context_terms, all_terms, size) VALUES {marks}",
+            terms_rows,
+        )
+        self.conn.execute(
+            "INSERT INTO memory_postings (namespace, term, seq, text_tf, context_tf, size) "
+            "SELECT * FROM unnest(?::text[], ?::text[], ?::bigint[], ?::int[], ?::int[], ?::int[])",
+            posted,
+        )
+        parts = [(seq, part, row["namespace"], vector_literal(v)) for seq, row, vecs in zip(seqs, rows, stacked)
+                 for part, v in enumerate(vecs)]  # fmt: skip
+        self.conn.execute(
+            "INSERT INTO memory_vectors (seq, part, namespace, embedding) "
+            "SELECT s, p, n, e::vector FROM unnest(?::bigint[], ?::int[], ?::text[], ?::text[]) AS u(s, p, n, e)",
+            [list(column) for column in zip(*parts)],
+        )
 
     def _new_seq(self) -> int | None:
         return None  # the identity column's sequence: never a number handed out before
