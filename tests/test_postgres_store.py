@@ -328,7 +328,12 @@ def test_a_batch_stored_together_keeps_long_texts_windows_and_marks_the_identity
     before = store.conn.execute("SELECT generation FROM identity_generations WHERE namespace = 'default'").fetchone()
     ids = pg.call(
         "memory.add_many",
-        {"items": [{"content": long_text, "type": "fact"}, {"content": "Speak plainly and warmly.", "type": "persona"}]},
+        {
+            "items": [
+                {"content": long_text, "type": "fact"},
+                {"content": "Speak plainly and warmly.", "type": "persona"},
+            ]
+        },
     )["ids"]
     (seq,) = store.conn.execute("SELECT seq FROM memories WHERE id = ?", (ids[0],)).fetchone()
     (windows,) = store.conn.execute("SELECT count(*) FROM memory_windows WHERE seq = ?", (seq,)).fetchone()
