@@ -344,6 +344,30 @@ def test_a_batch_stored_together_keeps_long_texts_windows_and_marks_the_identity
     assert [r["id"] for r in pg.call("memory.search", {"query": "greenhouse tomatoes", "k": 1})["results"]] == ids[:1]
 
 
+def test_rows_read_with_their_vectors_from_ram_are_the_stored_rows(in_process, url):
+    """rows_by_seq takes a live memory's embedding from the matrix in RAM, not over the wire: every
+    row, vector included, is the stored one, loaded namespace or not, superseded versions too."""
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    store = pg.services.store
+    first = pg.call("memory.add", {"content": "The boiler is serviced in May", "type": "fact"})["id"]
+    pg.call("memory.add_many", {"items": [{"content": f"note {i} on the garden", "type": "fact"} for i in range(5)]})
+    pg.call("memory.update", {"id": first, "content": "The boiler is serviced in June"})
+    seqs = [r[0] for r in store.conn.execute("SELECT seq FROM memories ORDER BY seq").fetchall()]
+    stored = {r["seq"]: r for r in store._rows("SELECT * FROM memories WHERE seq = ANY(?::bigint[])", (seqs,))}
+
+    def same() -> None:
+        read = {r["seq"]: r for r in store.rows_by_seq(seqs)}
+        assert read.keys() == stored.keys()
+        for seq, row in read.items():
+            assert {k: row[k] for k in row} == {k: stored[seq][k] for k in row}, seq
+
+    assert store.vectors.loaded() == 0
+    same()  # nothing in RAM: every vector read
+    pg.call("memory.search", {"query": "boiler", "k": 1})  # the namespace is loaded
+    assert store.vectors.loaded() == 1
+    same()
+
+
 def test_a_scheduled_job_runs_once_across_daemons_sharing_the_store(in_process, url):
     jobs = {**NO_JOBS, "decay_sweep": "0 3 * * *"}
     config = {"store": {"url": url}, "jobs": jobs, "clock": {"start": EPOCH}}

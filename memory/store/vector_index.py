@@ -259,6 +259,15 @@ class VectorIndex:
         with self._lock:
             return self._space(namespace).best_cosines(seqs, qvec)
 
+    def first_vectors(self, namespace: str, seqs: list[int]) -> dict[int, bytes]:
+        """seq -> its first vector (the memory's ``embedding``) as float32 bytes, for those of ``seqs``
+        in the namespace's matrix; nothing for a namespace not loaded (nothing is read here)."""
+        with self._lock:
+            space = self._spaces.get(namespace)
+            if space is None:
+                return {}
+            return {seq: space.vectors[space.rows[seq][0]].tobytes() for seq in seqs if seq in space.rows}
+
     # Called by the store after a transaction commits.
     def add(self, namespace: str, seq: int, vectors: np.ndarray) -> None:
         """A memory's vector, or its windows' (one row each)."""

@@ -223,6 +223,31 @@ class PostgresStore(Store):
         self._vectors_caught_up()
         return self.vectors.best_cosines(namespace, seqs, qvec)
 
+    def rows_by_seq(self, seqs: list[int]) -> list[dict[str, Any]]:
+        """The rows, each live memory's ``embedding`` taken from the matrix in RAM (the same float32
+        bytes): over the wire a vector is 3 KB of hex text to decode, ~3 ms for a pack's 300 rows.
+        The rest (not loaded, superseded) are read."""
+        if not seqs:
+            return []
+        columns = COLUMNS.replace(", embedding", ", NULL AS embedding")
+        rows = self._rows(f"SELECT {columns} FROM memories WHERE seq = ANY(?::bigint[])", (list(seqs),))
+        by_namespace: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_namespace.setdefault(row["namespace"], []).append(row)
+        missing: dict[int, dict[str, Any]] = {}
+        for namespace, group in by_namespace.items():
+            found = self.vectors.first_vectors(namespace, [r["seq"] for r in group if r["superseded_by"] is None])
+            for row in group:
+                row["embedding"] = found.get(row["seq"])
+                if row["embedding"] is None:
+                    missing[row["seq"]] = row
+        if missing:
+            for seq, blob in self.conn.execute(
+                "SELECT seq, embedding FROM memories WHERE seq = ANY(?::bigint[])", (list(missing),)
+            ):
+                missing[seq]["embedding"] = bytes(blob)
+        return rows
+
     def _prune_vector_changes(self) -> None:
         """Keep the log's last VECTOR_CHANGES_KEPT changes (its own transaction, after a commit)."""
         top = self._writer.execute("SELECT max(change) FROM memory_vector_changes").fetchone()[0]
