@@ -12,6 +12,11 @@ from agentmemd.memory.store.backlog import Backlog
 from agentmemd.memory.store.database import Store, _in_chunks
 
 
+def _neutral(valence: float, arousal: float, emotion: str) -> bool:
+    """Feels nothing: kept as no row."""
+    return emotion == "neutral" and valence == 0 and arousal == 0
+
+
 class AffectTables:
     def __init__(self, store: Store):
         self.store = store
@@ -22,7 +27,7 @@ class AffectTables:
     ) -> None:
         """Memory ``seq``'s affect (in the caller's transaction); a neutral one leaves no row.
         ``new``: it was just stored, so there is no row to replace."""
-        if emotion == "neutral" and valence == 0 and arousal == 0:
+        if _neutral(valence, arousal, emotion):
             if not new:
                 self.store.conn.execute("DELETE FROM memory_affect WHERE seq = ?", (seq,))
             return
@@ -36,7 +41,7 @@ class AffectTables:
         one ``executemany``."""
         self.store.conn.executemany(
             "INSERT INTO memory_affect (seq, namespace, valence, arousal, emotion) VALUES (?, ?, ?, ?, ?)",
-            [row for row in rows if not (row[4] == "neutral" and row[2] == 0 and row[3] == 0)],
+            [row for row in rows if not _neutral(*row[2:])],
         )
 
     def of(self, seqs: list[int]) -> dict[int, tuple[float, float, str]]:

@@ -45,6 +45,16 @@ COLUMNS = (
 )
 # Columns a row may leave out: who may hear it (the user's own) and where it was said (nowhere in particular).
 OPTIONAL_COLUMNS = {"audience": "user", "origin_chat": None, "said_by": None}
+INSERTED_COLUMNS = [c.strip() for c in COLUMNS.split(",")][1:]  # what a new memory's INSERT names (not seq)
+
+
+def inserted_values(row: dict[str, Any], vectors: np.ndarray) -> list[Any]:
+    """A new memory's values in INSERTED_COLUMNS' order; ``vectors`` (2-d): its first is ``embedding``."""
+    row = {**OPTIONAL_COLUMNS, **row}
+    values = [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in INSERTED_COLUMNS[:-1]]
+    return [*values, to_blob(vectors[0])]
+
+
 # A word as FTS5's unicode61 takes it: a run of letters or digits; it splits "don't" and
 # "well-known" at the apostrophe and the hyphen that memory/core/text.py's words keep.
 FTS_WORD = re.compile(r"[^\W_]+")
@@ -514,10 +524,8 @@ class Store:
         """``vectors``: the memory's embedding, or one row per window of a long text (the first is
         the memory's ``embedding``)."""
         vectors = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-        cols = [c.strip() for c in COLUMNS.split(",")][1:]
-        row = {**OPTIONAL_COLUMNS, **row}
-        values = [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in cols if c != "embedding"]
-        values.append(to_blob(vectors[0]))
+        cols = INSERTED_COLUMNS
+        values = inserted_values(row, vectors)
         seq = self._new_seq() if seq is None else seq
         if seq is None:
             cur = self.conn.execute(

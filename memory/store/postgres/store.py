@@ -21,7 +21,6 @@ Every method of ``Store`` answers the same here; what differs is underneath (doc
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 from collections import Counter
 from contextlib import contextmanager
@@ -32,7 +31,14 @@ import numpy as np
 from agentmemd.memory.core.config import redact
 from agentmemd.memory.core.errors import StoreError, StoreUnavailable
 from agentmemd.memory.core.vocabulary import IDENTITY_TYPES
-from agentmemd.memory.store.database import COLUMNS, OPTIONAL_COLUMNS, Store, fts_terms_in_order, to_blob
+from agentmemd.memory.store.database import (
+    COLUMNS,
+    INSERTED_COLUMNS,
+    Store,
+    fts_terms_in_order,
+    inserted_values,
+    to_blob,
+)
 from agentmemd.memory.store.fts5_words import fts5_words, query_terms
 from agentmemd.memory.store.postgres.connection import Connection, SqlTables, connect
 from agentmemd.memory.store.postgres.schema import (
@@ -173,9 +179,7 @@ class PostgresStore(Store):
             conn = self._vectors_connection()
             seen = self._vectors_seen
             if seen is None or self.vectors.loaded() == 0:  # nothing in RAM: only where the log stands
-                through, top = conn.execute(
-                    "SELECT through, (SELECT max(change) FROM memory_vector_changes) FROM memory_vector_log"
-                ).fetchone()
+                (top,) = conn.execute("SELECT max(change) FROM memory_vector_changes").fetchone()
                 self._vectors_seen = int(top or 0)
                 return
             rows = conn.execute(
@@ -367,13 +371,9 @@ class PostgresStore(Store):
         to the server, and a memory stored alone costs seven or so of them."""
         if len(rows) < 2:
             return super().insert_many(rows, vectors)
-        cols = [c.strip() for c in COLUMNS.split(",")][1:]
+        cols = INSERTED_COLUMNS
         stacked = [np.atleast_2d(np.asarray(v, dtype=np.float32)) for v in vectors]
-        values: list[Any] = []
-        for row, vecs in zip(rows, stacked):
-            row = {**OPTIONAL_COLUMNS, **row}
-            values += [row[c] if c != "tags" else json.dumps(row.get("tags") or []) for c in cols if c != "embedding"]
-            values.append(to_blob(vecs[0]))
+        values = [value for row, vecs in zip(rows, stacked) for value in inserted_values(row, vecs)]
         marks = ", ".join(["(" + ", ".join("?" * len(cols)) + ")"] * len(rows))
         found = self.conn.execute(
             f"INSERT INTO memories ({', '.join(cols)}) VALUES {marks} RETURNING id, seq", values
@@ -404,11 +404,7 @@ class PostgresStore(Store):
             for term in words:
                 for column, value in zip(posted, (namespace, term, seq, said[term], around[term], size)):
                     column.append(value)
-            if self._counting:
-                pending = self._pending_counts.setdefault(namespace, [0, 0, Counter()])
-                pending[0] += 1
-                pending[1] += size
-                pending[2].update(words)
+            self._count_later(namespace, size, words)
         marks = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(seqs))
         self.conn.execute(
             f"INSERT INTO memory_terms (seq, namespace, text_terms, context_terms, all_terms, size) VALUES {marks}",
@@ -455,13 +451,18 @@ class PostgresStore(Store):
                 "SELECT ?, t, ?, tt, ct, ? FROM unnest(?::text[], ?::int[], ?::int[]) AS u(t, tt, ct)",
                 (namespace, seq, size, terms, [said[t] for t in terms], [around[t] for t in terms]),
             )
-        if added is not None and self._counting:  # a memory indexed again (restored) is counted once
+        if added is not None:  # a memory indexed again (restored) is counted once
+            self._count_later(namespace, size, set(text_terms) | set(context_terms))
+        if vectors is not None:
+            self._index_vectors(seq, namespace, vectors)
+
+    def _count_later(self, namespace: str, size: int, words) -> None:
+        """A memory newly indexed, for _flush_counts (unless a whole store is counted at the end)."""
+        if self._counting:
             pending = self._pending_counts.setdefault(namespace, [0, 0, Counter()])
             pending[0] += 1
             pending[1] += size
-            pending[2].update(set(text_terms) | set(context_terms))
-        if vectors is not None:
-            self._index_vectors(seq, namespace, vectors)
+            pending[2].update(words)
 
     def _flush_counts(self) -> None:
         """The word counts of the memories indexed since the last flush, written once a namespace:
