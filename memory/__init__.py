@@ -1,1 +1,3 @@
-"""agentmemd.memory — the store, embeddings, scoring, MMR, packing and decay."""
+"""What the agent remembers, from the leaves up: the store, language and safety, retrieval
+(embeddings, scoring, MMR, packing, decay), the LLM layer, and what derives memories
+(conversations, chat imports, the Markdown workspace, consolidation)."""

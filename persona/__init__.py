@@ -1,1 +1,3 @@
-"""agentmemd.persona — PersonaState, SyncScore, anchors and identity (issue 5; not built yet)."""
+"""Who the agent is, above what it remembers: its identity and goals, SyncScore and drift repair,
+the persona's track over time, what it makes of the people it meets, and the context a model
+call gets."""

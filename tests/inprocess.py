@@ -96,7 +96,7 @@ class InProcessDaemon:
     def __init__(
         self, root: Path, config: dict | None = None, *, embedder: Embedder | None = None, workspace: Path | None = None
     ):
-        from agentmemd.memory.services.app import Services
+        from agentmemd.daemon.services.app import Services
 
         self.root = Path(root)
         self.data_dir = self.root / "data"

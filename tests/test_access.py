@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from agentmemd.daemon.cli.main import cli
+from agentmemd.daemon.services.access import OPEN_METHODS, WORKSPACE_METHODS
 from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.daemon.socket.methods import build_methods
-from agentmemd.memory.services.access import OPEN_METHODS, WORKSPACE_METHODS
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from conftest import wait_for
 
 from agentmemd.daemon.cli.main import cli
-from agentmemd.memory.services.archive import export_archive
+from agentmemd.daemon.services.archive import export_archive
 from agentmemd.memory.store.archive import read_archive
 
 pytestmark = [

@@ -22,6 +22,7 @@ from agentmemd.memory.channels.exports import from_epoch
 from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.channels.slack import read_slack
 from agentmemd.memory.core.clock import format_time
+from agentmemd.memory.llm.tasks import SUMMARISE
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 
@@ -343,7 +344,7 @@ def test_a_deleted_message_with_no_memory_of_its_own_takes_the_cached_answers_th
         cache = ResponseCache(
             services.store, services.memories.embedder, services.memories.clock, CacheConfig(), "local"
         )
-        cache.through("summarise", NS, [words], lambda: SummaryResult(summary="Ana: 4417"), run_on_store=d.run_on_store)
+        cache.through(SUMMARISE, NS, [words], lambda: SummaryResult(summary="Ana: 4417"), run_on_store=d.run_on_store)
         _slack(client, _deleted(secret, f"{SENT + 900}.000300"))
     sql = "SELECT count(*) FROM llm_cache WHERE instr(key_text, ?) > 0"
     assert d.run_on_store(lambda: services.store.conn.execute(sql, (words,)).fetchone()[0]) == 0

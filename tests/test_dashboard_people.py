@@ -18,10 +18,10 @@ from conftest import served_daemon
 from test_dashboard import session, start_dashboard
 
 from agentmemd.daemon.dashboard.chat_pages import hearing_in_words
+from agentmemd.daemon.services.access import USE_WRITE_SECONDS, AccessService, Scope
 from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.memory.core.clock import ManualClock, parse_time
 from agentmemd.memory.core.models import TokenCreateParams
-from agentmemd.memory.services.access import USE_WRITE_SECONDS, AccessService, Scope
 from agentmemd.memory.store.database import Store
 
 pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
@@ -319,7 +319,7 @@ def test_uses_are_noted_every_call_and_written_at_most_once_a_minute(tmp_path, m
     access.create(TokenCreateParams(name="door", namespaces=["alice"]))
     scope = Scope("door", ("alice",))
     seconds = iter([1000.0, 1010.0, 1000.0 + USE_WRITE_SECONDS])
-    monkeypatch.setattr("agentmemd.memory.services.access.time.monotonic", lambda: next(seconds))
+    monkeypatch.setattr("agentmemd.daemon.services.access.time.monotonic", lambda: next(seconds))
     assert access.note_use(scope, "mcp", "memory.search") is True  # the first: write it now
     assert access.write_uses() == 1
     clock.advance(1)

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from conftest import wait_for
 
 from agentmemd.daemon.cli.main import cli
+from agentmemd.memory.llm.tasks import SUMMARISE
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
 
@@ -224,7 +225,7 @@ def test_a_model_answer_in_flight_while_its_words_are_forgotten_is_not_cached(in
                 d.call("memory.forget", {"id": forget, "confirm": True})
             return SummaryResult(summary=" / ".join(texts))
 
-        return cache.through("summarise", "default", texts, compute, run_on_store=d.run_on_store)
+        return cache.through(SUMMARISE, "default", texts, compute, run_on_store=d.run_on_store)
 
     answer = summarise([f"Marco: {MONEY} 612 34 56 78"], forget=said["id"])
     assert MONEY in answer.summary  # the caller still gets its answer

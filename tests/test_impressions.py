@@ -192,7 +192,7 @@ def test_queued_observer_runs_rebuild_impressions_once_the_queue_is_empty():
 def test_an_imported_chat_of_many_sessions_builds_each_impression_once(in_process, monkeypatch):
     """End to end: the import's finished sessions are observed in the background, and each person's
     impression is built from all of them once, not once per session."""
-    import agentmemd.memory.services.channels as channels
+    import agentmemd.daemon.services.channels as channels
 
     built: list[str] = []
     real = channels.build_impression

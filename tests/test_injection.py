@@ -18,11 +18,12 @@ import numpy as np
 import pytest
 
 from agentmemd.daemon.bench.injection import locomo_texts
-from agentmemd.memory.conversation.context import fit_observations, persona_contract
+from agentmemd.memory.conversation.observation_log import fit_observations
 from agentmemd.memory.core.config import PackConfig
 from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
 from agentmemd.memory.safety.corpus import load_corpus
 from agentmemd.memory.safety.neutraliser import MARKER, as_data, load_rules, readable
+from agentmemd.persona.context.context import persona_contract
 from agentmemd.persona.drift.anchors import anchor, reminder
 from agentmemd.persona.identity.state import HardRule, PersonaState, Weighted
 

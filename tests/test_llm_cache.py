@@ -14,9 +14,10 @@ from agentmemd.memory.core.config import CacheConfig, LLMConfig
 from agentmemd.memory.llm.anthropic_provider import AnthropicProvider
 from agentmemd.memory.llm.cache import ResponseCache, keywords
 from agentmemd.memory.llm.ledger import Ledger
-from agentmemd.memory.llm.tasks import SummaryResult, TurnIn
+from agentmemd.memory.llm.tasks import IMPRESSION, OBSERVE, SUMMARISE, ImpressionResult, SummaryResult, TurnIn
 from agentmemd.memory.retrieval.embeddings import MiniLMEmbedder
 from agentmemd.memory.store.database import Store
+from agentmemd.persona.syncscore.judge import JUDGE
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
 
@@ -60,7 +61,7 @@ def summary(text: str):
 
 
 def summarise(cache, provider, texts, namespace="default"):
-    return cache.through("summarise", namespace, texts, lambda: provider.summarise(texts, namespace=namespace))
+    return cache.through(SUMMARISE, namespace, texts, lambda: provider.summarise(texts, namespace=namespace))
 
 
 def stats(cache, task):
@@ -124,10 +125,41 @@ def test_observe_answers_are_reused_only_for_the_exact_same_turns(setup):
     ]
     similar = [turns[0].model_copy(update={"content": "I moved to Porto last May."})]
     for batch in (turns, similar, turns):
-        cache.through("observe", "default", batch, lambda b=batch: provider.observe(b, namespace="default"))
+        cache.through(OBSERVE, "default", batch, lambda b=batch: provider.observe(b, namespace="default"))
     assert len(fake.requests) == 2  # the similar batch was not served another batch's facts
     s = stats(cache, "observe")
     assert (s["hits_exact"], s["hits_semantic"], s["misses"]) == (1, 0, 2)
+
+
+def test_a_persons_impression_asked_again_is_read_back_from_the_cache(setup):
+    """Impressions were cached, but a hit was read back with a table of result shapes that had no
+    impression in it: the second rebuild of the same person raised KeyError instead of answering.
+    Each task now declares its own result shape."""
+    fake, provider, make, _ = setup
+    cache = make()
+    answer = {
+        "cares_about": ["her pottery class"],
+        "relationship_to_agent": "a friend of the user",
+        "relationship_to_user": "close friend",
+        "speaks": "short, warm messages",
+        "believes": [],
+    }
+    fake.replies.append(message(json.dumps(answer), input_tokens=300, output_tokens=60))
+    payload = {"name": "Melanie", "current": "", "memories": POTTERY}
+
+    def ask():
+        return cache.through(
+            IMPRESSION,
+            "default",
+            payload,
+            lambda: provider.impression("Melanie", "", POTTERY, namespace="default"),
+        )
+
+    first, again = ask(), ask()
+    assert isinstance(again, ImpressionResult) and again == first
+    assert again.cares_about == ["her pottery class"]
+    assert len(fake.requests) == 1
+    assert stats(cache, "impression")["hits_exact"] == 1
 
 
 def test_an_uncacheable_task_always_reaches_the_model(setup):
@@ -136,7 +168,7 @@ def test_an_uncacheable_task_always_reaches_the_model(setup):
     fake.replies.extend([message("0.8"), message("0.6")])
     answers = [
         cache.through(
-            "judge",
+            JUDGE,
             "default",
             "same prompt",
             lambda: provider.complete("judge", stable="Score it.", prompt="same prompt").text,

@@ -12,9 +12,9 @@ import psycopg
 import pytest
 from conftest import EPOCH, NO_JOBS
 
+from agentmemd.daemon.services.archive import export_archive, import_archive
 from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.core.errors import InvalidParams
-from agentmemd.memory.services.archive import export_archive, import_archive
 from agentmemd.memory.store.archive import read_archive
 from agentmemd.memory.store.postgres.schema import upgrade_postgres
 from agentmemd.memory.store.postgres.store import PostgresStore
@@ -419,8 +419,8 @@ def test_an_import_into_postgresql_that_cannot_open_the_store_leaves_the_working
 ):
     """A store that cannot be made in the database is refused by name, and nothing else is touched:
     before, the clean-up removed ./agentmemd.db of the directory the command ran in."""
+    from agentmemd.daemon.services import archive as archive_service
     from agentmemd.memory.core.errors import StoreError
-    from agentmemd.memory.services import archive as archive_service
 
     lite = in_process(fake_embedder=True)
     lite.call("memory.add", {"content": "One memory", "type": "fact"})

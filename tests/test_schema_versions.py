@@ -13,10 +13,10 @@ import pytest
 from inprocess import HashEmbedder
 from schema_dirs import DIM, MODEL, OLD_SCHEMA, fingerprint, newer_data_dir, older_data_dir
 
+from agentmemd.daemon.services.app import Services
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.errors import StartupError
-from agentmemd.memory.services.app import Services
 from agentmemd.memory.store.database import Store
 from agentmemd.memory.store.opening import DB_FILE
 from agentmemd.memory.store.schema import SchemaTooNew, known_migrations

@@ -1,4 +1,4 @@
-"""`agentmemd bench agents`: one daemon hosting many agents (issue 17; seeds 000, 001, 004).
+"""`agentmemd bench agents`: one daemon hosting many agents (seeds 000, 001, 004).
 
 Each agent is a namespace with its persona (the template's SOUL.md/IDENTITY.md worth of persona
 and relational memories), ``--memories`` memories (caller-supplied vectors, so stocking is quick)

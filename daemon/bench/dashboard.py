@@ -1,5 +1,5 @@
 """`agentmemd bench dashboard`: how long each dashboard page takes to render at a store's size
-(issue 18's target: under 300 ms at 100,000 memories).
+(target: under 300 ms at 100,000 memories).
 
 A real daemon stocked with caller-vector memories (one updated, some reinforced, some archived,
 packs logged, a conversation of 200 turns observed, with its contexts and scored replies, the

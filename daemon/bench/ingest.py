@@ -1,4 +1,4 @@
-"""`agentmemd bench ingest`: real text through memory.add_many against the bare model (issue 17).
+"""`agentmemd bench ingest`: real text through memory.add_many against the bare model.
 
 Short turns (LoCoMo) and long ones (LongMemEval_S haystacks) are sent in batches of up to 64 by
 one client, as an importer would. The floor is the bare sentence-transformers model embedding

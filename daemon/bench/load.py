@@ -1,4 +1,4 @@
-"""`agentmemd bench load`: many clients at once over the socket, a mixed workload (issue 17).
+"""`agentmemd bench load`: many clients at once over the socket, a mixed workload.
 
 Each client is a thread of this process with its own connection; it draws its next call from
 the mix (40 % memory.add with real text, 30 % memory.search, 20 % context.pack, 10 %

@@ -1,4 +1,4 @@
-"""`agentmemd bench longmemeval`: session and turn recall on LongMemEval_S (issue 16).
+"""`agentmemd bench longmemeval`: session and turn recall on LongMemEval_S.
 
 The protocol of ../shared/bench/longmemeval/README.md: each question's haystack (about 50
 sessions, 500 turns) in a namespace of its own, every turn one memory (`role: content`,

@@ -1,4 +1,4 @@
-"""``agentmemd bench proxy``: what the memory proxy costs and saves (issue 14).
+"""``agentmemd bench proxy``: what the memory proxy costs and saves.
 
 A real daemon, a real `agentmemd proxy` process and a local upstream that answers at once, so
 what is measured is the proxy's own work:

@@ -1,4 +1,4 @@
-"""``agentmemd bench stalls``: does anything stall the socket? (issue 13)
+"""``agentmemd bench stalls``: does anything stall the socket?
 
 Three measurements on real daemons, each printed as JSON:
 

@@ -1,0 +1,1 @@
+"""The `agentmemd` command on click: one decorated function a command, each one call to the daemon."""

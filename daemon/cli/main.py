@@ -127,7 +127,7 @@ def export(archive: Path, data_dir: Path | None, store_url: str) -> None:
         agentmemd export memory-2026-11-26.tar.gz --data-dir ~/.agentmemd
         agentmemd export memory.tar.gz --store-url postgresql://agent@db.example/agentmemd
     """
-    from agentmemd.memory.services.archive import export_archive
+    from agentmemd.daemon.services.archive import export_archive
 
     store_url = _store_url(store_url)
     _on_the_store(export_archive, _data_dir_or_url(data_dir, store_url), archive.expanduser(), store_url)
@@ -158,7 +158,7 @@ def import_store(archive: Path, data_dir: Path | None, store_url: str) -> None:
         agentmemd import-store memory-2026-11-26.tar.gz --data-dir ~/.agentmemd-restored
         agentmemd import-store memory.tar.gz --store-url postgresql://agent@db.example/agentmemd
     """
-    from agentmemd.memory.services.archive import import_archive
+    from agentmemd.daemon.services.archive import import_archive
 
     store_url = _store_url(store_url)
     _on_the_store(import_archive, archive.expanduser(), _data_dir_or_url(data_dir, store_url), store_url)

@@ -6,10 +6,10 @@ import json
 import sys
 from typing import Any
 
-from agentmemd.memory.channels.impressions import render_impression
 from agentmemd.memory.core.clock import shown_time
 from agentmemd.memory.safety.secrets import mask
 from agentmemd.persona.identity.graph import NODE_KIND_LABELS
+from agentmemd.persona.impressions.impressions import render_impression
 
 
 def print_kv(data: dict[str, Any]) -> None:

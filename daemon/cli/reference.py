@@ -9,7 +9,11 @@ docs/help.md).
 
 from __future__ import annotations
 
+import ast
 import json
+import re
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import click
@@ -144,3 +148,71 @@ def config_reference() -> str:
             rows.append(f"| `{name}` | {_kind(prop, defs)} | {shown} | {info.description or ''} |")
         out.append("| key | type | default | what |\n|---|---|---|---|\n" + "\n".join(rows) + "\n")
     return "\n".join(out)
+
+
+# ---- the layout: the tree in the order of its layers -------------------------------------------------
+
+# Folders beside the product's packages, as docs/development.md shows them after the layers.
+OTHER_FOLDERS = {
+    "workspace_template/": "the Markdown workspace `agentmemd init` copies, and the default agentmemd.toml it writes",
+    "tests/": "the tiers (inprocess.py, conftest.py: each module names its tier); data/ holds the fixtures",
+    "docs/": "this site (mkdocs.yml): the pages, the references generated from the code, the screenshots",
+}
+
+
+def _summary(path: Path, *, first_sentence: bool) -> str:
+    """A file's docstring in one line: its first paragraph, or only its first sentence."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    text = " ".join(doc.split("\n\n", 1)[0].split())
+    if first_sentence:
+        text = re.split(r"(?<=[.!?])\s+(?=[A-Z`(])", text, maxsplit=1)[0]
+    return text
+
+
+def _module(path: Path, depth: int) -> str:
+    said = _summary(path, first_sentence=True)
+    return f"{'  ' * depth}- `{path.name}`" + (f": {said}" if said else "")
+
+
+def _package(root: Path, folder: str, depth: int, *, contents: bool = True) -> list[str]:
+    """A package's line, then (``contents``) its modules' lines and its own sub-packages'."""
+    here = root / folder
+    summary = _summary(here / "__init__.py", first_sentence=False)
+    if not summary:
+        raise ValueError(f"{folder}/__init__.py has no docstring: say what the folder is for")
+    lines = [f"{'  ' * depth}- **`{folder}/`**: {summary}"]
+    if contents:
+        for module in sorted(p for p in here.glob("*.py") if p.name not in ("__init__.py", "__main__.py")):
+            lines.append(_module(module, depth + 1))
+        for nested in sorted(p for p in here.iterdir() if (p / "__init__.py").exists()):
+            lines += _package(root, f"{folder}/{nested.name}", depth + 1)
+    return lines
+
+
+def layout_reference(root: Path) -> str:
+    """The source tree in the order of the import-linter contracts in ``root``'s pyproject.toml:
+    the top-level folders as the top contract lists them, and inside each its sub-folders (or
+    modules) as its own contract does, each with its docstring and its modules' first sentences.
+    A package or module no contract places, or a package without a docstring, is an error: the
+    map shows every folder."""
+    contracts = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    layered = [c for c in contracts["contracts"] if c["type"] == "layers"]
+    top = next(c["layers"] for c in layered if "containers" not in c)
+    inside = {c["containers"][0]: c["layers"] for c in layered if "containers" in c}
+    lines: list[str] = []
+    for package in top:
+        folder = package.removeprefix("agentmemd.")
+        lines += _package(root, folder, 0, contents=False)
+        order = [name for layer in inside.get(package, []) for name in re.split(r"\s*[:|]\s*", layer)]
+        here = root / folder
+        present = {p.name for p in here.iterdir() if (p / "__init__.py").exists()}
+        present |= {p.stem for p in here.glob("*.py") if p.name != "__init__.py"}
+        if present - set(order):
+            raise ValueError(f"no contract places {folder}/{', '.join(sorted(present - set(order)))}")
+        for name in order:
+            if (here / name / "__init__.py").exists():
+                lines += _package(root, f"{folder}/{name}", 1)
+            else:
+                lines.append(_module(here / f"{name}.py", 1))
+    lines += [f"- **`{folder}`**: {said}" for folder, said in OTHER_FOLDERS.items()]
+    return "\n".join(lines) + "\n"

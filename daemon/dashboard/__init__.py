@@ -1,1 +1,1 @@
-"""The web dashboard (issue 18): see, correct and forget what the agent remembers."""
+"""The web dashboard: see, correct and forget what the agent remembers."""

@@ -1,4 +1,4 @@
-"""Who may use the dashboard: the person holding its token (issue 18).
+"""Who may use the dashboard: the person holding its token.
 
 - The token is random, kept in ``<data dir>/dashboard.token`` (mode 0600, made once and reused,
   so a bookmarked link keeps working; ``--new-token`` replaces it) and printed at start as a link.
@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
-from agentmemd.memory.services.access import TOKEN_PREFIX
+from agentmemd.daemon.services.access import TOKEN_PREFIX
 
 TOKEN_FILE = "dashboard.token"
 SESSION_COOKIE = "agentmemd_dashboard"

@@ -1,4 +1,4 @@
-"""The dashboard (issue 18): server-rendered pages over the daemon's socket API.
+"""The dashboard: server-rendered pages over the daemon's socket API.
 
     agentmemd dashboard --listen 127.0.0.1:8791
     # prints http://127.0.0.1:8791/?token=…  (the token also lies in <data dir>/dashboard.token)

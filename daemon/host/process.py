@@ -28,6 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from agentmemd.daemon import __version__
 from agentmemd.daemon.host import door_children
+from agentmemd.daemon.services.app import Services
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.peer import peer_door
 from agentmemd.daemon.socket.rpc import (
@@ -43,7 +44,6 @@ from agentmemd.memory.core.config import Config, redact
 from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.core.threads import become_background
-from agentmemd.memory.services.app import Services
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")

@@ -3,7 +3,7 @@ it, its result model, and its flags (where it runs, which doors expose it). The 
 table is built from it; the MCP tools, the CLI commands that mirror a method and the method
 reference in the docs are checked against it (tests/test_declarations.py) or generated from it.
 
-Wiring only. What a method does lives in ``memory/services``; every door calls the same services.
+Wiring only. What a method does lives in ``daemon/services``; every door calls the same services.
 The dispatcher validates each result against its model.
 """
 
@@ -14,11 +14,11 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
+from agentmemd.daemon.services.access import owner_only
+from agentmemd.daemon.services.app import Services
 from agentmemd.daemon.socket.rpc import Method
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core import results as r
-from agentmemd.memory.services.access import owner_only
-from agentmemd.memory.services.app import Services
 
 Handler = Callable[[Any], Any]
 

@@ -18,6 +18,7 @@ from typing import Any, Callable, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from agentmemd.daemon.services.access import NO_ACCESS, OWNER, Scope
 from agentmemd.memory.core.errors import (
     AgentmemdError,
     Conflict,
@@ -27,7 +28,6 @@ from agentmemd.memory.core.errors import (
     StoreUnavailable,
     Timeout,
 )
-from agentmemd.memory.services.access import NO_ACCESS, OWNER, Scope
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

@@ -1,0 +1,1 @@
+"""The nightly consolidation: memories grouped into patterns, principles and insights."""

@@ -21,7 +21,7 @@ from agentmemd.memory.conversation.conversations import ChangedWhileRead, Conver
 from agentmemd.memory.core.errors import Conflict, StoreUnavailable
 from agentmemd.memory.core.threads import RunOnStore, become_background, return_freed_memory
 from agentmemd.memory.llm.cache import ResponseCache
-from agentmemd.memory.llm.tasks import LanguageModel, ObserveResult
+from agentmemd.memory.llm.tasks import OBSERVE, REFLECT, LanguageModel, ObserveResult, TaskSpec
 
 log = logging.getLogger("agentmemd")
 INDEXING_POLL_SECONDS = 0.2
@@ -42,9 +42,12 @@ class CompactionWorker:
         *,
         target_ratio: float,
         persona=None,
+        persona_model=None,
     ):
         self.conversations = conversations
         self.persona = persona  # PersonaTracker: the persona track and SyncScore (None: facts only)
+        # PersonaModel: the persona's record and judge on this provider (persona/tracking/model.py)
+        self.persona_model = persona_model
         self.provider = provider
         self.cache = cache
         self.run_on_store = run_on_store
@@ -203,7 +206,7 @@ class CompactionWorker:
         conv = self.conversations
         result = (
             self._call(
-                "observe", job.namespace, job.turns, lambda: self.provider.observe(job.turns, namespace=job.namespace)
+                OBSERVE, job.namespace, job.turns, lambda: self.provider.observe(job.turns, namespace=job.namespace)
             )
             if job.turns
             else ObserveResult(observations=[])  # only tools' output in this batch: nothing to observe
@@ -220,7 +223,7 @@ class CompactionWorker:
 
     def _reflect(self, job) -> dict[str, Any]:
         result = self._call(
-            "reflect",
+            REFLECT,
             job.namespace,
             job.observations,
             lambda: self.provider.reflect(job.observations, namespace=job.namespace, target_ratio=self.target_ratio),
@@ -232,7 +235,8 @@ class CompactionWorker:
         """Track 2 of the compaction: the persona record of the batch's assistant turns. Turns
         that scored below record_min_score are left out, so drift is not learned as persona.
         A failed persona track does not hold back the facts: the run goes on without it."""
-        if self.persona is None:
+        model = self.persona_model
+        if self.persona is None or model is None:
             return None, "off"
         low = self.run_on_store(lambda: self.persona.low_scored_turns(job.session))
         turns = [t for t in job.turns if not (t.role == "assistant" and t.seq in low)]
@@ -243,10 +247,10 @@ class CompactionWorker:
             )
         try:
             record = self._call(
-                "persona_record",
+                model.record_task,
                 job.namespace,
                 turns,
-                lambda: self.provider.persona_record(turns, namespace=job.namespace, session=job.session),
+                lambda: model.persona_record(turns, namespace=job.namespace, session=job.session),
             )
         except Exception as exc:
             log.warning(
@@ -258,21 +262,19 @@ class CompactionWorker:
 
     def score_response(self, params: dict[str, Any]) -> dict[str, Any]:
         """Judge one response (twice when a sampled judge lands near a threshold) and store it."""
-        persona = self.persona
+        persona, model = self.persona, self.persona_model
         job = self.run_on_store(lambda: persona.begin_score(**params))
 
         def judge():
             return self._call(
-                "judge",
+                model.judge_task,
                 job.namespace,
                 [job.request],
-                lambda: self.provider.judge(job.request, job.state, namespace=job.namespace),
+                lambda: model.judge(job.request, job.state, namespace=job.namespace),
             )
 
         judged = [judge()]
-        if getattr(self.provider, "samples_judgements", False) and persona.near_threshold(
-            persona.composite(judged[0].dimensions.model_dump())
-        ):
+        if model.samples_judgements and persona.near_threshold(persona.composite(judged[0].dimensions.model_dump())):
             judged.append(judge())
         return self.run_on_store(lambda: persona.finish_score(job, judged))
 
@@ -280,7 +282,7 @@ class CompactionWorker:
         message = f"{type(exc).__name__}: {exc}"
         self.run_on_store(lambda: self.conversations.fail_run(run_id, message))
 
-    def _call(self, task: str, namespace: str, payload: list, compute: Callable[[], Any]) -> Any:
+    def _call(self, task: TaskSpec, namespace: str, payload: list, compute: Callable[[], Any]) -> Any:
         if self.cache is None:
             return compute()
         return self.cache.through(task, namespace, payload, compute, run_on_store=self.run_on_store)

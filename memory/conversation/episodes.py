@@ -1,5 +1,4 @@
-"""Episodes: every conversation turn, appended or imported, also becomes a searchable memory
-(issue 16), so a question finds what was said even before (or without) the Observer's
+"""Episodes: every conversation turn, appended or imported, also becomes a searchable memory, so a question finds what was said even before (or without) the Observer's
 observations of it.
 
 An episode is the turn as said ("Ana said: words"), of type ``episode``, dated when it was said,

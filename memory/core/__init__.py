@@ -1,4 +1,5 @@
-"""Leaves: config, vocabulary, models, errors, clock, token counter. They import nothing of agentmemd's above them."""
+"""The leaves: config, vocabulary, params and result models, errors, the clock, the token counter,
+the word tokenizer, audiences. They import nothing of agentmemd's above them."""
 
 from importlib.metadata import PackageNotFoundError, version
 

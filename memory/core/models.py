@@ -808,7 +808,7 @@ class WorkspaceReadParams(Params):
     path: Annotated[str, Field(min_length=1, max_length=1000), AfterValidator(_utf8)]
 
 
-# ---- access (memory/services/access.py) -----------------------------------------------
+# ---- access (daemon/services/access.py) -----------------------------------------------
 
 TokenName = Annotated[str, Field(pattern=NAME_PATTERN)]
 
@@ -835,7 +835,7 @@ class TokenNameParams(Params):
     name: TokenName
 
 
-# ---- the dashboard's People and Chats pages (memory/services/directory.py) ----------------------
+# ---- the dashboard's People and Chats pages (daemon/services/directory.py) ----------------------
 
 
 class ChatParams(Params):

@@ -195,7 +195,7 @@ class Injected(Result):
 
 
 class BuiltContext(Result):
-    """A context as the daemon assembles it (memory/conversation/context.py)."""
+    """A context as the daemon assembles it (persona/context/context.py)."""
 
     namespace: str
     system: str
@@ -485,7 +485,7 @@ class Impression(Result):
     audience: str  # what it was built from was said there; it is heard where that may be
     content: dict[
         str, Any
-    ]  # name, cares_about, talks_about, relationship, speaks, believes (memory/channels/impressions.py)
+    ]  # name, cares_about, talks_about, relationship, speaks, believes (persona/impressions/impressions.py)
     version: int
     updated: str
 
@@ -660,7 +660,7 @@ class ContextsResult(Result):
     contexts: list[ContextBuild]
 
 
-# ---- the dashboard's People and Chats pages (memory/services/directory.py) ----------------------
+# ---- the dashboard's People and Chats pages (daemon/services/directory.py) ----------------------
 
 
 class AccountOf(PersonAccount):

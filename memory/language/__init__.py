@@ -1,0 +1,1 @@
+"""Language without a model: sentences, cues, dates, word forms, language and emoji detection."""

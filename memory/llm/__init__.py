@@ -1,6 +1,6 @@
 """The LLM layer: one interface for the daemon's language-model work.
 
-``tasks`` defines the tasks (observe, reflect, summarise, judge), their validated shapes
+``tasks`` defines the memory's tasks (observe, reflect, summarise, impression), their validated shapes
 and prompts; ``local_provider`` does them offline, ``anthropic_provider`` through the
 Messages API; ``ledger`` books every API call's exact usage and cost; ``cache`` is the
 semantic response cache in front of them.

@@ -31,14 +31,10 @@ from agentmemd.memory.core.errors import LLMError
 from agentmemd.memory.llm.ledger import Ledger, Usage
 from agentmemd.memory.llm.tasks import (
     IMPRESSION_PROMPT,
-    JUDGE_PROMPT,
     OBSERVER_PROMPT,
-    PERSONA_RECORD_PROMPT,
     REFLECTOR_PROMPT,
     SUMMARY_PROMPT,
     ImpressionResult,
-    JudgeRequest,
-    JudgeScores,
     ObservationIn,
     ObserveResult,
     ReflectResult,
@@ -46,9 +42,6 @@ from agentmemd.memory.llm.tasks import (
     TurnIn,
 )
 from agentmemd.memory.safety.neutraliser import as_data, as_data_lines
-from agentmemd.persona.identity.state import PersonaRecord
-from agentmemd.persona.syncscore.judge import Dimensions, Judged, constraint_score
-from agentmemd.persona.syncscore.rules import check_all
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
@@ -95,6 +88,7 @@ def parse_json_reply(text: str, schema: type[T]) -> T:
 
 class AnthropicProvider:
     name = "anthropic"
+    answers_prompts = True  # the persona's tasks are prompts to it (persona/tracking/model.py)
     samples_judgements = True  # a sampled judge: near a threshold, a second sample is worth its cost
 
     def __init__(self, cfg: LLMConfig, ledger: Ledger, *, api_key: str | None = None):
@@ -186,7 +180,7 @@ class AnthropicProvider:
             f"last problem: {problem}"
         )
 
-    # ---- the daemon's tasks (memory/llm/tasks.py) ---------------------------------------
+    # ---- the memory's tasks (memory/llm/tasks.py) ---------------------------------------
 
     def observe(self, turns: list[TurnIn], *, namespace: str) -> ObserveResult:
         prompt = "\n".join(f"[seq {t.seq}] {t.ts} {_d(t.speaker)} ({t.role}): {_d(t.content)}" for t in turns)
@@ -204,14 +198,6 @@ class AnthropicProvider:
         prompt = "\n".join(f"- {_d(t)}" for t in texts)
         return self.complete_json("summarise", SummaryResult, stable=SUMMARY_PROMPT, prompt=prompt, namespace=namespace)
 
-    # ---- persona (seed 002, 5.2 and 5.3) ------------------------------------------------
-
-    def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str):
-        lines = [f"[seq {t.seq}] {_d(t.speaker)} ({t.role}): {_d(t.content)}" for t in turns]
-        return self.complete_json(
-            "persona_record", PersonaRecord, stable=PERSONA_RECORD_PROMPT, prompt="\n".join(lines), namespace=namespace
-        )
-
     def impression(self, name: str, current: str, memories: list[str], *, namespace: str) -> ImpressionResult:
         """Seed 004's theory-of-mind prompt (figure L.2) for one person, from what the agent remembers of them."""
         listed = "\n".join(f"- {_d(m)}" for m in memories) or "(none)"
@@ -223,20 +209,3 @@ class AnthropicProvider:
         return self.complete_json(
             "impression", ImpressionResult, stable=IMPRESSION_PROMPT, prompt=prompt, namespace=namespace
         )
-
-    def judge(self, request: JudgeRequest, state, *, namespace: str):
-        """The 5.3 judge prompt; hard rules a rule can check are checked by rule, and the
-        judge's constraint score only counts for the rules it cannot check."""
-        memories = "\n".join(f"- {_d(m)}" for m in request.memories) or "(none)"
-        context = "\n".join(f"{t.role}: {_d(t.content)}" for t in request.turns) or "(none)"
-        prompt = (
-            f"<persona_spec>\n{as_data_lines(request.persona)}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"
-            f"</injected_memories>\n\n<response>\n{as_data_lines(request.response)}\n</response>\n\n"
-            f"<conversation_context>\n{context}\n</conversation_context>"
-        )
-        scores = self.complete_json("judge", JudgeScores, stable=JUDGE_PROMPT, prompt=prompt, namespace=namespace)
-        checks = check_all(state.rules(), request.response)
-        by_rule = constraint_score([c for c in checks if c.checkable])
-        constraint = by_rule if all(c.checkable for c in checks) else min(by_rule, scores.constraint)
-        dims = Dimensions(**{**scores.model_dump(), "constraint": constraint})
-        return Judged(dims, {"judge": scores.model_dump(), "rules": [c.as_dict() for c in checks]})

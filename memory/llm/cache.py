@@ -28,12 +28,11 @@ from agentmemd.memory.core.config import CacheConfig
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens
-from agentmemd.memory.llm.tasks import TASKS, ObserveResult, ReflectResult, SummaryResult
+from agentmemd.memory.llm.tasks import TaskSpec
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.store.database import Store, from_blob, to_blob
 from agentmemd.memory.store.history_tables import HistoryTables
 from agentmemd.memory.store.llm_tables import LLMTables
-from agentmemd.persona.identity.state import PersonaRecord
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -68,7 +67,7 @@ class ResponseCache:
 
     def through(
         self,
-        task: str,
+        spec: TaskSpec,
         namespace: str,
         payload: Any,
         compute: Callable[[], T],
@@ -76,7 +75,7 @@ class ResponseCache:
         run_on_store: RunOnStore = run_here,
     ) -> T:
         """The cached answer to this prompt, or ``compute()``'s (then cached)."""
-        spec = TASKS[task]
+        task = spec.name
         if not self.cfg.enabled or not spec.cacheable:
             run_on_store(lambda: self._count(task, namespace, "bypassed"))
             return compute()
@@ -91,7 +90,7 @@ class ResponseCache:
         if hit is not None:
             kind, entry_id, response, tokens = hit
             run_on_store(lambda: self._count(task, namespace, kind, tokens=tokens, entry_id=entry_id))
-            return self._schema(task).model_validate_json(response)  # type: ignore[return-value]
+            return spec.result.model_validate_json(response)  # type: ignore[return-value]
         answer = compute()
         response = answer.model_dump_json()
         tokens = count_tokens(text) + count_tokens(response)
@@ -108,15 +107,6 @@ class ResponseCache:
         }
         run_on_store(lambda: self._put(entry, forgets))
         return answer
-
-    @staticmethod
-    def _schema(task: str) -> type[BaseModel]:
-        return {
-            "observe": ObserveResult,
-            "reflect": ReflectResult,
-            "summarise": SummaryResult,
-            "persona_record": PersonaRecord,
-        }[task]
 
     # ---- store-thread steps -------------------------------------------------------------
 

@@ -29,7 +29,6 @@ from agentmemd.memory.language.cues import Cue, classify, condense, information,
 from agentmemd.memory.language.dates import find_dates, human_date
 from agentmemd.memory.language.sentences import sentences
 from agentmemd.memory.llm.tasks import (
-    JudgeRequest,
     ObservationDraft,
     ObservationIn,
     ObserveResult,
@@ -40,9 +39,6 @@ from agentmemd.memory.llm.tasks import (
 )
 from agentmemd.memory.retrieval.clustering import cluster
 from agentmemd.memory.retrieval.constraints import states_constraint
-from agentmemd.persona.drift.record import local_record
-from agentmemd.persona.identity.state import PersonaRecord, PersonaState
-from agentmemd.persona.syncscore.judge import Judged, score_locally
 
 _PRIORITY_RANK = {"HIGH": 0, "MED": 1, "LOW": 2}
 # A newer statement that revises an older one ("I don't drink coffee anymore").
@@ -81,7 +77,8 @@ class LocalProvider:
     def __init__(self, embedder):
         self.embedder = embedder
 
-    # The local judge is deterministic: a second sample would say the same.
+    # Offline methods, no prompts: the persona's tasks are measured instead (persona/tracking/model.py).
+    answers_prompts = False
     samples_judgements = False
 
     # ---- observe -----------------------------------------------------------------
@@ -277,25 +274,6 @@ class LocalProvider:
         shared = [sum(len(b & other) for other in bags if other is not b) for b in bags]
         best = max(range(len(texts)), key=lambda i: (shared[i], -i))
         return SummaryResult(summary=clip_words(" ".join(texts[best].split()), MAX_ENTRY_WORDS))
-
-    # ---- persona ---------------------------------------------------------------------
-
-    def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str) -> PersonaRecord:
-        """Stylometry over the batch's assistant turns (persona/record.py)."""
-        record = local_record([t.model_dump() for t in turns], session=session)
-        if record is None:
-            raise ValueError("no assistant turns to make a persona record from")
-        return record
-
-    def judge(self, request: JudgeRequest, state: PersonaState, *, namespace: str) -> Judged:
-        """Every SyncScore dimension from embeddings and stylometry against the PersonaState."""
-        return score_locally(
-            state,
-            request.response,
-            turns=[t.model_dump() for t in request.turns],
-            memories=request.memories,
-            embedder=self.embedder,
-        )
 
 
 def _supersessions(observations: list[ObservationIn], cos: np.ndarray, speakers: dict[str, str]) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Browsing memories as a person audits them (issue 18): pages of them filtered, one memory's
+"""Browsing memories as a person audits them: pages of them filtered, one memory's
 history (its versions, what happened to it, its retention over time, where it came from), and
 forgetting one for good.
 

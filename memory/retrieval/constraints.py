@@ -1,4 +1,4 @@
-"""Standing constraints (issue 16): what a person cannot or will not have, relevant to any advice.
+"""Standing constraints: what a person cannot or will not have, relevant to any advice.
 
 "Gluten makes me ill" shares no word with "which bakery should we order the birthday cake from?"
 and MiniLM puts them nowhere near each other (cosine 0.04; a word-level "gluten" to "cake" is no

@@ -1,4 +1,4 @@
-"""Current over stale (issue 16): of two memories on the same subject, the later one ranks first.
+"""Current over stale: of two memories on the same subject, the later one ranks first.
 
 People restate what changed without saying what it replaces ("I'm now at 600 followers", a month
 after "I just reached 500"), so an update often arrives as a later turn, not as a new version of

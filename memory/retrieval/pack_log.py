@@ -1,4 +1,4 @@
-"""The pack log, written beside the requests (issue 17).
+"""The pack log, written beside the requests.
 
 Every pack is logged with all its candidates and their signals, for ``context.explain``. A pack
 keeps them as one list per field (``Memories._log_columns``: a few hundred dicts per pack cost

@@ -1,5 +1,5 @@
 """What kind of question a query is, which decides the consolidation tree's levels it searches
-(seed 002, 5.5; issue 16): a specific fact wants the leaves (the memories themselves), a thematic
+(seed 002, 5.5): a specific fact wants the leaves (the memories themselves), a thematic
 question the patterns and principles above them (levels 1-2), a planning or "what is X like"
 question the strategic insights (level 3) with the leaves that support them.
 

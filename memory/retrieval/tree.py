@@ -1,4 +1,4 @@
-"""The consolidation tree as a retrieval structure (seed 002, 5.5; issue 16).
+"""The consolidation tree as a retrieval structure (seed 002, 5.5).
 
 Its nodes are memories tagged ``consolidated`` and ``level<N>``; the memories under a node are its
 leaves (consolidation_nodes). A query reaches the levels its kind calls for (query_kind.py), and a

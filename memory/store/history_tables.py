@@ -1,5 +1,5 @@
 """A memory's history: its events (m019 memory_events), its chain of versions, and what forgetting
-it would remove (issue 18)."""
+it would remove."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Memories page by page, filtered (the dashboard's memory list, issue 18): current versions of
+"""Memories page by page, filtered (the dashboard's memory list): current versions of
 the live table or of the archive, newest stored first."""
 
 from __future__ import annotations

@@ -482,7 +482,7 @@ def m012_disclosure(db):
 @migrations()
 def m013_impressions(db):
     """The agent's impression of each person (seed 004, B.2), one per audience it was built in,
-    so it is heard only where what it was built from may be (memory/channels/impressions.py)."""
+    so it is heard only where what it was built from may be (persona/impressions/impressions.py)."""
     db.execute(
         """CREATE TABLE impressions (
             namespace TEXT NOT NULL,

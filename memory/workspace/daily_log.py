@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any, Callable
 
-from agentmemd.memory.conversation.context import observation_line
+from agentmemd.memory.conversation.observation_log import observation_line
 from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.store.conversation_tables import ConversationTables

@@ -39,8 +39,7 @@ from agentmemd.memory.workspace.markdown import (
     MarkdownItem,
     parse_markdown_bounded,
 )
-from agentmemd.persona.goals.goals import Goals
-from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines
+from agentmemd.memory.workspace.owned_files import FileOwner
 
 log = logging.getLogger("agentmemd.workspace")
 
@@ -56,11 +55,12 @@ class SyncReport:
     unchanged: int = 0
     files: int = 0
     skipped: dict[str, str] = field(default_factory=dict)
-    goals: dict[str, int] = field(default_factory=dict)  # GOALS.md's goals added, changed, dropped
+    # What the owners of owned files wrote, by their report key (GOALS.md: "goals" added, changed, dropped)
+    owned: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        keys = ("files", "added", "updated", "archived", "moved", "unchanged", "skipped", "goals")
-        return {k: getattr(self, k) for k in keys}
+        keys = ("files", "added", "updated", "archived", "moved", "unchanged", "skipped")
+        return {**{k: getattr(self, k) for k in keys}, **self.owned}
 
 
 @dataclass
@@ -89,8 +89,7 @@ class _Prepared:
     reads: dict[str, _FileRead] = field(default_factory=dict)
     gone: list[str] = field(default_factory=list)
     vectors: dict[str, np.ndarray] = field(default_factory=dict)  # item key -> embedding
-    goal_lines: list[GoalLine] | None = None  # GOALS.md's goals, when it was read (or is gone)
-    goal_vectors: dict[str, np.ndarray] = field(default_factory=dict)  # a goal's text -> its embedding
+    owned: dict[str, Any] = field(default_factory=dict)  # an owned file's path -> its owner's read (None: gone)
 
 
 class WorkspaceIndexer:
@@ -124,9 +123,12 @@ class WorkspaceIndexer:
         # Called after a sync that changed something (the identity graph is read again then, not on
         # the next request): set by the services that keep what is read from the files.
         self.on_synced: Callable[[], None] | None = None
-        # GOALS.md's task-list items are goals, not memories (persona/goals/goals_file.py): set by
-        # the services once goals exist; None leaves GOALS.md an ordinary file.
-        self.goals: Goals | None = None
+        # Files whose items are another part's records (GOALS.md's goals), by path: ``own``.
+        self.owners: dict[str, FileOwner] = {}
+
+    def own(self, owner: FileOwner) -> None:
+        """Hand ``owner.path``'s items to ``owner`` instead of storing them as memories."""
+        self.owners[owner.path] = owner
 
     # ---- files ---------------------------------------------------------------
 
@@ -264,10 +266,11 @@ class WorkspaceIndexer:
             if read.reason:
                 report.skipped[rel] = read.reason
                 log.warning("workspace file skipped", extra={"path": rel, "reason": read.reason})
-            if rel == GOALS_FILE and self.goals is not None and rel in parsed:
-                self._read_goals(out, parsed, read)
-        if GOALS_FILE in gone and self.goals is not None:
-            out.goal_lines = []  # its goals are dropped
+            if rel in self.owners and rel in parsed:
+                self._read_owned(self.owners[rel], out, parsed, read)
+        for rel in gone:
+            if rel in self.owners:
+                out.owned[rel] = None  # its records are dropped
         if parsed:
             # Items whose identity the store does not know yet are the ones a commit may add or
             # rewrite: embed them here. The commit still decides from the store as it is then.
@@ -278,17 +281,15 @@ class WorkspaceIndexer:
                 out.vectors = dict(zip(fresh, embedded))
         return out
 
-    def _read_goals(self, out: _Prepared, parsed: dict[str, list[MarkdownItem]], read: _FileRead) -> None:
-        """GOALS.md's items become goals: none of them is a memory (one stored before is archived)."""
-        lines, problems = read_goal_lines(parsed[GOALS_FILE], read.text or "")
-        parsed[GOALS_FILE] = []
+    def _read_owned(
+        self, owner: FileOwner, out: _Prepared, parsed: dict[str, list[MarkdownItem]], read: _FileRead
+    ) -> None:
+        """An owned file's items go to its owner: none of them is a memory (one stored before is archived)."""
+        out.owned[owner.path], problems = owner.read(parsed[owner.path], read.text or "")
+        parsed[owner.path] = []
         if problems:
-            read.note = "; ".join(f"line {p.line}: {p.reason}, left out" for p in problems)
-            log.warning("goals left out", extra={"path": GOALS_FILE, "reason": read.note})
-        out.goal_lines = lines
-        texts = sorted({ln.text for ln in lines})
-        if texts:
-            out.goal_vectors = dict(zip(texts, self.goals.embedder.embed(texts)))
+            read.note = "; ".join(problems)
+            log.warning(f"{owner.report_key} left out", extra={"path": owner.path, "reason": read.note})
 
     def _commit(self, prepared: _Prepared, report: SyncReport, final: bool = True) -> None:
         """One transaction on the store thread: the items, then the files' records. Gone files'
@@ -298,8 +299,9 @@ class WorkspaceIndexer:
         try:
             with self.store.transaction():
                 self._apply(parsed, gone, report, archive_gone=final)
-                if prepared.goal_lines is not None and self.goals is not None:
-                    report.goals = self.goals.sync_file(self.namespace, prepared.goal_lines, prepared.goal_vectors)
+                for rel, owned in prepared.owned.items():
+                    owner = self.owners[rel]
+                    report.owned[owner.report_key] = owner.write(self.namespace, owned)
                 self._record_files(reads, gone if final else [])
         finally:
             self._vectors = {}

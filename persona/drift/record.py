@@ -19,6 +19,7 @@ from collections import Counter
 from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.llm.tasks import TaskSpec
 from agentmemd.persona.identity.state import (
     NEUTRAL_TRAITS,
     Evidence,
@@ -40,6 +41,25 @@ from agentmemd.persona.syncscore.stylometry import (
 
 def _weighted(counter: Counter, turns: int) -> list[Weighted]:
     return [Weighted(text=k, weight=round(v / turns, 4)) for k, v in counter.most_common(8) if v > 0]
+
+
+# A model's record of the same turns (the anthropic provider; persona/tracking/model.py asks it).
+PERSONA_RECORD_PROMPT = """You are compacting a conversation segment for a personal AI agent.
+This is the persona track: from the AGENT's own turns only, produce a Persona Preservation Record.
+Extract and record:
+- Voice markers: 3-5 characteristic language patterns observed (voice_markers, weight 0-1 = how strongly)
+- Relational stance: how the agent positioned itself relative to the user (peer, advisor, friend, teacher...)
+- Stylistic invariants: response structure, length, formatting patterns (formatting_prefs; style: typical
+  words per reply, and the share of replies with bullets, headers, code, emoji; exclamations and
+  questions per sentence)
+- Emotional register: dominant emotional tone and any shifts
+- Topics that triggered style changes (style_shifts: "after '<topic>': <how the voice changed>")
+- traits: 0-1 for each trait scale named in the request, as the turns show it
+- evidence: 1-3 short quotes of the agent's turns that show the markers best (source "turn:<seq>")
+Keep the whole record under 200 tokens. Set turns to the number of agent turns you read.
+It will be merged into the agent's PersonaState and injected into future sessions."""
+
+PERSONA_RECORD = TaskSpec("persona_record", "compaction", cacheable=True, semantic=False, result=PersonaRecord)
 
 
 def local_record(turns: list[dict], *, session: str = "") -> PersonaRecord | None:

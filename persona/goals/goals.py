@@ -33,7 +33,7 @@ from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.packing import BlockLine
 from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
-from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine
+from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines
 
 PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 AUDIENCE = "user"  # whose goals they are: heard where the user's own memories are
@@ -359,3 +359,25 @@ def _reworded(a: str, b: str) -> bool:
 def _shown(stored: str) -> str:
     """A stored time as a person reads it in a pack: "2026-11-28 09:00 UTC"."""
     return parse_time(stored).strftime("%Y-%m-%d %H:%M UTC")
+
+
+class GoalsFile:
+    """GOALS.md as the workspace indexer's owned file (memory/workspace/owned_files.py): its task-list
+    items are these goals, none of them a memory."""
+
+    path = GOALS_FILE
+    report_key = "goals"  # the sync report's goals added, changed and dropped
+
+    def __init__(self, goals: Goals):
+        self.goals = goals
+
+    def read(self, items: list[Any], text: str) -> tuple[tuple[list[GoalLine], dict[str, np.ndarray]], list[str]]:
+        """The file's goal lines and their embeddings (off the store thread), and the lines left out."""
+        lines, problems = read_goal_lines(items, text)
+        texts = sorted({line.text for line in lines})
+        vectors = dict(zip(texts, self.goals.embedder.embed(texts))) if texts else {}
+        return (lines, vectors), [f"line {p.line}: {p.reason}, left out" for p in problems]
+
+    def write(self, namespace: str, prepared: tuple[list[GoalLine], dict[str, np.ndarray]] | None) -> dict[str, int]:
+        lines, vectors = prepared if prepared is not None else ([], {})  # a file gone: its goals are dropped
+        return self.goals.sync_file(namespace, lines, vectors)

@@ -31,8 +31,7 @@ from agentmemd.persona.identity.state import (
     Weighted,
     _merge_weighted,
 )
-from agentmemd.persona.identity.traits import BUILTIN_SCALES, TraitScale, scale_name
-from agentmemd.persona.syncscore.stylometry import words_for_verbosity
+from agentmemd.persona.identity.traits import BUILTIN_SCALES, TraitScale, scale_name, words_for_verbosity
 
 PERSONA_FILES = ("SOUL.md", "IDENTITY.md")
 

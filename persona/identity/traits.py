@@ -11,6 +11,7 @@ not a model call, so the same score always reads the same.
 
 from __future__ import annotations
 
+import math
 import re
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,3 +69,15 @@ def scale_name(low: str, high: str) -> str:
 
 def percent(score: float) -> int:
     return round(max(0.0, min(1.0, score)) * 100)
+
+
+# The verbosity trait is a reply's length on a log scale (stylometry measures it, IDENTITY.md's
+# verbosity sets the length it expects).
+def length_score(words: int) -> float:
+    """Verbosity on a log scale: 8 words -> 0, 30 -> ~0.38, 80 -> ~0.66, 350 and more -> 1."""
+    return max(0.0, min(1.0, (math.log2(max(words, 1)) - 3.0) / (math.log2(350) - 3.0)))
+
+
+def words_for_verbosity(verbosity: float) -> float:
+    """The inverse of length_score: the reply length a verbosity trait stands for."""
+    return 2 ** (3.0 + max(0.0, min(1.0, verbosity)) * (math.log2(350) - 3.0))

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentmemd.memory.core.text import content_words, count_words
 from agentmemd.memory.language.detection import detect_language
+from agentmemd.memory.llm.tasks import ContextTurn, TaskSpec
 from agentmemd.persona.identity.state import PersonaState
 from agentmemd.persona.syncscore.rules import RuleCheck, check_all
 from agentmemd.persona.syncscore.stylometry import (
@@ -52,6 +53,34 @@ class Dimensions(BaseModel):
     grounded: float = Field(ge=0, le=1)
     style: float = Field(ge=0, le=1)
     constraint: float = Field(ge=0, le=1)
+
+
+class JudgeRequest(BaseModel):
+    """What the SyncScore judge sees (seed 002, 5.3)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    persona: str = Field(description="the persona specification: PersonaState's record and the hard rules")
+    response: str
+    turns: list[ContextTurn] = Field(default_factory=list, description="the last 3 turns before the response")
+    memories: list[str] = Field(default_factory=list, description="the Memory Pack injected for that turn")
+
+
+# A model judge's prompt (the anthropic provider; persona/tracking/model.py asks it): it answers
+# with the five dimensions. Sampled judgements are never cached.
+JUDGE_PROMPT = """Rate this agent response on 5 dimensions (0.0-1.0):
+
+1. Voice consistency (language patterns, metaphors, formality)
+2. Relational alignment (peer/advisor/friend positioning)
+3. Groundedness (faithfulness to injected memories and known context, not world truth)
+4. Style adherence (formatting, length, structure)
+5. Constraint adherence (hardRules respected?)
+
+The persona specification, the injected memories, the conversation context and the response
+follow in the user turn.
+Output as JSON: {"voice": 0.X, "relational": 0.X, "grounded": 0.X, "style": 0.X, "constraint": 0.X}"""
+
+JUDGE = TaskSpec("judge", "judgement", cacheable=False, semantic=False, result=Dimensions)
 
 
 @dataclass

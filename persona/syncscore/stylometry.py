@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from agentmemd.memory.core.text import WORD, count_words
 from agentmemd.memory.language.detection import emoji_in
 from agentmemd.memory.language.sentences import sentences
+from agentmemd.persona.identity.traits import length_score
 
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+", re.MULTILINE)
@@ -534,16 +535,6 @@ def impersonal(s: Style) -> bool:
 
 def _clamp(x: float) -> float:
     return max(0.0, min(1.0, x))
-
-
-def length_score(words: int) -> float:
-    """Verbosity on a log scale: 8 words -> 0, 30 -> ~0.38, 80 -> ~0.66, 350 and more -> 1."""
-    return _clamp((math.log2(max(words, 1)) - 3.0) / (math.log2(350) - 3.0))
-
-
-def words_for_verbosity(verbosity: float) -> float:
-    """The inverse of length_score: the reply length a verbosity trait stands for."""
-    return 2 ** (3.0 + _clamp(verbosity) * (math.log2(350) - 3.0))
 
 
 def estimate_traits(s: Style) -> dict[str, float]:

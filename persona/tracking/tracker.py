@@ -19,7 +19,7 @@ from typing import Any
 from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.vocabulary import DIMENSIONS
-from agentmemd.memory.llm.tasks import ContextTurn, JudgeRequest
+from agentmemd.memory.llm.tasks import ContextTurn
 from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.drift.record import render_record
@@ -36,7 +36,7 @@ from agentmemd.persona.identity.state import (
     PersonaState,
     merge_record,
 )
-from agentmemd.persona.syncscore.judge import Judged, action_for, trend_of, update_ewma
+from agentmemd.persona.syncscore.judge import Judged, JudgeRequest, action_for, trend_of, update_ewma
 
 
 @dataclass

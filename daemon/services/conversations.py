@@ -9,8 +9,8 @@ from __future__ import annotations
 from contextlib import nullcontext
 from typing import Any, Callable
 
+from agentmemd.daemon.services.sessions import by_name
 from agentmemd.memory.conversation.compaction import CompactionWorker
-from agentmemd.memory.conversation.context import assemble_context, build_context
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.conversation.episodes import EpisodeWorker
 from agentmemd.memory.conversation.transcript import IncomingTurn, NeedText, as_stored, turn_digest
@@ -36,7 +36,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.threads import RunOnStore, result_within, run_here
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.memories import Memories
-from agentmemd.memory.services.sessions import by_name
+from agentmemd.persona.context.context import assemble_context, build_context
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 

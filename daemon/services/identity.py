@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmemd.daemon.services.memory_writes import MemoryWrites
 from agentmemd.memory.core.errors import InvalidParams, NotFound
 from agentmemd.memory.core.models import (
     AddParams,
@@ -17,7 +18,6 @@ from agentmemd.memory.core.models import (
     IdParams,
 )
 from agentmemd.memory.core.results import IdentityEdgeAddResult
-from agentmemd.memory.services.memory_writes import MemoryWrites
 from agentmemd.persona.identity.graph import GraphItem, graph_of, node_key
 from agentmemd.persona.identity.recall import THE_USER, IdentityRecall, edge_view, node_view
 

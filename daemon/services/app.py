@@ -20,6 +20,18 @@ import psutil
 
 from agentmemd.cron.jobs import register_jobs
 from agentmemd.cron.scheduler import JobRunner
+from agentmemd.daemon.services.access import AccessService
+from agentmemd.daemon.services.channels import ChannelService
+from agentmemd.daemon.services.conversations import ConversationService
+from agentmemd.daemon.services.costs import CostService
+from agentmemd.daemon.services.directory import Directory
+from agentmemd.daemon.services.forgetting import ForgetService
+from agentmemd.daemon.services.goals import GoalService
+from agentmemd.daemon.services.identity import IdentityService
+from agentmemd.daemon.services.jobs import JobService
+from agentmemd.daemon.services.memory_writes import MemoryWrites
+from agentmemd.daemon.services.persona import PersonaService
+from agentmemd.daemon.services.workspace import WorkspaceService
 from agentmemd.memory.consolidation.consolidator import Consolidator
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
@@ -34,31 +46,21 @@ from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm import make_provider
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
+from agentmemd.memory.llm.tasks import IMPRESSION, SUMMARISE
 from agentmemd.memory.retrieval.browsing import MemoryBrowser
 from agentmemd.memory.retrieval.embedding_models import embedder_in_background
 from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.retrieval.reembedding import Reembedding
-from agentmemd.memory.services.access import AccessService
-from agentmemd.memory.services.channels import ChannelService
-from agentmemd.memory.services.conversations import ConversationService
-from agentmemd.memory.services.costs import CostService
-from agentmemd.memory.services.directory import Directory
-from agentmemd.memory.services.forgetting import ForgetService
-from agentmemd.memory.services.goals import GoalService
-from agentmemd.memory.services.identity import IdentityService
-from agentmemd.memory.services.jobs import JobService
-from agentmemd.memory.services.memory_writes import MemoryWrites
-from agentmemd.memory.services.persona import PersonaService
-from agentmemd.memory.services.workspace import WorkspaceService
 from agentmemd.memory.store.database import Store, secure_data_dir
 from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.memory.store.opening import open_store
 from agentmemd.memory.store.schema import SchemaUpgrade, short
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
-from agentmemd.persona.goals.goals import Goals
+from agentmemd.persona.goals.goals import Goals, GoalsFile
 from agentmemd.persona.identity.recall import IdentityRecall
+from agentmemd.persona.tracking.model import PersonaModel
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
 T = TypeVar("T")
@@ -180,12 +182,12 @@ class Services:
 
             def summarise(texts: list[str], namespace: str) -> str:
                 compute = lambda: provider.summarise(texts, namespace=namespace)  # noqa: E731
-                return cache.through("summarise", namespace, texts, compute, run_on_store=run_on_store).summary
+                return cache.through(SUMMARISE, namespace, texts, compute, run_on_store=run_on_store).summary
 
         goals = Goals(GoalTables(store), embedder, memories.clock, config.goals, memories.may_hear)
         memories.packing.blocks["goals"] = goals.block
         if indexer is not None:
-            indexer.goals = goals  # GOALS.md's task-list items are goals
+            indexer.own(GoalsFile(goals))  # GOALS.md's task-list items are goals
         register_jobs(runner, memories, config, writer, config.workspace.namespace, summarise=summarise, goals=goals)
         conversations = Conversations(memories, config, provider.name)
         conversations.on_observed = goals.note_progress  # observations that speak to a goal: its progress notes
@@ -206,6 +208,7 @@ class Services:
             run_on_store,
             target_ratio=config.conversation.reflector_target,
             persona=tracker,
+            persona_model=PersonaModel(provider, embedder),
         )
         describe = None
         if (
@@ -215,7 +218,7 @@ class Services:
             def describe(name: str, current: str, texts: list[str], namespace: str):
                 compute = lambda: provider.impression(name, current, texts, namespace=namespace)  # noqa: E731
                 payload = [name, current, *texts]
-                return cache.through("impression", namespace, payload, compute, run_on_store=run_on_store)
+                return cache.through(IMPRESSION, namespace, payload, compute, run_on_store=run_on_store)
 
         channels = ChannelService(store, conversations, worker, config, memories.clock, run_on_store, describe)
         worker.on_observed = channels.refresh_impressions

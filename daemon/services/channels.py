@@ -17,14 +17,8 @@ from datetime import timedelta, timezone
 from functools import partial
 from typing import Any, Callable
 
+from agentmemd.daemon.services.sessions import by_name
 from agentmemd.memory.channels.corrections import Corrections, with_known_names
-from agentmemd.memory.channels.impressions import (
-    TURNS_READ,
-    build_impression,
-    from_model,
-    merge_impressions,
-    render_impression,
-)
 from agentmemd.memory.channels.ingest import ChatIngest
 from agentmemd.memory.channels.people import People
 from agentmemd.memory.conversation.compaction import CompactionWorker
@@ -48,9 +42,15 @@ from agentmemd.memory.core.sessions import session_key
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.memory.retrieval.lineage import stay_forgotten
-from agentmemd.memory.services.sessions import by_name
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import Store
+from agentmemd.persona.impressions.impressions import (
+    TURNS_READ,
+    build_impression,
+    from_model,
+    merge_impressions,
+    render_impression,
+)
 
 PEOPLE_SHOWN = 6  # impressions in one context's prefix
 # (name, current impression as text, the memories of them, namespace) -> the model's impression

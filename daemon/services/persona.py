@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentmemd.daemon.services.sessions import by_name
 from agentmemd.memory.conversation.compaction import CompactionWorker
 from agentmemd.memory.conversation.conversations import Conversations
 from agentmemd.memory.core.models import (
@@ -16,7 +17,6 @@ from agentmemd.memory.core.models import (
     RulesListParams,
 )
 from agentmemd.memory.core.threads import RunOnStore, result_within
-from agentmemd.memory.services.sessions import by_name
 from agentmemd.persona.identity.traits import adjective, percent
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
