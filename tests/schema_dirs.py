@@ -12,9 +12,10 @@ from pathlib import Path
 import sqlite_utils
 from inprocess import HashEmbedder
 
-from agentmemd.memory.store.database import Store, _connect
+from agentmemd.memory.store.database import Store
 from agentmemd.memory.store.migrations import migrations
 from agentmemd.memory.store.opening import DB_FILE
+from agentmemd.memory.store.sqlite_connection import connect
 
 MODEL, DIM = HashEmbedder.name, HashEmbedder.dim
 OLD_SCHEMA = "m020_listing_order"  # an agentmemd from before this migration wrote the older data dir
@@ -24,7 +25,7 @@ def older_data_dir(data_dir: Path) -> Path:
     """A database as an agentmemd that knew the migrations before OLD_SCHEMA left it."""
     data_dir.mkdir(mode=0o700)
     os.close(os.open(data_dir / DB_FILE, os.O_RDWR | os.O_CREAT, 0o600))  # private, as every agentmemd made it
-    conn = _connect(str(data_dir / DB_FILE), read_only=False)
+    conn = connect(str(data_dir / DB_FILE), read_only=False)
     migrations.apply(sqlite_utils.Database(conn), stop_before=OLD_SCHEMA)
     conn.execute("INSERT INTO meta(key, value) VALUES ('embedding_dim', ?), ('embedding_model', ?)", (str(DIM), MODEL))
     conn.close()
@@ -35,7 +36,7 @@ def newer_data_dir(data_dir: Path) -> Path:
     """A database as agentmemd 0.3.0 leaves it: every migration this one knows and one more."""
     data_dir.mkdir(mode=0o700)
     Store(data_dir / DB_FILE, dim=DIM, model=MODEL).close()
-    conn = _connect(str(data_dir / DB_FILE), read_only=False)
+    conn = connect(str(data_dir / DB_FILE), read_only=False)
     conn.execute(
         "INSERT INTO _sqlite_migrations(migration_set, name, applied_at) VALUES (?, 'm031_future_table', 'then')",
         (migrations.name,),

@@ -13,6 +13,7 @@ import pytest
 
 from agentmemd.daemon.dashboard.app import Dashboard, DashboardSettings
 from agentmemd.daemon.dashboard.link import PageError
+from agentmemd.daemon.dashboard.routes import dashboard_app
 from agentmemd.daemon.doors.calls import http_status
 from agentmemd.daemon.socket.client import RpcCallError
 
@@ -113,7 +114,7 @@ def test_correcting_on_the_dashboard_page_keeps_the_date(d, tmp_path):
     dashboard.link = _InProcessLink(d)
 
     async def correct() -> tuple[httpx2.Response, httpx2.Response]:
-        transport = httpx2.ASGITransport(app=dashboard.app())
+        transport = httpx2.ASGITransport(app=dashboard_app(dashboard))
         headers = {"Authorization": f"Bearer {TOKEN}"}
         async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8791", headers=headers) as web:
             posted = await web.post(

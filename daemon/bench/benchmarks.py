@@ -188,6 +188,16 @@ def _peak_rss_mb(pid: int) -> float | None:
     return round(peak, 1) if peak is not None else None
 
 
+def auc(positives: list[float], negatives: list[float]) -> float | None:
+    """P(a positive scores above a negative), ties half: ROC AUC (scikit-learn)."""
+    from sklearn.metrics import roc_auc_score  # loaded by the benches that score an AUC only
+
+    if not positives or not negatives:
+        return None
+    truth = [1] * len(positives) + [0] * len(negatives)
+    return round(float(roc_auc_score(truth, [*positives, *negatives])), 4)
+
+
 def _pct(values: list[float], q: float) -> float:
     return round(float(np.percentile(np.array(values), q)), 3)
 
@@ -943,7 +953,6 @@ def draw_trace(trace: list[dict[str, Any]], thresholds: dict[str, float], path: 
 
 
 def bench_persona(args) -> dict[str, Any]:
-    from agentmemd.daemon.bench.calibrate import auc
     from agentmemd.daemon.bench.drift_script import (
         CONSISTENT,
         MILD,

@@ -28,8 +28,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from scipy.stats import pearsonr, spearmanr
-from sklearn.metrics import roc_auc_score
 
+from agentmemd.daemon.bench.benchmarks import auc, bench_daemon
 from agentmemd.memory.core.vocabulary import DIMENSIONS
 from agentmemd.persona.syncscore.judge import Dimensions
 
@@ -81,14 +81,6 @@ def load_labels(path: Path) -> LabelsFile:
         raise LabelsError(f"labels file {path} is not valid: {problems}") from None
 
 
-def auc(positives: list[float], negatives: list[float]) -> float | None:
-    """P(a positive scores above a negative), ties half: ROC AUC (scikit-learn)."""
-    if not positives or not negatives:
-        return None
-    truth = [1] * len(positives) + [0] * len(negatives)
-    return round(float(roc_auc_score(truth, [*positives, *negatives])), 4)
-
-
 def correlations(scores: list[float], labels: list[float]) -> dict[str, float | None]:
     """Pearson and Spearman (scipy); None when either side is constant (no correlation to speak of)."""
     s, h = np.asarray(scores, dtype=float), np.asarray(labels, dtype=float)
@@ -101,7 +93,6 @@ def correlations(scores: list[float], labels: list[float]) -> dict[str, float | 
 
 
 def _score_pairs(labels: LabelsFile, persona: str, work_dir: Path | None) -> list[dict[str, Any]]:
-    from agentmemd.daemon.bench.benchmarks import bench_daemon
 
     root = Path(work_dir or tempfile.mkdtemp(prefix="amdcal", dir="/tmp")) / persona
     workspace = root / "workspace"
@@ -186,7 +177,6 @@ def _decode_items(path: Path, limit: int) -> list[dict[str, Any]]:
 
 def decode_check(path: Path, *, limit: int = 0, work_dir: Path | None = None) -> dict[str, Any]:
     """grounded on DECODE human-bot: the bot's earlier turns are the context its last turn is judged against."""
-    from agentmemd.daemon.bench.benchmarks import bench_daemon
 
     items = _decode_items(path, limit)
     rct_path = Path(path).with_name("rct.jsonl")

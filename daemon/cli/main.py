@@ -1161,7 +1161,8 @@ def dashboard(
     import uvicorn
 
     from agentmemd.daemon.dashboard.access import load_token
-    from agentmemd.daemon.dashboard.app import DashboardSettings, build_dashboard_app
+    from agentmemd.daemon.dashboard.app import DashboardSettings
+    from agentmemd.daemon.dashboard.routes import build_dashboard_app
 
     host, port = listen_address("--listen", listen, allow_remote)
     setup_logging(log_level or "info")

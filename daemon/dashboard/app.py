@@ -1,4 +1,4 @@
-"""The dashboard: server-rendered pages over the daemon's socket API.
+"""The dashboard: server-rendered pages over the daemon's socket API (the Starlette app of every page: routes.py).
 
     agentmemd dashboard --listen 127.0.0.1:8791
     # prints http://127.0.0.1:8791/?token=…  (the token also lies in <data dir>/dashboard.token)
@@ -18,22 +18,14 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.sessions import SessionMiddleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
 from agentmemd.daemon.dashboard.access import (
     CSRF_FIELD,
     CSRF_HEADER,
     SAFE_METHODS,
-    SESSION_COOKIE,
     Gate,
-    session_secret,
 )
 from agentmemd.daemon.dashboard.link import ACTING_TOKEN, DaemonLink, PageError
 from agentmemd.memory.core.clock import shown_time
@@ -41,7 +33,6 @@ from agentmemd.memory.safety.secrets import mask
 
 log = logging.getLogger("agentmemd.dashboard")
 STATIC = Path(__file__).parent / "static"
-SESSION_DAYS = 30
 
 
 @dataclass(frozen=True)
@@ -193,50 +184,3 @@ class Dashboard:
         if not self.gate.csrf_matches(request, sent if isinstance(sent, str) else None):
             return "Refused: this change's CSRF token is missing or stale; reload the page and try again."
         return None
-
-    # ---- the app -------------------------------------------------------------------------------
-
-    def app(self) -> Starlette:
-        # The pages take the Dashboard: imported once it exists.
-        from agentmemd.daemon.dashboard import (
-            chat_pages,
-            conversation_pages,
-            identity_pages,
-            pages,
-            people_pages,
-            persona_pages,
-            token_pages,
-        )
-
-        routes = [
-            Route(path, self.guarded(getattr(module, name)(self)), methods=methods)
-            for module in (
-                pages,
-                conversation_pages,
-                persona_pages,
-                identity_pages,
-                people_pages,
-                chat_pages,
-                token_pages,
-            )
-            for path, name, methods in module.ROUTES
-        ]
-        routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-        return Starlette(
-            routes=routes,
-            middleware=[
-                Middleware(TrustedHostMiddleware, allowed_hosts=self.hosts),
-                Middleware(
-                    SessionMiddleware,
-                    secret_key=session_secret(self.settings.token),
-                    session_cookie=SESSION_COOKIE,
-                    max_age=SESSION_DAYS * 86400,
-                    same_site="strict",
-                    https_only=False,  # loopback HTTP; the cookie is HttpOnly and SameSite=Strict
-                ),
-            ],
-        )
-
-
-def build_dashboard_app(settings: DashboardSettings) -> Starlette:
-    return Dashboard(settings).app()

@@ -23,10 +23,9 @@ from typing import Any, Iterator
 import numpy as np
 import sqlean
 import sqlite_utils
-import sqlite_vec
 
 from agentmemd.memory.core.errors import StoreError, StoreUnavailable
-from agentmemd.memory.core.text import QUERY_STOPWORDS, fold
+from agentmemd.memory.core.text import QUERY_STOPWORDS
 from agentmemd.memory.core.vocabulary import IDENTITY_FILES, IDENTITY_TYPES
 from agentmemd.memory.store.migrations import (
     create_namespace_fts,
@@ -34,6 +33,7 @@ from agentmemd.memory.store.migrations import (
     namespace_fts_table,
 )
 from agentmemd.memory.store.schema import upgrade_schema
+from agentmemd.memory.store.sqlite_connection import connect
 from agentmemd.memory.store.vector_index import VectorIndex
 
 log = logging.getLogger("agentmemd")
@@ -182,24 +182,6 @@ def secure_data_dir(data_dir: Path) -> list[str]:
     return fixed
 
 
-def _fold(text: str | None) -> str | None:
-    """fold() as SQL's ``agentmemd_fold``: what a search for a name compares (core/text.py)."""
-    return None if text is None else fold(text)
-
-
-def _connect(uri: str, *, read_only: bool) -> Any:
-    """A sqlean connection with sqlite-vec loaded (the writer keeps vec0 in step with memories)."""
-    conn = sqlean.connect(uri, uri=read_only, check_same_thread=False, isolation_level=None)
-    conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
-    conn.enable_load_extension(False)
-    conn.execute("PRAGMA busy_timeout=5000")
-    conn.create_function("agentmemd_fold", 1, _fold, deterministic=True)
-    if read_only:
-        conn.execute("PRAGMA query_only=ON")
-    return conn
-
-
 class Store:
     """One writer connection, used by the store thread (and by every thread of a library user),
     and read-only connections for reader threads (``reading``): WAL lets them read committed
@@ -213,7 +195,7 @@ class Store:
         self.dim = dim
         # Born private: SQLite gives the -wal and -shm files the database file's mode.
         os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
-        conn = _connect(self.path, read_only=False)
+        conn = connect(self.path, read_only=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={synchronous}")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -258,7 +240,7 @@ class Store:
             return
         reader = getattr(local, "reader", None)
         if reader is None:
-            reader = local.reader = _connect(f"file:{self.path}?mode=ro", read_only=True)
+            reader = local.reader = connect(f"file:{self.path}?mode=ro", read_only=True)
             local.reader_db = sqlite_utils.Database(reader)
             with self._readers_lock:
                 self._readers.append(reader)
