@@ -133,7 +133,20 @@ def test_bench_names_the_missing_extra(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
     out = CliRunner().invoke(cli, ["bench", "persona"])
-    assert out.exit_code == 2 and "pip install 'agentmemd[bench]'" in out.stderr and "matplotlib" in out.stderr
+    assert out.exit_code == 2 and "pip install -e '.[bench]'" in out.stderr and "matplotlib" in out.stderr
+
+
+def test_without_the_benches_bench_and_calibrate_say_where_they_are(monkeypatch):
+    """The wheel holds no benches: there `agentmemd bench …` names where they live, not 'No such command'."""
+    from agentmemd.daemon.cli import main as cli_main
+
+    monkeypatch.setattr(cli_main, "find_spec", lambda name: None)
+    group = click.Group("agentmemd")
+    cli_main.add_bench_commands(group)
+    for args in (["bench", "pack", "--memories", "10"], ["calibrate", "--labels", "x.json"]):
+        out = CliRunner().invoke(group, args)
+        assert out.exit_code == 2 and "daemon/bench" in out.stderr and "pip install -e '.[bench]'" in out.stderr
+    assert group.commands["bench"].hidden  # help does not list what is not there
 
 
 def test_main_returns_the_exit_code(capsys):

@@ -31,6 +31,7 @@ pytestmark = pytest.mark.process  # the tier (pyproject.toml): real daemons, the
 REPO = Path(__file__).resolve().parent.parent
 # Where the product's files live in the repo (pyproject.toml's package-dir); what is not Python in them ships as data.
 PACKAGE_DIRS = ("daemon", "memory", "persona", "cron", "workspace_template")
+BENCHES = "daemon/bench/"  # in the repo, not in the wheel: a user's install carries only what a user runs
 SERVE_TIMEOUT_S = 300  # the model loads on a shared CPU
 
 
@@ -85,10 +86,14 @@ def test_the_wheel_carries_every_data_file_and_agentmemd_comes_from_it(installed
     committed = subprocess.run(
         ["git", "ls-files", *PACKAGE_DIRS], cwd=root / "src", capture_output=True, text=True, check=True
     ).stdout.split()
-    data = {f"agentmemd/{path}" for path in committed if not path.endswith(".py")}
+    product = [path for path in committed if not path.startswith(BENCHES)]
+    data = {f"agentmemd/{path}" for path in product if not path.endswith(".py")}
+    code = {f"agentmemd/{path}" for path in product if path.endswith(".py")}
     assert "agentmemd/workspace_template/agentmemd.toml" in data and "agentmemd/workspace_template/USER.md" in data
     shipped = set(zipfile.ZipFile(wheel).namelist())
     assert data <= shipped, f"committed but not in the wheel (pyproject.toml package-data): {sorted(data - shipped)}"
+    assert code <= shipped, f"a package missing from pyproject.toml's list: {sorted(code - shipped)}"
+    assert not [name for name in shipped if name.startswith(f"agentmemd/{BENCHES}")]  # nor their worlds' data
     where = json.loads(
         run(
             venv / "bin" / "python",
@@ -129,6 +134,10 @@ def test_the_installed_command_serves_packs_and_indexes_a_workspace(installed):
         assert "I am Nova" in found and "SOUL.md" in found  # a line of the template's SOUL.md, indexed
         checks = json.loads(run(*cli, "--json", "doctor", env=env, cwd=root / "run"))
         assert [c for c in checks if c["status"] == "fail"] == [], checks  # the installed set-up checks out
+        benches = subprocess.run(
+            [agentmemd, "bench", "pack"], env=env, cwd=root / "run", capture_output=True, text=True
+        )
+        assert benches.returncode == 2 and "daemon/bench" in benches.stderr  # where the benches are instead
     finally:
         daemon.terminate()
         assert daemon.wait(60) == 0, (root / "serve.log").read_text(errors="replace")

@@ -1,2 +1,3 @@
 """Benchmarks, SyncScore calibration and the scripted drift conversation: `agentmemd bench …` and
-`agentmemd calibrate` (the optional `bench` extra; nothing at run time imports them)."""
+`agentmemd calibrate`. They are not in the wheel: a clone installed with the `bench` extra has
+them, and nothing at run time imports them."""
