@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import click
 from pydantic import BaseModel
@@ -88,7 +88,7 @@ class connected:
             fail(exc.message, 1)
         return self.client
 
-    def __exit__(self, kind, exc, tb) -> bool:
+    def __exit__(self, kind, exc, tb) -> Literal[False]:
         self.client.close()
         if isinstance(exc, RpcCallError):
             fail(exc.message, 1)

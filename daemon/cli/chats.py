@@ -20,6 +20,7 @@ from agentmemd.daemon.cli.calls import AUDIENCE, NAMESPACE, bounded, call, conne
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
 from agentmemd.memory.channels.formats import DESCRIPTIONS, READERS, read_chat_export
 from agentmemd.memory.channels.ingest import batches
+from agentmemd.memory.channels.whatsapp import DateOrder
 from agentmemd.memory.core.chats import Chat, ChatExport
 from agentmemd.memory.core.clock import format_time, to_utc, zone_named
 from agentmemd.memory.core.errors import MalformedExport
@@ -57,7 +58,7 @@ def import_chats(
     path: Path,
     dry_run: bool,
     me: str | None,
-    date_order: str | None,
+    date_order: DateOrder | None,
     tz: str | None,
     batch_size: int,
     no_wait: bool,
@@ -279,7 +280,7 @@ def _assumed_zone(export: ChatExport, tz: str | None) -> str | None:
 
 def _dry_run(export: ChatExport, path: Path, tz: str | None = None) -> dict[str, Any]:
     """Counts per chat and sender, the date range and what was skipped: what an import would send."""
-    chats = []
+    chats: list[dict[str, Any]] = []
     for chat in export.chats:
         stamps = sorted((m.ts for m in chat.messages), key=to_utc)
         chats.append(

@@ -102,4 +102,9 @@ class Gate:
     @staticmethod
     def csrf_matches(request: Request, sent: str | None) -> bool:
         expected = request.session.get("csrf")
-        return bool(expected) and sent is not None and hmac.compare_digest(sent.encode(), expected.encode())
+        return (
+            isinstance(expected, str)
+            and bool(expected)
+            and sent is not None
+            and hmac.compare_digest(sent.encode(), expected.encode())
+        )

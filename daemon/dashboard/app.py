@@ -180,7 +180,8 @@ class Dashboard:
             return "Refused: this change did not come from the dashboard's own pages (Origin check)."
         sent = request.headers.get(CSRF_HEADER)
         if sent is None:
-            sent = (await request.form()).get(CSRF_FIELD)
-        if not self.gate.csrf_matches(request, sent if isinstance(sent, str) else None):
+            field = (await request.form()).get(CSRF_FIELD)
+            sent = field if isinstance(field, str) else None  # an uploaded file is no token
+        if not self.gate.csrf_matches(request, sent):
             return "Refused: this change's CSRF token is missing or stale; reload the page and try again."
         return None

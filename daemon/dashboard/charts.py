@@ -6,6 +6,7 @@ and each plotted point is an element a test (or a screen reader) can count and r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -70,8 +71,8 @@ def time_chart(
     series: dict[str, list[tuple[str, float]]],
     *,
     y_range: tuple[float, float] = (0.0, 1.0),
-    rules: list[tuple[float, str]] = (),
-    marks: list[tuple[str, str]] = (),
+    rules: Sequence[tuple[float, str]] = (),
+    marks: Sequence[tuple[str, str]] = (),
     dashed: frozenset[str] = frozenset(),
 ) -> Chart:
     """Lines over time: ``series`` name -> [(ISO time, value)], ``rules`` horizontal lines

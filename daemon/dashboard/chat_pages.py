@@ -75,7 +75,8 @@ def chats(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         namespace = chosen_namespace(request)
         listed = await d.call("chats.list", {"namespace": namespace})
-        sort = request.query_params.get("sort") if request.query_params.get("sort") in SORTS else "title"
+        asked = request.query_params.get("sort", "")
+        sort = asked if asked in SORTS else "title"
         key, descending = SORTS[sort]
         return d.render(
             request,

@@ -52,7 +52,8 @@ def people(d: "Dashboard") -> "Handler":
         namespace = chosen_namespace(request)
         ns = {"namespace": namespace}
         listed, accounts = await asyncio.gather(d.call("people.list", ns), d.call("people.accounts", ns))
-        sort = request.query_params.get("sort") if request.query_params.get("sort") in SORTS else "name"
+        asked = request.query_params.get("sort", "")
+        sort = asked if asked in SORTS else "name"
         key, descending = SORTS[sort]
         everyone = sorted(listed["people"], key=key, reverse=descending)
         page_no = page_number(request)

@@ -38,7 +38,7 @@ def diffs(versions: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out, previous = [], None
     for v in versions:
         lines = version_text(v)
-        changed = (
+        changed: list[str] = (
             []
             if previous is None
             else [

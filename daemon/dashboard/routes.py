@@ -8,7 +8,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from agentmemd.daemon.dashboard import (
@@ -28,7 +28,7 @@ PAGE_MODULES = (pages, conversation_pages, persona_pages, identity_pages, people
 
 
 def dashboard_app(dashboard: Dashboard) -> Starlette:
-    routes = [
+    routes: list[BaseRoute] = [
         Route(path, dashboard.guarded(getattr(module, name)(dashboard)), methods=methods)
         for module in PAGE_MODULES
         for path, name, methods in module.ROUTES

@@ -335,8 +335,9 @@ class Daemon:
             catching_up.cancel()
             if self._scheduler is not None:
                 self._scheduler.shutdown(wait=False)
-            if watcher is not None:
+            if indexing is not None:
                 indexing.cancel()
+            if watcher is not None:
                 watcher.stop()
             server.close()
             await server.wait_closed()

@@ -83,10 +83,10 @@ Session = _arg(AppendParams, "session", "The conversation's id; any stable strin
 # Episodes (the turns as said) are the daemon's to make, from conversation turns: not offered.
 AddableType = Literal[tuple(t for t in get_args(MemoryType) if t != EPISODE)]
 
-READ = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-ADD = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False)
-ARCHIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True, openWorldHint=False)
-FORGET = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True, openWorldHint=False)
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+ARCHIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 # context_pack's last line, and what it keeps back from the budget for it: "pack_id: p" and 15 hex
 # characters are at most 20 tokens, "(no memory matched)" 6 more.

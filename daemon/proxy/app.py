@@ -24,6 +24,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -284,7 +285,7 @@ def sync_history(
             wire.sync_turn(turn) if i in with_text else {"role": turn[0], "digest": turn_digest(turn[0], turn[1])}
             for i, turn in enumerate(stored[:upto])
         ]
-        extra = context if method == "conversation.prepare" else {}
+        extra = context if method == "conversation.prepare" and context else {}
         return client.call(method, {**params, **extra, "turns": payload})
 
     try:
@@ -501,6 +502,8 @@ class Proxy:
             )
         try:
             body: Any = json.loads(raw)
+            turns: list[tuple[str, ...]] | None
+            history: list[dict[str, Any]] | None
             if api == "responses":
                 history, turns = [], self.link.responses.before(body) + responses_wire.turns(body)
             else:
@@ -512,7 +515,7 @@ class Proxy:
             stored = _stores(request, body)
         except ValueError as exc:
             return _bad_request(api, str(exc))
-        if not stored and turns is not None:
+        if not stored and turns is not None and history is not None:
             return await self._kept_out(request, url, raw, api, token, body, history, turns)
 
         def place(scope: dict[str, Any]) -> Placement:
@@ -535,7 +538,9 @@ class Proxy:
             if api == "responses":  # compact mode keeps a Responses request whole: its items are the app's state
                 augmented = responses_wire.augment(body, context)
             else:
-                keep = self._compact_keep(context, history, placement) if self.settings.mode == "compact" else None
+                keep = None
+                if self.settings.mode == "compact" and history is not None:  # a body it understood
+                    keep = self._compact_keep(context, history, placement)
                 augment = wire.augment_anthropic if api == "anthropic" else wire.augment_openai
                 augmented = augment(body, context, keep)
             upstream_body = json.dumps(augmented, ensure_ascii=False).encode("utf-8")
@@ -624,8 +629,11 @@ class Proxy:
                     self.link.responses.remember(reply.response_id, remember[1].turns + reply.turns)
                 threading.Thread(target=self.link.settle, args=(*remember, reply, True), daemon=True).start()
                 return
+            token, placement = remember
             with anyio.move_on_after(self.settings.memory_timeout):
-                await anyio.to_thread.run_sync(self.link.settle, *remember, None, False, abandon_on_cancel=True)
+                await anyio.to_thread.run_sync(
+                    partial(self.link.settle, token, placement, None, False), abandon_on_cancel=True
+                )
 
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             collector = ReplyCollector(api)

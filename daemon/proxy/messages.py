@@ -66,7 +66,8 @@ def message_text(message: dict[str, Any]) -> str:
 def _openai_call_text(call: dict[str, Any]) -> str:
     """An OpenAI tool call as the assistant's words, with its arguments as the model wrote them
     (a JSON string), as Anthropic's and the Responses API's calls are kept."""
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    named = call.get("function")
+    function: dict[str, Any] = named if isinstance(named, dict) else {}
     arguments = function.get("arguments")
     arguments = arguments if isinstance(arguments, str) else json.dumps(arguments or {}, ensure_ascii=False)
     return f"[tool call {function.get('name', '?')}: {arguments[:500]}]"
@@ -92,7 +93,8 @@ def turns_of(message: dict[str, Any]) -> list[tuple[str, ...]]:
         results = [b for b in blocks if b.get("type") == "tool_result"]
         said = "\n".join(t for t in (_block_text(b) for b in blocks if b.get("type") != "tool_result") if t)
         output = "\n".join(_result_text(b) for b in results).strip() or "[empty]"
-        return [("tool", output)] + ([("user", said)] if said.strip() else [])
+        turns: list[tuple[str, ...]] = [("tool", output)]
+        return turns + ([("user", said)] if said.strip() else [])
     if role == "user" and isinstance(message.get("name"), str) and message["name"].strip():
         # OpenAI's `name`: who said it, where several people share the user role (a group chat).
         return [(role, message_text(message), message["name"].strip()[:100])]

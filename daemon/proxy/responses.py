@@ -61,7 +61,7 @@ def items(body: dict[str, Any]) -> list[Any]:
     return list(given) if isinstance(given, list) else []
 
 
-def turns(body: dict[str, Any]) -> list[tuple[str, str]]:
+def turns(body: dict[str, Any]) -> list[tuple[str, ...]]:
     """The turns a request's own input carries (without what `previous_response_id` stands for)."""
     return [t for t in (item_turn(i) for i in items(body)) if t is not None]
 
@@ -125,7 +125,7 @@ class ResponseHistories:
             while len(self._histories) > self.size:
                 self._histories.popitem(last=False)
 
-    def before(self, body: dict[str, Any]) -> list[tuple[str, str]]:
+    def before(self, body: dict[str, Any]) -> list[tuple[str, ...]]:
         previous = body.get("previous_response_id")
         with self._lock:
             return list(self._histories.get(previous, [])) if isinstance(previous, str) else []

@@ -58,7 +58,9 @@ class ReplyCollector:
         kind, index = payload.get("type"), payload.get("index")
         if kind == "message_stop":
             self.completed = True
-        elif kind == "content_block_start" and isinstance(payload.get("content_block"), dict):
+        elif (
+            kind == "content_block_start" and isinstance(index, int) and isinstance(payload.get("content_block"), dict)
+        ):
             self._blocks[index] = {**payload["content_block"], "_json": ""}
         elif kind == "content_block_delta" and index in self._blocks:
             delta, block = payload.get("delta") or {}, self._blocks[index]

@@ -187,8 +187,8 @@ class AccessService:
 
     def _namespaced(self, scope: Scope, method: str, params: BaseModel) -> BaseModel:
         namespace = getattr(params, "namespace", None) if "namespace" in params.model_fields_set else None
-        if namespace is None:
-            return params.model_copy(update={"namespace": scope.namespaces[0]})
+        if namespace is None:  # a token's first namespace (check() refused a connection with none)
+            return params.model_copy(update={"namespace": (scope.namespaces or ("default",))[0]})
         self._require(scope, method, namespace)
         return params
 

@@ -28,7 +28,8 @@ from agentmemd.memory.store.opening import DB_FILE, open_store
 def export_archive(data_dir: Path | None, out: Path, store_url: str = "") -> dict[str, Any]:
     """The manifest of the archive written at ``out`` (of the PostgreSQL store at ``store_url`` if
     given, else of the data dir's), a summary of it (tables and rows in all)."""
-    db = Path(data_dir or ".") / DB_FILE
+    data_dir = Path(data_dir or ".")
+    db = data_dir / DB_FILE
     if not store_url and not db.is_file():
         raise InvalidParams("data_dir", f"{data_dir} holds no agentmemd store ({DB_FILE} not found)")
     if out.exists():
@@ -65,7 +66,8 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
     """A new store holding what ``archive`` holds (in the empty PostgreSQL database at ``store_url``
     if given, else at ``data_dir``), search indexes rebuilt; every table checked against the
     archive's checksum. On any failure nothing is left behind."""
-    db = Path(data_dir or ".") / DB_FILE
+    data_dir = Path(data_dir or ".")
+    db = data_dir / DB_FILE
     if store_url:
         from agentmemd.memory.store.postgres.store import holds_store
 
@@ -87,7 +89,7 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
         raise InvalidParams("archive", str(exc)) from None
     meta = dict((row["key"], row["value"]) for row in map(json.loads, files.get("tables/meta.jsonl", b"").splitlines()))
     if not store_url:
-        Path(data_dir).mkdir(parents=True, exist_ok=True, mode=0o700)
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     store = None
     where = StoreConfig(url=store_url)
     try:

@@ -87,7 +87,7 @@ class ConversationService:
         """Store what an app's history adds to the stored transcript, matched by content (one call
         on the store thread, so two doors sending the same history at once store each turn once).
         A history sent with some turns as digests whose text is needed gets Conflict naming them."""
-        incoming = [IncomingTurn(t.role, None, t.digest) if t.content is None else _incoming(t) for t in p.turns]
+        incoming = [_incoming(t) if t.digest is None else IncomingTurn(t.role, None, t.digest) for t in p.turns]
         return self._sync(p.namespace, p.session, incoming, p.pending)
 
     def _sync(self, namespace: str, name: str | None, incoming: list[IncomingTurn], pending: bool) -> dict[str, Any]:
@@ -100,7 +100,8 @@ class ConversationService:
             ) from None
         scheduled = {"compaction_scheduled": False, "scoring_scheduled": False}
         if seqs and not pending:
-            stored = [(seq, t.role, t.text) for seq, t in zip(seqs, incoming[placement.new_from :])]
+            # Every new turn came with its text (a digest alone is NeedText above).
+            stored = [(seq, t.role, t.text or "") for seq, t in zip(seqs, incoming[placement.new_from :])]
             scheduled = self._after_stored(placement.session, namespace, stored)
         return {
             **self.conversations.counts(placement.session),
@@ -135,8 +136,11 @@ class ConversationService:
             state = self.run_on_store(lambda: self.tracker.state(p.namespace))
         with self._reading():
             known = p.session is not None and self.conversations.namespace_of(p.session) == p.namespace
+            session = p.session if known else None
             episodes = (
-                {t["digest"]: t["episode"] for t in self.conversations.tables.transcript(p.session)} if known else {}
+                {t["digest"]: t["episode"] for t in self.conversations.tables.transcript(session)}
+                if session is not None
+                else {}
             )
             turns = []
             for t in p.turns:
@@ -152,17 +156,17 @@ class ConversationService:
                         "episode": episode,
                     }
                 )
-            audience = self.conversations.origin(p.session)[0] if known else USER
+            audience = self.conversations.origin(session)[0] if session is not None else USER
             built = assemble_context(
                 self.memories,
                 p.namespace,
                 budget,
                 audience=audience,
-                live=self.conversations.live_transcript(p.session) if known else [],
+                live=self.conversations.live_transcript(session) if session is not None else [],
                 turns=turns,
                 persona_state=state,
                 anchors_as=p.anchors_as,
-                people=self.people_note(p.session, p.namespace) if known and self.people_note else "",
+                people=self.people_note(session, p.namespace) if session is not None and self.people_note else "",
                 goals=self.standing_goals,
                 logged=p.logged,
             )

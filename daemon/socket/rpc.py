@@ -66,12 +66,23 @@ class Declaration(Protocol):
     """What the dispatcher reads of a method's declaration (socket/methods.py's ``Declared`` says
     what each flag means)."""
 
-    params: type[BaseModel]
-    result: type[BaseModel]
-    summary: str
-    waits: bool
-    authenticates: bool
-    reads: bool
+    @property
+    def params(self) -> type[BaseModel]: ...
+
+    @property
+    def result(self) -> type[BaseModel]: ...
+
+    @property
+    def summary(self) -> str: ...
+
+    @property
+    def waits(self) -> bool: ...
+
+    @property
+    def authenticates(self) -> bool: ...
+
+    @property
+    def reads(self) -> bool: ...
 
 
 @dataclass

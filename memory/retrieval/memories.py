@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import unicodedata
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -168,7 +169,7 @@ class Memories:
         items: list[AddParams],
         *,
         field_prefix: str = "items",
-        vectors: list[np.ndarray | None] | None = None,
+        vectors: Sequence[np.ndarray | None] | None = None,
         read: list[WordsRead] | None = None,
     ) -> list[str]:
         """Store memories in one transaction. ``vectors``: embeddings the caller already made (off the

@@ -770,7 +770,7 @@ class Store:
         return row[0] if row else None
 
     def put_owned_section(self, rel_path: str, body: str, written_at: str) -> None:
-        self.db["owned_sections"].upsert({"path": rel_path, "body": body, "written_at": written_at}, pk="path")
+        self.db.table("owned_sections").upsert({"path": rel_path, "body": body, "written_at": written_at}, pk="path")
 
     def log_packs(self, rows: list[dict[str, Any]]) -> None:
         """Log packs, each as ``prepared_pack`` made it."""
