@@ -172,6 +172,10 @@ def test_import_cli_dry_run_import_and_again(served):
     assert "skipped    1  system message" not in done.stdout and "line 1: system message" in done.stdout
     again = run(served, "--json", "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
     assert (json.loads(again.stdout)["added"], json.loads(again.stdout)["duplicates"]) == (0, 4)
+    # Recognised as what it is, `auto` is the same import: the same messages, each stored once.
+    recognised = run(served, "--json", "import", "auto", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
+    assert recognised.exit_code == 0, recognised.output
+    assert (json.loads(recognised.stdout)["added"], json.loads(recognised.stdout)["duplicates"]) == (0, 4)
     later = run(served, "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC", "--dry-run")
     assert "would import 0 new of 4 messages (4 already stored)" in later.stdout, later.stdout
     people = run(served, "people", "list", "--namespace", "cli1")

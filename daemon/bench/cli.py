@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from agentmemd.daemon.cli.calls import fail
+from agentmemd.memory.channels.formats import FORMATS
 from agentmemd.memory.core.config import EMBEDDING_MODELS, EmbeddingConfig
 
 BENCH_EXTRA = ("matplotlib", "scipy", "tomlkit")
@@ -299,7 +300,11 @@ def bench_injection(**options: Any) -> None:
 @click.option("--data", type=click.Path(path_type=Path), required=True, help="LoCoMo's locomo10.json.")
 @click.option("--messages", type=int, default=10_000, show_default=True, help="At least this many per export.")
 @click.option(
-    "--format", type=click.Choice(["all", "whatsapp", "telegram", "slack", "discord"]), default="all", show_default=True
+    "--format",
+    type=click.Choice(["all", *(f.name for f in FORMATS)]),
+    default="all",
+    show_default=True,
+    help="The export format LoCoMo is rendered as (the bench renders whatsapp, telegram, slack and discord).",
 )
 @click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the exports and data dirs here.")
 @click.option(

@@ -26,12 +26,14 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import click
+
 from agentmemd.daemon.bench import exports as render
 from agentmemd.daemon.bench.benchmarks import _peak_rss_mb, bench_daemon
 from agentmemd.memory.channels.formats import read_chat_export
 from agentmemd.memory.core.models import PENDING_SESSIONS_MAX
 
-FORMATS = ("whatsapp", "telegram", "slack", "discord")
+RENDERED = ("whatsapp", "telegram", "slack", "discord")  # the declared formats LoCoMo is rendered as (exports.py)
 MARKERS = ("quixotry", "zugzwang", "sphygmograph")  # words LoCoMo never uses, said by the last messages
 NO_OBSERVER = (
     "[conversation]\nobserver_threshold_tokens = 1000000000\nreflector_threshold_tokens = 1000000000\n"
@@ -137,7 +139,9 @@ def _observations(client, namespace: str) -> int:
 
 def bench_import(args) -> dict[str, Any]:
     locomo = json.loads(Path(args.data).read_text())
-    formats = FORMATS if args.format == "all" else (args.format,)
+    formats = RENDERED if args.format == "all" else (args.format,)
+    if not set(formats) <= set(RENDERED):
+        raise click.UsageError(f"--format {args.format}: the bench renders LoCoMo as {', '.join(RENDERED)} only")
     root = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="amdi", dir="/tmp"))
     root.mkdir(parents=True, exist_ok=True)
     samples = _samples(locomo, args.messages)

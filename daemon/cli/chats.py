@@ -18,7 +18,7 @@ import click
 from agentmemd.daemon.cli import printers as show
 from agentmemd.daemon.cli.calls import AUDIENCE, NAMESPACE, bounded, call, connected, fail, given, show_result
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
-from agentmemd.memory.channels.formats import DESCRIPTIONS, READERS, read_chat_export
+from agentmemd.memory.channels.formats import AUTO, FORMATS, read_chat_export, recognise
 from agentmemd.memory.channels.ingest import batches
 from agentmemd.memory.channels.whatsapp import DateOrder
 from agentmemd.memory.core.chats import Chat, ChatExport
@@ -33,8 +33,13 @@ STUCK_SECONDS = 3.0  # an episode worker idle this long with turns left has stop
 PLAIN_LINE_SECONDS = 5.0  # piped, a line about indexing at most this often
 
 
-@click.command("import", epilog="\b\nFormats:\n" + "\n".join(f"  {k:9} {v}" for k, v in DESCRIPTIONS.items()))
-@click.argument("format", type=click.Choice(sorted(READERS)))
+@click.command(
+    "import",
+    epilog="\b\nFormats:\n"
+    + "\n".join(f"  {f.name:9} {f.description}" for f in FORMATS)
+    + f"\n  {AUTO:9} the one of these the file is recognised as",
+)
+@click.argument("format", type=click.Choice([*(f.name for f in FORMATS), AUTO]))
 @click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--dry-run", is_flag=True, help="Parse and count (per chat and person, the date range); store nothing.")
 @click.option("--me", help="Which sender is the user the agent serves (a name or the app's id).")
@@ -73,6 +78,7 @@ def import_chats(
         agentmemd import whatsapp "WhatsApp Chat with Ana.txt" --me Carla --dry-run
         agentmemd import telegram ~/Downloads/Telegram/result.json
         agentmemd import chatgpt ~/Downloads/chatgpt-export.zip
+        agentmemd import auto ~/Downloads/slack-export.zip
     """
     if tz:
         try:
@@ -80,6 +86,8 @@ def import_chats(
         except ValueError as exc:
             fail(f"--tz: {exc}", 2)
     try:
+        if format == AUTO:
+            format = recognise(path)
         export = read_chat_export(format, path, date_order=date_order)
     except MalformedExport as exc:
         fail(f"{path}: {exc.message}", 1)
