@@ -79,7 +79,7 @@ def test_forgetting_a_memory_removes_its_fills(in_process):
 def test_a_slot_added_later_is_found_in_a_store_from_before(in_process):
     """m029 (the subscription slot) reads the memories stored before it once more: the new slot
     is found in them, and the fills they had stay as they were, once each."""
-    from agentmemd.memory.store.migrations import m029_subscription_slot
+    from agentmemd.memory.store.migrations.m029_subscription_slot import m029_subscription_slot
 
     daemon, ns = in_process(), "later"
     for text in ("I moved to Leeds in May.", "From September our monthly fee goes up to 599 kroner."):

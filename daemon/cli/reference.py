@@ -160,6 +160,9 @@ OTHER_FOLDERS = {
 }
 
 
+NUMBERED_MIGRATION = re.compile(r"^m\d{3}_")
+
+
 def _summary(path: Path, *, first_sentence: bool) -> str:
     """A file's docstring in one line: its first paragraph, or only its first sentence."""
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
@@ -182,8 +185,15 @@ def _package(root: Path, folder: str, depth: int, *, contents: bool = True) -> l
         raise ValueError(f"{folder}/__init__.py has no docstring: say what the folder is for")
     lines = [f"{'  ' * depth}- **`{folder}/`**: {summary}"]
     if contents:
-        for module in sorted(p for p in here.glob("*.py") if p.name not in ("__init__.py", "__main__.py")):
+        modules = sorted(p for p in here.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+        numbered = [p for p in modules if NUMBERED_MIGRATION.match(p.stem)]
+        for module in (p for p in modules if p not in numbered):
             lines.append(_module(module, depth + 1))
+        if numbered:  # one line for the migrations, one a file
+            lines.append(
+                f"{'  ' * (depth + 1)}- `{numbered[0].name}` … `{numbered[-1].name}`: {len(numbered)} migrations, "
+                "one a file, applied in the order of their numbers"
+            )
         for nested in sorted(p for p in here.iterdir() if (p / "__init__.py").exists()):
             lines += _package(root, f"{folder}/{nested.name}", depth + 1)
     return lines

@@ -27,7 +27,7 @@ import sqlite_utils
 from agentmemd.memory.core.errors import StoreError, StoreUnavailable
 from agentmemd.memory.core.text import QUERY_STOPWORDS
 from agentmemd.memory.core.vocabulary import IDENTITY_FILES, IDENTITY_TYPES
-from agentmemd.memory.store.migrations import (
+from agentmemd.memory.store.migrations.shared import (
     create_namespace_fts,
     create_vector_index,
     namespace_fts_table,

@@ -7,7 +7,7 @@ from typing import Any
 
 from agentmemd.memory.core.vocabulary import IDENTITY_FILES, IDENTITY_TYPES
 from agentmemd.memory.store.database import Store, _pack_json, _unpack_json
-from agentmemd.memory.store.migrations import new_proposal_id
+from agentmemd.memory.store.migrations.shared import new_proposal_id
 
 KEEP_CONTEXTS = 20  # per session, what the newest context builds gave the agent (the dashboard shows it)
 

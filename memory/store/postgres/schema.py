@@ -1,4 +1,4 @@
-"""The PostgreSQL schema, from the same numbered migrations as SQLite's (migrations.py).
+"""The PostgreSQL schema, from the same numbered migrations as SQLite's (memory/store/migrations/).
 
     upgrade_postgres(conn, dim)   # -> SchemaUpgrade, as schema.upgrade_schema gives for SQLite
 
