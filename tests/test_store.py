@@ -442,3 +442,14 @@ def test_a_neighbour_is_known_to_ask_a_question(store, content, asks):
     with store.transaction():
         seq = store.insert(row(0, content=content), unit(0))
     assert bool(store.neighbour_rows([seq])[0]["asks"]) is asks
+
+
+def test_migration_files_run_in_the_order_of_their_numbers_without_gaps_or_repeats():
+    from agentmemd.memory.store.migrations import in_order, migrations
+
+    assert in_order(["m002_b", "shared", "m001_a", "m003_c"]) == ["m001_a", "m002_b", "m003_c"]
+    for names in (["m001_a", "m003_c"], ["m001_a", "m002_b", "m002_b2"]):  # a file lost; two given one number
+        with pytest.raises(RuntimeError, match="without gaps or repeats"):
+            in_order(names)
+    numbers = [int(m.name[1:4]) for m in migrations._migrations]
+    assert numbers == list(range(1, len(numbers) + 1))  # the package registered every file, in order

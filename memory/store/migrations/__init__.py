@@ -20,15 +20,16 @@ FORMER_SET_NAMES = ("agentmemd.memory",)
 MIGRATION_FILE = re.compile(r"^m(\d{3})_[a-z0-9_]+$")
 
 
-def _register_in_order() -> None:
-    """Import every migration file, lowest number first: each registers itself with ``migrations``.
-    Numbers are unique and have no gaps (a gap is a file lost, or named by hand)."""
-    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if MIGRATION_FILE.match(m.name))
-    numbers = [int(MIGRATION_FILE.match(name).group(1)) for name in names]  # type: ignore[union-attr]
-    if numbers != list(range(1, len(names) + 1)):
-        raise RuntimeError(f"the migrations are not numbered 1..{len(names)} without gaps: {names}")
-    for name in names:
-        importlib.import_module(f"{__name__}.{name}")
+def in_order(names: list[str]) -> list[str]:
+    """The migration files among ``names``, lowest number first; their numbers must run 1..n with
+    no gap or repeat (a gap is a file lost, a repeat two files given one number by hand)."""
+    ordered = sorted(name for name in names if MIGRATION_FILE.match(name))
+    numbers = [int(name[1:4]) for name in ordered]
+    if numbers != list(range(1, len(ordered) + 1)):
+        raise RuntimeError(f"the migrations are not numbered 1..{len(ordered)} without gaps or repeats: {ordered}")
+    return ordered
 
 
-_register_in_order()
+# Each file registers its migration with ``migrations`` as it is imported.
+for _name in in_order([m.name for m in pkgutil.iter_modules(__path__)]):
+    importlib.import_module(f"{__name__}.{_name}")
