@@ -349,3 +349,9 @@ class Services:
         """Stop the background workers, then close the store."""
         self.stop_workers()
         self.store.close()
+
+
+# What an app may import from here (tests/test_public_surface.py keeps it whole).
+__all__ = [
+    "Services",
+]

@@ -117,3 +117,14 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# What an app may import from here (tests/test_public_surface.py keeps it whole).
+__all__ = [
+    "Client",
+    "call_once",
+    "default_socket",
+    "default_token",
+    "DaemonUnavailable",
+    "RpcCallError",
+]

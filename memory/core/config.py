@@ -688,3 +688,35 @@ def _merge(base: dict, over: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+# What an app may import from here (tests/test_public_surface.py keeps it whole).
+__all__ = [
+    "Config",
+    "load_config",
+    "load_config_text",
+    "EMBEDDING_MODELS",
+    "ServerConfig",
+    "DashboardConfig",
+    "ProxyConfig",
+    "McpConfig",
+    "StoreConfig",
+    "EmbeddingConfig",
+    "RetrievalConfig",
+    "ScoringConfig",
+    "DecayConfig",
+    "ReinforcementConfig",
+    "PackConfig",
+    "IdentityConfig",
+    "GoalsConfig",
+    "ClockConfig",
+    "WorkspaceConfig",
+    "JobsConfig",
+    "ConsolidationConfig",
+    "LLMConfig",
+    "ConversationConfig",
+    "CacheConfig",
+    "PersonaConfig",
+    "DailyLogConfig",
+    "ChannelsConfig",
+]

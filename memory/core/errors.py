@@ -94,3 +94,23 @@ class StartupError(AgentmemdError):
 class ServiceError(AgentmemdError):
     """`agentmemd service` cannot install, remove or ask about the service (systemd or launchd);
     the message says why, and what was left as it was."""
+
+
+# What an app may import from here (tests/test_public_surface.py keeps it whole).
+__all__ = [
+    "AgentmemdError",
+    "RequestError",
+    "InvalidParams",
+    "MalformedExport",
+    "NotFound",
+    "Conflict",
+    "Forbidden",
+    "Timeout",
+    "ConfigError",
+    "StoreError",
+    "StoreUnavailable",
+    "LLMError",
+    "WorkspaceError",
+    "StartupError",
+    "ServiceError",
+]

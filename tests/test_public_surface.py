@@ -1,0 +1,56 @@
+"""The public surface an app imports, declared by each module's ``__all__`` (as httpx declares its
+own): every declared name is there, every model and error a module defines is declared (they cross
+the socket or are raised at an app), and the library example in docs/api.md imports only declared
+names (in-process)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+PUBLIC = (
+    "agentmemd.daemon.services.app",
+    "agentmemd.daemon.socket.client",
+    "agentmemd.memory.core.config",
+    "agentmemd.memory.core.errors",
+    "agentmemd.memory.core.models",
+    "agentmemd.memory.core.results",
+)
+# Modules whose every class is public: the params and results that cross the socket, the errors.
+EVERY_CLASS = ("agentmemd.memory.core.models", "agentmemd.memory.core.results", "agentmemd.memory.core.errors")
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_every_declared_name_is_there_once(name):
+    module = importlib.import_module(name)
+    assert len(module.__all__) == len(set(module.__all__)), "a name declared twice"
+    assert [n for n in module.__all__ if not hasattr(module, n)] == []
+
+
+@pytest.mark.parametrize("name", EVERY_CLASS)
+def test_every_model_and_error_a_module_defines_is_declared(name):
+    module = importlib.import_module(name)
+    defined = {n for n, v in vars(module).items() if isinstance(v, type) and v.__module__ == name}
+    public = {n for n in defined if not n.startswith("_")}
+    assert public - set(module.__all__) == set(), "defined here but not in __all__: declare it, or name it _private"
+
+
+def test_the_library_example_imports_only_declared_names():
+    """docs/api.md's example is what an app copies: it must stay on the declared surface."""
+    text = (DOCS / "api.md").read_text(encoding="utf-8")
+    imported = []
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        for node in ast.walk(ast.parse(block)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agentmemd"):
+                imported += [(node.module, alias.name) for alias in node.names]
+    assert imported, "docs/api.md shows no import from agentmemd"
+    for module_name, name in imported:
+        assert module_name in PUBLIC, f"{module_name} is not a public module"
+        assert name in importlib.import_module(module_name).__all__, f"{module_name}.{name} is not declared public"
