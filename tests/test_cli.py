@@ -152,3 +152,19 @@ def test_main_returns_the_exit_code(capsys):
     assert main(["--version"]) == 0
     assert main(["--socket", "/tmp/agentmemd-nope.sock", "health"]) == 3
     assert main(["no-such-command"]) == 2
+
+
+def test_the_plain_commands_follow_their_declarations():
+    """A method declared with a printer gets its command from the declaration: its arguments are the
+    fields named, every other params field is an option with the model's type and default."""
+    from agentmemd.daemon.socket.methods import METHODS
+
+    generated = [d for d in METHODS if d.printer is not None]
+    assert {d.name for d in generated} >= {"goal.add", "goal.update", "goal.done", "goal.list"}
+    for d in generated:
+        group = cli
+        for name in (d.cli or "").split():
+            group = group.commands[name]
+        names = [p.name for p in group.params]
+        assert names[: len(d.arguments)] == list(d.arguments)
+        assert sorted(names) == sorted(d.params.model_fields), d.name

@@ -34,6 +34,7 @@ from agentmemd.daemon.cli.calls import (
     listen_address,
     show_result,
 )
+from agentmemd.daemon.cli.generated import add_generated_commands
 from agentmemd.daemon.cli.nouns import arrange_by_noun
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.doors.parent import stop_with_parent
@@ -840,60 +841,6 @@ def goal() -> None:
     """Goals: what the agent is working towards or means to do; due and relevant ones are in every pack."""
 
 
-PRIORITY = click.option("--priority", type=click.Choice(("high", "medium", "low")))
-DUE = click.option("--due", help="When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00).")
-TRIGGER = click.option("--trigger", help="Words that bring it into a pack whose request says them all.")
-
-
-@goal.command("add")
-@click.argument("text")
-@PRIORITY
-@DUE
-@TRIGGER
-@NAMESPACE
-def goal_add(text: str, priority: str | None, due: str | None, trigger: str | None, namespace: str | None) -> None:
-    """Add a goal.
-
-    \b
-        agentmemd goal add "Ask Laia how the interview went" --due 2026-11-27T18:00:00Z --priority high
-        agentmemd goal add "Suggest the Basque cookbook" --trigger "birthday present"
-    """
-    params = given(text=text, priority=priority, due=due, trigger=trigger, namespace=namespace)
-    call("goal.add", params, printer=show.human_goal)
-
-
-@goal.command("update")
-@click.argument("goal_id")
-@click.option("--text")
-@PRIORITY
-@DUE
-@TRIGGER
-@click.option("--status", type=click.Choice(("open", "done", "dropped")))
-@click.option("--note", help="A progress note, dated now.")
-@NAMESPACE
-def goal_update(goal_id: str, namespace: str | None, **changes: Any) -> None:
-    """Change a goal or add a progress note.  `agentmemd goal update g3f9a0c6d2b1e4f5 --note "booked the venue"`"""
-    call("goal.update", given(id=goal_id, namespace=namespace, **changes), printer=show.human_goal)
-
-
-@goal.command("done")
-@click.argument("goal_id")
-@click.option("--note", help="What came of it.")
-@NAMESPACE
-def goal_done(goal_id: str, note: str | None, namespace: str | None) -> None:
-    """Mark a goal done.  `agentmemd goal done g3f9a0c6d2b1e4f5 --note "she got the job"`"""
-    call("goal.done", given(id=goal_id, note=note, namespace=namespace), printer=show.human_goal)
-
-
-@goal.command("list")
-@click.option("--status", type=click.Choice(("open", "done", "dropped", "all")), default="open", show_default=True)
-@click.option("--limit", type=bounded(m.GoalListParams, "limit"), default=100, show_default=True)
-@NAMESPACE
-def goal_list(status: str, limit: int, namespace: str | None) -> None:
-    """Goals, the soonest due first.  `agentmemd goal list --status all`"""
-    call("goal.list", given(status=status, limit=limit, namespace=namespace), printer=show.human_goals)
-
-
 # ---- doors -------------------------------------------------------------------------------------
 
 
@@ -1255,6 +1202,7 @@ for _command in chats.COMMANDS:
     cli.add_command(_command)
 cli.add_command(doctor.doctor)
 cli.add_command(service.service)
+add_generated_commands(cli)
 add_bench_commands(cli)
 arrange_by_noun(cli)
 

@@ -43,6 +43,12 @@ class Declared:
     authenticates: bool = False
     cli: str | None = None  # the `agentmemd` command that mirrors it ("search", "people get")
     mcp: tuple[str, ...] = ()  # the MCP tools that call it
+    # A plain command, generated from this declaration (daemon/cli/generated.py): how its result is
+    # shown (a function of daemon/cli/printers.py), the params fields it takes as arguments, in
+    # order (the rest are options), and an example. None: the command is written by hand.
+    printer: str | None = None
+    arguments: tuple[str, ...] = ()
+    example: str = ""
 
     @property
     def owner_only(self) -> bool:
@@ -527,6 +533,9 @@ METHODS: tuple[Declared, ...] = (
         waits=True,
         cli="goal add",
         mcp=("goal_add",),
+        printer="human_goal",
+        arguments=("text",),
+        example='agentmemd goal add "Ask Laia how the interview went" --due 2026-11-27T18:00:00Z --priority high',
     ),
     Declared(
         name="goal.update",
@@ -537,6 +546,9 @@ METHODS: tuple[Declared, ...] = (
         waits=True,
         cli="goal update",
         mcp=("goal_update",),
+        printer="human_goal",
+        arguments=("id",),
+        example='agentmemd goal update g3f9a0c6d2b1e4f5 --note "booked the venue"',
     ),
     Declared(
         name="goal.done",
@@ -546,6 +558,9 @@ METHODS: tuple[Declared, ...] = (
         summary="Mark a goal done, with an optional last note.",
         waits=True,
         cli="goal done",
+        printer="human_goal",
+        arguments=("id",),
+        example='agentmemd goal done g3f9a0c6d2b1e4f5 --note "she got the job"',
     ),
     Declared(
         name="goal.list",
@@ -556,6 +571,8 @@ METHODS: tuple[Declared, ...] = (
         reads=True,
         cli="goal list",
         mcp=("goal_list",),
+        printer="human_goals",
+        example="agentmemd goal list --status all",
     ),
     Declared(
         name="persona.get",

@@ -243,36 +243,44 @@ GoalText = Annotated[str, Field(min_length=1, max_length=2000), AfterValidator(_
 Trigger = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_utf8), AfterValidator(_non_blank)]
 
 
+GOAL_DUE = (
+    "When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00): in every pack from [goals] due_within_hours before."
+)
+GOAL_TRIGGER = "Words that bring it into a pack whose request says them all."
+
+
 class GoalAddParams(Params):
     """A goal: what the agent (or the person it serves) is working towards or means to do."""
 
-    text: GoalText
-    priority: Priority3 = "medium"
-    due: Timestamp | None = None  # when it falls due: it is in every pack from [goals] due_within_hours before
-    trigger: Trigger | None = None  # words that bring it into a pack whose request says them all
+    text: GoalText = Field(description="What the agent means to do or reach, in a sentence.")
+    priority: Priority3 = Field("medium", description="high, medium or low.")
+    due: Timestamp | None = Field(None, description=GOAL_DUE)
+    trigger: Trigger | None = Field(None, description=GOAL_TRIGGER)
     namespace: Namespace = "default"
 
 
 class GoalUpdateParams(Params):
-    id: GoalId
-    text: GoalText | None = None
-    priority: Priority3 | None = None
-    due: Timestamp | None = None
-    trigger: Trigger | None = None
-    status: Literal["open", "done", "dropped"] | None = None
-    note: GoalText | None = None  # a progress note, dated now
+    id: GoalId = Field(description="The goal's id (g and 15 hex digits).")
+    text: GoalText | None = Field(None, description="Its new wording.")
+    priority: Priority3 | None = Field(None, description="high, medium or low.")
+    due: Timestamp | None = Field(None, description=GOAL_DUE)
+    trigger: Trigger | None = Field(None, description=GOAL_TRIGGER)
+    status: Literal["open", "done", "dropped"] | None = Field(None, description="open, done or dropped.")
+    note: GoalText | None = Field(None, description="A progress note, dated now.")
     namespace: Namespace = "default"
 
 
 class GoalDoneParams(Params):
-    id: GoalId
-    note: GoalText | None = None
+    id: GoalId = Field(description="The goal's id (g and 15 hex digits).")
+    note: GoalText | None = Field(None, description="What came of it.")
     namespace: Namespace = "default"
 
 
 class GoalListParams(Params):
-    status: Literal["open", "done", "dropped", "all"] = "open"
-    limit: int = Field(100, ge=1, le=500)
+    status: Literal["open", "done", "dropped", "all"] = Field(
+        "open", description="Which goals: open, done, dropped or all."
+    )
+    limit: int = Field(100, ge=1, le=500, description="At most this many.")
     namespace: Namespace = "default"
 
 
