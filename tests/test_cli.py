@@ -160,7 +160,7 @@ def test_the_plain_commands_follow_their_declarations():
     from agentmemd.daemon.socket.methods import METHODS
 
     generated = [d for d in METHODS if d.printer is not None]
-    assert {d.name for d in generated} >= {"goal.add", "goal.update", "goal.done", "goal.list"}
+    assert {d.name for d in generated} >= {"goal.add", "goal.update", "goal.done", "goal.get", "goal.list"}
     for d in generated:
         group = cli
         for name in (d.cli or "").split():
@@ -168,3 +168,25 @@ def test_the_plain_commands_follow_their_declarations():
         names = [p.name for p in group.params]
         assert names[: len(d.arguments)] == list(d.arguments)
         assert sorted(names) == sorted(d.params.model_fields), d.name
+
+
+def test_goals_through_the_generated_commands_and_the_method_added_by_declaration(served):
+    """goal.get was added as a declaration (with the service's one line): its command came with it."""
+    ns = ("--namespace", "cli-goals")
+    added = run(served, "--json", "goal", "add", "Ask Laia how the interview went", "--priority", "high", *ns)
+    assert added.exit_code == 0, added.output
+    goal_id = json.loads(added.stdout)["id"]
+    got = json.loads(run(served, "--json", "goal", "get", goal_id, *ns).stdout)
+    assert (got["text"], got["priority"], got["status"]) == ("Ask Laia how the interview went", "high", "open")
+    noted = run(served, "goal", "update", goal_id, "--note", "booked a call for Friday", *ns)
+    assert noted.exit_code == 0 and "booked a call for Friday" in noted.stdout, noted.output
+    done = json.loads(run(served, "--json", "goal", "done", goal_id, "--note", "she got the job", *ns).stdout)
+    assert done["status"] == "done" and [n["text"] for n in done["notes"]][-1] == "she got the job"
+    listed = json.loads(run(served, "--json", "goal", "list", "--status", "all", *ns).stdout)["goals"]
+    assert [g["id"] for g in listed] == [goal_id]
+    assert json.loads(run(served, "--json", "goal", "list", *ns).stdout)["goals"] == []  # the default: open ones
+    # What the model refuses, the command refuses before the daemon is asked (exit 2, click's usage error).
+    assert run(served, "goal", "add", "x", "--priority", "urgent", *ns).exit_code == 2
+    assert run(served, "goal", "list", "--limit", "501", *ns).exit_code == 2
+    gone = run(served, "goal", "get", "g0123456789abcde", *ns)
+    assert gone.exit_code == 1 and "g0123456789abcde" in gone.stderr

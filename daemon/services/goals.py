@@ -1,11 +1,11 @@
-"""GoalService: goal.add, goal.update, goal.done and goal.list (persona/goals/goals.py). A goal's
+"""GoalService: goal.add, goal.update, goal.done, goal.get and goal.list (persona/goals/goals.py). A goal's
 text is embedded beside the store thread; the change is one transaction on it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agentmemd.memory.core.models import GoalAddParams, GoalDoneParams, GoalListParams, GoalUpdateParams
+from agentmemd.memory.core.models import GoalAddParams, GoalDoneParams, GoalGetParams, GoalListParams, GoalUpdateParams
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.store.database import Store
 from agentmemd.persona.goals.goals import Goals
@@ -34,6 +34,9 @@ class GoalService:
 
     def done(self, p: GoalDoneParams) -> dict[str, Any]:
         return self._in_transaction(lambda: self.goals.done(p))
+
+    def get(self, p: GoalGetParams) -> dict[str, Any]:
+        return self.goals.get(p.id, p.namespace)
 
     def list(self, p: GoalListParams) -> dict[str, Any]:
         return self.goals.list(p)

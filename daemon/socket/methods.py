@@ -563,6 +563,18 @@ METHODS: tuple[Declared, ...] = (
         example='agentmemd goal done g3f9a0c6d2b1e4f5 --note "she got the job"',
     ),
     Declared(
+        name="goal.get",
+        params=m.GoalGetParams,
+        handler=lambda s: s.goals.get,
+        result=r.Goal,
+        summary="One goal, with its progress notes.",
+        reads=True,
+        cli="goal get",
+        printer="human_goal",
+        arguments=("id",),
+        example="agentmemd goal get g3f9a0c6d2b1e4f5",
+    ),
+    Declared(
         name="goal.list",
         params=m.GoalListParams,
         handler=lambda s: s.goals.list,

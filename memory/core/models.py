@@ -276,6 +276,11 @@ class GoalDoneParams(Params):
     namespace: Namespace = "default"
 
 
+class GoalGetParams(Params):
+    id: GoalId = Field(description="The goal's id (g and 15 hex digits).")
+    namespace: Namespace = "default"
+
+
 class GoalListParams(Params):
     status: Literal["open", "done", "dropped", "all"] = Field(
         "open", description="Which goals: open, done, dropped or all."
@@ -875,6 +880,7 @@ __all__ = [
     "GoalAddParams",
     "GoalUpdateParams",
     "GoalDoneParams",
+    "GoalGetParams",
     "GoalListParams",
     "ExplainParams",
     "StatsParams",
