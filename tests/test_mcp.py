@@ -44,6 +44,7 @@ TOOLS = {
     "goal_add": (False, False, False),
     "goal_update": (False, False, False),
     "goal_list": (True, False, True),
+    "goal_get": (True, False, True),
 }
 ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
@@ -134,6 +135,10 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             _data(await client.call_tool("goal_update", {"id": goal["id"], "note": "she has a second round"}))
             listed = _data(await client.call_tool("goal_list", {}))["goals"]
             assert [g["notes"][0]["text"] for g in listed] == ["she has a second round"]
+            # goal_get: a tool generated from its method's declaration, as the goal tools are.
+            got = _data(await client.call_tool("goal_get", {"id": goal["id"]}))
+            assert (got["text"], [n["text"] for n in got["notes"]]) == (goal["text"], ["she has a second round"])
+            assert "id" in _error_text(await client.call_tool("goal_get", {"id": "not-a-goal"}))
             assert "due" in _error_text(
                 await client.call_tool("goal_add", {"text": "x", "due": "2026-02-30T10:00:00Z"})
             )

@@ -9,6 +9,10 @@ as text within the budget asked. Built on the official SDK's ``MCPServer`` (mcp 
     server = build_server(Path("~/.agentmemd/agentmemd.sock").expanduser())
     server.run("stdio")
 
+The plain tools (the goal tools) are generated from their methods' declarations
+(daemon/socket/methods.py: ``tool`` and ``tool_title``), their arguments the params fields;
+the others, whose answers are shaped for a model or that preview before they act, are written here.
+
 Whose memory a call reaches: over stdio, ``token`` (an access token, `agentmemd token create`)
 or, without one, the socket owner's; over HTTP, the caller's own bearer token, which the
 daemon checks on every call (see ``daemon/mcp/http.py``).
@@ -30,14 +34,12 @@ from pydantic import BaseModel, Field, ValidationError
 from agentmemd.daemon import __version__
 from agentmemd.daemon.doors.tokens import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
+from agentmemd.daemon.socket.methods import METHODS, Declared
 from agentmemd.daemon.socket.rpc import validation_problems
 from agentmemd.memory.core.models import (
     AddParams,
     AppendParams,
     ContextParams,
-    GoalAddParams,
-    GoalListParams,
-    GoalUpdateParams,
     IdentityEdgeAddParams,
     IdentityNodeParams,
     IdParams,
@@ -158,6 +160,33 @@ class DaemonDoor:
             raise error(str(exc)) from None
 
 
+def generated_tool(d: Declared, door: DaemonDoor) -> Tool:
+    """The plain tool a declaration with a ``tool`` describes: one argument a params field (its type,
+    bounds and checks as the model declares them, its description the model's), the method's answer."""
+    name = d.name.replace(".", "_")
+    annotations: dict[str, Any] = {"ctx": Context}
+    parameters = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
+    for field, info in d.params.model_fields.items():
+        if field == "namespace":
+            kind: Any = Namespace
+        else:
+            kind = _arg(d.params, field, info.description or field, optional=not info.is_required())
+        annotations[field] = kind
+        default = inspect.Parameter.empty if info.is_required() else None
+        parameters.append(inspect.Parameter(field, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind))
+
+    def call(ctx: Context, **arguments: Any) -> dict[str, Any]:
+        return door.call(ctx, d.name, _params(**arguments))
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = d.tool
+    call.__annotations__ = {**annotations, "return": dict[str, Any]}
+    call.__signature__ = inspect.Signature(parameters, return_annotation=dict[str, Any])  # type: ignore[attr-defined]
+    tools: list[Tool] = []
+    _tool(tools, title=d.tool_title or d.summary, annotations=READ if d.reads else ADD)(call)
+    return tools[0]
+
+
 def build_server(
     socket_path: Path, token: str | None = None, timeout: float = 60.0, *, per_caller: bool = False
 ) -> MCPServer:
@@ -167,6 +196,7 @@ def build_server(
     tools: list[Tool] = []
     _memory_tools(tools, door)
     _conversation_tools(tools, door)
+    tools += [generated_tool(d, door) for d in METHODS if d.tool]
     server = MCPServer(
         "agentmemd",
         title="agentmemd: memory and persona",
@@ -423,43 +453,6 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
         is-a / causal relations."""
         params = _params(relation=relation, target=target, source=source, note=note, about=about, namespace=namespace)
         return door.call(ctx, "identity.edge.add", params)
-
-    @_tool(tools, title="Add a goal", annotations=ADD)
-    def goal_add(
-        ctx: Context,
-        text: _arg(GoalAddParams, "text", "What the agent means to do or reach, in a sentence."),
-        priority: _arg(GoalAddParams, "priority", "high, medium or low.", optional=True) = None,
-        due: Annotated[str | None, Field(description="ISO-8601 time it falls due (in the future).")] = None,
-        trigger: _arg(GoalAddParams, "trigger", "Words that bring it to mind when a request says them all.") = None,
-        namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """Remember something to do or reach later ("ask how the interview went on Friday"): it is in
-        every context pack once due (or when a request is about it) until it is marked done."""
-        params = _params(text=text, priority=priority, due=due, trigger=trigger, namespace=namespace)
-        return door.call(ctx, "goal.add", params)
-
-    @_tool(tools, title="Update a goal", annotations=ADD)
-    def goal_update(
-        ctx: Context,
-        id: _arg(GoalUpdateParams, "id", "The goal's id (g + 15 hex digits)."),
-        note: _arg(GoalUpdateParams, "note", "A progress note, dated now.") = None,
-        status: _arg(GoalUpdateParams, "status", "open, done or dropped.") = None,
-        priority: _arg(GoalUpdateParams, "priority", "high, medium or low.") = None,
-        text: _arg(GoalUpdateParams, "text", "Its new wording.") = None,
-        namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """Note progress on a goal, or mark it done or dropped."""
-        params = _params(id=id, note=note, status=status, priority=priority, text=text, namespace=namespace)
-        return door.call(ctx, "goal.update", params)
-
-    @_tool(tools, title="Goals", annotations=READ)
-    def goal_list(
-        ctx: Context,
-        status: _arg(GoalListParams, "status", "open (default), done, dropped or all.", optional=True) = None,
-        namespace: Namespace = None,
-    ) -> dict[str, Any]:
-        """The agent's goals, the soonest due first, each with its progress notes."""
-        return door.call(ctx, "goal.list", _params(status=status, namespace=namespace))
 
     @_tool(tools, title="Observations", annotations=READ)
     def observations_list(

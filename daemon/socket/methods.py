@@ -10,15 +10,17 @@ The dispatcher validates each result against its model.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import BaseModel
 
 from agentmemd.daemon.services.access import owner_only
-from agentmemd.daemon.services.app import Services
 from agentmemd.daemon.socket.rpc import Method
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core import results as r
+
+if TYPE_CHECKING:  # the doors that read the declarations (the CLI, MCP) need not load the engine
+    from agentmemd.daemon.services.app import Services
 
 Handler = Callable[[Any], Any]
 
@@ -49,6 +51,11 @@ class Declared:
     printer: str | None = None
     arguments: tuple[str, ...] = ()
     example: str = ""
+    # A plain MCP tool, generated from this declaration (daemon/mcp/server.py's generated_tools), named
+    # after the method (goal.add: goal_add; list it in ``mcp``): what a model reads of it, and its
+    # title. Its arguments are the params fields, described as the model describes them.
+    tool: str = ""
+    tool_title: str = ""
 
     @property
     def owner_only(self) -> bool:
@@ -535,6 +542,9 @@ METHODS: tuple[Declared, ...] = (
         mcp=("goal_add",),
         printer="human_goal",
         arguments=("text",),
+        tool_title="Add a goal",
+        tool='Remember something to do or reach later ("ask how the interview went on Friday"): it is in every '
+        "context pack once due (or when a request is about it) until it is marked done.",
         example='agentmemd goal add "Ask Laia how the interview went" --due 2026-11-27T18:00:00Z --priority high',
     ),
     Declared(
@@ -548,6 +558,8 @@ METHODS: tuple[Declared, ...] = (
         mcp=("goal_update",),
         printer="human_goal",
         arguments=("id",),
+        tool_title="Update a goal",
+        tool="Note progress on a goal, or change it or mark it done or dropped.",
         example='agentmemd goal update g3f9a0c6d2b1e4f5 --note "booked the venue"',
     ),
     Declared(
@@ -570,8 +582,11 @@ METHODS: tuple[Declared, ...] = (
         summary="One goal, with its progress notes.",
         reads=True,
         cli="goal get",
+        mcp=("goal_get",),
         printer="human_goal",
         arguments=("id",),
+        tool_title="A goal",
+        tool="One goal, with its progress notes.",
         example="agentmemd goal get g3f9a0c6d2b1e4f5",
     ),
     Declared(
@@ -584,6 +599,8 @@ METHODS: tuple[Declared, ...] = (
         cli="goal list",
         mcp=("goal_list",),
         printer="human_goals",
+        tool_title="Goals",
+        tool="The agent's goals, the soonest due first, each with its progress notes.",
         example="agentmemd goal list --status all",
     ),
     Declared(
