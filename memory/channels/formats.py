@@ -31,6 +31,7 @@ class ExportPeek:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.data, self.archive = read_export(self.path)
+        self._documents: dict[str | None, Any] = {}  # each parsed once, however many formats ask
 
     @cached_property
     def names(self) -> list[str]:
@@ -43,6 +44,12 @@ class ExportPeek:
 
     def document(self, member: str | None = None) -> Any:
         """The JSON in the file (or in ``member`` of a zip); None when it is not JSON."""
+        key = None if self.archive is None else member
+        if key not in self._documents:
+            self._documents[key] = self._parse(member)
+        return self._documents[key]
+
+    def _parse(self, member: str | None) -> Any:
         try:
             if self.archive is None:
                 return json.loads(self.data.decode("utf-8-sig"))
