@@ -770,7 +770,10 @@ class Store:
         return row[0] if row else None
 
     def put_owned_section(self, rel_path: str, body: str, written_at: str) -> None:
-        self.db.table("owned_sections").upsert({"path": rel_path, "body": body, "written_at": written_at}, pk="path")
+        # ``db`` is sqlite-utils' Database here and the PostgreSQL store's SqlTables there: both
+        # index a table by its name (``.table()`` is SQLite's alone).
+        table = self.db["owned_sections"]
+        table.upsert({"path": rel_path, "body": body, "written_at": written_at}, pk="path")  # type: ignore[union-attr]
 
     def log_packs(self, rows: list[dict[str, Any]]) -> None:
         """Log packs, each as ``prepared_pack`` made it."""
