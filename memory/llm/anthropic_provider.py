@@ -41,15 +41,10 @@ from agentmemd.memory.llm.tasks import (
     SummaryResult,
     TurnIn,
 )
-from agentmemd.memory.safety.neutraliser import as_data, as_data_lines
+from agentmemd.memory.safety.neutraliser import as_data_lines, as_data_text
 
 T = TypeVar("T", bound=BaseModel)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
-
-
-def _d(text: str | None) -> str:
-    """A person's words inside a task prompt: data on one line, never instructions (memory/safety)."""
-    return as_data(text or "").text
 
 
 class LLMUnavailable(LLMError):
@@ -183,27 +178,29 @@ class AnthropicProvider:
     # ---- the memory's tasks (memory/llm/tasks.py) ---------------------------------------
 
     def observe(self, turns: list[TurnIn], *, namespace: str) -> ObserveResult:
-        prompt = "\n".join(f"[seq {t.seq}] {t.ts} {_d(t.speaker)} ({t.role}): {_d(t.content)}" for t in turns)
+        prompt = "\n".join(
+            f"[seq {t.seq}] {t.ts} {as_data_text(t.speaker)} ({t.role}): {as_data_text(t.content)}" for t in turns
+        )
         return self.complete_json("observe", ObserveResult, stable=OBSERVER_PROMPT, prompt=prompt, namespace=namespace)
 
     def reflect(self, observations: list[ObservationIn], *, namespace: str, target_ratio: float) -> ReflectResult:
         lines = []
         for o in observations:
-            ref = f' (refers to {o.referenced_date}, "{_d(o.relative_date)}")' if o.referenced_date else ""
-            lines.append(f"[{o.id}] {o.date} ({o.priority}) [{o.category}] {_d(o.content)}{ref}")
+            ref = f' (refers to {o.referenced_date}, "{as_data_text(o.relative_date)}")' if o.referenced_date else ""
+            lines.append(f"[{o.id}] {o.date} ({o.priority}) [{o.category}] {as_data_text(o.content)}{ref}")
         stable = f"{REFLECTOR_PROMPT}\nAim for about {round(target_ratio * 100)}% of the input's size."
         return self.complete_json("reflect", ReflectResult, stable=stable, prompt="\n".join(lines), namespace=namespace)
 
     def summarise(self, texts: list[str], *, namespace: str) -> SummaryResult:
-        prompt = "\n".join(f"- {_d(t)}" for t in texts)
+        prompt = "\n".join(f"- {as_data_text(t)}" for t in texts)
         return self.complete_json("summarise", SummaryResult, stable=SUMMARY_PROMPT, prompt=prompt, namespace=namespace)
 
     def impression(self, name: str, current: str, memories: list[str], *, namespace: str) -> ImpressionResult:
         """Seed 004's theory-of-mind prompt (figure L.2) for one person, from what the agent remembers of them."""
-        listed = "\n".join(f"- {_d(m)}" for m in memories) or "(none)"
+        listed = "\n".join(f"- {as_data_text(m)}" for m in memories) or "(none)"
         prompt = (
-            f"Target person: {_d(name)}\n"
-            + (f"Current theory of mind for {_d(name)}:\n{as_data_lines(current)}\n" if current else "")
+            f"Target person: {as_data_text(name)}\n"
+            + (f"Current theory of mind for {as_data_text(name)}:\n{as_data_lines(current)}\n" if current else "")
             + f"Memories to consider when developing this impression:\n{listed}"
         )
         return self.complete_json(

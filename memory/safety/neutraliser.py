@@ -173,6 +173,11 @@ def is_clean(text: str) -> bool:
     return as_data(text).text == " ".join(text.split())
 
 
+def as_data_text(text: str | None) -> str:
+    """A person's words inside a task prompt: ``as_data`` on one line, never instructions (None: "")."""
+    return as_data(text or "").text
+
+
 def as_data_lines(text: str) -> str:
     """``as_data`` line by line, for a block whose line breaks carry meaning (a record, a reply)."""
     return "\n".join(as_data(line).text for line in text.splitlines())

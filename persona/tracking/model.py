@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from agentmemd.memory.llm.tasks import LanguageModel, TurnIn
 from agentmemd.memory.retrieval.embeddings import Embedder
-from agentmemd.memory.safety.neutraliser import as_data, as_data_lines
+from agentmemd.memory.safety.neutraliser import as_data_lines, as_data_text
 from agentmemd.persona.drift.record import PERSONA_RECORD, PERSONA_RECORD_PROMPT, local_record
 from agentmemd.persona.identity.state import PersonaRecord, PersonaState
 from agentmemd.persona.syncscore.judge import (
@@ -26,11 +26,6 @@ from agentmemd.persona.syncscore.judge import (
     score_locally,
 )
 from agentmemd.persona.syncscore.rules import check_all
-
-
-def _d(text: str | None) -> str:
-    """A person's words inside a task prompt: data on one line, never instructions (memory/safety)."""
-    return as_data(text or "").text
 
 
 class PersonaModel:
@@ -50,7 +45,7 @@ class PersonaModel:
 
     def persona_record(self, turns: list[TurnIn], *, namespace: str, session: str) -> PersonaRecord:
         if self.provider.answers_prompts:
-            lines = [f"[seq {t.seq}] {_d(t.speaker)} ({t.role}): {_d(t.content)}" for t in turns]
+            lines = [f"[seq {t.seq}] {as_data_text(t.speaker)} ({t.role}): {as_data_text(t.content)}" for t in turns]
             return self.provider.complete_json(  # type: ignore[attr-defined]
                 "persona_record",
                 PersonaRecord,
@@ -72,8 +67,8 @@ class PersonaModel:
                 memories=request.memories,
                 embedder=self.embedder,
             )
-        memories = "\n".join(f"- {_d(m)}" for m in request.memories) or "(none)"
-        context = "\n".join(f"{t.role}: {_d(t.content)}" for t in request.turns) or "(none)"
+        memories = "\n".join(f"- {as_data_text(m)}" for m in request.memories) or "(none)"
+        context = "\n".join(f"{t.role}: {as_data_text(t.content)}" for t in request.turns) or "(none)"
         prompt = (
             f"<persona_spec>\n{as_data_lines(request.persona)}\n</persona_spec>\n\n<injected_memories>\n{memories}\n"
             f"</injected_memories>\n\n<response>\n{as_data_lines(request.response)}\n</response>\n\n"
