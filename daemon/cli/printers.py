@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from agentmemd.memory.core.clock import shown_time
+from agentmemd.memory.core.signals import signals_line
 from agentmemd.memory.safety.secrets import mask
 from agentmemd.persona.identity.graph import NODE_KIND_LABELS
 from agentmemd.persona.impressions.impressions import render_impression
@@ -20,17 +21,6 @@ def print_kv(data: dict[str, Any]) -> None:
         print(f"{key:<{width}}  {value}")
 
 
-# What moved a memory's similarity besides its own match, as the human output shows it: what it
-# gained (+) or lost (-), named as its signal.
-_MOVED = (("answer", "+"), ("constraint", "+"), ("speaker", "-"), ("time", "-"))
-
-
-def _moved(signals: dict[str, Any]) -> str:
-    """The signals that moved the similarity, if any, as " match=0.412 answer=+0.120 speaker=-0.180"."""
-    parts = [f"{name}={sign}{signals[name]:.3f}" for name, sign in _MOVED if signals.get(name)]
-    return (f" match={signals['match']:.3f} " + " ".join(parts)) if parts else ""
-
-
 def human_search(result: dict[str, Any]) -> None:
     if not result["results"]:
         print("no results")
@@ -38,9 +28,8 @@ def human_search(result: dict[str, Any]) -> None:
         s = hit["signals"]
         print(f"{hit['score']:.3f}  {hit['id']}  [{hit['type']}/{hit['tier']}]  {hit['content']}")
         print(
-            f"       sim={s['similarity']:.3f} prio={s['priority']:.2f} decay={s['decay']:.3f} freq={s['frequency']:.3f}"
-            + _moved(s)
-            + (f" affect={s['affect']:.2f} ({hit['emotion']})" if s.get("affect") else "")
+            f"       {signals_line(s)}"
+            + (f" ({hit['emotion']})" if s.get("affect") else "")
             + (f"  source={hit['source']}" if hit["source"] else "")
         )
 
@@ -73,8 +62,7 @@ def human_explain(result: dict[str, Any]) -> None:
         mark = "*" if c["chosen"] else " "
         print(
             f"{mark} {c['score']:7.4f}  {c['id']:<16} {c['type']:<10} {c['tier']:<8} {str(c['mmr_rank'] if c['mmr_rank'] is not None else '-'):>4}"
-            f"  sim={sig['similarity']:.3f} prio={sig['priority']:.2f} decay={sig['decay']:.3f} freq={sig['frequency']:.3f}"
-            + _moved(sig)
+            f"  {signals_line(sig)}"
         )
         text = c.get("content") or "(forgotten since)"
         print(f"{'':11}{text[:100]}" + (f"\n{'':11}not packed: {c['why_not']}" if c.get("why_not") else ""))

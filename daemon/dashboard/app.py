@@ -29,6 +29,7 @@ from agentmemd.daemon.dashboard.access import (
 )
 from agentmemd.daemon.dashboard.link import ACTING_TOKEN, DaemonLink, PageError
 from agentmemd.memory.core.clock import shown_time
+from agentmemd.memory.core.signals import SIGNALS
 from agentmemd.memory.safety.secrets import mask
 
 log = logging.getLogger("agentmemd.dashboard")
@@ -82,6 +83,7 @@ def templates() -> Environment:
     env.globals["urlencode"] = urlencode
     env.filters["masked"] = mask  # a list never shows a secret whole (memory/safety/secrets.py)
     env.globals["heard_by"] = heard_by
+    env.globals["signal_meaning"] = {s.name: s.meaning for s in SIGNALS}  # a signal's column says what it is
     return env
 
 

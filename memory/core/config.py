@@ -17,12 +17,14 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    create_model,
     field_validator,
     model_validator,
 )
 
 from agentmemd.memory.core.clock import zone_named
 from agentmemd.memory.core.errors import ConfigError
+from agentmemd.memory.core.signals import Section, knobs_of
 from agentmemd.memory.core.vocabulary import DIMENSIONS, Dimension, MemoryType
 
 
@@ -34,6 +36,12 @@ def _known_zone(value: str) -> str:
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _with_signal_knobs(section: Section) -> type[_Section]:
+    """A section's base holding the keys the ranking signals declare for it (memory/core/signals.py):
+    a signal's weight or share is declared with the signal, once."""
+    return create_model(f"_{section.title()}Knobs", __base__=_Section, **knobs_of(section))  # type: ignore[call-overload]
 
 
 class ServerConfig(_Section):
@@ -146,7 +154,9 @@ class EmbeddingConfig(_Section):
     )
 
 
-class RetrievalConfig(_Section):
+class RetrievalConfig(_with_signal_knobs("retrieval")):  # type: ignore[misc]
+    """Candidates, the similarity signal's parts and what moves it (its keys declared with the signals)."""
+
     vector_candidates: int = Field(
         100, gt=0, description="N for top-N nearest vectors (exact cosine over the vec0 vectors, held in RAM)."
     )
@@ -159,22 +169,6 @@ class RetrievalConfig(_Section):
     )
     pinned_candidates: int = Field(20, ge=0, description="Always-considered persona/relational items.")
     recent_candidates: int = Field(20, ge=0, description="Most recently accessed items.")
-    dense_weight: float = Field(0.5, ge=0, le=1, description="Share of cosine in the similarity signal.")
-    lexical_weight: float = Field(0.5, ge=0, le=1, description="Share of BM25 in the similarity signal.")
-    neighbour_weight: float = Field(
-        0.5,
-        ge=0,
-        le=1,
-        description="How much a memory's episode lifts it: similarity = its own match + this x 64/(64 + its "
-        "tokens) x the best match of the memories stored just before and after it (0: off).",
-    )
-    answer_share: float = Field(
-        1.0,
-        ge=0,
-        le=1,
-        description="A memory stored just after a question of its episode, by someone else than the assistant (its "
-        "answer), is at least this share as similar as the question (0: off).",
-    )
     context_weight: float = Field(
         0.5,
         ge=0,
@@ -189,41 +183,12 @@ class RetrievalConfig(_Section):
     constraint_candidates: int = Field(
         20, ge=0, description="For a request for advice, the newest N memories stating a standing constraint."
     )
-    constraint_share: float = Field(
-        0.8,
-        ge=0,
-        le=1,
-        description="For a request for advice, a standing constraint (allergy, diet, what makes the person ill) gets "
-        "this share of the best candidate's similarity, blended with its own (0: off).",
-    )
     episode_diversity: float = Field(
         0.1,
         ge=0,
         le=1,
         description="A search's first 5 hits come from distinct episodes (dated further apart than episode_gap_minutes) "
         "where another episode's hit is at most this much less similar (0: off).",
-    )
-    other_speaker_penalty: float = Field(
-        0.3,
-        ge=0,
-        le=1,
-        description="A question that names a person (one of the namespace's speakers): what another person said "
-        "counts this share less similar (0: off).",
-    )
-    assistant_penalty: float = Field(
-        0.5,
-        ge=0,
-        le=1,
-        description="What the assistant said counts this share less similar than what people said, unless the "
-        "question asks what the assistant said ('you recommended'); then the people's words count that much less "
-        "(0: off).",
-    )
-    time_penalty: float = Field(
-        0.3,
-        ge=0,
-        le=1,
-        description="A question about a time gone by ('last Thursday', 'in March 2023', 'this year'): a memory that "
-        "speaks of no day of it (nor was said on one) counts this share less similar (0: off).",
     )
     time_candidates: int = Field(
         20,
@@ -254,24 +219,13 @@ class RetrievalConfig(_Section):
     )
 
 
-class ScoringConfig(_Section):
+class ScoringConfig(_with_signal_knobs("scoring")):  # type: ignore[misc]
+    """The one score's mode and weights (the weights declared with the signals)."""
+
     mode: Literal["injection", "park"] = Field(
         "injection",
-        description="injection: seed 002's weighted score (the weights below); park: Park et al.'s "
+        description="injection: seed 002's weighted score (this section's weights); park: Park et al.'s "
         "(recency + importance + relevance) / 3, as seed 004 retrieves.",
-    )
-    park_recency_per_hour: float = Field(
-        0.995, gt=0, le=1, description="Park mode's recency: this to the power of the hours since last accessed."
-    )
-    similarity: float = Field(0.35, description="Weight of the similarity signal in a memory's score (seed 002, 5.1).")
-    priority: float = Field(0.25, description="Weight of the priority signal.")
-    decay: float = Field(0.20, description="Weight of retention (decay with reinforcement).")
-    frequency: float = Field(0.20, description="Weight of how often it was used.")
-    affect: float = Field(
-        0.0,
-        ge=0,
-        le=1,
-        description="Weight of a memory's emotional intensity (its arousal), in either mode; 0: off.",
     )
     priority_floors: dict[MemoryType, float] = Field(
         description="The least priority a memory of each type has, whatever it was given.",

@@ -7,11 +7,12 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import to_utc, zone_named
 from agentmemd.memory.core.disclosure import USER, Audience, Listener
+from agentmemd.memory.core.signals import SIGNALS
 from agentmemd.memory.core.vocabulary import Emotion, MemoryType, ReinforceEvent, Role, Tier
 
 
@@ -356,19 +357,13 @@ class MemoryRecord(BaseModel):
     affect: MemoryAffect | None = None  # None: neutral (no feeling read or given)
 
 
-class SignalsOut(BaseModel):
-    similarity: float  # the relevance the scores use: match lifted by neighbourhood
-    priority: float
-    decay: float
-    frequency: float
-    match: float  # the memory's own hybrid (dense + BM25) match with the query
-    neighbourhood: float  # the best match of the memories stored just before and after it (its episode)
-    constraint: float = 0.0  # the lift a standing constraint gets when the query asks for advice
-    speaker: float = 0.0  # what similarity lost as words of someone the question does not ask about
-    time: float = 0.0  # what similarity lost as speaking of other days than the question asks about
-    answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
-    recency: float = 0.0  # [scoring] mode "park"'s recency: 0.995 ** hours since it was last accessed
-    affect: float = 0.0  # the memory's arousal: how intense a feeling it holds ([scoring] affect weighs it)
+# What a search hit and a logged pack candidate carry: every ranking signal declared in
+# memory/core/signals.py, with what it means.
+SignalsOut = create_model(
+    "SignalsOut",
+    __module__=__name__,
+    **{s.name: (float, Field(0.0, description=s.meaning)) for s in SIGNALS},  # type: ignore[call-overload]
+)
 
 
 class SearchHit(BaseModel):

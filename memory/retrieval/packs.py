@@ -23,6 +23,7 @@ from agentmemd.memory.core.models import (
     PackParams,
     PackResult,
 )
+from agentmemd.memory.core.signals import SIGNAL_NAMES
 from agentmemd.memory.core.stopwatch import Stopwatch
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.core.vocabulary import EPISODE
@@ -42,9 +43,6 @@ from agentmemd.memory.retrieval.packing import (
     render_block,
 )
 from agentmemd.memory.retrieval.query import Query
-from agentmemd.memory.retrieval.scoring import (
-    SIGNAL_NAMES,
-)
 from agentmemd.memory.store.database import Store
 
 

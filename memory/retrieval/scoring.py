@@ -16,36 +16,27 @@ with it) adds [scoring] affect times the memory's arousal; 0 by default (measure
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import field, make_dataclass
 
 import numpy as np
 
 from agentmemd.memory.core.config import RetrievalConfig, ScoringConfig
+from agentmemd.memory.core.signals import SIGNAL_NAMES
 
 
-@dataclass(slots=True)
-class Signals:
-    """A candidate's signals (a plain dataclass: a pack builds a few hundred per call)."""
-
-    similarity: float  # what the scores use: ``match`` lifted by ``neighbourhood`` (episode_similarity)
-    priority: float
-    decay: float
-    frequency: float
-    match: float = 0.0  # the memory's own hybrid match (similarity_signal)
-    neighbourhood: float = 0.0  # the best match of its episode neighbours
-    constraint: float = 0.0  # what a standing constraint's similarity was lifted by, for advice (constraints.py)
-    speaker: float = 0.0  # what similarity lost as the words of someone the question does not ask about (speakers.py)
-    time: float = 0.0  # what similarity lost as speaking of other days than the question asks about (dates.py)
-    answer: float = 0.0  # what similarity gained as the answer to a question asked just before it
-    recency: float = 0.0  # park mode's recency: park_recency_per_hour ** hours since last accessed
-    affect: float = 0.0  # how intense a feeling the memory holds (its arousal, memory/language/affect.py)
-
-    def rounded(self) -> dict[str, float]:
-        """Each signal rounded to 6 places, as hits and the pack log show them."""
-        return {name: round(getattr(self, name), 6) for name in SIGNAL_NAMES}
+def _rounded(self) -> dict[str, float]:
+    """Each signal rounded to 6 places, as hits and the pack log show them."""
+    return {name: round(getattr(self, name), 6) for name in SIGNAL_NAMES}
 
 
-SIGNAL_NAMES = tuple(f.name for f in fields(Signals))
+# A candidate's signals (a plain dataclass: a pack builds a few hundred per call), one field for
+# each signal declared in memory/core/signals.py, 0 where it did not move anything.
+Signals = make_dataclass(
+    "Signals",
+    [(name, float, field(default=0.0)) for name in SIGNAL_NAMES],
+    namespace={"rounded": _rounded, "__module__": __name__},
+    slots=True,
+)
 
 
 def similarity_signal(cosines: np.ndarray, lexical: np.ndarray, cfg: RetrievalConfig) -> np.ndarray:
