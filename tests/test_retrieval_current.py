@@ -260,8 +260,12 @@ def test_the_rule_is_a_setting(in_process):
     for share, newer_first in ((0, False), (1, True)):
         daemon = in_process({"retrieval": {"slot_share": share}})
         old, new = _store(daemon, "cfg", change)
-        order = _order(daemon, "cfg", "Where do I live?")
+        hits = daemon.call("memory.search", {"query": "Where do I live?", "namespace": "cfg", "k": 5})["results"]
+        order = [h["id"] for h in hits]
         assert (order.index(new) < order.index(old)) is newer_first, order
+        # What the lift gave is the hit's signal `slot`, so a search or an explain says why it is there.
+        lifted = {h["id"]: h["signals"]["slot"] for h in hits}
+        assert (lifted[new] > 0) is newer_first and lifted[old] == 0, lifted
 
 
 def test_slots_are_recognised_in_questions_and_memories():

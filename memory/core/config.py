@@ -209,14 +209,6 @@ class RetrievalConfig(_with_signal_knobs("retrieval")):  # type: ignore[misc]
         "partner, children, car, name, phone, e-mail, diet, what a subscription costs), the newest N memories "
         "filling that slot of the person asked about (recorded when each was stored) are candidates.",
     )
-    slot_share: float = Field(
-        1.0,
-        ge=0,
-        le=1,
-        description="For such a question, the newest memory filling the slot (for the person asked about) gets this "
-        "share of the best candidate's similarity if that is more than its own, and ranks above the older ones "
-        "(0: off; a question about the past is exempt).",
-    )
 
 
 class ScoringConfig(_with_signal_knobs("scoring")):  # type: ignore[misc]

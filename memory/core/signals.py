@@ -62,7 +62,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal(
         "similarity",
         "The relevance the scores use: `match` lifted by `neighbourhood`, then moved by `answer`, "
-        "`constraint`, `speaker` and `time`.",
+        "`constraint`, `slot`, `speaker` and `time`.",
         shown="always",
         label="sim",
         knobs=(
@@ -126,6 +126,25 @@ SIGNALS: tuple[Signal, ...] = (
                 0.8,
                 "For a request for advice, a standing constraint (allergy, diet, what makes the person ill) gets "
                 "this share of the best candidate's similarity, blended with its own" + _OFF,
+                ge=0,
+                le=1,
+            ),
+        ),
+    ),
+    Signal(
+        "slot",
+        "What similarity gained as the newest value of a fact slot the question asks about in the present "
+        "(where someone lives or works now, their partner, phone, diet...).",
+        shown="moved",
+        sign="+",
+        knobs=(
+            Knob(
+                "retrieval",
+                "slot_share",
+                1.0,
+                "For a question about a fact slot in the present, the newest memory filling it (for the person "
+                "asked about) gets this share of the best candidate's similarity if that is more than its own, and ranks above the older "
+                "ones (0: off; a question about the past is exempt).",
                 ge=0,
                 le=1,
             ),

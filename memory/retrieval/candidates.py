@@ -542,6 +542,7 @@ class CandidateFinder:
             if s.row["id"] in current:
                 s.slot, s.current = current[s.row["id"]], True
                 if lifted > s.signals.similarity:
+                    s.signals.slot = lifted - s.signals.similarity
                     s.signals.similarity = lifted
                     s.score = injection_score(s.signals, self.config.scoring)
 
