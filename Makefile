@@ -91,7 +91,7 @@ lint: venv
 	$(BIN)/mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/cog --check docs/index.md docs/development.md docs/packing.md docs/reference/*.md
+	$(BIN)/cog --check docs/configuration.md docs/index.md docs/development.md docs/install.md docs/packing.md docs/reference/*.md
 
 clean:
 	rm -rf $(VENV) $(DEMO) build *.egg-info

@@ -228,3 +228,57 @@ def test_the_proxy_command_reads_its_config_section_and_its_flags_win(short_tmp)
             f"agentmemd proxy: http://127.0.0.1:{flagged} -> {openai.base_url}"
             in (short_tmp / "flags.stdout").read_text() + (short_tmp / "flags.log").read_text()
         )
+
+
+def test_every_door_section_of_the_config_is_a_declared_door_whose_command_line_the_cli_takes():
+    """A door is declared once (its package's door.py, listed in DOORS): the config's door sections
+    are exactly the declared doors, and the command line the daemon starts each with is one its CLI
+    command accepts (a renamed flag fails here, not in a daemon's log)."""
+    from pathlib import Path
+
+    from agentmemd.daemon.cli.main import cli
+    from agentmemd.daemon.host.door_children import DOORS
+    from agentmemd.memory.core.config import Config, DoorSection, load_config
+
+    sections = {name for name, f in Config.model_fields.items() if issubclass(f.annotation, DoorSection)}
+    assert sections == {door.name for door in DOORS}
+    everything = {"listen": "127.0.0.1:1", "allow_remote": True}
+    extras = {"dashboard": {"host_names": ["box.local"]}, "webhooks": {"namespace": "live", "me": ["telegram:1"]}}
+    for door in DOORS:
+        config = load_config(None, {door.name: everything | extras.get(door.name, {})})
+        name, *arguments = door.arguments(door.section_of(config), Path("/run/a.sock"), Path("/data"))
+        assert name == door.name
+        command = cli.commands[name]
+        command.make_context(name, [*arguments, "--allow-remote"])  # a usage error raises
+
+
+def test_the_daemon_starts_the_webhooks_door_with_its_section_and_its_environment_s_secret(spawn, monkeypatch):
+    monkeypatch.setenv("AGENTMEMD_TELEGRAM_SECRET", "s3cret")
+    port = free_port()
+    config = {"webhooks": {"listen": f"127.0.0.1:{port}", "namespace": "live", "me": ["telegram:user1001"]}}
+    d = spawn(config, start=False)
+    try:
+        d.start()
+        ready(d)
+        door = doors_of(d)["webhooks"]
+        assert door["url"] == f"http://127.0.0.1:{port}/" and door["running"]
+        wait_for(lambda: accepts(port), timeout=60)
+        update = {
+            "update_id": 1,
+            "message": {
+                "message_id": 7,
+                "from": {"id": 1001, "is_bot": False, "first_name": "Carla"},
+                "chat": {"id": -100300, "type": "supergroup", "title": "Pottery night"},
+                "date": 1710234940,
+                "text": "Kiln party at mine on Saturday",
+            },
+        }
+        url = f"http://127.0.0.1:{port}/telegram"
+        assert httpx2.post(url, json=update).status_code == 401  # no secret: refused
+        sent = httpx2.post(url, json=update, headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret"})
+        assert sent.status_code == 200 and sent.json()["stored"] == 1, sent.text
+        [turn] = d.call("conversation.search", {"query": "kiln party", "namespace": "live"})["turns"]
+        assert turn["person"] == "user"  # [webhooks] me: Carla is the user
+    finally:
+        assert d.terminate() == 0
+    assert not accepts(port)

@@ -36,9 +36,12 @@ from agentmemd.daemon.cli.calls import (
 )
 from agentmemd.daemon.cli.generated import add_generated_commands
 from agentmemd.daemon.cli.nouns import arrange_by_noun
+from agentmemd.daemon.dashboard.door import DASHBOARD
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.doors.parent import stop_with_parent
+from agentmemd.daemon.proxy.door import PROXY
 from agentmemd.daemon.socket.client import default_token
+from agentmemd.daemon.webhooks.door import WEBHOOKS
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core.config import ConfigError, load_config
 from agentmemd.memory.core.vocabulary import EMOTIONS, MEMORY_TYPES, REINFORCE_EVENTS, TIERS
@@ -899,7 +902,9 @@ def mcp(
 
 
 @cli.command()
-@click.option("--listen", default="127.0.0.1:8788", show_default=True, metavar="HOST:PORT", help="Where apps connect.")
+@click.option(
+    "--listen", default=PROXY.default_listen, show_default=True, metavar="HOST:PORT", help="Where apps connect."
+)
 @click.option(
     "--upstream", default="https://api.anthropic.com", show_default=True, help="The Messages API it forwards to."
 )
@@ -994,7 +999,7 @@ def _flag_given(ctx: click.Context, name: str) -> bool:
 
 @cli.command()
 @click.option(
-    "--listen", default="127.0.0.1:8790", show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
+    "--listen", default=WEBHOOKS.default_listen, show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
 )
 @click.option(
     "--socket",
@@ -1056,12 +1061,13 @@ def webhooks(
         r for r, on in (("/telegram", settings.telegram_secret), ("/slack", settings.slack_signing_secret)) if on
     ]
     click.echo(f"agentmemd webhooks: http://{host}:{port} ({', '.join(routes)})", err=True)
+    stop_with_parent()
     uvicorn.run(build_webhook_app(settings), host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
 
 
 @cli.command()
 @click.option(
-    "--listen", default="127.0.0.1:8791", show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
+    "--listen", default=DASHBOARD.default_listen, show_default=True, help="HOST:PORT (loopback unless --allow-remote)."
 )
 @click.option(
     "--socket",

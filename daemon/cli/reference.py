@@ -150,6 +150,17 @@ def config_reference() -> str:
     return "\n".join(out)
 
 
+def config_sections() -> str:
+    """The config's sections, one line each: its keys (the reference gives each key's type, default
+    and meaning)."""
+    lines = []
+    for section, field in Config.model_fields.items():
+        model = field.annotation
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            lines.append(f"- [`[{section}]`](reference/config.md#{section}): {', '.join(model.model_fields)}")
+    return "\n".join(lines)
+
+
 # ---- the layout: the tree in the order of its layers -------------------------------------------------
 
 # Folders beside the product's packages, as docs/development.md shows them after the layers.
@@ -226,3 +237,16 @@ def layout_reference(root: Path) -> str:
                 lines.append(_module(here / f"{name}.py", 1))
     lines += [f"- **`{folder}`**: {said}" for folder, said in OTHER_FOLDERS.items()]
     return "\n".join(lines) + "\n"
+
+
+def doors_reference() -> str:
+    """The doors the daemon can start itself (DOORS, each package's door.py), as a Markdown table."""
+    from agentmemd.daemon.host.door_children import DOORS
+
+    rows = ["| section | starts | usual address | clients go to |", "|---|---|---|---|"]
+    for door in DOORS:
+        rows.append(
+            f"| `[{door.name}]` | `agentmemd {door.name}`: {door.summary} | `{door.default_listen}` "
+            f"| `{door.url('HOST:PORT')}` |"
+        )
+    return "\n".join(rows)

@@ -1,7 +1,7 @@
-"""The doors the daemon starts itself: ``[dashboard] listen``, ``[proxy] listen`` and ``[mcp] listen``
-each run the command a person would run (`agentmemd dashboard`, `agentmemd proxy`,
-`agentmemd mcp --http`) as a child process on the daemon's socket, its output in DATA_DIR/<door>.log
-(the dashboard's holds its link with the token). A bad listen address refuses the daemon's start;
+"""The doors the daemon starts itself: each declared door (``DOORS``, daemon/doors/door.py) whose
+config section sets ``listen`` runs the command a person would run (`agentmemd dashboard`,
+`agentmemd proxy`, `agentmemd mcp --http`, `agentmemd webhooks`) as a child process on the daemon's
+socket, its output in DATA_DIR/<door>.log (the dashboard's holds its link with the token). A bad listen address refuses the daemon's start;
 a child that dies is reported (``health``: running false) and started again a few times at most;
 a child whose daemon was killed stops by itself (daemon/doors/parent.py)."""
 
@@ -14,15 +14,23 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from agentmemd.daemon.dashboard.door import DASHBOARD
+from agentmemd.daemon.doors.door import Door
 from agentmemd.daemon.doors.listen import is_loopback, parse_listen
 from agentmemd.daemon.doors.parent import parent_environment
+from agentmemd.daemon.mcp.door import MCP
+from agentmemd.daemon.proxy.door import PROXY
+from agentmemd.daemon.webhooks.door import WEBHOOKS
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import DoorState
 
 log = logging.getLogger("agentmemd")
-DOOR_NAMES = ("dashboard", "proxy", "mcp")
+# Every door the daemon can start, in the order it starts them; a new door is its package's door.py
+# and a line here.
+DOORS: tuple[Door[Any], ...] = (DASHBOARD, PROXY, MCP, WEBHOOKS)
 # A child that exits is started again after 1, 2, then 4 s; past that it stays down (its log says why).
 # One that ran this long before it exited starts over with a full allowance.
 MAX_RESTARTS = 3
@@ -66,18 +74,19 @@ def configured_doors(config: Config, socket_path: Path, data_dir: Path) -> list[
     base = [sys.executable, "-m", "agentmemd.daemon.cli"]
     doors: list[DoorChild] = []
     taken: dict[tuple[str, int], str] = {}
-    for name in DOOR_NAMES:
-        section = getattr(config, name)
+    for door in DOORS:
+        section = door.section_of(config)
+        name = door.name
         if not section.listen:
             continue
         host, port = _checked_listen(name, section.listen, section.allow_remote)
         if (host, port) in taken:
             raise StartupError(f"[{name}] listen {section.listen}: [{taken[host, port]}] listens there already")
         taken[host, port] = name
-        command = [*base, *_door_arguments(name, config, socket_path, data_dir)]
+        command = [*base, *door.arguments(section, socket_path, data_dir)]
         command += ["--allow-remote"] if section.allow_remote else []
-        url = f"http://{section.listen}/mcp" if name == "mcp" else f"http://{section.listen}/"
-        doors.append(DoorChild(name, section.listen, url, command, Path(data_dir).resolve() / f"{name}.log"))
+        log_file = Path(data_dir).resolve() / f"{name}.log"
+        doors.append(DoorChild(name, section.listen, door.url(section.listen), command, log_file))
     return doors
 
 
@@ -89,22 +98,6 @@ def _checked_listen(name: str, listen: str, allow_remote: bool) -> tuple[str, in
     if not is_loopback(host) and not allow_remote:
         raise StartupError(f"[{name}] listen {listen}: {host} is not loopback; set allow_remote = true to listen there")
     return host, port
-
-
-def _door_arguments(name: str, config: Config, socket_path: Path, data_dir: Path) -> list[str]:
-    """The door's own command and flags (the same as a person would type)."""
-    if name == "dashboard":
-        arguments = ["dashboard", "--socket", str(socket_path), "--listen", config.dashboard.listen]
-        arguments += ["--data-dir", str(data_dir)]
-        for host_name in config.dashboard.host_names:
-            arguments += ["--host-name", host_name]
-        return arguments
-    if name == "proxy":
-        proxy = config.proxy
-        arguments = ["proxy", "--socket", str(socket_path), "--listen", proxy.listen]
-        arguments += ["--upstream", proxy.upstream, "--openai-upstream", proxy.openai_upstream]
-        return arguments + ["--memory-timeout", repr(proxy.memory_timeout_seconds)]
-    return ["mcp", "--socket", str(socket_path), "--http", config.mcp.listen]
 
 
 def start(door: DoorChild) -> None:

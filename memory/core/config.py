@@ -10,9 +10,10 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -24,6 +25,7 @@ from pydantic import (
 
 from agentmemd.memory.core.clock import zone_named
 from agentmemd.memory.core.errors import ConfigError
+from agentmemd.memory.core.models import NAME_PATTERN
 from agentmemd.memory.core.signals import Section, knobs_of
 from agentmemd.memory.core.vocabulary import DIMENSIONS, Dimension, MemoryType
 
@@ -60,28 +62,29 @@ def _http_url(value: str) -> str:
     return value
 
 
-class DashboardConfig(_Section):
-    """The web dashboard, when the daemon starts it itself (`agentmemd dashboard` otherwise)."""
+class DoorSection(_Section):
+    """A door the daemon can start itself: its section's ``listen`` and ``allow_remote`` (the doors'
+    declarations, daemon/host/door_children.py's DOORS, say how each starts)."""
 
     listen: str = Field(
         "",
-        description='HOST:PORT the daemon serves it on, e.g. "127.0.0.1:8791" (its output in DATA_DIR/dashboard.log); '
-        '"" = not started.',
+        description='HOST:PORT the daemon serves this door on, e.g. "127.0.0.1:8791" (its output in '
+        'DATA_DIR/<door>.log); "" = not started.',
     )
     allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
+
+
+class DashboardConfig(DoorSection):
+    """The web dashboard, when the daemon starts it itself (`agentmemd dashboard` otherwise; its log
+    holds the link with the token)."""
+
     host_names: list[str] = Field(default_factory=list, description="Further names browsers reach it by.")
 
 
-class ProxyConfig(_Section):
+class ProxyConfig(DoorSection):
     """The memory proxy: started by the daemon when `listen` is set; `agentmemd proxy --config` reads
-    this section too (its flags win over it)."""
+    this section too (its flags win over it, `--listen` over listen)."""
 
-    listen: str = Field(
-        "",
-        description='HOST:PORT the daemon serves the proxy on, e.g. "127.0.0.1:8788" (its output in '
-        'DATA_DIR/proxy.log); "" = not started. `agentmemd proxy --config` listens here unless given `--listen`.',
-    )
-    allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
     upstream: str = Field(
         "https://api.anthropic.com", description="The Messages API it forwards to (`--upstream` overrides it)."
     )
@@ -98,16 +101,32 @@ class ProxyConfig(_Section):
     _urls = field_validator("upstream", "openai_upstream")(classmethod(lambda cls, value: _http_url(value)))
 
 
-class McpConfig(_Section):
-    """MCP over Streamable HTTP, when the daemon starts it itself (`agentmemd mcp --http` otherwise;
-    MCP hosts that launch `agentmemd mcp` over stdio need nothing here)."""
+class McpConfig(DoorSection):
+    """MCP over Streamable HTTP at http://HOST:PORT/mcp, when the daemon starts it itself (`agentmemd
+    mcp --http` otherwise; every request needs a bearer token; MCP hosts that launch `agentmemd mcp`
+    over stdio need nothing here)."""
 
-    listen: str = Field(
+
+def _channel_account(value: str) -> str:
+    if ":" not in value.strip(":"):
+        raise ValueError(f"expected CHANNEL:ACCOUNT, e.g. telegram:user123, got {value!r}")
+    return value
+
+
+class WebhooksConfig(DoorSection):
+    """Chats' live messages (Telegram, Slack, the generic route), when the daemon starts the listener
+    itself (`agentmemd webhooks` otherwise). Its secrets come from the daemon's environment:
+    AGENTMEMD_TELEGRAM_SECRET and AGENTMEMD_SLACK_SIGNING_SECRET."""
+
+    namespace: str = Field(
         "",
-        description='HOST:PORT the daemon serves MCP on, at http://HOST:PORT/mcp, e.g. "127.0.0.1:8789" (its '
-        'output in DATA_DIR/mcp.log; every request needs a bearer token); "" = not started.',
+        pattern="^(|" + NAME_PATTERN[1:-1] + ")$",
+        description="Telegram's and Slack's messages' namespace; \"\" = the daemon's default.",
     )
-    allow_remote: bool = Field(False, description="Let listen be an address other than loopback.")
+    me: list[Annotated[str, AfterValidator(_channel_account)]] = Field(
+        default_factory=list,
+        description='The accounts that are the user the agent serves, e.g. ["telegram:user123", "slack:U01ANA"].',
+    )
 
 
 STORE_URL_ENV = "AGENTMEMD_STORE_URL"
@@ -569,6 +588,7 @@ class Config(_Section):
     dashboard: DashboardConfig = Field(default_factory=DashboardConfig)
     proxy: ProxyConfig = Field(default_factory=ProxyConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
+    webhooks: WebhooksConfig = Field(default_factory=WebhooksConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
@@ -646,6 +666,8 @@ __all__ = [
     "DashboardConfig",
     "ProxyConfig",
     "McpConfig",
+    "WebhooksConfig",
+    "DoorSection",
     "StoreConfig",
     "EmbeddingConfig",
     "RetrievalConfig",
