@@ -9,8 +9,8 @@ import configparser
 import plistlib
 from pathlib import Path
 
-from agentmemd.daemon.service.places import LAUNCHD_LABEL, Places
-from agentmemd.daemon.service.runner import MISSING, Ran, Runner
+from agentmemd.daemon.system_service.places import LAUNCHD_LABEL, Places
+from agentmemd.daemon.system_service.runner import MISSING, Ran, Runner
 
 
 class FakeRunner(Runner):

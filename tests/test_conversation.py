@@ -76,7 +76,7 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
     answers = stream(talk, sample, "conv26-a", range(1, 4), namespace="obs-a")
     assert answers[-1]["turns"] == sum(len(sample["conversation"][f"session_{n}"]) for n in range(1, 4))
     assert any(a["compaction_scheduled"] for a in answers)
-    status = wait_idle(talk, "conv26-a", timeout=60, namespace="obs-a")
+    status = wait_idle(talk, "conv26-a", namespace="obs-a")
     assert status["observed"] > 0 and status["unobserved_tokens"] <= 600 + 200
     observe_runs = [r for r in status["runs"] if r["kind"] == "observe"]
     assert observe_runs and all(r["status"] == "ok" and r["trigger"] == "threshold" for r in observe_runs)
@@ -111,7 +111,7 @@ def test_the_observer_runs_in_the_background_and_its_observations_are_memories(t
 
 def test_the_reflector_condenses_to_30_to_50_percent_keeping_every_high_observation(talk, locomo):
     stream(talk, locomo[0], "conv26-r", range(1, 7), namespace="obs-r")
-    wait_idle(talk, "conv26-r", timeout=60, namespace="obs-r")
+    wait_idle(talk, "conv26-r", namespace="obs-r")
     report = talk.call(
         "conversation.observe", {"namespace": "obs-r", "session": "conv26-r", "reflect": True}
     )  # the rest, then reflect
@@ -280,7 +280,7 @@ def test_a_run_killed_mid_way_loses_nothing_and_is_redone_at_start(spawn, short_
         d.kill9()
         fake.replies.append(message(reply, input_tokens=400, output_tokens=60))
         d.start()
-        status = wait_idle(d, "hike", timeout=60)
+        status = wait_idle(d, "hike")
         assert [r["status"] for r in status["runs"]] == ["interrupted", "ok"]
         assert status["observed"] == 1 and status["turns"] == 1
         observations = d.call("observations.list", {"session": "hike"})["observations"]
@@ -318,7 +318,7 @@ def test_invariants_on_a_small_conversation_observer_memories_and_dates(in_proce
     d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
     answers = stream(d, small_conversation, "s", range(1, 4), namespace="small")
     assert answers[-1]["turns"] == 38 and any(a["compaction_scheduled"] for a in answers)
-    status = wait_idle(d, "s", timeout=60, namespace="small")
+    status = wait_idle(d, "s", namespace="small")
     assert status["observed"] > 0 and status["unobserved_tokens"] <= 150 + 60
     observations = d.call("observations.list", {"namespace": "small", "session": "s"})["observations"]
     assert observations and [o["date"] for o in observations] == sorted(o["date"] for o in observations)
@@ -341,7 +341,7 @@ def test_invariants_on_a_small_conversation_observer_memories_and_dates(in_proce
 def test_invariants_on_a_small_conversation_reflector_keeps_every_high(in_process, small_conversation):
     d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
     stream(d, small_conversation, "r", range(1, 4), namespace="small-r")
-    wait_idle(d, "r", timeout=60, namespace="small-r")
+    wait_idle(d, "r", namespace="small-r")
     report = d.call("conversation.observe", {"namespace": "small-r", "session": "r", "reflect": True})
     assert report["reflect_runs"], report
     run = next(

@@ -10,7 +10,7 @@ import pytest
 
 from agentmemd.memory.core.config import PackConfig
 from agentmemd.memory.core.tokens import count_tokens
-from agentmemd.memory.retrieval.packing import PACK_FOOTER, PACK_HEADER, PackCandidate, build_pack
+from agentmemd.memory.retrieval.pack_fitting import PACK_FOOTER, PACK_HEADER, PackCandidate, build_pack
 from agentmemd.memory.workspace.indexer import WorkspaceIndexer
 from agentmemd.memory.workspace.markdown import MarkdownItem
 from agentmemd.persona.context.context import fit_turns, place_anchors

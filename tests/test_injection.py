@@ -20,7 +20,7 @@ import pytest
 from agentmemd.daemon.bench.injection import locomo_texts
 from agentmemd.memory.conversation.observation_log import fit_observations
 from agentmemd.memory.core.config import PackConfig
-from agentmemd.memory.retrieval.packing import PackCandidate, build_pack
+from agentmemd.memory.retrieval.pack_fitting import PackCandidate, build_pack
 from agentmemd.memory.safety.corpus import load_corpus
 from agentmemd.memory.safety.neutraliser import MARKER, as_data, load_rules, readable
 from agentmemd.persona.context.context import persona_contract

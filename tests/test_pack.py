@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import locomo_turns
 
+from agentmemd.memory.core.signals import SIGNAL_NAMES
 from agentmemd.memory.core.tokens import count_tokens
-from agentmemd.memory.retrieval.packing import PACK_FOOTER, PACK_HEADER
+from agentmemd.memory.retrieval.pack_fitting import PACK_FOOTER, PACK_HEADER
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 
@@ -131,10 +132,7 @@ def test_explain_accounts_for_every_candidate(daemon, stocked):
     assert sorted(chosen) == sorted(i["id"] for i in pack["items"])
     assert len(why["candidates"]) > len(chosen)
     for c in why["candidates"]:
-        assert set(c["signals"]) == {
-            "similarity", "priority", "decay", "frequency", "match", "neighbourhood", "constraint", "speaker", "time",
-            "answer", "recency", "affect",
-        }  # fmt: skip
+        assert tuple(c["signals"]) == SIGNAL_NAMES  # every signal declared in memory/core/signals.py
 
 
 def test_empty_namespace_and_tiny_budget(daemon, ns):

@@ -30,7 +30,7 @@ CUES = {
     "asks_about_the_past",
     "asks_about_now",
 }
-STAGES = ["candidates.py", "search.py", "packs.py", "packing.py", "memories.py"]
+STAGES = ["candidates.py", "search.py", "packs.py", "pack_fitting.py", "memories.py"]
 
 
 @pytest.mark.parametrize("stage", STAGES)

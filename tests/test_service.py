@@ -22,12 +22,12 @@ from fake_service import FakeLaunchd, FakeSystemd
 
 from agentmemd.daemon import __version__
 from agentmemd.daemon.cli.main import cli
-from agentmemd.daemon.service import manager
-from agentmemd.daemon.service.launchd import Launchd
-from agentmemd.daemon.service.places import Places, places_for
-from agentmemd.daemon.service.runner import Ran
-from agentmemd.daemon.service.systemd import Systemd
 from agentmemd.daemon.socket.client import default_socket
+from agentmemd.daemon.system_service import manager
+from agentmemd.daemon.system_service.launchd import Launchd
+from agentmemd.daemon.system_service.places import Places, places_for
+from agentmemd.daemon.system_service.runner import Ran
+from agentmemd.daemon.system_service.systemd import Systemd
 from agentmemd.memory.core.errors import ServiceError
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)

@@ -20,10 +20,10 @@ from test_service import mode, unit_sections
 
 from agentmemd.daemon import __version__
 from agentmemd.daemon.cli.main import cli
-from agentmemd.daemon.service import manager
-from agentmemd.daemon.service.places import places_for
-from agentmemd.daemon.service.runner import Ran
 from agentmemd.daemon.socket.client import Client
+from agentmemd.daemon.system_service import manager
+from agentmemd.daemon.system_service.places import places_for
+from agentmemd.daemon.system_service.runner import Ran
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
 

@@ -1,6 +1,6 @@
 """`agentmemd service install | uninstall | status | logs`: the daemon as a background service of
 the user's (a systemd user unit on Linux, a launchd agent on macOS), installed once. The work is
-in daemon/service/; these commands print what it did."""
+in daemon/system_service/; these commands print what it did."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import click
 from pydantic import BaseModel
 
 from agentmemd.daemon.cli.calls import fail
-from agentmemd.daemon.service import manager
-from agentmemd.daemon.service.models import InstallReport, ServiceStatus, UninstallReport
 from agentmemd.daemon.socket.client import Client, RpcCallError
+from agentmemd.daemon.system_service import manager
+from agentmemd.daemon.system_service.models import InstallReport, ServiceStatus, UninstallReport
 from agentmemd.memory.core.errors import ConfigError, ServiceError
 
 HEALTH_TIMEOUT = 5.0  # seconds `status` waits for the daemon's answer

@@ -47,7 +47,7 @@ from agentmemd.memory.llm import make_provider
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.ledger import Ledger
 from agentmemd.memory.llm.tasks import IMPRESSION, SUMMARISE
-from agentmemd.memory.retrieval.browsing import MemoryBrowser
+from agentmemd.memory.retrieval.audit import MemoryAudit
 from agentmemd.memory.retrieval.embedding_models import embedder_in_background
 from agentmemd.memory.retrieval.embeddings import BackgroundEmbedder, Embedder
 from agentmemd.memory.retrieval.memories import Memories
@@ -88,7 +88,7 @@ class Services:
     config: Config
     store: Store
     memories: Memories
-    browser: MemoryBrowser
+    audit: MemoryAudit
     forgetting: ForgetService  # memory.forget: every copy of a memory's words, by lineage
     memory_writes: MemoryWrites
     conversations: ConversationService
@@ -230,9 +230,7 @@ class Services:
         conversation_service.people_note = channels.people_note
         conversation_service.standing_goals = goals.standing
         writes = MemoryWrites(memories, run_on_store)
-        browser = MemoryBrowser(
-            memories, person_id=lambda namespace, person: channels.people.get(namespace, person)["id"]
-        )
+        audit = MemoryAudit(memories, person_id=lambda namespace, person: channels.people.get(namespace, person)["id"])
         reembedding = Reembedding(
             store, embedder, config.embedding.model, run_on_store, background=run_on_store is not run_here
         )
@@ -241,8 +239,8 @@ class Services:
             config=config,
             store=store,
             memories=memories,
-            browser=browser,
-            forgetting=ForgetService(browser, writer, run_on_store, channels.refresh_impressions),
+            audit=audit,
+            forgetting=ForgetService(audit, writer, run_on_store, channels.refresh_impressions),
             memory_writes=writes,
             conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),

@@ -107,7 +107,7 @@ class ChannelService:
             self.tables, self.people, clock, timedelta(minutes=config.channels.session_gap_minutes)
         )
         self.corrections = Corrections(
-            conversations.service, self.tables, config.conversation.episode_context_turns, run_on_store
+            conversations.memories, self.tables, config.conversation.episode_context_turns, run_on_store
         )
 
     @by_name

@@ -18,7 +18,7 @@ from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import ForgetParams
 from agentmemd.memory.core.results import ForgetResult
 from agentmemd.memory.core.threads import RunOnStore
-from agentmemd.memory.retrieval.browsing import MemoryBrowser
+from agentmemd.memory.retrieval.audit import MemoryAudit
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
 from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
@@ -29,13 +29,13 @@ PLAN_TRIES = 3
 class ForgetService:
     def __init__(
         self,
-        browser: MemoryBrowser,
+        audit: MemoryAudit,
         writer: WorkspaceWriter | None,
         run_on_store: RunOnStore,
         rebuild_impressions: Callable[[str], Any] | None = None,
     ):
-        self.browser = browser
-        self.memories = browser.memories
+        self.audit = audit
+        self.memories = audit.memories
         self.writer = writer
         self.run_on_store = run_on_store
         self.rebuild_impressions = rebuild_impressions
@@ -46,7 +46,7 @@ class ForgetService:
         for _ in range(PLAN_TRIES):
             plan, counted, sections = self.run_on_store(lambda: self._plan(p))
             if not p.confirm:
-                return self.browser.forget_result(p, plan, counted, workspace_sections=sections)
+                return self.audit.forget_result(p, plan, counted, workspace_sections=sections)
             vectors = self.memories.embedder.embed_passages(plan.texts) if plan.texts else []
             if self.run_on_store(partial(self._write_unless_changed, p, plan, vectors)):
                 break
@@ -56,16 +56,16 @@ class ForgetService:
         if self.rebuild_impressions is not None:
             for session in plan.sessions:
                 self.rebuild_impressions(session)
-        return self.browser.forget_result(p, plan, counted, workspace_sections=scrubbed)
+        return self.audit.forget_result(p, plan, counted, workspace_sections=scrubbed)
 
     def _plan(self, p: ForgetParams) -> tuple[LineagePlan, dict[str, Any], list[str]]:
-        plan = self.browser.plan_forget(p, self.lineage)
-        return plan, self.browser.footprint(plan), self.tables.sections_quoting(plan.every)
+        plan = self.audit.plan_forget(p, self.lineage)
+        return plan, self.audit.footprint(plan), self.tables.sections_quoting(plan.every)
 
     def _write_unless_changed(self, p: ForgetParams, plan: LineagePlan, vectors: list) -> bool:
-        if self.browser.plan_forget(p, self.lineage).key() != plan.key():
+        if self.audit.plan_forget(p, self.lineage).key() != plan.key():
             return False
-        self.browser.write_forget(plan, vectors, self.lineage)
+        self.audit.write_forget(plan, vectors, self.lineage)
         return True
 
     def _scrub(self, paths: list[str], memory_ids: list[str]) -> list[str]:

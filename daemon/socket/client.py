@@ -9,7 +9,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from agentmemd.daemon.service.places import service_sockets
+from agentmemd.daemon.system_service.places import service_sockets
 
 
 def default_socket() -> str:

@@ -114,7 +114,7 @@ METHODS: tuple[Declared, ...] = (
     Declared(
         name="memory.list",
         params=m.MemoryListParams,
-        handler=lambda s: s.browser.list,
+        handler=lambda s: s.audit.list,
         result=r.MemoryListResult,
         summary="A page of memories, newest first, filtered by namespace, type, tier, source, text and date.",
         reads=True,
@@ -123,7 +123,7 @@ METHODS: tuple[Declared, ...] = (
     Declared(
         name="memory.history",
         params=m.IdParams,
-        handler=lambda s: s.browser.history,
+        handler=lambda s: s.audit.history,
         result=r.MemoryHistoryResult,
         summary="A memory's versions, events, retention over time and origin.",
         reads=True,
@@ -221,7 +221,7 @@ METHODS: tuple[Declared, ...] = (
     Declared(
         name="packs.list",
         params=m.PacksListParams,
-        handler=lambda s: s.browser.packs,
+        handler=lambda s: s.audit.packs,
         result=r.PacksListResult,
         summary="The newest logged packs (explain one with context.explain).",
         reads=True,

@@ -20,7 +20,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from agentmemd.memory.llm.tasks import (
 )
 from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import indexed_text
+
+if TYPE_CHECKING:
+    from agentmemd.memory.retrieval.memories import Memories
 
 # Observation category -> memory type (packs and search see observations as memories).
 MEMORY_TYPE = {
@@ -92,11 +95,11 @@ class ReflectJob:
 
 
 class Conversations:
-    def __init__(self, service, config: Config, provider_name: str):
-        self.service = service
-        self.store = service.store
-        self.tables = ConversationTables(service.store)
-        self.matcher = TranscriptMatcher(self.tables, lambda: format_time(self.service.clock.now()))
+    def __init__(self, memories: Memories, config: Config, provider_name: str):
+        self.memories = memories
+        self.store = memories.store
+        self.tables = ConversationTables(memories.store)
+        self.matcher = TranscriptMatcher(self.tables, lambda: format_time(self.memories.clock.now()))
         self.cfg = config.conversation
         self.provider_name = provider_name
         # Called once turns are stored (the episode worker's wake-up); set by the composition root.
@@ -129,7 +132,7 @@ class Conversations:
         ``after``: the chain of the turn before it, when the caller knows it."""
         digest = turn_digest(role, content)
         chain = chain_next(after or self.matcher.head_chain(session, namespace), digest)
-        when = format_time(ts) if ts is not None else format_time(self.service.clock.now())
+        when = format_time(ts) if ts is not None else format_time(self.memories.clock.now())
         row = {
             "session": session,
             "namespace": namespace,
@@ -277,25 +280,25 @@ class Conversations:
     def _start_run(self, session: str, kind: str, trigger: str) -> int:
         with self.store.transaction():
             return self.tables.start_run(
-                session, kind, trigger, self.provider_name, format_time(self.service.clock.now())
+                session, kind, trigger, self.provider_name, format_time(self.memories.clock.now())
             )
 
     def _finish_run(self, run_id: int, started: float, **counts: int) -> None:
         self.tables.finish_run(
-            run_id, format_time(self.service.clock.now()), (time.monotonic() - started) * 1000, **counts
+            run_id, format_time(self.memories.clock.now()), (time.monotonic() - started) * 1000, **counts
         )
 
     def fail_run(self, run_id: int, error: str) -> None:
         with self.store.transaction():
-            self.tables.fail_run(run_id, format_time(self.service.clock.now()), error[:2000])
+            self.tables.fail_run(run_id, format_time(self.memories.clock.now()), error[:2000])
 
     def recover(self) -> list[str]:
         """At start: runs a crash left 'running' become 'interrupted'; the sessions whose work is due again."""
         with self.store.transaction():
-            self.tables.interrupt_running(format_time(self.service.clock.now()))
+            self.tables.interrupt_running(format_time(self.memories.clock.now()))
             # Turns a door stored for a call whose answer never came back (the door stopped): what
             # the app sent, kept as said.
-            self.tables.confirm_older_than(format_time(self.service.clock.now() - PENDING_KEPT_AFTER))
+            self.tables.confirm_older_than(format_time(self.memories.clock.now() - PENDING_KEPT_AFTER))
         return [s for s in self.tables.sessions() if self.due(s)]
 
     def runs(self, session: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
@@ -355,7 +358,7 @@ class Conversations:
         texts = [
             indexed_text(d.content, context.get(d.source_turns[0], "")[:20_000] or None) for d in result.observations
         ]
-        return self.service.embedder.embed_passages(texts) if texts else []
+        return self.memories.embedder.embed_passages(texts) if texts else []
 
     def finish_observe(
         self,
@@ -387,7 +390,7 @@ class Conversations:
             if marked != len(seqs | set(job.tool_turns)):
                 raise Conflict(f"turns of session {job.session!r} were observed by another run")
             memory_ids = (
-                self.service.add_many(
+                self.memories.add_many(
                     [
                         AddParams(
                             content=d.content,
@@ -504,7 +507,7 @@ class Conversations:
         context_of = run_on_store(contexts) if first_old else {}
         order = list(changed)
         texts = [indexed_text(changed[n].content, context_of.get(first_old.get(n, ""))) for n in order]
-        return dict(zip(order, self.service.embedder.embed_passages(texts)))
+        return dict(zip(order, self.memories.embedder.embed_passages(texts)))
 
     def finish_reflect(
         self, job: ReflectJob, result: ReflectResult, vectors: dict[int, np.ndarray] | None = None
@@ -586,7 +589,7 @@ class Conversations:
         for i, old in enumerate(item.supersedes):
             memory_id = job.rows[old]["memory_id"]
             try:
-                return self.service.update(
+                return self.memories.update(
                     UpdateParams(
                         id=memory_id,
                         namespace=job.namespace,
@@ -599,7 +602,7 @@ class Conversations:
             except (NotFound, Conflict):
                 continue  # the person edited or removed that memory meanwhile
         audience, chat = self.tables.origin(job.session)
-        return self.service.add_many(
+        return self.memories.add_many(
             [
                 AddParams(
                     content=item.content,
@@ -623,7 +626,7 @@ class Conversations:
             return
         found = self.store.get(memory_id)
         if found is not None and not found[1] and not found[0]["superseded_by"]:
-            self.service.archive(
+            self.memories.archive(
                 memory_id, why=f"the Reflector {status} its observation"
             )  # still recoverable by deep search and memory.get
 

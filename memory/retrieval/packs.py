@@ -1,5 +1,5 @@
 """context.pack and context.explain: the candidates packed within a token budget (MMR, quotas,
-one memory a turn: packing.py) and every pack logged with why each candidate was or was not
+one memory a turn: pack_fitting.py) and every pack logged with why each candidate was or was not
 chosen (pack_log.py), so `context.explain` can say.
 
     query = Query.parse("where does Ana live?", clock.now())
@@ -31,8 +31,7 @@ from agentmemd.memory.retrieval.candidates import CandidateFinder, Scored
 from agentmemd.memory.retrieval.decay import (
     IDENTITY_TYPES,
 )
-from agentmemd.memory.retrieval.pack_log import PackLog
-from agentmemd.memory.retrieval.packing import (
+from agentmemd.memory.retrieval.pack_fitting import (
     GOALS,
     IDENTITY,
     Block,
@@ -42,6 +41,7 @@ from agentmemd.memory.retrieval.packing import (
     build_pack,
     render_block,
 )
+from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.retrieval.query import Query
 from agentmemd.memory.store.database import Store
 

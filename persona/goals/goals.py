@@ -30,7 +30,7 @@ from agentmemd.memory.core.models import GoalAddParams, GoalDoneParams, GoalList
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.memories import said_the_same
-from agentmemd.memory.retrieval.packing import BlockLine
+from agentmemd.memory.retrieval.pack_fitting import BlockLine
 from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines

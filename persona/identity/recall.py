@@ -33,7 +33,7 @@ from agentmemd.memory.core.config import IdentityConfig
 from agentmemd.memory.core.errors import NotFound
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
-from agentmemd.memory.retrieval.packing import BlockLine
+from agentmemd.memory.retrieval.pack_fitting import BlockLine
 from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.identity.graph import Edge, GraphItem, Node, ParsedGraph, graph_of, node_key

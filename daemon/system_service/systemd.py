@@ -7,9 +7,9 @@ import re
 import shlex
 
 from agentmemd.daemon import __version__
-from agentmemd.daemon.service.models import Action, ServiceSpec
-from agentmemd.daemon.service.places import NAME, UNIT_FILE, Places
-from agentmemd.daemon.service.runner import MISSING, Runner, run_each
+from agentmemd.daemon.system_service.models import Action, ServiceSpec
+from agentmemd.daemon.system_service.places import NAME, UNIT_FILE, Places
+from agentmemd.daemon.system_service.runner import MISSING, Runner, run_each
 from agentmemd.memory.core.errors import ServiceError
 
 # The unit's first line: uninstall removes only a file that starts with it, install rewrites only such a file.

@@ -1,12 +1,12 @@
-"""Browsing memories as a person audits them: pages of them filtered, one memory's
+"""The memories as a person audits them: pages of them filtered, one memory's
 history (its versions, what happened to it, its retention over time, where it came from), and
 forgetting one for good.
 
-    browser = MemoryBrowser(memories)
-    browser.list(MemoryListParams(type="preference", tier="active", limit=20))
-    browser.history(IdParams(id="m_...", namespace="default"))
-    browser.forget(ForgetParams(id="m_...", namespace="default"))               # what would go
-    browser.forget(ForgetParams(id="m_...", namespace="default", confirm=True))  # gone
+    audit = MemoryAudit(memories)
+    audit.list(MemoryListParams(type="preference", tier="active", limit=20))
+    audit.history(IdParams(id="m_...", namespace="default"))
+    audit.forget(ForgetParams(id="m_...", namespace="default"))               # what would go
+    audit.forget(ForgetParams(id="m_...", namespace="default", confirm=True))  # gone
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _point(at: datetime, value: float) -> RetentionPoint:
     return RetentionPoint(at=format_time(at), retention=round(value, 4))
 
 
-class MemoryBrowser:
+class MemoryAudit:
     def __init__(self, memories: Memories, person_id: Callable[[str, str], str] | None = None):
         """``person_id(namespace, id or name)``: the person's id (NotFound for no one), for a list by
         person; without it only ids are taken."""

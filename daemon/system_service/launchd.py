@@ -9,9 +9,9 @@ import re
 from xml.parsers.expat import ExpatError
 
 from agentmemd.daemon import __version__
-from agentmemd.daemon.service.models import Action, ServiceSpec
-from agentmemd.daemon.service.places import LAUNCHD_LABEL, Places
-from agentmemd.daemon.service.runner import MISSING, Runner, run_each
+from agentmemd.daemon.system_service.models import Action, ServiceSpec
+from agentmemd.daemon.system_service.places import LAUNCHD_LABEL, Places
+from agentmemd.daemon.system_service.runner import MISSING, Runner, run_each
 from agentmemd.memory.core.errors import ServiceError
 
 # plistlib writes no comments: this one goes in after the DOCTYPE, and marks a file install wrote.

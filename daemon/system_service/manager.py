@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from agentmemd.daemon.service.launchd import Launchd
-from agentmemd.daemon.service.models import InstallReport, ServiceSpec, ServiceStatus, UninstallReport
-from agentmemd.daemon.service.places import Places, current_places
-from agentmemd.daemon.service.runner import Runner
-from agentmemd.daemon.service.systemd import Systemd
+from agentmemd.daemon.system_service.launchd import Launchd
+from agentmemd.daemon.system_service.models import InstallReport, ServiceSpec, ServiceStatus, UninstallReport
+from agentmemd.daemon.system_service.places import Places, current_places
+from agentmemd.daemon.system_service.runner import Runner
+from agentmemd.daemon.system_service.systemd import Systemd
 from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.errors import ServiceError
 from agentmemd.memory.core.models import HealthResult

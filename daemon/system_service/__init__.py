@@ -1,4 +1,4 @@
-"""agentmemd as a background service: `agentmemd service install | uninstall | status | logs`
+"""agentmemd as a system service (not the services layer, daemon/services): `agentmemd service install | uninstall | status | logs`
 writes a systemd user unit (Linux) or a launchd agent (macOS) that runs `agentmemd serve`.
 
     places    where an installed daemon keeps its files (the CLI's default socket comes from it)
