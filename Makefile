@@ -82,16 +82,18 @@ dashboard: venv
 
 # The import contracts (pyproject.toml: the layers, no door importing another, no circle), the type
 # checker, the linter (complexity <= 15, import order, pyflakes, bugbear) and the docs' generated
-# references and layout (cog). mypy reads the product's packages through links (.venv/typing/agentmemd/<folder>), as the wheel
-# lays them out: it does not run the editable install's import hook.
+# references and layout (cog). mypy and the contracts read the product's packages through links
+# (.venv/typing/agentmemd/<folder>), as the wheel lays them out, with `agentmemd` a plain folder of
+# them: the import graph's builder takes only top-level packages or those of a namespace, and
+# `agentmemd` itself (daemon/import_agentmemd) only names the clients.
 lint: venv
-	$(BIN)/lint-imports
 	@mkdir -p $(VENV)/typing/agentmemd
 	@for folder in daemon memory persona cron workspace_template; do ln -sfn ../../../$$folder $(VENV)/typing/agentmemd/$$folder; done
+	PYTHONPATH=$(VENV)/typing $(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/cog --check docs/configuration.md docs/index.md docs/development.md docs/install.md docs/packing.md docs/reference/*.md
+	$(BIN)/cog --check daemon/socket/typed.py docs/configuration.md docs/index.md docs/development.md docs/install.md docs/packing.md docs/reference/*.md
 
 clean:
 	rm -rf $(VENV) $(DEMO) build *.egg-info

@@ -31,6 +31,7 @@ pytestmark = pytest.mark.process  # the tier (pyproject.toml): real daemons, the
 REPO = Path(__file__).resolve().parent.parent
 # Where the product's files live in the repo (pyproject.toml's package-dir); what is not Python in them ships as data.
 PACKAGE_DIRS = ("daemon", "memory", "persona", "cron", "workspace_template")
+PACKAGE_ROOT = "daemon/import_agentmemd"  # the `agentmemd` package itself: what an app imports
 BENCHES = "daemon/bench/"  # in the repo, not in the wheel: a user's install carries only what a user runs
 SERVE_TIMEOUT_S = 300  # the model loads on a shared CPU
 
@@ -87,8 +88,9 @@ def test_the_wheel_carries_every_data_file_and_agentmemd_comes_from_it(installed
         ["git", "ls-files", *PACKAGE_DIRS], cwd=root / "src", capture_output=True, text=True, check=True
     ).stdout.split()
     product = [path for path in committed if not path.startswith(BENCHES)]
-    data = {f"agentmemd/{path}" for path in product if not path.endswith(".py")}
-    code = {f"agentmemd/{path}" for path in product if path.endswith(".py")}
+    data = {shipped_as(path) for path in product if not path.endswith(".py")}
+    code = {shipped_as(path) for path in product if path.endswith(".py")}
+    assert "agentmemd/__init__.py" in code  # what `import agentmemd` gives an app
     assert "agentmemd/workspace_template/agentmemd.toml" in data and "agentmemd/workspace_template/USER.md" in data
     shipped = set(zipfile.ZipFile(wheel).namelist())
     assert data <= shipped, f"committed but not in the wheel (pyproject.toml package-data): {sorted(data - shipped)}"
@@ -107,6 +109,12 @@ def test_the_wheel_carries_every_data_file_and_agentmemd_comes_from_it(installed
     inside = str(venv / "lib")
     assert all(path.startswith(inside) for path in where["path"]) and where["cli"].startswith(inside), where
     assert not where["model"].startswith(inside)  # the dependencies: this venv's, through the .pth line
+
+
+def shipped_as(path: str) -> str:
+    """Where a committed file of the product lies in the wheel: under agentmemd/, the package
+    root's folder (pyproject.toml's package-dir) as agentmemd itself."""
+    return "agentmemd/" + path.removeprefix(f"{PACKAGE_ROOT}/")
 
 
 def test_the_installed_command_serves_packs_and_indexes_a_workspace(installed):
@@ -132,6 +140,19 @@ def test_the_installed_command_serves_packs_and_indexes_a_workspace(installed):
         assert {f["path"] for f in files if f["status"] == "indexed"} >= {"USER.md", "MEMORY.md", "SOUL.md"}
         found = run(*cli, "search", "who are you, Nova?", env=env, cwd=root / "run")
         assert "I am Nova" in found and "SOUL.md" in found  # a line of the template's SOUL.md, indexed
+        # An app's own Python, with the typed client of the installed package.
+        app = (
+            "from agentmemd import Client, NotFound\n"
+            f"with Client({str(sock)!r}) as agentmemd:\n"
+            "    pack = agentmemd.context_pack(query='how should I answer?', budget_tokens=200)\n"
+            "    print(pack.text)\n"
+            "    try:\n"
+            "        agentmemd.memory_get(id='m_none')\n"
+            "    except NotFound as missing:\n"
+            "        print('not found:', missing.code)\n"
+        )
+        said = run(venv / "bin" / "python", "-c", app, env=env, cwd=root / "run")
+        assert "The user prefers short answers" in said and "not found: -32001" in said
         checks = json.loads(run(*cli, "--json", "doctor", env=env, cwd=root / "run"))
         assert [c for c in checks if c["status"] == "fail"] == [], checks  # the installed set-up checks out
         benches = subprocess.run(

@@ -250,3 +250,100 @@ def doors_reference() -> str:
             f"| `{door.url('HOST:PORT')}` |"
         )
     return "\n".join(rows)
+
+
+# ---- the typed clients: every method as a typed call, generated from the declarations -----------------
+
+# The modules whose models a typed call names, as daemon/socket/typed.py imports them.
+_MODEL_MODULES = {
+    "agentmemd.memory.core.models": "m",
+    "agentmemd.memory.core.results": "r",
+    "agentmemd.memory.core.chats": "chats",
+}
+
+
+def _annotation(tp: Any) -> str:
+    """A params field's type as Python source: the constraints left to the daemon (it validates),
+    a nested model also taken as a dict."""
+    import datetime
+    import types
+    import typing
+
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp is type(None):
+        return "None"
+    if tp in (str, int, float, bool):
+        return tp.__name__
+    if tp is datetime.datetime:
+        return "datetime"
+    if tp is datetime.date:
+        return "date"
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return f"{_MODEL_MODULES[tp.__module__]}.{tp.__name__} | dict[str, Any]"
+    if origin is typing.Annotated:
+        return _annotation(args[0])
+    if origin is typing.Literal:
+        return f"Literal[{', '.join(repr(a) for a in args)}]"
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_annotation(a) for a in args)
+    if origin is list:
+        return f"list[{_annotation(args[0])}]"
+    if origin is dict:
+        return f"dict[{_annotation(args[0])}, {_annotation(args[1])}]"
+    return "Any"
+
+
+def _call_name(method: str) -> str:
+    return method.replace(".", "_")
+
+
+def typed_calls_source(asynchronous: bool) -> str:
+    """The class of typed calls, one per declared method (daemon/socket/typed.py holds the
+    generated source; `make lint` fails when it no longer matches the declarations)."""
+    from agentmemd.daemon.socket.methods import METHODS
+
+    name = "AsyncTypedCalls" if asynchronous else "TypedCalls"
+    lines = [
+        f"class {name}:",
+        f'    """Every socket method as a{"n awaitable" if asynchronous else ""} typed call: keyword arguments are its params,',
+        "    the result its model; an argument left None is not sent, so the daemon's default applies",
+        '    (the method reference gives each). Generated from daemon/socket/methods.py (cog); do not edit."""',
+        "",
+        f"    {'async ' if asynchronous else ''}def _typed(self, method: str, result: type[R], params: dict[str, Any]) -> R:",
+        "        raise NotImplementedError",
+    ]
+    for d in METHODS:
+        fields = d.params.model_fields
+        required = [(n, f) for n, f in fields.items() if f.is_required()]
+        optional = [(n, f) for n, f in fields.items() if not f.is_required()]
+        signature = ["self"] + (["*"] if fields else [])
+        for field_name, info in required:
+            signature.append(f"{field_name}: {_annotation(info.annotation)}")
+        for field_name, info in optional:
+            kind = _annotation(info.annotation)
+            signature.append(f"{field_name}: {kind if 'None' in kind.split(' | ') else kind + ' | None'} = None")
+        result = f"{_MODEL_MODULES[d.result.__module__]}.{d.result.__name__}"
+        call = "await self._typed" if asynchronous else "self._typed"
+        given = ", ".join(f'"{n}": {n}' for n in fields)
+        lines += [
+            "",
+            f"    {'async ' if asynchronous else ''}def {_call_name(d.name)}({', '.join(signature)}) -> {result}:",
+            f'        """{d.summary} (`{d.name}`)"""',
+            f'        return {call}("{d.name}", {result}, {{{given}}})',
+        ]
+    return _formatted("\n".join(lines) + "\n")
+
+
+def _formatted(source: str) -> str:
+    """Python source as `ruff format` writes it (the project's settings), so the generated file
+    passes `make lint`'s format check as it is."""
+    import subprocess
+    import sys
+
+    ruff = Path(sys.executable).with_name("ruff")
+    done = subprocess.run(
+        [str(ruff), "format", "--stdin-filename", "typed.py", "-"], input=source, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"ruff format: {done.stderr}")
+    return done.stdout

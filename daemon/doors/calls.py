@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 
 from agentmemd.daemon.socket.client import RpcCallError, call_once
-from agentmemd.daemon.socket.rpc import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND
+from agentmemd.daemon.socket.codes import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND
 
 # The daemon's refusals as HTTP statuses; a refused token is 401 (see http_status). A daemon
 # that is not there: 503.

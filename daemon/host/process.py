@@ -29,10 +29,10 @@ from threadpoolctl import threadpool_limits
 from agentmemd.daemon import __version__
 from agentmemd.daemon.host import door_children
 from agentmemd.daemon.services.app import Services
+from agentmemd.daemon.socket.codes import INVALID_REQUEST
 from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.peer import peer_door
 from agentmemd.daemon.socket.rpc import (
-    INVALID_REQUEST,
     Caller,
     Dispatcher,
     RpcError,

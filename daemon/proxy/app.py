@@ -43,7 +43,7 @@ from agentmemd.daemon.proxy.choices import OpenChoices, StoredFirst
 from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
 from agentmemd.daemon.proxy.stream import ReplyCollector
 from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError
-from agentmemd.daemon.socket.rpc import CONFLICT, FORBIDDEN
+from agentmemd.daemon.socket.codes import CONFLICT, FORBIDDEN
 from agentmemd.memory.conversation.transcript import as_stored, turn_digest
 from agentmemd.memory.core.tokens import count_tokens
 

@@ -1,4 +1,15 @@
-"""A small synchronous client for the daemon's socket (used by the CLI, tests, benches)."""
+"""The synchronous client of the daemon's socket: ``call(method, params)`` for the CLI, the doors
+and the tests, and every method as a typed call (typed.py, generated from the declarations) for an
+app. A refusal raises ``RpcCallError``, as the class of the error tree it came from (``NotFound``,
+``InvalidParams``, ``Forbidden`` ...), so an app catches what the library itself would raise.
+
+    from agentmemd.daemon.socket.client import Client
+
+    with Client() as agentmemd:                       # the socket the CLI finds; a token: Client(token=...)
+        agentmemd.memory_add(content="Ana lives in Porto", type="fact")
+        pack = agentmemd.context_pack(query="where does Ana live?", budget_tokens=400)
+        print(pack.text)
+"""
 
 from __future__ import annotations
 
@@ -9,7 +20,13 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from agentmemd.daemon.socket.codes import ERROR_CODES
+from agentmemd.daemon.socket.typed import R, TypedCalls
 from agentmemd.daemon.system_service.places import service_sockets
+from agentmemd.memory.core.errors import AgentmemdError
 
 
 def default_socket() -> str:
@@ -22,12 +39,25 @@ def default_socket() -> str:
     return str(service or Path.home() / ".agentmemd" / "agentmemd.sock")
 
 
-class RpcCallError(Exception):
-    """The daemon answered with a JSON-RPC error."""
+class RpcCallError(AgentmemdError):
+    """The daemon answered with a JSON-RPC error. Raised as ``refusal(code, ...)`` makes it: also an
+    instance of the error class the daemon raised (``except NotFound`` catches a missing memory)."""
 
     def __init__(self, code: int, message: str, data: Any = None):
-        super().__init__(f"{message} (code {code})")
+        Exception.__init__(self, f"{message} (code {code})")
         self.code, self.message, self.data = code, message, data
+
+
+# One subclass per error class the socket has a code for: RpcCallError and that class at once.
+_REFUSALS: dict[int, type[RpcCallError]] = {
+    code: type(f"{cls.__name__}Refusal", (RpcCallError, cls), {"__module__": __name__})
+    for cls, code in ERROR_CODES.items()
+}
+
+
+def refusal(code: int, message: str, data: Any = None) -> RpcCallError:
+    """The exception for the daemon's error answer: of the error tree's class for ``code``."""
+    return _REFUSALS.get(code, RpcCallError)(code, message, data)
 
 
 def default_token() -> str | None:
@@ -62,7 +92,24 @@ def call_once(
         ) from None
 
 
-class Client:
+def jsonable(value: Any) -> Any:
+    """A typed call's argument as JSON: a model as the fields it was given (a default left out, so
+    the daemon's applies: a scoped token's namespace), a date or time in ISO 8601."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_unset=True)
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    return to_jsonable_python(value)
+
+
+def given(params: dict[str, Any]) -> dict[str, Any]:
+    """The params a typed call sends: those not left None, as JSON."""
+    return {name: jsonable(value) for name, value in params.items() if value is not None}
+
+
+class Client(TypedCalls):
     """One connection. With ``token``, its first call is `auth`: every later call is admitted
     against that token's namespaces (a door serving someone else passes their token here)."""
 
@@ -103,8 +150,11 @@ class Client:
         assert isinstance(response, dict)
         if "error" in response:
             err = response["error"]
-            raise RpcCallError(err["code"], err["message"], err.get("data"))
+            raise refusal(err["code"], err["message"], err.get("data"))
         return response["result"]
+
+    def _typed(self, method: str, result: type[R], params: dict[str, Any]) -> R:
+        return result.model_validate(self.call(method, given(params)))
 
     def close(self) -> None:
         try:
@@ -127,4 +177,5 @@ __all__ = [
     "default_token",
     "DaemonUnavailable",
     "RpcCallError",
+    "refusal",
 ]
