@@ -16,6 +16,8 @@ pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PUBLIC = (
+    "agentmemd",
+    "agentmemd.daemon.socket.async_client",
     "agentmemd.daemon.services.app",
     "agentmemd.daemon.socket.client",
     "agentmemd.memory.core.config",
@@ -32,6 +34,17 @@ def test_every_declared_name_is_there_once(name):
     module = importlib.import_module(name)
     assert len(module.__all__) == len(set(module.__all__)), "a name declared twice"
     assert [n for n in module.__all__ if not hasattr(module, n)] == []
+
+
+def test_import_agentmemd_gives_the_clients_and_errors_themselves():
+    import agentmemd
+    from agentmemd.daemon.socket.async_client import AsyncClient
+    from agentmemd.daemon.socket.client import Client
+    from agentmemd.memory.core.errors import NotFound
+
+    assert (agentmemd.Client, agentmemd.AsyncClient, agentmemd.NotFound) == (Client, AsyncClient, NotFound)
+    with pytest.raises(AttributeError, match="no attribute 'Nothing'"):
+        agentmemd.Nothing  # noqa: B018
 
 
 @pytest.mark.parametrize("name", EVERY_CLASS)
