@@ -7,7 +7,7 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast test-postgres lint docs venv clean browser system-sqlite screenshots dashboard
+.PHONY: run test test-fast test-postgres lint docs venv clean browser system-sqlite hosts screenshots dashboard
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,8 +35,8 @@ ON_POSTGRES := tests/test_disclosure.py tests/test_browsing.py tests/test_correc
 	tests/test_decay.py tests/test_slot_fills.py tests/test_affect.py tests/test_impressions.py \
 	tests/test_answers.py tests/test_times.py tests/test_speakers.py tests/test_forgetting.py tests/test_secrets.py
 
-test: venv lint browser system-sqlite
-	AGENTMEMD_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
+test: venv lint browser system-sqlite hosts
+	AGENTMEMD_REQUIRE_BROWSER=1 AGENTMEMD_REQUIRE_HOSTS=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
 	AGENTMEMD_TEST_STORE=postgres $(BIN)/python -m pytest -q -n 2 --dist loadfile $(ON_POSTGRES)
 	$(BIN)/mkdocs build --strict -q
 
@@ -62,6 +62,17 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	}
 	@test -x $(CHROMIUM) || { echo "no $(CHROMIUM): install Debian's chromium package"; exit 1; }
+
+# The agents agentmemd is tested inside, as their users install them (npm; a pinned version, so a
+# test is of the contract its docs give for that version): Claude Code for the hooks' tests. Its
+# package is a native program (~400 MB); nothing of it runs outside the tests.
+CLAUDE_CODE := 2.1.332
+hosts:
+	@test -x .hosts/node_modules/.bin/claude && .hosts/node_modules/.bin/claude --version | grep -q '^$(CLAUDE_CODE) ' || { \
+	  command -v npm >/dev/null || { echo "no npm: install Debian's npm (or Node.js) for the hosts' tests"; exit 1; }; \
+	  echo "installing Claude Code $(CLAUDE_CODE) into .hosts for the hooks' tests"; \
+	  npm install --prefix .hosts --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE); \
+	}
 
 # Debian's own sqlite3, which the schema test runs PRAGMA integrity_check with (an older SQLite than
 # the bundled one: a person checking a data dir uses the system's tool).
@@ -96,4 +107,4 @@ lint: venv
 	$(BIN)/cog --check daemon/socket/typed.py docs/configuration.md docs/index.md docs/development.md docs/install.md docs/packing.md docs/reference/*.md
 
 clean:
-	rm -rf $(VENV) $(DEMO) build *.egg-info
+	rm -rf $(VENV) $(DEMO) build *.egg-info .hosts

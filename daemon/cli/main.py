@@ -19,7 +19,7 @@ from typing import Any, Callable
 import click
 
 from agentmemd.daemon import __version__
-from agentmemd.daemon.cli import chats, doctor, service
+from agentmemd.daemon.cli import chats, doctor, hooks, service
 from agentmemd.daemon.cli import printers as show
 from agentmemd.daemon.cli.calls import (
     AUDIENCE,
@@ -1208,6 +1208,7 @@ for _command in chats.COMMANDS:
     cli.add_command(_command)
 cli.add_command(doctor.doctor)
 cli.add_command(service.service)
+cli.add_command(hooks.hooks)
 add_generated_commands(cli)
 add_bench_commands(cli)
 arrange_by_noun(cli)

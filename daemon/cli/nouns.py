@@ -94,7 +94,7 @@ NOUNS: dict[str, tuple[str, str | None, dict[str, str]]] = {
 # The verbs people type most, the doors and the groups that were nouns already: at the top, shown.
 TOP_LEVEL = frozenset(
     {"add", "search", "pack", "import", "serve", "init", "health", "mcp", "proxy", "webhooks", "dashboard",
-     "people", "token", "bench", "calibrate", "doctor", "service"}
+     "people", "token", "bench", "calibrate", "doctor", "service", "hooks"}
 )  # fmt: skip
 
 

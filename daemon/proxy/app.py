@@ -35,6 +35,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from agentmemd.daemon.doors.history import sync_history, sync_turn
 from agentmemd.daemon.doors.logs import reason
 from agentmemd.daemon.proxy import counting
 from agentmemd.daemon.proxy import messages as wire
@@ -43,8 +44,8 @@ from agentmemd.daemon.proxy.choices import OpenChoices, StoredFirst
 from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
 from agentmemd.daemon.proxy.stream import ReplyCollector
 from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError
-from agentmemd.daemon.socket.codes import CONFLICT, FORBIDDEN
-from agentmemd.memory.conversation.transcript import as_stored, turn_digest
+from agentmemd.daemon.socket.codes import FORBIDDEN
+from agentmemd.memory.conversation.transcript import as_stored
 from agentmemd.memory.core.tokens import count_tokens
 
 log = logging.getLogger("agentmemd.proxy")
@@ -182,7 +183,7 @@ class MemoryLink:
                 if placement.observe_after:
                     client.call("conversation.observe", {**params, "force": True, "wait": False})
             elif accepted and placement.last_seq is not None:
-                answer = [wire.sync_turn(turn) for turn in (reply.turns if reply else [])]
+                answer = [sync_turn(turn) for turn in (reply.turns if reply else [])]
                 confirm = {
                     **params,
                     "upto": placement.last_seq,
@@ -204,7 +205,6 @@ class MemoryLink:
 
 
 SETTLE_TIMEOUT = 30.0  # confirming an accepted call's turns runs beside the app, never before it
-SYNC_FRAME_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default)
 IDLE_SECONDS = 30.0  # a pooled connection unused this long is closed rather than reused
 
 
@@ -259,71 +259,6 @@ class ConnectionPool:
         for clients in idle.values():
             for _, client in clients:
                 client.close()
-
-
-def sync_history(
-    client: Client,
-    name: str | None,
-    namespace: str,
-    turns: list[tuple[str, ...]],
-    *,
-    pending: bool,
-    context: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """``conversation.sync`` of a whole history within the daemon's line limit: the turns as stored
-    (a huge one cut with a mark), the newest with their text and the older ones as digests where
-    the whole would not fit. When the daemon needs text it was sent only the digest of (turns new
-    to it), the history goes in steps, each a prefix of it whose new turns fit one request.
-    ``context``: the options of the context to build as well (``conversation.prepare``, one call
-    where the history fits one request; its answer holds the ``context``)."""
-    stored = [(role, as_stored(text), *rest) for role, text, *rest in turns]
-    sizes = [len(json.dumps(text)) + 32 for _, text, *_ in stored]  # as the client sends it, with its keys
-    params: dict[str, Any] = {"namespace": namespace, "pending": pending, **({"session": name} if name else {})}
-
-    def send(upto: int, with_text: set[int], method: str = "conversation.sync") -> dict[str, Any]:
-        payload = [
-            wire.sync_turn(turn) if i in with_text else {"role": turn[0], "digest": turn_digest(turn[0], turn[1])}
-            for i, turn in enumerate(stored[:upto])
-        ]
-        extra = context if method == "conversation.prepare" and context else {}
-        return client.call(method, {**params, **extra, "turns": payload})
-
-    try:
-        first = "conversation.prepare" if context is not None else "conversation.sync"
-        return send(len(stored), _fitting(sizes, len(stored), len(stored)), first)
-    except RpcCallError as exc:
-        needs = exc.data.get("needs") if isinstance(exc.data, dict) else None
-        if exc.code != CONFLICT or not isinstance(needs, list) or not needs:
-            raise
-    position, appended, result = min(needs), [], {}
-    while position < len(stored):
-        upto = max(position + 1, max(_fitting(sizes, len(stored), position, from_start=True), default=position) + 1)
-        result = send(upto, set(range(position, upto)))
-        appended += result["appended_seqs"]
-        position = upto
-    result = {**result, "appended_seqs": appended}
-    if context is not None:  # a history too big for one request: its context asked for on its own
-        result["context"] = client.call(
-            "conversation.context", {"session": result["session"], "namespace": namespace, **context}
-        )
-    return result
-
-
-DIGEST_BYTES = 80  # a turn sent as its digest, with its keys
-
-
-def _fitting(sizes: list[int], count: int, edge: int, *, from_start: bool = False) -> set[int]:
-    """Positions whose text fits one request beside the others' digests: the newest ones before
-    ``edge`` (or, ``from_start``, the first ones from ``edge`` on)."""
-    budget = SYNC_FRAME_BYTES - DIGEST_BYTES * count
-    order = range(edge, count) if from_start else range(edge - 1, -1, -1)
-    chosen: set[int] = set()
-    for i in order:
-        if sizes[i] - DIGEST_BYTES > budget and (chosen or not from_start):
-            break
-        chosen.add(i)
-        budget -= sizes[i] - DIGEST_BYTES
-    return chosen
 
 
 # Paths only one provider has; the rest (/v1/models, /v1/files, /v1/batches, …) go by the

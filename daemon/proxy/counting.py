@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentmemd.daemon.doors.history import sync_turn
 from agentmemd.daemon.proxy import messages as wire
 from agentmemd.daemon.proxy.scope import scoped_namespace
 from agentmemd.daemon.socket.client import Client, RpcCallError
@@ -72,7 +73,7 @@ def _newest_turns(turns: list[tuple[str, ...]]) -> list[dict[str, Any]]:
     would not fit any context budget a request can carry."""
     kept: list[dict[str, Any]] = []
     size = 0
-    for turn in map(wire.sync_turn, reversed(turns)):
+    for turn in map(sync_turn, reversed(turns)):
         size += len(json.dumps(turn))
         if size > PREVIEW_BYTES and kept:
             break

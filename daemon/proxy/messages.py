@@ -14,8 +14,6 @@ import copy
 import json
 from typing import Any
 
-from agentmemd.memory.conversation.transcript import as_stored
-
 MAX_BREAKPOINTS = 4  # Anthropic's limit on cache_control blocks in one request
 EPHEMERAL = {"type": "ephemeral"}
 
@@ -106,13 +104,6 @@ def turns_of(message: dict[str, Any]) -> list[tuple[str, ...]]:
 def turns(messages: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """The turns of an app's history, in order: what the daemon stores as turns."""
     return [t for m in messages for t in turns_of(m)]
-
-
-def sync_turn(turn: tuple[str, ...]) -> dict[str, Any]:
-    """A turn (``turns``' tuple) as the daemon's sync, prepare, preview and confirm take it with its
-    text: stored as the daemon stores it (a huge one cut with a mark)."""
-    role, text, *rest = turn
-    return {"role": role, "content": as_stored(text), **({"speaker": rest[0]} if rest else {})}
 
 
 def _with_text(content: Any, text: str, *, first: bool) -> list[Any]:

@@ -1,0 +1,179 @@
+"""agentmemd inside Claude Code through its hooks (daemon/claude_code/): the entries written into a
+settings file and taken out again without touching anything else; a real transcript read back
+into turns; and the real `claude` (@anthropic-ai/claude-code, installed by `make hosts`) run
+headless against a fake Anthropic API, its hooks calling a real daemon: the pack reaches the model
+with the prompt, and the session is kept, once, however often it is synced."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import served_daemon
+from fake_anthropic import FakeAnthropic, message_stream
+
+from agentmemd.daemon.claude_code import settings as claude_settings
+from agentmemd.daemon.claude_code.hooks import HookSettings, run_hook, session_name
+from agentmemd.daemon.claude_code.transcript import turns_of
+from agentmemd.daemon.socket.client import Client
+
+pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).parent / "data" / "claude_code"
+CLAUDE = REPO / ".hosts" / "node_modules" / ".bin" / "claude"  # `make hosts`
+PYTHON = "/opt/venv/bin/python"
+
+THEIRS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(git status)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+}
+
+
+def test_install_adds_its_four_hooks_once_and_keeps_every_other_key_and_hook(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(THEIRS, indent=2))
+    path.chmod(0o640)
+    for _ in range(2):  # again: replaced, not doubled
+        change = claude_settings.install(path, PYTHON, ["--budget", "800"])
+    assert change.written == ["SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"]
+    settings = json.loads(path.read_text())
+    assert settings["model"] == "opus" and settings["permissions"] == THEIRS["permissions"]
+    assert settings["hooks"]["PreToolUse"] == THEIRS["hooks"]["PreToolUse"]
+    ours = [
+        h for groups in settings["hooks"].values() for g in groups for h in g["hooks"] if claude_settings.is_ours(h)
+    ]
+    assert len(ours) == 4
+    stop = [h["command"] for g in settings["hooks"]["Stop"] for h in g["hooks"]]
+    assert stop == ["notify-send done", "/opt/venv/bin/python -m agentmemd.daemon.claude_code stop --budget 800"]
+    assert settings["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
+    assert "matcher" not in settings["hooks"]["UserPromptSubmit"][0]  # takes none: Claude Code ignores one
+    assert path.stat().st_mode & 0o777 == 0o640
+
+    removed = claude_settings.uninstall(path)
+    assert removed.removed == 4
+    assert json.loads(path.read_text()) == THEIRS  # exactly as it was
+    assert claude_settings.uninstall(path).removed == 0
+
+
+def test_a_settings_file_claude_code_could_not_read_is_refused_and_left_alone(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus",}')  # a trailing comma: not JSON
+    with pytest.raises(claude_settings.SettingsError, match="not valid JSON"):
+        claude_settings.install(path, PYTHON, [])
+    assert path.read_text() == '{"model": "opus",}'
+    created = claude_settings.install(tmp_path / "new" / "settings.json", PYTHON, [])
+    assert created.path.stat().st_mode & 0o777 == 0o600
+    assert claude_settings.uninstall(tmp_path / "none.json").removed == 0
+
+
+def test_the_scopes_are_where_claude_code_reads_them(tmp_path):
+    home = {"HOME": "/home/ana"}
+    assert claude_settings.settings_path("user", tmp_path, home) == Path("/home/ana/.claude/settings.json")
+    assert claude_settings.settings_path("user", tmp_path, {**home, "CLAUDE_CONFIG_DIR": "/c"}) == Path(
+        "/c/settings.json"
+    )
+    assert claude_settings.settings_path("project", tmp_path, home) == tmp_path / ".claude" / "settings.json"
+    assert claude_settings.settings_path("local", tmp_path, home) == tmp_path / ".claude" / "settings.local.json"
+
+
+def test_a_real_transcript_reads_as_the_prompt_and_the_reply_without_the_tool_work():
+    """Claude Code 2.1.332's own file: a prompt, a reply in two blocks around a Bash call and its result."""
+    turns = turns_of(DATA / "transcript-2.1.332.jsonl")
+    assert turns == [("user", "please USE_TOOL now"), ("assistant", "Running a command.\n\nFAKE-REPLY-2")]
+    # The Stop hook's last_assistant_message, when the file lags it, completes the reply once.
+    assert turns_of(DATA / "transcript-2.1.332.jsonl", "FAKE-REPLY-2") == turns
+    lagging = turns_of(DATA / "transcript-2.1.332.jsonl", "And one more thing.")
+    assert lagging[-1] == ("assistant", "Running a command.\n\nFAKE-REPLY-2\n\nAnd one more thing.")
+
+
+def test_the_hooks_answer_with_a_pack_and_keep_the_session_once(tmp_path):
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text((DATA / "transcript-2.1.332.jsonl").read_text())
+    with served_daemon() as d:
+        with Client(d.socket) as owner:
+            owner.memory_add(content="The user's dog is called Pixel", type="fact", namespace="cc")
+        settings = HookSettings(d.socket, None, "cc", 400, 30)
+        event = {"session_id": "81482c3a-01a5", "transcript_path": str(transcript), "cwd": str(tmp_path)}
+        said = run_hook("user-prompt-submit", json.dumps({**event, "prompt": "what is my dog called?"}), settings)
+        context = json.loads(said)["hookSpecificOutput"]
+        assert context["hookEventName"] == "UserPromptSubmit" and "Pixel" in context["additionalContext"]
+        for hook in ("stop", "session-end", "stop"):
+            assert run_hook(hook, json.dumps({**event, "last_assistant_message": "FAKE-REPLY-2"}), settings) == ""
+        with Client(d.socket) as owner:
+            turns = owner.conversation_turns(session=session_name("81482c3a-01a5"), namespace="cc").turns
+        assert [(t.role, t.content) for t in turns] == turns_of(transcript)  # stored once, as said
+        with pytest.raises(ValueError, match="session_id"):
+            run_hook("stop", "{}", settings)
+
+
+@pytest.fixture(scope="module")
+def claude() -> Path:
+    if not CLAUDE.exists():
+        if os.environ.get("AGENTMEMD_REQUIRE_HOSTS"):
+            pytest.fail(f"{CLAUDE} is missing: `make hosts` installs Claude Code")
+        pytest.skip(f"Claude Code is not installed at {CLAUDE} (`make hosts`)")
+    return CLAUDE
+
+
+def test_the_real_claude_code_gets_the_pack_with_the_prompt_and_keeps_its_session(claude, tmp_path):
+    home = tmp_path / "home"
+    project = tmp_path / "pottery"
+    project.mkdir()
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "ANTHROPIC_API_KEY": "sk-ant-test",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    with served_daemon() as d, FakeAnthropic() as upstream:
+        env["ANTHROPIC_BASE_URL"] = upstream.base_url
+        with Client(d.socket) as owner:
+            owner.memory_add(content="The user's kiln fires at cone 6", type="fact", namespace="cc")
+        cli = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket)]
+        installed = subprocess.run(
+            [*cli, "hooks", "claude-code", "install", "--namespace", "cc"], env=env, capture_output=True, text=True
+        )
+        assert installed.returncode == 0, installed.stderr
+        assert str(home / ".claude" / "settings.json") in installed.stdout
+
+        def ask(prompt: str, *extra: str) -> dict:
+            upstream.replies.append(message_stream("Cone 6, as you told me."))
+            done = subprocess.run(
+                [str(claude), "-p", prompt, "--output-format", "json", *extra],
+                env=env,
+                cwd=project,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
+            return json.loads(done.stdout)
+
+        first = ask("what cone does my kiln fire at?")
+        sent = json.dumps(upstream.requests[-1]["body"])
+        assert "cone 6" in sent and "MEMORY PACK" in sent  # the hook's pack went with the prompt
+        session = session_name(first["session_id"])
+        with Client(d.socket) as owner:
+            turns = owner.conversation_turns(session=session, namespace="cc").turns
+            assert [(t.role, t.content) for t in turns] == [
+                ("user", "what cone does my kiln fire at?"),
+                ("assistant", "Cone 6, as you told me."),
+            ]
+            ask("and how long does it take?", "--resume", first["session_id"])
+            again = owner.conversation_turns(session=session, namespace="cc").turns
+        assert [t.content for t in again][2:] == ["and how long does it take?", "Cone 6, as you told me."]
+
+        removed = subprocess.run([*cli, "hooks", "claude-code", "uninstall"], env=env, capture_output=True, text=True)
+        assert removed.returncode == 0 and "4 of agentmemd's hooks removed" in removed.stdout
+        assert "hooks" not in json.loads((home / ".claude" / "settings.json").read_text())
