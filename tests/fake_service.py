@@ -50,6 +50,11 @@ class FakeSystemd(FakeRunner):
         self.pid = 4242  # the main pid systemctl show reports while active
         self.journal: list[str] = []
 
+    def run(self, argv: list[str]) -> Ran:
+        if argv[1:] == ["--user", "show-environment"] and self.has(argv[0]):
+            return self.answer(argv)  # a question asked before anything is done: not among the calls
+        return super().run(argv)
+
     def answer(self, argv: list[str]) -> Ran:
         if argv[0] == "journalctl":
             if argv[1:5] != ["--user", "-u", "agentmemd.service", "-o"]:
@@ -58,6 +63,8 @@ class FakeSystemd(FakeRunner):
         if argv[1:2] != ["--user"]:
             return Ran(1, stderr="the system manager: `agentmemd service` must only use systemctl --user")
         verb, args = argv[2], [a for a in argv[3:] if not a.startswith("-")]
+        if verb == "show-environment":  # what tells a user manager is there to talk to
+            return Ran(0, "HOME=/home/ana\n")
         if verb == "daemon-reload":
             self.loaded = {p.name: p.read_bytes() for p in self.unit_dir.glob("*.service")}
             self.enabled &= set(self.loaded)

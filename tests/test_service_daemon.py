@@ -121,3 +121,60 @@ def test_the_units_daemon_runs_and_status_reports_it(short_tmp, monkeypatch):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(30)
+
+
+def test_without_systemd_the_service_is_a_detached_daemon_every_command_finds(short_tmp, monkeypatch):
+    """A machine with no systemd user manager (this one, a container, WSL): install starts a real
+    detached daemon; status, logs, doctor and a plain `agentmemd health` find it with no --socket;
+    stop, start and uninstall work without systemctl; the data stays."""
+    home = short_tmp / "h"
+    env = {"HOME": str(home), "XDG_RUNTIME_DIR": str(short_tmp / "r")}
+    here = places_for("linux", env, home)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("AGENTMEMD_SOCKET", raising=False)
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr("pathlib.Path.home", lambda: home)
+    (short_tmp / "r").mkdir(mode=0o700)
+    no_systemd = FakeSystemd(here, programs={"tail"})  # no systemctl at all
+    no_systemd.attach = lambda argv: subprocess.call(argv)  # the real tail prints the real log
+    monkeypatch.setattr(manager, "this_machine", lambda: (here, no_systemd))
+    config = write_config(short_tmp / "agentmemd.toml", {"jobs": NO_JOBS})
+    agentmemd = CliRunner().invoke
+
+    installed = agentmemd(cli, ["service", "install", "--config", str(config)])
+    try:
+        assert installed.exit_code == 0, installed.output
+        assert "No systemd user manager here (systemctl not found)" in installed.output
+        assert here.detached_file.exists() and not here.service_file.exists()
+        pid = int((here.state_dir / "agentmemd.pid").read_text())
+        with Client(here.socket, timeout=30) as client:
+            wait = time.monotonic() + 120
+            while client.call("health")["status"] != "ok" and time.monotonic() < wait:
+                time.sleep(0.2)
+        status = agentmemd(cli, ["service", "status"])
+        assert status.exit_code == 0 and f"running (detached says running, pid {pid})" in status.output, status.output
+        health = agentmemd(cli, ["--json", "health"])  # no --socket: the installed service's
+        assert health.exit_code == 0 and json.loads(health.output)["process"]["pid"] == pid
+        logs = agentmemd(cli, ["service", "logs", "--no-follow", "--lines", "5"])
+        assert logs.exit_code == 0 and str(here.state_dir / "agentmemd.log") in logs.stderr
+        assert (here.state_dir / "agentmemd.log").stat().st_mode & 0o777 == 0o600
+
+        stopped = agentmemd(cli, ["service", "stop"])
+        assert stopped.exit_code == 0 and f"kill -TERM {pid}" in stopped.output
+        down = agentmemd(cli, ["service", "status"])
+        assert down.exit_code == 3 and "start it: agentmemd service start" in down.output
+        doctor = agentmemd(cli, ["doctor"])
+        assert str(here.socket) in doctor.output and "agentmemd service start" in doctor.output, doctor.output
+        assert "~/.agentmemd" not in doctor.output  # not a second, empty store
+        refused = agentmemd(cli, ["health"])
+        assert refused.exit_code != 0 and str(here.socket) in refused.output  # it names the service's socket
+
+        started = agentmemd(cli, ["service", "start"])
+        assert started.exit_code == 0 and "started" in started.output, started.output
+    finally:
+        removed = agentmemd(cli, ["service", "uninstall"])
+    assert removed.exit_code == 0 and "kill -TERM" in removed.output, removed.output
+    assert not here.detached_file.exists() and here.data_dir.exists()
+    assert not here.socket.exists()

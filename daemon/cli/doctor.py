@@ -25,6 +25,9 @@ from agentmemd.daemon import __version__
 from agentmemd.daemon.cli.calls import Settings
 from agentmemd.daemon.doors.listen import parse_listen
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
+from agentmemd.daemon.system_service import manager as service_manager
+from agentmemd.daemon.system_service.models import ServiceSpec
+from agentmemd.memory.core.errors import ServiceError
 from agentmemd.memory.core.models import DoorState, HealthResult
 from agentmemd.memory.core.results import MemoryListResult
 from agentmemd.memory.store.database import PRIVATE_DIR, PRIVATE_FILE
@@ -85,7 +88,9 @@ def unknown_health(answer: Any, socket_path: Path) -> list[Finding]:
     return [ok("daemon", f"answers on {socket_path}, but not with the health this CLI reads"), check_version(version)]
 
 
-def how_to_start(socket_path: Path, data_dir: Path | None, service_known: bool) -> str:
+def how_to_start(socket_path: Path, data_dir: Path | None, service_known: bool, installed: bool = False) -> str:
+    if installed:  # the installed service's socket: start that one, not a second, empty store
+        return "start it: agentmemd service start (agentmemd service status says why it stopped)"
     # serve's socket defaults to DATA_DIR/agentmemd.sock, so the socket's folder is the likely data dir.
     start = f"agentmemd serve --data-dir {data_dir or socket_path.parent} --socket {socket_path}"
     return f"start it: {start}" + (", or `agentmemd service install` to run it as a service" if service_known else "")
@@ -306,17 +311,29 @@ def check_secrets(socket_path: str, token: str | None) -> Finding:
     )
 
 
+def _installed_service(socket_path: Path) -> ServiceSpec | None:
+    """The installed service whose socket this is, if any (its data dir is then the one to check)."""
+    try:
+        spec = service_manager.installed(*service_manager.this_machine())
+    except ServiceError:
+        return None
+    return spec if spec is not None and spec.socket == socket_path else None
+
+
 # ---- all of them ----------------------------------------------------------------------------
 
 
-def diagnose(socket_path: Path, token: str | None, data_dir: Path | None, service_known: bool = False) -> list[Finding]:
-    """Every check, in the order a person fixes things: the daemon first, then its files and doors."""
+def diagnose(
+    socket_path: Path, token: str | None, data_dir: Path | None, service_known: bool = False, installed: bool = False
+) -> list[Finding]:
+    """Every check, in the order a person fixes things: the daemon first, then its files and doors.
+    ``installed``: the socket is an installed service's (``data_dir`` its data dir)."""
     answer, why = ask_health(str(socket_path), token)
     try:
         health = None if answer is None else HealthResult.model_validate(answer)
     except ValidationError:
         return unknown_health(answer, socket_path)
-    found = [check_daemon(socket_path, health, why, how_to_start(socket_path, data_dir, service_known))]
+    found = [check_daemon(socket_path, health, why, how_to_start(socket_path, data_dir, service_known, installed))]
     if health is None:
         found.append(check_socket_path(socket_path))
         if data_dir is None:
@@ -366,11 +383,14 @@ def doctor(ctx: click.Context, data_dir: Path | None) -> None:
     """
     settings: Settings = ctx.obj
     root: Any = ctx.find_root().command
+    socket_path = Path(settings.socket or default_socket()).expanduser()
+    service = _installed_service(socket_path)
     findings = diagnose(
-        Path(settings.socket or default_socket()).expanduser(),
+        socket_path,
         settings.token,
-        data_dir.expanduser() if data_dir else None,
+        data_dir.expanduser() if data_dir else (service.data_dir if service else None),
         service_known="service" in getattr(root, "commands", {}),
+        installed=service is not None,
     )
     show(findings, settings.as_json)
     ctx.exit(1 if any(f.status == "fail" for f in findings) else 0)

@@ -42,7 +42,11 @@ def hooks() -> None:
 def claude_code() -> None:
     """Claude Code: a memory pack added to the context at a session's start and with each prompt,
     and the session's transcript kept in agentmemd when a turn or the session ends. MCP stays for
-    the model's own calls: `claude mcp add agentmemd -- agentmemd mcp`."""
+    the model's own calls: `claude mcp add agentmemd -- agentmemd mcp`.
+
+    \b
+        agentmemd hooks claude-code install
+    """
 
 
 def _target(scope: str, settings_file: Path | None) -> Path:
@@ -86,7 +90,12 @@ def install(
 @SCOPE
 @SETTINGS_FILE
 def uninstall(scope: str, settings_file: Path | None) -> None:
-    """Take agentmemd's hooks out of Claude Code's settings; every other hook and key stays."""
+    """Take agentmemd's hooks out of Claude Code's settings; every other hook and key stays.
+
+    \b
+        agentmemd hooks claude-code uninstall
+        agentmemd hooks claude-code uninstall --scope project
+    """
     try:
         change = claude_settings.uninstall(_target(scope, settings_file))
     except claude_settings.SettingsError as exc:

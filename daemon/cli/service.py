@@ -144,6 +144,8 @@ def _print_uninstall(report: UninstallReport) -> None:
         return
     for argv in report.commands:
         click.echo(f"ran {shlex.join(argv)}")
+    for problem in report.problems:
+        click.echo(f"warning: {problem}", err=True)
     click.echo(f"removed {report.service_file}")
     for path in report.kept:
         click.echo(f"kept {path} (delete it yourself to forget it)")
@@ -173,7 +175,8 @@ def status() -> None:
 def _print_status(report: ServiceStatus) -> None:
     said = f"running ({report.manager} says {report.state}, pid {report.pid})" if report.reachable else ""
     click.echo(f"agentmemd service: {report.problem or said}")
-    rows: dict[str, Any] = {"unit" if report.manager == "systemd" else "agent": report.service_file}
+    label = {"systemd": "unit", "launchd": "agent", "detached": "runs"}[report.manager]
+    rows: dict[str, Any] = {label: report.service_file}
     health, spec = report.health, report.spec
     if health is not None:
         rows |= {"version": health.version, "model": health.status + (f": {health.detail}" if health.detail else "")}
@@ -197,6 +200,41 @@ def _print_status(report: ServiceStatus) -> None:
         click.echo(f"  {key:<10} {value}")
     if report.hint:
         click.echo(f"start it: {report.hint}" if report.installed else f"install it: {report.hint}")
+
+
+@service.command()
+def start() -> None:
+    """Start the installed service (without a service manager: as a detached daemon, which is what
+    to put in ~/.profile to start it when you log in).
+
+    \b
+        agentmemd service start
+    """
+    _start_or_stop(start=True)
+
+
+@service.command()
+def stop() -> None:
+    """Stop the installed service; `agentmemd service start` starts it again.
+
+    \b
+        agentmemd service stop
+    """
+    _start_or_stop(start=False)
+
+
+def _start_or_stop(start: bool) -> None:
+    try:
+        places, runner = manager.this_machine()
+        name, commands = manager.start_or_stop(places, runner, start)
+    except ServiceError as exc:
+        fail(str(exc), 1)
+    for argv in commands:
+        click.echo(f"ran {shlex.join(argv)}")
+    if not commands:
+        click.echo("already running" if start else "not running")
+    elif name == "detached" and start:
+        click.echo("started; check it: agentmemd service status")
 
 
 @service.command()

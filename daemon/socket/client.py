@@ -25,17 +25,18 @@ from pydantic_core import to_jsonable_python
 
 from agentmemd.daemon.socket.codes import ERROR_CODES
 from agentmemd.daemon.socket.typed import R, TypedCalls
-from agentmemd.daemon.system_service.places import service_sockets
+from agentmemd.daemon.system_service.places import installed_socket, service_sockets
 from agentmemd.memory.core.errors import AgentmemdError
 
 
 def default_socket() -> str:
     """The socket every client uses unless told another: $AGENTMEMD_SOCKET, else the installed
-    service's when it is there (`agentmemd service install`), else ~/.agentmemd/agentmemd.sock."""
+    service's (`agentmemd service install`; its socket even while it is stopped, so what fails
+    names it), else ~/.agentmemd/agentmemd.sock."""
     chosen = os.environ.get("AGENTMEMD_SOCKET")
     if chosen:
         return chosen
-    service = next((path for path in service_sockets() if path.exists()), None)
+    service = next((path for path in service_sockets() if path.exists()), None) or installed_socket()
     return str(service or Path.home() / ".agentmemd" / "agentmemd.sock")
 
 

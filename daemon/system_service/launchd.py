@@ -28,6 +28,8 @@ class Launchd:
         self.places, self.runner = places, runner
         self.domain = f"gui/{os.getuid() if uid is None else uid}"
         self.target = f"{self.domain}/{LAUNCHD_LABEL}"
+        self.service_file = places.service_file
+        self.log_file = places.log_file
 
     # ---- the file
 
@@ -91,6 +93,12 @@ class Launchd:
 
     def forget(self) -> list[list[str]]:
         return []  # bootout already unloaded it
+
+    def start_now(self) -> list[list[str]]:
+        return self.start("unchanged")
+
+    def stop_now(self) -> list[list[str]]:
+        return self.stop()  # launchd would start a KeepAlive agent again: it is unloaded until the next start
 
     def state(self) -> tuple[str, bool, int | None]:
         done = self.runner.run([LAUNCHCTL, "print", self.target])

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from agentmemd.daemon.system_service.detached import Detached
 from agentmemd.daemon.system_service.launchd import Launchd
 from agentmemd.daemon.system_service.models import InstallReport, ServiceSpec, ServiceStatus, UninstallReport
 from agentmemd.daemon.system_service.places import Places, current_places
@@ -27,8 +28,22 @@ UNIT_MODE = 0o644  # systemd and launchd read it; only its owner writes it
 PRIVATE_DIR = 0o700
 
 
-def service_manager(places: Places, runner: Runner) -> Systemd | Launchd:
-    return Systemd(places, runner) if places.platform == "linux" else Launchd(places, runner)
+Manager = Systemd | Launchd | Detached
+
+
+def service_manager(places: Places, runner: Runner) -> Manager:
+    """The service manager of this machine: launchd on macOS; on Linux the one the installed service
+    uses, else systemd where a user manager answers, else none (a detached daemon)."""
+    if places.platform != "linux":
+        return Launchd(places, runner)
+    systemd = Systemd(places, runner)
+    assert places.detached_file is not None
+    if places.service_file.exists():
+        return systemd
+    if places.detached_file.exists():
+        return Detached(places, runner, "installed so")
+    missing = systemd.usable()
+    return systemd if missing is None else Detached(places, runner, missing)
 
 
 def this_machine() -> tuple[Places, Runner]:
@@ -39,7 +54,8 @@ def this_machine() -> tuple[Places, Runner]:
 def installed(places: Places, runner: Runner) -> ServiceSpec | None:
     """What the installed service runs, when `install` wrote its unit (else None)."""
     manager = service_manager(places, runner)
-    content = places.service_file.read_bytes() if places.service_file.exists() else b""
+    target = manager.service_file
+    content = target.read_bytes() if target.exists() else b""
     return manager.read(content) if manager.owned(content) else None
 
 
@@ -88,14 +104,14 @@ def install(places: Places, runner: Runner, spec: ServiceSpec, *, start: bool = 
     the daemon; a service file it did not write is refused, with nothing changed."""
     manager = service_manager(places, runner)
     content = manager.render(spec)
-    target = places.service_file
+    target = manager.service_file
     existing = target.read_bytes() if target.exists() else None
     if existing is not None and not manager.owned(existing):
         raise ServiceError(
             f"{target} is there and was not written by `agentmemd service install`; nothing changed "
             "(move it away to install agentmemd's, or keep running yours)"
         )
-    if start and not runner.has(manager.tool):
+    if start and manager.tool is not None and not runner.has(manager.tool):
         raise ServiceError(
             f"{manager.tool} not found, so there is no {manager.name} to run the service; nothing changed "
             "(--no-start writes the files only)"
@@ -104,8 +120,8 @@ def install(places: Places, runner: Runner, spec: ServiceSpec, *, start: bool = 
     folders = [spec.data_dir, spec.config.parent]
     if spec.socket.parent != spec.runtime_dir:  # systemd makes the runtime dir itself, at each start
         folders.append(spec.socket.parent)
-    if places.log_file is not None:
-        folders.append(places.log_file.parent)
+    if manager.log_file is not None:
+        folders.append(manager.log_file.parent)
     for folder in folders:
         _private_dir(folder)
     config_written = write_default_config(spec.config) is not None
@@ -132,9 +148,10 @@ def install(places: Places, runner: Runner, spec: ServiceSpec, *, start: bool = 
 
 def uninstall(places: Places, runner: Runner) -> UninstallReport:
     """Stop and disable the service and remove its file, only if `install` wrote it; the data
-    dir and the config stay."""
+    dir and the config stay. A service manager that cannot be asked (systemctl gone, no user
+    manager) does not keep the file: it is removed all the same, and the report says what failed."""
     manager = service_manager(places, runner)
-    target = places.service_file
+    target = manager.service_file
     if not target.exists():
         return UninstallReport(manager=manager.name, service_file=target, removed=False, commands=[])
     content = target.read_bytes()
@@ -143,11 +160,28 @@ def uninstall(places: Places, runner: Runner) -> UninstallReport:
             f"{target} was not written by `agentmemd service install`; it is left as it is (remove it yourself)"
         )
     spec = manager.read(content)
-    commands = manager.stop()
+    problems: list[str] = []
+    try:
+        commands = manager.stop()
+    except ServiceError as exc:
+        commands, problems = [], [f"could not stop it: {exc}"]
     target.unlink()
-    commands += manager.forget()
+    try:
+        commands += manager.forget()
+    except ServiceError as exc:
+        problems.append(str(exc))
     kept = [path for path in (spec.data_dir, spec.config) if path.exists()]
-    return UninstallReport(manager=manager.name, service_file=target, removed=True, commands=commands, kept=kept)
+    return UninstallReport(
+        manager=manager.name, service_file=target, removed=True, commands=commands, kept=kept, problems=problems
+    )
+
+
+def start_or_stop(places: Places, runner: Runner, start: bool) -> tuple[str, list[list[str]]]:
+    """`service start` / `service stop` of the installed service: (its manager, what was run)."""
+    manager = service_manager(places, runner)
+    if not manager.service_file.exists():
+        raise ServiceError(f"not installed ({manager.service_file} is not there): agentmemd service install")
+    return manager.name, manager.start_now() if start else manager.stop_now()
 
 
 def status(places: Places, runner: Runner, ask_health: Callable[[Path], Any]) -> ServiceStatus:
@@ -155,7 +189,7 @@ def status(places: Places, runner: Runner, ask_health: Callable[[Path], Any]) ->
     version, model, doors)? And the last error its log holds. ``ask_health`` raises ServiceError
     when the socket does not answer."""
     manager = service_manager(places, runner)
-    target = places.service_file
+    target = manager.service_file
     report = ServiceStatus(
         manager=manager.name, service_file=target, installed=target.exists(), state="not installed", running=False,
         reachable=False, log=manager.log_place(),
@@ -218,8 +252,10 @@ def logs(places: Places, runner: Runner, lines: int, follow: bool) -> int:
     argv = manager.follow(lines, follow)
     if not runner.has(argv[0]):
         raise ServiceError(f"{argv[0]} not found: the log is {manager.log_place()}")
-    if places.log_file is not None and not places.log_file.exists() and not follow:
-        raise ServiceError(f"no log yet at {places.log_file}")
+    if manager.log_file is not None and not manager.log_file.exists():
+        raise ServiceError(f"no log yet at {manager.log_file}")
+    if manager.log_file is not None:
+        print(f"{manager.log_file}:", file=sys.stderr)  # where it is, before what it says
     return runner.attach(argv)
 
 

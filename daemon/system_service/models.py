@@ -49,7 +49,7 @@ Action = Literal["installed", "upgraded", "unchanged"]
 
 
 class InstallReport(BaseModel):
-    manager: Literal["systemd", "launchd"]
+    manager: Literal["systemd", "launchd", "detached"]
     service_file: Path
     action: Action  # installed: new; upgraded: rewritten in place; unchanged: already as it would be written
     spec: ServiceSpec
@@ -61,15 +61,16 @@ class InstallReport(BaseModel):
 
 
 class UninstallReport(BaseModel):
-    manager: Literal["systemd", "launchd"]
+    manager: Literal["systemd", "launchd", "detached"]
     service_file: Path
     removed: bool  # False: nothing was installed
     commands: list[list[str]]
     kept: list[Path] = []  # the data dir and the config, left for the person to keep or delete
+    problems: list[str] = []  # what the service manager could not do (its file is removed all the same)
 
 
 class ServiceStatus(BaseModel):
-    manager: Literal["systemd", "launchd"]
+    manager: Literal["systemd", "launchd", "detached"]
     service_file: Path
     installed: bool
     state: str  # the service manager's word: active, inactive, failed, activating (systemd); running, ... (launchd)

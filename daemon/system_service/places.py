@@ -4,6 +4,9 @@
             socket    $XDG_RUNTIME_DIR/agentmemd/agentmemd.sock (unset: in the default data dir)
             config    $XDG_CONFIG_HOME/agentmemd/agentmemd.toml (default ~/.config/...)
             unit      $XDG_CONFIG_HOME/systemd/user/agentmemd.service; its log: the user journal
+            without a systemd user manager (a container, WSL, a minimal VM): a detached daemon,
+            $XDG_CONFIG_HOME/agentmemd/service.json what it runs, its pid and log in
+            $XDG_STATE_HOME/agentmemd (default ~/.local/state/agentmemd)
     macOS   data dir  ~/Library/Application Support/agentmemd (the socket and the config in it)
             agent     ~/Library/LaunchAgents/dev.agentmemd.plist; its log: ~/Library/Logs/agentmemd/
 
@@ -41,6 +44,10 @@ class Places:
     service_file: Path  # the systemd unit or the launchd agent's plist
     log_file: Path | None  # launchd's stdout and stderr; None on Linux (the journal has them)
     runtime_dir: Path | None  # $XDG_RUNTIME_DIR/agentmemd, when the socket is there (systemd makes it)
+    # Linux without a systemd user manager: what the detached daemon runs, and where its pid and
+    # log are (None on macOS).
+    detached_file: Path | None = None
+    state_dir: Path | None = None
 
 
 def _xdg(env: Mapping[str, str], name: str, fallback: Path) -> Path:
@@ -67,6 +74,8 @@ def places_for(platform: str, env: Mapping[str, str], home: Path) -> Places:
             service_file=config_home / "systemd" / "user" / UNIT_FILE,
             log_file=None,
             runtime_dir=runtime_dir,
+            detached_file=config_home / NAME / "service.json",
+            state_dir=_xdg(env, "XDG_STATE_HOME", home / ".local" / "state") / NAME,
         )
     if platform == "darwin":
         data_dir = home / "Library" / "Application Support" / NAME
@@ -100,3 +109,14 @@ def service_sockets() -> list[Path]:
         return []
     fallback = here.data_dir / SOCKET_FILE
     return [here.socket] if here.socket == fallback else [here.socket, fallback]
+
+
+def installed_socket() -> Path | None:
+    """The socket of a service installed here (running or not), so a client that finds no daemon
+    names the service's socket, not another place: None when none is installed."""
+    try:
+        here = current_places()
+    except ServiceError:
+        return None
+    files = [here.service_file, *([here.detached_file] if here.detached_file else [])]
+    return here.socket if any(f.exists() for f in files) else None

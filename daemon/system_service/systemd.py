@@ -47,6 +47,16 @@ class Systemd:
 
     def __init__(self, places: Places, runner: Runner):
         self.places, self.runner = places, runner
+        self.service_file = places.service_file
+        self.log_file = None  # the journal has its lines
+
+    def usable(self) -> str | None:
+        """Why there is no user manager to run the service here (None: there is one). Asked before
+        anything is written."""
+        if not self.runner.has("systemctl"):
+            return "systemctl not found"
+        done = self.runner.run([*SYSTEMCTL, "show-environment"])
+        return None if done.code == 0 else f"`systemctl --user` cannot reach one: {done.said}"
 
     # ---- the file
 
@@ -111,6 +121,12 @@ class Systemd:
 
     def stop(self) -> list[list[str]]:
         return self._run([[*SYSTEMCTL, "disable", "--now", UNIT_FILE]])
+
+    def start_now(self) -> list[list[str]]:
+        return self._run([[*SYSTEMCTL, "start", UNIT_FILE]])
+
+    def stop_now(self) -> list[list[str]]:
+        return self._run([[*SYSTEMCTL, "stop", UNIT_FILE]])
 
     def forget(self) -> list[list[str]]:
         """After the unit file is gone: systemd drops it."""
