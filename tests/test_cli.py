@@ -29,6 +29,47 @@ def test_every_command_has_help_with_an_example():
         assert command.help and "agentmemd " in command.help, f"`agentmemd {name}` has no example in its help"
 
 
+def visible(group: click.Group, path: tuple[str, ...] = ()) -> dict[str, click.Command]:
+    out = {}
+    for name, command in group.commands.items():
+        if not command.hidden:
+            out[" ".join((*path, name))] = command
+            if isinstance(command, click.Group):
+                out |= visible(command, (*path, name))
+    return out
+
+
+def test_every_example_in_the_help_runs_a_command_the_help_shows():
+    """A person copies the examples: each names a visible command (`agentmemd memory history ID`),
+    not a hidden alias kept for scripts (`agentmemd history ID`)."""
+    shown = visible(cli)
+    wrong = []
+    for name, command in shown.items():
+        for line in (command.help or "").splitlines():
+            words = line.split()
+            if words[:1] != ["agentmemd"]:
+                continue
+            words = words[1:]
+            while words and words[0].startswith("--"):  # the global options before the command
+                words = words[2:] if words[0] in ("--socket", "--token") else words[1:]
+            if not any(" ".join(words[:k]) in shown for k in range(len(words), 0, -1)):
+                wrong.append(f"{name}: {line.strip()}")
+    assert wrong == []
+
+
+def test_each_group_answers_to_the_other_number_too():
+    for typed, group in (
+        ("goals", "goal"),
+        ("tokens", "token"),
+        ("chat", "chats"),
+        ("job", "jobs"),
+        ("person", "people"),
+    ):
+        alias = cli.commands[typed]
+        assert alias.hidden and alias.commands == cli.commands[group].commands
+    assert CliRunner().invoke(cli, ["goals", "--help"]).exit_code == 0
+
+
 @pytest.fixture(scope="module")
 def served():
     from conftest import served_daemon
@@ -190,3 +231,33 @@ def test_goals_through_the_generated_commands_and_the_method_added_by_declaratio
     assert run(served, "goal", "list", "--limit", "501", *ns).exit_code == 2
     gone = run(served, "goal", "get", "g0123456789abcde", *ns)
     assert gone.exit_code == 1 and "g0123456789abcde" in gone.stderr
+
+
+def test_lists_keep_a_memory_on_one_line_and_search_numbers_its_order(served):
+    assert run(served, "add", "Shopping list:\nmilk\neggs", "--type", "fact", "--namespace", "lines").exit_code == 0
+    listed = run(served, "memory", "list", "--namespace", "lines").stdout.splitlines()
+    assert len(listed) == 2 and listed[1].endswith("Shopping list: ⏎ milk ⏎ eggs"), listed
+    run(served, "add", "The user buys eggs at the market on Saturdays", "--type", "fact", "--namespace", "lines")
+    found = run(served, "search", "where does the user buy eggs", "--namespace", "lines").stdout.splitlines()
+    assert [line.split(".")[0].strip() for line in found[::2]] == ["1", "2"], found  # the order, said as it is
+    assert all(line.startswith("    score=") for line in found[1::2])
+
+
+def test_export_finds_the_running_daemon_s_store(served, tmp_path):
+    archive = tmp_path / "memory.tar.gz"
+    done = run(served, "export", str(archive))
+    assert done.exit_code == 0 and archive.stat().st_size > 0, done.output
+    nobody = CliRunner().invoke(cli, ["--socket", str(tmp_path / "none.sock"), "export", str(archive)])
+    assert nobody.exit_code == 2 and "no daemon answers" in nobody.output
+
+
+def test_the_help_explains_types_kinds_and_every_option():
+    add = CliRunner().invoke(cli, ["add", "--help"]).output
+    assert "preference, what someone likes" in add and "A label to find it by" in add and "Where it came from" in add
+    assert "used, the agent used it in a reply" in CliRunner().invoke(cli, ["memory", "reinforce", "--help"]).output
+    for name, command in visible(cli).items():
+        if name.split()[0] in ("bench", "calibrate"):
+            continue  # the developers' benches, not in the wheel
+        for option in command.params:
+            if isinstance(option, click.Option) and not option.hidden and option.name != "help":
+                assert option.help, f"`agentmemd {name}` {option.opts[0]} has no help"

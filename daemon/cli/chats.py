@@ -388,7 +388,7 @@ def chats_list(namespace: str | None) -> None:
 
 @click.command("messages")
 @click.argument("query")
-@click.option("-k", type=bounded(TurnSearchParams, "k"), default=20, show_default=True)
+@click.option("-k", type=bounded(TurnSearchParams, "k"), default=20, show_default=True, help="How many messages.")
 @click.option("--chat", help="Only this chat (its id, as `agentmemd chats` shows it).")
 @click.option("--person", help="Only what this person said: an id from `agentmemd people`, or a name they go by.")
 @click.option("--session", help="Only this session.")

@@ -30,7 +30,7 @@ SETTINGS_FILE = click.option(
 
 @click.group("hooks")
 def hooks() -> None:
-    """agentmemd inside the agents you already run, through their hooks.
+    """Put agentmemd inside the agents you already run, through their hooks.
 
     \b
         agentmemd hooks claude-code install

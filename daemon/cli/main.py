@@ -40,11 +40,18 @@ from agentmemd.daemon.dashboard.door import DASHBOARD
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.doors.parent import stop_with_parent
 from agentmemd.daemon.proxy.door import PROXY
-from agentmemd.daemon.socket.client import default_token
+from agentmemd.daemon.socket.client import Client, RpcCallError, default_token
 from agentmemd.daemon.webhooks.door import WEBHOOKS
 from agentmemd.memory.core import models as m
 from agentmemd.memory.core.config import ConfigError, load_config
-from agentmemd.memory.core.vocabulary import EMOTIONS, MEMORY_TYPES, REINFORCE_EVENTS, TIERS
+from agentmemd.memory.core.vocabulary import (
+    EMOTIONS,
+    MEMORY_TYPE_MEANINGS,
+    MEMORY_TYPES,
+    REINFORCE_EVENT_MEANINGS,
+    REINFORCE_EVENTS,
+    TIERS,
+)
 from agentmemd.memory.workspace.template import init_workspace
 
 # The daemon and every door log alike (daemon/doors/logs.py): JSON lines on stderr, from this level up.
@@ -114,7 +121,10 @@ def _store_url(given: str) -> str:
 
 def _data_dir_or_url(data_dir: Path | None, store_url: str) -> Path | None:
     if data_dir is None and not store_url:
-        fail("give --data-dir (a SQLite store) or --store-url (a PostgreSQL one)", 2)
+        fail(
+            "no daemon answers to say where its store is: give --data-dir (a SQLite store) or --store-url (a PostgreSQL one)",
+            2,
+        )
     return data_dir.expanduser() if data_dir else None
 
 
@@ -125,16 +135,34 @@ def _data_dir_or_url(data_dir: Path | None, store_url: str) -> Path | None:
 def export(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """Write a whole memory as an open archive (manifest + a JSON Lines file a table, gzipped tar).
 
-    The daemons may keep running: the archive is the store as of one moment.
+    The daemons may keep running: the archive is the store as of one moment. With neither
+    --data-dir nor --store-url, the store of the daemon that answers on the socket (a SQLite one).
 
     \b
+        agentmemd export memory-2026-11-26.tar.gz
         agentmemd export memory-2026-11-26.tar.gz --data-dir ~/.agentmemd
         agentmemd export memory.tar.gz --store-url postgresql://agent@db.example/agentmemd
     """
     from agentmemd.daemon.services.archive import export_archive
 
     store_url = _store_url(store_url)
+    if data_dir is None and not store_url:
+        data_dir = _running_daemons_data_dir()
     _on_the_store(export_archive, _data_dir_or_url(data_dir, store_url), archive.expanduser(), store_url)
+
+
+def _running_daemons_data_dir() -> Path | None:
+    """The data dir of the daemon on the socket, when it keeps its memory there (None: no daemon
+    answers, or its store is PostgreSQL, whose URL holds a password the daemon does not give)."""
+    settings: Settings = click.get_current_context().obj
+    try:
+        with Client(daemon_socket(None, settings), timeout=10, token=settings.token) as client:
+            process = client.call("health").get("process") or {}
+    except (ConnectionError, OSError, RpcCallError):
+        return None
+    if process.get("store", "sqlite") != "sqlite":
+        fail(f"the daemon's store is {process['store']}: give --store-url (with its password)", 2)
+    return Path(process["data_dir"]) if process.get("data_dir") else None
 
 
 def _on_the_store(work: Callable[..., dict[str, Any]], *args: Any) -> None:
@@ -261,12 +289,20 @@ def stats(namespace: str | None) -> None:
 
 @cli.command()
 @click.argument("content")
-@click.option("--type", "mtype", required=True, type=click.Choice(MEMORY_TYPES))
-@click.option("--priority", type=bounded(m.AddParams, "priority"))
+@click.option(
+    "--type",
+    "mtype",
+    required=True,
+    type=click.Choice(MEMORY_TYPES),
+    help="What it is: " + "; ".join(f"{t}, {meaning}" for t, meaning in MEMORY_TYPE_MEANINGS.items()) + ".",
+)
+@click.option(
+    "--priority", type=bounded(m.AddParams, "priority"), help="How much it matters, 0-1 (default: its type's floor)."
+)
 @NAMESPACE
-@click.option("--source")
+@click.option("--source", help="Where it came from, shown with it and searchable: a file, an app, a person.")
 @click.option("--created", help="ISO-8601 time the remembered thing happened.")
-@click.option("--tag", "tags", multiple=True)
+@click.option("--tag", "tags", multiple=True, help="A label to find it by (repeat for more).")
 @click.option("--context", help="Text indexed with the memory but not stored as it (e.g. the previous turn).")
 def add(
     content: str,
@@ -301,9 +337,15 @@ def add(
 
 @cli.command()
 @click.argument("query")
-@click.option("-k", "k", type=bounded(m.SearchParams, "k"), default=10, show_default=True)
+@click.option("-k", "k", type=bounded(m.SearchParams, "k"), default=10, show_default=True, help="How many hits.")
 @NAMESPACE
-@click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES))
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    type=click.Choice(MEMORY_TYPES),
+    help="Only memories of this type (repeat for more).",
+)
 @click.option("--include-archived", is_flag=True, help="Deep search: the Cold tier and the archive too.")
 @AUDIENCE
 def search(
@@ -330,7 +372,13 @@ def search(
 
 @cli.command()
 @click.argument("query")
-@click.option("--budget", "budget_tokens", type=bounded(m.PackParams, "budget_tokens"), required=True)
+@click.option(
+    "--budget",
+    "budget_tokens",
+    type=bounded(m.PackParams, "budget_tokens"),
+    required=True,
+    help="The most tokens the pack may take (no default: it is what the model call has room for).",
+)
 @AUDIENCE
 @NAMESPACE
 def pack(query: str, budget_tokens: int, namespace: str | None, audience: str | None) -> None:
@@ -354,12 +402,16 @@ def get(id: str, namespace: str | None) -> None:
     call("memory.get", given(id=id, namespace=namespace))
 
 
-@cli.command()
+@cli.command(
+    help="Record an access to a memory: the more it is used, the more slowly it fades. EVENT is what "
+    "happened, each adding its [reinforcement] amount to the access count: "
+    + "; ".join(f"{e}, {meaning}" for e, meaning in REINFORCE_EVENT_MEANINGS.items())
+    + ".\n\n\b\n    agentmemd memory reinforce m1a2b3... used"
+)
 @click.argument("id")
 @click.argument("event", type=click.Choice(REINFORCE_EVENTS))
 @NAMESPACE
 def reinforce(id: str, event: str, namespace: str | None) -> None:
-    """Record an access event.  `agentmemd reinforce m1a2b3... used`"""
     call("memory.reinforce", given(id=id, event=event, namespace=namespace))
 
 
@@ -414,8 +466,8 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
 
 @cli.command()
 @click.option("--namespace", default=None, help="Only this namespace (default: every one).")
-@click.option("--type", "mtype", type=click.Choice(MEMORY_TYPES))
-@click.option("--tier", type=click.Choice(TIERS))
+@click.option("--type", "mtype", type=click.Choice(MEMORY_TYPES), help="Only memories of this type.")
+@click.option("--tier", type=click.Choice(TIERS), help="Only memories in this tier (how far they have faded).")
 @click.option("--source", help="Text the source contains, e.g. USER.md or conversation:")
 @click.option("--contains", help="Text the memory contains, accents and case aside ('lucia' finds 'Lucía').")
 @click.option("--from", "created_from", help="Created on or after this date (YYYY-MM-DD).")
@@ -427,8 +479,16 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
     help="Only what this person said: a name they go by (accents and case aside), 'user', or an id "
     "from `agentmemd people list`.",
 )
-@click.option("--limit", type=bounded(m.MemoryListParams, "limit"), default=50, show_default=True)
-@click.option("--offset", type=bounded(m.MemoryListParams, "offset"), default=0, show_default=True)
+@click.option(
+    "--limit", type=bounded(m.MemoryListParams, "limit"), default=50, show_default=True, help="How many, newest first."
+)
+@click.option(
+    "--offset",
+    type=bounded(m.MemoryListParams, "offset"),
+    default=0,
+    show_default=True,
+    help="Skip this many first (the next page).",
+)
 def memories(
     namespace: str | None,
     mtype: str | None,
@@ -477,7 +537,13 @@ def history(id: str, namespace: str | None) -> None:
 
 @cli.command()
 @click.option("--namespace", default=None, help="Only this namespace (default: every one).")
-@click.option("--limit", type=bounded(m.PacksListParams, "limit"), default=20, show_default=True)
+@click.option(
+    "--limit",
+    type=bounded(m.PacksListParams, "limit"),
+    default=20,
+    show_default=True,
+    help="How many packs, newest first.",
+)
 def packs(namespace: str | None, limit: int) -> None:
     """The newest logged packs (explain one with `agentmemd explain PACK_ID`).  `agentmemd packs`"""
     call("packs.list", given(namespace=namespace, limit=limit), printer=show.human_packs)
@@ -563,7 +629,12 @@ def sync(session: str, history, namespace: str | None) -> None:
 
 @cli.command()
 @click.argument("session")
-@click.option("--budget", "budget_tokens", type=bounded(m.ContextParams, "budget_tokens"))
+@click.option(
+    "--budget",
+    "budget_tokens",
+    type=bounded(m.ContextParams, "budget_tokens"),
+    help="The context's tokens (default: [conversation] context_budget_tokens).",
+)
 @click.option(
     "--anchors-as",
     type=click.Choice(("system", "user")),
@@ -602,8 +673,20 @@ def observe(session: str, when_due: bool, reflect: bool, namespace: str | None) 
 
 @cli.command()
 @NAMESPACE
-@click.option("--limit", type=bounded(m.ConversationListParams, "limit"), default=50, show_default=True)
-@click.option("--offset", type=bounded(m.ConversationListParams, "offset"), default=0, show_default=True)
+@click.option(
+    "--limit",
+    type=bounded(m.ConversationListParams, "limit"),
+    default=50,
+    show_default=True,
+    help="How many conversations, newest first.",
+)
+@click.option(
+    "--offset",
+    type=bounded(m.ConversationListParams, "offset"),
+    default=0,
+    show_default=True,
+    help="Skip this many first (the next page).",
+)
 def conversations(namespace: str | None, limit: int, offset: int) -> None:
     """A namespace's conversations, the latest active first.  `agentmemd conversations`"""
     call("conversation.list", given(namespace=namespace, limit=limit, offset=offset), printer=show.human_sessions)
@@ -612,7 +695,9 @@ def conversations(namespace: str | None, limit: int, offset: int) -> None:
 @cli.command()
 @click.argument("session")
 @NAMESPACE
-@click.option("--limit", type=bounded(m.TurnsParams, "limit"), default=50, show_default=True)
+@click.option(
+    "--limit", type=bounded(m.TurnsParams, "limit"), default=50, show_default=True, help="How many turns, newest last."
+)
 @click.option(
     "--offset",
     type=bounded(m.TurnsParams, "offset"),
@@ -629,7 +714,13 @@ def turns(session: str, namespace: str | None, limit: int, offset: int) -> None:
 @cli.command()
 @click.argument("session")
 @NAMESPACE
-@click.option("--limit", type=bounded(m.ContextsParams, "limit"), default=1, show_default=True)
+@click.option(
+    "--limit",
+    type=bounded(m.ContextsParams, "limit"),
+    default=1,
+    show_default=True,
+    help="How many of the newest contexts.",
+)
 def contexts(session: str, namespace: str | None, limit: int) -> None:
     """What the newest context builds gave the agent: the stable prefix, then the messages.
 
@@ -640,7 +731,7 @@ def contexts(session: str, namespace: str | None, limit: int) -> None:
 
 
 @cli.command()
-@click.option("--session")
+@click.option("--session", help="Only this conversation's (default: every conversation's).")
 @NAMESPACE
 @click.option("--all", "include_replaced", is_flag=True, help="Also merged, superseded and dropped ones.")
 def observations(session: str | None, namespace: str | None, include_replaced: bool) -> None:
@@ -678,7 +769,9 @@ def run_job(name: str) -> None:
 
 @cli.command()
 @NAMESPACE
-@click.option("--level", type=click.IntRange(1, 3))
+@click.option(
+    "--level", type=click.IntRange(1, 3), help="Only this level of the tree: 1 patterns, 2 principles, 3 insights."
+)
 def consolidated(namespace: str | None, level: int | None) -> None:
     """Consolidated memories (patterns, principles, insights) and their sources.  `agentmemd consolidated --level 2`"""
     call("consolidation.list", given(namespace=namespace, level=level), printer=show.human_consolidated)
@@ -728,9 +821,15 @@ def score(response: str, session: str | None, context: str | None, pack_id: str 
 
 
 @cli.command()
-@click.option("--session")
+@click.option("--session", help="Only this conversation's (default: every conversation's).")
 @NAMESPACE
-@click.option("--limit", type=bounded(m.PersonaScoresParams, "limit"), default=100, show_default=True)
+@click.option(
+    "--limit",
+    type=bounded(m.PersonaScoresParams, "limit"),
+    default=100,
+    show_default=True,
+    help="How many scores, newest last.",
+)
 def scores(session: str | None, namespace: str | None, limit: int) -> None:
     """SyncScore history of a session (or a namespace), oldest first.  `agentmemd scores --session chat-1`"""
     call("persona.scores", given(session=session, namespace=namespace, limit=limit), printer=show.human_scores)
@@ -797,7 +896,13 @@ def identity_graph(namespace: str | None) -> None:
 
 @identity.command("node")
 @click.argument("name")
-@click.option("--hops", type=bounded(m.IdentityNodeParams, "hops"), default=1, show_default=True)
+@click.option(
+    "--hops",
+    type=bounded(m.IdentityNodeParams, "hops"),
+    default=1,
+    show_default=True,
+    help="How many edges away its neighbours may be.",
+)
 @NAMESPACE
 def identity_node(name: str, hops: int, namespace: str | None) -> None:
     """One node, its neighbours and the relations among them.  `agentmemd identity node "Fernwood Labs"`"""
@@ -809,7 +914,13 @@ def identity_node(name: str, hops: int, namespace: str | None) -> None:
 @click.argument("target")
 @click.option("--source", help="A node the graph has (default: the agent, or the user with --about user).")
 @click.option("--note", help="What makes it specific: a reason, a date, a number.")
-@click.option("--about", type=click.Choice(("agent", "user")), default="agent", show_default=True)
+@click.option(
+    "--about",
+    type=click.Choice(("agent", "user")),
+    default="agent",
+    show_default=True,
+    help="Whose identity the node is of.",
+)
 @NAMESPACE
 def identity_add(
     relation: str, target: str, source: str | None, note: str | None, about: str, namespace: str | None

@@ -12,6 +12,7 @@ that moved (`agentmemd get ID`, `agentmemd append …`) stay as hidden aliases f
 from __future__ import annotations
 
 import copy
+import re
 
 import click
 
@@ -91,6 +92,18 @@ NOUNS: dict[str, tuple[str, str | None, dict[str, str]]] = {
         {"status": "workspace", "init": "init"},
     ),
 }
+# The groups' names in the other number, kept as hidden aliases: a person types either.
+# (`memories` and `conversations` are the flat commands' names already.)
+OTHER_NUMBER = {"goal": "goals", "token": "tokens", "chats": "chat", "jobs": "job", "people": "person"}
+
+
+def _shown_as(help_text: str | None, flat: str, path: str) -> str | None:
+    """``help_text`` with its examples' `agentmemd FLAT` as `agentmemd PATH`."""
+    if not help_text:
+        return help_text
+    return re.sub(rf"(?m)^(\s*agentmemd(?: --[\w-]+(?: \S+)?)*) {re.escape(flat)}(?=\s|$)", rf"\1 {path}", help_text)
+
+
 # The verbs people type most, the doors and the groups that were nouns already: at the top, shown.
 TOP_LEVEL = frozenset(
     {"add", "search", "pack", "import", "serve", "init", "health", "mcp", "proxy", "webhooks", "dashboard",
@@ -99,15 +112,26 @@ TOP_LEVEL = frozenset(
 
 
 def arrange_by_noun(cli: click.Group) -> None:
-    """File every command under its noun; keep the flat names of those that moved, hidden."""
+    """File every command under its noun; keep the flat names of those that moved, hidden, and
+    the other number of every group's name (`goals`, `people`'s `person`), hidden too. A moved
+    command's examples name it as it is shown (`agentmemd memory history ID`, not `agentmemd
+    history ID`)."""
     flat = dict(cli.commands)
-    filed = set()
+    filed: set[str] = set()
     for noun, (about, default, members) in NOUNS.items():
         group = Noun(noun, about, default)
         for name, command in members.items():
             group.add_command(flat[command], name)
+            if command not in filed and command not in TOP_LEVEL:
+                flat[command].help = _shown_as(flat[command].help, command, f"{noun} {name}")
             filed.add(command)
         cli.add_command(group, noun)
+    for shown, other in OTHER_NUMBER.items():
+        named = cli.commands.get(shown)
+        if isinstance(named, click.Group) and other not in cli.commands:
+            plural = copy.copy(named)
+            plural.hidden = True
+            cli.add_command(plural, other)
     for name in sorted(filed - TOP_LEVEL - set(NOUNS)):
         alias = copy.copy(flat[name])
         alias.hidden = True  # `agentmemd get ID` still runs; help shows `agentmemd memory get`

@@ -22,16 +22,24 @@ def print_kv(data: dict[str, Any]) -> None:
 
 
 def human_search(result: dict[str, Any]) -> None:
+    """Best first, numbered in that order: a search ranks by relevance (similarity, to 0.01), the
+    score only ordering near-ties, and later statements of a subject above earlier ones, so no one
+    number of a hit says its place; both are shown."""
     if not result["results"]:
         print("no results")
-    for hit in result["results"]:
+    for rank, hit in enumerate(result["results"], 1):
         s = hit["signals"]
-        print(f"{hit['score']:.3f}  {hit['id']}  [{hit['type']}/{hit['tier']}]  {hit['content']}")
+        print(f"{rank:>2}. {hit['id']}  [{hit['type']}/{hit['tier']}]  {one_line(hit['content'])}")
         print(
-            f"       {signals_line(s)}"
+            f"    score={hit['score']:.3f} {signals_line(s)}"
             + (f" ({hit['emotion']})" if s.get("affect") else "")
             + (f"  source={hit['source']}" if hit["source"] else "")
         )
+
+
+def one_line(text: str) -> str:
+    """A text on one line of a list: its line breaks shown as ⏎."""
+    return " ⏎ ".join(part.strip() for part in text.strip().splitlines() if part.strip())
 
 
 def human_add(result: dict[str, Any]) -> None:
@@ -77,7 +85,8 @@ def human_memories(result: dict[str, Any]) -> None:
         held = f" secret: {', '.join(m['secrets'])}" if m.get("secrets") else ""
         content = mask(m["content"]) if held else m["content"]  # a list on screen shows no secret
         print(
-            f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}{feeling}{held}]  {content[:100]}"
+            f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}{feeling}{held}]  "
+            + one_line(content)[:100]
         )
 
 

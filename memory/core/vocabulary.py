@@ -10,6 +10,15 @@ from typing import Literal, get_args
 
 MemoryType = Literal["fact", "preference", "persona", "relational", "procedural", "episode"]
 MEMORY_TYPES: tuple[str, ...] = get_args(MemoryType)
+# What each type is for, as the CLI's help and the docs say it.
+MEMORY_TYPE_MEANINGS: dict[str, str] = {
+    "fact": "something true of the world or of someone ('Ana lives in Porto')",
+    "preference": "what someone likes, wants or avoids ('prefers short answers')",
+    "persona": "the agent's own identity: its voice, values and rules (in every pack)",
+    "relational": "who people are to the user and the agent ('Ana is the user's sister'; in every pack)",
+    "procedural": "how something is done ('deploys go out with make release')",
+    "episode": "one turn of a conversation as it was said (what conversations and chat imports store)",
+}
 # An episode is one turn of a conversation as it was said (issue 16): the raw evidence that the
 # Observer's observations (facts, preferences, ...) are distilled from; a pack prefers those.
 EPISODE = "episode"
@@ -21,6 +30,12 @@ IDENTITY_FILES = ("SOUL.md", "IDENTITY.md", "USER.md")
 # An access to a memory (seed 002, 5.7): each adds its amount to the access count.
 ReinforceEvent = Literal["direct", "indirect", "used", "retrieved_unused"]
 REINFORCE_EVENTS: tuple[str, ...] = get_args(ReinforceEvent)
+REINFORCE_EVENT_MEANINGS: dict[str, str] = {
+    "direct": "someone asked for it or about it",
+    "indirect": "it came up beside what was asked",
+    "used": "the agent used it in a reply",
+    "retrieved_unused": "it was packed or found but not used",
+}
 
 # Retention tiers, warmest first; "archived" is a memory moved out of the live table.
 Tier = Literal["active", "warm", "cold", "archived"]
