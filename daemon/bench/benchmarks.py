@@ -1051,6 +1051,7 @@ def bench_persona(args) -> dict[str, Any]:
 # Each bench's module and function under agentmemd.daemon.bench, imported only when it runs.
 BENCHES = {
     "pack": ("benchmarks", "bench_pack"),
+    "clients": ("clients", "bench_clients"),
     "dashboard": ("dashboard", "bench_dashboard"),
     "identity": ("identity", "bench_identity"),
     "society": ("society", "bench_society"),

@@ -114,6 +114,20 @@ def bench_pack(**options: Any) -> None:
     _run_bench("pack", options)
 
 
+@bench.command("clients")
+@click.option("--memories", type=int, default=2000, show_default=True, help="Memories in the daemon.")
+@click.option("--queries", type=int, default=200, show_default=True, help="Packs each client sends.")
+@click.option("--budget", type=int, default=1000, show_default=True, help="Each pack's token budget.")
+@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+def bench_clients(**options: Any) -> None:
+    """What the typed clients add to a call: the same packs by name, as typed calls and through
+    AsyncClient, interleaved over one daemon; and reading an answer into its model.
+
+    Example: `agentmemd bench clients --queries 200`
+    """
+    _run_bench("clients", options)
+
+
 @bench.command("identity")
 @click.option(
     "--memories",
