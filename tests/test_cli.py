@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import click
 import pytest
@@ -54,6 +55,25 @@ def test_every_example_in_the_help_runs_a_command_the_help_shows():
                 words = words[2:] if words[0] in ("--socket", "--token") else words[1:]
             if not any(" ".join(words[:k]) in shown for k in range(len(words), 0, -1)):
                 wrong.append(f"{name}: {line.strip()}")
+    assert wrong == []
+
+
+def test_the_docs_and_every_help_name_commands_as_the_help_shows_them():
+    """Inline too (`agentmemd memory get ID` in a sentence), and in docs/: a person types what
+    they read, and a hidden alias kept for scripts is not what to teach."""
+    from pathlib import Path
+
+    shown = visible(cli)
+    mentioned = re.compile(r"agentmemd((?: --[\w-]+(?: [^\s`-]\S*)?)*) ([a-z][\w-]*(?: [a-z][\w-]*)?)")
+    texts = {f"help of {name}": command.help or "" for name, command in shown.items()}
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    texts |= {str(p.relative_to(docs)): p.read_text() for p in docs.rglob("*.md")}
+    wrong = []
+    for where, text in texts.items():
+        for found in mentioned.finditer(text):
+            words = found.group(2).split()
+            if words[0] in cli.commands and not any(" ".join(words[:k]) in shown for k in (2, 1)):
+                wrong.append(f"{where}: {found.group(0)}")
     assert wrong == []
 
 

@@ -105,7 +105,7 @@ def test_the_cli_lists_them_masked_and_doctor_counts_them(told):
     assert found["secrets"]["status"] == "warn"
     assert found["secrets"]["detail"].startswith("3 memories hold a secret: ")
     assert all(f"1 {kind}" in found["secrets"]["detail"] for kind in ("card number", "credential", "password"))
-    assert "agentmemd memories --secrets" in found["secrets"]["fix"]
+    assert "agentmemd memory list --secrets" in found["secrets"]["fix"]
 
 
 def test_a_log_line_never_holds_a_secret_whole():

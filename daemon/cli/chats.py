@@ -228,7 +228,9 @@ def _wait_until_searchable(
         pending = state["pending"]
         report.update(searchable=pending == 0, not_yet_searchable=pending, indexing_s=round(waited, 1))
         if not state["episodes"]:
-            click.echo("episodes are off ([conversation] episodes): `agentmemd messages` finds what was said", err=True)
+            click.echo(
+                "episodes are off ([conversation] episodes): `agentmemd chats messages` finds what was said", err=True
+            )
         if timeout is None:
             if pending:
                 click.echo(f"stored; {pending} messages become searchable in the background", err=True)

@@ -307,7 +307,7 @@ def check_secrets(socket_path: str, token: str | None) -> Finding:
     return warn(
         "secrets",
         f"{listed.total} memories hold a secret{sample or ': ' + named}; never packed unless the owner asks",
-        "review them: agentmemd memories --secrets (or the dashboard's Secrets); agentmemd forget ID --yes",
+        "review them: agentmemd memory list --secrets (or the dashboard's Secrets); agentmemd memory forget ID --yes",
     )
 
 

@@ -97,11 +97,22 @@ NOUNS: dict[str, tuple[str, str | None, dict[str, str]]] = {
 OTHER_NUMBER = {"goal": "goals", "token": "tokens", "chats": "chat", "jobs": "job", "people": "person"}
 
 
-def _shown_as(help_text: str | None, flat: str, path: str) -> str | None:
-    """``help_text`` with its examples' `agentmemd FLAT` as `agentmemd PATH`."""
-    if not help_text:
+def _shown_as(help_text: str | None, shown_as: dict[str, str]) -> str | None:
+    """``help_text`` with each `agentmemd FLAT` of a moved command as `agentmemd NOUN NAME`."""
+    if not help_text or not shown_as:
         return help_text
-    return re.sub(rf"(?m)^(\s*agentmemd(?: --[\w-]+(?: \S+)?)*) {re.escape(flat)}(?=\s|$)", rf"\1 {path}", help_text)
+    names = "|".join(re.escape(name) for name in sorted(shown_as, key=len, reverse=True))
+    pattern = rf"(agentmemd(?: --[\w-]+(?: [^\s`-]\S*)?)*) ({names})(?=[\s`]|$)"
+    return re.sub(pattern, lambda m: f"{m.group(1)} {shown_as[m.group(2)]}", help_text)
+
+
+def _every_command(group: click.Group) -> list[click.Command]:
+    out: list[click.Command] = []
+    for command in group.commands.values():
+        out.append(command)
+        if isinstance(command, click.Group):
+            out += _every_command(command)
+    return out
 
 
 # The verbs people type most, the doors and the groups that were nouns already: at the top, shown.
@@ -113,19 +124,21 @@ TOP_LEVEL = frozenset(
 
 def arrange_by_noun(cli: click.Group) -> None:
     """File every command under its noun; keep the flat names of those that moved, hidden, and
-    the other number of every group's name (`goals`, `people`'s `person`), hidden too. A moved
-    command's examples name it as it is shown (`agentmemd memory history ID`, not `agentmemd
-    history ID`)."""
+    the other number of some groups' names (`goals`, `person`), hidden too. Every help names a
+    moved command as it is shown (`agentmemd memory history ID`, not `agentmemd history ID`)."""
     flat = dict(cli.commands)
     filed: set[str] = set()
+    shown_as: dict[str, str] = {}  # a moved command's flat name -> where the help shows it
     for noun, (about, default, members) in NOUNS.items():
         group = Noun(noun, about, default)
-        for name, command in members.items():
-            group.add_command(flat[command], name)
-            if command not in filed and command not in TOP_LEVEL:
-                flat[command].help = _shown_as(flat[command].help, command, f"{noun} {name}")
-            filed.add(command)
+        for name, flat_name in members.items():
+            group.add_command(flat[flat_name], name)
+            if flat_name not in TOP_LEVEL and flat_name not in NOUNS:
+                shown_as.setdefault(flat_name, f"{noun} {name}")
+            filed.add(flat_name)
         cli.add_command(group, noun)
+    for each in _every_command(cli):
+        each.help = _shown_as(each.help, shown_as)
     for shown, other in OTHER_NUMBER.items():
         named = cli.commands.get(shown)
         if isinstance(named, click.Group) and other not in cli.commands:

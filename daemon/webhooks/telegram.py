@@ -10,7 +10,7 @@ An edit (``edited_message``, ``edited_channel_post``, ``edited_business_message`
 ``message_id``, the new text, ``edit_date``) becomes ``channels.edit``: the message's one turn
 says the new text. A deletion cannot be followed: the Bot API tells a bot of none (only a
 business connection's ``deleted_business_messages``, which this listener does not take), so a
-message deleted in Telegram stays in memory until forgotten by hand (``agentmemd forget``).
+message deleted in Telegram stays in memory until forgotten by hand (``agentmemd memory forget``).
 """
 
 from __future__ import annotations

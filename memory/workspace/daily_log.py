@@ -106,7 +106,7 @@ def render(
             line = observation_line({**o, "content": clip(neutralise(o["content"]), LINE_CHARS)})
             out.append(f"{line} `{o['memory_id']}`")
         if observations_total > len(observations):
-            out.append(f"- … and {observations_total - len(observations)} more (`agentmemd observations`)")
+            out.append(f"- … and {observations_total - len(observations)} more (`agentmemd conversation observations`)")
     if syncscore:
         out += ["", "### Persona", "", syncscore_line(syncscore)]
     if shown_runs:
