@@ -123,3 +123,20 @@ def test_no_daemon_is_said_plainly(tmp_path):
     asyncio.run(scenario())
     with pytest.raises(ConnectionError, match="none.sock"):
         Client(tmp_path / "none.sock")
+
+
+def test_the_async_client_goes_on_after_the_daemon_restarts(spawn):
+    """A connection kept in the pool dies with its daemon (an upgrade, `service stop` and `start`):
+    the next call goes on a new one instead of failing once."""
+    d = spawn()
+
+    async def scenario():
+        async with AsyncClient(d.socket, timeout=60) as agentmemd:
+            first = (await agentmemd.health()).process.pid
+            assert d.terminate() == 0
+            d.start()
+            await asyncio.sleep(0.5)  # the old connection's close has reached this loop
+            second = (await agentmemd.health()).process.pid
+            assert second != first
+
+    asyncio.run(scenario())

@@ -28,6 +28,10 @@ from agentmemd.daemon.socket.typed import AsyncTypedCalls, R
 MAX_ANSWER_BYTES = 1 << 30
 
 
+class _Stale(ConnectionError):
+    """A kept connection found closed before the request went out."""
+
+
 class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self.reader, self.writer = reader, writer
@@ -35,8 +39,13 @@ class _Connection:
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         request = {"jsonrpc": "2.0", "id": next(self.ids), "method": method, "params": params}
-        self.writer.write(json.dumps(request).encode("ascii") + b"\n")
-        await self.writer.drain()
+        if self.reader.at_eof():  # closed by the daemon while it was kept
+            raise _Stale()
+        try:
+            self.writer.write(json.dumps(request).encode("ascii") + b"\n")
+            await self.writer.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise _Stale() from None
         line = await self.reader.readline()
         if not line:
             raise ConnectionError("the daemon closed the connection")
@@ -80,8 +89,17 @@ class AsyncClient(AsyncTypedCalls):
             connection = self._idle.pop() if self._idle else None
             try:
                 async with asyncio.timeout(self.timeout):
-                    connection = connection or await self._open()
-                    result = await connection.call(method, params or {})
+                    if connection is not None:
+                        try:
+                            result = await connection.call(method, params or {})
+                        except _Stale:
+                            # A kept connection the daemon closed while it waited (a restart, an
+                            # upgrade): the request never reached a daemon, so it goes on a new one.
+                            connection.close()
+                            connection = None
+                    if connection is None:
+                        connection = await self._open()
+                        result = await connection.call(method, params or {})
             except TimeoutError:
                 self._drop(connection)  # an answer may still come: that connection is out of step
                 raise DaemonUnavailable(
