@@ -140,3 +140,25 @@ def test_the_async_client_goes_on_after_the_daemon_restarts(spawn):
             assert second != first
 
     asyncio.run(scenario())
+
+
+def test_a_doors_calls_share_a_kept_connection_and_a_revoked_token_is_refused_as_new(served):
+    from agentmemd.daemon.doors import calls
+
+    with Client(served.socket) as owner:
+        secret = owner.access_tokens_create(name="door-pool", namespaces=["pool"]).secret
+
+    async def scenario():
+        for _ in range(3):
+            await calls.call_daemon(served.socket, "memory.search", {"query": "x"}, token=secret, timeout=30)
+        [pool] = [p for p in calls._POOLS[asyncio.get_running_loop()].values() if p.token == secret]
+        assert len(pool._idle) == 1  # three calls, one connection, one `auth`
+        with Client(served.socket) as owner:
+            owner.access_tokens_revoke(name="door-pool")
+        with pytest.raises(Forbidden) as refused:
+            await calls.call_daemon(served.socket, "memory.search", {"query": "x"}, token=secret, timeout=30)
+        assert calls.http_status(refused.value) == 401  # as a new caller's would be, not the kept connection's 403
+        with pytest.raises(Forbidden):
+            await calls.check_token(served.socket, secret, timeout=30)
+
+    asyncio.run(scenario())

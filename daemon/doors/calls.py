@@ -1,14 +1,17 @@
-"""A door's call to the daemon from async code (the dashboard, the webhooks, MCP over HTTP), and
-the HTTP status its refusal answers with: one map, so the doors agree."""
+"""A door's call to the daemon from async code (the dashboard, the webhooks, MCP over HTTP), on the
+typed clients' pooled connections, and the HTTP status its refusal answers with: one map, so the
+doors agree."""
 
 from __future__ import annotations
 
+import asyncio
+import weakref
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-import anyio
-
-from agentmemd.daemon.socket.client import RpcCallError, call_once
+from agentmemd.daemon.socket.async_client import AsyncClient
+from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.daemon.socket.codes import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND
 
 # The daemon's refusals as HTTP statuses; a refused token is 401 (see http_status). A daemon
@@ -28,8 +31,51 @@ def http_status(exc: RpcCallError, otherwise: int = 500) -> int:
 async def call_daemon(
     socket_path: Path, method: str, params: dict[str, Any] | None = None, *, token: str | None, timeout: float
 ) -> Any:
-    """One socket call in a worker thread (the socket client blocks); the daemon's refusal
-    raises RpcCallError, its absence DaemonUnavailable."""
-    return await anyio.to_thread.run_sync(
-        lambda: call_once(socket_path, method, params or {}, token=token, timeout=timeout)
-    )
+    """One socket call on a connection kept for the next (a pool per token, per event loop: a call
+    does not open a connection and send `auth` again); the daemon's refusal raises RpcCallError,
+    its absence DaemonUnavailable."""
+    try:
+        return await _pool(socket_path, token).call(method, params or {}, timeout=timeout)
+    except RpcCallError as exc:
+        if not (exc.code == FORBIDDEN and "was revoked" in exc.message):
+            raise
+    # Its token was revoked while its connections were kept: a new connection's `auth` says so
+    # as it would have for a new caller (a 401, not the kept connection's 403).
+    await _forget(socket_path, token)
+    return await _pool(socket_path, token).call(method, params or {}, timeout=timeout)
+
+
+# The pools of this process: per event loop (a connection belongs to the loop that opened it), per
+# socket and token. A door serves a handful of tokens; past POOLS_KEPT the oldest pool is closed.
+POOLS_KEPT = 32
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, OrderedDict[tuple[str, str | None], AsyncClient]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def check_token(socket_path: Path, token: str, *, timeout: float) -> None:
+    """Whether ``token`` is good now, on a connection of its own: its `auth` decides (a kept
+    connection was admitted when it opened, and may still ask health after a revocation).
+    RpcCallError when it is refused, DaemonUnavailable when no daemon answers."""
+    async with AsyncClient(socket_path, token=token, timeout=timeout, max_connections=1) as fresh:
+        await fresh.call("health")
+
+
+async def _forget(socket_path: Path, token: str | None) -> None:
+    pools = _POOLS.get(asyncio.get_running_loop(), OrderedDict())
+    client = pools.pop((str(socket_path), token), None)
+    if client is not None:
+        await client.aclose()
+
+
+def _pool(socket_path: Path, token: str | None) -> AsyncClient:
+    pools = _POOLS.setdefault(asyncio.get_running_loop(), OrderedDict())
+    key = (str(socket_path), token)
+    if key in pools:
+        pools.move_to_end(key)
+        return pools[key]
+    if len(pools) >= POOLS_KEPT:
+        _, oldest = pools.popitem(last=False)
+        asyncio.get_running_loop().create_task(oldest.aclose())
+    pools[key] = AsyncClient(socket_path, token=token)
+    return pools[key]

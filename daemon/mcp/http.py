@@ -18,7 +18,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentmemd.daemon.doors.calls import NO_DAEMON, call_daemon
+from agentmemd.daemon.doors.calls import NO_DAEMON, check_token
 from agentmemd.daemon.doors.listen import LOOPBACK_NAMES
 from agentmemd.daemon.doors.tokens import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError
@@ -52,7 +52,7 @@ class BearerTokenCheck:
             )
             return
         try:
-            await call_daemon(self.socket_path, "health", token=token, timeout=10)
+            await check_token(self.socket_path, token, timeout=10)
         except RpcCallError as exc:
             await _answer(send, 401, exc.message)  # health is open to every token: a refusal is the token's
             return

@@ -81,14 +81,16 @@ class AsyncClient(AsyncTypedCalls):
         self._slots = asyncio.Semaphore(max_connections)
         self._closed = False
 
-    async def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        """One method by name, its params as JSON; its result as JSON."""
+    async def call(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """One method by name, its params as JSON; its result as JSON. ``timeout``: this call's own
+        (default: the client's)."""
         if self._closed:
             raise RuntimeError("this AsyncClient is closed")
+        limit = self.timeout if timeout is None else timeout
         async with self._slots:
             connection = self._idle.pop() if self._idle else None
             try:
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(limit):
                     if connection is not None:
                         try:
                             result = await connection.call(method, params or {})
@@ -103,7 +105,7 @@ class AsyncClient(AsyncTypedCalls):
             except TimeoutError:
                 self._drop(connection)  # an answer may still come: that connection is out of step
                 raise DaemonUnavailable(
-                    f"agentmemd at {self.socket_path} did not answer {method} within {self.timeout:g} s"
+                    f"agentmemd at {self.socket_path} did not answer {method} within {limit:g} s"
                 ) from None
             except (ConnectionError, OSError) as exc:
                 self._drop(connection)
