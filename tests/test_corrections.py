@@ -12,6 +12,7 @@ import json
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 from conftest import REPO
 from starlette.testclient import TestClient
@@ -37,10 +38,10 @@ def hooks(in_process, monkeypatch):
     """(daemon, the listener's HTTP client) over one in-process daemon with the fake embedder."""
     d = in_process({"clock": {"start": "2024-03-20T09:00:00Z"}}, fake_embedder=True)
 
-    def call_once(socket_path, method, params=None, *, token=None, timeout=60.0):
-        return d.call(method, params)
+    async def call_daemon(socket_path, method, params=None, *, token=None, timeout=60.0):
+        return await anyio.to_thread.run_sync(lambda: d.call(method, params))  # it runs a loop of its own
 
-    monkeypatch.setattr("agentmemd.daemon.doors.calls.call_once", call_once)
+    monkeypatch.setattr("agentmemd.daemon.webhooks.app.call_daemon", call_daemon)
     settings = WebhookSettings(
         socket_path=Path("/nonexistent.sock"),
         namespace=NS,
@@ -331,9 +332,11 @@ def test_a_deleted_message_with_no_memory_of_its_own_takes_the_cached_answers_th
     from agentmemd.memory.llm.tasks import SummaryResult
 
     d = in_process({"conversation": {"episodes": False}}, fake_embedder=True)
-    monkeypatch.setattr(
-        "agentmemd.daemon.doors.calls.call_once", lambda _s, method, params=None, **_: d.call(method, params)
-    )
+
+    async def call_daemon(_socket, method, params=None, **_):
+        return await anyio.to_thread.run_sync(lambda: d.call(method, params))
+
+    monkeypatch.setattr("agentmemd.daemon.webhooks.app.call_daemon", call_daemon)
     settings = WebhookSettings(socket_path=Path("/nonexistent.sock"), namespace=NS, slack_signing_secret=SLACK_SECRET)
     secret = f"{SENT}.000100"
     words = "The door code for the lab is 4417, keep it quiet"
