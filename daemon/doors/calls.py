@@ -68,6 +68,9 @@ async def _forget(socket_path: Path, token: str | None) -> None:
         await client.aclose()
 
 
+_CLOSING: set[asyncio.Task[None]] = set()
+
+
 def _pool(socket_path: Path, token: str | None) -> AsyncClient:
     pools = _POOLS.setdefault(asyncio.get_running_loop(), OrderedDict())
     key = (str(socket_path), token)
@@ -76,6 +79,8 @@ def _pool(socket_path: Path, token: str | None) -> AsyncClient:
         return pools[key]
     if len(pools) >= POOLS_KEPT:
         _, oldest = pools.popitem(last=False)
-        asyncio.get_running_loop().create_task(oldest.aclose())
+        closing = asyncio.get_running_loop().create_task(oldest.aclose())
+        _CLOSING.add(closing)  # held until done: a task nothing refers to may be collected unrun
+        closing.add_done_callback(_CLOSING.discard)
     pools[key] = AsyncClient(socket_path, token=token)
     return pools[key]
