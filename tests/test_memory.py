@@ -105,6 +105,7 @@ def test_search_finds_evidence_turns(daemon, conv26):
             "answer",
             "recency",
             "affect",
+            "slot",
         }
         got = {dia_of[r["id"]] for r in results}
         hits_at_10 += bool(got & evidence_ids(qa))
