@@ -39,6 +39,30 @@ def test_the_words_give_valence_an_emotion_and_arousal():
     assert read_affect("Die Besprechung ist am Dienstag um drei Uhr") == NEUTRAL
 
 
+def test_a_long_text_is_read_in_pieces_of_bounded_size(monkeypatch):
+    """VADER is quadratic in a text's words: a 90,000-character turn of emoji took hours on the
+    episode thread and held a daemon's shutdown. A long text is read as a few bounded pieces."""
+    from agentmemd.memory.language import affect
+
+    given: list[int] = []
+    real = affect._analyzer()
+
+    class Counting:
+        def polarity_scores(self, text):
+            given.append(len(text))
+            return real.polarity_scores(text)
+
+    monkeypatch.setattr(affect, "_analyzer", lambda: Counting())
+    read_affect("turn 0 " + "é🙂" * 45_000)
+    assert 0 < len(given) <= affect.VALENCE_SAMPLES and max(given) <= affect.VALENCE_WHOLE_CHARS
+    given.clear()
+    glad = read_affect("I'm so happy the ferry is running again, what a wonderful day. " * 400)
+    assert glad.valence > 0.4 and glad.emotion == "joy" and len(given) <= affect.VALENCE_SAMPLES
+    given.clear()
+    short = read_affect("I'm furious with Bo, he lied to the whole council!")
+    assert given == [len("I'm furious with Bo, he lied to the whole council!")] and short.emotion == "anger"
+
+
 def test_one_list_of_emotions():
     assert set(EMOTIONS) == {*_CUES, "positive", "negative", "neutral"} == set(AROUSAL)
 

@@ -44,7 +44,7 @@ def test_the_node_clients_own_tests_pass_against_a_real_daemon(node):
         )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout and "# skipped 0" in done.stdout, done.stdout[-2000:]
-    assert "# pass 6" in done.stdout, done.stdout[-2000:]
+    assert "# pass 7" in done.stdout, done.stdout[-2000:]
 
 
 def test_every_declared_method_is_a_call_of_the_node_client(node):
@@ -101,3 +101,18 @@ def test_the_node_client_finds_the_socket_the_cli_finds(node, tmp_path):
         {**base, "XDG_CONFIG_HOME": str(tmp_path / "cfg")},
         str(home / ".agentmemd" / "agentmemd.sock"),
     )
+
+
+def test_a_turn_is_stored_and_digested_as_the_python_side_does(node):
+    from agentmemd.memory.conversation.transcript import as_stored, turn_digest
+
+    samples = ["", "short", "é🙂 mixed 中文", "x" * 90_000, "y" * 90_001, "🙂" * 95_000, "ab\n" * 40_000]
+    script = (
+        "import('./transcript.js').then(t => { const texts = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        " console.log(JSON.stringify(texts.map(x => [t.asStored(x), t.turnDigest('user', t.asStored(x))]))); })"
+    )
+    done = subprocess.run(
+        [node, "-e", script], cwd=NODE_PACKAGE, input=json.dumps(samples), capture_output=True, text=True, check=True
+    )
+    got = json.loads(done.stdout)
+    assert got == [[as_stored(text), turn_digest("user", as_stored(text))] for text in samples]

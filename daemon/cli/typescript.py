@@ -68,6 +68,23 @@ def calls_source() -> str:
     return "\n".join(lines)
 
 
+def transcript_constants() -> str:
+    """The numbers transcript.js shares with the Python side: how a turn is stored and how much
+    of a history one request carries."""
+    from agentmemd.daemon.doors import history
+    from agentmemd.memory.conversation import transcript
+
+    return "\n".join(
+        [
+            f"export const MAX_TURN_CHARS = {transcript.MAX_TURN_CHARS};",
+            f"const KEEP_CHARS = {transcript._KEEP_CHARS};",
+            f"const SYNC_FRAME_BYTES = {history.SYNC_FRAME_BYTES};",
+            f"const DIGEST_BYTES = {history.DIGEST_BYTES};",
+            "",
+        ]
+    )
+
+
 def types_source() -> str:
     """The body of index.d.ts: the models as types, then the client's declarations."""
     named: dict[str, str] = {}  # type name -> its declaration

@@ -34,6 +34,28 @@ export declare class Client extends TypedCalls {
   close(): void;
 }
 
+/** A turn of an app's history, as `syncHistory` takes it. */
+export interface HistoryTurn {
+  role: "user" | "assistant" | "tool";
+  content: string;
+  /** who said it, where several people share the user role */
+  speaker?: string;
+}
+/** The characters a turn is stored whole up to; a longer one keeps its start and a mark. */
+export declare const MAX_TURN_CHARS: number;
+/** A turn's text as the daemon stores it. */
+export declare function asStored(text: string): string;
+/** The digest the daemon matches a stored turn by (`text` as stored). */
+export declare function turnDigest(role: string, text: string): string;
+/**
+ * Keep an app's whole history in agentmemd (`conversation.sync` within the daemon's line limit,
+ * in steps where needed): only what is new is stored, so sending it again stores nothing twice.
+ */
+export declare function syncHistory(
+  client: Client,
+  options: { session?: string; namespace?: string; turns: HistoryTurn[]; pending?: boolean },
+): Promise<SyncResult>;
+
 // [[[cog
 // import cog
 // from agentmemd.daemon.cli.typescript import types_source

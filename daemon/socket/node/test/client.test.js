@@ -15,6 +15,7 @@ import {
   InvalidParams,
   NotFound,
   RpcError,
+  syncHistory,
 } from "../index.js";
 
 const socket = process.env.AGENTMEMD_SOCKET;
@@ -81,6 +82,28 @@ live("a token scopes every connection of its client", async () => {
   await owner.accessTokensRevoke({ name });
   const revoked = client({ token: created.secret });
   await assert.rejects(revoked.health(), (error) => error instanceof RpcError);
+});
+
+live("a history kept with syncHistory is stored once, even one over a request's size", async () => {
+  const agentmemd = client();
+  const session = `node-history-${process.pid}`;
+  /** @type {import("../index.js").HistoryTurn[]} */
+  const turns = [];
+  for (let i = 0; i < 8; i++) {
+    turns.push({ role: i % 2 ? "assistant" : "user", content: `turn ${i} ${"é🙂".repeat(40_000)}` });
+  }
+  turns.push({ role: "user", content: "x".repeat(120_000) }); // over a turn's bound: stored cut, with a mark
+  const first = await syncHistory(agentmemd, { session, namespace, turns });
+  assert.equal(first.appended_seqs.length, 9);
+  const again = await syncHistory(agentmemd, { session, namespace, turns });
+  assert.equal(again.appended_seqs.length, 0);
+  turns.push({ role: "assistant", content: "and one more" });
+  const more = await syncHistory(agentmemd, { session, namespace, turns });
+  assert.equal(more.appended_seqs.length, 1);
+  const stored = await agentmemd.conversationTurns({ session, namespace, limit: 100 });
+  assert.equal(stored.turns.length, 10);
+  assert.equal(stored.turns[1].content, turns[1].content);
+  assert.match(stored.turns[8].content, /agentmemd kept the first 89,800 of 120,000 characters/);
 });
 
 /**
