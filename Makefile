@@ -124,7 +124,7 @@ lint: venv hosts
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/cog --check daemon/socket/typed.py docs/configuration.md docs/index.md docs/development.md docs/install.md docs/packing.md docs/reference/*.md \
-	  daemon/socket/node/calls.js daemon/socket/node/index.d.ts daemon/socket/node/transcript.js
+	  daemon/socket/node/calls.js daemon/socket/node/index.d.ts daemon/socket/node/transcript.js daemon/openclaw/plugin/index.js
 	.hosts/node_modules/.bin/tsc -p daemon/socket/node
 
 clean:

@@ -28,13 +28,10 @@ def _sse(kind: str | None, data: dict | str) -> bytes:
     return (f"event: {kind}\n" if kind else "").encode() + f"data: {payload}\n\n".encode()
 
 
-def message_stream(text: str, pieces: int = 3) -> Reply:
-    """An Anthropic Messages stream whose text deltas add up to ``text``."""
-    step = max(1, len(text) // pieces)
-    deltas = [text[i : i + step] for i in range(0, len(text), step)]
+def _message_start(message_id: str) -> bytes:
     start = {
         "type": "message",
-        "id": "msg_stream",
+        "id": message_id,
         "role": "assistant",
         "content": [],
         "model": "claude-haiku-4-5",
@@ -42,8 +39,23 @@ def message_stream(text: str, pieces: int = 3) -> Reply:
         "stop_sequence": None,
         "usage": {"input_tokens": 50, "output_tokens": 1},
     }
+    return _sse("message_start", {"type": "message_start", "message": start})
+
+
+def _message_end(stop_reason: str, output_tokens: int) -> list[bytes]:
+    delta = {"stop_reason": stop_reason, "stop_sequence": None}
+    return [
+        _sse("message_delta", {"type": "message_delta", "delta": delta, "usage": {"output_tokens": output_tokens}}),
+        _sse("message_stop", {"type": "message_stop"}),
+    ]
+
+
+def message_stream(text: str, pieces: int = 3) -> Reply:
+    """An Anthropic Messages stream whose text deltas add up to ``text``."""
+    step = max(1, len(text) // pieces)
+    deltas = [text[i : i + step] for i in range(0, len(text), step)]
     events = [
-        _sse("message_start", {"type": "message_start", "message": start}),
+        _message_start("msg_stream"),
         _sse(
             "content_block_start",
             {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
@@ -57,15 +69,33 @@ def message_stream(text: str, pieces: int = 3) -> Reply:
             for d in deltas
         ],
         _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        _sse(
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": 12},
-            },
-        ),
-        _sse("message_stop", {"type": "message_stop"}),
+        *_message_end("end_turn", 12),
+    ]
+    return Reply(events=events, headers={"content-type": "text/event-stream"})
+
+
+def tool_use_stream(name: str, arguments: dict, call_id: str = "toolu_fake1") -> Reply:
+    """An Anthropic Messages stream in which the model calls one tool (its input streamed as
+    input_json_delta pieces, as the API sends it) and stops with stop_reason tool_use."""
+    encoded = json.dumps(arguments)
+    half = len(encoded) // 2
+    block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+    events = [
+        _message_start("msg_tool"),
+        _sse("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+        *[
+            _sse(
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": part},
+                },
+            )
+            for part in (encoded[:half], encoded[half:])
+        ],
+        _sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        *_message_end("tool_use", 20),
     ]
     return Reply(events=events, headers={"content-type": "text/event-stream"})
 

@@ -1,5 +1,6 @@
-"""`agentmemd hooks claude-code install | uninstall | run`: agentmemd inside Claude Code through its
-hooks (daemon/claude_code/). These commands translate; the work is there."""
+"""`agentmemd hooks claude-code install | uninstall`: agentmemd inside Claude Code through its
+hooks (daemon/claude_code/); `agentmemd hooks openclaw install | uninstall`: agentmemd as
+OpenClaw's memory plugin (daemon/openclaw/). These commands translate; the work is there."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import click
 from agentmemd.daemon.claude_code import settings as claude_settings
 from agentmemd.daemon.claude_code.hooks import DEFAULT_BUDGET
 from agentmemd.daemon.cli.calls import Settings, daemon_socket, fail
+from agentmemd.daemon.openclaw import setup as openclaw_setup
+from agentmemd.daemon.socket.client import Client
 
 SCOPE = click.option(
     "--scope",
@@ -35,6 +38,8 @@ def hooks() -> None:
     \b
         agentmemd hooks claude-code install
         agentmemd hooks claude-code uninstall
+        agentmemd hooks openclaw install
+        agentmemd hooks openclaw uninstall
     """
 
 
@@ -105,3 +110,91 @@ def uninstall(scope: str, settings_file: Path | None) -> None:
         if change.removed
         else f"{change.path}: no hooks of agentmemd's"
     )
+
+
+@hooks.group("openclaw")
+def openclaw() -> None:
+    """OpenClaw: agentmemd as its memory plugin (plugins.slots.memory). A memory pack before each
+    prompt, each run's turns kept in agentmemd, and OpenClaw's memory_search and memory_get tools
+    answered from agentmemd. Its workspace and agentmemd's are best one folder.
+
+    \b
+        agentmemd hooks openclaw install
+    """
+
+
+OPENCLAW_COMMAND = click.option(
+    "--openclaw", "openclaw_command", metavar="PATH", help="The openclaw command (default: the one on PATH)."
+)
+
+
+@openclaw.command("install")
+@OPENCLAW_COMMAND
+@click.option(
+    "--namespace", help="The namespace its memories and conversations are in (default: the daemon's default)."
+)
+@click.option(
+    "--budget",
+    "budget_tokens",
+    type=click.IntRange(50, 8000),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Tokens of memory added before each prompt.",
+)
+@click.pass_context
+def openclaw_install(
+    ctx: click.Context, openclaw_command: str | None, namespace: str | None, budget_tokens: int
+) -> None:
+    """Install agentmemd's plugin into OpenClaw (linked, so upgrading agentmemd upgrades it) and
+    select it as OpenClaw's memory; again: replaced, not doubled. With --token, the plugin uses
+    that access token.
+
+    \b
+        agentmemd hooks openclaw install
+        agentmemd hooks openclaw install --namespace home --budget 1200
+    """
+    settings: Settings = ctx.obj
+    socket = daemon_socket(None, settings).resolve()
+    try:
+        tool = openclaw_setup.OpenClaw.find(openclaw_command)
+        done = openclaw_setup.install(
+            tool, openclaw_setup.plugin_config(socket, namespace, budget_tokens, settings.token)
+        )
+        theirs = openclaw_setup.workspace_of(tool)
+    except openclaw_setup.OpenClawError as exc:
+        fail(str(exc), 1)
+    for line in done:
+        click.echo(line)
+    click.echo(_workspace_advice(socket, settings.token, theirs))
+
+
+def _workspace_advice(socket: Path, token: str | None, theirs: Path) -> str:
+    """Whether agentmemd's workspace is OpenClaw's, and how to make it so."""
+    fix = (
+        f"point agentmemd at it: `agentmemd serve --workspace {theirs}` "
+        f'or [workspace] path = "{theirs}" in its agentmemd.toml'
+    )
+    try:
+        with Client(socket, timeout=10, token=token) as agentmemd:
+            ours = agentmemd.call("workspace.status").get("root")
+    except Exception as exc:  # the plugin is installed either way; this is advice
+        return f"OpenClaw's workspace is {theirs}; agentmemd at {socket} did not say its own ({exc}): {fix}"
+    if ours and Path(ours).resolve() == theirs.resolve():
+        return f"workspace: agentmemd indexes OpenClaw's {theirs} (one set of SOUL.md, USER.md, MEMORY.md)"
+    return f"OpenClaw's workspace is {theirs}, agentmemd's is {ours or 'none'}: {fix}"
+
+
+@openclaw.command("uninstall")
+@OPENCLAW_COMMAND
+def openclaw_uninstall(openclaw_command: str | None) -> None:
+    """Take agentmemd's plugin out of OpenClaw: OpenClaw removes its entries and gives the memory
+    slot back to its own memory-core.
+
+    \b
+        agentmemd hooks openclaw uninstall
+    """
+    try:
+        openclaw_setup.uninstall(openclaw_setup.OpenClaw.find(openclaw_command))
+    except openclaw_setup.OpenClawError as exc:
+        fail(str(exc), 1)
+    click.echo("OpenClaw: agentmemd's plugin uninstalled; its memory slot is memory-core again")
