@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -33,6 +34,19 @@ def openclaw() -> Path:
             pytest.fail(f"{OPENCLAW} or Node 26 is missing: `make hosts` installs them")
         pytest.skip("OpenClaw is not installed (`make hosts`)")
     return OPENCLAW
+
+
+def test_the_plugins_own_tests_pass():
+    """Its rules without OpenClaw (whose sessions are the owner's, what of a run is kept, the pack
+    put back into the kept prompt), under `node --test`: any Node the system has."""
+    node = shutil.which("node")
+    if not node:
+        if os.environ.get("AGENTMEMD_REQUIRE_HOSTS"):
+            pytest.fail("no `node` on PATH: install Debian's nodejs")
+        pytest.skip("no `node` on PATH")
+    done = subprocess.run([node, "--test", "test/"], cwd=NODE_PLUGIN, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "# fail 0" in done.stdout and "# pass 5" in done.stdout, done.stdout[-2000:]
 
 
 def _openclaw_config(workspace: Path, upstream: FakeAnthropic) -> dict:
