@@ -7,7 +7,7 @@ SOCKET := $(DEMO)/agentmemd.sock
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: run test test-fast test-postgres lint docs venv clean browser system-sqlite hosts screenshots dashboard
+.PHONY: run test test-fast test-pythons test-postgres lint docs venv clean browser system-sqlite hosts screenshots dashboard
 
 $(BIN)/agentmemd: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,21 @@ docs: venv
 # The in-process tier alone (no daemon process, no socket, no browser): a quick check while working.
 test-fast: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m inprocess
+
+# The in-process tier on every other supported Python (3.12, 3.13), each in a venv of its own
+# (.venv-3.12, .venv-3.13) from a Python on PATH or pyenv's. torch has a CPU wheel here only for
+# 3.11, so these get PyPI's (a CUDA build, ~4 GB more a venv; it runs on the CPU). CI runs it.
+PYTHONS := 3.12 3.13
+test-pythons:
+	@for v in $(PYTHONS); do \
+	  py=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v.*/bin/python 2>/dev/null | tail -1); \
+	  test -n "$$py" || { echo "no Python $$v: install it (pyenv install $$v, or your system's python$$v)"; exit 1; }; \
+	  test -x .venv-$$v/bin/python || $$py -m venv .venv-$$v || exit 1; \
+	  echo "Python $$v: $$py"; \
+	  .venv-$$v/bin/pip install -q --disable-pip-version-check torch==2.13.0 \
+	    && .venv-$$v/bin/pip install -q --disable-pip-version-check -e '.[test,bench]' || exit 1; \
+	  .venv-$$v/bin/python -m pytest -q -n 2 --dist loadfile -m inprocess -p no:cacheprovider || exit 1; \
+	done
 
 # Every in-process test on the PostgreSQL store (`make test` runs the ON_POSTGRES ones).
 test-postgres: venv
@@ -128,4 +143,4 @@ lint: venv hosts
 	.hosts/node_modules/.bin/tsc -p daemon/socket/node
 
 clean:
-	rm -rf $(VENV) $(DEMO) build *.egg-info .hosts
+	rm -rf $(VENV) .venv-3.* $(DEMO) build *.egg-info .hosts

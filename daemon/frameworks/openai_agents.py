@@ -138,3 +138,7 @@ class AgentmemdSession(SessionABC):
 
     def close(self) -> None:
         self._items.close()
+
+
+# What an app may import from here (tests/test_public_surface.py keeps it whole).
+__all__ = ["AgentmemdSession", "session_name", "turns_of"]
