@@ -5,6 +5,7 @@ upstream, over a real daemon."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from conftest import served_daemon
@@ -91,3 +92,87 @@ def test_a_daemon_that_is_down_does_not_stop_a_run_and_misses_nothing(served, ca
     with Client(served.socket) as owner:
         kept = owner.conversation_turns(session=session_name("while down"), namespace="oa").turns
     assert [t.content for t in kept] == ["said while it was down", "said after"]
+
+
+def test_a_langgraph_store_answers_as_langgraphs_own_in_memory_store(served):
+    """The same operations on LangGraph's InMemoryStore (the reference) and on AgentmemdStore."""
+    from langgraph.store.memory import InMemoryStore
+
+    from agentmemd.daemon.frameworks.langgraph_store import AgentmemdStore
+
+    ours, reference = AgentmemdStore(socket=served.socket, namespace="lg"), InMemoryStore()
+    writes = [
+        (("users", "ana"), "home", {"content": "Ana lives in Porto"}),
+        (("users", "ana"), "tea", {"text": "Ana drinks oolong"}),
+        (("users", "ana"), "profile", {"name": "Ana", "age": 34, "tags": ["porto", "tea"], "pets": {"cat": "Miso"}}),
+        (("users", "bo"), "home", {"content": "Ana lives in Porto"}),  # the same text under another key
+        (("users", "bo", "work"), "desk", {"content": "Bo's desk is by the window"}),
+        (("teams/ops", "a:b"), "k#1;x", {"content": "odd characters in every part"}),
+        (("users", "ana"), "empty", {}),
+    ]
+    for store in (ours, reference):
+        for namespace, key, value in writes:
+            store.put(namespace, key, value)
+        store.put(("users", "ana"), "home", {"content": "Ana moved to Lisbon"})  # a new version
+        store.put(("users", "bo"), "home", None)  # deleted
+
+    def seen(items):
+        return sorted((tuple(i.namespace), i.key, json.dumps(i.value, sort_keys=True)) for i in items)
+
+    for namespace, key, _ in writes:
+        got, want = ours.get(namespace, key), reference.get(namespace, key)
+        assert (got and got.value) == (want and want.value), (namespace, key)
+    for prefix in [(), ("users",), ("users", "ana"), ("users", "an"), ("teams/ops",)]:
+        assert seen(ours.search(prefix, limit=100)) == seen(reference.search(prefix, limit=100)), prefix
+    # (LangGraph's numeric operators raise on an item without the field: left to its own tests.)
+    for wanted in [{"name": "Ana"}, {"name": {"$ne": "Bo"}}, {"pets": {"cat": "Miso"}}, {"text": "Ana drinks oolong"}]:
+        assert seen(ours.search(("users",), filter=wanted)) == seen(reference.search(("users",), filter=wanted))
+    # InMemoryStore lists a namespace whose items were all deleted; a namespace here is one with items.
+    populated = {tuple(i.namespace) for i in reference.search((), limit=100)}
+    assert ours.list_namespaces() == [ns for ns in reference.list_namespaces() if ns in populated]
+    assert ours.list_namespaces(prefix=("users",), max_depth=2) == reference.list_namespaces(
+        prefix=("users",), max_depth=2
+    )
+    assert ours.list_namespaces(suffix=("work",)) == reference.list_namespaces(suffix=("work",))
+    assert len(ours.search(("users",), limit=2)) == 2 and len(ours.search(("users",), limit=2, offset=4)) == 1
+
+    # A search with a query is agentmemd's: the item that answers comes first, with its score.
+    hits = ours.search(("users",), query="which city does Ana live in now?", limit=3)
+    assert hits[0].key == "home" and hits[0].value == {"content": "Ana moved to Lisbon"} and hits[0].score > 0
+
+    # They are agentmemd's memories: forgotten there, gone from the store.
+    with Client(served.socket) as owner:
+        tea = ours.get(("users", "ana"), "tea")
+        found = owner.memory_list(namespace="lg", source="langgraph:users/ana#tea;").items
+        assert [m.content for m in found] == ["Ana drinks oolong"] and tea is not None
+        owner.memory_forget(id=found[0].id, namespace="lg", confirm=True)
+    assert ours.get(("users", "ana"), "tea") is None
+
+
+def test_a_langgraph_graph_keeps_its_memories_in_agentmemd(served):
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.store.base import BaseStore
+
+    from agentmemd.daemon.frameworks.langgraph_store import AgentmemdStore
+
+    class State(TypedDict):
+        said: str
+        recalled: str
+
+    def remember(state: State, *, store: BaseStore) -> dict:
+        store.put(("memories", "ana"), "latest", {"content": state["said"]})
+        hits = store.search(("memories", "ana"), query=state["said"], limit=1)
+        return {"recalled": hits[0].value["content"]}
+
+    builder = StateGraph(State)
+    builder.add_node("remember", remember)
+    builder.add_edge(START, "remember")
+    builder.add_edge("remember", END)
+    graph = builder.compile(store=AgentmemdStore(socket=served.socket, namespace="lg-graph"))
+    out = asyncio.run(graph.ainvoke({"said": "I adopted a greyhound called Pixel", "recalled": ""}))
+    assert out["recalled"] == "I adopted a greyhound called Pixel"
+    with Client(served.socket) as owner:
+        pack = owner.context_pack(query="what is my dog called?", namespace="lg-graph", budget_tokens=200)
+    assert "Pixel" in pack.text

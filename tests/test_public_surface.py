@@ -17,6 +17,7 @@ pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PUBLIC = (
     "agentmemd",
+    "agentmemd.daemon.frameworks.langgraph_store",
     "agentmemd.daemon.frameworks.openai_agents",
     "agentmemd.daemon.socket.async_client",
     "agentmemd.daemon.services.app",
