@@ -81,9 +81,9 @@ def test_each_group_answers_to_the_other_number_too():
     for typed, group in (
         ("goals", "goal"),
         ("tokens", "token"),
-        ("chat", "chats"),
-        ("job", "jobs"),
-        ("person", "people"),
+        ("chats", "chat"),
+        ("jobs", "job"),
+        ("people", "person"),
     ):
         alias = cli.commands[typed]
         assert alias.hidden and alias.commands == cli.commands[group].commands

@@ -182,8 +182,20 @@ def test_commands_are_filed_by_noun_and_the_old_names_still_run():
 
     shown = CliRunner().invoke(cli, ["--help"]).output
     listed = set(re.findall(r"^  ([a-z-]+) ", shown, re.M))
-    assert {"memory", "conversation", "persona", "chats", "jobs", "workspace", "add", "search", "pack"} <= listed
+    assert {
+        "memory",
+        "conversation",
+        "persona",
+        "chat",
+        "job",
+        "person",
+        "workspace",
+        "add",
+        "search",
+        "pack",
+    } <= listed
     assert not {"get", "append", "observe", "memories", "run-job"} & listed  # filed under their nouns
+    assert not {"chats", "jobs", "people", "goals", "tokens"} & listed  # one rule: a noun is singular
     nowhere = ["--socket", "/nonexistent/agentmemd.sock"]
     for args in (
         ["memory", "get", "m1"],
@@ -191,7 +203,11 @@ def test_commands_are_filed_by_noun_and_the_old_names_still_run():
         ["conversation", "chat-1"],  # a noun's default: conversation status chat-1
         ["persona", "--history"],
         ["workspace", "--sync"],
-        ["chats"],
+        ["chats"],  # the plural, hidden: the whole group, its default (list)
+        ["chats", "messages", "vino"],
+        ["chat", "messages", "vino"],
+        ["people", "list"],
+        ["jobs"],
     ):
         ran = CliRunner().invoke(cli, nowhere + args)
         assert ran.exit_code == 3, (args, ran.output)  # reached the call: no daemon there, not a usage error

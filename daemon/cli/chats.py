@@ -229,7 +229,7 @@ def _wait_until_searchable(
         report.update(searchable=pending == 0, not_yet_searchable=pending, indexing_s=round(waited, 1))
         if not state["episodes"]:
             click.echo(
-                "episodes are off ([conversation] episodes): `agentmemd chats messages` finds what was said", err=True
+                "episodes are off ([conversation] episodes): `agentmemd chat messages` finds what was said", err=True
             )
         if timeout is None:
             if pending:
@@ -384,15 +384,15 @@ class _Progress:
 @click.command("chats")
 @NAMESPACE
 def chats_list(namespace: str | None) -> None:
-    """Chats imported or received, with their messages and sessions.  `agentmemd chats`"""
+    """Chats imported or received, with their messages and sessions.  `agentmemd chat list`"""
     call("chats.list", given(namespace=namespace), printer=show.human_chats)
 
 
 @click.command("messages")
 @click.argument("query")
 @click.option("-k", type=bounded(TurnSearchParams, "k"), default=20, show_default=True, help="How many messages.")
-@click.option("--chat", help="Only this chat (its id, as `agentmemd chats` shows it).")
-@click.option("--person", help="Only what this person said: an id from `agentmemd people`, or a name they go by.")
+@click.option("--chat", help="Only this chat (its id, as `agentmemd chat list` shows it).")
+@click.option("--person", help="Only what this person said: an id from `agentmemd person list`, or a name they go by.")
 @click.option("--session", help="Only this session.")
 @AUDIENCE
 @NAMESPACE
@@ -417,15 +417,15 @@ def messages(
     )
 
 
-@click.group("people")
+@click.group("person")
 def people() -> None:
-    """Everyone who spoke in an imported or live chat."""
+    """Everyone who spoke in an imported or live chat (`agentmemd person list`)."""
 
 
 @people.command("list")
 @NAMESPACE
 def people_list(namespace: str | None) -> None:
-    """People with their message counts.  `agentmemd people list`"""
+    """People with their message counts.  `agentmemd person list`"""
     call("people.list", given(namespace=namespace), printer=show.human_people)
 
 
@@ -437,8 +437,8 @@ def people_get(person: str, audience: str | None, namespace: str | None) -> None
     """A person's accounts, chats, activity and the agent's impressions of them.
 
     \b
-        agentmemd people get pe_1a2b3c4d5e6f
-        agentmemd people get "Lucía"          # by a name they go by, accents and case aside
+        agentmemd person get pe_1a2b3c4d5e6f
+        agentmemd person get "Lucía"          # by a name they go by, accents and case aside
     """
     call("people.get", given(person=person, audience=audience, namespace=namespace), printer=show.human_person)
 
@@ -451,8 +451,8 @@ def people_merge(person: str, into: str, namespace: str | None) -> None:
     """PERSON is the same human as INTO (a second account): their accounts and messages move.
 
     \b
-        agentmemd people merge pe_0f9e8d7c6b5a pe_1a2b3c4d5e6f
-        agentmemd people merge pe_0f9e8d7c6b5a user      # it was the user all along
+        agentmemd person merge pe_0f9e8d7c6b5a pe_1a2b3c4d5e6f
+        agentmemd person merge pe_0f9e8d7c6b5a user      # it was the user all along
     """
     call("people.merge", given(person=person, into=into, namespace=namespace))
 

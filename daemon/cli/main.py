@@ -477,7 +477,7 @@ def forget(id: str, namespace: str | None, yes: bool) -> None:
 @click.option(
     "--person",
     help="Only what this person said: a name they go by (accents and case aside), 'user', or an id "
-    "from `agentmemd people list`.",
+    "from `agentmemd person list`.",
 )
 @click.option(
     "--limit", type=bounded(m.MemoryListParams, "limit"), default=50, show_default=True, help="How many, newest first."
@@ -756,7 +756,7 @@ def conversation(session: str, namespace: str | None) -> None:
 
 @cli.command()
 def jobs() -> None:
-    """Scheduled jobs: cron, next run, last run and result.  `agentmemd jobs`"""
+    """Scheduled jobs: cron, next run, last run and result.  `agentmemd job list`"""
     call("jobs.list", printer=show.human_jobs)
 
 

@@ -5,7 +5,7 @@ it always was (main.py, chats.py); this module only files it under its noun.
 
 A noun run without a subcommand (or with something that is not one) runs its default, so what
 worked before still does: `agentmemd persona --history`, `agentmemd conversation SESSION`,
-`agentmemd chats`, `agentmemd jobs`, `agentmemd workspace --sync`. The flat names of the commands
+`agentmemd chat`, `agentmemd job`, `agentmemd workspace --sync`. The flat names of the commands
 that moved (`agentmemd get ID`, `agentmemd append …`) stay as hidden aliases for scripts.
 """
 
@@ -76,12 +76,12 @@ NOUNS: dict[str, tuple[str, str | None, dict[str, str]]] = {
         "show",
         {"show": "persona", "score": "score", "scores": "scores", "rule": "rule"},
     ),
-    "chats": (
+    "chat": (
         "Chats imported or received live, and their messages.",
         "list",
         {"list": "chats", "import": "import", "messages": "messages"},
     ),
-    "jobs": (
+    "job": (
         "Scheduled jobs, the daemon's clock and the language-model ledger.",
         "list",
         {"list": "jobs", "run": "run-job", "clock": "clock", "costs": "costs"},
@@ -92,9 +92,11 @@ NOUNS: dict[str, tuple[str, str | None, dict[str, str]]] = {
         {"status": "workspace", "init": "init"},
     ),
 }
-# The groups' names in the other number, kept as hidden aliases: a person types either.
-# (`memories` and `conversations` are the flat commands' names already.)
-OTHER_NUMBER = {"goal": "goals", "token": "tokens", "chats": "chat", "jobs": "job", "people": "person"}
+# One rule: a noun is singular (`memory`, `conversation`, `chat`, `job`, `person`, `goal`,
+# `token`), as git, gh and docker name theirs. The plural of each is kept as a hidden alias of the
+# whole group, so a person may type either (`memories` and `conversations` are the flat names of
+# `memory list` and `conversation list` instead, as they were).
+OTHER_NUMBER = {"goal": "goals", "token": "tokens", "chat": "chats", "job": "jobs", "person": "people"}
 
 
 def _shown_as(help_text: str | None, shown_as: dict[str, str]) -> str | None:
@@ -118,7 +120,7 @@ def _every_command(group: click.Group) -> list[click.Command]:
 # The verbs people type most, the doors and the groups that were nouns already: at the top, shown.
 TOP_LEVEL = frozenset(
     {"add", "search", "pack", "import", "serve", "init", "health", "mcp", "proxy", "webhooks", "dashboard",
-     "people", "token", "bench", "calibrate", "doctor", "service", "hooks"}
+     "person", "token", "bench", "calibrate", "doctor", "service", "hooks"}
 )  # fmt: skip
 
 
@@ -141,11 +143,13 @@ def arrange_by_noun(cli: click.Group) -> None:
         each.help = _shown_as(each.help, shown_as)
     for shown, other in OTHER_NUMBER.items():
         named = cli.commands.get(shown)
-        if isinstance(named, click.Group) and other not in cli.commands:
+        if isinstance(named, click.Group):
+            # The whole group, also where a flat command had the name (`chats` listed chats; the
+            # group's default does that still, and `chats messages` works too).
             plural = copy.copy(named)
             plural.hidden = True
             cli.add_command(plural, other)
-    for name in sorted(filed - TOP_LEVEL - set(NOUNS)):
+    for name in sorted(filed - TOP_LEVEL - set(NOUNS) - set(OTHER_NUMBER.values())):
         alias = copy.copy(flat[name])
         alias.hidden = True  # `agentmemd get ID` still runs; help shows `agentmemd memory get`
         cli.add_command(alias, name)

@@ -1,4 +1,4 @@
-"""A LangGraph ``BaseStore`` whose items are agentmemd memories.
+"""A LangGraph ``BaseStore`` whose items are memories in agentmemd.
 
     from agentmemd.daemon.frameworks.langgraph_store import AgentmemdStore
 

@@ -14,7 +14,7 @@ messages and the assistant's text) is kept in agentmemd after every change, with
 packs then know it, and sending the history again stores nothing twice. ``pop_item`` (the SDK's
 way to redo a turn) syncs the shortened history, which agentmemd keeps as a branch, as it does an
 app's regenerated reply; ``clear_session`` clears the items only: forgetting what agentmemd
-learned is ``agentmemd forget``. A daemon that is down does not stop a run: it is logged, and
+learned is ``agentmemd memory forget``. A daemon that is down does not stop a run: it is logged, and
 the next change sends the whole history, so nothing said is missed.
 
 For recall, give the agent agentmemd's MCP server (``agentmemd mcp``, its tools search and pack).

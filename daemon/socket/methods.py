@@ -258,7 +258,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.JobsListResult,
         summary="Scheduled jobs: cron, next run, last run and result.",
         reads=True,
-        cli="jobs list",
+        cli="job list",
     ),
     Declared(
         name="jobs.run",
@@ -267,7 +267,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.JobRun,
         summary="Run one job now and wait for it.",
         waits=True,
-        cli="jobs run",
+        cli="job run",
     ),
     Declared(
         name="jobs.runs",
@@ -432,7 +432,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ChatsResult,
         summary="Chats with message and session counts.",
         reads=True,
-        cli="chats list",
+        cli="chat list",
     ),
     Declared(
         name="channels.pending",
@@ -458,7 +458,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.PeopleResult,
         summary="Everyone who spoke in a chat.",
         reads=True,
-        cli="people list",
+        cli="person list",
     ),
     Declared(
         name="people.get",
@@ -467,7 +467,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.PersonResult,
         summary="A person: accounts, chats, activity.",
         reads=True,
-        cli="people get",
+        cli="person get",
     ),
     Declared(
         name="people.merge",
@@ -475,7 +475,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: s.channels.merge,
         result=r.MergeResult,
         summary="Make a person the same as another (one human, two accounts): accounts and turns move.",
-        cli="people merge",
+        cli="person merge",
     ),
     Declared(
         name="people.accounts",
@@ -685,7 +685,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.CostsResult,
         summary="Language-model calls, tokens and USD by provider, model and task.",
         reads=True,
-        cli="jobs costs",
+        cli="job costs",
     ),
     Declared(
         name="auth",
@@ -725,7 +725,7 @@ METHODS: tuple[Declared, ...] = (
         handler=lambda s: lambda p: s.jobs.now(),
         result=r.ClockResult,
         summary="The daemon's current time.",
-        cli="jobs clock",
+        cli="job clock",
     ),
     Declared(
         name="clock.advance",
@@ -734,7 +734,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.ClockResult,
         summary="Move a manual clock forward.",
         waits=True,
-        cli="jobs clock",
+        cli="job clock",
     ),
 )
 
