@@ -49,12 +49,15 @@ test-fast: venv
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m inprocess
 
 # The in-process tier on every other supported Python (3.12, 3.13), each in a venv of its own
-# (.venv-3.12, .venv-3.13) from a Python on PATH or pyenv's. torch has a CPU wheel here only for
+# (.venv-3.12, .venv-3.13) from a Python on PATH or pyenv's (the first that runs: a pyenv shim
+# for a version not selected is on PATH but fails). torch has a CPU wheel here only for
 # 3.11, so these get PyPI's (a CUDA build, ~4 GB more a venv; it runs on the CPU). CI runs it.
 PYTHONS := 3.12 3.13
 test-pythons:
 	@for v in $(PYTHONS); do \
-	  py=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v.*/bin/python 2>/dev/null | tail -1); \
+	  py=; for candidate in python$$v $$HOME/.pyenv/versions/$$v.*/bin/python; do \
+	    "$$candidate" -c 'import sys' 2>/dev/null && { py=$$candidate; break; }; \
+	  done; \
 	  test -n "$$py" || { echo "no Python $$v: install it (pyenv install $$v, or your system's python$$v)"; exit 1; }; \
 	  test -x .venv-$$v/bin/python || $$py -m venv .venv-$$v || exit 1; \
 	  echo "Python $$v: $$py"; \
