@@ -114,7 +114,9 @@ def test_re_embedding_stopped_half_way_goes_on_at_the_next_start(short_tmp, monk
     held = OtherModel(free_batches=1)
     held.gate.clear()
     d = _open(root, held, "multilingual-e5-small")
-    wait_for(lambda: held.batches == 1 and d.call("health")["reembedding"]["waiting"] == 5)
+    # The second batch must be at the gate before the stop: waiting for the first batch's commit
+    # alone raced the worker on a loaded machine (it stopped before taking the second batch).
+    wait_for(lambda: held.held.is_set() and d.call("health")["reembedding"]["waiting"] == 5)
     d.services.reembedding.stop(wait=False)  # while the second batch is held: it commits, then it stops
     held.gate.set()
     d.terminate()
