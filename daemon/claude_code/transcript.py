@@ -17,6 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentmemd.daemon.doors.history import fold_turns
+
 # What Claude Code writes as a user line for its own slash commands, not the person's words.
 COMMAND_MARKS = (
     "<command-name>",
@@ -30,32 +32,36 @@ COMMAND_MARKS = (
 def turns_of(path: Path, last_reply: str | None = None) -> list[tuple[str, str]]:
     """The session's turns, oldest first, as (role, text). ``last_reply``: the Stop hook's
     ``last_assistant_message``, which the file may not hold yet (it is written as the session goes)."""
-    turns: list[tuple[str, str]] = []
-    reply: list[str] = []
     try:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     except FileNotFoundError:
         lines = []
+    said = list(_said(lines))
+    replied = []
+    for role, text in reversed(said):  # the reply to the newest prompt, as written so far
+        if role != "assistant":
+            break
+        replied.append(text)
+    if last_reply and last_reply.strip() and not any(last_reply.strip() in part for part in replied):
+        said.append(("assistant", last_reply))
+    return fold_turns(said, reply_first=False)
+
+
+def _said(lines: list[str]):
+    """(role, text) of each prompt the person typed and each text block of the assistant."""
     for line in lines:
         entry = _entry(line)
         if entry is None:
             continue
-        kind, message = entry["type"], entry["message"]
-        if kind == "user":
+        message = entry["message"]
+        if entry["type"] == "user":
             said = _prompt(message.get("content"))
-            if said is None:
-                continue  # tool results: part of the assistant's turn
-            if reply:
-                turns.append(("assistant", "\n\n".join(reply)))
-                reply = []
-            turns.append(("user", said))
-        elif kind == "assistant":
-            reply += [b["text"] for b in message.get("content") or [] if _is_text(b) and b["text"].strip()]
-    if last_reply and last_reply.strip() and not any(last_reply.strip() in part for part in reply):
-        reply.append(last_reply)
-    if reply and turns:
-        turns.append(("assistant", "\n\n".join(reply)))
-    return turns
+            if said is not None:  # else tool results: part of the assistant's turn
+                yield "user", said
+        else:
+            for block in message.get("content") or []:
+                if _is_text(block) and block["text"].strip():
+                    yield "assistant", block["text"]
 
 
 def _entry(line: str) -> dict[str, Any] | None:

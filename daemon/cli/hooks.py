@@ -15,6 +15,23 @@ from agentmemd.daemon.cli.calls import Settings, daemon_socket, fail
 from agentmemd.daemon.openclaw import setup as openclaw_setup
 from agentmemd.daemon.socket.client import Client
 
+NAMESPACE = click.option(
+    "--namespace", help="The namespace its memories and conversations are in (default: the daemon's default)."
+)
+
+
+def budget_option(least: int, most: int, help: str):
+    """--budget, the tokens of memory a host's prompt gets, within what that host takes."""
+    return click.option(
+        "--budget",
+        "budget_tokens",
+        type=click.IntRange(least, most),
+        default=DEFAULT_BUDGET,
+        show_default=True,
+        help=help,
+    )
+
+
 SCOPE = click.option(
     "--scope",
     type=click.Choice(("user", "project", "local")),
@@ -61,14 +78,9 @@ def _target(scope: str, settings_file: Path | None) -> Path:
 @claude_code.command()
 @SCOPE
 @SETTINGS_FILE
-@click.option("--namespace", help="The namespace its memories and transcripts are in (default: the daemon's default).")
-@click.option(
-    "--budget",
-    "budget_tokens",
-    type=click.IntRange(100, 2000),
-    default=DEFAULT_BUDGET,
-    show_default=True,
-    help="Tokens of memory each prompt gets (Claude Code keeps a context under 10,000 characters whole).",
+@NAMESPACE
+@budget_option(
+    100, 2000, "Tokens of memory each prompt gets (Claude Code keeps a context under 10,000 characters whole)."
 )
 @click.pass_context
 def install(
@@ -130,17 +142,8 @@ OPENCLAW_COMMAND = click.option(
 
 @openclaw.command("install")
 @OPENCLAW_COMMAND
-@click.option(
-    "--namespace", help="The namespace its memories and conversations are in (default: the daemon's default)."
-)
-@click.option(
-    "--budget",
-    "budget_tokens",
-    type=click.IntRange(50, 8000),
-    default=DEFAULT_BUDGET,
-    show_default=True,
-    help="Tokens of memory added before each prompt.",
-)
+@NAMESPACE
+@budget_option(50, 8000, "Tokens of memory added before each prompt.")
 @click.pass_context
 def openclaw_install(
     ctx: click.Context, openclaw_command: str | None, namespace: str | None, budget_tokens: int

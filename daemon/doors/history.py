@@ -5,6 +5,7 @@ fit: what the proxy does with each model call and the Claude Code hooks with eac
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from agentmemd.daemon.socket.client import Client, RpcCallError
@@ -12,6 +13,32 @@ from agentmemd.daemon.socket.codes import CONFLICT
 from agentmemd.memory.conversation.transcript import as_stored, turn_digest
 
 SYNC_FRAME_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default)
+
+
+def fold_turns(said: Iterable[tuple[str, str]], *, reply_first: bool = True) -> list[tuple[str, str]]:
+    """A host's messages, (role, text) oldest first, as the turns agentmemd keeps: each user
+    message, and the assistant's texts until the next one joined as one turn (a host writes a reply
+    as several messages around its tool calls). Empty texts are skipped. ``reply_first`` False: an
+    assistant's text before any user message is left out (a host's own greeting, not an answer).
+
+    >>> fold_turns([("user", "hi"), ("assistant", "Let me look."), ("assistant", "Found it."), ("user", "thanks")])
+    [('user', 'hi'), ('assistant', 'Let me look.\\n\\nFound it.'), ('user', 'thanks')]
+    """
+    turns: list[tuple[str, str]] = []
+    reply: list[str] = []
+    for role, text in said:
+        if not text.strip():
+            continue
+        if role == "assistant":
+            reply.append(text)
+            continue
+        if reply and (turns or reply_first):
+            turns.append(("assistant", "\n\n".join(reply)))
+        reply = []
+        turns.append((role, text))
+    if reply and (turns or reply_first):
+        turns.append(("assistant", "\n\n".join(reply)))
+    return turns
 
 
 def sync_turn(turn: tuple[str, ...]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from typing import Any
 from agents.memory import SQLiteSession
 from agents.memory.session import SessionABC
 
-from agentmemd.daemon.doors.history import sync_history
+from agentmemd.daemon.doors.history import fold_turns, sync_history
 from agentmemd.daemon.socket.client import Client, default_socket
 
 SESSION_PREFIX = "openai-agents-"
@@ -59,27 +59,15 @@ def turns_of(items: list[Any]) -> list[tuple[str, str]]:
     """The items as the turns agentmemd keeps: each user message with text, and the assistant's
     text until the next one as one turn (function calls, their output and reasoning left out:
     they are the work, not the conversation)."""
-    turns: list[tuple[str, str]] = []
-    reply: list[str] = []
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        kind, role = item.get("type", "message"), item.get("role")
-        if kind != "message" or role not in ("user", "assistant"):
-            continue
-        text = _text(item.get("content")).strip()
-        if not text:
-            continue
-        if role == "user":
-            if reply:
-                turns.append(("assistant", "\n\n".join(reply)))
-                reply = []
-            turns.append(("user", text))
-        else:
-            reply.append(text)
-    if reply:
-        turns.append(("assistant", "\n\n".join(reply)))
-    return turns
+    messages = (
+        item
+        for item in items
+        if isinstance(item, dict) and item.get("type", "message") == "message" and item.get("role") in ROLES
+    )
+    return fold_turns((message["role"], _text(message.get("content")).strip()) for message in messages)
+
+
+ROLES = ("user", "assistant")
 
 
 class AgentmemdSession(SessionABC):
