@@ -176,3 +176,33 @@ def test_a_langgraph_graph_keeps_its_memories_in_agentmemd(served):
     with Client(served.socket) as owner:
         pack = owner.context_pack(query="what is my dog called?", namespace="lg-graph", budget_tokens=200)
     assert "Pixel" in pack.text
+
+
+def test_the_session_keeps_one_connection_and_opens_another_when_the_daemon_closed_it(served, monkeypatch):
+    import socket
+
+    from agentmemd.daemon.frameworks import openai_agents
+
+    opened = []
+
+    class Counted(Client):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            opened.append(self)
+
+    monkeypatch.setattr(openai_agents, "Client", Counted)
+    session = AgentmemdSession("kept", socket=served.socket, namespace="oa")
+
+    async def run():
+        for i in range(3):
+            await session.add_items([{"role": "user", "content": f"change {i}"}])
+        assert len(opened) == 1  # one connection for every change
+        opened[0]._sock.shutdown(socket.SHUT_RDWR)  # as a daemon that restarted closed it
+        await session.add_items([{"role": "user", "content": "after the restart"}])
+        assert len(opened) == 2
+
+    asyncio.run(run())
+    session.close()
+    with Client(served.socket) as owner:
+        kept = owner.conversation_turns(session=session_name("kept"), namespace="oa").turns
+    assert [t.content for t in kept] == ["change 0", "change 1", "change 2", "after the restart"]

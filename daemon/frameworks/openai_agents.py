@@ -32,7 +32,7 @@ from agents.memory import SQLiteSession
 from agents.memory.session import SessionABC
 
 from agentmemd.daemon.doors.history import fold_turns, sync_history
-from agentmemd.daemon.socket.client import Client, default_socket
+from agentmemd.daemon.socket.client import Client, DaemonUnavailable, default_socket
 
 SESSION_PREFIX = "openai-agents-"
 log = logging.getLogger("agentmemd")
@@ -92,6 +92,7 @@ class AgentmemdSession(SessionABC):
         self.namespace = namespace
         self.timeout = timeout
         self._syncing = asyncio.Lock()  # one sync at a time: each sends the whole history as it then is
+        self._client: Client | None = None  # kept between changes (used under _syncing only)
 
     async def get_items(self, limit: int | None = None) -> list[Any]:
         return await self._items.get_items(limit)
@@ -121,11 +122,33 @@ class AgentmemdSession(SessionABC):
                 log.warning("agentmemd did not get this session's turns yet: %s", exc)
 
     def _sync_now(self, turns: list[tuple[str, str]]) -> None:
-        with Client(self.socket, timeout=self.timeout, token=self.token) as agentmemd:
-            sync_history(agentmemd, self.name, self.namespace, list(turns), pending=False)
+        """On the session's kept connection; on a new one once if the daemon had closed it (it
+        restarted since the last change)."""
+        try:
+            self._sync_on(self._connection(), turns)
+        except (ConnectionError, OSError) as exc:
+            if isinstance(exc, (DaemonUnavailable, TimeoutError)):
+                raise  # no daemon, or a slow one: a new connection would not help
+            self._sync_on(self._connection(), turns)
+
+    def _connection(self) -> Client:
+        if self._client is None:
+            self._client = Client(self.socket, timeout=self.timeout, token=self.token)
+        return self._client
+
+    def _sync_on(self, client: Client, turns: list[tuple[str, str]]) -> None:
+        try:
+            sync_history(client, self.name, self.namespace, list(turns), pending=False)
+        except BaseException:
+            self._client = None  # a connection that failed in any way is not used again
+            client.close()
+            raise
 
     def close(self) -> None:
         self._items.close()
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
 
 # What an app may import from here (tests/test_public_surface.py keeps it whole).
