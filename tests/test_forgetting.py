@@ -299,3 +299,35 @@ def test_an_observation_forgotten_while_the_reflector_reads_it_is_not_merged_bac
     left = d.call("observations.list", {"session": "r"})["observations"]
     assert left and not [o for o in left if "without sugar" in o["content"]], left  # the merge kept its words
     assert d.call("memory.list", {"contains": "without sugar", "limit": 50})["items"] == []
+
+
+def test_a_forgotten_turn_stays_gone_when_the_app_sends_its_whole_history_again(in_process):
+    """The doors that keep an app's history (the proxy, the OpenAI Agents session, the OpenClaw
+    plugin, the Claude Code hooks) resend the whole history with each call. A person forgets one
+    turn; the app's next call carries it again, the Observer is forced: it comes back nowhere."""
+    d = in_process(fake_embedder=True)
+    history = [
+        {"role": "user", "content": "Quick one: the key box by the door has code 4721"},
+        {"role": "assistant", "content": "Got it, I'll remember the key box."},
+        {"role": "user", "content": "And the plants on the balcony need water on Fridays"},
+        {"role": "assistant", "content": "Noted: balcony plants, Fridays."},
+    ]
+    first = d.call("conversation.sync", {"session": "app", "turns": history})
+    assert first["appended"] == 4
+    wait_for(lambda: holding(d, CODE))
+    (said,) = holding(d, CODE)
+    question = {"query": "what is the key box code?", "budget_tokens": 2000}
+    assert CODE in d.call("context.pack", question)["text"]  # what the checks below look for
+    assert d.call("memory.forget", {"id": said["id"], "confirm": True})["turns"] == 1
+
+    again = d.call("conversation.sync", {"session": "app", "turns": [*history, {"role": "user", "content": "Thanks!"}]})
+    assert again["appended"] == 1, again  # the forgotten turn is known (its tombstone), not stored again
+    d.call("conversation.observe", {"session": "app", "force": True, "reflect": True})
+
+    assert holding(d, CODE) == []
+    turns = d.call("conversation.turns", {"session": "app"})["turns"]
+    assert not [t for t in turns if CODE in t["content"]]
+    observations = d.call("observations.list", {})["observations"]
+    assert observations and not [o for o in observations if CODE in o["content"]]
+    assert CODE not in d.call("context.pack", question)["text"]
+    assert holding(d, "balcony")  # the rest stays
