@@ -211,14 +211,9 @@ def test_an_import_killed_mid_way_resumes_without_duplicates(spawn, short_tmp):
     cmd = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket), "--json"]
     cmd += ["import", "whatsapp", str(export)]
     importer = subprocess.Popen([*cmd, "--batch-size", "50"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    import time
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        chats = d.call("chats.list")["chats"]
-        if chats and chats[0]["messages"] >= 500:
-            break
-        time.sleep(0.05)
+    # Waits are generous: on a loaded machine storing and indexing run several times slower, and
+    # what is tested is that nothing is lost or stored twice, not how fast.
+    wait_for(lambda: (chats := d.call("chats.list")["chats"]) and chats[0]["messages"] >= 500, timeout=600)
     d.kill9()
     importer.wait(timeout=30)
     assert importer.returncode == 3, importer.stderr.read()  # it lost the daemon mid-way and said so
@@ -226,7 +221,7 @@ def test_an_import_killed_mid_way_resumes_without_duplicates(spawn, short_tmp):
     d.start()
     stored_before = d.call("chats.list")["chats"][0]["messages"]
     assert 500 <= stored_before < 2000
-    resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)  # ~30 s on a quiet machine
     assert resumed.returncode == 0, resumed.stderr
     report = json.loads(resumed.stdout)
     assert report["added"] == 2000 - stored_before and report["duplicates"] == stored_before

@@ -583,3 +583,33 @@ def test_grounded_on_decode_flags_few_non_contradictions_and_is_mostly_right_whe
     assert report["rct_false_positive_rate"] <= 0.08
     assert report["flagged"] >= 5 and report["precision"] >= 0.7
     assert report["auc_contradiction_vs_grounded"] > 0.5
+
+
+def test_a_short_burst_below_the_agents_own_level_brings_a_reminder_the_ewma_would_not(nova):
+    """Three replies in a row well under the agent's own median SyncScore bring a reminder though
+    the session's EWMA stays above reinforce_below; two, or low replies apart, bring none."""
+    from agentmemd.daemon.bench.drift_script import MILD
+
+    consistent = [t for t in SCRIPT if t[0] == CONSISTENT]
+    mild = [t for t in SCRIPT if t[0] == MILD]
+    for _, user, reply in consistent[:12]:  # the agent's own level, in another session
+        nova.call("conversation.append", {"session": "burst-level", "role": "user", "content": user})
+        nova.call("conversation.append", {"session": "burst-level", "role": "assistant", "content": reply})
+    scored(nova, "burst-level", 12)
+
+    def say(session: str, turns: list[tuple[str, str, str]]) -> list[dict]:
+        for _, user, reply in turns:
+            nova.call("conversation.append", {"session": session, "role": "user", "content": user})
+            nova.call("conversation.append", {"session": session, "role": "assistant", "content": reply})
+        return scored(nova, session, len(turns))
+
+    apart = say("burst-apart", [consistent[0], mild[0], consistent[1], mild[1], consistent[2], mild[2]])
+    assert [s["action"] for s in apart] == ["none"] * 6  # low replies apart: no burst
+    burst = say("burst", [consistent[3], mild[0], mild[1], mild[2]])
+    assert [s["action"] for s in burst] == ["none", "none", "none", "reinforce"], burst
+    assert all(s["ewma"] >= 0.7 for s in burst)  # the EWMA alone would not have acted
+    assert burst[-1]["details"]["burst"]["replies"] == 3 and burst[-1]["details"]["burst"]["baseline"] > 0.9
+    nova.call("conversation.append", {"session": "burst", "role": "user", "content": "Anyway, what's next today?"})
+    ctx = nova.call("conversation.context", {"session": "burst", "budget_tokens": 4000})
+    assert ctx["drift_action"] == "reinforce"
+    assert [m for m in ctx["messages"] if m["role"] == "user"][-1]["content"].startswith("<persona-reminder>")

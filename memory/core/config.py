@@ -526,6 +526,17 @@ class PersonaConfig(_Section):
     rebase_cooldown_turns: int = Field(
         4, ge=0, description="Agent replies after a rebase before another one; anchors meanwhile."
     )
+    burst_replies: int = Field(
+        3,
+        ge=0,
+        le=20,
+        description="This many replies in a row in a session, on average burst_below under the agent's own "
+        "median SyncScore (each half that), bring a persona reminder though the EWMA is above reinforce_below "
+        "(0: off).",
+    )
+    burst_below: float = Field(
+        0.1, gt=0, le=1, description="How far under the agent's own median SyncScore a burst's replies are on average."
+    )
     near_threshold: float = Field(
         0.05, ge=0, le=0.5, description="A judged composite this close to a threshold is sampled twice."
     )

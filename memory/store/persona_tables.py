@@ -148,6 +148,20 @@ class PersonaTables:
         ).fetchall()
         return [r[0] for r in rows][::-1]
 
+    def recent_composites(self, session: str, n: int) -> list[float]:
+        """The session's last ``n`` composite scores, oldest first."""
+        rows = self.store.conn.execute(
+            "SELECT composite FROM sync_scores WHERE session = ? ORDER BY id DESC LIMIT ?", (session, n)
+        ).fetchall()
+        return [r[0] for r in rows][::-1]
+
+    def namespace_composites(self, namespace: str, n: int) -> list[float]:
+        """The namespace's last ``n`` composite scores, every session's (the agent's own level)."""
+        rows = self.store.conn.execute(
+            "SELECT composite FROM sync_scores WHERE namespace = ? ORDER BY at DESC, id DESC LIMIT ?", (namespace, n)
+        ).fetchall()
+        return [r[0] for r in rows]
+
     def low_scored_turns(self, session: str, below: float) -> set[int]:
         return {
             r[0]

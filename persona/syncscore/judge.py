@@ -122,6 +122,33 @@ def action_for(ewma: float, reinforce_below: float, anchor_below: float, rebase_
     return "none"
 
 
+BASELINE_SCORES = 50  # the agent's own level: the median of its last this many composites
+BASELINE_MIN_SCORES = 10  # fewer scored replies than this: no level to fall below yet
+
+
+def baseline_of(composites: list[float]) -> float | None:
+    """The agent's own level of SyncScore: the median of its recent composites (None: too few).
+    A median, so the burst being judged barely moves it."""
+    if len(composites) < BASELINE_MIN_SCORES:
+        return None
+    return float(np.median(composites))
+
+
+def in_a_burst(recent: list[float], baseline: float | None, replies: int, below: float) -> bool:
+    """The session's last ``replies`` composites (newest last) a short burst of out-of-character
+    replies: on average at least ``below`` under the agent's own ``baseline``, and each at least
+    half that under it (one reply in character breaks a burst). The EWMA smooths such a burst
+    away when the agent's level sits far above the thresholds (0.95 against 0.7).
+
+    >>> in_a_burst([0.96, 0.76, 0.82, 0.90], 0.97, 3, 0.1), in_a_burst([0.76, 0.96, 0.82, 0.90], 0.97, 3, 0.1)
+    (True, False)
+    """
+    if baseline is None or replies < 1 or len(recent) < replies:
+        return False
+    last = recent[-replies:]
+    return sum(last) / replies <= baseline - below and max(last) < baseline - below / 2
+
+
 # ---- the local judge ---------------------------------------------------------------------
 
 _VOICE_TRAITS = {"directness": 1.0, "formality": 1.0, "humor": 1.0, "warmth": 1.2, "technical_depth": 0.5}

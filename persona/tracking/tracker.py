@@ -36,7 +36,16 @@ from agentmemd.persona.identity.state import (
     PersonaState,
     merge_record,
 )
-from agentmemd.persona.syncscore.judge import Judged, JudgeRequest, action_for, trend_of, update_ewma
+from agentmemd.persona.syncscore.judge import (
+    BASELINE_SCORES,
+    Judged,
+    JudgeRequest,
+    action_for,
+    baseline_of,
+    in_a_burst,
+    trend_of,
+    update_ewma,
+)
 
 
 @dataclass
@@ -289,6 +298,10 @@ class PersonaTracker:
             **judged[0].notes,
             **({"samples": [j.dimensions.model_dump() for j in judged]} if len(judged) > 1 else {}),
         }
+        if action == "none" and job.session is not None and c.burst_replies:
+            burst = self._burst(job, composite)
+            if burst is not None:
+                action, details["burst"] = "reinforce", burst
         with self.store.transaction():
             score_id = self.tables.add_score(
                 {
@@ -325,6 +338,16 @@ class PersonaTracker:
             "pack_id": job.pack_id,
             "details": details,
         }
+
+    def _burst(self, job: ScoreJob, composite: float) -> dict[str, Any] | None:
+        """The burst this reply ends, if it ends one: the session's last ``burst_replies`` replies
+        (this one included) each ``burst_below`` under the agent's own level."""
+        c = self.cfg
+        recent = self.tables.recent_composites(job.session, c.burst_replies - 1) + [composite]
+        baseline = baseline_of(self.tables.namespace_composites(job.namespace, BASELINE_SCORES))
+        if not in_a_burst(recent, baseline, c.burst_replies, c.burst_below):
+            return None
+        return {"replies": len(recent), "composites": recent, "baseline": round(baseline or 0, 4)}
 
     def scores(
         self, *, session: str | None = None, namespace: str | None = None, limit: int = 100
