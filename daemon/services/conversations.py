@@ -256,6 +256,7 @@ class ConversationService:
             "ewma": latest["ewma"] if latest else None,
             "trend": latest["trend"] if latest else None,
             "score_id": score_id,
+            "burst": bool(latest and (latest.get("details") or {}).get("burst")),
         }
         return ctx
 

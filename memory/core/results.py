@@ -185,6 +185,7 @@ class DriftState(Result):
     ewma: float | None
     trend: str | None
     score_id: int | None
+    burst: bool = False  # the due action is a short burst's (persona.md), not the EWMA's
 
 
 class Injected(Result):

@@ -341,7 +341,7 @@ class PersonaTracker:
 
     def _burst(self, job: ScoreJob, composite: float) -> dict[str, Any] | None:
         """The burst this reply ends, if it ends one: the session's last ``burst_replies`` replies
-        (this one included) each ``burst_below`` under the agent's own level."""
+        (this one included) under the agent's own level as ``in_a_burst`` says."""
         c = self.cfg
         recent = self.tables.recent_composites(job.session, c.burst_replies - 1) + [composite]
         baseline = baseline_of(self.tables.namespace_composites(job.namespace, BASELINE_SCORES))

@@ -366,6 +366,7 @@ export interface DriftState {
   ewma: number | null;
   trend: string | null;
   score_id: number | null;
+  burst?: boolean;
 }
 export interface EmptyParams {
 }
