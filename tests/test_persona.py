@@ -52,8 +52,11 @@ def band(ewma: float) -> str:
     return action_for(ewma, 0.7, 0.6, 0.5)
 
 
-def scored(d, session: str, count: int) -> list[dict]:
-    return wait_for(lambda: (s := d.call("persona.scores", {"session": session})["scores"]) and len(s) >= count and s)
+def scored(d, session: str, count: int, timeout: float = 30.0) -> list[dict]:
+    return wait_for(
+        lambda: (s := d.call("persona.scores", {"session": session})["scores"]) and len(s) >= count and s,
+        timeout=timeout,
+    )
 
 
 def nova_state() -> PersonaState:
@@ -611,13 +614,13 @@ def _burst_brings_a_reminder(nova):
     for _, user, reply in consistent[:12]:  # the agent's own level, in another session
         nova.call("conversation.append", {"session": "burst-level", "role": "user", "content": user})
         nova.call("conversation.append", {"session": "burst-level", "role": "assistant", "content": reply})
-    scored(nova, "burst-level", 12)
+    scored(nova, "burst-level", 12, timeout=300)  # 12 judgements queued at once: room for a loaded machine
 
     def say(session: str, turns: list[tuple[str, str, str]]) -> list[dict]:
         for _, user, reply in turns:
             nova.call("conversation.append", {"session": session, "role": "user", "content": user})
             nova.call("conversation.append", {"session": session, "role": "assistant", "content": reply})
-        return scored(nova, session, len(turns))
+        return scored(nova, session, len(turns), timeout=300)
 
     apart = say("burst-apart", [consistent[0], mild[0], consistent[1], mild[1], consistent[2], mild[2]])
     assert [s["action"] for s in apart] == ["none"] * 6  # low replies apart: no burst
