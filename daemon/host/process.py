@@ -218,7 +218,7 @@ class Daemon:
         except Exception as exc:  # health says model_failed; requests that do not embed are still answered
             log.error("not ready: the embedding model did not load", extra={"error": str(exc)})
             return
-        # What start-up made (the model, torch and transformers: ~430,000 objects) lives as long as
+        # What start-up made (the model and torch: hundreds of thousands of objects) lives as long as
         # the daemon. Frozen, Python's full collections leave it alone: each took ~250 ms holding
         # the GIL, every 20-30 s while an import or the Observer allocates, stalling every request.
         gc.freeze()

@@ -37,6 +37,20 @@ def _tokenizer() -> Tokenizer:
     return tok
 
 
+def model_input_tokenizer(max_length: int) -> Tokenizer:
+    """A tokenizer of its own for the embedding model's input: the same file, with [CLS]/[SEP],
+    truncated at ``max_length`` and padded to the batch's longest (the counting one never is)."""
+    tok = Tokenizer.from_file(str(bundled_model_dir() / "tokenizer.json"))
+    tok.enable_truncation(max_length)
+    tok.enable_padding(pad_id=tok.token_to_id("[PAD]"), pad_token="[PAD]")
+    return tok
+
+
+def wordpiece_offsets(text: str) -> list[tuple[int, int]]:
+    """Each wordpiece's (start, end) characters in ``text``, without special tokens."""
+    return list(_tokenizer().encode(text, add_special_tokens=False).offsets)
+
+
 def count_tokens(text: str) -> int:
     if not text:
         return 0

