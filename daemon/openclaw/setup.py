@@ -3,7 +3,7 @@ editing its JSON5 config, which a person may have written by hand):
 
     install     openclaw plugins install -l PLUGIN --force --accept-capabilities
                 (linked, so an upgraded agentmemd is loaded as it is; OpenClaw puts it in the
-                memory slot), then `openclaw config set` for the hook permission it needs
+                memory slot), then one `openclaw config set --batch-json` for the hook permission it needs
                 (hooks.allowConversationAccess) and the plugin's config (the socket, ...)
     uninstall   openclaw plugins uninstall agentmemd --force (OpenClaw removes its entries and
                 gives the memory slot back to memory-core)
@@ -60,8 +60,11 @@ class OpenClaw:
             raise OpenClawError(f"`openclaw {' '.join(args)}` failed (exit {done.returncode}): {said}")
         return done.stdout
 
-    def set(self, path: str, value: object) -> None:
-        self.run("config", "set", path, json.dumps(value), "--strict-json")
+    def set_many(self, values: dict[str, object]) -> None:
+        """Every path to its value in one `openclaw config set --batch-json` (one validated write;
+        each OpenClaw command costs seconds to start)."""
+        batch = [{"path": path, "value": value} for path, value in values.items()]
+        self.run("config", "set", "--batch-json", json.dumps(batch))
 
     def get(self, path: str) -> str | None:
         try:
@@ -85,10 +88,14 @@ def plugin_config(socket: Path, namespace: str | None, budget_tokens: int, token
 def install(openclaw: OpenClaw, config: dict[str, object]) -> list[str]:
     """Install the plugin linked, allow its hooks, give it its config; what was done, in words."""
     openclaw.run("plugins", "install", "-l", str(PLUGIN_DIR), "--force", "--accept-capabilities")
-    openclaw.set(f"{ENTRY}.hooks.allowConversationAccess", True)
-    openclaw.set(f"{ENTRY}.config", config)
-    openclaw.set(f"{ENTRY}.enabled", True)
-    openclaw.set("plugins.slots.memory", PLUGIN_ID)
+    openclaw.set_many(
+        {
+            f"{ENTRY}.hooks.allowConversationAccess": True,
+            f"{ENTRY}.config": config,
+            f"{ENTRY}.enabled": True,
+            "plugins.slots.memory": PLUGIN_ID,
+        }
+    )
     return [
         f"plugin {PLUGIN_ID} linked from {PLUGIN_DIR}",
         "memory slot: agentmemd (plugins.slots.memory)",
