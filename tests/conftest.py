@@ -121,6 +121,50 @@ def served_daemon(config: dict | None = None) -> Iterator[DaemonProcess]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+class InNamespace:
+    """A daemon shared by a module's tests, seen from one namespace of its own: every call to a
+    method that takes a namespace names this one unless it names another, and tokens made for it
+    default to it. A test on it sees none of the other tests' memories, conversations or packs, and
+    the module starts one daemon instead of one a test (each start loads torch and the model)."""
+
+    def __init__(self, daemon: DaemonProcess, namespace: str):
+        from agentmemd.daemon.socket.methods import METHODS
+
+        self.daemon, self.namespace = daemon, namespace
+        self.socket, self.data_dir = daemon.socket, daemon.data_dir
+        self._takes_namespace = {d.name for d in METHODS if "namespace" in d.params.model_fields}
+
+    def call(self, method: str, params: dict | None = None):
+        params = dict(params or {})
+        if method in self._takes_namespace:
+            params.setdefault("namespace", self.namespace)
+        return self.daemon.call(method, params)
+
+    def token(self, *namespaces: str, name: str = "app") -> str:
+        """A token for ``namespaces`` (this one first, so it is the token's default: what a proxied
+        call without a namespace header uses)."""
+        scope = [self.namespace, *(n for n in namespaces if n != self.namespace)]
+        return self.call("access.tokens.create", {"name": f"{name}-{self.namespace}", "namespaces": scope})["secret"]
+
+    def client(self) -> Client:
+        return self.daemon.client()
+
+    def log(self) -> str:
+        return self.daemon.log()
+
+
+@pytest.fixture(scope="module")
+def module_daemon() -> Iterator[DaemonProcess]:
+    """One real daemon for the module's tests (use ``in_namespace`` to keep them apart)."""
+    with served_daemon() as d:
+        yield d
+
+
+@pytest.fixture
+def in_namespace(module_daemon, ns) -> InNamespace:
+    return InNamespace(module_daemon, ns)
+
+
 def wait_for(predicate, timeout: float = 30.0, step: float = 0.05):
     """The one wait helper: poll until ``predicate()`` is truthy and return it, or fail after ``timeout`` s."""
     deadline = time.monotonic() + timeout

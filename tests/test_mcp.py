@@ -269,10 +269,11 @@ def test_http_refuses_a_public_address_unless_told(short_tmp):
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/mcp.md"])
-def test_the_docs_config_snippet_launches_as_written(spawn, page):
+def test_the_docs_config_snippet_launches_as_written(served, page):
     """The JSON a person pastes into Claude Desktop or Claude Code, launched the way a host does;
-    only the placeholder socket path and the venv's `agentmemd` are filled in."""
-    d = spawn()
+    only the placeholder socket path and the venv's `agentmemd` are filled in. (The module's
+    daemon: its other tests write only in namespaces of their own, never the default one.)"""
+    d = served
     readme = (Path(__file__).resolve().parent.parent / page).read_text()
     block = readme.split("<!-- mcp-config -->", 1)[1].split("```json", 1)[1].split("```", 1)[0]
     server = json.loads(block)["mcpServers"]["agentmemd"]

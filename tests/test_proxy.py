@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 
 import anthropic
 import httpx2
 import openai
 import pytest
-from conftest import wait_for
+from conftest import InNamespace, wait_for
 from doors import start_proxy
 from fake_anthropic import FakeAnthropic, chat_completion, chat_stream, message, message_stream
 
@@ -20,8 +21,20 @@ KEY = "sk-ant-test-never-logged-4242"
 
 
 @pytest.fixture
-def world(spawn, short_tmp):
-    d = spawn()
+def world(in_namespace, short_tmp):
+    with _world(in_namespace, short_tmp) as world:
+        yield world
+
+
+@pytest.fixture
+def world_alone(spawn, short_tmp):
+    """``world`` on a daemon of its own, for a test that stops it."""
+    with _world(spawn(), short_tmp) as world:
+        yield world
+
+
+@contextmanager
+def _world(d, short_tmp):
     d.call(
         "memory.add", {"content": "The user's favourite coffee is a flat white with oat milk.", "type": "preference"}
     )
@@ -29,7 +42,11 @@ def world(spawn, short_tmp):
         "memory.add",
         {"content": "I speak tersely and technically, like a peer engineer; never use emoji.", "type": "persona"},
     )
-    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    token = (
+        d.token()
+        if isinstance(d, InNamespace)
+        else d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    )
     with FakeAnthropic() as fake:
         proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:
@@ -155,8 +172,8 @@ def test_openai_sdk_chat_completions_stream_and_not_and_other_endpoints_pass(wor
     assert [m.id for m in models.data] == ["claude-haiku-4-5"] and fake.requests[-1]["path"] == "/v1/models"
 
 
-def test_a_missing_or_wrong_token_is_refused_and_a_down_daemon_passes_the_request_through(world):
-    d, fake, token, port, _ = world
+def test_a_missing_or_wrong_token_is_refused_and_a_down_daemon_passes_the_request_through(world_alone):
+    d, fake, token, port, _ = world_alone
     for base in (f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/t/amt_wrong"):
         with pytest.raises(anthropic.AuthenticationError):
             anthropic.Anthropic(base_url=base, api_key=KEY, max_retries=0).messages.create(

@@ -246,13 +246,13 @@ def _wait_turns(d, session: str, turns: int) -> None:
 
 
 @pytest.fixture
-def world(spawn, short_tmp):
-    d = spawn()
+def world(in_namespace, short_tmp):
+    d = in_namespace
     d.call(
         "memory.add", {"content": "The user's favourite coffee is a flat white with oat milk.", "type": "preference"}
     )
     d.call("memory.add", {"content": "I speak tersely, like a peer engineer; never use emoji.", "type": "persona"})
-    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    token = d.token()
     with FakeAnthropic() as fake:
         proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:
@@ -297,14 +297,14 @@ def test_an_app_moving_its_breakpoint_reads_its_history_each_turn_and_our_block_
     assert ours[0]["text"].startswith("# Who you are") and all(o == ours[0] for o in ours)
 
 
-def test_against_an_upstream_that_keeps_the_cache_rules_1h_apps_work_and_reads_grow(spawn, short_tmp):
+def test_against_an_upstream_that_keeps_the_cache_rules_1h_apps_work_and_reads_grow(in_namespace, short_tmp):
     """The rule-keeping fake upstream (daemon/bench/fake_upstream.py): an app whose breakpoints are
     all 1h gets no 400 through the proxy, and each turn reads the history the turn before wrote."""
-    d = spawn()
+    d = in_namespace
     d.call(
         "memory.add", {"content": "The user's favourite coffee is a flat white with oat milk.", "type": "preference"}
     )
-    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    token = d.token()
     with RuleKeepingAnthropic(api_key=KEY, min_cache_tokens=64) as fake:
         proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:

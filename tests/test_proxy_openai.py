@@ -17,10 +17,10 @@ ANTHROPIC_KEY, OPENAI_KEY = "sk-ant-routing", "sk-openai-routing"
 
 
 @pytest.fixture
-def world(spawn, short_tmp):
-    d = spawn()
+def world(in_namespace, short_tmp):
+    d = in_namespace
     d.call("memory.add", {"content": "The user's dog is called Biscuit.", "type": "fact"})
-    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    token = d.token()
     with FakeAnthropic(api_key=ANTHROPIC_KEY) as claude, FakeOpenAI(api_key=OPENAI_KEY) as gpt:
         log = short_tmp / "proxy.log"
         proc, port = start_proxy(d.socket, claude.base_url, log, openai_upstream=gpt.base_url)

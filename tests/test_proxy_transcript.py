@@ -17,9 +17,9 @@ KEY = "sk-ant-transcript-test"
 
 
 @pytest.fixture
-def world(spawn, short_tmp):
-    d = spawn()
-    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+def world(in_namespace, short_tmp):
+    d = in_namespace
+    token = d.token()
     with FakeAnthropic(api_key=KEY, min_cache_tokens=0) as fake:
         proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}/t/{token}", api_key=KEY, max_retries=0)
@@ -204,14 +204,15 @@ def test_an_edited_message_resent_branches_and_keeps_both_versions(world):
 
 def test_one_session_header_in_two_namespaces_is_two_conversations(world):
     d, fake, client = world
-    token = d.call("access.tokens.create", {"name": "two", "namespaces": ["home", "work"]})["secret"]
+    home, work = f"{d.namespace}-home", f"{d.namespace}-work"
+    token = d.token(home, work, name="two")
     base = str(client.base_url).split("/t/")[0]
-    for namespace, said in (("home", "Pick up the kids at five"), ("work", "Ship the release on Friday")):
+    for namespace, said in ((home, "Pick up the kids at five"), (work, "Ship the release on Friday")):
         scoped = anthropic.Anthropic(base_url=f"{base}/t/{token}", api_key=KEY, max_retries=0)
         fake.script("Noted.")
         headers = {"x-agentmemd-session": "today", "x-agentmemd-namespace": namespace}
         ask(scoped, [{"role": "user", "content": said}], extra_headers=headers)
-    for namespace, said in (("home", "Pick up the kids at five"), ("work", "Ship the release on Friday")):
+    for namespace, said in ((home, "Pick up the kids at five"), (work, "Ship the release on Friday")):
         turns = wait_for(lambda ns=namespace: len(t := transcript_in(d, "today", ns)) == 2 and t)
         assert [t["content"] for t in turns] == [said, "Noted."]
 

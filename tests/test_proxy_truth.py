@@ -25,10 +25,10 @@ MODEL = "claude-haiku-4-5"
 
 
 @pytest.fixture
-def world(spawn, short_tmp):
-    d = spawn()
+def world(in_namespace, short_tmp):
+    d = in_namespace
     d.call("memory.add", {"content": "The user's dog is called Biscuit.", "type": "fact"})
-    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    token = d.token()
     with FakeAnthropic(api_key=ANTHROPIC_KEY, min_cache_tokens=0) as claude, FakeOpenAI(api_key=OPENAI_KEY) as gpt:
         log = short_tmp / "proxy.log"
         proc, port = start_proxy(d.socket, claude.base_url, log, openai_upstream=gpt.base_url)
