@@ -25,7 +25,7 @@ run: venv
 	@echo "try, in another shell:  $(BIN)/agentmemd --socket $(SOCKET) add 'The user prefers short answers' --type preference && $(BIN)/agentmemd --socket $(SOCKET) pack 'how should I answer?' --budget 200"
 	$(BIN)/agentmemd serve --data-dir $(DEMO)/data --socket $(SOCKET) --config $(DEMO)/agentmemd.toml
 
-# Two workers, whole files each (module-scoped daemons stay in one worker): ~5 min instead of ~8.5.
+# Two workers, whole files each (module-scoped daemons stay in one worker): ~17 min on 2 cores (docs/development.md).
 # The dashboard's browser tests need Chromium: `browser` installs Debian's, and the tests require it.
 # The backend-independent tests run again on the PostgreSQL store (a real one the tests start:
 # tests/postgres_server.py): the leak and isolation suites, forgetting, bad input, and the engine's.
