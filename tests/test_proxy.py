@@ -29,12 +29,12 @@ def world(in_namespace, short_tmp):
 @pytest.fixture
 def world_alone(spawn, short_tmp):
     """``world`` on a daemon of its own, for a test that stops it."""
-    with _world(spawn(), short_tmp) as world:
+    with _world(InNamespace(spawn(), "default"), short_tmp) as world:
         yield world
 
 
 @contextmanager
-def _world(d, short_tmp):
+def _world(d: InNamespace, short_tmp):
     d.call(
         "memory.add", {"content": "The user's favourite coffee is a flat white with oat milk.", "type": "preference"}
     )
@@ -42,11 +42,7 @@ def _world(d, short_tmp):
         "memory.add",
         {"content": "I speak tersely and technically, like a peer engineer; never use emoji.", "type": "persona"},
     )
-    token = (
-        d.token()
-        if isinstance(d, InNamespace)
-        else d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
-    )
+    token = d.token()
     with FakeAnthropic() as fake:
         proc, port = start_proxy(d.socket, fake.base_url, short_tmp / "proxy.log")
         try:
@@ -180,7 +176,7 @@ def test_a_missing_or_wrong_token_is_refused_and_a_down_daemon_passes_the_reques
                 model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
             )
     assert not fake.requests  # nothing went upstream without a token
-    d.terminate()
+    d.daemon.terminate()  # the daemon goes down under the proxy
     fake.replies.append(message("Plain answer."))
     request = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
     reply = anthropic.Anthropic(
