@@ -5,6 +5,10 @@ shares no word with it); a store from before is read once; forgetting removes th
 
 from __future__ import annotations
 
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
 import pytest
 
 pytestmark = pytest.mark.inprocess
@@ -92,3 +96,192 @@ def test_a_slot_added_later_is_found_in_a_store_from_before(in_process):
         m029_subscription_slot(conn)
     assert daemon.run_on_store(daemon.services.memories.read_older_memories) == 2
     assert _fills(daemon) == recorded
+
+
+QUESTION_TO_THE_AGENT = "Who are you working with on the council vote now?"
+# A season of an island council, as an agent who is a member of it keeps it: its own messages are the
+# owner's (channels.ingest's ``owner``), the pact it made first was replaced by a later one, and the
+# group chats in between talk of the vote, of working and of who backs what.
+COUNCIL_CHATS = [
+    (
+        "ines-tomas",
+        "private",
+        ["ines", "tomas"],
+        "2026-03-02T10:00:00",
+        [
+            ("tomas", "Look, Ines. You want the wall, I want the wall. Nobody else cares about the east quay."),
+            ("ines", "Agreed. The wall is the only sensible thing on the list."),
+            ("tomas", "Fine. So we vote together for the sea wall on Saturday, you and me. Deal?"),
+            ("ines", "Deal. You and me, together for the wall. Tell nobody yet."),
+        ],
+    ),
+    (
+        "council",
+        "group",
+        ["ines", "tomas", "oskar", "kofi", "leila"],
+        "2026-03-03T09:00:00",
+        [
+            (who, text)
+            for i in range(6)
+            for who, text in (
+                ("kofi", f"Item {i}: the council vote is on Saturday, and I am working late on the school numbers."),
+                ("leila", f"Item {i}: my tidal figures are ready; whoever backs the scheme should read them first."),
+                ("oskar", f"Item {i}: I trust the council will vote on the ferry with the report in hand."),
+                ("tomas", f"Item {i}: the quay needs work before any vote, whatever the council says."),
+            )
+        ],
+    ),
+    (
+        "ines-oskar",
+        "private",
+        ["ines", "oskar"],
+        "2026-03-05T10:20:00",
+        [
+            ("oskar", "The report is here. Page six: the quay wall is rebuilt in full with the ferry."),
+            ("ines", "Page six. I see it. The east section too?"),
+            ("oskar", "The east section first. So I ask you plainly: will you vote with me for the electric ferry?"),
+            ("ines", "Yes. I'm backing you now, Oskar, not Tomas. Ferry and wall together. You and me on Saturday."),
+            ("oskar", "Thank you, Miss Moreira. Mr Novak will be disappointed."),
+        ],
+    ),
+    (
+        "market",
+        "group",
+        ["ines", "kofi", "leila", "tomas"],
+        "2026-03-06T09:00:00",
+        [
+            (who, text)
+            for i in range(5)
+            for who, text in (
+                (
+                    "kofi",
+                    f"Note {i}: the vote count keeps changing, and I am working on a fair agenda for the council.",
+                ),
+                ("leila", f"Note {i}: working with numbers is easier than working with the council."),
+            )
+        ],
+    ),
+]
+
+
+def _live_the_season(daemon, namespace: str, owner: str, persona: list[str]) -> None:
+    daemon.call(
+        "memory.add_many",
+        {"items": [{"content": t, "type": "persona", "namespace": namespace, "source": "SOUL.md"} for t in persona]},
+    )
+    for chat, kind, members, start, said in COUNCIL_CHATS:
+        if owner not in members:
+            continue
+        messages = [
+            {
+                "sender": who.capitalize(),
+                "sender_id": who,
+                "ts": (
+                    datetime.fromisoformat(start).replace(tzinfo=timezone.utc) + timedelta(minutes=2 * i)
+                ).isoformat(),
+                "text": text,
+                "message_id": f"{chat}-{i}",
+                "line": i + 1,
+            }
+            for i, (who, text) in enumerate(said)
+        ]
+        got = daemon.call(
+            "channels.ingest",
+            {"channel": "council", "chat_id": chat, "title": chat, "kind": kind, "messages": messages,
+             "owner": owner, "tz": "UTC", "namespace": namespace},
+        )  # fmt: skip
+        for session in got["sessions"]:
+            daemon.call("conversation.observe", {"session": session, "namespace": namespace})
+
+
+def _sources(pack: dict) -> list[str]:
+    return [i.get("source") or "" for i in pack["items"]]
+
+
+def test_who_an_agent_works_with_now_is_its_newest_pact_whoever_said_it(in_process):
+    """An agent that keeps its own memory (its user goes by the name its persona gives it) is asked
+    who it works with now: "you" is the user there, and the pack holds the later pact (made in a
+    private chat, sharing no word with the question but "now") over the first. From the other side
+    of that pact, the ally's "I'm backing you" is what fills it. Before the ally slot the question
+    asked about no slot, and the pact was not packed."""
+    daemon = in_process()
+    for namespace in ("ines", "oskar"):
+        persona = [f"I am {namespace.capitalize()}, a member of the Port Skerra council.", "Voice: terse and plain."]
+        _live_the_season(daemon, namespace, namespace, persona)
+    budget = 300
+    for namespace in ("ines", "oskar"):
+        pack = daemon.call(
+            "context.pack", {"query": QUESTION_TO_THE_AGENT, "namespace": namespace, "budget_tokens": budget}
+        )
+        assert any(s.startswith("conversation:ines-oskar:") for s in _sources(pack)), (namespace, pack["text"])
+        assert not any(s.startswith("conversation:ines-tomas:") for s in _sources(pack)), (namespace, pack["text"])
+
+
+def test_you_is_the_user_only_where_the_user_is_the_agent(in_process):
+    """An assistant named Nova keeps Ines's chats: "who am I working with" is Ines's pact with Oskar,
+    while "who are you working with" asks about Nova, who made none, so no statement is lifted as
+    its current value."""
+    daemon = in_process()
+    _live_the_season(daemon, "nova", "ines", ["I am Nova, Ines's assistant.", "Voice: warm."])
+    mine = daemon.call(
+        "context.pack",
+        {"query": "Who am I working with on the council vote now?", "namespace": "nova", "budget_tokens": 300},
+    )
+    assert any(s.startswith("conversation:ines-oskar:") for s in _sources(mine)), mine["text"]
+    yours = daemon.call("context.pack", {"query": QUESTION_TO_THE_AGENT, "namespace": "nova", "budget_tokens": 300})
+    explained = daemon.call("context.explain", {"pack_id": yours["pack_id"], "namespace": "nova"})
+    assert all(c["signals"].get("slot", 0) == 0 for c in explained["candidates"]), explained["candidates"][:3]
+
+
+def test_alliances_are_read_from_both_sides_and_not_from_courtesies():
+    from agentmemd.memory.language.slots import asked_slots, filled_slots
+
+    assert asked_slots(QUESTION_TO_THE_AGENT) == [("ally", "agent")]
+    assert asked_slots("Who is Leila backing now?") == [("ally", "leila")]
+    assert asked_slots("Who's on my side?") == [("ally", "self")]
+    own = "User said: Yes. I'm with you now, Leila, not Oskar. You and me for the tidal scheme."
+    assert filled_slots(own) == {("ally", "self")}
+    theirs = "Aroha said: Yes. I'm with you now, Leila, not Oskar."
+    assert filled_slots(theirs) == {("ally", "aroha"), ("ally", "self")}  # said to the user
+    assert filled_slots("I've been working with Dana on the launch since May.") == {("ally", "self"), ("ally", "dana")}
+    assert filled_slots("Between you and me, the boss is leaving.") == set()
+    assert filled_slots("assistant: I'm with you on that, it is a hard call.") == set()
+    assert filled_slots("assistant: I am working with Dana on your taxes.") == {("ally", "agent"), ("ally", "dana")}
+
+
+ALLIANCE_SETS = Path(__file__).parent / "data" / "alliances"
+
+
+def _alliance_figures(path: Path) -> dict[str, int]:
+    """How many of a set's statements fill an ally slot they state (of someone they name), of its
+    questions ask the ally slot of whom they ask about, and of its look-alikes fill one."""
+    from agentmemd.memory.language.slots import asked_slots, filled_slots
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+
+    def allies(text: str) -> set[str]:
+        return {subject for slot, subject in filled_slots(text) if slot == "ally"}
+
+    return {
+        "found": sum(bool(allies(s["text"]) & set(s["fills"])) for s in data["statements"]),
+        "asked": sum(
+            [w for slot, w in asked_slots(q["text"]) if slot == "ally"] == [q["asks"]] for q in data["questions"]
+        ),
+        "false": sum(bool(allies(text)) for text in data["negatives"]),
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "floor"),
+    [
+        # Written by a helper who had not seen the patterns; the patterns were then widened on it.
+        ("tuned_on.json", {"found": 30, "asked": 15, "false": 1}),
+        # Written by another, after: never tuned on (41 statements, 20 questions, 26 look-alikes).
+        ("held_out.json", {"found": 13, "asked": 13, "false": 2}),
+    ],
+)
+def test_alliances_said_in_words_nobody_here_chose_are_recognised_no_worse_than_measured(name, floor):
+    """A guard on the figures docs/packing.md quotes: recognition may improve, not fall."""
+    got = _alliance_figures(ALLIANCE_SETS / name)
+    assert got["found"] >= floor["found"] and got["asked"] >= floor["asked"], got
+    assert got["false"] <= floor["false"], got

@@ -225,7 +225,8 @@ class RetrievalConfig(_with_signal_knobs("retrieval")):  # type: ignore[misc]
         20,
         ge=0,
         description="For a question about a fact slot in the present (where someone lives or works, their manager, "
-        "partner, children, car, name, phone, e-mail, diet, what a subscription costs), the newest N memories "
+        "partner, whom they work with or back, children, car, name, phone, e-mail, diet, what a subscription costs), "
+        "the newest N memories "
         "filling that slot of the person asked about (recorded when each was stored) are candidates.",
     )
 

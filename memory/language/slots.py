@@ -1,5 +1,6 @@
 """Fact slots: the things about a person that hold one value at a time (where they live, where
-they work, who they report to, who their partner is, how many children they have, what they drive,
+they work, who they report to, who their partner is, whom they work with or back, how many children
+they have, what they drive,
 their name, phone number, e-mail address, diet, what a membership or subscription costs), recognised
 in questions and in memories by cue patterns, no model. Which slot of whom a memory fills is
 recorded when it is stored (memory/store/slot_tables.py).
@@ -16,10 +17,12 @@ wants the newest memory filling it (memory/retrieval/currency.py, ``[retrieval] 
 * ``mentions_the_past(question)``: a past tense, a year, "before": the old value may be the answer.
 
 A subject is ``"self"`` (the person the agent serves: "I", "we", "the user", a turn said by
-"user"), a name in lower case ("caroline", for "Caroline said: I moved to Leeds" or "Where does
-Caroline live?") or a relation ("my sister"); a statement about someone else ("My sister moved to
-Rome") does not answer where I live, and an assistant's turn ("assistant: you live in ...") fills
-nothing. English first; residence, workplace and name also in German, French, Spanish,
+"user"), ``"agent"`` (the agent: "you" in a question put to it, "I" in its own turns), a name in
+lower case ("caroline", for "Caroline said: I moved to Leeds" or "Where does Caroline live?") or a
+relation ("my sister"); a statement about someone else ("My sister moved to Rome") does not answer
+where I live, and an assistant's "you" ("assistant: you live in ...") fills nothing: the user's
+facts are the user's to state. A relation that holds both ways (an ally) is filled for its other
+side too: "Tomas said: I'm with you now" fills Tomas's ally slot and the user's. English first; residence, workplace and name also in German, French, Spanish,
 Portuguese and Italian first-person forms ("Ich wohne in", "je travaille chez", "me llamo").
 """
 
@@ -37,6 +40,7 @@ SLOTS: tuple[str, ...] = (
     "workplace",
     "manager",
     "partner",
+    "ally",
     "children",
     "vehicle",
     "name",
@@ -46,6 +50,7 @@ SLOTS: tuple[str, ...] = (
     "subscription",
 )
 SELF = "self"
+AGENT = "agent"  # the agent itself: "you" in a question put to it, "I" in its own turns
 
 _NAME = r"(?-i:[A-Z][a-z]+)"  # a capitalised word, whatever the pattern's case
 _KIN = (
@@ -76,6 +81,9 @@ class _Slot:
     # What of the slot's kind a text names (the gym of "my gym membership"), a group ``item``: a
     # person holds several at once, and one named for another thing does not answer (names_another).
     item: str | None = None
+    # A relation that holds both ways (an alliance): a statement's other side (a group ``other``, "you"
+    # or a name; "you" for a first-person one, "you and me") fills the slot too (_other_side).
+    mutual: bool = False
 
 
 _DEFINITIONS: dict[str, _Slot] = {
@@ -206,6 +214,60 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\bwho(?:'s| is) {_WHOSE} (?:current |new )*(?:manager|boss|line manager|supervisor|team lead)\b",
         ),
         keys=_listed("manager, boss, supervisor, team lead, took over, report"),
+    ),
+    "ally": _Slot(
+        # Whom someone works with, backs or votes with now: "I'm backing you now, Oskar, not Tomas",
+        # "You and me together on Saturday", "Marco and I are partners on the migration now", "count
+        # me in with you". A pact is renewed by the newest one. Not "support" (a football team, or
+        # comfort: "I'm supporting you through this") nor "got your back" (said to comfort, in LoCoMo's
+        # chats); not a past "worked together".
+        said=(
+            rf"\b(?:backing|siding with|standing (?:with|behind|by)|allied with|"
+            rf"(?:working|voting|campaigning|playing|raiding|studying|running|training) (?:together )?with|"
+            rf"(?:teaming|teamed|partnering|partnered|pairing|paired|linking|linked|buddying) (?:up )?with|"
+            rf"join(?:ing|ed)? forces with|co-?(?:found|lead|run|host|chair|organi[sz]|captain)\w* (?:[\w'-]+ ){{0,4}}with) "
+            rf"(?P<other>you|{_NAME})\b",
+            rf"\b(?:join|joins|joining|joined) (?P<other>your|{_NAME}'s) (?:squad|team|side|group|crew|party|campaign|camp)\b",
+            rf"\b(?:back|backs|side with|sides with|stand with|stands with|stand by|vote with|votes with|"
+            rf"work with|study with|play with|train with|raid with|campaign with|"
+            rf"team up with|teamed up with|partnered with|allied with|count (?:me|us) in with|"
+            rf"(?:throw|throwing|threw|thrown|put|putting) (?:my|our) (?:full |whole )?(?:weight|vote|name) behind) "
+            rf"(?P<other>you|{_NAME})\b(?! up\b)",
+            r"\b(?:am|'m|are|'re) (?:now |still |all |firmly |definitely )?with (?P<other>you)\b(?! (?:in a|in one|on th)\w*)",
+            rf"\b(?:am|'m|are|'re) (?:now with (?P<other>{_NAME})|with (?P<other2>{_NAME}),? now)\b",
+            rf"\b(?:(?:am|'m|are|'re) )?(?:now |officially |firmly )?(?:on|in) (?:(?P<other>your|{_NAME}'s) (?:side|corner|team|camp)|"
+            rf"team (?P<other3>{_NAME}))\b",
+            r"\b(?:vote|voting|work|working|stand|standing|campaign|campaigning|team up|teaming up|side) together\b",
+            r"\b(?:are|'re) (?:now |officially )?(?:\w+ )?partners (?:on|for|in|now)\b",
+            r"\b(?P<who>my|our) (?:new )?(?:doubles|tennis|project|lab|study|business|dance|debate|running|climbing|"
+            r"squash|badminton|bridge|raid|duo|writing) partner\b",
+        ),
+        first_person=(
+            r"(?<!between )\b(?:you and me|you and i|me and you)\b(?! (?:both|should|could|can|need|must|gotta|have to)\b)",
+            rf"\b(?P<other>{_NAME}) and I (?:are|'re|will|'ll|am going to|are going to)\b[^.!?]{{0,60}}\b"
+            rf"(?:together|partners|a team|a duo)\b",
+        ),
+        asked=(
+            rf"\bwho(?:'s| am| is| are) {_WHO} (?:\w+ )?(?:working|teaming up|teamed up|partnering|partnered up|siding|"
+            rf"voting|allied|aligned|joining forces|campaigning|pairing up|paired up|playing doubles|raiding|"
+            rf"co-?founding|co-?leading) (?:together )?with\b",
+            rf"\bwho (?:do|does|will) {_WHO} (?:\w+ )?(?:work|team up|side|vote|campaign|stand|align|pair up) with\b",
+            rf"\bwho (?:has|have) {_WHO} (?:\w+ )?(?:joined forces|teamed up|sided|allied|partnered|paired up) with\b",
+            rf"\bwho(?:'s| am| is| are| do| does) {_WHO} (?:\w+ )?(?:backing|back)\b",
+            rf"\bwho(?:'s| is| are) {_WHOSE} (?:current |new |main )*(?:ally|allies|teammate|team-mate|running mate|"
+            rf"(?:doubles |tennis |project |lab |study |business |dance |debate |squash |bridge |raid )?partner "
+            rf"(?:on|for|in|at)|(?:doubles|tennis|project|lab|study|business|dance|debate|squash|bridge|raid) partner)\b",
+            rf"\bwho(?:'s| is| are) (?:on|in) {_WHOSE} (?:side|corner|team|camp)\b",
+            rf"\b(?:which|whose) (?:side|team|camp) (?:am|is|are) {_WHO} (?:\w+ )?on\b",
+            rf"\b(?:am|is|are) {_WHO} (?:\w+ )?(?:teamed up|teaming up|working|allied|partnered up|paired up|"
+            rf"voting|siding) with (?:anyone|anybody|someone|somebody)\b",
+        ),
+        keys=_listed(
+            "back, siding, side, corner, team, camp, squad, stand, allied, with, together, partner, join, you and, "
+            "me and you, count me, count us, weight, co found, co lead, co run, co host, co chair, "
+            "co organi, co captain, cofound, colead"
+        ),
+        mutual=True,
     ),
     "children": _Slot(
         said=(
@@ -359,6 +421,7 @@ _BETWEEN = frozenset(
 _OPENERS = frozenset("and so then just finally also now recently today yesterday anyway well oh yes yeah btw".split())
 _COORDINATORS = frozenset("and then but so".split())
 _SELF_WORDS = frozenset("i i'm i've we we're we've user".split())
+_PROMISING = frozenset("i'll we'll".split())  # a future the mutual slots take as said now
 # A form of "be" before an -ing predicate: "I'm living in" states where I live, "living in the city, I
 # miss nature" does not.
 _BE = frozenset("am are is was were be been 'm 're 's i'm we're".split())
@@ -380,24 +443,41 @@ _PAST = re.compile(
 )
 
 
-def _speaker(text: str) -> tuple[str | None, str]:
+def _speaker(text: str) -> tuple[str, str]:
     """(whose first person the text is, the text after the speaker): SELF for no speaker or the
-    user, a lower-cased name, None for the agent's own turns (speakers.py says who speaks)."""
+    user, AGENT for the agent's own turns, else a lower-cased name (speakers.py says who speaks)."""
     who, said = split_speaker(text)
     if who is None:
         return SELF, text
     low = who.lower()
     if low in ASSISTANT_SPEAKERS:
-        return None, said
+        return AGENT, said
     if low in USER_SPEAKERS:
         return SELF, said
     return low, said
 
 
-def _subject_word(tokens: list[str], raw: list[str], speaker: str) -> str | None:
-    """The subject named by the last of ``tokens`` (lower-cased; ``raw`` as written)."""
+def _others(found: re.Match[str]) -> list[str]:
+    """What a match's ``other`` groups name ("you", "your", "Dana", "Jonah's")."""
+    return [v for k, v in found.groupdict().items() if k.startswith("other") and v]
+
+
+def _other_side(other: str, speaker: str) -> str | None:
+    """Whom a mutual statement's other side names: a name, or for "you" the one spoken to. In the
+    user's record of a chat, anyone else who says "I'm backing you" says it to the user (in a group
+    that may be another member: the newest pact is still the one to read); the user's own "you" and
+    the agent's ("I'm with you on that", said to the user as a courtesy) name no one here."""
+    low = other.lower().removesuffix("'s")
+    if low not in ("you", "your"):
+        return None if low in _NOT_NAMES else low
+    return SELF if speaker not in (SELF, AGENT) else None
+
+
+def _subject_word(tokens: list[str], raw: list[str], speaker: str, promise: bool = False) -> str | None:
+    """The subject named by the last of ``tokens`` (lower-cased; ``raw`` as written); with
+    ``promise``, "I'll" and "we'll" too (a pact promised is a pact made)."""
     last, written = tokens[-1], raw[-1]
-    if last in _SELF_WORDS:
+    if last in _SELF_WORDS or (promise and last in _PROMISING):
         return speaker
     kin = re.fullmatch(_KIN, last, _FLAGS)
     if kin and len(tokens) > 1 and tokens[-2] in ("my", "our"):
@@ -407,7 +487,7 @@ def _subject_word(tokens: list[str], raw: list[str], speaker: str) -> str | None
     return None
 
 
-def _subject_before(before: str, speaker: str, gerund: bool) -> str | None:
+def _subject_before(before: str, speaker: str, gerund: bool, promise: bool = False) -> str | None:
     """Who a predicate is said of, from the words before it in its clause: the speaker for "I"/"we"
     or a clause with none ("Started at the new firm"), a name, "my sister"; None when the words
     before are no subject ("I'd love to live in", "fish live in"), or when an -ing predicate
@@ -424,8 +504,8 @@ def _subject_before(before: str, speaker: str, gerund: bool) -> str | None:
     if not tokens or all(t in _OPENERS for t in tokens):
         return speaker
     if tokens[-1] in _COORDINATORS:  # "we signed for a house and moved in": the clause's subject
-        return _subject_word(tokens[:1], raw[:1], speaker)
-    return _subject_word(tokens, raw, speaker)
+        return _subject_word(tokens[:1], raw[:1], speaker, promise)
+    return _subject_word(tokens, raw, speaker, promise)
 
 
 def _owner(word: str, speaker: str) -> str | None:
@@ -450,16 +530,23 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
     """
     spaced = " " + text.lower().translate(_APART)
     slots = [slot for slot in slots if any(key in spaced for key in _WORD_STARTS[slot])]
-    speaker, said = _speaker(text) if slots else (None, text)
-    if speaker is None:
+    if not slots:
         return set()
+    speaker, said = _speaker(text)
     out: set[tuple[str, str]] = set()
     for slot in slots:
-        if any(p.search(said) for p in _FIRST_PERSON[slot]):
-            out.add((slot, speaker))
+        mutual = _DEFINITIONS[slot].mutual
+        for pattern in _FIRST_PERSON[slot]:
+            for found in pattern.finditer(said):
+                out.add((slot, speaker))
+                # The other side of a first-person pact: the one it names, else the one spoken to.
+                for other in _others(found) or ["you"] if mutual else ():
+                    if side := _other_side(other, speaker):
+                        out.add((slot, side))
         for pattern in _SAID[slot]:
             for found in pattern.finditer(said):
-                own = found.groupdict().get("who")
+                groups = found.groupdict()
+                own = groups.get("who")
                 who = (
                     _owner(own, speaker)
                     if own
@@ -467,10 +554,15 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
                         said[max(0, found.start() - 80) : found.start()],
                         speaker,
                         found.group(0).split()[0].endswith("ing"),
+                        promise=mutual,
                     )
                 )
-                if who is not None:
-                    out.add((slot, who))
+                if who is None:
+                    continue
+                out.add((slot, who))
+                for other in _others(found) if mutual else ():
+                    if side := _other_side(other, speaker):
+                        out.add((slot, side))
     return out
 
 
@@ -497,15 +589,17 @@ def names_another(slot: str, question: str, text: str) -> bool:
 
 
 def _asker(who: str | None) -> str | None:
-    """The subject a question's ``who`` names: SELF for the asker or the user, None for the agent
-    ("you") or a bare pronoun, else the name or relation."""
+    """The subject a question's ``who`` names: SELF for the asker or the user, AGENT for "you" (the
+    agent asked), None for a bare pronoun, else the name or relation."""
     if who is None:
         return SELF
     low = who.lower()
     low = low[:-2] if low.endswith("'s") else low
     if low in ("i", "we", "my", "our", "the user", "user", "me"):
         return SELF
-    if low in ("you", "your", "he", "she", "they", "his", "her", "their"):
+    if low in ("you", "your"):
+        return AGENT
+    if low in ("he", "she", "they", "his", "her", "their"):
         return None
     return low
 

@@ -21,6 +21,7 @@ one of the speakers' names; it asks for the assistant's own words when it says "
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from agentmemd.memory.core.text import words
 
@@ -35,6 +36,22 @@ LABELS = frozenset(
     tip fact rule goal step example source date time location address email phone name ps nb edit important
     idea correction fyi news context""".split()
 )
+
+# How SOUL.md or IDENTITY.md name the agent: "I am Nova, ...", "my name is Nova", "Name: Nova".
+SELF_NAMING = re.compile(r"\b(?i:I am|I'm|my name is|name:|you are|call me)\s+([A-Z][\w'-]{1,40})\b")
+
+
+def agent_name(lines: Iterable[str]) -> str | None:
+    """The name the first naming line gives ("I am Nova, ..." -> "Nova").
+
+    >>> agent_name(["Voice: warm", "I am Ines, harbour master of Port Skerra"])
+    'Ines'
+    """
+    for text in lines:
+        if m := SELF_NAMING.search(text):
+            return m.group(1)
+    return None
+
 
 # The question asks what the assistant itself said: "you recommended", "did you mention", "your advice".
 _ASKS_ASSISTANT = re.compile(

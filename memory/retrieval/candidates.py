@@ -24,7 +24,8 @@ from agentmemd.memory.core.disclosure import USER, may_hear
 from agentmemd.memory.core.stopwatch import Stopwatch
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
 from agentmemd.memory.language.dates import said_on
-from agentmemd.memory.language.speakers import ROLE_SPEAKERS, said_by_assistant, speakers_of
+from agentmemd.memory.language.slots import AGENT, SELF
+from agentmemd.memory.language.speakers import ROLE_SPEAKERS, agent_name, said_by_assistant, speakers_of
 from agentmemd.memory.language.word_forms import other_forms, regular_stem
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
 from agentmemd.memory.retrieval.currency import Filler, newest_fillers
@@ -48,6 +49,7 @@ from agentmemd.memory.store.affect_tables import AffectTables
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.store.database import Store, fts_terms_in_order, vector_or_zeros
+from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.memory.store.secret_tables import SecretTables
 from agentmemd.memory.store.slot_tables import SlotTables
 from agentmemd.memory.store.time_tables import TimeTables
@@ -114,6 +116,7 @@ class CandidateFinder:
         self.slots = SlotTables(store)  # which fact slot of whom each memory fills (m027)
         self.times = TimeTables(store)  # the days each memory speaks of (m028)
         self.channels = ChannelTables(store)  # the names the user goes by
+        self.persona = PersonaTables(store)  # the name the agent's persona gives it
         self.affect = AffectTables(store)  # how each memory feels (m031)
         self.secrets = SecretTables(store)  # which memories hold a secret, of what kinds (m035)
 
@@ -178,7 +181,8 @@ class CandidateFinder:
             set(self.store.phrase_matches(namespace, CONSTRAINT_PHRASES, rc.constraint_candidates)) if advice else set()
         )
         seqs.update(dict.fromkeys(sorted(constraints)))
-        asked = list(query.slots) if rc.slot_share > 0 else []  # fact slots asked about in the present
+        # fact slots asked about in the present, of whom the memories say
+        asked = self._as_recorded(namespace, query.slots) if rc.slot_share > 0 else []
         fillers: set[int] = set()  # for a fact slot asked about now, the newest memories filling it
         for slot, subject in asked:
             fillers.update(self.slots.newest(namespace, slot, subject, rc.slot_candidates))
@@ -518,6 +522,26 @@ class CandidateFinder:
                     s.signals.constraint = lifted - s.signals.similarity
                     s.signals.similarity = lifted
                     s.score = injection_score(s.signals, self.config.scoring)
+
+    def _as_recorded(self, namespace: str, asked: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+        """The (slot, subject) pairs asked about, with the subjects the memories record them under
+        (slots.py): a name the user goes by in the namespace's chats is the user ("Where does Javier
+        live?" in Javier's own memory); "you", the agent asked, is the user too where the namespace is
+        the agent's own memory, its user going by the name its persona gives the agent (an agent in a
+        society of agents, each the owner of the chats it took part in)."""
+        if not asked:
+            return []
+        names = self.channels.user_names(namespace)
+        out: list[tuple[str, str]] = []
+        for slot, subject in asked:
+            out.append((slot, subject))
+            if subject == AGENT and names:
+                agent = agent_name(r["content"] for r in self.persona.persona_items(namespace))
+                if agent is not None and agent.lower() in names:
+                    out.append((slot, SELF))
+            elif subject in names:
+                out.append((slot, SELF))
+        return list(dict.fromkeys(out))
 
     def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]], query: Query) -> None:
         """For a question about a fact slot in the present, the newest memory filling it is the

@@ -258,6 +258,13 @@ class Packs:
                 out[episode_id] = f"its turn is said by observation {best}, which the pack prefers"
             for o in cuts:
                 out.setdefault(o.row["id"], f"a cut of the words of episode {episode_id}, which says all it says")
+                if o.current and o.signals.similarity > episode.signals.similarity:
+                    # The cut held a fact slot's current value (candidates._lift_current): the episode
+                    # that stands in for it holds it too, and is as relevant as the cut was.
+                    episode.signals.slot += o.signals.similarity - episode.signals.similarity
+                    episode.signals.similarity = o.signals.similarity
+                    episode.score = max(episode.score, o.score)
+                    episode.slot, episode.current = o.slot, True
         return out
 
     def explain(self, pack_id: str, namespace: str | None = None) -> dict[str, Any]:

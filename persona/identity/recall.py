@@ -32,13 +32,14 @@ import numpy as np
 from agentmemd.memory.core.config import IdentityConfig
 from agentmemd.memory.core.errors import NotFound
 from agentmemd.memory.core.text import content_words
+from agentmemd.memory.language.speakers import agent_name
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
 from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.identity.graph import Edge, GraphItem, Node, ParsedGraph, graph_of, node_key
 from agentmemd.persona.identity.said_relations import said_relations
-from agentmemd.persona.identity.spec import PERSONA_FILES, agent_name
+from agentmemd.persona.identity.spec import PERSONA_FILES
 
 # Identity recall's match: the share of the lexical signal (IDF-weighted words in common) beside
 # MiniLM's; a fact touching a seed node is lifted by HOP_LIFT, one a hop further by half that. On

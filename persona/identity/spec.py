@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from agentmemd.memory.language.speakers import SELF_NAMING
 from agentmemd.persona.identity.state import (
     NEUTRAL_TRAITS,
     Evidence,
@@ -35,7 +35,6 @@ from agentmemd.persona.identity.traits import BUILTIN_SCALES, TraitScale, scale_
 
 PERSONA_FILES = ("SOUL.md", "IDENTITY.md")
 
-_NAME = re.compile(r"\b(?i:I am|I'm|my name is|name:|you are|call me)\s+([A-Z][\w'-]{1,40})\b")
 _TRAIT_LINE = re.compile(r"^\s*traits?\s*:\s*(?P<scale>.+?)\s+(?P<score>\d{1,3})\s*%?\s*\.?\s*$", re.IGNORECASE)
 _PREFIXED = re.compile(
     r"^\s*(?P<key>voice|tone|stance|relationship|role|style|format(?:ting)?|rule)\s*:\s*(?P<rest>.+)$", re.IGNORECASE
@@ -114,14 +113,6 @@ class PersonaSpec:
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
 
-def agent_name(lines: Iterable[str]) -> str | None:
-    """The name the first naming line gives ("I am Nova, ..." -> "Nova"), as parse_spec finds it."""
-    for text in lines:
-        if m := _NAME.search(text):
-            return m.group(1)
-    return None
-
-
 def _items(rest: str) -> list[str]:
     return [p.strip(" .") for p in _SPLIT.split(rest.strip()) if p.strip(" .")]
 
@@ -136,7 +127,7 @@ def parse_spec(lines: list[SpecLine]) -> PersonaSpec:
     spec = PersonaSpec(lines=lines)
     for line in lines:
         text = " ".join(line.text.split())
-        if spec.name is None and (m := _NAME.search(text)):  # agent_name() reads it the same way
+        if spec.name is None and (m := SELF_NAMING.search(text)):  # as agent_name() reads it
             spec.name = m.group(1)
         if m := _TRAIT_LINE.match(text):
             score = min(100, int(m.group("score"))) / 100
