@@ -266,3 +266,30 @@ def test_a_conversations_pack_embeds_the_identity_query_only_where_there_is_a_gr
     # (the block's own call for the identity query is a lookup in a real embedder's cache by then)
     identity_query = "they want to build a reactor near the village what do you think of it?"
     assert set(embedded(nova)) == {"what do you think of it?", identity_query}
+
+
+def test_a_request_to_act_brings_the_rule_that_governs_it_though_they_share_few_words(in_process, tmp_path):
+    """Juno (the identity bench's cycling coach, 88 facts) is told Callum plans VO2 intervals on an
+    open road: the rule is "values [[rider safety]]: no intervals on open roads with traffic". Its
+    MiniLM match ranked it 26th, outside the block; a request to act now lifts the facts of the
+    kinds of act it speaks of (training, safety: acts.toml) and the values, and it is in. A
+    question about what is so is matched as before."""
+    import shutil
+
+    from agentmemd.daemon.bench.identity import FILES, WORLD
+
+    ws = tmp_path / "juno"
+    ws.mkdir()
+    for name in FILES:
+        shutil.copy(WORLD / "juno" / name, ws / name)
+    d = in_process(workspace=ws)
+    block = d.services.memories.packing.blocks["identity"]
+    texts = {row["id"]: row["content"] for row in d.services.store._rows("SELECT id, content FROM memories")}
+
+    def in_block(query: str) -> list[str]:
+        return [texts[line.id] for line in block("default", query, 500, None)]
+
+    plan = "Callum messages that he plans to do five 5-minute VO2 intervals on the Snake Pass road after work tonight."
+    assert any("[[rider safety]]" in t for t in in_block(plan)), in_block(plan)
+    question = "What does Callum do when he is not on the bike?"
+    assert not any("[[rider safety]]" in t for t in in_block(question))

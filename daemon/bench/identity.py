@@ -10,7 +10,10 @@ added in steps (1,000 -> 10,000 -> 100,000). At each step, for each agent:
   stances, relationships, preferences, goals) whose answering fact is in a ``--budget``-token
   ``context.pack`` for the question;
 - action alignment: the share of its 12 scripted situations whose deciding facts are all in the
-  pack for the situation;
+  pack for the situation (situations.json, written with the persona files at hand);
+- blind action alignment: the same over situations written by someone who had not read the persona
+  files, the deciding facts then picked by another who read them (situations_blind.json: 11-13 an
+  agent), so a request's words owe nothing to its rule's;
 
 each with identity recall on ([identity] retrieval, the block of the pack) and off (the same data
 dir, the daemon restarted with it off), and the pack's p50 latency for both.
@@ -84,6 +87,7 @@ def bench_identity(args) -> dict[str, Any]:
     agents = _agents(args.agent)
     quiz = json.loads((WORLD / "quiz.json").read_text(encoding="utf-8"))
     situations = json.loads((WORLD / "situations.json").read_text(encoding="utf-8"))
+    blind = json.loads((WORLD / "situations_blind.json").read_text(encoding="utf-8"))
     texts = competing_memories(sizes[-1])
     settings = tomllib.loads(Path(args.config_file).read_text()) if args.config_file else {}
     settings.pop("jobs", None)  # the bench's daemons run no scheduled job
@@ -105,7 +109,15 @@ def bench_identity(args) -> dict[str, Any]:
     try:
         for agent in agents:
             report["agents"][agent] = _bench_agent(
-                agent, work / agent, sizes, texts, vectors, quiz[agent], situations[agent], args.budget, settings
+                agent,
+                work / agent,
+                sizes,
+                texts,
+                vectors,
+                quiz[agent],
+                {"action_alignment": situations[agent], "blind_action_alignment": blind[agent]},
+                args.budget,
+                settings,
             )
     finally:
         if not args.work_dir:
@@ -121,7 +133,7 @@ def _bench_agent(
     texts: list[str],
     vectors: np.ndarray,
     quiz: list[dict[str, Any]],
-    situations: list[dict[str, Any]],
+    situations: dict[str, list[dict[str, Any]]],  # figure name -> its situations
     budget: int,
     settings: dict[str, Any],
 ) -> dict[str, Any]:
@@ -152,14 +164,23 @@ def _bench_agent(
                     stocked = size
                 questions = [(q["question"], [fact_ids[q["fact"]]]) for q in quiz]
                 held, ms, in_block = _ask(client, questions, budget)
-                acts = [(s["situation"], [fact_ids[f] for f in s["facts"]]) for s in situations]
-                aligned, more_ms, _ = _ask(client, acts, budget)
+                aligned: dict[str, list[bool]] = {}
+                for name, asked in situations.items():
+                    acts = [(s["situation"], [fact_ids[f] for f in s["facts"]]) for s in asked]
+                    aligned[name], more_ms, _ = _ask(client, acts, budget)
+                    ms += more_ms
             step[mode] = {
                 "identity_recall": _share(held),
-                "action_alignment": _share(aligned),
+                **{name: _share(flags) for name, flags in aligned.items()},
                 "answers_from_identity_block": in_block,
-                "pack_ms_p50": round(statistics.median(ms + more_ms), 1),
+                "pack_ms_p50": round(statistics.median(ms), 1),
                 "missed": [q["question"] for q, ok in zip(quiz, held) if not ok],
+                "situations_missed": [
+                    s["situation"]
+                    for name, flags in aligned.items()
+                    for s, ok in zip(situations[name], flags)
+                    if not ok
+                ],
             }
         out["steps"].append(step)
     return out
@@ -174,7 +195,7 @@ def _totals(agents: dict[str, Any], sizes: list[int]) -> list[dict[str, Any]]:
             steps = [a["steps"][index][mode] for a in agents.values()]
             row[mode] = {
                 key: round(statistics.mean(s[key] for s in steps), 3)
-                for key in ("identity_recall", "action_alignment", "pack_ms_p50")
+                for key in ("identity_recall", "action_alignment", "blind_action_alignment", "pack_ms_p50")
             }
         rows.append(row)
     return rows
