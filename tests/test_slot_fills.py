@@ -215,6 +215,12 @@ def test_who_an_agent_works_with_now_is_its_newest_pact_whoever_said_it(in_proce
         )
         assert any(s.startswith("conversation:ines-oskar:") for s in _sources(pack)), (namespace, pack["text"])
         assert not any(s.startswith("conversation:ines-tomas:") for s in _sources(pack)), (namespace, pack["text"])
+    # Asked by her name in her own memory (the name her chats' account goes by), Ines is the user.
+    named = daemon.call(
+        "context.pack",
+        {"query": "Who is Ines working with on the council vote now?", "namespace": "ines", "budget_tokens": budget},
+    )
+    assert any(s.startswith("conversation:ines-oskar:") for s in _sources(named)), named["text"]
 
 
 def test_you_is_the_user_only_where_the_user_is_the_agent(in_process):
