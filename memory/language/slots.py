@@ -540,13 +540,12 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
             for found in pattern.finditer(said):
                 out.add((slot, speaker))
                 # The other side of a first-person pact: the one it names, else the one spoken to.
-                for other in _others(found) or ["you"] if mutual else ():
+                for other in (_others(found) or ["you"]) if mutual else ():
                     if side := _other_side(other, speaker):
                         out.add((slot, side))
         for pattern in _SAID[slot]:
             for found in pattern.finditer(said):
-                groups = found.groupdict()
-                own = groups.get("who")
+                own = found.groupdict().get("who")
                 who = (
                     _owner(own, speaker)
                     if own

@@ -532,14 +532,14 @@ class CandidateFinder:
         if not asked:
             return []
         names = self.channels.user_names(namespace)
+        agent = None
+        if names and any(subject == AGENT for _, subject in asked):
+            agent = agent_name(r["content"] for r in self.persona.persona_items(namespace))
+        agents_own = agent is not None and agent.lower() in names  # the namespace is the agent's own memory
         out: list[tuple[str, str]] = []
         for slot, subject in asked:
             out.append((slot, subject))
-            if subject == AGENT and names:
-                agent = agent_name(r["content"] for r in self.persona.persona_items(namespace))
-                if agent is not None and agent.lower() in names:
-                    out.append((slot, SELF))
-            elif subject in names:
+            if subject in names or (subject == AGENT and agents_own):
                 out.append((slot, SELF))
         return list(dict.fromkeys(out))
 
