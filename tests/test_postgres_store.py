@@ -6,6 +6,7 @@ over one database (each sees the others' writes; a scheduled job runs once)."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import psycopg
@@ -440,6 +441,11 @@ def test_an_import_into_postgresql_that_cannot_open_the_store_leaves_the_working
     assert (here / "agentmemd.db").read_bytes() == b"someone's store"
 
 
+def _backend_alive(url: str, pid: int) -> bool:
+    with psycopg.connect(url) as db:
+        return db.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone() is not None
+
+
 def test_a_starting_daemon_marks_only_the_runs_of_daemons_that_are_gone_as_interrupted(url):
     """Two daemons share the database: one starting (which marks the runs a crash left 'running'
     as interrupted) leaves the other's job and Observer runs at work alone; once that daemon is
@@ -464,7 +470,15 @@ def test_a_starting_daemon_marks_only_the_runs_of_daemons_that_are_gone_as_inter
             JobTables(starting).interrupt_running()
             ConversationTables(starting).interrupt_running("2026-11-28T10:01:00Z")
         assert both() == ("running", "running")  # the other daemon is at work
+        with working.transaction():
+            working_backend = working.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
         working.close()
+        # The server lets the session lock go when the closed connection's backend exits, a moment
+        # after the client hangs up: the daemon that starts next finds it gone only then.
+        deadline = time.monotonic() + 60
+        while _backend_alive(url, working_backend):
+            assert time.monotonic() < deadline, "the closed connection's backend is still there after 60 s"
+            time.sleep(0.05)
         with starting.transaction():
             JobTables(starting).interrupt_running()
             ConversationTables(starting).interrupt_running("2026-11-28T10:02:00Z")
