@@ -293,3 +293,40 @@ def test_a_request_to_act_brings_the_rule_that_governs_it_though_they_share_few_
     assert any("[[rider safety]]" in t for t in in_block(plan)), in_block(plan)
     question = "What does Callum do when he is not on the bike?"
     assert not any("[[rider safety]]" in t for t in in_block(question))
+
+
+def _bench_agent(in_process, tmp_path, agent: str):
+    """One of the identity bench's agents (identity_world/), its files indexed, with the real model:
+    (its identity recall, the identity block's memory texts for a request)."""
+    import shutil
+
+    from agentmemd.daemon.bench.identity import FILES, WORLD
+
+    ws = tmp_path / agent
+    ws.mkdir()
+    for name in FILES:
+        shutil.copy(WORLD / agent / name, ws / name)
+    d = in_process(workspace=ws)
+    block = d.services.memories.packing.blocks["identity"]
+    texts = {row["id"]: row["content"] for row in d.services.store._rows("SELECT id, content FROM memories")}
+    return block.__self__, lambda query: [texts[line.id] for line in block("default", query, 500, None)]
+
+
+def test_a_question_that_asks_a_slot_of_someone_brings_the_fact_that_fills_it(in_process, tmp_path):
+    """ "What is your job with Callum?" asked of Juno (88 facts): "works as a [[cycling coach]]"
+    shares no word with it and its MiniLM match ranked it 47th, under a dozen facts that name
+    Callum. The question asks the agent's workplace slot (slots.py), the fact fills it: it is in.
+    Asked of Callum, the same slot brings his job first, not the coach's."""
+    _, in_block = _bench_agent(in_process, tmp_path, "juno")
+    assert any("[[cycling coach]]" in t for t in in_block("What is your job with Callum?"))
+    asked_of_callum = in_block("Where does Callum work?")
+    assert "[[radiographer]]" in asked_of_callum[0], asked_of_callum
+
+
+def test_a_title_before_the_users_name_is_not_their_name(in_process, tmp_path):
+    """USER.md's "Name: Dr. Astrid Holm" names the user Astrid: before, the graph called her "Dr"
+    ("Dr works as a sea-ice modeller"), and a question naming Astrid missed her job."""
+    recall, in_block = _bench_agent(in_process, tmp_path, "kestrel")
+    assert recall.graph("default").user == "Astrid"
+    got = in_block("What is Astrid's field, and what does her group run?")
+    assert any("[[sea-ice modeller]]" in t for t in got), got

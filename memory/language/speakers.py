@@ -37,8 +37,10 @@ LABELS = frozenset(
     idea correction fyi news context""".split()
 )
 
-# How SOUL.md or IDENTITY.md name the agent: "I am Nova, ...", "my name is Nova", "Name: Nova".
-SELF_NAMING = re.compile(r"\b(?i:I am|I'm|my name is|name:|you are|call me)\s+([A-Z][\w'-]{1,40})\b")
+# How SOUL.md or IDENTITY.md name the agent: "I am Nova, ...", "my name is Nova", "Name: Nova";
+# a title before the name is not it ("Name: Dr. Astrid Holm" is Astrid).
+_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Sir|Dame|Rev|Capt|Captain)\.?\s+)?"
+SELF_NAMING = re.compile(rf"\b(?i:I am|I'm|my name is|name:|you are|call me)\s+{_TITLE}([A-Z][\w'-]{{1,40}})\b")
 
 
 def agent_name(lines: Iterable[str]) -> str | None:
@@ -46,6 +48,8 @@ def agent_name(lines: Iterable[str]) -> str | None:
 
     >>> agent_name(["Voice: warm", "I am Ines, harbour master of Port Skerra"])
     'Ines'
+    >>> agent_name(["Name: Dr. Astrid Holm, 46, sea-ice modeller"])
+    'Astrid'
     """
     for text in lines:
         if m := SELF_NAMING.search(text):

@@ -33,6 +33,7 @@ import numpy as np
 from agentmemd.memory.core.config import IdentityConfig
 from agentmemd.memory.core.errors import NotFound
 from agentmemd.memory.core.text import content_words
+from agentmemd.memory.language.slots import AGENT, SELF, asked_slots, filled_slots
 from agentmemd.memory.language.speakers import agent_name
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
@@ -57,10 +58,16 @@ HOP_LIFT = 0.05
 # quiz's 80 questions unchanged at 74 (docs/benchmarks.md).
 ACT_LIFT = 0.05
 VALUE_LIFT = 0.15
+# A question that asks a fact slot of someone ("What is your job?", "Where does Callum live?",
+# memory/language/slots.py) lifts the facts that fill that slot for them ("Juno works as a cycling
+# coach") by SLOT_LIFT: such a fact answers it, though "job" and "works as" share no word and the
+# question's other words ("with Callum") lean to a dozen facts. A lift above any match's spread.
+SLOT_LIFT = 0.5
 HUB_MIN_EDGES, HUB_SHARE = 8, 0.1  # a node with more edges than both is a hub
 
 THE_USER = "the user"  # whom USER.md and relational memories speak of, until USER.md names them
 THE_AGENT = "the agent"  # the agent, until SOUL.md or IDENTITY.md names it ("I am Nova")
+_UNNAMED = (THE_USER, THE_AGENT)
 _LINE = re.compile(r"\bL(\d+)")
 
 
@@ -74,6 +81,7 @@ class Fact:
     words: frozenset[str]  # its content words (the lexical half of its match)
     acts: frozenset[str] = frozenset()  # the kinds of act it speaks of (acts.py)
     kind: str = "entity"  # what it links to: a value, a belief, a preference, a goal, a trait or an entity
+    slots: frozenset[tuple[str, str]] = frozenset()  # (slot, whose, by first name lower case) it fills
 
 
 @dataclass
@@ -92,6 +100,7 @@ class LoadedGraph:
     idf: dict[str, float] = field(default_factory=dict)  # a content word -> its rarity among the facts
     act_idf: dict[str, float] = field(default_factory=dict)  # a kind of act -> its rarity among the facts
     hubs: frozenset[str] = frozenset()  # the owners, and nodes too many facts hang off to lead anywhere
+    user: str = THE_USER  # USER.md's name for the user
     items: list[GraphItem] = field(
         default_factory=list
     )  # what it was read from (a new relation is checked against them)
@@ -174,6 +183,7 @@ class IdentityRecall:
         ]
         graph = graph_of(items)
         node_keys = list(graph.nodes)
+        whose = _whose(agent, user)
         facts = [
             Fact(
                 e.memory_id or "",
@@ -182,10 +192,19 @@ class IdentityRecall:
                 _words(e.text),
                 acts_in(e.text),
                 graph.nodes[e.target].kind,
+                _slots_of(e.text, whose),
             )
             for e in graph.edges
         ] + [
-            Fact(n.memory_id, _node_text(n), (n.key,), _words(_node_text(n)), acts_in(_node_text(n)), n.kind)
+            Fact(
+                n.memory_id,
+                _node_text(n),
+                (n.key,),
+                _words(_node_text(n)),
+                acts_in(_node_text(n)),
+                n.kind,
+                _slots_of(_node_text(n), whose),
+            )
             for n in graph.nodes.values()
             if n.description and n.memory_id
         ]
@@ -229,6 +248,7 @@ class IdentityRecall:
             idf={word: math.log(1 + n / count) for word, count in df.items()},
             act_idf={act: math.log(1 + n / count) for act, count in Counter(a for f in facts for a in f.acts).items()},
             hubs=hubs,
+            user=user,
             items=items,
             rows={r["id"]: {k: r[k] for k in keep} for r in rows},
             incident=incident,
@@ -313,10 +333,16 @@ class IdentityRecall:
         act_weight = {a: loaded.act_idf.get(a, 0.0) for a in asked_acts}
         act_total = sum(act_weight.values())
 
+        # The question asks a slot of someone: the facts that fill it for them (SLOT_LIFT).
+        whose = _whose(loaded.agent, loaded.user)
+        asked_slots_of = {(slot, whose.get(who, who)) for slot, who in asked_slots(query)}
+
         def lifted(i: int) -> float:
             fact = loaded.facts[i]
             near = min((hop[end] for end in fact.ends if end in hop), default=None)
             out = match[i] + (0.0 if near is None else HOP_LIFT / (1 + near))
+            if fact.slots & asked_slots_of:
+                out += SLOT_LIFT
             if acting:
                 out += VALUE_LIFT if fact.kind == "value" else 0.0
                 if act_total:
@@ -398,6 +424,16 @@ def _short_source(source: str | None) -> str | None:
         return source
     line = _LINE.search(source)
     return source.split("#", 1)[0] + (f" L{line.group(1)}" if line else "")
+
+
+def _whose(agent: str, user: str) -> dict[str, str]:
+    """The slots' subjects "agent" ("you" asked of it, "I" in SOUL.md) and "self" (the user) as the
+    first names the facts' sentences use, lower case, as slots.py gives a name."""
+    return {who: name.split()[0].lower() for who, name in ((AGENT, agent), (SELF, user)) if name not in _UNNAMED}
+
+
+def _slots_of(text: str, whose: dict[str, str]) -> frozenset[tuple[str, str]]:
+    return frozenset((slot, whose.get(who, who)) for slot, who in filled_slots(text))
 
 
 def _words(text: str) -> frozenset[str]:
