@@ -81,6 +81,8 @@ def test_bench_society_prints_its_figures(short_tmp, monkeypatch):
     import agentmemd.daemon.bench.society as society
 
     monkeypatch.setattr(society, "load_world", lambda path=None: {**WORLD, "rounds": WORLD["rounds"][:1]})
+    bursts = society.load_bursts()
+    monkeypatch.setattr(society, "load_bursts", lambda: {"bursts": [bursts["bursts"][0], bursts["bursts"][-1]]})
     args = SimpleNamespace(filler=20, budget=800, config_file=None, work_dir=short_tmp / "w", world=None)
     report = bench_society(args)
     assert [r["round"] for r in report["by_round"]] == [1]
@@ -88,3 +90,26 @@ def test_bench_society_prints_its_figures(short_tmp, monkeypatch):
     assert report["by_round"][0]["memories"] > 8 * 20
     assert report["by_round"][0]["mean"]["identity_recall"] is not None
     assert set(report["drift"]) == {a["id"] for a in WORLD["agents"]}
+    played = report["drift_bursts"]["bursts"]
+    assert played["bursts_acted_on"].endswith(" of 1") and played["in_character_replies_acted_on"].endswith(" of 7")
+
+
+def test_the_burst_chats_keep_their_shape():
+    """Each burst: its agent in character twice, then three or more replies in a row out of
+    character (and in character after, if at all); a steady chat: every reply in character."""
+    from agentmemd.daemon.bench.society import load_bursts
+
+    agents = {a["id"] for a in WORLD["agents"]}
+    seen: set[str] = set()
+    for name, chats in load_bursts().items():
+        assert sum("burst" in c["id"] for c in chats) >= 7 and sum("steady" in c["id"] for c in chats) >= 7, name
+        for chat in chats:
+            assert chat["id"] not in seen and chat["kind"] == "private" and set(chat["members"]) <= agents
+            seen.add(chat["id"])
+            assert chat["agent"] in chat["members"] and all(m["from"] in chat["members"] for m in chat["messages"])
+            assert not any(m["drift"] for m in chat["messages"] if m["from"] != chat["agent"])
+            labels = "".join("D" if m["drift"] else "." for m in chat["messages"] if m["from"] == chat["agent"])
+            if "steady" in chat["id"]:
+                assert "D" not in labels, chat["id"]
+            else:
+                assert re.fullmatch(r"\.\.D{3,}\.?", labels), (chat["id"], labels)

@@ -24,6 +24,11 @@ After each round, per agent:
   so the check can fail;
 - drift: each of the agent's own messages scored by ``persona.score``; the actions taken on the
   messages the script wrote out of character, and on the others (false alarms);
+- drift bursts, after the season (society_world/bursts.json, written by someone who had not seen
+  the scorer): private chats where one agent replies in character twice and then three or four
+  times in a row out of character, and chats of the same shape all in character. A burst counts
+  as caught when any reply of its run brings an action; an action on an in-character reply of a
+  steady chat, or before a run begins, is a false alarm;
 - pack latency (p50 / p95 over the round's packs) as each namespace grows: ``--filler`` competing
   memories (identity_world/competitors.py) are added to every agent each round.
 """
@@ -48,11 +53,19 @@ from agentmemd.daemon.bench.identity_world.competitors import competing_memories
 from agentmemd.daemon.socket.client import Client
 
 WORLD = Path(__file__).parent / "society_world" / "world.json"
+# Burst chats played after the season, in this order; each set reported on its own. The second was
+# written after the own-voice rule was chosen on the first, and read only by the bench.
+BURST_SETS = {name: Path(__file__).parent / "society_world" / f"{name}.json" for name in ("bursts", "bursts_held_out")}
 CHANNEL = "society"
 
 
 def load_world(path: Path = WORLD) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_bursts() -> dict[str, list[dict[str, Any]]]:
+    """Each burst set's chats, by the set's name."""
+    return {name: json.loads(path.read_text(encoding="utf-8"))["chats"] for name, path in BURST_SETS.items()}
 
 
 def soul_items(soul: str) -> list[str]:
@@ -107,50 +120,84 @@ class Season:
         day = self.start + timedelta(days=r - 1)
         for c_index, chat in enumerate(round_["chats"]):
             self.chat_round[chat["id"]] = r
-            self.members[chat["id"]] = chat["members"]
-            messages = [
-                {
-                    "sender": self.names[m["from"]],
-                    "sender_id": m["from"],
-                    "ts": (day + timedelta(minutes=40 * c_index + 2 * i)).isoformat(),
-                    "text": m["text"],
-                    "line": i + 1,
-                    "message_id": f"{chat['id']}-{i + 1}",
-                }
-                for i, m in enumerate(chat["messages"])
-            ]
-            for member in chat["members"]:
-                got = self.client.call(
-                    "channels.ingest",
-                    {
-                        "channel": CHANNEL,
-                        "chat_id": chat["id"],
-                        "title": chat["title"],
-                        "kind": chat["kind"],
-                        "messages": messages,
-                        "owner": member,
-                        "tz": "UTC",
-                        "namespace": member,
-                    },
-                )
-                self.sessions[(member, chat["id"])] = got["sessions"]
-                self.audiences[chat["id"]] = got["audience"]
-                for session in got["sessions"]:
-                    self.client.call("conversation.observe", {"session": session, "namespace": member})
+            self._ingest(chat, day + timedelta(minutes=40 * c_index))
             self._score_own_messages(chat)
         for agent, goals in self.goal_ids.items():
             for goal, goal_id in goals:
                 if goal.get("done_round") == r:
                     self.client.call("goal.done", {"id": goal_id, "namespace": agent})
 
-    def _score_own_messages(self, chat: dict[str, Any]) -> None:
-        """Each message scored by SyncScore in its speaker's own namespace, as the agent's reply."""
+    def play_bursts(self, chats: list[dict[str, Any]], day: int) -> dict[str, Any]:
+        """The burst chats on the season's ``day`` (its first is 1), each scored reply by reply in
+        its speaker's session; what the tracked agent's replies brought (the module's docstring)."""
+        at = self.start + timedelta(days=day - 1)
+        caught, bursts, alarms, steady = [], [], 0, 0
+        for c_index, chat in enumerate(chats):
+            self._ingest(chat, at + timedelta(minutes=40 * c_index))
+            actions = self._score_own_messages(chat, season=False)
+            tracked = [(m["drift"], a) for m, a in zip(chat["messages"], actions) if m["from"] == chat["agent"]]
+            first = next((i for i, (drift, _) in enumerate(tracked) if drift), len(tracked))
+            before = tracked[:first] if any(drift for drift, _ in tracked) else tracked
+            steady += len(before)
+            alarms += sum(a != "none" for _, a in before)
+            if first < len(tracked):
+                run = [a for drift, a in tracked[first:] if drift]
+                bursts.append(chat["id"])
+                if any(a != "none" for a in run):
+                    caught.append(chat["id"])
+        return {
+            "bursts_acted_on": f"{len(caught)} of {len(bursts)}",
+            "bursts_missed": [b for b in bursts if b not in caught],
+            "in_character_replies_acted_on": f"{alarms} of {steady}",
+        }
+
+    def _ingest(self, chat: dict[str, Any], at: datetime) -> None:
+        """The chat into every member's namespace (its messages two minutes apart from ``at``), each
+        session observed."""
+        self.members[chat["id"]] = chat["members"]
+        messages = [
+            {
+                "sender": self.names[m["from"]],
+                "sender_id": m["from"],
+                "ts": (at + timedelta(minutes=2 * i)).isoformat(),
+                "text": m["text"],
+                "line": i + 1,
+                "message_id": f"{chat['id']}-{i + 1}",
+            }
+            for i, m in enumerate(chat["messages"])
+        ]
+        for member in chat["members"]:
+            got = self.client.call(
+                "channels.ingest",
+                {
+                    "channel": CHANNEL,
+                    "chat_id": chat["id"],
+                    "title": chat["title"],
+                    "kind": chat["kind"],
+                    "messages": messages,
+                    "owner": member,
+                    "tz": "UTC",
+                    "namespace": member,
+                },
+            )
+            self.sessions[(member, chat["id"])] = got["sessions"]
+            self.audiences[chat["id"]] = got["audience"]
+            for session in got["sessions"]:
+                self.client.call("conversation.observe", {"session": session, "namespace": member})
+
+    def _score_own_messages(self, chat: dict[str, Any], season: bool = True) -> list[str]:
+        """Each message scored by SyncScore in its speaker's own namespace, as the agent's reply;
+        the action each brought (kept in the season's drift figures unless ``season`` is false)."""
+        actions = []
         for m in chat["messages"]:
             agent = m["from"]
             session = self.sessions[(agent, chat["id"])][-1]
             scored = self.client.call("persona.score", {"response": m["text"], "session": session, "namespace": agent})
-            kind = "drift" if m.get("drift") else "in_character"
-            self.drift[agent][kind].append((scored["action"], scored["composite"]))
+            if season:
+                kind = "drift" if m.get("drift") else "in_character"
+                self.drift[agent][kind].append((scored["action"], scored["composite"]))
+            actions.append(scored["action"])
+        return actions
 
     # ---- the checks ------------------------------------------------------------------------------
 
@@ -337,6 +384,10 @@ def bench_society(args) -> dict[str, Any]:
                         )
                 report["by_round"].append(_check_round(client, season, round_["round"]))
             report["drift"] = {agent: _drift_of(d) for agent, d in season.drift.items()}
+            report["drift_bursts"] = {}
+            for day, (name, chats) in enumerate(load_bursts().items(), start=len(rounds) + 1):
+                client.call("clock.advance", {"hours": 24})
+                report["drift_bursts"][name] = season.play_bursts(chats, day)
     finally:
         if not args.work_dir:
             shutil.rmtree(work, ignore_errors=True)
@@ -411,5 +462,9 @@ def _season_totals(report: dict[str, Any]) -> dict[str, Any]:
             _mean([d["drift_mean_syncscore"] for d in drift.values() if d["drift_messages"]]),
             _mean([d["in_character_mean_syncscore"] for d in drift.values() if d["drift_messages"]]),
         ],
+        "drift_bursts_acted_on": {name: b["bursts_acted_on"] for name, b in report.get("drift_bursts", {}).items()},
+        "burst_chats_in_character_acted_on": {
+            name: b["in_character_replies_acted_on"] for name, b in report.get("drift_bursts", {}).items()
+        },
         "pack_ms_p50_first_last": [rounds[0]["pack_ms_p50"], rounds[-1]["pack_ms_p50"]] if rounds else None,
     }

@@ -538,6 +538,14 @@ class PersonaConfig(_Section):
     burst_below: float = Field(
         0.1, gt=0, le=1, description="How far under the agent's own median SyncScore a burst's replies are on average."
     )
+    burst_voice_above: float = Field(
+        2.0,
+        ge=0,
+        le=10,
+        description="Or how far a burst's replies depart, on average, from the agent's own voice (its habits over its "
+        "last 200 scored replies), in units of how far its own replies usually depart; each at least half that (0: "
+        "only burst_below).",
+    )
     near_threshold: float = Field(
         0.05, ge=0, le=0.5, description="A judged composite this close to a threshold is sampled twice."
     )

@@ -162,6 +162,21 @@ class PersonaTables:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def recent_details(self, session: str, n: int) -> list[tuple[int, str]]:
+        """The session's last ``n`` scores' (id, details JSON), oldest first."""
+        rows = self.store.conn.execute(
+            "SELECT id, details FROM sync_scores WHERE session = ? ORDER BY id DESC LIMIT ?", (session, n)
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows][::-1]
+
+    def namespace_details(self, namespace: str, n: int) -> list[tuple[int, str]]:
+        """The namespace's last ``n`` scores' (id, details JSON), every session's, newest first."""
+        rows = self.store.conn.execute(
+            "SELECT id, details FROM sync_scores WHERE namespace = ? ORDER BY at DESC, id DESC LIMIT ?",
+            (namespace, n),
+        ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
     def low_scored_turns(self, session: str, below: float) -> set[int]:
         return {
             r[0]

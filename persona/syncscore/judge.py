@@ -134,6 +134,43 @@ def baseline_of(composites: list[float]) -> float | None:
     return float(np.median(composites))
 
 
+OWN_VOICE_HISTORY = 200  # the agent's own voice: its last this many scored replies
+OWN_VOICE_MIN = 20  # fewer than this: no voice of its own to depart from yet
+_SPREAD_FLOOR = 0.05  # a habit the agent never varies still lets a reply depart by a little
+
+
+def own_voice_departures(history: list[list[float]], recent: list[list[float]]) -> list[float] | None:
+    """How far each of ``recent`` (OWN_VOICE vectors) departs from the agent's own replies
+    ``history``, in units of how far those depart from themselves (0: as usual; 2: twice the usual
+    spread further). A reply's departure is the mean over habits of its distance from the agent's
+    mean, in the agent's standard deviations, each capped at 3 (one odd habit is not a voice).
+    None: too little history."""
+    if len(history) < OWN_VOICE_MIN or not recent:
+        return None
+    own = np.asarray(history, dtype=np.float64)
+    mean, spread = own.mean(axis=0), np.maximum(own.std(axis=0), _SPREAD_FLOOR)
+
+    def departure(x: np.ndarray) -> np.ndarray:
+        return np.minimum(np.abs((x - mean) / spread), 3.0).mean(axis=-1)
+
+    usual = departure(own)
+    level, scatter = float(usual.mean()), max(float(usual.std()), _SPREAD_FLOOR)
+    return [round(float(d - level) / scatter, 3) for d in departure(np.asarray(recent, dtype=np.float64))]
+
+
+def off_own_voice(departures: list[float] | None, replies: int, above: float) -> bool:
+    """The session's last ``replies`` departures (newest last) a burst unlike the agent's own voice:
+    on average at least ``above``, and each at least half that (one reply in its voice breaks it).
+
+    >>> off_own_voice([0.1, 2.5, 1.4, 3.0], 3, 2.0), off_own_voice([2.5, 0.3, 3.1, 3.0], 3, 2.0)
+    (True, False)
+    """
+    if departures is None or above <= 0 or replies < 1 or len(departures) < replies:
+        return False
+    last = departures[-replies:]
+    return sum(last) / replies >= above and min(last) >= above / 2
+
+
 def in_a_burst(recent: list[float], baseline: float | None, replies: int, below: float) -> bool:
     """The session's last ``replies`` composites (newest last) a short burst of out-of-character
     replies: on average at least ``below`` under the agent's own ``baseline``, and each at least

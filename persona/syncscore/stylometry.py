@@ -634,3 +634,52 @@ def emotional_register(s: Style) -> str:
     if s.negative > s.positive:
         return "sombre"
     return "calm, neutral"
+
+
+# A reply's voice as its habits, each 0..1: what a burst of replies unlike the agent's own is told
+# by (judge.own_voice_departures), whatever the persona's words say of it. The rates are scaled so
+# that a chat reply's usual range spans most of 0..1.
+OWN_VOICE = (
+    "directness",
+    "formality",
+    "verbosity",
+    "humor",
+    "warmth",
+    "technical_depth",
+    "emoji",
+    "exclamations",
+    "questions",
+    "shouting",
+    "contractions",
+    "casual vocabulary",
+    "formal vocabulary",
+    "pleasantries",
+    "curt phrasing",
+    "figures",
+    "sentence length",
+    "to the listener",
+    "about itself",
+)
+_DIGIT = re.compile(r"\d")
+
+
+def own_voice(text: str) -> list[float]:
+    """The reply's place on each of OWN_VOICE's habits."""
+    s = measure(text)
+    traits = estimate_traits(s)
+    rates = (
+        s.per_word(s.emoji) * 5,
+        s.per_sentence(s.exclamations),
+        s.per_sentence(s.questions),
+        s.per_word(s.shouting) * 5,
+        s.per_word(s.contractions) * 8,
+        s.per_sentence(s.informal),
+        s.per_sentence(s.formal),
+        s.per_sentence(s.pleasantries),
+        s.per_sentence(s.cold),
+        s.per_word(len(_DIGIT.findall(text))) * 5,
+        s.per_sentence(s.words) / 30,
+        s.per_word(s.second_person) * 8,
+        s.per_word(s.first_person) * 8,
+    )
+    return [round(traits[t], 4) for t in OWN_VOICE[:6]] + [round(_clamp(r), 4) for r in rates]

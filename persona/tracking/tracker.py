@@ -38,14 +38,18 @@ from agentmemd.persona.identity.state import (
 )
 from agentmemd.persona.syncscore.judge import (
     BASELINE_SCORES,
+    OWN_VOICE_HISTORY,
     Judged,
     JudgeRequest,
     action_for,
     baseline_of,
     in_a_burst,
+    off_own_voice,
+    own_voice_departures,
     trend_of,
     update_ewma,
 )
+from agentmemd.persona.syncscore.stylometry import OWN_VOICE, own_voice
 
 
 @dataclass
@@ -298,8 +302,9 @@ class PersonaTracker:
             **judged[0].notes,
             **({"samples": [j.dimensions.model_dump() for j in judged]} if len(judged) > 1 else {}),
         }
+        details["own_voice"] = own_voice(job.request.response)
         if action == "none" and job.session is not None and c.burst_replies:
-            burst = self._burst(job, composite)
+            burst = self._burst(job, composite) or self._off_own_voice(job, details["own_voice"])
             if burst is not None:
                 action, details["burst"] = "reinforce", burst
         with self.store.transaction():
@@ -348,6 +353,29 @@ class PersonaTracker:
         if not in_a_burst(recent, baseline, c.burst_replies, c.burst_below):
             return None
         return {"replies": len(recent), "composites": recent, "baseline": round(baseline or 0, 4)}
+
+    def _off_own_voice(self, job: ScoreJob, voice: list[float]) -> dict[str, Any] | None:
+        """The burst this reply ends, if it ends one unlike the agent's own voice: the session's last
+        ``burst_replies`` replies (this one included) as ``off_own_voice`` says, against the
+        namespace's other recent replies."""
+        c = self.cfg
+        if not c.burst_voice_above:
+            return None
+        recent = self.tables.recent_details(job.session, c.burst_replies - 1)
+        mine = {score_id for score_id, _ in recent}
+        earlier = [_voice_of(d) for _, d in recent]
+        if any(v is None for v in earlier):  # scored before the voice was kept
+            return None
+        voices = [v for v in earlier if v is not None] + [voice]
+        history = [
+            v
+            for score_id, d in self.tables.namespace_details(job.namespace, OWN_VOICE_HISTORY)
+            if score_id not in mine and (v := _voice_of(d)) is not None
+        ]
+        departures = own_voice_departures(history, voices)
+        if not off_own_voice(departures, c.burst_replies, c.burst_voice_above):
+            return None
+        return {"replies": len(voices), "own_voice_departures": departures, "history": len(history)}
 
     def scores(
         self, *, session: str | None = None, namespace: str | None = None, limit: int = 100
@@ -433,3 +461,9 @@ def sync_day_summary(store, namespace: str, start: datetime, end: datetime) -> d
         "last_session": session,
         "actions": day["actions"],
     }
+
+
+def _voice_of(details: str | None) -> list[float] | None:
+    """A score's OWN_VOICE vector, kept in its details (None before it was kept)."""
+    voice = json.loads(details or "{}").get("own_voice")
+    return voice if isinstance(voice, list) and len(voice) == len(OWN_VOICE) else None
