@@ -34,8 +34,10 @@ def test_each_agents_facts_are_its_items_and_its_graph_parses(agent):
         assert question["fact"] in items[question["file"]], question
     blind = json.loads((WORLD / "situations_blind.json").read_text(encoding="utf-8"))[agent]
     assert len(blind) >= 10 and all(1 <= len(s["facts"]) <= 3 for s in blind)
+    fresh = json.loads((WORLD / "situations_blind2.json").read_text(encoding="utf-8"))[agent]
+    assert len(fresh) == 15 and sum(1 <= len(s["facts"]) <= 3 for s in fresh) >= 9
     every = {text for texts in items.values() for text in texts}
-    assert all(fact in every for s in situations + blind for fact in s["facts"])
+    assert all(fact in every for s in situations + blind + fresh for fact in s["facts"])
     graph = graph_of(
         GraphItem(text, name, 0, "the user" if name == "USER.md" else agent)
         for name, texts in items.items()

@@ -14,6 +14,8 @@ added in steps (1,000 -> 10,000 -> 100,000). At each step, for each agent:
 - blind action alignment: the same over situations written by someone who had not read the persona
   files, the deciding facts then picked by another who read them (situations_blind.json: 11-13 an
   agent), so a request's words owe nothing to its rule's;
+- fresh blind action alignment: the same over a second such set (situations_blind2.json: 9-13 an
+  agent), written after the act vocabulary and its lifts were chosen, and never tuned on;
 
 each with identity recall on ([identity] retrieval, the block of the pack) and off (the same data
 dir, the daemon restarted with it off), and the pack's p50 latency for both.
@@ -88,6 +90,7 @@ def bench_identity(args) -> dict[str, Any]:
     quiz = json.loads((WORLD / "quiz.json").read_text(encoding="utf-8"))
     situations = json.loads((WORLD / "situations.json").read_text(encoding="utf-8"))
     blind = json.loads((WORLD / "situations_blind.json").read_text(encoding="utf-8"))
+    fresh = json.loads((WORLD / "situations_blind2.json").read_text(encoding="utf-8"))
     texts = competing_memories(sizes[-1])
     settings = tomllib.loads(Path(args.config_file).read_text()) if args.config_file else {}
     settings.pop("jobs", None)  # the bench's daemons run no scheduled job
@@ -115,7 +118,12 @@ def bench_identity(args) -> dict[str, Any]:
                 texts,
                 vectors,
                 quiz[agent],
-                {"action_alignment": situations[agent], "blind_action_alignment": blind[agent]},
+                {
+                    "action_alignment": situations[agent],
+                    "blind_action_alignment": blind[agent],
+                    # a request no line bears on is left out, as in situations_blind.json
+                    "fresh_blind_action_alignment": [s for s in fresh[agent] if s["facts"]],
+                },
                 args.budget,
                 settings,
             )
@@ -195,7 +203,13 @@ def _totals(agents: dict[str, Any], sizes: list[int]) -> list[dict[str, Any]]:
             steps = [a["steps"][index][mode] for a in agents.values()]
             row[mode] = {
                 key: round(statistics.mean(s[key] for s in steps), 3)
-                for key in ("identity_recall", "action_alignment", "blind_action_alignment", "pack_ms_p50")
+                for key in (
+                    "identity_recall",
+                    "action_alignment",
+                    "blind_action_alignment",
+                    "fresh_blind_action_alignment",
+                    "pack_ms_p50",
+                )
             }
         rows.append(row)
     return rows
