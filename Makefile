@@ -33,7 +33,8 @@ ON_POSTGRES := tests/test_disclosure.py tests/test_browsing.py tests/test_correc
 	tests/test_store.py tests/test_goals.py tests/test_identity_recall.py tests/test_episodes.py \
 	tests/test_transcript.py tests/test_whatsapp_i18n.py tests/test_importers.py tests/test_store_thread.py \
 	tests/test_decay.py tests/test_slot_fills.py tests/test_affect.py tests/test_impressions.py \
-	tests/test_answers.py tests/test_times.py tests/test_speakers.py tests/test_forgetting.py tests/test_secrets.py
+	tests/test_answers.py tests/test_times.py tests/test_speakers.py tests/test_forgetting.py tests/test_secrets.py \
+	tests/test_own_voice.py
 
 test: venv lint browser system-sqlite hosts
 	AGENTMEMD_REQUIRE_BROWSER=1 AGENTMEMD_REQUIRE_HOSTS=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25
