@@ -664,22 +664,22 @@ _DIGIT = re.compile(r"\d")
 
 
 def own_voice(text: str) -> list[float]:
-    """The reply's place on each of OWN_VOICE's habits."""
+    """The reply's place on each of OWN_VOICE's habits, in that order."""
     s = measure(text)
-    traits = estimate_traits(s)
-    rates = (
-        s.per_word(s.emoji) * 5,
-        s.per_sentence(s.exclamations),
-        s.per_sentence(s.questions),
-        s.per_word(s.shouting) * 5,
-        s.per_word(s.contractions) * 8,
-        s.per_sentence(s.informal),
-        s.per_sentence(s.formal),
-        s.per_sentence(s.pleasantries),
-        s.per_sentence(s.cold),
-        s.per_word(len(_DIGIT.findall(text))) * 5,
-        s.per_sentence(s.words) / 30,
-        s.per_word(s.second_person) * 8,
-        s.per_word(s.first_person) * 8,
-    )
-    return [round(traits[t], 4) for t in OWN_VOICE[:6]] + [round(_clamp(r), 4) for r in rates]
+    rates = {
+        "emoji": s.per_word(s.emoji) * 5,
+        "exclamations": s.per_sentence(s.exclamations),
+        "questions": s.per_sentence(s.questions),
+        "shouting": s.per_word(s.shouting) * 5,
+        "contractions": s.per_word(s.contractions) * 8,
+        "casual vocabulary": s.per_sentence(s.informal),
+        "formal vocabulary": s.per_sentence(s.formal),
+        "pleasantries": s.per_sentence(s.pleasantries),
+        "curt phrasing": s.per_sentence(s.cold),
+        "figures": s.per_word(len(_DIGIT.findall(text))) * 5,
+        "sentence length": s.per_sentence(s.words) / 30,
+        "to the listener": s.per_word(s.second_person) * 8,
+        "about itself": s.per_word(s.first_person) * 8,
+    }
+    habits = {**estimate_traits(s), **{name: _clamp(rate) for name, rate in rates.items()}}
+    return [round(habits[name], 4) for name in OWN_VOICE]
