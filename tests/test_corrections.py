@@ -359,9 +359,9 @@ def test_a_deleted_message_takes_the_context_builds_that_quoted_it(hooks):
     _slack(client, _said(secret, "The door code for the lab is 4417, keep it quiet"))
     session = d.call("conversation.list", {"namespace": NS})["sessions"][0]["session"]
     d.call("conversation.context", {"session": session, "namespace": NS, "budget_tokens": 2000})
-    assert "4417" in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))
+    assert "is 4417" in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))
     _slack(client, _deleted(secret, f"{SENT + 900}.000300"))
-    assert "4417" not in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))
+    assert "is 4417" not in json.dumps(d.call("conversation.contexts", {"session": session, "namespace": NS}))
 
 
 def test_an_edit_while_the_observer_reads_the_turn_is_what_gets_observed(hooks):

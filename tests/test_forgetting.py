@@ -196,13 +196,13 @@ def test_the_daily_log_holds_no_private_chat_and_a_kept_line_stays_the_users(spa
 
 def test_the_context_builds_kept_for_review_forget_what_they_quoted(spawn):
     d = spawn()
-    code = d.call("memory.add", {"content": "The storage unit code is 8812", "type": "fact"})["id"]
+    code = d.call("memory.add", {"content": "The storage unit code is QX-8812-ZV", "type": "fact"})["id"]
     d.call("conversation.append", {"session": "s", "role": "user", "content": "What's the storage unit code?"})
     d.call("conversation.context", {"session": "s", "budget_tokens": 2000})
     kept = json.dumps(d.call("conversation.contexts", {"session": "s"}))
-    assert "8812" in kept  # the build shows what the agent was given
+    assert "QX-8812-ZV" in kept  # the build shows what the agent was given
     d.call("memory.forget", {"id": code, "confirm": True})
-    assert "8812" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))
+    assert "QX-8812-ZV" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))
 
 
 def test_a_model_answer_in_flight_while_its_words_are_forgotten_is_not_cached(in_process):
@@ -255,18 +255,18 @@ def test_a_context_build_whose_pack_was_not_yet_logged_forgets_what_it_quoted(in
         release.wait(30)
         original(batch)
 
-    log._write = held
+    log._write = held  # (a code no timestamp or id holds by chance: a bare "8812" once matched microseconds)
     try:
-        code = d.call("memory.add", {"content": "The storage unit code is 8812", "type": "fact"})["id"]
+        code = d.call("memory.add", {"content": "The storage unit code is QX-8812-ZV", "type": "fact"})["id"]
         d.call("conversation.append", {"session": "s", "role": "user", "content": "What's the storage unit code?"})
         d.call("conversation.context", {"session": "s", "budget_tokens": 2000})
         assert writing.wait(30) and log.pending_count() == 1  # the pack is on its way, not yet in the store
-        assert "8812" in json.dumps(d.call("conversation.contexts", {"session": "s"}))
+        assert "QX-8812-ZV" in json.dumps(d.call("conversation.contexts", {"session": "s"}))
         d.call("memory.forget", {"id": code, "confirm": True})
     finally:
         release.set()
     log.flush()
-    assert "8812" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))
+    assert "QX-8812-ZV" not in json.dumps(d.call("conversation.contexts", {"session": "s"}))
     assert d.call("packs.list", {})["packs"] == []
 
 

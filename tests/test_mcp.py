@@ -238,7 +238,7 @@ def test_streamable_http_checks_the_token_the_origin_and_scopes_every_call(spawn
                     )
                     assert d.call("memory.get", {"id": added["id"], "namespace": "alice"})["namespace"] == "alice"
                     hits = _data(await client.call_tool("memory_search", {"query": "locker code"}))
-                    assert "7788" not in json.dumps(hits)
+                    assert "is 7788" not in json.dumps(hits)
                     refused = _error_text(
                         await client.call_tool("memory_search", {"query": "locker", "namespace": "bob"})
                     )
