@@ -23,7 +23,7 @@ from agentmemd.daemon.socket.methods import build_methods
 from agentmemd.daemon.socket.rpc import Caller, Dispatcher
 from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.text import words
-from agentmemd.memory.core.threads import become_background
+from agentmemd.memory.core.threads import background_result, become_background
 from agentmemd.memory.retrieval.embeddings import Embedder, MiniLMEmbedder, embed_in_windows, windows
 
 
@@ -115,7 +115,7 @@ class InProcessDaemon:
             workspace=Path(chosen) if chosen else None,
             embedder=embedder or minilm(),
             run_on_store=self.run_on_store,
-            run_in_background=lambda fn: self.jobs_executor.submit(fn).result(),
+            run_in_background=lambda fn: background_result(self.jobs_executor.submit(fn)),
         )
         self.dispatcher = Dispatcher(
             build_methods(self.services), self.executor, self.wait_executor, self.services.access.admit

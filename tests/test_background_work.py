@@ -1,18 +1,30 @@
 """Background work yields to requests: the episode and compaction workers run as background
-threads, their embeddings wait behind a request's, a chunk of long texts is short, and what
-their forward passes freed goes back to the system (in-process)."""
+threads, their embeddings wait behind a request's, a chunk of long texts is short, their Python
+waits between steps while a request is served, and what their forward passes freed goes back to
+the system (in-process)."""
 
 from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
+from unittest import mock
 
 import numpy as np
 import pytest
 from conftest import NO_JOBS
 from inprocess import HashEmbedder, InProcessDaemon
 
-from agentmemd.memory.core.threads import become_background, in_background, return_freed_memory
+from agentmemd.memory.core.threads import (
+    background_result,
+    become_background,
+    in_background,
+    result_within,
+    return_freed_memory,
+    serving_request,
+    yield_to_requests,
+    yielding,
+)
 from agentmemd.memory.retrieval.embeddings import EMBED_CHUNK, EMBED_CHUNK_CHARS, BatchedEmbedder, _chunks, _Turns
 
 pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
@@ -165,3 +177,104 @@ def test_while_requests_come_background_work_leaves_a_model_turn_free():
             pass
     assert held_together.wait(30)  # and the background chunk goes on once the first is done
     waiting.join(30)
+
+
+def _until(predicate, what: str) -> None:
+    deadline = time.monotonic() + 30
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.005)
+
+
+def _background(work) -> tuple[threading.Thread, threading.Event]:
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (become_background(), work(), done.set()))
+    thread.start()
+    return thread, done
+
+
+def test_background_work_waits_between_its_steps_while_a_request_is_served():
+    """Niceness gave a request the cores but not the interpreter: an impression rebuilt beside an
+    import held the GIL, and packs took 150-250 ms against 15 ms idle."""
+    with serving_request():
+        thread, done = _background(lambda: yield_to_requests(longest=60))
+        _until(lambda: thread.ident in yielding(), "the background thread waits for the request")
+        assert not done.is_set()
+        t = time.monotonic()
+        yield_to_requests(longest=60)  # a request's own thread never waits
+        assert time.monotonic() - t < 30
+    assert done.wait(30)  # the request served, it goes on
+    thread.join(30)
+    assert thread.ident not in yielding()
+
+
+def test_a_stream_of_requests_slows_background_work_but_never_stops_it():
+    with serving_request():
+        thread, done = _background(lambda: [yield_to_requests(longest=0.01) for _ in range(3)])
+        assert done.wait(30)
+    thread.join(30)
+
+
+def test_a_request_waiting_for_background_work_is_not_served_while_it_waits():
+    """jobs.run and an Observer run a request asked for: what it waits for must not wait for it."""
+    with serving_request():
+        ran = threading.Event()
+
+        def job() -> None:
+            yield_to_requests(longest=60)
+            ran.set()
+
+        with ThreadPoolExecutor(1, initializer=become_background) as jobs:
+            background_result(jobs.submit(job))
+            assert ran.is_set()
+            assert result_within(jobs.submit(job), 30, "the job waited for the request waiting for it") is None
+
+
+class HeldQueryEmbedder(HashEmbedder):
+    """A fake model whose query "held" waits for ``release``: a request in flight for as long as a
+    test wants."""
+
+    def __init__(self) -> None:
+        self.held = threading.Event()
+        self.release = threading.Event()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        if text == "held":
+            self.held.set()
+            assert self.release.wait(30)
+        return super().embed_query(text)
+
+
+def test_an_impression_rebuilt_beside_a_request_waits_for_it(short_tmp):
+    """The rebuild that stalled packs during an import: 200 messages split into sentences and
+    counted, in Python, on the compaction worker. Over the Dispatcher, a request in flight makes it
+    wait; once the request is answered the impression is built."""
+    embedder = HeldQueryEmbedder()
+    d = InProcessDaemon(short_tmp / "d", {"jobs": NO_JOBS}, embedder=embedder)
+    try:
+        lines = [("Ana", f"Day {i}: the bakery on Rua Augusta had fresh pastries again.") for i in range(40)]
+        messages = [
+            {"sender": who, "sender_id": f"id-{who}", "ts": 1710234940 + 60 * i, "text": text, "line": i + 1}
+            for i, (who, text) in enumerate(lines)
+        ]
+        session = d.call(
+            "channels.ingest",
+            {"channel": "telegram", "chat_id": "telegram:ana", "title": "ana", "kind": "private",
+             "messages": messages, "owner": "id-Me"},
+        )["sessions"][0]  # fmt: skip
+        request = threading.Thread(target=d.call, args=("memory.search", {"query": "held"}))
+        request.start()
+        assert embedder.held.wait(30)
+        with mock.patch("agentmemd.memory.core.threads.YIELD_LONGEST", 60):
+            rebuild, done = _background(lambda: d.services.channels.refresh_impressions(session))
+            _until(lambda: rebuild.ident in yielding(), "the rebuild waits for the request in flight")
+            assert not done.is_set()
+            embedder.release.set()
+            request.join(30)
+            assert done.wait(30)
+        rebuild.join(30)
+        ana = d.call("people.list", {})["people"][0]["id"]
+        assert d.call("people.get", {"person": ana})["impressions"]
+    finally:
+        embedder.release.set()
+        d.terminate()

@@ -45,3 +45,21 @@ def test_the_observer_never_cuts_inside_a_link_or_an_aside(in_process):
     observed = [o["content"] for o in d.call("observations.list", {"session": "s"})["observations"]]
     assert not any(o.rstrip(".").endswith(("Q=41.8996,3.1836", "q=41.8996,3.1836")) for o in observed), observed
     assert all("?q=" in o or "maps" not in o for o in observed), observed
+
+
+def test_a_message_split_again_comes_from_what_was_kept_and_a_caller_cannot_change_it():
+    """The Observer, each impression of whoever said it and the judge split the same message
+    again and again (pysbd: ~1.4 ms a message, holding the interpreter)."""
+    from agentmemd.memory.language.sentences import KEPT_CHARS, _split_kept, sentences
+
+    said = "Dr. Vance said the results look fine. Ask again on Monday!"
+    first = sentences(said)
+    hits = _split_kept.cache_info().hits
+    first.append("changed by a caller")
+    assert sentences("  " + said.replace(" ", "\n", 1)) == [
+        "Dr. Vance said the results look fine.",
+        "Ask again on Monday!",
+    ]
+    assert _split_kept.cache_info().hits == hits + 1  # the same words, spaced otherwise: kept
+    long = "This one is long. " * (KEPT_CHARS // 10)
+    assert len(sentences(long)) == KEPT_CHARS // 10  # a document is split, not kept

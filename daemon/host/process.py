@@ -43,7 +43,7 @@ from agentmemd.memory.core.clock import ManualClock, format_time
 from agentmemd.memory.core.config import Config, redact
 from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import ProcessFacts
-from agentmemd.memory.core.threads import become_background
+from agentmemd.memory.core.threads import background_result, become_background
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")
@@ -273,7 +273,7 @@ class Daemon:
 
     def _run_in_background(self, fn):
         """Run ``fn`` on the jobs thread (background work, niced) and wait for it."""
-        return self.jobs_executor.submit(fn).result()
+        return background_result(self.jobs_executor.submit(fn))
 
     async def serve(self) -> None:
         # A request's thread gives up the GIL at every SQLite call and numpy step and then waits for

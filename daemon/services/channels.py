@@ -39,7 +39,7 @@ from agentmemd.memory.core.models import (
     TurnSearchParams,
 )
 from agentmemd.memory.core.sessions import session_key
-from agentmemd.memory.core.threads import RunOnStore, run_here
+from agentmemd.memory.core.threads import RunOnStore, run_here, yield_to_requests
 from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.memory.retrieval.lineage import stay_forgotten
 from agentmemd.memory.store.channel_tables import ChannelTables
@@ -263,6 +263,7 @@ class ChannelService:
         inputs = self.run_on_store(lambda: self._impression_inputs(sessions))
         built = []
         for namespace, person, audience, name, observations, turns, said_by_others, others, place, current in inputs:
+            yield_to_requests()  # each is ~50 ms of Python on the compaction worker's thread
             impression = build_impression(name, observations, turns, others, place, said_by_others)
             if self.describe is not None and observations:
                 memories = [o["content"] for o in observations[:60]]

@@ -28,6 +28,7 @@ from agentmemd.daemon.socket.codes import (
     code_of,
 )
 from agentmemd.memory.core.errors import AgentmemdError
+from agentmemd.memory.core.threads import serving_request
 
 log = logging.getLogger("agentmemd")
 
@@ -225,7 +226,7 @@ class Dispatcher:
             if self.note_use is not None and caller.scope.by_token:
                 self.note_use(caller, method_name)
             executor = self.read_executor if method.reads else self.wait_executor if method.waits else self.executor
-            result = await loop.run_in_executor(executor, method.handler, params)
+            result = await loop.run_in_executor(executor, _served(method.handler), params)
             if method.authenticates:
                 caller.scope, result = result, result.describe()
         except AgentmemdError as exc:
@@ -248,6 +249,16 @@ class Dispatcher:
             ) from None
         # The keys the service gave, typed (an optional key it left out stays out).
         return typed.model_dump(mode="json", exclude_unset=True)
+
+
+def _served(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The handler, run as a request background work yields to."""
+
+    def serve(params: Any) -> Any:
+        with serving_request():
+            return handler(params)
+
+    return serve
 
 
 class TooLongInteger:

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from agentmemd.memory.conversation.conversations import ChangedWhileRead, Conversations
 from agentmemd.memory.core.errors import Conflict, StoreUnavailable
-from agentmemd.memory.core.threads import RunOnStore, become_background, return_freed_memory
+from agentmemd.memory.core.threads import RunOnStore, become_background, return_freed_memory, yield_to_requests
 from agentmemd.memory.llm.cache import ResponseCache
 from agentmemd.memory.llm.tasks import OBSERVE, REFLECT, LanguageModel, ObserveResult, TaskSpec
 
@@ -122,6 +122,7 @@ class CompactionWorker:
             if task is None:
                 return
             kind, session, params, future = task
+            yield_to_requests()
             if self._stopping.is_set():
                 future.cancel()
                 continue

@@ -7,17 +7,19 @@ used as a library, the caller's own thread is the store thread (``run_here``).
 A background thread (the episode and compaction workers, jobs, workspace syncs, re-embedding)
 calls ``become_background`` once as it starts: it runs niced (on Linux niceness is per thread),
 so the kernel gives a request's thread the core first, and its embeddings wait behind any a
-request asks for (``in_background``).
+request asks for (``in_background``). Between steps of pure-Python work it calls
+``yield_to_requests``: while the socket serves a request (``serving_request``), it waits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import os
 import threading
 from concurrent.futures import Future
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from agentmemd.memory.core.errors import Timeout
 
@@ -31,9 +33,11 @@ def run_here(fn: Callable[[], T]) -> T:
 
 
 def result_within(future: Future, seconds: float, message: str) -> Any:
-    """The future's result, or ``Timeout(message)`` after ``seconds`` (the work goes on)."""
+    """The future's result, or ``Timeout(message)`` after ``seconds`` (the work goes on). A request
+    waiting for it is not served meanwhile (``waiting_on_background``)."""
     try:
-        return future.result(timeout=seconds)
+        with waiting_on_background():
+            return future.result(timeout=seconds)
     except TimeoutError:
         raise Timeout(message) from None
 
@@ -80,3 +84,76 @@ def return_freed_memory() -> None:
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+# Niceness gives a request the cores, not the interpreter: a background thread running Python
+# (an impression rebuilt from 200 messages, the Observer's sentence splitting) holds the GIL, and a
+# pack takes it back hundreds of times (each SQLite step and many numpy calls let it go), waiting
+# up to the switch interval each time. During an import's impression rebuilds packs took 150-250 ms
+# against 15 ms idle. So background work waits between its steps while a request is served, at
+# most YIELD_LONGEST at a time: a stream of requests slows it down but never stops it.
+YIELD_LONGEST = 0.25  # seconds
+_serving = 0
+_yielding: set[int] = set()  # the threads waiting in yield_to_requests
+_served = threading.Condition()
+
+
+@contextlib.contextmanager
+def serving_request() -> Iterator[None]:
+    """Around a request's work (the socket's handler): background work yields while it runs."""
+    _marked.serving = True
+    _served_more(1)
+    try:
+        yield
+    finally:
+        _served_more(-1)
+        _marked.serving = False
+
+
+@contextlib.contextmanager
+def waiting_on_background() -> Iterator[None]:
+    """Around a request's wait for background work (``jobs.run``, an Observer run it asked for):
+    not served meanwhile, or what it waits for would yield to it."""
+    if not getattr(_marked, "serving", False):
+        yield
+        return
+    _served_more(-1)
+    try:
+        yield
+    finally:
+        _served_more(1)
+
+
+def background_result(future: Future) -> Any:
+    """The result of background work a request waits for (a job it asked for), the request not
+    served meanwhile."""
+    with waiting_on_background():
+        return future.result()
+
+
+def _served_more(requests: int) -> None:
+    global _serving
+    with _served:
+        _serving += requests
+        if not _serving:
+            _served.notify_all()
+
+
+def yield_to_requests(longest: float | None = None) -> None:
+    """On a background thread, between steps of its work: wait while a request is being served, up
+    to ``longest`` seconds (YIELD_LONGEST). Elsewhere (a request's thread, library use) it returns
+    at once."""
+    if not _serving or not in_background():
+        return
+    with _served:
+        _yielding.add(threading.get_ident())
+        try:
+            _served.wait_for(lambda: not _serving, timeout=YIELD_LONGEST if longest is None else longest)
+        finally:
+            _yielding.discard(threading.get_ident())
+
+
+def yielding() -> frozenset[int]:
+    """The threads (``threading.get_ident``) waiting for requests to be served, now."""
+    with _served:
+        return frozenset(_yielding)

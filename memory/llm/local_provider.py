@@ -24,6 +24,7 @@ import numpy as np
 
 from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.text import attributed, attribution, content_words
+from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.language.cues import Cue, classify, condense, information, main_clause
 from agentmemd.memory.language.dates import find_dates, human_date
@@ -87,6 +88,7 @@ class LocalProvider:
         drafts: list[ObservationDraft] = []
         seen: set[str] = set()
         for turn in turns:
+            yield_to_requests()  # the Observer runs on a background thread, in Python throughout
             said_at: datetime = parse_time(turn.ts)
             for sentence in sentences(turn.content):
                 dates = find_dates(sentence, said_at)

@@ -42,7 +42,7 @@ from agentmemd.memory.core.models import (
     UpdateParams,
     UpdateResult,
 )
-from agentmemd.memory.core.threads import RunOnStore, run_here
+from agentmemd.memory.core.threads import RunOnStore, run_here, yield_to_requests
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.core.vocabulary import EPISODE
 from agentmemd.memory.language.affect import Affect, read_affect
@@ -220,7 +220,11 @@ class Memories:
     def read_words_of(items: list[AddParams]) -> list[WordsRead]:
         """What ``add_many`` keeps of each item's words, read where the caller is (its embedding's
         thread, not the store's)."""
-        return [read_words(p.content, p.type, affect_given=p.affect is not None) for p in items]
+        read = []
+        for p in items:
+            yield_to_requests()  # a batch of an import's turns is seconds of Python on a background thread
+            read.append(read_words(p.content, p.type, affect_given=p.affect is not None))
+        return read
 
     def _record_when_stored(
         self,

@@ -28,6 +28,7 @@ from collections import Counter
 from typing import Any
 
 from agentmemd.memory.core.text import fold, words
+from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.language.cues import FIRST_PERSON
 from agentmemd.memory.language.function_words import function_words
 from agentmemd.memory.llm.tasks import ImpressionResult
@@ -109,6 +110,7 @@ def talks_about(turns: list[dict[str, Any]], heard: list[str], names: set[str]) 
     names_folded = {fold(part) for name in names for part in name.split()}
 
     def topic_words(text: str) -> set[str]:
+        yield_to_requests()  # up to 1,200 messages read on a background thread
         bases = {w.removesuffix("'s") for w in words(text)}  # Liam's is Liam
         return {
             w

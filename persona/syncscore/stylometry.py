@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentmemd.memory.core.text import WORD, count_words
+from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.language.detection import emoji_in
 from agentmemd.memory.language.sentences import sentences
 from agentmemd.persona.identity.traits import length_score
@@ -486,10 +487,16 @@ _FIRST = _lexicon(r"i", r"i'?m", r"i'?ve", r"i'?ll", r"i'?d", r"me", r"my")
 
 
 def measure(text: str) -> Style:
-    # Lines first: a bullet or a header is a unit of its own even without a full stop.
-    parts = [
-        s for line in text.splitlines() if line.strip() for s in sentences(line.strip(" #*-•\t")) if WORD.search(s)
-    ]
+    # Lines first: a bullet or a header is a unit of its own even without a full stop. Emoji are
+    # found a line at a time too: a line is where background work measuring 200 messages at once
+    # (an impression) lets a request beside it go first.
+    parts: list[str] = []
+    found_emoji: list[str] = []
+    for line in text.splitlines():
+        if line.strip():
+            yield_to_requests()
+            parts += [s for s in sentences(line.strip(" #*-•\t")) if WORD.search(s)]
+            found_emoji += emoji_in(line)
     s = Style(words=count_words(text), sentences=max(1, len(parts)), sentence_texts=parts)
     s.bullets = len(_BULLET.findall(text))
     s.numbered = len(_NUMBERED.findall(text))
@@ -497,7 +504,6 @@ def measure(text: str) -> Style:
     s.code_blocks = len(_CODE_BLOCK.findall(text)) // 2
     s.inline_code = len(_INLINE_CODE.findall(text))
     s.bold = len(_BOLD.findall(text))
-    found_emoji = emoji_in(text)
     s.emoji = len(found_emoji)
     s.exclamations = text.count("!")
     s.questions = sum(1 for p in parts if p.rstrip().endswith("?"))
