@@ -15,6 +15,7 @@ import pytest
 from conftest import NO_JOBS
 from inprocess import HashEmbedder, InProcessDaemon
 
+import agentmemd.memory.core.threads as threads_module
 from agentmemd.memory.core.threads import (
     background_result,
     become_background,
@@ -213,6 +214,50 @@ def test_a_stream_of_requests_slows_background_work_but_never_stops_it():
         thread, done = _background(lambda: [yield_to_requests(longest=0.01) for _ in range(3)])
         assert done.wait(30)
     thread.join(30)
+
+
+def test_background_work_waits_for_the_requests_served_when_it_yields_not_for_later_ones():
+    """Under a stream of requests there is always one in flight: waiting for none at all would
+    stop the Observer and the episodes for as long as the stream lasts."""
+    first_answered, later_answered, later_started = threading.Event(), threading.Event(), threading.Event()
+
+    def request(answered: threading.Event, started: threading.Event | None = None) -> None:
+        with serving_request():
+            if started is not None:
+                started.set()
+            assert answered.wait(30)
+
+    first = threading.Thread(target=request, args=(first_answered,))
+    first.start()
+    _until(lambda: threads_module._serving, "the first request is being served")
+    thread, done = _background(lambda: yield_to_requests(longest=60))
+    _until(lambda: thread.ident in yielding(), "the background thread waits for the first request")
+    later = threading.Thread(target=request, args=(later_answered, later_started))
+    later.start()
+    assert later_started.wait(30)
+    first_answered.set()
+    assert done.wait(30)  # the later request is still being served
+    later_answered.set()
+    for t in (first, later, thread):
+        t.join(30)
+
+
+def test_background_work_runs_a_while_between_waits():
+    """A step of a few microseconds (a word counted) does not wait each time: a request meets at
+    most YIELD_EVERY of background work, and the work moves on."""
+    waits = []
+
+    def work() -> None:
+        yield_to_requests(longest=0.01)  # waits, and the request is still served after it
+        t = time.monotonic()
+        yield_to_requests(longest=60)  # within YIELD_EVERY of the last wait: goes on at once
+        waits.append(time.monotonic() - t)
+
+    with serving_request(), mock.patch.object(threads_module, "YIELD_EVERY", 3600):
+        thread, done = _background(work)
+        assert done.wait(30)
+    thread.join(30)
+    assert waits[0] < 30
 
 
 def test_a_request_waiting_for_background_work_is_not_served_while_it_waits():

@@ -8,7 +8,7 @@ A background thread (the episode and compaction workers, jobs, workspace syncs, 
 calls ``become_background`` once as it starts: it runs niced (on Linux niceness is per thread),
 so the kernel gives a request's thread the core first, and its embeddings wait behind any a
 request asks for (``in_background``). Between steps of pure-Python work it calls
-``yield_to_requests``: while the socket serves a request (``serving_request``), it waits.
+``yield_to_requests``: it waits for the requests the socket is serving (``serving_request``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import itertools
 import os
 import threading
+import time
 from concurrent.futures import Future
 from typing import Any, Callable, Iterator, TypeVar
 
@@ -90,10 +92,14 @@ def return_freed_memory() -> None:
 # (an impression rebuilt from 200 messages, the Observer's sentence splitting) holds the GIL, and a
 # pack takes it back hundreds of times (each SQLite step and many numpy calls let it go), waiting
 # up to the switch interval each time. During an import's impression rebuilds packs took 150-250 ms
-# against 15 ms idle. So background work waits between its steps while a request is served, at
-# most YIELD_LONGEST at a time: a stream of requests slows it down but never stops it.
+# against 15 ms idle. So background work, after each YIELD_EVERY of running, waits for the requests
+# being served at that moment to be answered, at most YIELD_LONGEST: a request meets at most
+# YIELD_EVERY of it, and a stream of requests slows it down (each wait is one request's time) but
+# never stops it.
+YIELD_EVERY = 0.005  # seconds of background work between waits
 YIELD_LONGEST = 0.25  # seconds
-_serving = 0
+_requests = itertools.count()
+_serving: set[int] = set()  # the requests being served, by number
 _yielding: set[int] = set()  # the threads waiting in yield_to_requests
 _served = threading.Condition()
 
@@ -101,27 +107,28 @@ _served = threading.Condition()
 @contextlib.contextmanager
 def serving_request() -> Iterator[None]:
     """Around a request's work (the socket's handler): background work yields while it runs."""
-    _marked.serving = True
-    _served_more(1)
+    number = _start_serving()
+    _marked.serving = number
     try:
         yield
     finally:
-        _served_more(-1)
-        _marked.serving = False
+        _stop_serving(_marked.serving)
+        _marked.serving = None
 
 
 @contextlib.contextmanager
 def waiting_on_background() -> Iterator[None]:
     """Around a request's wait for background work (``jobs.run``, an Observer run it asked for):
     not served meanwhile, or what it waits for would yield to it."""
-    if not getattr(_marked, "serving", False):
+    number = getattr(_marked, "serving", None)
+    if number is None:
         yield
         return
-    _served_more(-1)
+    _stop_serving(number)
     try:
         yield
     finally:
-        _served_more(1)
+        _marked.serving = _start_serving()
 
 
 def background_result(future: Future) -> Any:
@@ -131,29 +138,40 @@ def background_result(future: Future) -> Any:
         return future.result()
 
 
-def _served_more(requests: int) -> None:
-    global _serving
+def _start_serving() -> int:
     with _served:
-        _serving += requests
-        if not _serving:
-            _served.notify_all()
+        number = next(_requests)
+        _serving.add(number)
+        return number
+
+
+def _stop_serving(number: int) -> None:
+    with _served:
+        _serving.discard(number)
+        _served.notify_all()
 
 
 def yield_to_requests(longest: float | None = None) -> None:
-    """On a background thread, between steps of its work: wait while a request is being served, up
-    to ``longest`` seconds (YIELD_LONGEST). Elsewhere (a request's thread, library use) it returns
-    at once."""
+    """On a background thread, between steps of its work: once it has run YIELD_EVERY since it last
+    waited, wait for the requests being served now to be answered, up to ``longest`` seconds
+    (YIELD_LONGEST). Elsewhere (a request's thread, library use) it returns at once."""
     if not _serving or not in_background():
         return
+    now = time.monotonic()
+    if now - getattr(_marked, "yielded_at", float("-inf")) < YIELD_EVERY:
+        return
+    me = threading.get_ident()
     with _served:
-        _yielding.add(threading.get_ident())
+        ahead = set(_serving)
+        _yielding.add(me)
         try:
-            _served.wait_for(lambda: not _serving, timeout=YIELD_LONGEST if longest is None else longest)
+            _served.wait_for(lambda: not ahead & _serving, timeout=YIELD_LONGEST if longest is None else longest)
         finally:
-            _yielding.discard(threading.get_ident())
+            _yielding.discard(me)
+    _marked.yielded_at = time.monotonic()
 
 
 def yielding() -> frozenset[int]:
-    """The threads (``threading.get_ident``) waiting for requests to be served, now."""
+    """The threads (``threading.get_ident``) waiting for requests to be answered, now."""
     with _served:
         return frozenset(_yielding)
