@@ -64,3 +64,31 @@ def test_loading_the_embedder_imports_neither_transformers_nor_sentence_transfor
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_bulk_passes_in_bfloat16_come_in_few_shapes_and_give_the_same_vectors(monkeypatch):
+    """oneDNN keeps what it built for each bfloat16 input shape for good (~1.5 MB a shape): an
+    import's texts of every length left a daemon hundreds of MB larger. Padded to a multiple of
+    BULK_TOKENS_MULTIPLE tokens, texts of 40 lengths make a handful of shapes, same vectors."""
+    from agentmemd.memory.retrieval.embeddings import BULK_TOKENS_MULTIPLE
+
+    embedder = minilm()
+    texts = [" ".join(["word"] * n) + f" number {n}" for n in range(1, 41)]
+    shapes: list[tuple[int, int]] = []
+    forward = embedder._forward
+
+    def recorded(input_ids, attention_mask, token_type_ids):
+        shapes.append(tuple(input_ids.shape))
+        return forward(input_ids, attention_mask, token_type_ids)
+
+    monkeypatch.setattr(embedder, "_forward", recorded)
+    monkeypatch.setattr(embedder, "_bulk_bf16", True)  # where the CPU lacks it, emulated: same shapes
+    bulk = np.concatenate(embedder.embed_passages_in_bulk(texts))
+    lengths = {tokens for _, tokens in shapes}
+    assert lengths and all(tokens % BULK_TOKENS_MULTIPLE == 0 for tokens in lengths), lengths
+    assert len(lengths) <= 42 // BULK_TOKENS_MULTIPLE + 1
+
+    shapes.clear()
+    full = np.concatenate(embedder.embed_passages(texts))  # float32 passes are not padded further
+    assert any(tokens % BULK_TOKENS_MULTIPLE for _, tokens in shapes)
+    assert (bulk * full).sum(axis=1).min() > 0.9995
