@@ -40,7 +40,7 @@ from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.text import STOPWORDS
 from agentmemd.memory.core.text import words as text_words
-from agentmemd.memory.core.threads import run_here
+from agentmemd.memory.core.threads import run_here, yield_to_requests
 from agentmemd.memory.retrieval.clustering import average_cosine, soft_clusters
 from agentmemd.memory.retrieval.embeddings import normalise
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
@@ -142,6 +142,7 @@ class _NodeMaker:
         )
         nodes = []
         for ms, ids, kws in zip(groups, covered, keywords):
+            yield_to_requests()  # consolidation runs beside requests, on a background thread
             leaf_vectors = np.stack([by_id[i].vector for i in ids])
             centre = normalise(leaf_vectors.mean(axis=0))
             picks = _representative(leaf_vectors, [leaf_words[i] for i in ids], kws, 2 if len(ids) >= 4 else 1)

@@ -1,5 +1,12 @@
 """Clustering of embeddings: agglomerative groups (consolidation's and the local Reflector's) and the soft
-Gaussian-mixture membership and splits of the consolidation tree (seed 002, 5.5)."""
+Gaussian-mixture membership and splits of the consolidation tree (seed 002, 5.5).
+
+It runs on a background thread beside requests, so its long steps are ones that let go of Python's
+GIL (a request waits for the GIL, not for a core): the pairwise distances (scipy's ``pdist``), the
+average linkage (``fastcluster``, the same merges as scipy's ``linkage``, which holds the GIL: 177 ms
+at a time for 4,000 memories) and the reduction (numpy's SVD; scikit-learn's PCA called scipy's,
+which holds it too: 78 ms for 500 rows). Between steps it yields to requests
+(``yield_to_requests``)."""
 
 from __future__ import annotations
 
@@ -7,16 +14,35 @@ import warnings
 
 import numpy as np
 
+from agentmemd.memory.core.threads import yield_to_requests
+
+
+def load_clustering_libraries() -> None:
+    """Import what clustering uses (scikit-learn's mixtures take ~0.7 s, all of it Python holding
+    the GIL): the daemon does it once it is ready, not the first consolidation beside requests."""
+    import fastcluster  # noqa: F401
+    import scipy.cluster.hierarchy  # noqa: F401
+    import scipy.spatial.distance  # noqa: F401
+    import sklearn.exceptions  # noqa: F401
+    import sklearn.mixture  # noqa: F401
+
 
 def cluster(vectors: np.ndarray, similarity: float, min_size: int) -> list[list[int]]:
-    """Groups of row indexes whose average pairwise cosine is >= similarity (singletons dropped)."""
-    if len(vectors) < min_size:
+    """Groups of row indexes whose average pairwise cosine is >= similarity (singletons dropped):
+    average-linkage agglomerative clustering over cosine distances, cut where a merge would be
+    at a distance of ``1 - similarity`` or more (scikit-learn's ``distance_threshold``)."""
+    if len(vectors) < min_size or len(vectors) < 2:
         return []
-    from sklearn.cluster import AgglomerativeClustering
+    import fastcluster
+    from scipy.cluster.hierarchy import fcluster
+    from scipy.spatial.distance import pdist
 
-    labels = AgglomerativeClustering(
-        n_clusters=None, metric="cosine", linkage="average", distance_threshold=1.0 - similarity
-    ).fit_predict(vectors)
+    distances = pdist(np.asarray(vectors, dtype=np.float64), "cosine")
+    yield_to_requests()
+    merges = fastcluster.linkage(distances, method="average")
+    yield_to_requests()
+    # fcluster keeps merges at most t apart; scikit-learn's threshold keeps those under it.
+    labels = fcluster(merges, t=np.nextafter(1.0 - similarity, -np.inf), criterion="distance")
     groups: dict[int, list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault(int(label), []).append(i)
@@ -55,6 +81,7 @@ def soft_clusters(
     hard = cluster(vectors, similarity, min_size)
     groups: list[list[int]] = []
     for group in hard:
+        yield_to_requests()
         groups += _split_large(vectors, group, similarity, min_size, max_size) if len(group) > max_size else [group]
     if len(groups) >= 1 and len(vectors) > len(groups):
         groups = _soft_members(vectors, groups, similarity, membership, max_size)
@@ -64,11 +91,15 @@ def soft_clusters(
 
 def _reduce(vectors: np.ndarray) -> np.ndarray:
     """The embeddings in REDUCED_DIMS dimensions (PCA: a Gaussian mixture over 384 dimensions
-    needs far more points than a namespace has)."""
-    from sklearn.decomposition import PCA
-
+    needs far more points than a namespace has): the centred rows' projections on their top
+    right singular vectors, each signed so its largest loading is positive (scikit-learn's PCA
+    gives the same numbers; numpy's SVD lets go of the GIL)."""
     dims = max(1, min(REDUCED_DIMS, len(vectors) - 1, vectors.shape[1]))
-    return PCA(n_components=dims, random_state=0).fit_transform(vectors.astype(np.float64))
+    centred = vectors.astype(np.float64) - vectors.astype(np.float64).mean(axis=0)
+    u, singular, vt = np.linalg.svd(centred, full_matrices=False)
+    signs = np.sign(vt[np.arange(len(vt)), np.argmax(np.abs(vt), axis=1)])
+    signs[signs == 0] = 1.0
+    return (u[:, :dims] * signs[:dims]) * singular[:dims]
 
 
 def _soft_members(
@@ -88,6 +119,7 @@ def _soft_members(
     posterior = gm.predict_proba(reduced)
     out = []
     for c, group in enumerate(groups):
+        yield_to_requests()
         members = list(group)
         for i in np.flatnonzero(posterior[:, c] >= membership).tolist():
             if len(members) >= max_size:
@@ -110,6 +142,7 @@ def _split_large(
     for k in (2, 3, 4):
         if k * min_size > len(group):
             break
+        yield_to_requests()
         gm = GaussianMixture(k, covariance_type="diag", reg_covar=1e-3, random_state=0).fit(reduced)
         bic = gm.bic(reduced)
         if bic < best_bic:
