@@ -31,7 +31,7 @@ def cluster(vectors: np.ndarray, similarity: float, min_size: int) -> list[list[
     """Groups of row indexes whose average pairwise cosine is >= similarity (singletons dropped):
     average-linkage agglomerative clustering over cosine distances, cut where a merge would be
     at a distance of ``1 - similarity`` or more (scikit-learn's ``distance_threshold``)."""
-    if len(vectors) < min_size or len(vectors) < 2:
+    if len(vectors) < max(min_size, 2):
         return []
     import fastcluster
     from scipy.cluster.hierarchy import fcluster
@@ -95,7 +95,8 @@ def _reduce(vectors: np.ndarray) -> np.ndarray:
     right singular vectors, each signed so its largest loading is positive (scikit-learn's PCA
     gives the same numbers; numpy's SVD lets go of the GIL)."""
     dims = max(1, min(REDUCED_DIMS, len(vectors) - 1, vectors.shape[1]))
-    centred = vectors.astype(np.float64) - vectors.astype(np.float64).mean(axis=0)
+    wide = vectors.astype(np.float64)
+    centred = wide - wide.mean(axis=0)
     u, singular, vt = np.linalg.svd(centred, full_matrices=False)
     signs = np.sign(vt[np.arange(len(vt)), np.argmax(np.abs(vt), axis=1)])
     signs[signs == 0] = 1.0
