@@ -194,3 +194,22 @@ def test_a_ready_daemon_freezes_its_start_up_objects_and_hands_the_gil_over_ofte
     seen = json.loads(report.read_text())
     assert seen["frozen"] > 100_000  # the model's objects, and the rest of start-up
     assert seen["switch"] <= 0.001
+
+
+def test_consolidations_libraries_load_at_ready_only_where_a_consolidation_is_scheduled(spawn, short_tmp):
+    """Imported by the first scheduled consolidation, scikit-learn's ~0.7 s of imports stalled every
+    request beside it, so a daemon with a schedule imports them once it is ready. One without a
+    schedule is spared them (~85 MB, and every test daemon's stop waited for the import)."""
+    loaded = '"event": "consolidation\'s libraries loaded"'
+    for name in ("scheduled", "unscheduled"):
+        (short_tmp / name).mkdir()
+    scheduled = spawn({"jobs": {**NO_JOBS, "consolidate": "30 3 * * *"}}, root=short_tmp / "scheduled")
+    unscheduled = spawn(root=short_tmp / "unscheduled")
+    deadline = time.monotonic() + 120
+    while loaded not in scheduled.log() or '"event": "ready"' not in unscheduled.log():
+        assert time.monotonic() < deadline, scheduled.log()[-2000:] + unscheduled.log()[-2000:]
+        time.sleep(0.05)
+    # The import is chosen (or not) as the ready line is written, and stopping waits for it.
+    assert unscheduled.terminate() == 0
+    assert loaded not in unscheduled.log() and '"event": "stopped"' in unscheduled.log()
+    assert scheduled.terminate() == 0

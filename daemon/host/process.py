@@ -77,6 +77,12 @@ def _where(facts: ProcessFacts) -> dict:
     }
 
 
+def _load_clustering_libraries() -> None:
+    began = time.perf_counter()
+    load_clustering_libraries()
+    log.info("consolidation's libraries loaded", extra={"seconds": round(time.perf_counter() - began, 2)})
+
+
 def _log_failure(message: str):
     def done(future: asyncio.Future) -> None:
         if not future.cancelled() and future.exception() is not None:
@@ -234,10 +240,14 @@ class Daemon:
                 f"agentmemd {__version__} ready: socket {facts.socket}, data {facts.data_dir}{links}", file=sys.stderr
             )
         # Consolidation's libraries (scikit-learn's mixtures: ~0.7 s of imports holding the GIL)
-        # load now, on the jobs thread: imported by the first consolidation, they stalled every
-        # request beside it (packs up to 270 ms against 80 ms once loaded).
+        # load now, on the jobs thread, where a consolidation is scheduled: imported by the first
+        # scheduled run, they stalled every request beside it (packs up to 270 ms against 80 ms
+        # once loaded). Without a schedule, the run someone asks for imports them, and a daemon
+        # that never consolidates is spared the import and its ~85 MB.
+        if self.services.runner.triggers.get("consolidate") is None:
+            return
         try:
-            await loop.run_in_executor(self.jobs_executor, load_clustering_libraries)
+            await loop.run_in_executor(self.jobs_executor, _load_clustering_libraries)
         except Exception as exc:  # consolidation will say why when it runs
             log.warning("consolidation's libraries did not load", extra={"error": str(exc)})
         gc.freeze()
