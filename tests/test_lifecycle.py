@@ -180,7 +180,8 @@ def test_a_ready_daemon_freezes_its_start_up_objects_and_hands_the_gil_over_ofte
         "import atexit, gc, json, os, sys\n"
         "def _report():\n"
         "    with open(os.environ['AGENTMEMD_TEST_REPORT'], 'w') as f:\n"
-        "        json.dump({'frozen': gc.get_freeze_count(), 'switch': sys.getswitchinterval()}, f)\n"
+        "        json.dump({'frozen': gc.get_freeze_count(), 'switch': sys.getswitchinterval(),\n"
+        "                   'collecting': gc.isenabled()}, f)\n"
         "atexit.register(_report)\n"
     )
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
@@ -194,6 +195,7 @@ def test_a_ready_daemon_freezes_its_start_up_objects_and_hands_the_gil_over_ofte
     seen = json.loads(report.read_text())
     assert seen["frozen"] > 100_000  # the model's objects, and the rest of start-up
     assert seen["switch"] <= 0.001
+    assert seen["collecting"]  # off through start-up only
 
 
 def test_consolidations_libraries_load_at_ready_only_where_a_consolidation_is_scheduled(spawn, short_tmp):

@@ -225,10 +225,14 @@ class Daemon:
         except Exception as exc:  # health says model_failed; requests that do not embed are still answered
             log.error("not ready: the embedding model did not load", extra={"error": str(exc)})
             return
-        # What start-up made (the model and torch: hundreds of thousands of objects) lives as long as
-        # the daemon. Frozen, Python's full collections leave it alone: each took ~250 ms holding
-        # the GIL, every 20-30 s while an import or the Observer allocates, stalling every request.
-        gc.freeze()
+        finally:
+            # What start-up made (the model and torch: hundreds of thousands of objects) lives as long
+            # as the daemon. Frozen, Python's full collections leave it alone: each took ~250 ms
+            # holding the GIL, every 20-30 s while an import or the Observer allocates, stalling every
+            # request. Until now the collector was off (``serve``); the ~6,500 objects of start-up's
+            # garbage it would have found are frozen with the rest (~1 MB, once).
+            gc.freeze()
+            gc.enable()
         await self._doors_answering()
         facts = self.facts()
         model = {"name": self.config.embedding.model, "load_seconds": round(load_seconds or 0.0, 2)}
@@ -300,6 +304,10 @@ class Daemon:
         # switch interval each time, 5 ms by default, which made a pack of ~100 such steps take
         # 300-900 ms during an import. At 1 ms the wait is a fifth.
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
+        # Start-up runs without Python's cyclic collector, as gc.freeze's docs advise before a freeze:
+        # its collections walked every object torch's import and the model were making, 0.32 s of a
+        # 1.2 s load, and found next to nothing to free. ``_announce_ready`` turns it back on.
+        gc.disable()
         self.open()
         services = self.services
         assert services is not None
@@ -348,6 +356,7 @@ class Daemon:
             await self._stop.wait()
         finally:
             log.info("shutting down")
+            gc.enable()  # if it stops before it was ready
             announcing.cancel()
             supervising.cancel()
             await asyncio.gather(*(loop.run_in_executor(None, door_children.stop, door) for door in self.doors))
