@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO, wait_for
+from conftest import REPO, InNamespace, wait_for
 
 from agentmemd.daemon.cli.main import cli
 from agentmemd.daemon.socket.client import RpcCallError
@@ -336,17 +336,17 @@ def _group_chat(chat_id: str, said: list[tuple[str, str]]) -> dict:
     }
 
 
-def test_a_person_is_found_by_any_name_they_go_by_accents_and_case_aside(spawn):
-    d = spawn()
+def test_a_person_is_found_by_any_name_they_go_by_accents_and_case_aside(served, ns):
+    d = InNamespace(served, ns)
     chat = _group_chat("whatsapp:piso", [("Lucía Pérez", "Me mudé a Valencia"), ("Ana", "¡Qué bien!")])
     d.call("channels.ingest", chat)
     d.call("channels.ingest", {**chat, "chat_id": "whatsapp:trabajo", "title": "Trabajo",
                                "messages": [{"sender": "Ana", "ts": "2026-03-03T10:00:00Z", "line": 1, "text": "Hola"}]})  # fmt: skip
     for asked in ("Lucía Pérez", "lucia perez", "LUCIA PÉREZ"):
-        got = CliRunner().invoke(cli, ["--socket", str(d.socket), "--json", "people", "get", asked])
+        got = run(d, "--json", "people", "get", asked, "--namespace", ns)
         assert got.exit_code == 0, got.output
         assert json.loads(got.output)["name"] == "Lucía Pérez"
-    missing = CliRunner().invoke(cli, ["--socket", str(d.socket), "people", "get", "Lucas"])
+    missing = run(d, "people", "get", "Lucas", "--namespace", ns)
     assert missing.exit_code != 0 and "no person 'Lucas'" in missing.output
 
 
@@ -400,40 +400,40 @@ def test_the_user_is_one_person_across_imports_and_never_silently_a_stranger(ser
     assert sorted(p["name"] for p in people if p["id"] != "user") == ["Ana", "Marco"]  # Javier is the user, once
 
 
-def test_messages_of_a_person_named_as_a_person_names_them(spawn):
-    d = spawn()
+def test_messages_of_a_person_named_as_a_person_names_them(served, ns):
+    d = InNamespace(served, ns)
     d.call(
         "channels.ingest",
         _group_chat("whatsapp:cena", [("Marco", "Traigo el vino tinto"), ("Lucía", "Yo el vino blanco")]),
     )
-    got = CliRunner().invoke(cli, ["--socket", str(d.socket), "messages", "vino", "--person", "lucia"])
+    got = run(d, "messages", "vino", "--person", "lucia", "--namespace", ns)
     assert got.exit_code == 0, got.output
     assert "Yo el vino blanco" in got.output and "tinto" not in got.output
-    unknown = CliRunner().invoke(cli, ["--socket", str(d.socket), "messages", "vino", "--person", "Nadie"])
+    unknown = run(d, "messages", "vino", "--person", "Nadie", "--namespace", ns)
     assert unknown.exit_code != 0 and "no person 'Nadie'" in unknown.output
 
 
-def test_memories_of_a_person_by_any_name_they_go_by(spawn):
+def test_memories_of_a_person_by_any_name_they_go_by(served, ns):
     """There was no memory filter by person: what Lucía said could only be found by searching."""
-    d = spawn()
+    d = InNamespace(served, ns)
     d.call(
         "channels.ingest",
         _group_chat("whatsapp:cena", [("Marco", "Traigo el vino tinto"), ("Lucía", "Yo el vino blanco")]),
     )
-    wait_for(lambda: d.call("channels.pending", {"namespace": "default"})["pending"] == 0)
-    got = CliRunner().invoke(cli, ["--socket", str(d.socket), "--json", "memories", "--person", "LUCIA"])
+    wait_for(lambda: d.call("channels.pending")["pending"] == 0)
+    got = run(d, "--json", "memories", "--person", "LUCIA", "--namespace", ns)
     assert got.exit_code == 0, got.output
     assert [item["content"] for item in json.loads(got.stdout)["items"]] == ["Lucía said: Yo el vino blanco"]
-    unknown = CliRunner().invoke(cli, ["--socket", str(d.socket), "memories", "--person", "Nadie"])
+    unknown = run(d, "memories", "--person", "Nadie", "--namespace", ns)
     assert unknown.exit_code != 0 and "no person 'Nadie'" in unknown.output
 
 
-def test_the_user_is_one_person_in_what_the_agent_reads_whatever_name_each_export_gave_them(spawn):
+def test_the_user_is_one_person_in_what_the_agent_reads_whatever_name_each_export_gave_them(served, ns):
     """The user went by three names in memories ("User said" through the socket, "Javier said" in
     one export, "Javier Ortega said" in another), so an agent reading a pack could not tell they
     were one person. Every door now says "User"; the turns keep the names as sent, and a question
     that calls the user by one of them still prefers the user's words."""
-    d = spawn()
+    d = InNamespace(served, ns)
     d.call(
         "channels.ingest",
         _group_chat("whatsapp:piso", [("Javier", "el piso de Ruzafa me encanta"), ("Marco", "a mí no")]),
@@ -441,13 +441,13 @@ def test_the_user_is_one_person_in_what_the_agent_reads_whatever_name_each_expor
     other = _group_chat("telegram:curro", [("Javier Ortega", "the flat in Ruzafa has a tiny kitchen"), ("Ana", "ouch")])
     d.call("channels.ingest", {**other, "channel": "telegram", "owner": "Javier Ortega"})
     d.call("conversation.append", {"session": "app", "role": "user", "content": "remind me to call the landlord"})
-    wait_for(lambda: d.call("channels.pending", {"namespace": "default"})["pending"] == 0)
-    listed = d.call("memory.list", {"namespace": "default", "type": "episode", "person": "user"})["items"]
+    wait_for(lambda: d.call("channels.pending")["pending"] == 0)
+    listed = d.call("memory.list", {"type": "episode", "person": "user"})["items"]
     assert sorted(item["content"] for item in listed) == [
         "User said: el piso de Ruzafa me encanta",
         "User said: the flat in Ruzafa has a tiny kitchen",
     ]
-    app = d.call("memory.list", {"namespace": "default", "type": "episode", "contains": "landlord"})["items"]
+    app = d.call("memory.list", {"type": "episode", "contains": "landlord"})["items"]
     assert [item["content"] for item in app] == ["User said: remind me to call the landlord"]
     assert {t["speaker"] for t in d.call("conversation.search", {"query": "Ruzafa", "k": 5})["turns"]} >= {
         "Javier",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from conftest import locomo_turns
 
@@ -14,9 +16,11 @@ pytestmark = pytest.mark.inprocess  # the tier (pyproject.toml)
 PERSONA = "I am Nova: warm, direct, and I never use emoji."
 
 
-@pytest.fixture
-def stocked(daemon, ns, locomo):
-    """A persona item plus 150 real LoCoMo turns (conv-30) in a fresh namespace."""
+@pytest.fixture(scope="module")
+def stocked(daemon, locomo):
+    """A persona item plus 150 real LoCoMo turns (conv-30) in a namespace of their own, stocked
+    once for the module: its tests only pack and explain (a pack changes nothing a pack reads)."""
+    ns = "pack-" + uuid.uuid4().hex[:10]
     turns = locomo_turns(locomo[1])[:150]
     daemon.call("memory.add", {"content": PERSONA, "type": "persona", "namespace": ns})
     daemon.call(

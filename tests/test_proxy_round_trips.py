@@ -6,6 +6,8 @@ stored without the history being sent again; a token revoked meanwhile is refuse
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import anthropic
 import pytest
 from conftest import wait_for
@@ -21,13 +23,11 @@ KEY = "sk-ant-test-round-trips"
 LONG = ("Here is everything about my move, in detail: " + "boxes, keys, the van, the new flat. " * 60).strip()
 
 
-@pytest.fixture
-def tapped(spawn, short_tmp):
-    d = spawn()
+@contextmanager
+def _tapped(d, token: str, short_tmp):
     d.call(
         "memory.add", {"content": "The user's favourite coffee is a flat white with oat milk.", "type": "preference"}
     )
-    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
     with FakeAnthropic() as fake, SocketTap(short_tmp / "tap.sock", d.socket) as tap:
         proc, port = start_proxy(tap.path, fake.base_url, short_tmp / "proxy.log")
         client = anthropic.Anthropic(
@@ -41,6 +41,22 @@ def tapped(spawn, short_tmp):
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+@pytest.fixture
+def tapped(in_namespace, short_tmp):
+    """The module's daemon, seen from a namespace of the test's own, behind a tap and a proxy."""
+    with _tapped(in_namespace, in_namespace.token(name="app"), short_tmp) as parts:
+        yield parts
+
+
+@pytest.fixture
+def tapped_alone(spawn, short_tmp):
+    """A daemon of the test's own (it is restarted), behind a tap and a proxy."""
+    d = spawn()
+    token = d.call("access.tokens.create", {"name": "app", "namespaces": ["default"]})["secret"]
+    with _tapped(d, token, short_tmp) as parts:
+        yield parts
 
 
 def _ask(fake, client, history: list[dict], answer: str) -> list[dict]:
@@ -96,7 +112,7 @@ def test_a_token_revoked_after_its_connection_was_kept_is_refused_at_once(tapped
     d, fake, tap, client = tapped
     _ask(fake, client, [{"role": "user", "content": "Hello there."}], "Hi.")
     wait_for(lambda: "conversation.confirm" in tap.methods(), timeout=60)
-    d.call("access.tokens.revoke", {"name": "app"})
+    d.call("access.tokens.revoke", {"name": f"app-{d.namespace}"})
     calls = len(fake.requests)
     with pytest.raises(anthropic.AuthenticationError):
         client.messages.create(model="claude-haiku-4-5", max_tokens=100, messages=[{"role": "user", "content": "Hi?"}])
@@ -154,10 +170,10 @@ def test_count_tokens_counts_the_context_the_daemon_would_build_with_its_own_bud
     assert "Coffee note" in pack and count_tokens(pack) < 600
 
 
-def test_a_restarted_daemon_is_asked_again_on_a_new_connection_not_passed_by(tapped):
+def test_a_restarted_daemon_is_asked_again_on_a_new_connection_not_passed_by(tapped_alone):
     """The proxy keeps its connections; the daemon restarts and closes them. The next call still
     gets its memory (a new connection, once), and its turns are stored."""
-    d, fake, tap, client = tapped
+    d, fake, tap, client = tapped_alone
     _ask(fake, client, [{"role": "user", "content": "What coffee do I like?"}], "A flat white.")
     wait_for(lambda: d.call("conversation.status", {"session": "move"})["turns"] == 2, timeout=60)
     assert d.terminate() == 0
