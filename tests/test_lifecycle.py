@@ -215,3 +215,18 @@ def test_consolidations_libraries_load_at_ready_only_where_a_consolidation_is_sc
     assert unscheduled.terminate() == 0
     assert loaded not in unscheduled.log() and '"event": "stopped"' in unscheduled.log()
     assert scheduled.terminate() == 0
+
+
+def test_bench_start_times_a_fresh_daemon_to_its_answer_its_ready_and_its_stop():
+    from click.testing import CliRunner
+
+    from agentmemd.daemon.cli.main import cli
+
+    done = CliRunner().invoke(cli, ["bench", "start", "--rounds", "1"])
+    assert done.exit_code == 0, done.output
+    figures = json.loads(done.stdout)
+    (one,) = figures["each"]
+    assert 0 < one["first_answer_s"] <= one["ready_s"]  # the socket answers before the model is loaded
+    assert 0 < one["model_load_s"] < one["ready_s"]  # read from the daemon's ready line
+    assert one["stop_s"] > 0 and one["daemon_cpu_s"] > 0
+    assert figures["ready_s"] == {"p50": one["ready_s"], "max": one["ready_s"]}

@@ -1063,6 +1063,7 @@ BENCHES = {
     "observe": ("benchmarks", "bench_observe"),
     "stalls": ("stalls", "bench_stalls"),
     "proxy": ("proxy", "bench_proxy"),
+    "start": ("start", "bench_start"),
     "import": ("imports", "bench_import"),
     "longmemeval": ("longmemeval", "bench_longmemeval"),
     "injection": ("injection", "bench_injection"),

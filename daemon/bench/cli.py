@@ -294,6 +294,19 @@ def bench_proxy(**options: Any) -> None:
     _run_bench("proxy", options)
 
 
+@bench.command("start")
+@click.option(
+    "--rounds", type=click.IntRange(1, 100), default=5, show_default=True, help="Daemons started, one at a time."
+)
+def bench_start(**options: Any) -> None:
+    """How long a fresh daemon takes to answer, to be ready (its model loaded) and to stop, and its CPU time.
+
+    \b
+        agentmemd bench start --rounds 5
+    """
+    _run_bench("start", options)
+
+
 @bench.command("injection")
 @click.option(
     "--locomo", type=click.Path(exists=True, path_type=Path), help="LoCoMo JSON: false positives on its turns."
