@@ -231,7 +231,7 @@ class MiniLMEmbedder(BatchedEmbedder):
 
 class BackgroundEmbedder:
     """An embedder loaded on a thread from the moment it is made (importing torch, reading and
-    tracing the model: ~3 s here), so the daemon answers at once:
+    tracing the model: ~1 s here), so the daemon answers at once:
     ``health`` says "starting" until it is ``ready``, and a call that needs the model waits
     for it (issue 17). A failed load fails those calls, with its reason."""
 
