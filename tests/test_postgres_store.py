@@ -73,6 +73,22 @@ def _ids_by_content(d) -> dict[str, str]:
     return {content: mid for mid, content in rows}
 
 
+def test_a_lookup_of_words_is_one_statement_for_their_counts_and_one_for_their_scores(in_process, url, monkeypatch):
+    """A pack's BM25 asked the server for the namespace's counts, then the words' frequencies, twice
+    over (for the statistics, then for the scores), then the scores: five round trips a pack, on
+    the cores the query's embedding runs on."""
+    _, pg = _pair(in_process, url)
+    store = pg.services.store
+    statements: list[str] = []
+    execute = store.conn.execute
+    monkeypatch.setattr(store.conn, "execute", lambda sql, *args: statements.append(sql) or execute(sql, *args))
+    assert store.term_statistics("n", ["bakery", "sister", "zebra"])[1][2] == 0
+    assert len(statements) == 1
+    statements.clear()
+    assert store.fts_scores("n", ["bakery", "ana", "walk"], 0.3)
+    assert len(statements) == 1
+
+
 @TOGETHER
 def test_bm25_is_fts5s_on_both_stores_words_phrases_and_context_weight(in_process, url, together):
     lite, pg = _pair(in_process, url, together)

@@ -551,53 +551,66 @@ class PostgresStore(Store):
         ).fetchone()
         return (int(row[0]), int(row[1])) if row else None
 
-    def _frequencies(self, namespace: str, terms: list[str]) -> list[int]:
-        """Each term's document frequency in the namespace, in one round trip."""
-        if not terms:
-            return []
+    def _stats_and_frequencies(self, namespace: str, terms: list[str]) -> tuple[int, int, list[int]] | None:
+        """The namespace's document and token counts and each term's document frequency, in one
+        round trip (None: the namespace has no words yet)."""
         self._counted()
-        rows = self.conn.execute(
-            "SELECT coalesce((SELECT documents FROM memory_term_counts WHERE namespace = ? AND term = t), 0) "
-            "FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i) ORDER BY i",
-            (namespace, list(terms)),
-        ).fetchall()
-        return [int(r[0]) for r in rows]
+        row = self.conn.execute(
+            "SELECT s.documents, s.tokens, ARRAY(SELECT coalesce((SELECT c.documents FROM memory_term_counts c "
+            "WHERE c.namespace = s.namespace AND c.term = u.t), 0) FROM unnest(?::text[]) WITH ORDINALITY AS u(t, i) "
+            "ORDER BY u.i) FROM memory_terms_stats s WHERE s.namespace = ?",
+            (list(terms), namespace),
+        ).fetchone()
+        return (int(row[0]), int(row[1]), [int(df) for df in row[2]]) if row else None
 
     def term_statistics(self, namespace: str, terms: list[str]) -> tuple[int, list[int]] | None:
         with self._guard():
-            stats = self._stats(namespace)
-            if stats is None:
-                return None
             stems = [query_terms([t]) for t in terms]
-            found = iter(self._frequencies(namespace, [w for ws in stems for w in ws]))
+            counted = self._stats_and_frequencies(namespace, [w for ws in stems for w in ws])
+            if counted is None:
+                return None
+            documents, _, hits = counted
+            found = iter(hits)
             frequencies = [max([next(found) for _ in ws] or [0]) for ws in stems]
-            return max(stats[0], *frequencies, 0), frequencies
+            return max(documents, *frequencies, 0), frequencies
 
     def fts_scores(self, namespace: str, terms: list[str], context_weight: float = 1.0) -> dict[int, float]:
         """BM25 as FTS5's bm25() computes it (fts5_aux.c): per query term or phrase, its idf x a
         saturated frequency (the context's occurrences weighted) over the memory's length against the
-        mean. Single words are scored in SQL; a phrase ("high school") by its words in order, here."""
+        mean. Single words are scored in SQL, the namespace's counts and the words' idfs read in the
+        same statement (one round trip: they were three); a phrase ("high school") by its words in
+        order, here."""
+        if not terms:
+            return {}
         with self._guard():
-            stats = self._stats(namespace)
-            if stats is None or stats[0] == 0 or not terms:
-                return {}
-            documents, tokens = stats
-            mean_length = tokens / documents
             phrases = [p for p in (query_terms(fts_terms_in_order(t)) for t in terms) if p]
             words = [p[0] for p in phrases if len(p) == 1]
             scores: dict[int, float] = {}
             if words:
-                idfs = [_idf(documents, hits) for hits in self._frequencies(namespace, words)]
+                self._counted()
+                # FTS5's idf, never below a millionth (_idf); the mean length as FTS5 takes it.
                 rows = self.conn.execute(
-                    "SELECT p.seq, sum(t.idf * q.tf * ?::float8 / (q.tf + ?::float8 * (1 - ?::float8 + ?::float8 * "
-                    "p.size / ?::float8))) FROM unnest(?::text[], ?::float8[]) AS t(term, idf) "
-                    "JOIN memory_postings p ON p.namespace = ? AND p.term = t.term "
+                    "WITH s AS (SELECT documents::float8 AS n, tokens::float8 / documents AS mean "
+                    "FROM memory_terms_stats WHERE namespace = ? AND documents > 0), "
+                    "t AS (SELECT u.term, ln((s.n - coalesce(c.documents, 0) + 0.5) / (coalesce(c.documents, 0) + 0.5)) "
+                    "AS raw, s.mean FROM unnest(?::text[]) AS u(term) CROSS JOIN s "
+                    "LEFT JOIN memory_term_counts c ON c.namespace = ? AND c.term = u.term), "
+                    "w AS (SELECT term, CASE WHEN raw > 0 THEN raw ELSE 1e-6 END AS idf, mean FROM t) "
+                    "SELECT p.seq, sum(w.idf * q.tf * ?::float8 / (q.tf + ?::float8 * (1 - ?::float8 + ?::float8 * "
+                    "p.size / w.mean))) FROM w "
+                    "JOIN memory_postings p ON p.namespace = ? AND p.term = w.term "
                     "CROSS JOIN LATERAL (SELECT p.text_tf + ?::float8 * p.context_tf AS tf) q "
                     "WHERE q.tf > 0 GROUP BY p.seq",
-                    (BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, mean_length, words, idfs, namespace, context_weight),
+                    (namespace, words, namespace, BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, namespace, context_weight),
                 ).fetchall()
                 scores = {int(seq): float(score) for seq, score in rows}
-            for phrase in (p for p in phrases if len(p) > 1):
+            multiword = [p for p in phrases if len(p) > 1]
+            stats = self._stats(namespace) if multiword else None
+            if stats is None or stats[0] == 0:
+                return scores
+            documents, tokens = stats
+            mean_length = tokens / documents
+            for phrase in multiword:
                 rows = self.conn.execute(
                     "SELECT seq, text_terms, context_terms, size FROM memory_terms "
                     "WHERE namespace = ? AND all_terms @> ?::text[]",
