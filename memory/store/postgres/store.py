@@ -544,13 +544,6 @@ class PostgresStore(Store):
         if self._pending_counts and self.conn is self._writer:
             self._flush_counts()
 
-    def _stats(self, namespace: str) -> tuple[int, int] | None:
-        self._counted()
-        row = self.conn.execute(
-            "SELECT documents, tokens FROM memory_terms_stats WHERE namespace = ?", (namespace,)
-        ).fetchone()
-        return (int(row[0]), int(row[1])) if row else None
-
     def _stats_and_frequencies(self, namespace: str, terms: list[str]) -> tuple[int, int, list[int]] | None:
         """The namespace's document and token counts and each term's document frequency, in one
         round trip (None: the namespace has no words yet)."""
@@ -577,40 +570,39 @@ class PostgresStore(Store):
     def fts_scores(self, namespace: str, terms: list[str], context_weight: float = 1.0) -> dict[int, float]:
         """BM25 as FTS5's bm25() computes it (fts5_aux.c): per query term or phrase, its idf x a
         saturated frequency (the context's occurrences weighted) over the memory's length against the
-        mean. Single words are scored in SQL, the namespace's counts and the words' idfs read in the
-        same statement (one round trip: they were three); a phrase ("high school") by its words in
-        order, here."""
+        mean. Single words are scored in SQL; a phrase ("high school") by its words in order, here."""
         if not terms:
             return {}
         with self._guard():
             phrases = [p for p in (query_terms(fts_terms_in_order(t)) for t in terms) if p]
             words = [p[0] for p in phrases if len(p) == 1]
+            counted = self._stats_and_frequencies(namespace, words)
+            if counted is None or counted[0] == 0:
+                return {}
+            documents, tokens, hits = counted
+            mean_length = tokens / documents
             scores: dict[int, float] = {}
             if words:
-                self._counted()
-                # FTS5's idf, never below a millionth (_idf); the mean length as FTS5 takes it.
                 rows = self.conn.execute(
-                    "WITH s AS (SELECT documents::float8 AS n, tokens::float8 / documents AS mean "
-                    "FROM memory_terms_stats WHERE namespace = ? AND documents > 0), "
-                    "t AS (SELECT u.term, ln((s.n - coalesce(c.documents, 0) + 0.5) / (coalesce(c.documents, 0) + 0.5)) "
-                    "AS raw, s.mean FROM unnest(?::text[]) AS u(term) CROSS JOIN s "
-                    "LEFT JOIN memory_term_counts c ON c.namespace = ? AND c.term = u.term), "
-                    "w AS (SELECT term, CASE WHEN raw > 0 THEN raw ELSE 1e-6 END AS idf, mean FROM t) "
-                    "SELECT p.seq, sum(w.idf * q.tf * ?::float8 / (q.tf + ?::float8 * (1 - ?::float8 + ?::float8 * "
-                    "p.size / w.mean))) FROM w "
-                    "JOIN memory_postings p ON p.namespace = ? AND p.term = w.term "
+                    "SELECT p.seq, sum(t.idf * q.tf * ?::float8 / (q.tf + ?::float8 * (1 - ?::float8 + ?::float8 * "
+                    "p.size / ?::float8))) FROM unnest(?::text[], ?::float8[]) AS t(term, idf) "
+                    "JOIN memory_postings p ON p.namespace = ? AND p.term = t.term "
                     "CROSS JOIN LATERAL (SELECT p.text_tf + ?::float8 * p.context_tf AS tf) q "
                     "WHERE q.tf > 0 GROUP BY p.seq",
-                    (namespace, words, namespace, BM25_K1 + 1, BM25_K1, BM25_B, BM25_B, namespace, context_weight),
+                    (
+                        BM25_K1 + 1,
+                        BM25_K1,
+                        BM25_B,
+                        BM25_B,
+                        mean_length,
+                        words,
+                        [_idf(documents, n) for n in hits],
+                        namespace,
+                        context_weight,
+                    ),
                 ).fetchall()
                 scores = {int(seq): float(score) for seq, score in rows}
-            multiword = [p for p in phrases if len(p) > 1]
-            stats = self._stats(namespace) if multiword else None
-            if stats is None or stats[0] == 0:
-                return scores
-            documents, tokens = stats
-            mean_length = tokens / documents
-            for phrase in multiword:
+            for phrase in (p for p in phrases if len(p) > 1):
                 rows = self.conn.execute(
                     "SELECT seq, text_terms, context_terms, size FROM memory_terms "
                     "WHERE namespace = ? AND all_terms @> ?::text[]",
