@@ -8,7 +8,8 @@ what is measured is the proxy's own work:
   calls, so the daemon's background work for the previous reply (its SyncScore) is still
   running; and with a 2 s pause before each call, as a person types, so it is done. Beside it
   the floor, the daemon's own work for a turn (a query embedding and the pack, by `context.pack`
-  on the socket), and the added p50 over it (target 1.5x);
+  on the socket, once the daemon is done with the proxied calls' background work), and the added
+  p50 over it (target 1.5x);
 * ``socket_calls``: what each proxied call asks of the daemon, counted on a socket between them
   (target: at most 2, `conversation.prepare` and `conversation.confirm`, after the first call has
   opened and authenticated its connections);
@@ -158,10 +159,24 @@ def _send_all(
     return times
 
 
+def _until_idle(client, session: str, seconds: float = 600.0) -> float:
+    """Wait until the daemon has done its background work for ``session`` (its replies judged, its
+    turns observed and made episodes), seen so on two looks 0.5 s apart; the seconds waited."""
+    began = time.perf_counter()
+    calm = 0
+    while calm < 2 and time.perf_counter() - began < seconds:
+        status = client.call("conversation.status", {"session": session})
+        calm = calm + 1 if status["idle"] and status["episodes_pending"] == 0 else 0
+        time.sleep(0.5)
+    return round(time.perf_counter() - began, 1)
+
+
 def _floor(client, script: list, added_p50: float) -> dict[str, Any]:
     """The daemon's own work for a turn, without the proxy: one query embedding and the pack, for
     each request's newest user text (a number appended, so the embedding is not one it cached), with
-    the pack's share of the default context budget. Target: the proxy adds at most 1.5x this."""
+    the pack's share of the default context budget, on a daemon done with its background work (the
+    floor measured while it still judged the proxied replies was ~6 ms higher). Target: the proxy
+    adds at most 1.5x this."""
     conversation = ConversationConfig()
     budget = int(conversation.context_budget_tokens * conversation.memories_share)
     times = []
@@ -293,6 +308,7 @@ def bench_proxy(args) -> dict[str, Any]:
                 proxied = _send_all(http, f"{base}/t/{token}", script, {**key, "x-agentmemd-session": "latency"})
                 augment_tokens = list(upstream.tokens)
                 out["latency"] = _added(direct, proxied)
+                out["latency"]["floor_waited_for_idle_s"] = _until_idle(client, "latency")
                 out["latency"].update(_floor(client, script, out["latency"]["added_p50_ms"]))
                 paced = script[: args.paced_turns]
                 direct = _send_all(http, upstream.url, paced, key, PAUSE_SECONDS)
