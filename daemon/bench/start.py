@@ -50,6 +50,11 @@ def _one_round() -> dict[str, Any]:
                     break
                 time.sleep(0.01)
             ready = time.perf_counter() - began
+            # The ready line (with the model's load_seconds) follows health's "ok": stopped before
+            # it is written, the daemon never writes it.
+            deadline = time.monotonic() + 60
+            while _load_seconds(root / "daemon.log") is None and time.monotonic() < deadline:
+                time.sleep(0.01)
             stopping = time.perf_counter()
         stopped = time.perf_counter() - stopping
         return {
