@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import evidence_ids, locomo_turns, turn_contexts
 
@@ -193,6 +194,28 @@ def test_update_supersedes(daemon, ns):
     with pytest.raises(RpcCallError) as exc:
         daemon.call("memory.update", {"namespace": ns, "id": old, "content": "again"})
     assert exc.value.code == -32002 and res["id"] in exc.value.message
+
+
+def test_a_superseded_version_the_in_ram_index_still_holds_is_never_found(daemon, ns):
+    """The in-RAM index takes a commit just after SQLite does; a search whose snapshot has the
+    commit may meet the index before it. The old version's row says it is superseded: it is not a hit."""
+    added = {"content": "Ines parks on level minus two.", "type": "fact", "namespace": ns}
+    old = daemon.call("memory.add", added)["id"]
+    new = daemon.call("memory.update", {"namespace": ns, "id": old, "content": "Ines parks on level minus three."})
+    store = daemon.services.memories.store
+    row, _ = store.get(old)
+    vector = np.frombuffer(row["embedding"], dtype=np.float32)
+    assert [seq for seq, _ in store.knn(ns, vector, 5)] != [row["seq"]]  # the namespace is in RAM now
+    store.vectors.add(ns, row["seq"], vector[None, :])  # as if the supersession were not applied to it yet
+    assert row["seq"] in {seq for seq, _ in store.knn(ns, vector, 5)}
+    try:
+        hits = daemon.call("memory.search", {"query": "where does Ines park", "namespace": ns})["results"]
+        asked = {"query": "where does Ines park", "namespace": ns, "budget_tokens": 500}
+        packed = daemon.call("context.pack", asked)
+    finally:
+        store.vectors.remove(row["seq"])
+    assert [h["id"] for h in hits] == [new["id"]]
+    assert [i["id"] for i in packed["items"]] == [new["id"]]
 
 
 def test_archive_and_restore_by_direct_reference(daemon, ns):

@@ -453,3 +453,50 @@ def test_migration_files_run_in_the_order_of_their_numbers_without_gaps_or_repea
             in_order(names)
     numbers = [int(m.name[1:4]) for m in migrations._migrations]
     assert numbers == list(range(1, len(numbers) + 1))  # the package registered every file, in order
+
+
+def test_a_namespace_first_searched_inside_an_older_read_snapshot_misses_no_commit(store):
+    """A search's read transaction may have begun before a commit whose changes the in-RAM index
+    could not take (the namespace was not loaded yet). If the search then loads the namespace, the
+    load must not read that older snapshot: the superseded memory would stay in RAM for good (a
+    search kept returning the old version of an edited workspace line) and the new one be missing."""
+    import threading
+
+    with store.transaction():
+        old = store.insert(row(1), unit(1))
+    snapshot_taken, committed = threading.Event(), threading.Event()
+    found: list[int] = []
+
+    def search_inside_an_older_snapshot() -> None:
+        with store.reading():
+            assert [r["seq"] for r in store.rows_by_seq([old])] == [old]  # the snapshot begins here
+            snapshot_taken.set()
+            committed.wait(10)
+            found.extend(seq for seq, _ in store.knn("default", unit(1), 10))  # the namespace's first load
+
+    reader = threading.Thread(target=search_inside_an_older_snapshot)
+    reader.start()
+    assert snapshot_taken.wait(10)
+    with store.transaction():  # the store thread supersedes it meanwhile
+        store.mark_superseded(old, "m000000000000002")
+        new = store.insert(row(2, content="memory number 1, edited"), unit(1))
+    committed.set()
+    reader.join(10)
+    assert found  # the search itself may see either version
+    with store.reading():
+        later = [seq for seq, _ in store.knn("default", unit(1), 10)]
+    assert later == [new]
+
+
+def test_a_namespace_first_searched_inside_a_transaction_keeps_nothing_rolled_back(store):
+    """The store thread may search (a memory.add's duplicate check) inside a transaction that
+    then rolls back: a namespace loaded there must not take the rolled-back memory into RAM."""
+    with store.transaction():
+        kept = store.insert(row(1), unit(1))
+    store.vectors.clear()  # as a fresh process: the namespace is not in RAM yet
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.insert(row(2), unit(1))
+            store.knn("default", unit(1), 10)  # the namespace's first load
+            raise RuntimeError("the request failed")
+    assert [seq for seq, _ in store.knn("default", unit(1), 10)] == [kept]

@@ -201,7 +201,11 @@ class CandidateFinder:
         watch.lap("query embedding")  # what is left of it once the work beside it is done
         near = [seq for seq, _ in self.store.knn(namespace, qvec, rc.vector_candidates, unheard) if seq not in seqs]
         watch.lap("vector")
-        rows = sorted(rows + self.store.rows_by_seq(near), key=lambda r: r["seq"])
+        # The in-RAM index takes a commit just after the store does: this read's snapshot may already
+        # have a version superseded that the index still holds.
+        rows = sorted(
+            rows + [r for r in self.store.rows_by_seq(near) if r["superseded_by"] is None], key=lambda r: r["seq"]
+        )
         watch.lap("rows")
         lexical = self._capped_by_coverage(lexical, hits.idf, rows)
         kept_out = self._kept_out(namespace, qvec, hits.scores, unheard) if unheard and for_pack else []
@@ -601,5 +605,5 @@ class CandidateFinder:
         """The memories a listener may not hear that would have been among its best candidates."""
         near = [seq for seq, _ in self.store.knn(namespace, qvec, KEPT_OUT_LOGGED) if seq in unheard]
         near += [seq for seq in _best_bm25(bm25, KEPT_OUT_LOGGED) if seq in unheard]
-        rows = self.store.rows_by_seq(list(dict.fromkeys(near)))
+        rows = [r for r in self.store.rows_by_seq(list(dict.fromkeys(near))) if r["superseded_by"] is None]
         return self.score_rows(rows, qvec, {}, self.clock.now())

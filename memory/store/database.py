@@ -216,7 +216,7 @@ class Store:
             raise
         self._check_embedding_meta(dim, model)
         create_vector_index(self.db, dim)
-        self.vectors = VectorIndex(dim, self._load_vectors)
+        self.vectors = VectorIndex(dim, self._load_namespace_vectors)
         self._fts_numbers = self._load_fts_numbers()
         self.switch_model(model)
 
@@ -240,7 +240,7 @@ class Store:
             return
         reader = getattr(local, "reader", None)
         if reader is None:
-            reader = local.reader = connect(f"file:{self.path}?mode=ro", read_only=True)
+            reader = local.reader = self._read_only_connection()
             local.reader_db = sqlite_utils.Database(reader)
             with self._readers_lock:
                 self._readers.append(reader)
@@ -609,9 +609,37 @@ class Store:
         self.conn.execute("DELETE FROM memories_vec WHERE rowid = ?", (seq,))
         self._after_commit.append(("", seq, None))
 
-    def _load_vectors(self, namespace: str, conn: Any = None) -> tuple[list[int], Iterator[list[bytes]]]:
+    def _read_only_connection(self) -> Any:
+        return connect(f"file:{self.path}?mode=ro", read_only=True)
+
+    def _load_namespace_vectors(self, namespace: str) -> tuple[list[int], Iterator[list[bytes]]]:
+        """The in-RAM index's loader: a namespace's vectors read on a connection of its own, in a
+        read transaction that begins now, after the index began to record what commits meanwhile.
+        The calling thread's connection will not do: a reader's transaction may have begun before a
+        commit the index could not take (the namespace was not loaded), and the writer's may hold
+        writes not committed yet. Either way the matrix would keep what is gone for good."""
+        conn = self._read_only_connection()
+        try:
+            conn.execute("BEGIN")
+            seqs, chunks = self._load_vectors(namespace, conn)
+        except BaseException:
+            conn.close()
+            raise
+        if not seqs:
+            conn.close()
+            return seqs, iter(())
+
+        def streamed() -> Iterator[list[bytes]]:
+            try:
+                yield from chunks
+            finally:
+                conn.close()  # ends the read transaction; a load that stopped half-way closes it too
+
+        return seqs, streamed()
+
+    def _load_vectors(self, namespace: str, conn: Any) -> tuple[list[int], Iterator[list[bytes]]]:
         """The namespace's live vectors for the in-RAM index: each memory's first, then the other
-        windows of the long ones (read on ``conn``, the calling thread's by default)."""
+        windows of the long ones (read on ``conn``)."""
         queries = [
             # From memories (its first vector), not vec0: a plain scan of vec0 reads every partition's
             # chunks (220 ms for one namespace of 1,000 among 40,000 vectors; 2.3 ms here, by index).
@@ -621,9 +649,7 @@ class Store:
             "WHERE m.namespace = ? AND m.superseded_by IS NULL ORDER BY w.seq, w.part",
         ]
         vector_columns = [", embedding", ", w.embedding"]
-        # The seqs and the vectors are of one snapshot: a reader thread reads inside reading()'s one
-        # read transaction, and the writer's own thread cannot commit meanwhile.
-        conn = conn or self.conn
+        # The seqs and the vectors are of one snapshot: ``conn`` is inside a read transaction.
         seqs = [r[0] for sql in queries for r in conn.execute(sql.format(""), (namespace,))]
 
         def chunks() -> Iterator[list[bytes]]:

@@ -172,7 +172,8 @@ class VectorIndex:
     of the matrices: reader threads search while the store thread applies a commit (a search holds
     it ~0.1-4 ms). A namespace is read into RAM outside that lock (other namespaces are searched
     meanwhile); what commits during its load is replayed onto it (adding and removing are
-    idempotent), so nothing committed is missed whichever snapshot the load read."""
+    idempotent), so nothing committed is missed, provided the loader reads a snapshot that begins
+    when it is called: never an older one (a reader's open transaction), nor uncommitted writes."""
 
     def __init__(self, dim: int, loader: Loader):
         self.dim = dim
