@@ -9,7 +9,9 @@ what is measured is the proxy's own work:
   running; and with a 2 s pause before each call, as a person types, so it is done. Beside it
   the floor, the daemon's own work for a turn (a query embedding and the pack, by `context.pack`
   on the socket, once the daemon is done with the proxied calls' background work), and the added
-  p50 over it (target 1.5x);
+  p50 over it (target 1.5x); and the daemon's share, the same requests' `conversation.prepare`
+  and `conversation.confirm` asked straight over the socket, back to back (what is left of the
+  added latency is the proxy's own);
 * ``socket_calls``: what each proxied call asks of the daemon, counted on a socket between them
   (target: at most 2, `conversation.prepare` and `conversation.confirm`, after the first call has
   opened and authenticated its connections);
@@ -44,6 +46,7 @@ import httpx2
 from agentmemd.daemon.bench.benchmarks import _pct, bench_daemon, free_port, start_listener
 from agentmemd.daemon.bench.fake_upstream import DEFAULT_MIN_CACHE_TOKENS, FakeAnthropic
 from agentmemd.daemon.bench.socket_tap import SocketTap
+from agentmemd.daemon.doors.history import sync_history, sync_turn
 from agentmemd.daemon.proxy.messages import message_text
 from agentmemd.memory.core.config import ConversationConfig
 from agentmemd.memory.core.tokens import count_tokens
@@ -195,6 +198,31 @@ def _floor(client, script: list, added_p50: float) -> dict[str, Any]:
     }
 
 
+def _daemon_share(client, script: list, added_p50: float) -> dict[str, Any]:
+    """The daemon's part of a proxied call: the same requests' ``conversation.prepare`` (the history
+    synced, the context built) and ``conversation.confirm`` (the reply), asked straight over the
+    socket as the proxy asks them, back to back, on a session of their own. What is left of the
+    added latency is the proxy's own: HTTP, JSON, the request's rewriting and the upstream hop."""
+    reply = [sync_turn(("assistant", message_text(json.loads(REPLY))))]
+    prepared, confirmed = [], []
+    for messages in script:
+        turns = [(m["role"], m["content"]) for m in messages]
+        started = time.perf_counter()
+        out = sync_history(client, "daemon-share", None, turns, pending=True, context={"anchors_as": "user"})
+        synced = time.perf_counter()
+        client.call("conversation.confirm", {"session": out["session"], "upto": out["last_seq"], "reply": reply})
+        prepared.append((synced - started) * 1000)
+        confirmed.append((time.perf_counter() - synced) * 1000)
+    prepare = _pct(prepared, 50)
+    return {
+        "daemon_prepare_p50_ms": prepare,
+        "daemon_prepare_p95_ms": _pct(prepared, 95),
+        "daemon_confirm_p50_ms": _pct(confirmed, 50),
+        # p50s do not subtract exactly; near enough to say which side the time is on
+        "added_p50_less_prepare_p50_ms": round(added_p50 - prepare, 1),
+    }
+
+
 def _hung_daemon(http: httpx2.Client, upstream: str, root: Path, script: list, key: dict) -> dict[str, Any]:
     """What a daemon that accepts and never answers costs a request, at the proxy's default memory
     budget (2 s): the worst of a few requests, which pass through unchanged. Target: at most 2 s added."""
@@ -310,6 +338,8 @@ def bench_proxy(args) -> dict[str, Any]:
                 out["latency"] = _added(direct, proxied)
                 out["latency"]["floor_waited_for_idle_s"] = _until_idle(client, "latency")
                 out["latency"].update(_floor(client, script, out["latency"]["added_p50_ms"]))
+                out["latency"].update(_daemon_share(client, script, out["latency"]["added_p50_ms"]))
+                _until_idle(client, "daemon-share")  # its replies judged before the paced calls
                 paced = script[: args.paced_turns]
                 direct = _send_all(http, upstream.url, paced, key, PAUSE_SECONDS)
                 headers = {**key, "x-agentmemd-session": "paced"}
