@@ -500,3 +500,26 @@ def test_a_namespace_first_searched_inside_a_transaction_keeps_nothing_rolled_ba
             store.knn("default", unit(1), 10)  # the namespace's first load
             raise RuntimeError("the request failed")
     assert [seq for seq, _ in store.knn("default", unit(1), 10)] == [kept]
+
+
+@pytest.mark.parametrize("folder", ["Project #2", "what?", "100% mine", "Notas de José"])
+def test_a_data_dir_whose_name_a_uri_would_misread_is_read_and_exported(tmp_path, folder):
+    """A reader's connection, a namespace's first load and an export open the database read-only
+    by URI: a '#', '?' or '%' in the path must not end or change the file's name there (with '#',
+    every search failed with "no such table: memories")."""
+    from agentmemd.memory.store.archive import read_archive, write_archive
+
+    data = tmp_path / folder
+    data.mkdir()
+    store = Store(data / "agentmemd.db", dim=DIM, model="test")
+    try:
+        with store.transaction():
+            seq = store.insert(row(1), unit(1))
+        with store.reading():
+            assert [r["seq"] for r in store.rows_by_seq([seq])] == [seq]
+            assert [s for s, _ in store.knn("default", unit(1), 5)] == [seq]
+        write_archive(data / "agentmemd.db", tmp_path / "out.tar.gz", "test")
+        _, files = read_archive(tmp_path / "out.tar.gz")
+        assert b"memory number 1" in files["tables/memories.jsonl"]
+    finally:
+        store.close()

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmemd.memory.core.clock import SystemClock, format_time
-from agentmemd.memory.store.sqlite_connection import connect
+from agentmemd.memory.store.sqlite_connection import connect, read_only_uri
 
 FORMAT = "agentmemd-archive"
 FORMAT_VERSION = 1
@@ -92,7 +92,7 @@ def _lines(tables, table: str):
 def write_archive(db_path: Path, out_path: Path, agentmemd_version: str) -> dict[str, Any]:
     """Write the SQLite store at ``db_path`` as an archive at ``out_path``, read on a read-only
     connection of its own in one snapshot. Returns the manifest."""
-    conn = connect(f"file:{db_path}?mode=ro", read_only=True)
+    conn = connect(read_only_uri(db_path), read_only=True)
     try:
         conn.execute("BEGIN")  # one snapshot for every table
         manifest = write_tables(SqliteTables(conn), out_path, agentmemd_version)

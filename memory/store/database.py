@@ -33,7 +33,7 @@ from agentmemd.memory.store.migrations.shared import (
     namespace_fts_table,
 )
 from agentmemd.memory.store.schema import upgrade_schema
-from agentmemd.memory.store.sqlite_connection import connect
+from agentmemd.memory.store.sqlite_connection import connect, read_only_uri
 from agentmemd.memory.store.vector_index import VectorIndex
 
 log = logging.getLogger("agentmemd")
@@ -610,7 +610,7 @@ class Store:
         self._after_commit.append(("", seq, None))
 
     def _read_only_connection(self) -> Any:
-        return connect(f"file:{self.path}?mode=ro", read_only=True)
+        return connect(read_only_uri(self.path), read_only=True)
 
     def _load_namespace_vectors(self, namespace: str) -> tuple[list[int], Iterator[list[bytes]]]:
         """The in-RAM index's loader: a namespace's vectors read on a connection of its own, in a

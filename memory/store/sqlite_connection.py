@@ -5,6 +5,7 @@ both open theirs here."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import sqlean
@@ -16,6 +17,12 @@ from agentmemd.memory.core.text import fold
 def _fold(text: str | None) -> str | None:
     """fold() as SQL's ``agentmemd_fold``: what a search for a name compares (core/text.py)."""
     return None if text is None else fold(text)
+
+
+def read_only_uri(path: str | Path) -> str:
+    """The URI that opens the database at ``path`` read-only. pathlib builds it, escaping what a
+    URI would read otherwise: ``file:/data/Project #2/agentmemd.db?mode=ro`` opened ``/data/Project ``."""
+    return f"{Path(path).absolute().as_uri()}?mode=ro"
 
 
 def connect(uri: str, *, read_only: bool) -> Any:
