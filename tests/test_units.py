@@ -102,6 +102,21 @@ def test_the_shipped_config_lists_every_key_with_its_default():
         load_config(None, {"retrieval": {"vector_candidates": 0}})
 
 
+def test_a_workspace_path_in_the_config_file_may_start_at_home_or_be_relative_to_the_file(tmp_path, monkeypatch):
+    """No shell reads a TOML file: `path = "~/notes"` was a folder named "~" beside the config."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config_file = tmp_path / "etc" / "agentmemd.toml"
+    config_file.parent.mkdir()
+    for written, meant in (
+        ("~/notes", tmp_path / "home" / "notes"),
+        ("notes", tmp_path / "etc" / "notes"),
+        (str(tmp_path / "abs"), tmp_path / "abs"),
+    ):
+        config_file.write_text(f'[workspace]\npath = "{written}"\n')
+        assert load_config(config_file).workspace.path == str(meant)
+    assert load_config(None, {"workspace": {"path": "~/x"}}).workspace.path == str(tmp_path / "home" / "x")
+
+
 def test_every_entry_of_the_constraint_vocabulary_is_looked_for_and_understood():
     """constraints.toml is the one list: each entry, in its frame, is an FTS5 phrase that finds
     candidates and a sentence the pattern confirms (so a word added there works end to end); what

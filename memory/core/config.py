@@ -357,7 +357,11 @@ class ClockConfig(_Section):
 
 
 class WorkspaceConfig(_Section):
-    path: str = Field("", description="Markdown workspace directory ('' = none; `serve --workspace` overrides).")
+    path: str = Field(
+        "",
+        description="Markdown workspace directory ('' = none; `serve --workspace` overrides). `~` is your home; a "
+        "relative path is relative to the config file.",
+    )
     namespace: str = Field("default", min_length=1, max_length=200, description="Namespace its items live in.")
     max_file_bytes: int = Field(1_048_576, gt=0, description="Larger files are skipped with a logged reason.")
     debounce_ms: int = Field(300, ge=0, le=10_000, description="Quiet time after a save before indexing.")
@@ -367,6 +371,9 @@ class WorkspaceConfig(_Section):
     sync_batch_files: int = Field(
         32, gt=0, le=10_000, description="Files read, embedded and committed together; requests run between batches."
     )
+
+    # No shell reads a TOML file: "~/notes" was taken as a folder named "~" beside the config.
+    _home = field_validator("path")(classmethod(lambda cls, value: os.path.expanduser(value) if value else value))
 
 
 JOB_NAMES: tuple[str, ...] = ("decay_sweep", "consolidate", "daily_log", "goals_due")
