@@ -90,6 +90,20 @@ def test_each_group_answers_to_the_other_number_too():
     assert CliRunner().invoke(cli, ["goals", "--help"]).exit_code == 0
 
 
+def test_a_path_given_with_a_tilde_as_written_is_under_home(tmp_path, monkeypatch):
+    """A shell expands ~, but a path given quoted, by a program or by a service file reaches the
+    command as written: `agentmemd init '~/agent'` made a folder named "~" where it ran."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["init", "~/agent/workspace", "--config", "~/agent/agentmemd.toml"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "home" / "agent" / "workspace" / "SOUL.md").is_file()
+    assert (tmp_path / "home" / "agent" / "agentmemd.toml").is_file()
+    assert not (tmp_path / "~").exists()
+    every = [p for c in commands(cli).values() for p in c.params if isinstance(p.type, click.Path)]
+    assert every and all(type(p.type).__name__ == "HomePath" for p in every)  # every command's path reads ~
+
+
 @pytest.fixture(scope="module")
 def served():
     from conftest import served_daemon

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from agentmemd.daemon.cli.calls import fail
+from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.memory.channels.formats import FORMATS
 from agentmemd.memory.core.config import EMBEDDING_MODELS, EmbeddingConfig
 
@@ -36,16 +37,16 @@ def _require_bench_extra(command: str) -> None:
 @click.command()
 @click.option(
     "--labels",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     required=True,
     help="JSON of {persona, response, context?, labels} pairs.",
 )
 @click.option("--min-correlation", type=float, default=0.7, show_default=True, help="Flag dimensions under this.")
 @click.option(
-    "--decode", type=click.Path(path_type=Path), help="Also: DECODE human-bot.jsonl, contradiction vs grounded."
+    "--decode", type=HomePath(path_type=Path), help="Also: DECODE human-bot.jsonl, contradiction vs grounded."
 )
 @click.option("--decode-limit", type=int, default=0, help="Only this many DECODE dialogues (balanced; 0: all).")
-@click.option("--work-dir", type=click.Path(path_type=Path))
+@click.option("--work-dir", type=HomePath(path_type=Path))
 def calibrate(**options: Any) -> None:
     """Correlate SyncScore with human labels per dimension (JSON).
 
@@ -72,7 +73,7 @@ def bench_config(example: str, why: str = "to measure a choice"):
     return click.option(
         "--config",
         "config_file",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        type=HomePath(exists=True, dir_okay=False, path_type=Path),
         help=f"A TOML file of settings for the bench's daemon (e.g. {example}), {why}.",
     )
 
@@ -97,7 +98,7 @@ def _run_bench(kind: str, options: dict[str, Any]) -> None:
 )
 @click.option("--queries", type=int, default=200, show_default=True)
 @click.option("--budget", type=int, default=1000, show_default=True)
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 @click.option(
     "--model",
     type=click.Choice(EMBEDDING_MODELS),
@@ -118,7 +119,7 @@ def bench_pack(**options: Any) -> None:
 @click.option("--memories", type=int, default=2000, show_default=True, help="Memories in the daemon.")
 @click.option("--queries", type=int, default=200, show_default=True, help="Packs each client sends.")
 @click.option("--budget", type=int, default=1000, show_default=True, help="Each pack's token budget.")
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 def bench_clients(**options: Any) -> None:
     """What the typed clients add to a call: the same packs by name, as typed calls and through
     AsyncClient, interleaved over one daemon; and reading an answer into its model.
@@ -142,7 +143,7 @@ def bench_clients(**options: Any) -> None:
 @bench_config("[identity] budget_share")
 @click.option(
     "--work-dir",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     help="Keep the bench data dirs (and the competitors' embeddings) here.",
 )
 def bench_identity(**options: Any) -> None:
@@ -163,7 +164,7 @@ def bench_identity(**options: Any) -> None:
 )
 @click.option("--budget", type=int, default=1000, show_default=True, help="Each pack's token budget.")
 @bench_config("[identity] retrieval = false")
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir (and embeddings) here.")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the bench data dir (and embeddings) here.")
 def bench_society(**options: Any) -> None:
     """Eight agents in one daemon over a scripted season: identity recall, impressions, goals, leaks, drift.
 
@@ -175,7 +176,7 @@ def bench_society(**options: Any) -> None:
 @bench.command("dashboard")
 @click.option("--memories", type=int, default=100_000, show_default=True)
 @click.option("--repeat", type=int, default=20, show_default=True, help="Fetches of each page.")
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 def bench_dashboard(**options: Any) -> None:
     """Each dashboard page's render time (p50/p95 over HTTP) at a store's size; the target is 300 ms.
 
@@ -189,7 +190,7 @@ def bench_dashboard(**options: Any) -> None:
 @click.option("--clients", type=int, default=8, show_default=True)
 @click.option("--seconds", type=float, default=60.0, show_default=True, help="Of each of the three runs.")
 @bench_config("[embedding] workers")
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 @BENCH_STORE_URL
 @click.option(
     "--daemons",
@@ -222,11 +223,11 @@ def bench_vectors(**options: Any) -> None:
 
 
 @bench.command("ingest")
-@click.option("--locomo", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--longmemeval", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--locomo", required=True, type=HomePath(exists=True, dir_okay=False, path_type=Path))
+@click.option("--longmemeval", required=True, type=HomePath(exists=True, dir_okay=False, path_type=Path))
 @click.option("--locomo-turns", type=int, default=2000, show_default=True, help="Short turns to ingest.")
 @click.option("--longmemeval-turns", type=int, default=1000, show_default=True, help="Long turns to ingest.")
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 def bench_ingest(**options: Any) -> None:
     """memory.add_many of real text against the bare model's embedding time (the floor); health and
     search latency meanwhile.
@@ -241,7 +242,7 @@ def bench_ingest(**options: Any) -> None:
 @click.option("--memories", type=int, default=1000, show_default=True, help="Memories per agent.")
 @click.option("--clients", type=int, default=8, show_default=True)
 @click.option("--seconds", type=float, default=60.0, show_default=True, help="Of mixed traffic across agents.")
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the bench data dir here (default: a temp dir).")
 def bench_agents(**options: Any) -> None:
     """One daemon, many agents: pack latency per agent, RSS by part and per 1,000 memories, restart time.
 
@@ -254,7 +255,7 @@ def bench_agents(**options: Any) -> None:
 @click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
 @click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")
 @click.option("--ops", type=int, default=60, show_default=True, help="Requests per client in the mixed load.")
-@click.option("--data", type=click.Path(exists=True, path_type=Path), help="LoCoMo's locomo10.json (the import case).")
+@click.option("--data", type=HomePath(exists=True, path_type=Path), help="LoCoMo's locomo10.json (the import case).")
 @click.option(
     "--import-messages", type=int, default=10_000, show_default=True, help="Messages in the import case's export."
 )
@@ -264,7 +265,7 @@ def bench_agents(**options: Any) -> None:
     type=click.Choice(("start", "consolidation", "mixed_load", "huge_edits", "growth", "import")),
     help="Run only these cases (repeat; default: all; the import case only with --data).",
 )
-@click.option("--work-dir", type=click.Path(path_type=Path))
+@click.option("--work-dir", type=HomePath(path_type=Path))
 def bench_stalls(**options: Any) -> None:
     """Start after a killed edit, latency during consolidation, an import and huge workspace edits, mixed load, growth.
 
@@ -284,7 +285,7 @@ def bench_stalls(**options: Any) -> None:
     "--paced-turns", type=int, default=20, show_default=True, help="Turns sent again with a 2 s pause before each."
 )
 @click.option("--budget", type=int, default=2000, show_default=True, help="compact mode's context budget.")
-@click.option("--work-dir", type=click.Path(path_type=Path))
+@click.option("--work-dir", type=HomePath(path_type=Path))
 def bench_proxy(**options: Any) -> None:
     """Latency the proxy adds over direct calls, and tokens sent per turn (augment, compact, full).
 
@@ -308,11 +309,9 @@ def bench_start(**options: Any) -> None:
 
 
 @bench.command("injection")
+@click.option("--locomo", type=HomePath(exists=True, path_type=Path), help="LoCoMo JSON: false positives on its turns.")
 @click.option(
-    "--locomo", type=click.Path(exists=True, path_type=Path), help="LoCoMo JSON: false positives on its turns."
-)
-@click.option(
-    "--longmemeval", type=click.Path(exists=True, path_type=Path), help="LongMemEval_S JSON: the same on its turns."
+    "--longmemeval", type=HomePath(exists=True, path_type=Path), help="LongMemEval_S JSON: the same on its turns."
 )
 def bench_injection(**options: Any) -> None:
     """The neutraliser's catch rate on its corpus and false positives on ordinary turns.
@@ -324,7 +323,7 @@ def bench_injection(**options: Any) -> None:
 
 
 @bench.command("import")
-@click.option("--data", type=click.Path(path_type=Path), required=True, help="LoCoMo's locomo10.json.")
+@click.option("--data", type=HomePath(path_type=Path), required=True, help="LoCoMo's locomo10.json.")
 @click.option("--messages", type=int, default=10_000, show_default=True, help="At least this many per export.")
 @click.option(
     "--format",
@@ -333,7 +332,7 @@ def bench_injection(**options: Any) -> None:
     show_default=True,
     help="The export format LoCoMo is rendered as (the bench renders whatsapp, telegram, slack and discord).",
 )
-@click.option("--work-dir", type=click.Path(path_type=Path), help="Keep the exports and data dirs here.")
+@click.option("--work-dir", type=HomePath(path_type=Path), help="Keep the exports and data dirs here.")
 @click.option(
     "--model", type=click.Choice(EMBEDDING_MODELS), help="The daemons' [embedding] model (default: the default)."
 )
@@ -348,7 +347,7 @@ def bench_import(**options: Any) -> None:
 
 
 @bench.command("locomo")
-@click.option("--data", type=click.Path(path_type=Path), required=True)
+@click.option("--data", type=HomePath(path_type=Path), required=True)
 @click.option("--conversations", type=int, help="Only the first N conversations.")
 @click.option(
     "--context-turns",
@@ -360,7 +359,7 @@ def bench_import(**options: Any) -> None:
 )
 @click.option(
     "--work-dir",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     help="Keep the turns' embeddings here, so a rerun (a fresh store each time) does not embed them again.",
 )
 @bench_config("[retrieval] weights")
@@ -385,7 +384,7 @@ def bench_import(**options: Any) -> None:
 )
 @click.option(
     "--rankings",
-    type=click.Path(dir_okay=False),
+    type=HomePath(dir_okay=False),
     help="Write each question's top 10 turns per system here (JSON lines), to read a miss.",
 )
 @BENCH_STORE_URL
@@ -400,9 +399,9 @@ def bench_locomo(**options: Any) -> None:
 
 
 @bench.command("centre")
-@click.option("--locomo", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--longmemeval", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Default: the file the model reads.")
+@click.option("--locomo", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--longmemeval", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True)
+@click.option("--out", type=HomePath(dir_okay=False, path_type=Path), help="Default: the file the model reads.")
 def bench_centre(**options: Any) -> None:
     """Write the mean vector multilingual-e5-small's vectors are centred on, from English chats.
 
@@ -416,7 +415,7 @@ def bench_centre(**options: Any) -> None:
 @bench.command("languages")
 @click.option(
     "--probes",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    type=HomePath(exists=True, dir_okay=False, path_type=Path),
     default=Path("tests/data/language_probes/probes.json"),
     show_default=True,
     help="Chats in several languages with questions in the chat's language and in English.",
@@ -439,11 +438,11 @@ def bench_languages(**options: Any) -> None:
 
 
 @bench.command("longmemeval")
-@click.option("--data", type=click.Path(path_type=Path), required=True)
+@click.option("--data", type=HomePath(path_type=Path), required=True)
 @click.option("--questions", type=int, help="Only the first N questions (the first 6k hold k of each type).")
 @click.option(
     "--work-dir",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     help="Keep the store here; a rerun searches the haystacks already ingested in it instead of embedding them again.",
 )
 @bench_config("[retrieval] newer_margin = 0", "to measure without it")
@@ -457,7 +456,7 @@ def bench_longmemeval(**options: Any) -> None:
 
 
 @bench.command("observe")
-@click.option("--data", type=click.Path(path_type=Path), required=True)
+@click.option("--data", type=HomePath(path_type=Path), required=True)
 @click.option("--conversations", type=int, help="Only the first N conversations.")
 @click.option(
     "--observer-tokens", type=int, default=2000, show_default=True, help="[conversation] observer_threshold_tokens."
@@ -466,7 +465,7 @@ def bench_longmemeval(**options: Any) -> None:
     "--reflector-tokens", type=int, default=4000, show_default=True, help="[conversation] reflector_threshold_tokens."
 )
 @click.option("--budget", type=int, default=8000, show_default=True, help="conversation.context budget_tokens.")
-@click.option("--work-dir", type=click.Path(path_type=Path))
+@click.option("--work-dir", type=HomePath(path_type=Path))
 def bench_observe(**options: Any) -> None:
     """Observer/Reflector compression, evidence survival and prefix reuse on LoCoMo.
 
@@ -479,12 +478,12 @@ def bench_observe(**options: Any) -> None:
 @bench.command("persona")
 @click.option(
     "--png",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     default=Path(".bench/syncscore_trace.png"),
     show_default=True,
     help="Where to draw the EWMA trace.",
 )
-@click.option("--work-dir", type=click.Path(path_type=Path))
+@click.option("--work-dir", type=HomePath(path_type=Path))
 def bench_persona(**options: Any) -> None:
     """A scripted drifting conversation: SyncScore EWMA, escalation, AUC, the trace as a PNG.  `agentmemd bench persona`"""
     _run_bench("persona", options)

@@ -17,6 +17,7 @@ import click
 
 from agentmemd.daemon.cli import printers as show
 from agentmemd.daemon.cli.calls import AUDIENCE, NAMESPACE, bounded, call, connected, fail, given, show_result
+from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
 from agentmemd.memory.channels.formats import AUTO, FORMATS, read_chat_export, recognise
 from agentmemd.memory.channels.ingest import batches
@@ -40,7 +41,7 @@ PLAIN_LINE_SECONDS = 5.0  # piped, a line about indexing at most this often
     + f"\n  {AUTO:9} the one of these the file is recognised as",
 )
 @click.argument("format", type=click.Choice([*(f.name for f in FORMATS), AUTO]))
-@click.argument("path", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("path", type=HomePath(path_type=Path, dir_okay=False))
 @click.option("--dry-run", is_flag=True, help="Parse and count (per chat and person, the date range); store nothing.")
 @click.option("--me", help="Which sender is the user the agent serves (a name or the app's id).")
 @click.option(

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from agentmemd.daemon import __version__
 from agentmemd.daemon.cli.calls import Settings
+from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.daemon.doors.listen import parse_listen
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_socket
 from agentmemd.daemon.system_service import manager as service_manager
@@ -368,7 +369,7 @@ def show(findings: list[Finding], as_json: bool) -> None:
 @click.command()
 @click.option(
     "--data-dir",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     help="Data dir to check when the daemon does not answer (else: the one the daemon reports).",
 )
 @click.pass_context

@@ -12,6 +12,7 @@ import click
 from agentmemd.daemon.claude_code import settings as claude_settings
 from agentmemd.daemon.claude_code.hooks import DEFAULT_BUDGET
 from agentmemd.daemon.cli.calls import Settings, daemon_socket, fail
+from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.daemon.openclaw import setup as openclaw_setup
 from agentmemd.daemon.socket.client import Client
 
@@ -43,7 +44,7 @@ SCOPE = click.option(
 SETTINGS_FILE = click.option(
     "--settings",
     "settings_file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=HomePath(dir_okay=False, path_type=Path),
     help="This settings file instead of the scope's.",
 )
 

@@ -36,6 +36,7 @@ from agentmemd.daemon.cli.calls import (
 )
 from agentmemd.daemon.cli.generated import add_generated_commands
 from agentmemd.daemon.cli.nouns import arrange_by_noun
+from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.daemon.dashboard.door import DASHBOARD
 from agentmemd.daemon.doors.logs import LOG_LEVELS, setup_logging, uvicorn_options
 from agentmemd.daemon.doors.parent import stop_with_parent
@@ -125,12 +126,12 @@ def _data_dir_or_url(data_dir: Path | None, store_url: str) -> Path | None:
             "no daemon answers to say where its store is: give --data-dir (a SQLite store) or --store-url (a PostgreSQL one)",
             2,
         )
-    return data_dir.expanduser() if data_dir else None
+    return data_dir
 
 
 @cli.command()
-@click.argument("archive", type=click.Path(path_type=Path))
-@click.option("--data-dir", type=click.Path(path_type=Path), help="The store's data dir.")
+@click.argument("archive", type=HomePath(path_type=Path))
+@click.option("--data-dir", type=HomePath(path_type=Path), help="The store's data dir.")
 @STORE_URL
 def export(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """Write a whole memory as an open archive (manifest + a JSON Lines file a table, gzipped tar).
@@ -148,7 +149,7 @@ def export(archive: Path, data_dir: Path | None, store_url: str) -> None:
     store_url = _store_url(store_url)
     if data_dir is None and not store_url:
         data_dir = _running_daemons_data_dir()
-    _on_the_store(export_archive, _data_dir_or_url(data_dir, store_url), archive.expanduser(), store_url)
+    _on_the_store(export_archive, _data_dir_or_url(data_dir, store_url), archive, store_url)
 
 
 def _running_daemons_data_dir() -> Path | None:
@@ -179,8 +180,8 @@ def _on_the_store(work: Callable[..., dict[str, Any]], *args: Any) -> None:
 
 
 @cli.command("import-store")
-@click.argument("archive", type=click.Path(path_type=Path))
-@click.option("--data-dir", type=click.Path(path_type=Path), help="A new data dir to read it into.")
+@click.argument("archive", type=HomePath(path_type=Path))
+@click.option("--data-dir", type=HomePath(path_type=Path), help="A new data dir to read it into.")
 @STORE_URL
 def import_store(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """Read an archive written by `agentmemd export` into a new data dir, or an empty PostgreSQL
@@ -193,16 +194,16 @@ def import_store(archive: Path, data_dir: Path | None, store_url: str) -> None:
     from agentmemd.daemon.services.archive import import_archive
 
     store_url = _store_url(store_url)
-    _on_the_store(import_archive, archive.expanduser(), _data_dir_or_url(data_dir, store_url), store_url)
+    _on_the_store(import_archive, archive, _data_dir_or_url(data_dir, store_url), store_url)
 
 
 @cli.command()
-@click.option("--data-dir", required=True, type=click.Path(path_type=Path), help="Where the database lives.")
+@click.option("--data-dir", required=True, type=HomePath(path_type=Path), help="Where the database lives.")
 @click.option(
-    "--socket", "serve_socket", type=click.Path(path_type=Path), help="Socket path (default: DATA_DIR/agentmemd.sock)."
+    "--socket", "serve_socket", type=HomePath(path_type=Path), help="Socket path (default: DATA_DIR/agentmemd.sock)."
 )
-@click.option("--config", type=click.Path(path_type=Path), help="TOML config (default: built-in defaults).")
-@click.option("--workspace", type=click.Path(path_type=Path), help="Markdown workspace directory.")
+@click.option("--config", type=HomePath(path_type=Path), help="TOML config (default: built-in defaults).")
+@click.option("--workspace", type=HomePath(path_type=Path), help="Markdown workspace directory.")
 @click.option(
     "--store-url",
     default="",
@@ -241,11 +242,11 @@ def serve(
 
 
 @cli.command()
-@click.argument("dir", type=click.Path(path_type=Path), default=Path("workspace"), required=False)
+@click.argument("dir", type=HomePath(path_type=Path), default=Path("workspace"), required=False)
 @click.option(
     "--config",
     "config_path",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     help="Config file to write if absent (default: DIR/../agentmemd.toml).",
 )
 def init(dir: Path, config_path: Path | None) -> None:
@@ -1048,7 +1049,7 @@ def mcp(
     help="Time budget of the memory step (connect, sync, context); past it the request goes upstream unchanged "
     "and a warning is logged (default: [proxy] memory_timeout_seconds, 2).",
 )
-@click.option("--config", type=click.Path(path_type=Path), help="TOML config (default: built-in defaults).")
+@click.option("--config", type=HomePath(path_type=Path), help="TOML config (default: built-in defaults).")
 @LOG_LEVEL
 @click.pass_context
 def proxy(
@@ -1189,7 +1190,7 @@ def webhooks(
 )
 @click.option(
     "--data-dir",
-    type=click.Path(path_type=Path),
+    type=HomePath(path_type=Path),
     help="Where dashboard.token is kept (default: the socket's folder, the daemon's data dir by default).",
 )
 @click.option("--new-token", is_flag=True, help="Replace the token (old links and sessions stop working).")

@@ -13,6 +13,7 @@ import click
 from pydantic import BaseModel
 
 from agentmemd.daemon.cli.calls import fail
+from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.daemon.system_service import manager
 from agentmemd.daemon.system_service.models import InstallReport, ServiceStatus, UninstallReport
@@ -55,19 +56,19 @@ def service() -> None:
 @service.command()
 @click.option(
     "--data-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=HomePath(file_okay=False, path_type=Path),
     help="Where the database lives (default: the installed service's, else $XDG_DATA_HOME/agentmemd, i.e. "
     "~/.local/share/agentmemd; macOS: ~/Library/Application Support/agentmemd).",
 )
 @click.option(
     "--workspace",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=HomePath(file_okay=False, path_type=Path),
     help="A Markdown workspace to index, an existing directory (default: the installed service's, else the "
     "config's [workspace] path).",
 )
 @click.option(
     "--config",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=HomePath(dir_okay=False, path_type=Path),
     help="The config it runs with, written from the defaults if absent, never overwritten (default: the "
     "installed service's, else $XDG_CONFIG_HOME/agentmemd/agentmemd.toml; macOS: in the data dir).",
 )
