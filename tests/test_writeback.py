@@ -106,6 +106,30 @@ def test_lines_a_person_edited_inside_the_section_are_moved_out_not_lost(tmp_pat
     assert "Ava" not in section and "`m3`" in section
 
 
+def test_a_file_an_editor_saved_with_crlf_or_trimmed_is_not_taken_for_a_persons_edit(tmp_path):
+    """A Windows editor saves the whole file with CRLF (and may trim trailing spaces): every line of
+    the section then differed from what the daemon wrote, so the next write moved the daemon's own
+    old lines out of the section as the person's, where they read as the person's words. The file
+    keeps its byte-order mark and its line endings; a real edit in it is still kept."""
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes("\ufeff# MEMORY\r\n\r\nMy own notes.\r\n".encode())
+    first = "## agentmemd\n- Oscar drinks tea. `m1`\n- Ana manages Oscar. `m2`"
+    write_owned_section(path, first)
+    saved = path.read_bytes()
+    assert saved.startswith(b"\xef\xbb\xbf") and b"\n" not in saved.replace(b"\r\n", b"")  # CRLF throughout
+    path.write_bytes(saved.replace(b"`m2`", b"`m2`  "))  # an editor's own whitespace
+    second = "## agentmemd\n- Oscar drinks green tea. `m3`\n- Ana manages Oscar. `m2`"
+    assert write_owned_section(path, second, last_written=first, note="moved out").kept_person_lines == 0
+    text = path.read_bytes().decode("utf-8")
+    assert "moved out" not in text and "drinks tea" not in text and "green tea" in text
+    assert text.startswith("\ufeff# MEMORY\r\n") and "\n" not in text.replace("\r\n", "")
+    edited = text.replace("- Ana manages Oscar. `m2`", "- Ana manages Oscar and Marta.")
+    path.write_bytes(edited.encode("utf-8"))
+    assert write_owned_section(path, first, last_written=second, note="moved out").kept_person_lines == 1
+    before, _ = path.read_bytes().decode("utf-8").split(OWNED_BEGIN)
+    assert "- Ana manages Oscar and Marta.\r\n" in before
+
+
 @pytest.mark.parametrize(
     "content, message",
     [

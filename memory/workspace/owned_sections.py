@@ -94,8 +94,9 @@ def merge(text: str, body: str, last_written: str | None, note: str) -> tuple[st
     current = lines[begin + 1 : end]
     kept: list[str] = []
     if last_written is not None:
-        ours = set(last_written.split("\n"))
-        kept = [line for line in current if line.strip() and line not in ours]
+        # As an editor may have saved them: trailing spaces trimmed (line endings are the caller's).
+        ours = {line.rstrip() for line in last_written.split("\n")}
+        kept = [line for line in current if line.strip() and line.rstrip() not in ours]
     moved = [f"<!-- {note} -->", *kept, ""] if kept else []
     return "\n".join(lines[:begin] + moved + block + lines[end + 1 :]), len(kept)
 
@@ -143,7 +144,13 @@ def write_owned_section(
             text = raw.decode("utf-8") if raw is not None else create_header
         except UnicodeDecodeError:
             raise WriteBackError(f"{path} is not valid UTF-8; not writing into it") from None
-        new_text, kept = merge(text, body, last_written, note)
+        # The file keeps its own form: a byte-order mark and Windows line endings stay, and a file
+        # an editor saved with CRLF is not read as the person having rewritten the section.
+        mark = "\ufeff" if text.startswith("\ufeff") else ""
+        crlf = text.count("\r\n") * 2 > text.count("\n")
+        plain = text[len(mark) :].replace("\r\n", "\n") if crlf else text[len(mark) :]
+        merged, kept = merge(plain, body, last_written, note)
+        new_text = mark + (merged.replace("\n", "\r\n") if crlf else merged)
         if raw is not None and new_text == text:
             return WriteResult(path, False, attempt, 0)
         _private_folders(path.parent)
