@@ -203,6 +203,7 @@ def test_edits_made_while_the_daemon_was_down_are_caught_up_at_start(wsd, worksp
 def test_invalid_files_are_skipped_with_a_reason(wsd, workspace):
     (workspace / "memory" / "topics" / "photo.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     (workspace / "memory" / "topics" / "latin1.md").write_bytes("- Caf\xe9 con leche".encode("latin-1"))
+    (workspace / "memory" / "topics" / "notepad.md").write_bytes("- Caf\xe9 con leche".encode("utf-16"))
     (workspace / "memory" / "topics" / "huge.md").write_text("- big line\n" * 1000)
     (workspace / "memory" / "topics" / "bad-tag.md").write_text("<!-- type: wizard -->\n- a wizard item\n")
     (workspace / "memory" / "topics" / "fine.md").write_text("- Oscar's bike is a blue Brompton.\n")
@@ -210,13 +211,14 @@ def test_invalid_files_are_skipped_with_a_reason(wsd, workspace):
 
     def reasons():
         files = {f["path"]: f for f in wsd.call("workspace.status")["files"]}
-        names = ("photo", "latin1", "huge", "bad-tag")
+        names = ("photo", "latin1", "notepad", "huge", "bad-tag")
         if all(f"memory/topics/{n}.md" in files for n in names):
             return {n: files[f"memory/topics/{n}.md"]["reason"] for n in names}
         return None
 
     why, _ = indexed(reasons)
     assert "binary" in why["photo"] and "not UTF-8" in why["latin1"]
+    assert why["notepad"] == "UTF-16 text: save it as UTF-8 to have it indexed"  # not "binary": it is text
     assert "max_file_bytes" in why["huge"] and "unknown type 'wizard'" in why["bad-tag"]
     assert wsd.call("health")["status"] == "ok"
 

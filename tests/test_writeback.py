@@ -135,6 +135,7 @@ def test_a_file_an_editor_saved_with_crlf_or_trimmed_is_not_taken_for_a_persons_
     [
         (b"caf\xe9 notes\n", "not valid UTF-8"),
         (b"\x00\x01binary", "not a text file"),
+        ("# MEMORY\n".encode("utf-16"), "UTF-16 text"),  # Notepad's "Unicode"
         (f"# x\n{OWNED_BEGIN}\n- no end marker\n".encode(), "without"),
     ],
 )

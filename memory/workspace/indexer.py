@@ -19,6 +19,7 @@ non-UTF-8 and oversized files are skipped with a reason and keep their old items
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import logging
 import os
@@ -177,6 +178,8 @@ class WorkspaceIndexer:
         except OSError as exc:
             return _FileRead(None, 0, reason=f"unreadable: {exc.strerror or exc}")
         sha = hashlib.sha256(data).hexdigest()
+        if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return _FileRead(sha, len(data), reason="UTF-16 text: save it as UTF-8 to have it indexed")
         if b"\0" in data:
             return _FileRead(sha, len(data), reason="binary (contains NUL bytes)")
         try:

@@ -21,6 +21,7 @@ changed lines are moved just above the section, where they become their own text
 
 from __future__ import annotations
 
+import codecs
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,6 +139,8 @@ def write_owned_section(
     """
     for attempt in range(1, attempts + 1):
         raw = _read(path)
+        if raw is not None and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            raise WriteBackError(f"{path} is UTF-16 text; not writing into it (save it as UTF-8)")
         if raw is not None and b"\0" in raw:
             raise WriteBackError(f"{path} is not a text file; not writing into it")
         try:
