@@ -81,6 +81,8 @@ def test_the_node_client_finds_the_socket_the_cli_finds(node, tmp_path):
 
     check("nothing installed", base, str(home / ".agentmemd" / "agentmemd.sock"))
     check("chosen", {**base, "AGENTMEMD_SOCKET": "/x/y.sock"}, "/x/y.sock")
+    # As an MCP host's config or a service file passes it: no shell made ~ the home directory.
+    check("chosen from home", {**base, "AGENTMEMD_SOCKET": "~/agent/s.sock"}, str(home / "agent" / "s.sock"))
     unit = home / ".config" / "systemd" / "user" / "agentmemd.service"
     unit.parent.mkdir(parents=True)
     unit.write_text("[Unit]\n")

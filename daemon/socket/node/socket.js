@@ -41,7 +41,10 @@ function servicePlaces(env, home, platform) {
 
 /** The socket a client uses unless told another. */
 export function defaultSocket(env = process.env, home = os.homedir(), platform = process.platform) {
-  if (env.AGENTMEMD_SOCKET) return env.AGENTMEMD_SOCKET;
+  const chosen = env.AGENTMEMD_SOCKET;
+  // An MCP host's config, a service file or a container passes it as written: no shell made ~ home.
+  if (chosen === "~" || chosen?.startsWith("~/")) return path.join(home, chosen.slice(2));
+  if (chosen) return chosen;
   const places = servicePlaces(env, home, platform);
   if (places) {
     for (const candidate of new Set([places.socket, places.fallback])) {
