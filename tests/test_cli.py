@@ -100,8 +100,12 @@ def test_a_path_given_with_a_tilde_as_written_is_under_home(tmp_path, monkeypatc
     assert (tmp_path / "home" / "agent" / "workspace" / "SOUL.md").is_file()
     assert (tmp_path / "home" / "agent" / "agentmemd.toml").is_file()
     assert not (tmp_path / "~").exists()
-    every = [p for c in commands(cli).values() for p in c.params if isinstance(p.type, click.Path)]
+    every = [p for c in [cli, *commands(cli).values()] for p in c.params if isinstance(p.type, click.Path)]
     assert every and all(type(p.type).__name__ == "HomePath" for p in every)  # every command's path reads ~
+    sockets = [p for c in [cli, *commands(cli).values()] for p in c.params if "--socket" in p.opts]
+    assert sockets and all(p in every for p in sockets)  # a socket too
+    missing = CliRunner().invoke(cli, ["--socket", "~/no-daemon.sock", "health"])
+    assert str(tmp_path / "home" / "no-daemon.sock") in missing.output
 
 
 @pytest.fixture(scope="module")

@@ -69,6 +69,7 @@ LOG_LEVEL = click.option(
 @click.option(
     "--socket",
     default=None,
+    type=HomePath(),
     help="Daemon socket (default: $AGENTMEMD_SOCKET, else the installed service's, else ~/.agentmemd/agentmemd.sock).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the raw JSON result.")
@@ -963,6 +964,7 @@ def goal() -> None:
 @click.option(
     "--socket",
     "mcp_socket",
+    type=HomePath(),
     help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET, the service's, ~/.agentmemd).",
 )
 @click.option(
@@ -1026,7 +1028,12 @@ def mcp(
     show_default=True,
     help="Where /v1/chat/completions goes (an OpenAI-compatible server; a base ending in /v1 works too).",
 )
-@click.option("--socket", "proxy_socket", help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET).")
+@click.option(
+    "--socket",
+    "proxy_socket",
+    type=HomePath(),
+    help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET).",
+)
 @click.option(
     "--mode",
     type=click.Choice(("augment", "compact")),
@@ -1118,6 +1125,7 @@ def _flag_given(ctx: click.Context, name: str) -> bool:
     "--daemon-socket",
     "hook_socket",
     default=None,
+    type=HomePath(),
     help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET; --daemon-socket: its older name).",
 )
 @NAMESPACE
@@ -1186,6 +1194,7 @@ def webhooks(
     "--daemon-socket",
     "dash_socket",
     default=None,
+    type=HomePath(),
     help="The daemon's socket (default: the global --socket, $AGENTMEMD_SOCKET; --daemon-socket: its older name).",
 )
 @click.option(
