@@ -117,6 +117,13 @@ def test_a_workspace_path_in_the_config_file_may_start_at_home_or_be_relative_to
     assert load_config(None, {"workspace": {"path": "~/x"}}).workspace.path == str(tmp_path / "home" / "x")
 
 
+def test_a_config_file_saved_with_a_byte_order_mark_and_crlf_is_read(tmp_path):
+    """Notepad saved it so; it was "not valid TOML: Invalid statement (at line 1, column 1)"."""
+    config_file = tmp_path / "agentmemd.toml"
+    config_file.write_bytes('\ufeff[workspace]\r\nnamespace = "notas"\r\n'.encode())
+    assert load_config(config_file).workspace.namespace == "notas"
+
+
 def test_every_entry_of_the_constraint_vocabulary_is_looked_for_and_understood():
     """constraints.toml is the one list: each entry, in its frame, is an FTS5 phrase that finds
     candidates and a sentence the pattern confirms (so a word added there works end to end); what

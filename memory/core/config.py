@@ -646,7 +646,7 @@ def load_config(path: str | Path | None = None, overrides: dict | None = None) -
     if path is not None:
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8")
+            text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows' Notepad writes one) read past
         except FileNotFoundError:
             raise ConfigError(f"config file not found: {p}") from None
         except UnicodeDecodeError as exc:
