@@ -12,7 +12,7 @@
 //
 // Nothing here stands in OpenClaw's way: a daemon that is down or slow is logged, and the prompt
 // goes on without memory.
-import { Client, NotFound, syncHistory } from "../../socket/node/index.js";
+import { Client, NotFound, fromHome, syncHistory } from "../../socket/node/index.js";
 
 // [[[cog
 // import cog
@@ -39,7 +39,12 @@ function clientFor(settings) {
   if (!clients.has(key)) {
     clients.set(
       key,
-      new Client({ socket: settings.socket, token: settings.token, timeout: settings.timeoutMs, connections: 2 }),
+      new Client({
+        socket: settings.socket ? fromHome(settings.socket) : undefined, // openclaw.json's "~/…" as home
+        token: settings.token,
+        timeout: settings.timeoutMs,
+        connections: 2,
+      }),
     );
   }
   return clients.get(key);

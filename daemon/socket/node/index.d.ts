@@ -24,6 +24,9 @@ export interface ClientOptions {
 /** The socket a client uses unless told another, found as the CLI finds it. */
 export declare function defaultSocket(env?: Record<string, string | undefined>, home?: string, platform?: string): string;
 
+/** A path as a config file or an environment variable gives it, a leading `~` read as home. */
+export declare function fromHome(given: string, home?: string): string;
+
 /** A client of the daemon: `await agentmemd.contextPack({ query, budget_tokens: 400 })`. */
 export declare class Client extends TypedCalls {
   constructor(options?: ClientOptions);

@@ -9,5 +9,5 @@
 export { Client } from "./client.js";
 export { Conflict, Forbidden, InvalidParams, NotFound, REFUSALS, StoreUnavailable, Timeout, TypedCalls } from "./calls.js";
 export { AgentmemdError, DaemonUnavailable, RpcError } from "./errors.js";
-export { defaultSocket } from "./socket.js";
+export { defaultSocket, fromHome } from "./socket.js";
 export { asStored, MAX_TURN_CHARS, syncHistory, turnDigest } from "./transcript.js";

@@ -39,12 +39,15 @@ function servicePlaces(env, home, platform) {
   return null;
 }
 
+/** A path as a config file or an environment variable gives it, a leading `~` read as home (no
+ * shell did: an MCP host's or OpenClaw's JSON, a service file, a container). */
+export function fromHome(given, home = os.homedir()) {
+  return given === "~" || given.startsWith("~/") ? path.join(home, given.slice(2)) : given;
+}
+
 /** The socket a client uses unless told another. */
 export function defaultSocket(env = process.env, home = os.homedir(), platform = process.platform) {
-  const chosen = env.AGENTMEMD_SOCKET;
-  // An MCP host's config, a service file or a container passes it as written: no shell made ~ home.
-  if (chosen === "~" || chosen?.startsWith("~/")) return path.join(home, chosen.slice(2));
-  if (chosen) return chosen;
+  if (env.AGENTMEMD_SOCKET) return fromHome(env.AGENTMEMD_SOCKET, home);
   const places = servicePlaces(env, home, platform);
   if (places) {
     for (const candidate of new Set([places.socket, places.fallback])) {

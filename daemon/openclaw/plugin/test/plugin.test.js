@@ -88,3 +88,20 @@ test("outside the owner's sessions: recall is of shared memories only, and nothi
     Client.prototype.call = original;
   }
 });
+
+test("a socket in openclaw.json may start with ~: it is the home directory, as a shell would read it", async () => {
+  const { homedir } = await import("node:os");
+  const warnings = [];
+  const handlers = {};
+  plugin.register({
+    pluginConfig: { socket: "~/no-agentmemd-here.sock", timeoutMs: 2000 },
+    logger: { warn: (line) => warnings.push(line), info: () => {} },
+    registerTool: () => {},
+    registerMemoryCapability: () => {},
+    on: (name, handler) => (handlers[name] = handler),
+  });
+  const main = { sessionKey: "agent:main:main", sessionId: "s2", trigger: "user" };
+  await handlers.before_prompt_build({ prompt: "what tea do I like?" }, main);
+  assert.equal(warnings.length, 1);
+  assert.ok(warnings[0].includes(`${homedir()}/no-agentmemd-here.sock`), warnings[0]);
+});
