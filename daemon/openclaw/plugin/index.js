@@ -144,7 +144,9 @@ function result(details) {
 
 /** A hit's place: its Markdown file and lines where it came from the workspace, else its id. */
 export function placeOf(hit) {
-  const found = /^(?<path>[^#]+\.md)#.*?L(?<start>\d+)(?:-(?<end>\d+))?$/.exec(hit.source ?? "");
+  // A workspace item's source: "PATH.md#Heading > Sub L4-6", or "PATH.md L4" where it has no heading
+  // (a file's name may hold a "#" too).
+  const found = /^(?<path>.+?\.md)(?:#.*)? L(?<start>\d+)(?:-(?<end>\d+))?$/.exec(hit.source ?? "");
   if (found) {
     const start = Number(found.groups.start);
     return { path: found.groups.path, startLine: start, endLine: Number(found.groups.end ?? start) };

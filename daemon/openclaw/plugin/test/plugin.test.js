@@ -49,6 +49,13 @@ test("a hit's place, a session's name", () => {
     endLine: 6,
   });
   assert.equal(placeOf({ id: "m2", source: "conversation:x#turn:3" }).path, "agentmemd:m2");
+  // A file without headings, and a file whose name holds a "#": still their own lines.
+  assert.deepEqual(placeOf({ id: "m3", source: "memory/topics/kayak.md L1" }), {
+    path: "memory/topics/kayak.md",
+    startLine: 1,
+    endLine: 1,
+  });
+  assert.equal(placeOf({ id: "m4", source: "memory/café #1.md#Tea > Green L7-8" }).path, "memory/café #1.md");
   assert.equal(sessionName({ sessionId: "5b2c 9/é", sessionKey: "agent:main:main" }), "openclaw-5b2c-9/-");
 });
 
