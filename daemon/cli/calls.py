@@ -72,7 +72,7 @@ def show_result(result: Any, printer: Printer) -> None:
 def daemon_socket(chosen: str | None, settings: Settings) -> Path:
     """The daemon's socket for a door: its own ``--socket``, else the global one, else
     ``default_socket()`` ($AGENTMEMD_SOCKET, the installed service's, ~/.agentmemd/agentmemd.sock)."""
-    return Path(chosen or settings.socket or default_socket()).expanduser()
+    return Path(chosen or settings.socket or default_socket())  # each reads ~ already
 
 
 class connected:

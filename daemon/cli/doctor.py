@@ -384,12 +384,12 @@ def doctor(ctx: click.Context, data_dir: Path | None) -> None:
     """
     settings: Settings = ctx.obj
     root: Any = ctx.find_root().command
-    socket_path = Path(settings.socket or default_socket()).expanduser()
+    socket_path = Path(settings.socket or default_socket())
     service = _installed_service(socket_path)
     findings = diagnose(
         socket_path,
         settings.token,
-        data_dir.expanduser() if data_dir else (service.data_dir if service else None),
+        data_dir or (service.data_dir if service else None),
         service_known="service" in getattr(root, "commands", {}),
         installed=service is not None,
     )

@@ -152,7 +152,7 @@ class Daemon:
         self.data_dir = Path(data_dir)
         self.socket_path = Path(socket_path)
         chosen = workspace or (config.workspace.path or None)
-        self.workspace = Path(chosen).expanduser().resolve() if chosen else None
+        self.workspace = Path(chosen).resolve() if chosen else None  # ~ read by the CLI and the config
         self.lock = DataDirLock(self.data_dir)
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentmemd-store")
         # Requests that wait on background work (conversation.observe) wait here, not on the store thread.

@@ -36,9 +36,7 @@ def default_socket() -> str:
     chosen = os.environ.get("AGENTMEMD_SOCKET")
     if chosen:
         # An MCP host's config, a service file or a container passes it as written: no shell made ~ home.
-        if chosen == "~" or chosen.startswith("~/"):
-            return str(Path.home() / chosen[2:])
-        return chosen
+        return os.path.expanduser(chosen)
     service = next((path for path in service_sockets() if path.exists()), None) or installed_socket()
     return str(service or Path.home() / ".agentmemd" / "agentmemd.sock")
 
