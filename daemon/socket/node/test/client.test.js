@@ -149,6 +149,7 @@ test("a daemon that does not answer in time is DaemonUnavailable, and the client
   } finally {
     agentmemd.close();
     fake.server.close();
+    fs.rmSync(fake.dir, { recursive: true, force: true });
   }
 });
 
@@ -170,6 +171,7 @@ test("a connection the daemon closes fails its calls, and the next call opens a 
   } finally {
     agentmemd.close();
     fake.server.close();
+    fs.rmSync(fake.dir, { recursive: true, force: true });
   }
 });
 
