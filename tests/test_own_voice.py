@@ -71,3 +71,39 @@ def test_three_replies_unlike_her_own_bring_a_reminder_and_her_own_bring_none(in
     burst = unlike[-1]["details"]["burst"]
     assert burst["replies"] == 3 and min(burst["own_voice_departures"]) >= 1.0 and burst["history"] >= 20
     assert all(s["ewma"] >= 0.7 for s in unlike)  # the EWMA alone would not have acted
+
+
+PRIYA = next(a for a in load_world()["agents"] if a["id"] == "priya")
+PRIYAS = [
+    m["text"]
+    for r in load_world()["rounds"]
+    for c in r["chats"]
+    for m in c["messages"]
+    if m["from"] == "priya" and not m["drift"]
+]
+# Written for this test: Priya (bubbly, emoji) on her own topics, polite and on point, but with
+# every emoji, exclamation and question gone: a change a few of her habits carry, not all 19.
+FLAT = [
+    "Eight crab is what we have. I will stretch the chowder with potato and leave it at that.",
+    "Invoice me at the end of the month. Payment terms are thirty days, the same for every supplier.",
+    "Leave the crates at the back door before seven. The front is for the customers.",
+]
+
+
+def test_a_voice_that_changes_in_a_few_habits_is_a_burst(in_process, tmp_path):
+    """Her emoji, exclamations and questions gone, three replies in a row: averaged over all 19
+    habits the change was diluted under the bound; counted by its square it brings a reminder."""
+    ws = tmp_path / "priya"
+    ws.mkdir()
+    (ws / "SOUL.md").write_text(PRIYA["soul"])
+    d = in_process(workspace=ws)
+    for n, reply in enumerate(PRIYAS[:-3]):
+        d.call("persona.score", {"response": reply, "session": f"cafe-{n // 4}"})
+    own = [d.call("persona.score", {"response": reply, "session": "own"}) for reply in PRIYAS[-3:]]
+    assert [s["action"] for s in own] == ["none"] * 3
+    flat = [d.call("persona.score", {"response": reply, "session": "flat"}) for reply in FLAT]
+    assert [s["action"] for s in flat] == ["none", "none", "reinforce"], [
+        (s["composite"], s["ewma"], s["details"].get("own_voice")) for s in flat
+    ]
+    burst = flat[-1]["details"]["burst"]
+    assert "own_voice_departures" in burst and all(s["ewma"] >= 0.7 for s in flat)

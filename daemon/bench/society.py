@@ -24,8 +24,8 @@ After each round, per agent:
   so the check can fail;
 - drift: each of the agent's own messages scored by ``persona.score``; the actions taken on the
   messages the script wrote out of character, and on the others (false alarms);
-- drift bursts, after the season (society_world/bursts.json, written by someone who had not seen
-  the scorer): private chats where one agent replies in character twice and then three or four
+- drift bursts, after the season (society_world/bursts*.json, three sets each written by someone
+  who had not seen the scorer nor the other sets): private chats where one agent replies in character twice and then three or four
   times in a row out of character, and chats of the same shape all in character. A burst counts
   as caught when any reply of its run brings an action; an action on an in-character reply of a
   steady chat, or before a run begins, is a false alarm;
@@ -54,8 +54,12 @@ from agentmemd.daemon.socket.client import Client
 
 WORLD = Path(__file__).parent / "society_world" / "world.json"
 # Burst chats played after the season, in this order; each set reported on its own. The second was
-# written after the own-voice rule was chosen on the first, and read only by the bench.
-BURST_SETS = {name: Path(__file__).parent / "society_world" / f"{name}.json" for name in ("bursts", "bursts_held_out")}
+# written after the own-voice rule was first chosen on the first; the third after the rule was
+# changed (on the first), to measure it on chats no rule was chosen with.
+BURST_SETS = {
+    name: Path(__file__).parent / "society_world" / f"{name}.json"
+    for name in ("bursts", "bursts_held_out", "bursts_third")
+}
 CHANNEL = "society"
 
 

@@ -546,7 +546,7 @@ class PersonaConfig(_Section):
         0.1, gt=0, le=1, description="How far under the agent's own median SyncScore a burst's replies are on average."
     )
     burst_voice_above: float = Field(
-        2.0,
+        1.5,
         ge=0,
         le=10,
         description="Or how far a burst's replies depart, on average, from the agent's own voice (its habits over its "

@@ -142,8 +142,10 @@ _SPREAD_FLOOR = 0.05  # a habit the agent never varies still lets a reply depart
 def own_voice_departures(history: list[list[float]], recent: list[list[float]]) -> list[float] | None:
     """How far each of ``recent`` (OWN_VOICE vectors) departs from the agent's own replies
     ``history``, in units of how far those depart from themselves (0: as usual; 2: twice the usual
-    spread further). A reply's departure is the mean over habits of its distance from the agent's
-    mean, in the agent's standard deviations, each capped at 3 (one odd habit is not a voice).
+    spread further). A reply's departure is the root mean square over habits of its distance from
+    the agent's mean, in the agent's standard deviations, each capped at 3 (one odd habit is not a
+    voice). The square, not the plain mean: a voice that changes shows in a few habits by far (the
+    emoji and exclamations gone, the figures gone), and averaging those over all 19 hid it.
     None: too little history."""
     if len(history) < OWN_VOICE_MIN or not recent:
         return None
@@ -151,7 +153,8 @@ def own_voice_departures(history: list[list[float]], recent: list[list[float]]) 
     mean, spread = own.mean(axis=0), np.maximum(own.std(axis=0), _SPREAD_FLOOR)
 
     def departure(x: np.ndarray) -> np.ndarray:
-        return np.minimum(np.abs((x - mean) / spread), 3.0).mean(axis=-1)
+        distance = np.minimum(np.abs((x - mean) / spread), 3.0)
+        return np.sqrt(np.square(distance).mean(axis=-1))
 
     usual = departure(own)
     level, scatter = float(usual.mean()), max(float(usual.std()), _SPREAD_FLOOR)
@@ -162,7 +165,7 @@ def off_own_voice(departures: list[float] | None, replies: int, above: float) ->
     """The session's last ``replies`` departures (newest last) a burst unlike the agent's own voice:
     on average at least ``above``, and each at least half that (one reply in its voice breaks it).
 
-    >>> off_own_voice([0.1, 2.5, 1.4, 3.0], 3, 2.0), off_own_voice([2.5, 0.3, 3.1, 3.0], 3, 2.0)
+    >>> off_own_voice([0.1, 1.9, 1.0, 2.2], 3, 1.5), off_own_voice([1.9, 0.3, 2.2, 2.4], 3, 1.5)
     (True, False)
     """
     if departures is None or above <= 0 or replies < 1 or len(departures) < replies:
