@@ -13,15 +13,22 @@ from agentmemd.persona.syncscore.stylometry import OWN_VOICE, own_voice
 
 pytestmark = pytest.mark.inprocess
 
-INES = next(a for a in load_world()["agents"] if a["id"] == "ines")
-# Ines's own replies in the society bench's season: terse and clipped.
-HERS = [
-    m["text"]
-    for r in load_world()["rounds"]
-    for c in r["chats"]
-    for m in c["messages"]
-    if m["from"] == "ines" and not m["drift"]
-]
+WORLD = load_world()
+
+
+def in_character(agent: str) -> list[str]:
+    """The agent's own replies in the society bench's season, those written in character."""
+    return [
+        m["text"]
+        for r in WORLD["rounds"]
+        for c in r["chats"]
+        for m in c["messages"]
+        if m["from"] == agent and not m["drift"]
+    ]
+
+
+INES = next(a for a in WORLD["agents"] if a["id"] == "ines")
+HERS = in_character("ines")  # terse and clipped
 # Written for this test: on her topics, within her rules and free of the habits the persona judge
 # marks (no hedges, no exclamations, no pleasantries), but long, asking and chatty, which she is not.
 CHATTY = [
@@ -73,14 +80,8 @@ def test_three_replies_unlike_her_own_bring_a_reminder_and_her_own_bring_none(in
     assert all(s["ewma"] >= 0.7 for s in unlike)  # the EWMA alone would not have acted
 
 
-PRIYA = next(a for a in load_world()["agents"] if a["id"] == "priya")
-PRIYAS = [
-    m["text"]
-    for r in load_world()["rounds"]
-    for c in r["chats"]
-    for m in c["messages"]
-    if m["from"] == "priya" and not m["drift"]
-]
+PRIYA = next(a for a in WORLD["agents"] if a["id"] == "priya")
+PRIYAS = in_character("priya")  # bubbly, emoji
 # Written for this test: Priya (bubbly, emoji) on her own topics, polite and on point, but with
 # every emoji, exclamation and question gone: a change a few of her habits carry, not all 19.
 FLAT = [
