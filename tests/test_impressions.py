@@ -223,3 +223,115 @@ def test_an_imported_chat_of_many_sessions_builds_each_impression_once(in_proces
     (impression,) = [i["content"] for i in person["impressions"] if i["audience"] == "private:telegram:ana"]
     assert impression["speaks"]["messages"] == 12  # every session's two messages of hers
     assert built.count("Ana") == 1  # once per finished session (5) before
+
+
+CARD = "4111 1111 1111 1111"
+SECRETLY = [
+    ("Greta", "I am planning to quit my job at Siemens in January, keep it between us."),
+    ("Me", "Of course."),
+    ("Greta", f"My card number is {CARD} if you need to book the flights."),
+    ("Greta", "The wifi password is girasol2024, and I love hiking in the Pyrenees."),
+    ("Greta", "I love hiking in the Pyrenees, it is my favourite place."),
+]
+
+
+def _greta(d):
+    """Greta's private chat over two sessions (two days apart), each observed; (first, second, her id)."""
+
+    def ingest(lines, first_ts, first_id):
+        messages = [
+            {"sender": who, "sender_id": f"id-{who}", "ts": first_ts + 60 * i, "text": text, "line": first_id + i,
+             "message_id": str(first_id + i)}
+            for i, (who, text) in enumerate(lines)
+        ]  # fmt: skip
+        done = d.call(
+            "channels.ingest",
+            {"channel": "telegram", "chat_id": "telegram:greta", "title": "greta", "kind": "private",
+             "messages": messages, "namespace": "sec", "owner": "id-Me"},
+        )  # fmt: skip
+        session = done["sessions"][0]
+        d.call("conversation.observe", {"session": session, "namespace": "sec", "force": True})
+        return session, done["people"]
+
+    first, people = ingest(SECRETLY, T0, 1)
+    second, _ = ingest([("Greta", "Guten Morgen!"), ("Me", "Morgen!")], T0 + 2 * 86400, 100)
+    return first, second, people["Greta"]
+
+
+def test_an_impression_holds_no_secret_and_a_context_packs_none(in_process):
+    """A card number and a wifi password someone gave are no cares of theirs, and their impression
+    rides into every context of their chats, where a secret is never packed."""
+    d = in_process()
+    first, second, greta = _greta(d)
+    person = d.call("people.get", {"person": greta, "namespace": "sec"})
+    stored = str(person["impressions"])
+    assert "Siemens" in stored or "Pyrenees" in stored  # the impression is there
+    assert CARD not in stored and "girasol2024" not in stored, stored
+    for session in (first, second):
+        context = str(d.call("conversation.context", {"session": session, "namespace": "sec", "budget_tokens": 2000}))
+        assert "# People in this conversation" in context
+        assert CARD not in context and "girasol2024" not in context
+
+
+def test_an_impression_stored_with_a_secret_before_is_shown_masked(in_process):
+    d = in_process()
+    first, _, greta = _greta(d)
+    old = {"name": "Greta", "cares_about": [{"text": f"My card number is {CARD}", "source": "o1"}],
+           "talks_about": [], "relationship": {"to_agent": "5 messages", "to_user": "", "said": []},
+           "speaks": {}, "believes": [], "keep_from_them": []}  # fmt: skip
+    import json
+
+    d.run_on_store(
+        lambda: d.services.store.conn.execute(
+            "UPDATE impressions SET content = ? WHERE person = ?", (json.dumps(old), greta)
+        )
+    )
+    shown = str(d.call("people.get", {"person": greta, "namespace": "sec"}))
+    context = str(d.call("conversation.context", {"session": first, "namespace": "sec", "budget_tokens": 2000}))
+    assert CARD not in shown and "card number withheld" in shown
+    assert CARD not in context
+
+
+def test_forgetting_what_an_impression_quoted_takes_it_from_every_kept_context(in_process):
+    """The impression rode into the contexts of her other sessions: what they gave the agent goes
+    with the words, not only the forgotten turns' own session's."""
+    d = in_process()
+    first, second, greta = _greta(d)
+    for session in (first, second):
+        d.call("conversation.context", {"session": session, "namespace": "sec", "budget_tokens": 2000})
+    kept = str(d.call("conversation.contexts", {"session": second, "namespace": "sec"}))
+    assert "Pyrenees" in kept  # from her impression, in the later session's prefix
+    observations = d.call("observations.list", {"session": first, "namespace": "sec"})["observations"]
+    for o in observations:
+        if "Pyrenees" in o["content"]:
+            d.call("memory.forget", {"id": o["memory_id"], "namespace": "sec", "confirm": True})
+    for session in (first, second):
+        assert "Pyrenees" not in str(d.call("conversation.contexts", {"session": session, "namespace": "sec"}))
+    assert "Pyrenees" not in str(d.call("people.get", {"person": greta, "namespace": "sec"}))
+
+
+def test_a_deleted_message_leaves_the_senders_impression_and_the_contexts_it_rode_into(in_process):
+    """Greta deletes her message about quitting: her impression is rebuilt without it, and no
+    kept context of her chat (the later session's carried it in her impression) holds it."""
+    d = in_process()
+    first, second, greta = _greta(d)
+    for session in (first, second):
+        d.call("conversation.context", {"session": session, "namespace": "sec", "budget_tokens": 2000})
+    assert "Siemens" in str(d.call("people.get", {"person": greta, "namespace": "sec"}))
+    assert "Siemens" in str(d.call("conversation.contexts", {"session": second, "namespace": "sec"}))
+    done = d.call(
+        "channels.delete",
+        {"channel": "telegram", "chat_id": "telegram:greta", "message_id": "1", "namespace": "sec",
+         "deleted_at": "2024-03-20T10:00:00Z"},
+    )  # fmt: skip
+    assert done["status"] == "deleted"
+    person = d.call("people.get", {"person": greta, "namespace": "sec"})
+    assert person["impressions"] and "Siemens" not in str(person)  # rebuilt, from what remains
+    rows = d.run_on_store(
+        lambda: d.services.store.conn.execute("SELECT count(*) FROM observations WHERE content LIKE '%Siemens%'")
+    ).fetchone()[0]
+    assert rows == 0  # the observation row of the memory that went (an export carries every table)
+    for session in (first, second):
+        assert "Siemens" not in str(d.call("conversation.contexts", {"session": session, "namespace": "sec"}))
+        context = d.call("conversation.context", {"session": session, "namespace": "sec", "budget_tokens": 2000})
+        assert "Siemens" not in str(context)

@@ -48,8 +48,10 @@ from agentmemd.persona.impressions.impressions import (
     TURNS_READ,
     build_impression,
     from_model,
+    masked_impression,
     merge_impressions,
     render_impression,
+    without_secrets,
 )
 
 PEOPLE_SHOWN = 6  # impressions in one context's prefix
@@ -122,11 +124,13 @@ class ChannelService:
         result, requests, edited = self.run_on_store(partial(self._store_batch, p, zone))
         for session, force in requests:
             self.worker.request(session, force=force)
-        result["edited"] = self._apply_edits(p, edited)
-        result["deleted"] = self._apply_deletions(p)
+        corrected: list[dict[str, Any]] = []
+        result["edited"] = self._apply_edits(p, edited, corrected)
+        result["deleted"] = self._apply_deletions(p, corrected)
+        self._refresh_after(corrected)
         return result
 
-    def _apply_edits(self, p: IngestParams, edited: list[ChatMessage]) -> int:
+    def _apply_edits(self, p: IngestParams, edited: list[ChatMessage], corrected: list[dict[str, Any]]) -> int:
         done = 0
         for message in edited:
             assert message.message_id is not None  # the plan lists only messages with the app's id
@@ -139,17 +143,23 @@ class ChannelService:
                 edited_at=when if when.tzinfo else when.replace(tzinfo=timezone.utc),
                 namespace=p.namespace,
             )
-            done += self.corrections.edit(params)["status"] == "edited"
+            answer = self.corrections.edit(params)
+            if answer["status"] == "edited":
+                done += 1
+                corrected.append(answer)
         return done
 
-    def _apply_deletions(self, p: IngestParams) -> int:
+    def _apply_deletions(self, p: IngestParams, corrected: list[dict[str, Any]]) -> int:
         done = 0
         for message_id in p.deleted:
             params = ChannelDeleteParams(
                 channel=p.channel, chat_id=p.chat_id, message_id=message_id, deleted_at=self.clock.now(),
                 namespace=p.namespace,
             )  # fmt: skip
-            done += self.corrections.delete(params)["status"] == "deleted"
+            answer = self.corrections.delete(params)
+            if answer["status"] == "deleted":
+                done += 1
+                corrected.append(answer)
         return done
 
     def _preview_batch(self, p: IngestParams, zone) -> dict[str, Any]:
@@ -216,12 +226,25 @@ class ChannelService:
         return result, requests, plan.edited
 
     def edit(self, p: ChannelEditParams) -> dict[str, Any]:
-        """A stored message its sender edited (beside the store thread: it embeds the new text)."""
-        return self.corrections.edit(p)
+        """A stored message its sender edited (beside the store thread: it embeds the new text);
+        the sender's impression is rebuilt from what the message says now."""
+        done = self.corrections.edit(p)
+        self._refresh_after([done] if done["status"] == "edited" else [])
+        return done
 
     def delete(self, p: ChannelDeleteParams) -> dict[str, Any]:
-        """A stored message its sender deleted: a tombstone, and what was made only from it forgotten."""
-        return self.corrections.delete(p)
+        """A stored message its sender deleted: a tombstone, what was made only from it forgotten,
+        and the sender's impression rebuilt from what remains."""
+        done = self.corrections.delete(p)
+        self._refresh_after([done] if done["status"] == "deleted" else [])
+        return done
+
+    def _refresh_after(self, corrected: list[dict[str, Any]]) -> None:
+        """The impressions of the people who spoke in the corrected messages' sessions, rebuilt
+        once each: they quoted what the messages said before."""
+        if corrected:
+            turns = self.run_on_store(lambda: self.corrections.lineage.turns([a["turn"] for a in corrected]))
+            self.refresh_impressions(*sorted({t["session"] for t in turns}))
 
     def chats(self, p: ChatsListParams) -> dict[str, Any]:
         return {"chats": self.tables.chats(p.namespace)}
@@ -249,7 +272,7 @@ class ChannelService:
     def _heard_impressions(self, namespace: str, person: str, listener: str | None) -> list[dict[str, Any]]:
         """The stored impressions of ``person`` a conversation of audience ``listener`` may hear, parsed."""
         return [
-            {**row, "content": json.loads(row["content"])}
+            {**row, "content": masked_impression(json.loads(row["content"]))}
             for row in self.tables.impressions(namespace, person)
             if may_hear(listener, row["audience"], self.config)
         ]
@@ -264,6 +287,7 @@ class ChannelService:
         built = []
         for namespace, person, audience, name, observations, turns, said_by_others, others, place, current in inputs:
             yield_to_requests()  # each is ~50 ms of Python on the compaction worker's thread
+            observations, turns, said_by_others = without_secrets(observations, turns, said_by_others)
             impression = build_impression(name, observations, turns, others, place, said_by_others)
             if self.describe is not None and observations:
                 memories = [o["content"] for o in observations[:60]]
@@ -304,7 +328,8 @@ class ChannelService:
                 others_in[namespace] = self.tables.known_names(namespace)
             others = others_in[namespace]
             current = next(
-                (render_impression(json.loads(r["content"])) for r in self.tables.impressions(namespace, person)
+                (render_impression(masked_impression(json.loads(r["content"])))
+                 for r in self.tables.impressions(namespace, person)
                  if r["audience"] == audience),
                 "",
             )  # fmt: skip

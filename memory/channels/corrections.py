@@ -201,11 +201,18 @@ class Corrections:
         packs, cached = history.packs_holding(every), history.cache_entries_holding(versions, [plan.turn])
         unwritten = self.memories.pack_log.discard_holding(set(every))
         at = format_time(p.deleted_at)
+        turn = plan.turn
+        # The sender's impression in that chat quoted the message (rebuilt after, from what remains),
+        # and every context it rode into did.
+        impressions = [(turn["namespace"], turn["person"], turn["audience"])] if turn["person"] else []
         with self.store.transaction():
-            history.forget({plan.turn["namespace"]}, versions, packs, cached)
-            self.lineage.drop_context_copies([plan.turn["session"]], packs + unwritten)
-            self.tables.tombstone_turn(plan.turn["seq"], DELETED, count_tokens(DELETED), at)
-            self.lineage.remember_forgotten(plan.turn["namespace"], [plan.turn["content"]], at)
+            history.forget({turn["namespace"]}, versions, packs, cached)
+            hearing = self.lineage.sessions_hearing(impressions)
+            self.lineage.drop_context_copies(sorted({turn["session"], *hearing}), packs + unwritten)
+            self.lineage.delete_observations(self.lineage.observation_rows_of(every))
+            self.lineage.drop_impressions(impressions)
+            self.tables.tombstone_turn(turn["seq"], DELETED, count_tokens(DELETED), at)
+            self.lineage.remember_forgotten(turn["namespace"], [turn["content"]], at)
             self._reindex(plan, vectors)
         done = self._done(p.chat_id, p.message_id, plan, "deleted")
         return {**done, "forgotten": [m["id"] for m in plan.own] + built_into, "built_into": built_into}

@@ -139,7 +139,10 @@ class Lineage:
         packs = self.history.packs_holding(plan.every)
         cached = self.history.cache_entries_holding(versions, plan.turns)
         self.history.forget({t["namespace"] for t in plan.turns}, versions, packs, cached)
-        self.tables.drop_context_copies(plan.sessions, packs + list(unwritten_packs))
+        # What the agent was given quoted the words in the turns' own sessions, in packs holding
+        # them, and in the impressions of whoever said them (in every session they spoke in).
+        hearing = self.tables.sessions_hearing(plan.impressions)
+        self.tables.drop_context_copies(sorted({*plan.sessions, *hearing}), packs + list(unwritten_packs))
         self.tables.delete_observations(plan.observations)
         _tombstone(self.channel_tables, [t["seq"] for t in plan.turns], at)
         by_namespace: dict[str, list[str]] = {}

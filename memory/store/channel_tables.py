@@ -341,7 +341,8 @@ class ChannelTables:
     def message_turn(self, namespace: str, key: str) -> dict[str, Any] | None:
         """The turn stored for a message's key, with when an edit or a deletion last changed it."""
         rows = self.store._rows(
-            "SELECT t.seq, t.session, t.namespace, t.speaker, t.person, t.content, t.ts, t.chat, t.episode, t.edited, t.deleted "
+            "SELECT t.seq, t.session, t.namespace, t.speaker, t.person, t.audience, t.content, t.ts, t.chat, t.episode, "
+            "t.edited, t.deleted "
             "FROM chat_message_keys k JOIN conversation_turns t ON t.seq = k.turn_seq WHERE k.namespace = ? AND k.key = ?",
             (namespace, key),
         )

@@ -136,6 +136,29 @@ class LineageTables:
             for key in keys
         )
 
+    def sessions_hearing(self, keys: list[tuple[str, str, str]]) -> list[str]:
+        """The sessions whose contexts put these impressions (namespace, person, audience) in their
+        prefix: those the person spoke in (a context hears its participants' impressions)."""
+        found: set[str] = set()
+        for namespace, person, _ in keys:
+            found.update(
+                row[0]
+                for row in self.conn.execute(
+                    "SELECT DISTINCT session FROM conversation_turns WHERE namespace = ? AND person = ?",
+                    (namespace, person),
+                )
+            )
+        return sorted(found)
+
+    def observation_rows_of(self, memory_ids: list[str]) -> list[str]:
+        """The observation rows whose memory is one of these."""
+        found: list[str] = []
+        for chunk, marks in _in_chunks(sorted(set(memory_ids))):
+            found += [
+                row[0] for row in self.conn.execute(f"SELECT id FROM observations WHERE memory_id IN ({marks})", chunk)
+            ]
+        return sorted(found)
+
     def impressions_of(self, keys: list[tuple[str, str, str]]) -> int:
         return sum(
             self.conn.execute(

@@ -32,6 +32,7 @@ from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.language.cues import FIRST_PERSON
 from agentmemd.memory.language.function_words import function_words
 from agentmemd.memory.llm.tasks import ImpressionResult
+from agentmemd.memory.safety.secrets import kinds_in, mask
 from agentmemd.persona.syncscore.stylometry import measure, voice_markers
 
 MAX_ITEMS = 5
@@ -43,6 +44,37 @@ TOPIC_SOURCES = 3
 FILLER = re.compile(
     r"(?:[hjk][aeiou]?){2,}h?|(?:lol|lmao|rofl|omg|btw|tbh|idk|imo|ngl|tho|pls|plz|thx|yay|xd|mdr|mdrr)"
 )
+
+
+def without_secrets(
+    observations: list[dict[str, Any]], turns: list[dict[str, Any]], heard: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """What an impression may be built from (and a model shown): no observation that holds a
+    secret (a card number someone gave is no care of theirs, and an impression rides into every
+    context of their chats, where a secret is never packed), and the turns with each secret masked."""
+    return (
+        [o for o in observations if not kinds_in(o["content"])],
+        [{**t, "content": mask(t["content"])} for t in turns],
+        [mask(text) for text in heard],
+    )
+
+
+def masked_impression(impression: dict[str, Any]) -> dict[str, Any]:
+    """A stored impression with any secret in its lines masked (one built before its sources were
+    cleaned of them, or a model's answer that quoted one)."""
+
+    def items(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**e, "text": mask(e["text"])} for e in entries]
+
+    relationship = impression["relationship"]
+    return {
+        **impression,
+        "cares_about": items(impression["cares_about"]),
+        "talks_about": items(impression.get("talks_about", [])),
+        "relationship": {**relationship, "said": items(relationship["said"])},
+        "believes": items(impression["believes"]),
+        "keep_from_them": [mask(text) for text in impression.get("keep_from_them", [])],
+    }
 
 
 def _without_speaker(text: str, name: str) -> str:
