@@ -51,6 +51,12 @@ SAID = [
     ("de", f"Firmenkarte {CARDS[5]}", CARDS[5], "card_number"),
     ("de", "Slack token xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "credential"),
     ("de", "Wir grillen am Samstag im Garten", None, None),
+    ("de", "Das Passwort lautet Bergsee-77.", "Bergsee-77", "password"),
+    ("de", "Das WLAN-Passwort im Ferienhaus lautet Seeblick-2024.", "Seeblick-2024", "password"),
+    ("de", "das wlan passwort heißt sonnenblume12", "sonnenblume12", "password"),
+    ("nl", "het wachtwoord van de wifi luidt Fietspad88", "Fietspad88", "password"),
+    ("en", "the wifi password's Tangerine42, don't share it", "Tangerine42", "password"),
+    ("de", "Die Adresse lautet Hauptstraße 5", None, None),
     ("fr", "le mot de passe du wifi est Croissant77", "Croissant77", "password"),
     ("fr", f"ma carte bancaire {CARDS[6]}", CARDS[6], "card_number"),
     ("fr", f"mon IBAN {IBANS[3]}", IBANS[3], "iban"),
@@ -105,7 +111,7 @@ def test_an_id_that_holds_a_secrets_digits_by_chance_is_not_a_secret_carried():
 
 
 def test_the_corpus_is_recognised_and_ordinary_chat_is_not():
-    assert len(SECRETS) >= 50 and len({lang for lang, *_ in SAID}) == 5
+    assert len(SECRETS) >= 50 and len({lang for lang, *_ in SAID}) == 6
     for _, said, value, kind in SAID:
         assert kinds_in(said) == ((kind,) if kind else ()), said
         if value:
