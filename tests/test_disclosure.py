@@ -222,7 +222,11 @@ def test_sharing_a_memory_lets_every_conversation_hear_it_and_bad_audiences_are_
     d.call("memory.share", {"id": hit["id"], "audience": "private:whatsapp:Ben", "namespace": ns})
     from agentmemd.daemon.socket.client import RpcCallError
 
-    for bad in ("everyone", "private:", "group:Not A Channel:x"):
+    # A chat id mistyped would hide the memory from every conversation: refused, the nearest named.
+    with pytest.raises(RpcCallError, match="did you mean 'private:whatsapp:Ben'"):
+        d.call("memory.share", {"id": hit["id"], "audience": "private:whatsapp:Benn", "namespace": ns})
+    assert d.call("memory.get", {"id": hit["id"], "namespace": ns})["audience"] == "private:whatsapp:Ben"
+    for bad in ("everyone", "private:", "group:Not A Channel:x", "private:whatsapp:no-such-chat"):
         with pytest.raises(RpcCallError, match="audience"):
             d.call("memory.share", {"id": hit["id"], "audience": bad, "namespace": ns})
     with pytest.raises(RpcCallError, match="audience"):

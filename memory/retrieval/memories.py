@@ -12,6 +12,7 @@ store, query and time always give the same pack.
 
 from __future__ import annotations
 
+import difflib
 import json
 import unicodedata
 import uuid
@@ -24,6 +25,7 @@ import numpy as np
 
 from agentmemd.memory.core.clock import Clock, format_time, parse_time
 from agentmemd.memory.core.config import Config
+from agentmemd.memory.core.disclosure import SHARED, USER
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.models import (
     AddParams,
@@ -457,8 +459,18 @@ class Memories:
         return UpdateResult(id=new, supersedes=old["id"])
 
     def share(self, p: ShareParams) -> MemoryRecord:
-        """Set who may hear a memory (its current version): shared, the user's own, or a chat's."""
+        """Set who may hear a memory (its current version): shared, the user's own, or a chat's
+        (one the namespace has: a chat id mistyped would hide the memory from every conversation)."""
         row, archived = self._current_version(p.id, p.namespace, "share")
+        if p.audience not in (SHARED, USER):
+            known = self.store.audiences_in(row["namespace"])
+            if p.audience not in known:
+                near = difflib.get_close_matches(p.audience, sorted(known - {SHARED, USER}), n=3, cutoff=0.6)
+                raise InvalidParams(
+                    "audience",
+                    f"no chat or conversation of namespace {row['namespace']!r} is heard as {p.audience!r}"
+                    + (f"; did you mean {', '.join(map(repr, near))}?" if near else ""),
+                )
         with self.store.transaction():
             self.store.set_audience(row["seq"], p.audience, archived=archived)
             self.history.record([(row["id"], format_time(self.clock.now()), "shared", None, p.audience)])

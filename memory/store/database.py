@@ -1013,6 +1013,17 @@ class Store:
             )
         }
 
+    def audiences_in(self, namespace: str) -> set[str]:
+        """Every audience the namespace's memories and conversation turns are said in."""
+        return {
+            row[0]
+            for row in self.conn.execute(
+                "SELECT DISTINCT audience FROM memories WHERE namespace = ? "
+                "UNION SELECT DISTINCT audience FROM conversation_turns WHERE namespace = ?",
+                (namespace, namespace),
+            )
+        }
+
     def set_audience(self, seq: int, audience: str, *, archived: bool = False) -> None:
         table = "memory_archive" if archived else "memories"
         self.conn.execute(f"UPDATE {table} SET audience = ? WHERE seq = ?", (audience, seq))
