@@ -76,6 +76,26 @@ def test_two_peoples_same_named_exports_stay_two_chats_and_nothing_leaks(served,
     assert all("4711" not in text for text in found(ben_chat))
 
 
+def test_a_later_export_that_lost_the_chats_opening_messages_goes_on_in_the_same_chat(served, tmp_path):
+    """WhatsApp exports a long chat's newest 40,000 messages (10,000 with media): a later export
+    opens with messages the first one had in its middle. It is the same chat, and only its new
+    messages are added (it was a second chat, every message stored twice)."""
+    ns = "id-window"
+    lines = [f"[{day:02d}.03.24, 09:{m:02d}:00] {'Ana' if m % 2 else 'Carla'}: note {day}-{m}" for day in (1, 2, 3) for m in (10, 11, 12)]  # fmt: skip
+    first = imported(
+        served, str(_chat_file(tmp_path / "a", "\n".join(lines[:6]) + "\n")), "--tz", "UTC", "--namespace", ns
+    )
+    later = imported(
+        served, str(_chat_file(tmp_path / "b", "\n".join(lines[3:]) + "\n")), "--tz", "UTC", "--namespace", ns
+    )
+    assert (first["added"], later["added"], later["duplicates"]) == (6, 3, 3)
+    chats = served.call("chats.list", {"namespace": ns})["chats"]
+    assert len(chats) == 1 and chats[0]["messages"] == 9 and later["chats"][0]["chat"] == first["chats"][0]["chat"]
+    # Another chat of the same people that shares no message stays a chat of its own.
+    other = imported(served, str(_chat_file(tmp_path / "c", BEN)), "--tz", "UTC", "--namespace", ns)
+    assert other["added"] == 3 and len(served.call("chats.list", {"namespace": ns})["chats"]) == 2
+
+
 def test_a_renamed_copy_adds_nothing(served, tmp_path):
     ns = "id-copy"
     first = imported(served, str(_chat_file(tmp_path, ANA, "WhatsApp Chat with Ana.txt")), "--namespace", ns)

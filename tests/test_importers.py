@@ -232,3 +232,21 @@ def test_claude_export_keeps_text_blocks_and_skips_tool_only_messages(tmp_path):
     assert chat.skipped[0].reason == "no text (strava.csv)"
     with pytest.raises(MalformedExport, match="list of conversations"):
         parse_claude({"conversations": []})
+
+
+def test_whatsapp_date_order_of_a_chat_every_date_of_which_fits_both_is_the_shorter_one():
+    """A US phone's chat of March 1 and 6 (all in order either way): read day-first it ran from
+    January 3 to June 3, its two messages of one morning five months apart."""
+    nnbsp = "\u202f"
+    text = "\n".join(
+        [
+            f"3/1/24, 10:00{nnbsp}AM - Kevin Brown: Dentist appointment moved to Friday at 3",
+            f"3/1/24, 10:02{nnbsp}AM - Jonas: Thanks, I'll drive you",
+            f"3/6/24, 6:45{nnbsp}PM - Kevin Brown: My new phone number ends in 4417",
+        ]
+    )
+    export = parse_whatsapp(text, "t")
+    assert [m.ts.date().isoformat() for m in export.chats[0].messages] == ["2024-03-01", "2024-03-01", "2024-03-06"]
+    assert export.notes[0].startswith("date order mdy (every date fits both; read mdy the chat spans 5 days")
+    one_day = "\n".join([f"3/1/24, 10:00{nnbsp}AM - A: hi", f"3/1/24, 10:02{nnbsp}AM - B: hello"])
+    assert parse_whatsapp(one_day, "t").notes[0].startswith("date order dmy assumed")

@@ -18,6 +18,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
 from typing import Any, Iterator
@@ -45,6 +46,11 @@ class IngestPlan:
     # stored one, and is applied as an edit (memory/channels/corrections.py), not stored again.
     edited: list[ChatMessage] = field(default_factory=list)
     replies: list[str | None] = field(default_factory=list)  # per turn: the app's id of the message it replies to
+
+
+# A chat known by its content whose export lost its opening messages is found by its oldest ones.
+OVERLAP_SAMPLE = 20
+OVERLAP_FOUND = 3
 
 
 def message_key(chat: str, message: ChatMessage, when: datetime, occurrence: int) -> str:
@@ -152,7 +158,7 @@ class ChatIngest:
             ident = (message.ts, message.sender, message.text)
             occurrences[ident] = occurrences.get(ident, -1) + 1
             counted.append(occurrences[ident])
-        plan = IngestPlan(chat=self._continued_chat(namespace, chat, earlier_ids, stamped, counted))
+        plan = IngestPlan(chat=self._continued_chat(namespace, channel, chat, earlier_ids, stamped, counted))
         chat = plan.chat
         keys = [message_key(chat, m, when, n) for (m, when), n in zip(stamped, counted)]
         before = [earlier_key(chat, m, when, n) for (m, when), n in zip(stamped, counted)]
@@ -189,11 +195,14 @@ class ChatIngest:
         return plan
 
     def _continued_chat(
-        self, namespace: str, chat: str, earlier_ids: list[str], stamped: list, counted: list[int]
+        self, namespace: str, channel: str, chat: str, earlier_ids: list[str], stamped: list, counted: list[int]
     ) -> str:
         """``chat``, or the earlier id this chat was stored under when that one holds these very
-        messages (so a chat imported before chats were known by their content goes on as one)."""
-        if not earlier_ids or self.tables.chat(namespace, chat) is not None:
+        messages (so a chat imported before chats were known by their content goes on as one), or,
+        for a chat known by its content, another such chat of the channel that already holds its
+        oldest messages: a WhatsApp export keeps only a long chat's newest 40,000 messages (10,000
+        with media), so a later one opens with other messages than the first did."""
+        if self.tables.chat(namespace, chat) is not None:
             return chat
         for earlier in earlier_ids:
             if self.tables.chat(namespace, earlier) is None:
@@ -202,7 +211,25 @@ class ChatIngest:
             keys += [message_key(earlier, m, when, n) for (m, when), n in zip(stamped, counted)]
             if self.tables.stored_keys(namespace, keys):
                 return earlier
+        if f"{channel}:c-" in chat:
+            return self._chat_holding(namespace, channel, stamped, counted) or chat
         return chat
+
+    def _chat_holding(self, namespace: str, channel: str, stamped: list, counted: list[int]) -> str | None:
+        """The chat of ``channel`` known by its content that holds most of this batch's oldest
+        messages (at least OVERLAP_FOUND of the OVERLAP_SAMPLE oldest, and half of them: one
+        message sent to two chats at one minute is not the same chat), if one does."""
+        sample = list(zip(stamped, counted))[:OVERLAP_SAMPLE]
+        chat_of = {
+            message_key(other, m, when, n): other
+            for other in self.tables.chats_known_by_content(namespace, channel)
+            for (m, when), n in sample
+        }
+        held = Counter(chat_of[key] for key in self.tables.stored_keys(namespace, list(chat_of)))
+        if not held:
+            return None
+        best, found = held.most_common(1)[0]
+        return best if found >= min(OVERLAP_FOUND, len(sample)) and 2 * found >= len(sample) else None
 
     def _claim_user(self, namespace: str, channel: str, owner: str, messages: list[ChatMessage]) -> list[dict]:
         """``owner``'s account becomes the user's, and an account of the batch that an earlier

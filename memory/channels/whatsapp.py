@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal
@@ -438,7 +438,9 @@ class _Reader:
 def infer_date_order(dates: list[tuple[int, str]], heads: list | None = None) -> tuple[DateOrder, str]:
     """Day-first or month-first, from the whole file: an order under which some date is impossible
     (a month over 12) is ruled out; if both remain, the one that keeps the messages in time order;
-    if that ties too, day-first, said in the note. Year-first dates are unambiguous."""
+    if that ties, the one under which the chat spans less time (a chat read in the wrong order
+    jumps a month each time the day changes: 3/1 then 3/6 is five days, or January to June); if
+    that ties too (one day), day-first, said in the note. Year-first dates are unambiguous."""
     parts = [(n, _split(d)) for n, d in dates]
     if all(len(p[0]) == 4 for _, p in parts):
         return "ymd", "date order ymd (year first)"
@@ -453,12 +455,29 @@ def infer_date_order(dates: list[tuple[int, str]], heads: list | None = None) ->
         if backwards["dmy"] != backwards["mdy"]:
             best = min(possible, key=lambda o: backwards[o])
             return best, f"date order {best} (keeps the messages in time order)"
+        spans = {o: _span(heads, o) for o in possible}
+        if spans["dmy"] != spans["mdy"]:
+            best = min(possible, key=lambda o: spans[o])
+            other = "mdy" if best == "dmy" else "dmy"
+            return best, (
+                f"date order {best} (every date fits both; read {best} the chat spans {spans[best].days} days, "
+                f"read {other} {spans[other].days}); pass --date-order {other} if it is {_ORDER_NAMES[other]}"
+            )
     return "dmy", "date order dmy assumed: every date fits both orders; pass --date-order mdy if it is month-first"
+
+
+_ORDER_NAMES = {"dmy": "day-first", "mdy": "month-first"}
 
 
 def _backwards(heads: list, order: DateOrder) -> int:
     stamps = [_timestamp(m, order, n) for n, m, _ in heads]
     return sum(1 for a, b in zip(stamps, stamps[1:]) if b < a)
+
+
+def _span(heads: list, order: DateOrder) -> timedelta:
+    """How long the chat lasts read in ``order``: the sum of the steps between its messages."""
+    stamps = [_timestamp(m, order, n) for n, m, _ in heads]
+    return sum((abs(b - a) for a, b in zip(stamps, stamps[1:])), timedelta())
 
 
 def _split(date: str) -> tuple[str, str, str]:

@@ -228,6 +228,16 @@ class ChannelTables:
             )
         ]
 
+    def chats_known_by_content(self, namespace: str, channel: str) -> list[str]:
+        """The namespace's chats of ``channel`` whose ids were made from their content (no app id)."""
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT chat FROM chats WHERE namespace = ? AND channel = ? AND chat LIKE ? ORDER BY chat",
+                (namespace, channel, f"{channel}:c-%"),
+            )
+        ]
+
     def chats(self, namespace: str) -> list[dict[str, Any]]:
         return self.store._rows(
             "SELECT c.chat, c.channel, c.title, c.kind, count(t.seq) AS messages, "
