@@ -47,6 +47,31 @@ def test_the_observer_never_cuts_inside_a_link_or_an_aside(in_process):
     assert all("?q=" in o or "maps" not in o for o in observed), observed
 
 
+def test_a_german_date_or_ordinal_with_a_stop_is_no_sentence_end(in_process):
+    """'Oma wird am 14. Juni 90 Jahre alt!' was two sentences, and the Observer stored
+    'Mama said: Juni 90 Jahre alt!' (Oma and the day gone); an emoji after a '!' began the next."""
+    from agentmemd.memory.language.sentences import sentences
+
+    assert sentences("Oma wird am 14. Juni 90 Jahre alt! 🎂 Alle wollten kommen.") == [
+        "Oma wird am 14. Juni 90 Jahre alt! 🎂",
+        "Alle wollten kommen.",
+    ]
+    for whole in ("Am 3. Oktober ist Feiertag.", "Der 3. Platz ist okay.", "Das war am 24.12. schön.",
+                  "Ich bin der 2. in der Schlange."):  # fmt: skip
+        assert sentences(whole) == [whole]
+    assert sentences("Ich habe 5. Sie hat 3.") == ["Ich habe 5.", "Sie hat 3."]  # a number that ends one
+    assert sentences("Step 1. Open the box.") == ["Step 1.", "Open the box."]
+    d = in_process({"clock": {"start": "2026-11-20T09:00:00Z"}}, fake_embedder=True)
+    said = "Oma wird am 14. Juni 90 Jahre alt! 🎂\nSo sah der Gasthof früher aus, ich freue mich so!"
+    d.call("conversation.append", {"session": "s", "role": "user", "content": said})
+    d.call("conversation.observe", {"session": "s"})
+    observed = " | ".join(o["content"] for o in d.call("observations.list", {"session": "s"})["observations"])
+    assert "Oma wird am 14. Juni 90 Jahre alt!" in observed and "Juni 90 Jahre alt" not in observed.replace(
+        "am 14. Juni 90 Jahre alt", ""
+    ), observed
+    assert "Der Gasthof früher aus" not in observed, observed
+
+
 def test_a_message_split_again_comes_from_what_was_kept_and_a_caller_cannot_change_it():
     """The Observer, each impression of whoever said it and the judge split the same message
     again and again (pysbd: ~1.4 ms a message, holding the interpreter)."""

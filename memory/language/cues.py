@@ -105,14 +105,19 @@ SMALL_TALK = _rx(
     r"(great|good|wonderful|amazing|awesome|lovely|fun|nice|cool|fantastic|exciting)|that's (great|awesome|"
     r"amazing|cool|so cool|wonderful|fantastic|true|right)|so (true|cool)|oh+|aww+|omg)\b[^.?!]{0,40}[.!?]*$"
 )
+# An interjection opening a sentence, with the name it calls ("Hey Ana, ..."; a name is capitalised,
+# so "So sah der Gasthof früher aus" keeps its verb). "So", "well" and "man" are words of other
+# languages and of plain English too ("Man sagt", "So I think"): only with a comma or a stop after them.
+_NAME = r"(?:,?\s+(?-i:[A-Z][a-z]+))?"
 _LEADING_FILLER = re.compile(
-    r"^((hey|hi|hello|wow|whoa|oh|ooh|aww|haha+|lol|yeah|yep|yes|well|so|um+|uh+|hmm+|thanks|thank you|"
-    r"omg|ah+|gosh|man|dude|totally|definitely|absolutely|honestly|actually|by the way|btw|anyway)"
-    r"(,?\s+[A-Z][a-z]+)?[,!.:\-–— ]+\s*)+",
+    r"^((?:(?:hey|hi|hello|wow|whoa|oh|ooh|aww|haha+|lol|yeah|yep|yes|um+|uh+|hmm+|thanks|thank you|"
+    r"omg|ah+|gosh|dude|totally|definitely|absolutely|honestly|actually|by the way|btw|anyway)"
+    rf"{_NAME}[,!.:\-–— ]+|(?:so|well|man){_NAME}[,!.:\-–—]+)\s*)+",
     re.IGNORECASE,
 )
+# Not "so": "so much", "so that" and "I think so too" lose their sense without it.
 _FILLER_WORDS = re.compile(
-    r"\b(really|just|so|pretty|totally|super|actually|basically|literally|kinda|kind of)\s+", re.IGNORECASE
+    r"\b(really|just|pretty|totally|super|actually|basically|literally|kinda|kind of)\s+", re.IGNORECASE
 )
 
 

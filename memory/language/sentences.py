@@ -31,6 +31,21 @@ def _segmenter() -> pysbd.Segmenter:
 _UNSPLIT = re.compile(r"(?:https?://|www\.)\S+?(?=[.,;:!?)\]]*(?:\s|$))|\([^()\n]{1,300}\)", re.IGNORECASE)
 _MARK = 0xE000  # the first of Unicode's private-use characters
 
+# An ordinal or a day written with a stop ("am 14. Juni", "der 3. Platz", "am 24.12. frei"), which
+# the English rules take for a sentence's end: kept with its next word when that word is lower
+# case, a month, or the number follows an article or a preposition that takes a date.
+_ORDINAL = re.compile(r"(?<![\w.])(?:\d{1,2}\.){1,2}\s+\w+")
+_MONTHS = frozenset(
+    "januar jänner februar feber märz maerz april mai juni juli august september oktober november dezember "
+    "jan feb mär mrz apr jun jul aug sep sept okt nov dez "  # German, Austrian
+    "januari februari maart mei augustus oktober "  # Dutch (the rest as German)
+    "marts maj juni juli oktober januar februar".split()  # Danish, Norwegian
+)
+_BEFORE_ORDINAL = frozenset(
+    "am vom zum bis ab seit dem den der die das des im zur ihr ihrem ihren sein seinem seinen mein meinem meinen "
+    "jeden jedem jeder unser unserem op de het".split()
+)
+
 
 # A message is split again and again: by the Observer, by the impression of whoever said it (from
 # their last 200 messages, after every Observer run of a chat being imported), by the SyncScore
@@ -67,11 +82,29 @@ def _split(text: str) -> tuple[str, ...]:
         kept.append(match.group(0))
         return chr(_MARK + len(kept) - 1) if len(kept) <= 6400 else match.group(0)
 
+    def ordinal(match: re.Match) -> str:
+        number, _, word = match.group(0).partition(" ")
+        word = word.strip()
+        before = match.string[: match.start()].split()[-1:]
+        if word[:1].islower() or word.lower() in _MONTHS or (before and before[0].lower() in _BEFORE_ORDINAL):
+            return stand_in(match)
+        return match.group(0)
+
     masked = _UNSPLIT.sub(stand_in, text) if "(" in text or "/" in text or "www" in text.lower() else text
-    out = []
+    masked = _ORDINAL.sub(ordinal, masked) if re.search(r"\d\.\s", masked) else masked
+    out: list[str] = []
     for sentence in _segmenter().segment(masked):
         for i, span in enumerate(kept[:6400]):
             sentence = sentence.replace(chr(_MARK + i), span)
-        if sentence.strip():
-            out.append(sentence.strip())
+        sentence = sentence.strip()
+        lead = _LEADING_SYMBOLS.match(sentence)
+        if lead and out:  # "Sie wird 90! 🎂 Alle kommen.": the emoji ends the sentence before
+            out[-1] += " " + lead.group(1)
+            sentence = sentence[lead.end() :]
+        if sentence:
+            out.append(sentence)
     return tuple(out)
+
+
+# Emoji and other symbols opening a segment: pysbd puts those after a "!" at the next sentence's start.
+_LEADING_SYMBOLS = re.compile(r"^([\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]+)\s+")
