@@ -342,12 +342,16 @@ def test_a_person_is_found_by_any_name_they_go_by_accents_and_case_aside(served,
     d.call("channels.ingest", chat)
     d.call("channels.ingest", {**chat, "chat_id": "whatsapp:trabajo", "title": "Trabajo",
                                "messages": [{"sender": "Ana", "ts": "2026-03-03T10:00:00Z", "line": 1, "text": "Hola"}]})  # fmt: skip
-    for asked in ("Lucía Pérez", "lucia perez", "LUCIA PÉREZ"):
+    for asked in ("Lucía Pérez", "lucia perez", "LUCIA PÉREZ", "lucia", "Pérez"):  # a word of it, too
         got = run(d, "--json", "people", "get", asked, "--namespace", ns)
         assert got.exit_code == 0, got.output
         assert json.loads(got.output)["name"] == "Lucía Pérez"
+    said = run(d, "--json", "chat", "messages", "Valencia", "--person", "lucia", "--namespace", ns)
+    assert said.exit_code == 0 and "Me mudé a Valencia" in said.output, said.output
     missing = run(d, "people", "get", "Lucas", "--namespace", ns)
     assert missing.exit_code != 0 and "no person 'Lucas'" in missing.output
+    near = run(d, "people", "get", "Lucia Peres", "--namespace", ns)
+    assert near.exit_code != 0 and "did you mean 'Lucía Pérez'?" in near.output, near.output
 
 
 def test_a_chats_title_stays_when_its_export_is_downloaded_again(served, tmp_path):

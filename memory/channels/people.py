@@ -10,6 +10,7 @@ Runs on the store thread; the caller holds the transaction.
 
 from __future__ import annotations
 
+import difflib
 import secrets
 from typing import Any
 
@@ -70,12 +71,20 @@ class People:
         }
 
     def _named(self, namespace: str, name: str) -> dict[str, Any]:
-        """The one person who goes by ``name`` (their name or an account's, accents and case aside);
-        NotFound for none, InvalidParams naming them for several."""
+        """The one person who goes by ``name`` (their name or an account's, accents and case aside),
+        or else whose name holds its words ("lucia" for Lucía Pérez); NotFound for none (with the
+        nearest names), InvalidParams naming them for several."""
         wanted = fold(name)
-        ids = sorted({person for person, said in self.tables.names(namespace) if fold(said) == wanted})
+        names = self.tables.names(namespace)
+        ids = sorted({person for person, said in names if fold(said) == wanted})
+        if not ids and wanted.split():
+            words = set(wanted.split())
+            ids = sorted({person for person, said in names if words <= set(fold(said).split())})
         if not ids:
-            raise NotFound(f"no person {name!r} in namespace {namespace!r} (by id or by name)", {"person": name})
+            near = difflib.get_close_matches(wanted, sorted({fold(said) for _, said in names}), n=3, cutoff=0.6)
+            said_near = [said for _, said in names if fold(said) in near]
+            hint = f"; did you mean {', '.join(map(repr, dict.fromkeys(said_near)))}?" if said_near else ""
+            raise NotFound(f"no person {name!r} in namespace {namespace!r} (by id or by name){hint}", {"person": name})
         if len(ids) > 1:
             people = ", ".join(f"{i} ({self.tables.person(namespace, i)['name']})" for i in ids[:10])
             raise InvalidParams("person", f"{name!r} is {len(ids)} people: {people}; give the id")
