@@ -125,7 +125,7 @@ def test_a_reimport_with_the_right_me_corrects_the_wrong_one(served, tmp_path):
     path = str(_chat_file(tmp_path, ANA, "WhatsApp Chat with Ana.txt"))
     wrong = imported(served, path, "--me", "Ana", "--tz", "UTC", "--namespace", ns)  # the user is Carla
     assert wrong["chats"][0]["people"]["Ana"] == "user"
-    right = imported(served, path, "--me", "Carla", "--tz", "UTC", "--namespace", ns)
+    right = imported(served, path, "--me", "carla", "--tz", "UTC", "--namespace", ns)  # case aside: Carla
     assert right["added"] == 0
     carla = served.call("conversation.search", {"query": "eight", "namespace": ns})["turns"]
     assert carla[0]["person"] == "user"
@@ -139,6 +139,23 @@ def test_a_reimport_with_the_right_me_corrects_the_wrong_one(served, tmp_path):
     again = imported(served, path, "--me", "Ana", "--tz", "UTC", "--dry-run", "--namespace", ns)
     assert again["dry_run"]  # a dry run moves nothing either
     assert served.call("conversation.search", {"query": "eight", "namespace": ns})["turns"][0]["person"] == "user"
+
+    # No empty namesake is left behind: Carla, a person while Ana was taken for the user, was the
+    # user all along; flipped back and forth, each goes back to the person they were.
+    def people() -> list[tuple[str, str, int]]:
+        return sorted(
+            (p["id"], p["name"], p["messages"]) for p in served.call("people.list", {"namespace": ns})["people"]
+        )
+
+    assert [(name, n) for _, name, n in people()] == [("Ana", 2), ("the user", 2)]
+    ana = next(pid for pid, name, _ in people() if name == "Ana")
+    imported(served, path, "--me", "Ana", "--tz", "UTC", "--namespace", ns)
+    carla = next(pid for pid, name, _ in people() if name == "Carla")
+    assert carla == wrong["chats"][0]["people"]["Carla"] and [n for _, _, n in people()] == [2, 2]
+    imported(served, path, "--me", "Carla", "--tz", "UTC", "--namespace", ns)
+    assert next(pid for pid, name, _ in people() if name == "Ana") == ana and len(people()) == 2
+    found = served.call("people.get", {"person": "Carla", "namespace": ns})
+    assert found["id"] == "user"  # her name finds the user she is
 
 
 def test_a_chat_stored_under_its_file_name_goes_on_under_it(in_process, tmp_path):

@@ -27,6 +27,7 @@ from agentmemd.memory.core.clock import format_time, to_utc, zone_named
 from agentmemd.memory.core.errors import MalformedExport
 from agentmemd.memory.core.models import INGEST_DELETED_MAX as DELETED_PER_CALL
 from agentmemd.memory.core.models import PENDING_SESSIONS_MAX, TurnSearchParams
+from agentmemd.memory.core.text import fold
 
 SKIPPED_SHOWN = 20
 POLL_SECONDS = 0.5  # how often an import asks whether its messages are searchable yet
@@ -92,6 +93,9 @@ def import_chats(
         export = read_chat_export(format, path, date_order=date_order)
     except MalformedExport as exc:
         fail(f"{path}: {exc.message}", 1)
+    if me and not export.is_sender(me):  # "lucia perez" for the sender "Lucía Pérez": the one it folds to
+        same = [name for name in export.senders() if fold(name) == fold(me)]
+        me = same[0] if len(same) == 1 else me
     owner = me or export.owner
     if me and not export.is_sender(me):  # else the user's own messages would be filed under someone else
         shown = export.senders()

@@ -28,6 +28,7 @@ from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
 from agentmemd.memory.core.disclosure import chat_audience
 from agentmemd.memory.core.sessions import session_key
+from agentmemd.memory.core.text import fold
 from agentmemd.memory.store.channel_tables import USER, ChannelTables
 
 
@@ -241,10 +242,23 @@ class ChatIngest:
             is_owner = owner in (account, name)
             if person is None or (person == USER) == is_owner:
                 continue
-            target = USER if is_owner else self.people.create(namespace, name)
+            target = USER if is_owner else self._person_again(namespace, name)
             turns = self.tables.repoint_account(namespace, channel, account, name, person, target)
+            if is_owner and not self.tables.has_accounts(namespace, person):
+                # Someone a wrong --me had made of the user, or the user a person before: was the user
+                # all along (found as them, not as an empty namesake), and comes back if moved off again.
+                self.tables.set_merged_into(namespace, person, USER)
             moved.append({"account": account, "name": name, "was": person, "now": target, "turns": turns})
         return moved
+
+    def _person_again(self, namespace: str, name: str) -> str:
+        """The person an account moved off the user becomes: the one it was before it moved to the
+        user (merged into the user since, by that name), or a new one."""
+        for person, said in self.tables.merged_into_named(namespace, USER):
+            if fold(said) == fold(name):
+                self.tables.set_merged_into(namespace, person, None)
+                return person
+        return self.people.create(namespace, name)
 
     def record(self, namespace: str, plan: IngestPlan, seqs: list[int]) -> None:
         """The stored turns' keys; and the turn each reply answers, found among what was stored

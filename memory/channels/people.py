@@ -80,6 +80,9 @@ class People:
         if not ids and wanted.split():
             words = set(wanted.split())
             ids = sorted({person for person, said in names if words <= set(fold(said).split())})
+        if not ids:  # someone merged into another (the user, for a wrong --me corrected): who they became
+            merged = {person for person, said in self.tables.merged_into_named(namespace) if fold(said) == wanted}
+            ids = sorted(merged) if len(merged) == 1 else []
         if not ids:
             near = difflib.get_close_matches(wanted, sorted({fold(said) for _, said in names}), n=3, cutoff=0.6)
             said_near = [said for _, said in names if fold(said) in near]

@@ -139,6 +139,29 @@ class ChannelTables:
         self.conn.execute("DELETE FROM impressions WHERE namespace = ? AND person = ?", (namespace, source))
         return moved
 
+    def has_accounts(self, namespace: str, person: str) -> bool:
+        return (
+            self.conn.execute(
+                "SELECT 1 FROM person_accounts WHERE namespace = ? AND person = ? LIMIT 1", (namespace, person)
+            ).fetchone()
+            is not None
+        )
+
+    def set_merged_into(self, namespace: str, person: str, into: str | None) -> None:
+        self.conn.execute("UPDATE people SET merged_into = ? WHERE namespace = ? AND id = ?", (into, namespace, person))
+
+    def merged_into_named(self, namespace: str, into: str | None = None) -> list[tuple[str, str]]:
+        """(id, name) of the people merged into ``into`` (None: into anyone)."""
+        where, params = (
+            ("merged_into IS NOT NULL", (namespace,)) if into is None else ("merged_into = ?", (namespace, into))
+        )
+        return [
+            (r[0], r[1])
+            for r in self.conn.execute(
+                f"SELECT id, name FROM people WHERE namespace = ? AND {where} ORDER BY id", params
+            )
+        ]
+
     def repoint_account(self, namespace: str, channel: str, account: str, name: str, source: str, target: str) -> int:
         """``account`` (shown as ``name``) belongs to ``target``, not ``source``: the account, the
         turns it said in the channel's chats and the memories made from them move; how many turns."""
