@@ -335,3 +335,37 @@ def test_a_deleted_message_leaves_the_senders_impression_and_the_contexts_it_rod
         assert "Siemens" not in str(d.call("conversation.contexts", {"session": session, "namespace": "sec"}))
         context = d.call("conversation.context", {"session": session, "namespace": "sec", "budget_tokens": 2000})
         assert "Siemens" not in str(context)
+
+
+def test_a_merged_persons_group_impression_is_rebuilt_at_once_under_the_name_the_group_knows(in_process):
+    """Greta on WhatsApp (a group) and "Greta Vogel" on Telegram (a private chat) merged: her group
+    impression went until the next Observer run, and came back as "Greta Vogel", a surname the
+    group never heard."""
+    d = in_process()
+
+    def chat(channel, chat_id, kind, sender, lines):
+        messages = [{"sender": who, "sender_id": f"{channel}-{who}", "ts": T0 + 60 * i, "text": text, "line": i + 1}
+                    for i, (who, text) in enumerate(lines)]  # fmt: skip
+        done = d.call(
+            "channels.ingest",
+            {"channel": channel, "chat_id": chat_id, "title": chat_id, "kind": kind, "messages": messages,
+             "namespace": "mrg", "owner": f"{channel}-Me"},
+        )  # fmt: skip
+        d.call("conversation.observe", {"session": done["sessions"][0], "namespace": "mrg", "force": True})
+        return done
+
+    group = chat("whatsapp", "whatsapp:climbers", "group",
+                 "Greta", [("Greta", "I love bouldering on Sundays."), ("Kai", "Same!"), ("Me", "Count me in.")])  # fmt: skip
+    private = chat("telegram", "telegram:55", "private", "Greta Vogel",
+                   [("Greta Vogel", "I prefer tea to coffee."), ("Me", "Noted.")])  # fmt: skip
+    d.call("people.merge", {"person": group["people"]["Greta"], "into": private["people"]["Greta Vogel"],
+                            "namespace": "mrg"})  # fmt: skip
+    heard = d.call(
+        "people.get",
+        {"person": private["people"]["Greta Vogel"], "namespace": "mrg", "audience": "group:whatsapp:climbers"},
+    )["impressions"]
+    assert heard and heard[0]["content"]["name"] == "Greta"
+    context = str(
+        d.call("conversation.context", {"session": group["sessions"][0], "namespace": "mrg", "budget_tokens": 2000})
+    )
+    assert "## Greta" in context and "Vogel" not in context

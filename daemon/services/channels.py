@@ -42,7 +42,7 @@ from agentmemd.memory.core.sessions import session_key
 from agentmemd.memory.core.threads import RunOnStore, run_here, yield_to_requests
 from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.memory.retrieval.lineage import stay_forgotten
-from agentmemd.memory.store.channel_tables import ChannelTables
+from agentmemd.memory.store.channel_tables import USER, ChannelTables
 from agentmemd.memory.store.database import Store
 from agentmemd.persona.impressions.impressions import (
     TURNS_READ,
@@ -320,7 +320,10 @@ class ChannelService:
             }
             for person, audience in self.tables.session_people(session):
                 known = self.people.get(namespace, person)
-                wanted[(namespace, known["id"], audience)] = {"name": known["name"], "place": place}
+                # Named as they go by where the impression is heard: a surname known only from a
+                # private chat (or another app's account) is not the group's to hear.
+                name = self.tables.name_in(namespace, known["id"], audience) or known["name"]
+                wanted[(namespace, known["id"], audience)] = {"name": name, "place": place}
         others_in: dict[str, dict[str, str]] = {}
         inputs = []
         for (namespace, person, audience), seen in wanted.items():
@@ -364,8 +367,17 @@ class ChannelService:
         return "# People in this conversation\n\n" + "\n\n".join(parts[:PEOPLE_SHOWN]) if parts else ""
 
     def merge(self, p: PeopleMergeParams) -> dict[str, Any]:
-        with self.store.transaction():
-            return self.people.merge(p.namespace, p.person, p.into)
+        """One person of two; the impressions of the one they became are rebuilt at once from every
+        chat either spoke in (the merged-away one's went with it)."""
+
+        def merge() -> dict[str, Any]:
+            with self.store.transaction():
+                return self.people.merge(p.namespace, p.person, p.into)
+
+        done = self.run_on_store(merge)
+        if done["into"] != USER:
+            self.refresh_impressions(*self.run_on_store(lambda: self.tables.sessions_of(p.namespace, done["into"])))
+        return done
 
     @by_name
     def search_turns(self, p: TurnSearchParams) -> dict[str, Any]:

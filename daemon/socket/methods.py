@@ -476,6 +476,7 @@ METHODS: tuple[Declared, ...] = (
         result=r.MergeResult,
         summary="Make a person the same as another (one human, two accounts): accounts and turns move.",
         cli="person merge",
+        waits=True,  # then rebuilds the impressions of the person they became
     ),
     Declared(
         name="people.accounts",

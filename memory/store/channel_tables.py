@@ -139,6 +139,25 @@ class ChannelTables:
         self.conn.execute("DELETE FROM impressions WHERE namespace = ? AND person = ?", (namespace, source))
         return moved
 
+    def name_in(self, namespace: str, person: str, audience: str) -> str | None:
+        """The name the person's newest message in that audience was sent under."""
+        row = self.conn.execute(
+            "SELECT speaker FROM conversation_turns WHERE namespace = ? AND person = ? AND audience = ? "
+            "ORDER BY seq DESC LIMIT 1",
+            (namespace, person, audience),
+        ).fetchone()
+        return row[0] if row else None
+
+    def sessions_of(self, namespace: str, person: str) -> list[str]:
+        """The sessions the person spoke in."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT DISTINCT session FROM conversation_turns WHERE namespace = ? AND person = ? ORDER BY session",
+                (namespace, person),
+            )
+        ]
+
     def has_accounts(self, namespace: str, person: str) -> bool:
         return (
             self.conn.execute(

@@ -11,6 +11,7 @@ import json
 import unicodedata
 from typing import Any
 
+from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import Store, _in_chunks
 
 
@@ -139,16 +140,8 @@ class LineageTables:
     def sessions_hearing(self, keys: list[tuple[str, str, str]]) -> list[str]:
         """The sessions whose contexts put these impressions (namespace, person, audience) in their
         prefix: those the person spoke in (a context hears its participants' impressions)."""
-        found: set[str] = set()
-        for namespace, person, _ in keys:
-            found.update(
-                row[0]
-                for row in self.conn.execute(
-                    "SELECT DISTINCT session FROM conversation_turns WHERE namespace = ? AND person = ?",
-                    (namespace, person),
-                )
-            )
-        return sorted(found)
+        tables = ChannelTables(self.store)
+        return sorted({session for namespace, person, _ in keys for session in tables.sessions_of(namespace, person)})
 
     def observation_rows_of(self, memory_ids: list[str]) -> list[str]:
         """The observation rows whose memory is one of these."""
