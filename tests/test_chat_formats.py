@@ -5,6 +5,7 @@ format it is recognised as, and the CLI's choices come from the declarations (in
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -78,6 +79,31 @@ def test_a_file_that_is_no_export_is_refused_with_the_formats_it_is_not(tmp_path
             recognise(path)
     with pytest.raises(MalformedExport, match="no such file"):
         recognise(tmp_path / "gone.txt")
+
+
+def test_a_refusal_says_what_the_file_is_instead(tmp_path):
+    """Empty, a text file named .zip, JSON cut short by a download, a zip of photos, JSON given to
+    the WhatsApp reader: each says so, and the CLI names the file once."""
+    from agentmemd.memory.channels.whatsapp import read_whatsapp
+
+    empty, fake, cut = tmp_path / "empty.json", tmp_path / "chat.zip", tmp_path / "result.json"
+    empty.write_text("\n")
+    fake.write_text("12/03/2024, 14:05 - Ana: hola\n")
+    cut.write_text('{"name": "Ana", "messages": [{"id": 1, "text": "hola"}, {"id": 2, "te')
+    photos = _zip(tmp_path / "photos.zip", {"IMG-1.jpg": b"\xff"})
+    for path, why in ((empty, "the file is empty"), (fake, "no zip file"),
+                      (cut, "not valid JSON (Unterminated string"), (photos, "It holds IMG-1.jpg")):  # fmt: skip
+        with pytest.raises(MalformedExport, match=re.escape(why)):
+            recognise(path)
+    with pytest.raises(MalformedExport, match="no zip file"):
+        read_whatsapp(fake)
+    with pytest.raises(MalformedExport, match="found 0. It holds IMG-1.jpg"):
+        read_whatsapp(photos)
+    cut.write_text(json.dumps({"name": "Ana", "messages": []}))
+    with pytest.raises(MalformedExport, match="this is JSON, not WhatsApp's text export"):
+        read_whatsapp(cut)
+    refused = CliRunner().invoke(import_chats, [AUTO, str(empty)])
+    assert refused.exit_code == 1 and refused.output.count("empty.json") == 1, refused.output
 
 
 def test_the_import_commands_choices_and_help_come_from_the_declarations(tmp_path):

@@ -299,3 +299,17 @@ def test_the_help_explains_types_kinds_and_every_option():
         for option in command.params:
             if isinstance(option, click.Option) and not option.hidden and option.name != "help":
                 assert option.help, f"`agentmemd {name}` {option.opts[0]} has no help"
+
+
+@pytest.mark.parametrize(
+    "door", [["webhooks", "--listen"], ["dashboard", "--listen"], ["proxy", "--listen"], ["mcp", "--http"]]
+)
+def test_a_door_whose_port_is_taken_says_so_before_it_says_where_it_listens(door, tmp_path):
+    """It printed its banner (`agentmemd webhooks: http://…`), then failed to bind with exit 3."""
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as held:
+        port = held.getsockname()[1]
+        refused = CliRunner().invoke(cli, ["--socket", str(tmp_path / "none.sock"), *door, f"127.0.0.1:{port}"])
+    assert refused.exit_code == 1, refused.output
+    assert refused.output == f"agentmemd: {door[1]} 127.0.0.1:{port}: Address already in use\n"

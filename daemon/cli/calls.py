@@ -4,6 +4,7 @@ and a clear message with the documented exit code when there is no daemon or it 
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -105,7 +106,7 @@ def fail(message: str, code: int) -> None:
 def listen_address(option: str, value: str, allow_remote: bool, note: str = "") -> tuple[str, int]:
     """(host, port) of a door's HOST:PORT option; usage error (2) for a malformed one, or a
     non-loopback one without --allow-remote."""
-    from agentmemd.daemon.doors.listen import is_loopback, parse_listen
+    from agentmemd.daemon.doors.listen import is_loopback, parse_listen, probe_listen
 
     try:
         host, port = parse_listen(value)
@@ -113,4 +114,8 @@ def listen_address(option: str, value: str, allow_remote: bool, note: str = "") 
         fail(f"{option}: {exc}", 2)
     if not is_loopback(host) and not allow_remote:
         fail(f"{option} {value}: {host} is not loopback; pass --allow-remote to listen there{note}", 2)
+    try:  # before a door says where it listens: a port taken is its answer, not a banner and a traceback
+        probe_listen(host, port)
+    except OSError as exc:
+        fail(f"{option} {value}: {os.strerror(exc.errno) if exc.errno else exc}", 1)
     return host, port

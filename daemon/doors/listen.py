@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
@@ -23,3 +24,10 @@ def parse_listen(value: str) -> tuple[str, int]:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"expected HOST:PORT (e.g. 127.0.0.1:8789), got {value!r}")
     return host, int(port)
+
+
+def probe_listen(host: str, port: int) -> None:
+    """OSError if nothing could listen at (host, port) now (taken, or no such address here); the
+    door binds it itself a moment later."""
+    with socket.create_server((host.strip("[]"), port)):
+        pass

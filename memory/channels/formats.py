@@ -14,7 +14,7 @@ from typing import Any, Callable
 from agentmemd.memory.channels.chatgpt import read_chatgpt
 from agentmemd.memory.channels.claude import read_claude
 from agentmemd.memory.channels.discord import read_discord
-from agentmemd.memory.channels.exports import read_export
+from agentmemd.memory.channels.exports import read_export, zip_contents
 from agentmemd.memory.channels.slack import read_slack
 from agentmemd.memory.channels.telegram import read_telegram
 from agentmemd.memory.channels.whatsapp import DateOrder, read_whatsapp
@@ -141,10 +141,28 @@ def recognise(path: Path) -> str:
         return matched[0]
     if not matched:
         known = ", ".join(BY_NAME)
-        raise MalformedExport(
-            f"{Path(path).name}: not an export agentmemd recognises ({known}); name its format", {"line": 0}
-        )
-    raise MalformedExport(f"{Path(path).name}: it could be {' or '.join(matched)}; name its format", {"line": 0})
+        raise MalformedExport(f"not an export agentmemd recognises ({known}){_why_not(peek)}", {"line": 0})
+    raise MalformedExport(f"it could be {' or '.join(matched)}; name its format", {"line": 0})
+
+
+def _why_not(peek: ExportPeek) -> str:
+    """What the file is instead, where it can be told: empty, no zip, JSON cut short, a zip of what."""
+    if not peek.data.strip():
+        return ": the file is empty"
+    if peek.archive is not None:
+        return f". {zip_contents(peek.archive)}"
+    if peek.path.suffix.lower() == ".zip":
+        return ": its name ends in .zip, but it is no zip file"
+    head = peek.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head in (b"{", b"["):
+        try:
+            json.loads(peek.data.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            return ": JSON that is not UTF-8"
+        except ValueError as exc:
+            return f": not valid JSON ({exc}; cut short by a download or copy?)"
+        return "; name its format"
+    return "; name its format"
 
 
 def read_chat_export(format: str, path: Path, *, date_order: DateOrder | None = None) -> ChatExport:

@@ -28,6 +28,7 @@ deleted-message notices may be kept as messages, and the notes say so.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -37,7 +38,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from agentmemd.memory.channels.exports import decode_text, read_export
+from agentmemd.memory.channels.exports import decode_text, read_export, zip_contents
 from agentmemd.memory.channels.identity import content_chat_id, title_from_people
 from agentmemd.memory.channels.whatsapp_locales import BY_CODE, LOCALES, WhatsAppLocale
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
@@ -518,12 +519,34 @@ def _title_from(name: str) -> str:
     return found.group("title").strip() if found else stem
 
 
+def _json_like(data: bytes) -> bool:
+    """An object, or an array that parses (an iPhone's lines open with "[" too)."""
+    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    if head == b"{":
+        return True
+    if head != b"[":
+        return False
+    try:
+        return isinstance(json.loads(data.decode("utf-8-sig")), list)
+    except (ValueError, UnicodeDecodeError):
+        return False
+
+
 def _read_text(path: Path) -> tuple[str, str]:
     """The export's text and the name to take its title from (a zip's own name: its .txt is "_chat.txt")."""
     data, archive = read_export(path)
     if archive is not None:
         texts = [n for n in archive.namelist() if n.lower().endswith(".txt")]
         if len(texts) != 1:
-            raise MalformedExport(f"{path}: expected one .txt chat in the zip, found {len(texts)}", {"line": 0})
+            raise MalformedExport(
+                f"expected one .txt chat in the zip, found {len(texts)}. {zip_contents(archive)}", {"line": 0}
+            )
         data = archive.read(texts[0])
+    elif path.suffix.lower() == ".zip":
+        raise MalformedExport("its name ends in .zip, but it is no zip file", {"line": 0})
+    elif _json_like(data):
+        raise MalformedExport(
+            "this is JSON, not WhatsApp's text export (another app's export? `agentmemd import auto` tells which)",
+            {"line": 1},
+        )
     return decode_text(data, path.name), path.name
