@@ -26,3 +26,23 @@ def test_a_fresh_workspace_answers_nothing_about_the_user(in_process, short_tmp)
     giulia = d.call("memory.add", {"content": "Giulia's birthday is on 14 May.", "type": "fact"})["id"]
     assert d.call("memory.search", {"query": "what am I allergic to?", "k": 3})["results"][0]["id"] == peanuts
     assert d.call("memory.search", {"query": "when is Giulia's birthday?", "k": 3})["results"][0]["id"] == giulia
+
+
+def test_what_init_makes_is_the_users_alone_and_a_persons_files_are_left_as_they_are(short_tmp):
+    """The workspace and config `agentmemd init` writes hold a person's life: 0600 and 0700, as the
+    data dir and the files the daemon writes there are (they were 0644 and 0755)."""
+    import stat
+
+    ws = short_tmp / "ws"
+    ws.mkdir(mode=0o755)
+    ws.chmod(0o755)
+    (ws / "USER.md").write_text("# Me\n")
+    (ws / "USER.md").chmod(0o644)
+    created, config = init_workspace(ws / "", short_tmp / "conf" / "agentmemd.toml")
+    assert created and config is not None
+    for path in [*created, config]:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+    for folder in {p.parent for p in created} - {ws} | {config.parent}:
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert ws / "USER.md" not in created and stat.S_IMODE((ws / "USER.md").stat().st_mode) == 0o644
+    assert stat.S_IMODE(ws.stat().st_mode) == 0o755  # a folder the person made keeps its mode

@@ -29,6 +29,7 @@ from typing import Callable
 
 from agentmemd.memory.core.errors import WorkspaceError
 from agentmemd.memory.workspace.markdown import OWNED_BEGIN, OWNED_END
+from agentmemd.memory.workspace.private_files import private_folders
 
 
 class WriteBackError(WorkspaceError):
@@ -102,17 +103,6 @@ def merge(text: str, body: str, last_written: str | None, note: str) -> tuple[st
     return "\n".join(lines[:begin] + moved + block + lines[end + 1 :]), len(kept)
 
 
-def _private_folders(folder: Path) -> None:
-    """Make ``folder`` and any missing parent private to the user (0700); existing ones are left as they are."""
-    missing = []
-    while not folder.exists():
-        missing.append(folder)
-        folder = folder.parent
-    for made in reversed(missing):
-        made.mkdir(mode=0o700, exist_ok=True)
-        os.chmod(made, 0o700)  # mkdir's mode is masked by the umask
-
-
 def _read(path: Path) -> bytes | None:
     try:
         return path.read_bytes()
@@ -156,7 +146,7 @@ def write_owned_section(
         new_text = mark + (merged.replace("\n", "\r\n") if crlf else merged)
         if raw is not None and new_text == text:
             return WriteResult(path, False, attempt, 0)
-        _private_folders(path.parent)
+        private_folders(path.parent)
         tmp = path.with_name(f".{path.name}.agentmemd-{os.getpid()}.tmp")
         # A file the daemon creates is the user's alone (0600), as the data dir is (0700).
         with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:

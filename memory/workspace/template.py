@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 from agentmemd.memory.core.config import load_config_text
 from agentmemd.memory.core.errors import ConfigError
+from agentmemd.memory.workspace.private_files import private_folders, write_new_private
 
 # The shipped defaults ride in the template package (a link to the repository's agentmemd.toml),
 # so `agentmemd init` writes them from a wheel too; they are not copied into the workspace.
@@ -34,10 +34,9 @@ def init_workspace(target: Path, config_path: Path | None = None) -> tuple[list[
     for src in sorted(p for p in template.rglob("*") if p.name not in NOT_COPIED and "__pycache__" not in p.parts):
         dest = target / src.relative_to(template)
         if src.is_dir():
-            dest.mkdir(parents=True, exist_ok=True)
-        elif not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest)
+            private_folders(dest)
+        elif not dest.exists():  # the user's alone, as the data dir is (the package's are 0644)
+            write_new_private(dest, src.read_bytes())
             created.append(dest)
     return created, write_default_config(config_path or target.resolve().parent / "agentmemd.toml", target)
 
@@ -53,7 +52,7 @@ def write_default_config(config_path: Path, workspace: Path | None = None) -> Pa
     text = defaults.read_text() if defaults.is_file() else ""
     if workspace is not None:
         text = _pointed_at(text, workspace.resolve())
-    config_path.write_text(text)
+    write_new_private(config_path, text.encode())
     return config_path
 
 
