@@ -153,6 +153,10 @@ def test_telegram_single_chat_and_errors_name_the_message(tmp_path):
     with pytest.raises(MalformedExport) as bad:
         parse_telegram({"name": "Ana", "id": 7, "messages": [{"id": 1, "type": "message", "from": "A", "text": "x"}]})
     assert bad.value.data["line"] == 1 and "no date" in bad.value.message and "'Ana'" in bad.value.message
+    with pytest.raises(MalformedExport, match="message 2: text is int '42', not a string or a list of parts"):
+        parse_telegram({"name": "Ana", "id": 7, "messages": [
+            {"id": 1, "type": "message", "date": "2024-01-02T03:04:05", "from": "Ana", "text": "hi"},
+            {"id": 2, "type": "message", "date": "2024-01-02T03:05:05", "from": "Ana", "text": 42}]})  # fmt: skip
     broken = tmp_path / "result.json"
     broken.write_text('{"name": "Ana",\n "messages": [\n  {"id": 1,,}\n ]}')
     with pytest.raises(MalformedExport) as bad:

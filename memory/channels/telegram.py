@@ -126,7 +126,13 @@ def _chat(raw: Any, number: int) -> Chat:
 
 
 def _message(raw: dict, position: int) -> ChatMessage | Skipped:
-    text = flatten_text(raw["text"] if "text" in raw else raw.get("text_entities", "")).strip()
+    given = raw["text"] if "text" in raw else raw.get("text_entities", "")
+    if not isinstance(given, (str, list)):  # Telegram writes a string or a list of parts, nothing else
+        raise MalformedExport(
+            f"message {position}: text is {type(given).__name__} {str(given)[:40]!r}, not a string or a list of parts",
+            {"line": position},
+        )
+    text = flatten_text(given).strip()
     if raw.get("type") == "service":
         who = raw.get("actor") or "someone"
         return Skipped(
