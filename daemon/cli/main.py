@@ -426,8 +426,8 @@ def update(id: str, content: str, correction: bool, namespace: str | None) -> No
     """Write a new version of a memory: the fact changed (dated now), or with --correction it was wrong.
 
     \b
-        agentmemd update m1a2b3... "Lives in Porto now"
-        agentmemd update m1a2b3... "Her sister is called Inês" --correction
+        agentmemd memory update m1a2b3... "Lives in Porto now"
+        agentmemd memory update m1a2b3... "Her sister is called Inês" --correction
     """
     call("memory.update", given(id=id, content=content, correction=correction or None, namespace=namespace))
 
@@ -436,7 +436,7 @@ def update(id: str, content: str, correction: bool, namespace: str | None) -> No
 @click.argument("id")
 @NAMESPACE
 def archive(id: str, namespace: str | None) -> None:
-    """Move a memory to the archive.  `agentmemd archive m1a2b3...`"""
+    """Move a memory to the archive.  `agentmemd memory archive m1a2b3...`"""
     call("memory.archive", given(id=id, namespace=namespace))
 
 
@@ -765,7 +765,7 @@ def jobs() -> None:
 @cli.command("run-job")
 @click.argument("name")
 def run_job(name: str) -> None:
-    """Run one scheduled job now (decay_sweep, consolidate, daily_log).  `agentmemd run-job consolidate`"""
+    """Run one scheduled job now (decay_sweep, consolidate, daily_log).  `agentmemd job run consolidate`"""
     call("jobs.run", {"name": name}, printer=show.human_run)
 
 

@@ -352,7 +352,7 @@ def human_jobs(result: dict[str, Any]) -> None:
 
 def human_consolidated(result: dict[str, Any]) -> None:
     if not result["nodes"]:
-        print("nothing consolidated yet (agentmemd run-job consolidate)")
+        print("nothing consolidated yet (agentmemd job run consolidate)")
     for node in result["nodes"]:
         print(f"L{node['level']} {node['id']}  {node['content']}")
         print(

@@ -493,7 +493,7 @@ def render_section(nodes: list[dict[str, Any]]) -> str:
         "",
         "<!-- Written by agentmemd's nightly consolidation from the memories listed after each arrow; "
         "re-derived every night (an unchanged item keeps its id). Lines you edit here are moved above this section "
-        "(and indexed as yours); to drop an item run `agentmemd archive ID`. -->",
+        "(and indexed as yours); to drop an item run `agentmemd memory archive ID`. -->",
     ]
     titles = {3: "Level 3: strategic insights", 2: "Level 2: principles", 1: "Level 1: patterns"}
     for level in (3, 2, 1):

@@ -2,7 +2,7 @@
 
 The owned section lists the memories the daemon learned that day (stored through the
 socket, not read from the workspace, not made by consolidation), each with its id so a
-person can correct it (``agentmemd update ID TEXT``) or drop it (``agentmemd archive
+person can correct it (``agentmemd memory update ID TEXT``) or drop it (``agentmemd memory archive
 ID``), and the day's job runs that changed something. Days are calendar days in the
 jobs' time zone.
 """
@@ -90,8 +90,8 @@ def render(
         "## agentmemd",
         "",
         "<!-- Written by agentmemd: what it learned today. Lines you edit here are moved above this "
-        "section on the next write; to correct a memory run `agentmemd update ID TEXT`, to drop it "
-        "`agentmemd archive ID`. -->",
+        "section on the next write; to correct a memory run `agentmemd memory update ID TEXT`, to drop it "
+        "`agentmemd memory archive ID`. -->",
     ]
     if memories:
         out += ["", f"### Learned ({total})", ""]
