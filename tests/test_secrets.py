@@ -186,3 +186,22 @@ def test_a_conversations_context_masks_secrets_in_its_observations(told):
     ctx = told.call("conversation.context", {"session": "me-en", "budget_tokens": 8000})
     memories = [m["content"] for m in ctx["messages"] if m["role"] == "user"][-1]
     assert carried(ctx["system"]) == [] and carried(memories.split("</memories>")[0]) == []
+
+
+def test_a_store_from_before_the_rules_widened_is_read_again_for_secrets(in_process):
+    """A password stated with 'lautet', stored before that was a secret, is marked once the
+    migration's backlog is read, and then packed only when asked for."""
+    from agentmemd.memory.store.migrations.m043_secret_rules_widened import m043_secret_rules_widened
+
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "Das Passwort lautet Bergsee-77.", "type": "fact"})
+    d.call("memory.add", {"content": "Wir grillen am Samstag.", "type": "fact"})
+    store = d.services.store
+    with store.transaction():  # as a store from before the rule was widened holds it
+        store.conn.execute("DELETE FROM memory_secrets")
+    assert "Bergsee-77" in d.call("context.pack", {"query": "Bergsee Passwort", "budget_tokens": 300})["text"]
+    with store.transaction():
+        m043_secret_rules_widened(store.conn)
+    assert d.run_on_store(d.services.memories.read_older_memories) == 2
+    assert "Bergsee-77" not in d.call("context.pack", {"query": "Bergsee", "budget_tokens": 300})["text"]
+    assert "Bergsee-77" in d.call("context.pack", {"query": "Wie lautet das Passwort?", "budget_tokens": 300})["text"]
