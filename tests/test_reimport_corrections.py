@@ -145,3 +145,37 @@ def test_a_stale_export_does_not_undo_a_newer_live_edit(daemon, tmp_path):
     report = _import(d, _telegram(tmp_path / "older.json", older), "telegram")
     assert (report["added"], report["edited"]) == (0, 0)
     assert [t["content"] for t in _turns(d, "Dinner Friday")] == [live["text"]]
+
+
+def test_a_later_whatsapp_export_with_an_edited_message_corrects_the_stored_one(daemon, tmp_path):
+    """WhatsApp gives no ids, but marks an edited message ("<Diese Nachricht wurde bearbeitet.>")
+    at the time and by the sender it was sent: the stored turn is edited, not kept beside the new
+    text (both versions were episodes and facts)."""
+    d = daemon
+    opening = [
+        "[04.04.24, 08:15:40] Jonas: Super Idee! Ich bringe den Picknickkorb mit 🧺",
+        "[04.04.24, 08:16:02] Anna: Perfekt, ich backe einen Kuchen",
+        "[04.04.24, 08:17:30] Jonas: Treffen um zwölf am See?",
+        "[04.04.24, 08:18:05] Anna: Ja, am Steg",
+        "[04.04.24, 08:19:44] Jonas: Ich frage Lena, ob sie mitkommt",
+    ]
+    first = tmp_path / "a" / "_chat.txt"
+    first.parent.mkdir()
+    first.write_text("\n".join(opening) + "\n", encoding="utf-8")
+    assert _import(d, first, "whatsapp")["added"] == 5
+    edited = "[04.04.24, 08:15:40] Jonas: Super Idee! Ich bringe den Picknickkorb und Sekt mit 🧺🍾 \u200e<Diese Nachricht wurde bearbeitet.>"
+    later = tmp_path / "b" / "_chat.txt"
+    later.parent.mkdir()
+    later.write_text(
+        "\n".join([edited, *opening[1:], "[05.04.24, 10:00:00] Anna: Bis morgen!"]) + "\n", encoding="utf-8"
+    )
+    second = _import(d, later, "whatsapp")
+    assert (second["added"], second["duplicates"], second["edited"]) == (1, 5, 1)
+    assert [t["content"] for t in _turns(d, "Picknickkorb")] == [
+        "Super Idee! Ich bringe den Picknickkorb und Sekt mit 🧺🍾"
+    ]
+    assert len(d.call("chats.list", {"namespace": NS})["chats"]) == 1
+    d.services.episodes.catch_up()
+    assert not any("Picknickkorb mit" in c for c in _search(d, "Picknickkorb"))  # the old text's episode is gone
+    again = _import(d, later, "whatsapp")
+    assert (again["added"], again["edited"]) == (0, 0)

@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any, Callable
 
 from agentmemd.daemon.services.sessions import by_name
-from agentmemd.memory.channels.corrections import Corrections, with_known_names
+from agentmemd.memory.channels.corrections import Corrections, TurnEdit, with_known_names
 from agentmemd.memory.channels.ingest import ChatIngest
 from agentmemd.memory.channels.people import People
 from agentmemd.memory.conversation.compaction import CompactionWorker
@@ -121,11 +121,11 @@ class ChannelService:
         zone = zone_named(p.tz if p.tz is not None else self.config.timezone)
         if p.dry_run:
             return self.run_on_store(partial(self._preview_batch, p, zone))
-        result, requests, edited = self.run_on_store(partial(self._store_batch, p, zone))
+        result, requests, edited, rewrites = self.run_on_store(partial(self._store_batch, p, zone))
         for session, force in requests:
             self.worker.request(session, force=force)
         corrected: list[dict[str, Any]] = []
-        result["edited"] = self._apply_edits(p, edited, corrected)
+        result["edited"] = self._apply_edits(p, edited, corrected) + self._apply_rewrites(p, zone, rewrites, corrected)
         result["deleted"] = self._apply_deletions(p, corrected)
         self._refresh_after(corrected)
         return result
@@ -144,6 +144,18 @@ class ChannelService:
                 namespace=p.namespace,
             )
             answer = self.corrections.edit(params)
+            if answer["status"] == "edited":
+                done += 1
+                corrected.append(answer)
+        return done
+
+    def _apply_rewrites(self, p: IngestParams, zone, rewrites: list, corrected: list[dict[str, Any]]) -> int:
+        """Stored turns an export without ids marks edited (same sender, same time): edited as
+        channels.edit edits, dated at the message's time (the export gives no edit time)."""
+        done = 0
+        for seq, message, _ in rewrites:
+            when = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=zone)
+            answer = self.corrections.edit(TurnEdit(p.namespace, p.chat_id, seq, message.text, when))
             if answer["status"] == "edited":
                 done += 1
                 corrected.append(answer)
@@ -179,7 +191,7 @@ class ChannelService:
             "sessions": [],
             "people": {},
             "observing": [],
-            "edited": len(plan.edited),
+            "edited": len(plan.edited) + len(plan.rewrites),
             "dry_run": True,
         }
 
@@ -196,9 +208,11 @@ class ChannelService:
             earlier_ids=p.earlier_ids,
         )
 
-    def _store_batch(self, p: IngestParams, zone) -> tuple[dict[str, Any], list[tuple[str, bool]], list[ChatMessage]]:
-        """What the batch stored, the Observer runs it calls for (session, observe it whole), and
-        the stored messages it holds marked edited."""
+    def _store_batch(
+        self, p: IngestParams, zone
+    ) -> tuple[dict[str, Any], list[tuple[str, bool]], list[ChatMessage], list[tuple[int, ChatMessage, str]]]:
+        """What the batch stored, the Observer runs it calls for (session, observe it whole), the
+        stored messages it holds marked edited, and the stored turns it rewrites (no ids)."""
         with self.store.transaction():
             plan = self._plan(p, zone)
             seqs = self.conversations.append_many(p.namespace, plan.turns) if plan.turns else []
@@ -223,7 +237,7 @@ class ChannelService:
             "retimed": _retimed(plan.retimed, p.messages, zone),
             "remapped": plan.remapped,
         }
-        return result, requests, plan.edited
+        return result, requests, plan.edited, plan.rewrites
 
     def edit(self, p: ChannelEditParams) -> dict[str, Any]:
         """A stored message its sender edited (beside the store thread: it embeds the new text);

@@ -55,6 +55,24 @@ from agentmemd.memory.store.database import indexed_text
 from agentmemd.memory.store.lineage_tables import LineageTables
 
 DELETED = "(deleted)"  # a deleted message's text in the transcript
+
+
+@dataclass(frozen=True)
+class TurnEdit:
+    """An edit of a stored turn found by its place, not by the app's id: a WhatsApp export marks a
+    message edited ("<This message was edited>") with its sender and time, but gives no id."""
+
+    namespace: str
+    chat_id: str
+    seq: int
+    text: str
+    edited_at: datetime
+
+    @property
+    def message_id(self) -> str:
+        return f"turn {self.seq}"
+
+
 PLAN_TRIES = 3  # reads, embedding, writes: again when the turn changed between them
 KEPT_CHARS = 300
 
@@ -116,7 +134,7 @@ class Corrections:
 
     # ---- the two corrections --------------------------------------------------------------------
 
-    def edit(self, p: ChannelEditParams) -> dict[str, Any]:
+    def edit(self, p: ChannelEditParams | TurnEdit) -> dict[str, Any]:
         return self._correct(partial(self._plan_edit, p), partial(self._write_edit, p))
 
     def delete(self, p: ChannelDeleteParams) -> dict[str, Any]:
@@ -144,15 +162,20 @@ class Corrections:
 
     # ---- edit -------------------------------------------------------------------------------------
 
-    def _live_turn(self, p: ChannelEditParams | ChannelDeleteParams) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    def _live_turn(
+        self, p: ChannelEditParams | ChannelDeleteParams | TurnEdit
+    ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
         """The message's turn, or None with the answer to give (unknown, already deleted)."""
-        turn = self.tables.message_turn(p.namespace, _key(p.chat_id, p.message_id))
+        if isinstance(p, TurnEdit):
+            turn = self.tables.turn_at(p.namespace, p.seq)
+        else:
+            turn = self.tables.message_turn(p.namespace, _key(p.chat_id, p.message_id))
         answer = _answer(p.chat_id, p.message_id, turn)
         if turn is not None and turn["deleted"]:
             return None, {**answer, "status": "already deleted"}
         return turn, answer
 
-    def _plan_edit(self, p: ChannelEditParams) -> _Plan | dict[str, Any]:
+    def _plan_edit(self, p: ChannelEditParams | TurnEdit) -> _Plan | dict[str, Any]:
         turn, answer = self._live_turn(p)
         if turn is None:
             return answer
@@ -165,7 +188,7 @@ class Corrections:
         plan.texts = [indexed_text(said, m["context"]) for m in plan.own] + plan.texts  # as memory.update embeds
         return plan
 
-    def _write_edit(self, p: ChannelEditParams, plan: _Plan, vectors: list[np.ndarray]) -> dict[str, Any]:
+    def _write_edit(self, p: ChannelEditParams | TurnEdit, plan: _Plan, vectors: list[np.ndarray]) -> dict[str, Any]:
         turn, edited = plan.turn, format_time(p.edited_at)
         said = episode_text(speaker_shown(turn["speaker"], turn["person"]), p.text)
         versions = []

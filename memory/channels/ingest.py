@@ -46,6 +46,9 @@ class IngestPlan:
     # Stored messages (by the app's id) the export marks edited: their text may be newer than the
     # stored one, and is applied as an edit (memory/channels/corrections.py), not stored again.
     edited: list[ChatMessage] = field(default_factory=list)
+    # Stored turns a message without an id rewrites: an export marks it edited, sent by the same
+    # sender at the same time as written (WhatsApp's "<This message was edited>"): (seq, message, key).
+    rewrites: list[tuple[int, ChatMessage, str]] = field(default_factory=list)
     replies: list[str | None] = field(default_factory=list)  # per turn: the app's id of the message it replies to
 
 
@@ -171,8 +174,14 @@ class ChatIngest:
         previous = self.tables.last_turn_before(namespace, chat, format_time(stamped[0][1])) if stamped else None
         prev_session, prev_ts = (previous[0], parse_time(previous[1])) if previous else (None, None)
         seen: set[str] = set()
+        texts = {(m.ts, m.sender, m.text) for m, _ in stamped}
         for (message, when), key, old in zip(stamped, keys, before):
             known = stored.get(key) or (stored.get(old) if old else None)
+            if not known and key not in seen and (rewritten := self._rewritten(namespace, chat, message, when, texts)):
+                plan.rewrites.append((rewritten, message, key))
+                plan.duplicates += 1  # stored before: it is corrected, not added
+                seen.add(key)
+                continue
             if known or key in seen:
                 plan.duplicates += 1
                 if known:
@@ -194,6 +203,18 @@ class ChatIngest:
             if prev_session not in plan.sessions:
                 plan.sessions.append(prev_session)
         return plan
+
+    def _rewritten(self, namespace: str, chat: str, message: ChatMessage, when: datetime, texts: set) -> int | None:
+        """The stored turn an edited message without the app's id is a new text of: the one live
+        turn its sender sent at its time (as written) whose text this export no longer has."""
+        if message.message_id or not message.edited or message.ts.tzinfo is not None:
+            return None
+        earlier = [
+            (seq, text)
+            for seq, text in self.tables.said_at(namespace, chat, format_time(when), message.sender)
+            if (message.ts, message.sender, text) not in texts
+        ]
+        return earlier[0][0] if len(earlier) == 1 else None
 
     def _continued_chat(
         self, namespace: str, channel: str, chat: str, earlier_ids: list[str], stamped: list, counted: list[int]
@@ -263,7 +284,7 @@ class ChatIngest:
     def record(self, namespace: str, plan: IngestPlan, seqs: list[int]) -> None:
         """The stored turns' keys; and the turn each reply answers, found among what was stored
         before and this batch (by the app's id of the message it replies to)."""
-        self.tables.add_keys(namespace, list(zip(plan.keys, seqs)))
+        self.tables.add_keys(namespace, list(zip(plan.keys, seqs)) + [(key, seq) for seq, _, key in plan.rewrites])
         if any(plan.replies):
             self._link_replies(namespace, plan, seqs)
 

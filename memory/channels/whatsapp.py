@@ -461,13 +461,17 @@ def infer_date_order(dates: list[tuple[int, str]], heads: list | None = None) ->
             best = min(possible, key=lambda o: spans[o])
             other = "mdy" if best == "dmy" else "dmy"
             return best, (
-                f"date order {best} (every date fits both; read {best} the chat spans {spans[best].days} days, "
-                f"read {other} {spans[other].days}); pass --date-order {other} if it is {_ORDER_NAMES[other]}"
+                f"date order {best} (every date fits both; read {best} the chat spans {_days(spans[best])}, "
+                f"read {other} {_days(spans[other])}); pass --date-order {other} if it is {_ORDER_NAMES[other]}"
             )
     return "dmy", "date order dmy assumed: every date fits both orders; pass --date-order mdy if it is month-first"
 
 
 _ORDER_NAMES = {"dmy": "day-first", "mdy": "month-first"}
+
+
+def _days(span: timedelta) -> str:
+    return "1 day" if span.days == 1 else f"{span.days} days"
 
 
 def _backwards(heads: list, order: DateOrder) -> int:

@@ -390,15 +390,37 @@ class ChannelTables:
 
     # ---- corrections: a message edited or deleted after it was stored (m024) ------------------
 
+    _TURN = (
+        "SELECT t.seq, t.session, t.namespace, t.speaker, t.person, t.audience, t.content, t.ts, t.chat, t.episode, "
+        "t.edited, t.deleted FROM "
+    )
+
     def message_turn(self, namespace: str, key: str) -> dict[str, Any] | None:
         """The turn stored for a message's key, with when an edit or a deletion last changed it."""
         rows = self.store._rows(
-            "SELECT t.seq, t.session, t.namespace, t.speaker, t.person, t.audience, t.content, t.ts, t.chat, t.episode, "
-            "t.edited, t.deleted "
-            "FROM chat_message_keys k JOIN conversation_turns t ON t.seq = k.turn_seq WHERE k.namespace = ? AND k.key = ?",
+            self._TURN + "chat_message_keys k JOIN conversation_turns t ON t.seq = k.turn_seq "
+            "WHERE k.namespace = ? AND k.key = ?",
             (namespace, key),
         )
         return rows[0] if rows else None
+
+    def turn_at(self, namespace: str, seq: int) -> dict[str, Any] | None:
+        """Turn ``seq`` of the namespace, as ``message_turn`` gives one."""
+        rows = self.store._rows(
+            self._TURN + "conversation_turns t WHERE t.namespace = ? AND t.seq = ?", (namespace, seq)
+        )
+        return rows[0] if rows else None
+
+    def said_at(self, namespace: str, chat: str, ts: str, speaker: str) -> list[tuple[int, str]]:
+        """(seq, text) of the live turns of the chat that ``speaker`` sent at ``ts``."""
+        return [
+            (r[0], r[1])
+            for r in self.conn.execute(
+                "SELECT seq, content FROM conversation_turns WHERE namespace = ? AND chat = ? AND ts = ? "
+                "AND speaker = ? AND deleted IS NULL ORDER BY seq",
+                (namespace, chat, ts, speaker),
+            )
+        ]
 
     def turn_memories(self, seq: int) -> list[dict[str, Any]]:
         """The current memories (live or archived) made from turn ``seq``, each with every turn it
