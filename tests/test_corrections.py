@@ -387,3 +387,24 @@ def test_an_edit_while_the_observer_reads_the_turn_is_what_gets_observed(hooks):
     assert edits and observed and len(report["observe_runs"]) == 1
     assert not [o for o in observed if "Berlin" in o["content"]], observed
     assert [o for o in observed if "Munich" in o["content"]], observed
+
+
+def test_a_bridge_edits_and_deletes_through_the_generic_shape(hooks):
+    """A resent message with the same id is a duplicate (the text stays); marked edited it is an
+    edit, and `deleted` lists the ids it deleted: the answer says which happened."""
+    d, client = hooks
+    auth = {"Authorization": "Bearer amt_bridge"}
+    body = {"channel": "signal", "chat_id": "signal:family", "title": "Family", "kind": "group", "namespace": NS,
+            "messages": [{"sender": "Mum", "sender_id": "+351911111111", "ts": "2024-05-01T18:00:00Z",
+                          "text": "Grandma turns 90 on the 14th of June", "line": 1, "message_id": "m1"}]}  # fmt: skip
+    assert client.post("/messages", json=body, headers=auth).json()["stored"] == 1
+    resent = json.loads(json.dumps(body))
+    resent["messages"][0]["text"] = "Grandma turns 90 on the 15th of June"
+    assert client.post("/messages", json=resent, headers=auth).json() == {
+        "ok": True, "stored": 0, "duplicates": 1, "chat": "signal:family"}  # fmt: skip
+    resent["messages"][0].update(edited=True, edited_at="2024-05-01T18:05:00Z")
+    assert client.post("/messages", json=resent, headers=auth).json()["edited"] == 1
+    assert [t["content"] for t in _turns(d, "Grandma")] == ["Grandma turns 90 on the 15th of June"]
+    gone = {**resent, "messages": resent["messages"], "deleted": ["m1"]}
+    assert client.post("/messages", json=gone, headers=auth).json()["deleted"] == 1
+    assert _turns(d, "Grandma") == []

@@ -178,9 +178,10 @@ class Webhooks:
             return _error(503, str(exc))
         if method != "channels.ingest":
             return JSONResponse({"ok": True, "status": done["status"], "chat": done["chat"]})
-        return JSONResponse(
-            {"ok": True, "stored": done["added"], "duplicates": done["duplicates"], "chat": done["chat"]}
-        )
+        answer = {"ok": True, "stored": done["added"], "duplicates": done["duplicates"], "chat": done["chat"]}
+        # A resent message with the same id changes nothing unless it says it was edited: say what did.
+        answer.update({k: done[k] for k in ("edited", "deleted") if done.get(k)})
+        return JSONResponse(answer)
 
 
 def _invalid(exc: ValidationError, what: str) -> JSONResponse:
