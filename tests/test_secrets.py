@@ -205,3 +205,22 @@ def test_a_store_from_before_the_rules_widened_is_read_again_for_secrets(in_proc
     assert d.run_on_store(d.services.memories.read_older_memories) == 2
     assert "Bergsee-77" not in d.call("context.pack", {"query": "Bergsee", "budget_tokens": 300})["text"]
     assert "Bergsee-77" in d.call("context.pack", {"query": "Wie lautet das Passwort?", "budget_tokens": 300})["text"]
+
+
+def test_the_clis_lists_of_turns_and_observations_show_no_secret(capsys):
+    """`chat messages`, `conversation turns`, `conversation observations` and the preview of
+    `memory forget` showed a card number whole on screen; --json keeps the text as stored."""
+    from agentmemd.daemon.cli import printers
+
+    said = f"My card number is {CARDS[0]} if you need to book"
+    turn = {"ts": "2024-03-12T09:00:00Z", "chat_title": "Greta", "session": "s", "speaker": "Greta",
+            "content": said, "seq": 4, "role": "user"}  # fmt: skip
+    printers.human_turns({"turns": [turn]})
+    printers.human_turn_page({"total": 1, "turns": [turn]})
+    observation = {"date": "2024-03-12T09:00:00Z", "priority": "MED", "category": "fact", "content": f"Greta: {said}",
+                   "referenced_date": None, "relative_date": None, "status": "live", "replaced_by": None,
+                   "id": "o1", "source_turns": [4], "memory_id": "m1"}  # fmt: skip
+    printers.human_observations({"observations": [observation]})
+    shown = capsys.readouterr().out
+    assert CARDS[0] not in shown and shown.count("card number withheld") == 3
+    assert "--json shows them as stored" in shown

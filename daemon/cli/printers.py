@@ -110,7 +110,7 @@ def human_forget(result: dict[str, Any]) -> None:
     verb = "forgot" if result["forgotten"] else "would forget (run again with --yes)"
     print(f"{verb}: {len(result['versions'])} version(s) {', '.join(result['versions'])}")
     for also in result["also"]:
-        print(f"  and {also['id']} [{also['type']}] ({also['why']}): {also['content'][:100]}")
+        print(f"  and {also['id']} [{also['type']}] ({also['why']}): {mask(also['content'])[:100]}")
     if result["turns"]:
         print(
             f"  the words of {result['turns']} conversation turn(s) in {', '.join(result['sessions'])}: "
@@ -315,7 +315,7 @@ def human_observations(result: dict[str, Any]) -> None:
         status = (
             "" if o["status"] == "live" else f"  [{o['status']}{' -> ' + o['replaced_by'] if o['replaced_by'] else ''}]"
         )
-        print(f"{shown_time(o['date'])} ({o['priority']}) [{o['category']}] {o['content']}{ref}{status}")
+        print(f"{shown_time(o['date'])} ({o['priority']}) [{o['category']}] {mask(o['content'])}{ref}{status}")
         print(f"{'':17}{o['id']}  turns {','.join(map(str, o['source_turns']))}  memory {o['memory_id']}")
 
 
@@ -467,9 +467,16 @@ def human_chats(result: dict[str, Any]) -> None:
 def human_turns(result: dict[str, Any]) -> None:
     if not result["turns"]:
         print("no messages match")
-    for t in result["turns"]:
+    shown = [mask(t["content"]) for t in result["turns"]]  # a list on screen shows no secret
+    for t, text in zip(result["turns"], shown):
         where = t["chat_title"] or t["session"]
-        print(f"{shown_time(t['ts'])}  {where}  {t['speaker']}: {t['content'][:200]}")
+        print(f"{shown_time(t['ts'])}  {where}  {t['speaker']}: {text[:200]}")
+    _say_masked(result["turns"], shown)
+
+
+def _say_masked(turns: list[dict[str, Any]], shown: list[str]) -> None:
+    if any(text != t["content"] for t, text in zip(turns, shown)):
+        print("(a secret in these messages is masked here; --json shows them as stored)")
 
 
 def human_people(result: dict[str, Any]) -> None:
@@ -506,8 +513,10 @@ def human_sessions(result: dict[str, Any]) -> None:
 
 def human_turn_page(result: dict[str, Any]) -> None:
     print(f"{result['total']} turns")
-    for t in result["turns"]:
-        print(f"{t['seq']:>6}  {shown_time(t['ts'])}  {t['speaker'] or t['role']}: {t['content']}")
+    shown = [mask(t["content"]) for t in result["turns"]]
+    for t, text in zip(result["turns"], shown):
+        print(f"{t['seq']:>6}  {shown_time(t['ts'])}  {t['speaker'] or t['role']}: {text}")
+    _say_masked(result["turns"], shown)
 
 
 def human_contexts(result: dict[str, Any]) -> None:
