@@ -291,3 +291,25 @@ def test_alliances_said_in_words_nobody_here_chose_are_recognised_no_worse_than_
     got = _alliance_figures(ALLIANCE_SETS / name)
     assert got["found"] >= floor["found"] and got["asked"] >= floor["asked"], got
     assert got["false"] <= floor["false"], got
+
+
+@pytest.mark.parametrize(
+    "question", ["where does Lucía live now?", "Where does Lucia Perez live?", "¿Dónde vive Lucía?"]
+)
+def test_a_slot_asked_of_a_name_finds_what_its_speaker_said_accents_and_surname_aside(in_process, question):
+    """Lucía Pérez said "Me mudé a Valencia" in a WhatsApp chat: her residence, recorded under
+    "lucía pérez". Asked of "Lucía" (accented: no name at all to the old pattern), of "Lucia"
+    (the record's name has more words and an accent) or in Spanish (only "¿Dónde vivo?" was read),
+    the question reached nothing, and a greeting ranked first."""
+    d = in_process(fake_embedder=True)
+    said = [("Lucía Pérez", "¡Hola Jonas! ¿Qué tal todo?"), ("Jonas", "Bien, ¿y tú?"),
+            ("Lucía Pérez", "Me mudé a Valencia hace dos semanas, el piso es precioso"), ("Jonas", "¡Qué bien!"),
+            ("Lucía Pérez", "Mi perro se llama Toby y le encanta la playa"),
+            ("Lucía Pérez", "Diego trae la guitarra el sábado")]  # fmt: skip
+    messages = [{"sender": who, "sender_id": who, "ts": f"2024-04-1{i}T10:00:00Z", "text": text, "line": i + 1}
+                for i, (who, text) in enumerate(said)]  # fmt: skip
+    d.call("channels.ingest", {"channel": "whatsapp", "chat_id": "whatsapp:lucia", "title": "Lucía", "kind": "private",
+                               "messages": messages, "owner": "Jonas"})  # fmt: skip
+    d.services.episodes.catch_up()
+    hits = d.call("memory.search", {"query": question, "k": 3})["results"]
+    assert "Me mudé a Valencia" in hits[0]["content"], [h["content"] for h in hits]

@@ -23,7 +23,9 @@ relation ("my sister"); a statement about someone else ("My sister moved to Rome
 where I live, and an assistant's "you" ("assistant: you live in ...") fills nothing: the user's
 facts are the user's to state. A relation that holds both ways (an ally) is filled for its other
 side too: "Tomas said: I'm with you now" fills Tomas's ally slot and the user's. English first; residence, workplace and name also in German, French, Spanish,
-Portuguese and Italian first-person forms ("Ich wohne in", "je travaille chez", "me llamo").
+Portuguese and Italian first-person forms ("Ich wohne in", "je travaille chez", "me llamo"), and
+asked of someone named in those languages ("¿Dónde vive Lucía?"). A name is a capitalised word,
+accented Latin letters included ("Lucía", "Łukasz").
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ SLOTS: tuple[str, ...] = (
 SELF = "self"
 AGENT = "agent"  # the agent itself: "you" in a question put to it, "I" in its own turns
 
-_NAME = r"(?-i:[A-Z][a-z]+)"  # a capitalised word, whatever the pattern's case
+# A capitalised word, whatever the pattern's case; Latin letters with accents too ("Lucía", "Łukasz").
+_NAME = r"(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zß-öø-ÿĀ-ž]+)"
 _KIN = (
     r"(?:mom|mother|mum|dad|father|parents|husband|wife|partner|boyfriend|girlfriend|fianc[eé]?e?|son|daughter|"
     r"kids|children|brother|sister|grandma|grandmother|grandpa|grandfather|friend|best friend|cousin|aunt|uncle|"
@@ -61,6 +64,7 @@ _KIN = (
 # Who a question asks about: the asker, a name, a relation; "you" (the agent) and a bare pronoun
 # name no one the rule can match.
 _WHO = rf"(?P<who>i|we|the user|user|you|he|she|they|(?:my|our) {_KIN}|{_NAME})"
+_NAMED = rf"(?P<who>{_NAME})"  # someone named, in a question of another language
 _WHOSE = rf"(?P<who>my|our|the user's|user's|your|his|her|their|(?:my|our) {_KIN}'s|{_NAME}'s)"
 _FLAGS = re.IGNORECASE
 # Statements are matched with ASCII word boundaries: Unicode ones made each pattern 5-10x slower
@@ -120,6 +124,9 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\bd[oó]nde (?:vivo|vivimos)\b",
             r"\bonde (?:eu )?(?:moro|vivo|moramos)\b",
             r"\bdove (?:abito|vivo|abitiamo)\b",
+            # someone named, in the languages the statements are read in ("¿Dónde vive Lucía?")
+            rf"\b(?:d[oó]nde vive|wo (?:wohnt|lebt)|o[uù] (?:habite|vit)|onde (?:mora|vive)|dove (?:abita|vive)) "
+            rf"(?:(?-i:[ao]) )?{_NAMED}",
         ),
         keys=_listed(
             "liv, resid, moved, relocat, keys, bought, rent, signed for, found, based in, settled in, address, "
@@ -166,6 +173,7 @@ _DEFINITIONS: dict[str, _Slot] = {
             r"\bd[oó]nde trabajo\b",
             r"\bonde (?:eu )?trabalho\b",
             r"\bdove lavoro\b",
+            rf"\b(?:d[oó]nde trabaja|wo arbeitet|o[uù] travaille|onde trabalha|dove lavora) (?:(?-i:[ao]) )?{_NAMED}",
         ),
         keys=_listed(
             "work, start, began, joined, hired, employed, job, position, role, offer, first day, first week, "

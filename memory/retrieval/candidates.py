@@ -22,6 +22,7 @@ from agentmemd.memory.core.clock import Clock, parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import USER, may_hear
 from agentmemd.memory.core.stopwatch import Stopwatch
+from agentmemd.memory.core.text import fold
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
 from agentmemd.memory.language.dates import said_on
 from agentmemd.memory.language.slots import AGENT, SELF
@@ -545,6 +546,11 @@ class CandidateFinder:
             out.append((slot, subject))
             if subject in names or (subject == AGENT and agents_own):
                 out.append((slot, SELF))
+            if subject not in (SELF, AGENT):  # "Lucia" asked, "Lucía Pérez" said it: her words, accents aside
+                words = set(fold(subject).split())
+                out += [
+                    (slot, said) for said in self.slots.subjects(namespace, slot) if words <= set(fold(said).split())
+                ]
         return list(dict.fromkeys(out))
 
     def _lift_current(self, scored: list[Scored], asked: set[tuple[str, str]], query: Query) -> None:

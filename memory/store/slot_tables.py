@@ -35,6 +35,13 @@ class SlotTables:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def subjects(self, namespace: str, slot: str) -> list[str]:
+        """Whom the namespace's memories record ``slot`` of (a name as said: "lucía pérez")."""
+        rows = self.store.conn.execute(
+            "SELECT DISTINCT subject FROM slot_fills WHERE namespace = ? AND slot = ?", (namespace, slot)
+        )
+        return sorted(r[0] for r in rows)
+
     def fills_of(self, seqs: list[int]) -> dict[int, set[tuple[str, str]]]:
         """seq -> the (slot, subject) pairs it fills, for those of ``seqs`` that fill any."""
         out: dict[int, set[tuple[str, str]]] = {}
