@@ -100,3 +100,43 @@ def test_a_year_outside_the_calendar_is_no_date():
     assert find_dates("The universe was young 6000 years ago.", date(2024, 10, 14)) == []
     assert find_dates("That was 90000 months ago.", date(2024, 10, 14)) == []
     assert [r.referenced for r in find_dates("three years ago", date(2024, 10, 14))] == ["2021"]
+
+
+@pytest.mark.parametrize(
+    ("said", "phrase", "resolved"),
+    [
+        ("Wir sehen uns morgen früh", "morgen", "2024-04-11"),
+        ("Ich war gestern beim Arzt", "gestern", "2024-04-09"),
+        ("Das war vor zwei Wochen", "vor zwei Wochen", "2024-W13"),
+        ("nächsten Monat ziehe ich um", "nächsten Monat", "2024-05"),
+        ("Im März waren wir in Rom", "Im März", "2024-03"),
+        ("letzten Freitag", "letzten Freitag", "2024-04-05"),
+        ("Nos vemos mañana por la mañana", "mañana", "2024-04-11"),  # the second is a morning
+        ("Ayer fui al cine", "Ayer", "2024-04-09"),
+        ("Hace tres días", "Hace tres días", "2024-04-07"),
+        ("el mes que viene", "el mes que viene", "2024-05"),
+        ("En marzo fuimos a Roma", "En marzo", "2024-03"),
+        ("el viernes pasado", "el viernes pasado", "2024-04-05"),
+        ("On se voit demain", "demain", "2024-04-11"),
+        ("il y a deux ans", "il y a deux ans", "2022"),
+        ("la semaine dernière", "la semaine dernière", "2024-W14"),
+    ],
+)
+def test_relative_dates_in_german_spanish_and_french(said, phrase, resolved):
+    """They got no date: 'nächsten Monat' and 'en marzo' were words, not a time (said on Wednesday
+    10 April 2024)."""
+    from datetime import date
+
+    from agentmemd.memory.language.dates import find_dates
+
+    assert [(r.phrase, r.referenced) for r in find_dates(said, date(2024, 4, 10))] == [(phrase, resolved)]
+
+
+@pytest.mark.parametrize("said", ["Guten Morgen! Wie geht es?", "heute Morgen war es kalt", "cada mañana corro",
+                                  "Jeden Morgen laufe ich", "Es por la mañana"])  # fmt: skip
+def test_a_morning_is_no_tomorrow(said):
+    from datetime import date
+
+    from agentmemd.memory.language.dates import find_dates
+
+    assert [r.referenced for r in find_dates(said, date(2024, 4, 10)) if r.referenced == "2024-04-11"] == []

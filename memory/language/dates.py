@@ -1,5 +1,8 @@
 """Date and relative-date resolution: "last Tuesday", "two weeks ago", "next month" -> a date.
 
+English, and the common phrases of German, Spanish and French ("gestern", "hace tres días", "la
+semaine dernière"), read into the English phrases' resolvers.
+
 Every phrase is resolved against the moment the turn was said (its own timestamp),
 never against "now", so an observation's referenced date never changes later.
 
@@ -175,6 +178,134 @@ _PATTERNS[5:5] = [
 # "in May" must be the month, not the verb: rel_month is matched case-sensitively on the name.
 _CASE_SENSITIVE = {"rel_month"}
 
+# The same phrases in German, Spanish and French, read into the English resolvers' words (_ENGLISH).
+# Not "morgen" in "Guten Morgen" or "heute Morgen", nor "mañana" in "por la mañana": those are mornings.
+_DE_N = r"(?P<n>\d+|einem|einer|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|ein paar|einigen)"
+_ES_N = r"(?P<n>\d+|una?|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|un par de|unos|unas|algunos|algunas)"
+_FR_N = r"(?P<n>\d+|une?|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|quelques)"
+_DE_MON = r"(?P<mon>januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)"
+_ES_MON = r"(?P<mon>enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
+_FR_MON = r"(?P<mon>janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre)"
+_DE_WD = r"(?P<wd>montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|sonntag)"
+_ES_WD = r"(?P<wd>lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo)"
+_FR_WD = r"(?P<wd>lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)"
+_ELSEWHERE = [
+    # German
+    ("before_yesterday", r"\bvorgestern\b"),
+    ("after_tomorrow", r"\bübermorgen\b"),
+    ("yesterday", r"\bgestern\b"),
+    ("today", r"\bheute\b"),
+    ("tomorrow", r"(?<!guten )(?<!heute )(?<!jeden )(?<!am )(?<!ganzen )(?<!schönen )\bmorgen\b"),
+    ("ago", r"\bvor\s+" + _DE_N + r"\s+(?P<unit>tag(?:en)?|wochen?|monat(?:en)?|jahr(?:en)?)\b"),
+    ("in_n", r"\bin\s+" + _DE_N + r"\s+(?P<unit>tag(?:en)?|wochen?|monat(?:en)?|jahr(?:en)?)\b"),
+    (
+        "rel_wd",
+        r"\b(?P<rel>letzte[nrs]?|vergangene[nrs]?|nächste[nrs]?|kommende[nrs]?|diese[nrs]?)\s+" + _DE_WD + r"\b",
+    ),
+    (
+        "rel_unit",
+        r"\b(?P<rel>letzte[nrs]?|vergangene[nrs]?|nächste[nrs]?|kommende[nrs]?|diese[nrs]?)\s+(?P<unit>woche|monat|jahr)\b",
+    ),
+    ("named_month", r"\b(?P<rel>im|seit|letzten|nächsten)\s+" + _DE_MON + r"\b"),
+    # Spanish
+    ("before_yesterday", r"\banteayer\b|\bantes de ayer\b"),
+    ("after_tomorrow", r"\bpasado mañana\b"),
+    ("yesterday", r"\bayer\b"),
+    ("today", r"\bhoy\b"),
+    ("tomorrow", r"(?<!la )(?<!esta )(?<!cada )(?<!una )\bmañana\b"),
+    ("ago", r"\bhace\s+" + _ES_N + r"\s+(?P<unit>días?|dias?|semanas?|mes(?:es)?|años?)\b"),
+    ("in_n", r"\b(?:dentro de|en)\s+" + _ES_N + r"\s+(?P<unit>días?|dias?|semanas?|mes(?:es)?|años?)\b"),
+    ("rel_wd", r"\b(?:el\s+)?" + _ES_WD + r"\s+(?P<rel>pasado|que viene|próximo)\b"),
+    ("rel_wd", r"\b(?:el\s+)?(?P<rel>próximo)\s+" + _ES_WD + r"\b"),
+    ("rel_unit", r"\b(?:la|el)\s+(?P<unit>semana|mes|año)\s+(?P<rel>pasad[oa]|que viene|próxim[oa])\b"),
+    ("rel_unit", r"\b(?:la|el)\s+(?P<rel>próxim[oa])\s+(?P<unit>semana|mes|año)\b"),
+    ("rel_unit", r"\b(?P<rel>este|esta)\s+(?P<unit>semana|mes|año)\b"),
+    ("named_month", r"\b(?P<rel>en|desde)\s+" + _ES_MON + r"\b"),
+    # French
+    ("before_yesterday", r"\bavant-hier\b"),
+    ("after_tomorrow", r"\baprès-demain\b"),
+    ("yesterday", r"\bhier\b"),
+    ("today", r"\baujourd'hui\b|\baujourd’hui\b"),
+    ("tomorrow", r"\bdemain\b"),
+    ("ago", r"\bil y a\s+" + _FR_N + r"\s+(?P<unit>jours?|semaines?|mois|ans|an|années?)\b"),
+    ("in_n", r"\bdans\s+" + _FR_N + r"\s+(?P<unit>jours?|semaines?|mois|ans|an|années?)\b"),
+    ("rel_wd", r"\b" + _FR_WD + r"\s+(?P<rel>dernier|prochain)\b"),
+    ("rel_unit", r"\b(?:la|le|l['’])\s*(?P<unit>semaine|mois|année)\s+(?P<rel>derni[eè]re?|prochaine?|passée?)\b"),
+    ("rel_unit", r"\b(?P<rel>cette|ce)\s+(?P<unit>semaine|mois|année)\b"),
+    ("named_month", r"\b(?P<rel>en|depuis)\s+" + _FR_MON + r"\b"),
+]
+_PATTERNS += [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in _ELSEWHERE]
+# Each word the patterns above capture, as the English resolvers read it.
+_ENGLISH: dict[str, str] = {
+    **dict.fromkeys(
+        "letzte letzten letzter letztes vergangene vergangenen vergangener vergangenes pasado pasada "
+        "dernier dernière derniere passé passée".split(),
+        "last",
+    ),  # fmt: skip
+    **dict.fromkeys(
+        "nächste nächsten nächster nächstes kommende kommenden kommender kommendes próximo próxima "
+        "prochain prochaine".split(),
+        "next",
+    ),  # fmt: skip
+    "que viene": "next",
+    **dict.fromkeys("diese diesen dieser dieses este esta cette ce".split(), "this"),
+    **dict.fromkeys("im en".split(), "in"),
+    **dict.fromkeys("seit desde depuis".split(), "since"),
+    **dict.fromkeys("tag tagen día días dia dias jour jours".split(), "day"),
+    **dict.fromkeys("woche wochen semana semanas semaine semaines".split(), "week"),
+    **dict.fromkeys("monat monaten mes meses mois".split(), "month"),
+    **dict.fromkeys("jahr jahren año años an ans année années".split(), "year"),
+    **{
+        m: e
+        for names, e in zip(
+            (
+                "januar jänner enero janvier",
+                "februar febrero février fevrier",
+                "märz marzo mars",
+                "april abril avril",
+                "mai mayo",
+                "juni junio juin",
+                "juli julio juillet",
+                "august agosto août aout",
+                "september septiembre setiembre septembre",
+                "oktober octubre octobre",
+                "november noviembre novembre",
+                "dezember diciembre décembre decembre",
+            ),
+            MONTHS,
+        )
+        for m in names.split()
+    },  # fmt: skip
+    **{
+        w: e
+        for names, e in zip(
+            (
+                "montag lunes lundi",
+                "dienstag martes mardi",
+                "mittwoch miércoles miercoles mercredi",
+                "donnerstag jueves jeudi",
+                "freitag viernes vendredi",
+                "samstag sonnabend sábado sabado samedi",
+                "sonntag domingo dimanche",
+            ),
+            WEEKDAYS,
+        )
+        for w in names.split()
+    },  # fmt: skip
+    **dict.fromkeys("einem einer un una une".split(), "one"),
+    **dict.fromkeys("zwei dos deux".split(), "two"),
+    **dict.fromkeys("drei tres trois".split(), "three"),
+    **dict.fromkeys("vier cuatro quatre".split(), "four"),
+    **dict.fromkeys("fünf cinco cinq".split(), "five"),
+    **dict.fromkeys("sechs seis six".split(), "six"),
+    **dict.fromkeys("sieben siete sept".split(), "seven"),
+    **dict.fromkeys("acht ocho huit".split(), "eight"),
+    **dict.fromkeys("neun nueve neuf".split(), "nine"),
+    **dict.fromkeys("zehn diez dix".split(), "ten"),
+    **dict.fromkeys(["un par de"], "couple of"),
+    **dict.fromkeys(["ein paar", "einigen", "unos", "unas", "algunos", "algunas", "quelques"], "a few"),
+}
+
 
 def _amount(text: str) -> tuple[int, bool]:
     key = text.lower()
@@ -306,6 +437,7 @@ _RESOLVERS = {
     "rel_unit": _unit,
     "rel_season": _season,
     "rel_month": _month,
+    "named_month": _month,  # another language's, its name matched in any case ("im März", "en marzo")
     "in_year": _year,
     "month_year": _month_year,
     "nth_wd": _nth_weekday,
@@ -318,7 +450,7 @@ def _resolve(kind: str, m: re.Match[str], day: date) -> Resolved:
     resolver = _RESOLVERS.get(kind)
     if resolver is None:
         return None
-    g = m.groupdict()
+    g = {key: _ENGLISH.get(value.lower(), value) if value else value for key, value in m.groupdict().items()}
     rel = (g.get("rel") or "").lower()
     try:
         return resolver(kind, g, day, rel in ("last", "past", "this past", "since"), rel in ("next", "this coming"))
