@@ -30,6 +30,7 @@ from typing import Any, Callable, Literal
 
 import anyio
 import httpx2
+from pydantic import TypeAdapter, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -45,7 +46,9 @@ from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
 from agentmemd.daemon.proxy.stream import ReplyCollector
 from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError
 from agentmemd.daemon.socket.codes import FORBIDDEN
+from agentmemd.daemon.socket.rpc import validation_problems
 from agentmemd.memory.conversation.transcript import as_stored
+from agentmemd.memory.core.models import Namespace, SessionId
 from agentmemd.memory.core.tokens import count_tokens
 
 log = logging.getLogger("agentmemd.proxy")
@@ -334,7 +337,12 @@ def _forward_headers(request: Request) -> dict[str, str]:
 
 
 def _reply_headers(response: httpx2.Response) -> dict[str, str]:
-    return {k: v for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP}
+    """The upstream's headers for the app, but those the proxy's server writes itself (it sent
+    `date` and `server` twice)."""
+    return {k: v for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP | OWN_SERVER_HEADERS}
+
+
+OWN_SERVER_HEADERS = {"date", "server"}
 
 
 class Proxy:
@@ -442,11 +450,14 @@ class Proxy:
             if api == "responses":
                 history, turns = [], self.link.responses.before(body) + responses_wire.turns(body)
             else:
+                if not (isinstance(body.get("messages"), list) and body["messages"]):
+                    raise ValueError("no messages")  # the upstream's own 400, not one we made valid
                 history = wire.history_messages(body, api)
                 turns = wire.turns(history)
         except Exception:  # not a request we understand: it still goes upstream once the token checks out
             body = history = turns = None
         try:
+            _check_headers(request)
             stored = _stores(request, body)
         except ValueError as exc:
             return _bad_request(api, str(exc))
@@ -485,7 +496,8 @@ class Proxy:
             return _forbidden(api, str(exc))
         except Exception as exc:  # fail-open: the app never sees an error the upstream would not give
             _log_fail_open(exc, budget, timed_out=not prepared and anyio.current_time() >= deadline)
-            return await self._send(request, url, raw, api, None)
+            # Prepared, its turns are stored pending: settled as for any call (a refusal takes them back).
+            return await self._send(request, url, raw, api, (token, placement) if prepared else None)
         return await self._send(request, url, upstream_body, api, (token, placement))
 
     async def _kept_out(
@@ -526,6 +538,8 @@ class Proxy:
 
     async def passthrough(self, request: Request) -> Response:
         api = api_of(request)
+        if request.url.path.startswith("/t/") and not request.path_params.get("token"):
+            return _unauthorized(api, "an empty agentmemd token in the path: use /t/<token>/…")
         return await self._send(request, self._upstream_url(request, api), await request.body(), api, None)
 
     # ---- upstream -------------------------------------------------------------------------------
@@ -657,6 +671,23 @@ def _log_fail_open(exc: Exception, budget: float, timed_out: bool) -> None:
         log.warning("proxy: daemon unreachable; passing the request through unchanged", extra={"error": reason(exc)})
     else:
         log.warning("proxy: memory step failed; passing the request through unchanged", extra={"error": reason(exc)})
+
+
+_HEADER_TYPES = {SESSION_HEADER: TypeAdapter(SessionId), NAMESPACE_HEADER: TypeAdapter(Namespace)}
+
+
+def _check_headers(request: Request) -> None:
+    """ValueError naming the header: a session or namespace the daemon would refuse. Checked before
+    anything goes upstream, as a bad `x-agentmemd-store` is: the call would have gone without the
+    memory it asked for (the daemon refused it, and the proxy failed open)."""
+    for header, kind in _HEADER_TYPES.items():
+        given = request.headers.get(header)
+        if given is None:
+            continue
+        try:
+            kind.validate_python(given)
+        except ValidationError as exc:
+            raise ValueError(f"{header}: {validation_problems(exc)[0]['message']}: {given[:60]!r}") from None
 
 
 def _stores(request: Request, body: Any) -> bool:
