@@ -114,6 +114,8 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             )  # idempotent
             turn = {"session": "chat-1", "role": "user", "content": "I moved to Lisbon last month."}
             assert _data(await client.call_tool("conversation_append", turn))["turns"] == 1
+            tool_turn = {"session": "chat-2", "role": "tool", "content": "weather: 18C, light rain"}
+            assert _data(await client.call_tool("conversation_append", tool_turn))["turns"] == 1  # as documented
             context = _data(await client.call_tool("conversation_context", {"session": "chat-1"}))
             assert context["messages"][-1]["content"].endswith("I moved to Lisbon last month.")
             assert "traits" in _data(await client.call_tool("persona_get", {}))
@@ -146,6 +148,12 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             # Bad arguments: a tool error whose text names the argument; nothing is written.
             assert "type" in _error_text(await client.call_tool("memory_add", {"content": "x", "type": "opinion"}))
             assert "query" in _error_text(await client.call_tool("memory_search", {"query": ""}))
+            # An argument the tool does not take was dropped without a word.
+            unknown = _error_text(await client.call_tool("memory_search", {"query": "x", "bogus": True}))
+            assert "invalid params: bogus: not an argument of memory_search" in unknown
+            assert "invalid params: type:" in _error_text(
+                await client.call_tool("memory_add", {"content": "x", "type": "opinion"})
+            )
             assert "budget_tokens" in _error_text(
                 await client.call_tool("context_pack", {"query": "x", "budget_tokens": 0})
             )
@@ -225,6 +233,11 @@ def test_streamable_http_checks_the_token_the_origin_and_scopes_every_call(spawn
             assert wrong.status_code == 401
             rebound = {**accept, "authorization": f"Bearer {alice}", "origin": "http://evil.example"}
             assert http.post(url, json=ping, headers=rebound).status_code == 403
+            for local in ("http://localhost:3000", "http://127.0.0.1"):  # loopback, as the docs say: allowed
+                origin = {**accept, "authorization": f"Bearer {alice}", "origin": local}
+                assert http.post(url, json=ping, headers=origin).status_code != 403, local
+            near = {**accept, "authorization": f"Bearer {alice}", "origin": "http://localhost.evil.example"}
+            assert http.post(url, json=ping, headers=near).status_code == 403
             host = {**accept, "authorization": f"Bearer {alice}", "host": f"evil.example:{port}"}
             assert http.post(url, json=ping, headers=host).status_code == 421
 
@@ -501,6 +514,10 @@ def test_forget_deletes_after_a_preview_and_archive_keeps_it_recoverable(served,
             preview = _data(await client.call_tool("memory_forget", {"id": gone["id"], "namespace": ns}))
             assert preview["forgotten"] is False and preview["content"] == "The user's old PIN was 1234."
             assert "confirm" in preview["note"]
+            assert _data(await client.call_tool("memory_get", {"id": gone["id"], "namespace": ns}))  # still there
+            for loose in ("on", "yes", 1):  # a model's loose "yes" forgot it for good
+                refused = await client.call_tool("memory_forget", {"id": gone["id"], "namespace": ns, "confirm": loose})
+                assert "confirm" in _error_text(refused) and "boolean" in _error_text(refused)
             assert _data(await client.call_tool("memory_get", {"id": gone["id"], "namespace": ns}))  # still there
             done = _data(await client.call_tool("memory_forget", {"id": gone["id"], "namespace": ns, "confirm": True}))
             assert done["forgotten"] is True

@@ -26,7 +26,10 @@ from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError
 
 def _security(host: str, port: int) -> TransportSecuritySettings:
     hosts = {f"{name}:{port}" for name in LOOPBACK_NAMES} | {f"{host}:{port}"}
-    origins = {f"http://{name}:{port}" for name in LOOPBACK_NAMES} | {f"http://{host}:{port}"}
+    # Any loopback origin, whatever its port (a local web app on :3000 is loopback too; a page a DNS
+    # rebinding serves is not), and this listener's own.
+    origins = {f"{scheme}://{name}{port_part}" for scheme in ("http", "https") for name in LOOPBACK_NAMES
+               for port_part in ("", ":*")} | {f"http://{host}:{port}"}  # fmt: skip
     return TransportSecuritySettings(allowed_hosts=sorted(hosts), allowed_origins=sorted(origins))
 
 

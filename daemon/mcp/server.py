@@ -40,6 +40,7 @@ from agentmemd.memory.core.models import (
     AddParams,
     AppendParams,
     ContextParams,
+    ForgetParams,
     IdentityEdgeAddParams,
     IdentityNodeParams,
     IdParams,
@@ -101,11 +102,19 @@ class DoorTool(Tool):
     pydantic's, with its docs URL), and whose JSON reaches the model compact."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        # An argument the tool does not take was dropped without a word ("bogus": true, a misspelt "k").
+        unknown = sorted(set(arguments) - set(self.parameters.get("properties", {})))
+        if unknown:
+            takes = ", ".join(self.parameters.get("properties", {}))
+            raise ToolError(
+                f"Error executing tool {self.name}: invalid params: {unknown[0]}: not an argument of {self.name} "
+                f"(it takes: {takes})"
+            )
         try:
             self.fn_metadata.validate_arguments(arguments)
         except ValidationError as exc:
             problems = "; ".join(f"{p['field']}: {p['message']}" for p in validation_problems(exc))
-            raise ToolError(f"Error executing tool {self.name}: invalid arguments: {problems}") from None
+            raise ToolError(f"Error executing tool {self.name}: invalid params: {problems}") from None
         result = await super().run(arguments, context, convert_result)
         if isinstance(result, CallToolResult) and result.structured_content is not None and not result.is_error:
             text = json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":"))
@@ -353,7 +362,7 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         id: MemoryId,
         ctx: Context,
         namespace: Namespace = None,
-        confirm: Annotated[bool, Field(description="true: delete it. Without: only show what would go.")] = False,
+        confirm: _arg(ForgetParams, "confirm", "true: delete it. Without: only show what would go.") = False,
     ) -> dict[str, Any]:
         """Delete a memory for good: every version, its index entries and history. Without confirm,
         nothing changes: it shows the memory and what deleting it would remove; call again with
@@ -386,7 +395,7 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
     @_tool(tools, title="Record a conversation turn", annotations=ADD)
     def conversation_append(
         session: Session,
-        role: Annotated[Literal["user", "assistant"], Field(description="Who said it.")],
+        role: _arg(AppendParams, "role", "Who said it: user, assistant, or tool (a tool's output, kept as data)."),
         content: _arg(AppendParams, "content", "What was said, whole."),
         ctx: Context,
         namespace: Namespace = None,

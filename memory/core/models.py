@@ -7,7 +7,16 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import to_utc, zone_named
@@ -157,8 +166,9 @@ class MemoryListParams(Params):
 class ForgetParams(Params):
     id: MemoryId
     namespace: Namespace = "default"
-    # False: only say what forgetting would remove. True: remove it, for good.
-    confirm: bool = False
+    # False: only say what forgetting would remove. True: remove it, for good. Strictly a boolean:
+    # "on", "yes" or 1 from a model's tool call removed it for good too.
+    confirm: StrictBool = False
 
 
 class PacksListParams(Params):
