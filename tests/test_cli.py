@@ -313,3 +313,12 @@ def test_a_door_whose_port_is_taken_says_so_before_it_says_where_it_listens(door
         refused = CliRunner().invoke(cli, ["--socket", str(tmp_path / "none.sock"), *door, f"127.0.0.1:{port}"])
     assert refused.exit_code == 1, refused.output
     assert refused.output == f"agentmemd: {door[1]} 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_a_history_that_is_no_list_of_turns_is_refused_by_name(tmp_path):
+    """`echo '[]' | agentmemd conversation sync chat-1 -` said "turns: Field required"."""
+    for given, said in (("[]", "an empty list"), ('{"a": 1}', "a JSON dict"), ("nope", "not JSON")):
+        refused = CliRunner().invoke(
+            cli, ["--socket", str(tmp_path / "none.sock"), "conversation", "sync", "chat-1", "-"], input=given
+        )
+        assert refused.exit_code == 2 and f"Invalid value for HISTORY: {said}" in refused.output, refused.output

@@ -626,6 +626,9 @@ def sync(session: str, history, namespace: str | None) -> None:
         turns = json.load(history)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"not JSON: {exc}", param_hint="HISTORY") from None
+    if not isinstance(turns, list) or not turns:  # an empty list read as no turns given at all
+        shown = "an empty list" if turns == [] else f"a JSON {type(turns).__name__}"
+        raise click.BadParameter(f"{shown}: give a JSON list of one or more {{role, content}}", param_hint="HISTORY")
     call("conversation.sync", given(session=session, turns=turns, namespace=namespace))
 
 
