@@ -47,6 +47,46 @@ def test_write_creates_the_section_and_leaves_the_persons_text_alone(tmp_path):
     assert path.stat().st_mtime_ns == mtime
 
 
+def test_a_file_an_editor_has_just_emptied_is_left_alone_until_it_settles(tmp_path):
+    """An editor that truncates, then writes: written into the empty file between the two, the
+    rename left the editor's write going to a file no longer there, and the person's text was gone."""
+    import os
+
+    path = tmp_path / "GOALS.md"
+    path.write_text("# GOALS\n- [ ] Renew the passport\n")
+    write_owned_section(path, "## agentmemd\n- one")
+    with open(path, "w") as editor:  # truncated: the editor has not written yet
+        with pytest.raises(WriteBackError, match="empty and was saved just now"):
+            write_owned_section(path, "## agentmemd\n- two", last_written="## agentmemd\n- one")
+        editor.write("# GOALS\n- [ ] Renew the passport\n- [ ] New\n")
+    assert path.read_text() == "# GOALS\n- [ ] Renew the passport\n- [ ] New\n"  # nothing lost
+    empty = tmp_path / "cleared.md"  # a file a person emptied a while ago is written as any
+    empty.write_text("")
+    os.utime(empty, (time.time() - 60, time.time() - 60))
+    assert write_owned_section(empty, "## agentmemd\n- one", last_written="## agentmemd\n- old").changed
+
+
+def test_markers_inside_a_persons_code_block_are_their_text(tmp_path):
+    """A note showing the section's format, in a fenced code block: its lines were taken for the
+    daemon's section, the example line deleted and the section written inside the code block."""
+    from agentmemd.memory.workspace.markdown import parse_markdown_bounded
+
+    shown = f"# MEMORY\n- My notes on the format:\n\n```markdown\n{OWNED_BEGIN}\nexample\n{OWNED_END}\n```\n"
+    path = tmp_path / "MEMORY.md"
+    path.write_text(shown)
+    write_owned_section(path, "## agentmemd\n- Laia commutes by bike")
+    text = path.read_text()
+    assert text.startswith(shown) and text.endswith(
+        f"{OWNED_BEGIN}\n## agentmemd\n- Laia commutes by bike\n{OWNED_END}\n"
+    )
+    assert owned_body(text) == "## agentmemd\n- Laia commutes by bike"
+    # A begin marker without its end: what follows is the person's, indexed, and the file says why.
+    broken = f"# MEMORY\n{OWNED_BEGIN}\n- old daemon line\n- A fact I appended\n"
+    parsed = parse_markdown_bounded("MEMORY.md", broken, 100)
+    assert "A fact I appended" in [item.content for item in parsed.items]
+    assert any("without" in problem and OWNED_END in problem for problem in parsed.problems)
+
+
 def test_an_edit_saved_while_the_daemon_writes_is_kept(tmp_path):
     """The worst moment: the person saves after the daemon read the file, before it renames."""
     path = tmp_path / "log.md"

@@ -136,20 +136,43 @@ def _apply(fields: dict[str, str], mtype: str, priority: float | None, where: st
     return mtype, priority
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def owned_spans(lines: list[str]) -> tuple[list[tuple[int, int]], int | None]:
+    """The daemon's sections, as (begin, end) line indexes of their markers, and the index of a
+    begin marker left without its end (None: none). A marker inside a person's fenced code block
+    is their text (a note showing the format), not a section."""
+    spans: list[tuple[int, int]] = []
+    begin: int | None = None
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        found = _FENCE.match(line) if begin is None else None
+        if found:
+            mark = found.group(1)
+            if fence is None:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and line.strip() == mark:
+                fence = None  # the closing fence: the same character, at least as many, nothing else
+            continue
+        if fence is not None:
+            continue
+        said = line.strip()
+        if begin is None and said == OWNED_BEGIN:
+            begin = i
+        elif begin is not None and said == OWNED_END:
+            spans.append((begin, i))
+            begin = None
+    return spans, begin
+
+
 def blank_owned_sections(text: str) -> str:
-    """Replace the daemon-owned sections with empty lines (line numbers stay right)."""
-    out: list[str] = []
-    owned = False
-    for line in text.split("\n"):
-        if line.strip() == OWNED_BEGIN:
-            owned = True
-        if owned:
-            out.append("")
-            if line.strip() == OWNED_END:
-                owned = False
-        else:
-            out.append(line)
-    return "\n".join(out)
+    """Replace the daemon-owned sections with empty lines (line numbers stay right). A begin marker
+    without its end blanks nothing: what follows it is the person's (parse_markdown_bounded says so)."""
+    lines = text.split("\n")
+    for begin, end in owned_spans(lines)[0]:
+        lines[begin : end + 1] = [""] * (end + 1 - begin)
+    return "\n".join(lines)
 
 
 @lru_cache(maxsize=1)
@@ -206,6 +229,12 @@ def _parse_lines(path: str, lines: list[str], problems: list[str] | None = None)
             f"line {start + 1}: a code fence ({markup}) is never closed, so everything after it is one code block"
             for start, markup in _unclosed_fences(tokens, lines)
         ]
+        unended = owned_spans(lines)[1]
+        if unended is not None:
+            problems.append(
+                f"line {unended + 1}: {OWNED_BEGIN} without {OWNED_END}: what follows is indexed as yours, and "
+                "agentmemd writes nothing here until the end marker is restored or the begin marker deleted"
+            )
     created = log_date(path)
     headings: list[tuple[int, str]] = []
     pending: dict[str, str] = {}

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import codecs
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from agentmemd.memory.core.errors import WorkspaceError
-from agentmemd.memory.workspace.markdown import OWNED_BEGIN, OWNED_END
+from agentmemd.memory.workspace.markdown import OWNED_BEGIN, OWNED_END, owned_spans
 from agentmemd.memory.workspace.private_files import private_folders
 
 
@@ -64,18 +65,15 @@ def clip(text: str, limit: int) -> str:
 
 
 def owned_span(lines: list[str]) -> tuple[int, int] | None:
-    """Line indexes of the first begin marker and its end marker (inclusive)."""
-    try:
-        begin = next(i for i, line in enumerate(lines) if line.strip() == OWNED_BEGIN)
-    except StopIteration:
-        return None
-    end = next((i for i in range(begin + 1, len(lines)) if lines[i].strip() == OWNED_END), None)
-    if end is None:
+    """Line indexes of the first begin marker and its end marker (inclusive); markers inside a
+    person's fenced code block are theirs (markdown.owned_spans)."""
+    spans, unended = owned_spans(lines)
+    if unended is not None and (not spans or unended < spans[0][0]):
         raise WriteBackError(
             f"{OWNED_BEGIN} without {OWNED_END}: the daemon's section is broken; "
             "restore the end marker or delete the begin marker"
         )
-    return begin, end
+    return spans[0] if spans else None
 
 
 def owned_body(text: str) -> str | None:
@@ -101,6 +99,16 @@ def merge(text: str, body: str, last_written: str | None, note: str) -> tuple[st
         kept = [line for line in current if line.strip() and line.rstrip() not in ours]
     moved = [f"<!-- {note} -->", *kept, ""] if kept else []
     return "\n".join(lines[:begin] + moved + block + lines[end + 1 :]), len(kept)
+
+
+SAVING_SECONDS = 5.0  # an emptied file younger than this may be an editor between truncate and write
+
+
+def _just_saved(path: Path) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime < SAVING_SECONDS
+    except FileNotFoundError:
+        return False
 
 
 def _read(path: Path) -> bytes | None:
@@ -129,6 +137,10 @@ def write_owned_section(
     """
     for attempt in range(1, attempts + 1):
         raw = _read(path)
+        if raw is not None and not raw.strip() and last_written is not None and _just_saved(path):
+            # An editor that truncates and then writes: between the two the file is empty. Written
+            # now, the rename would leave its write going to a file no longer there (all lost).
+            raise WriteBackError(f"{path} is empty and was saved just now (an editor writing it?); will retry later")
         if raw is not None and raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
             raise WriteBackError(f"{path} is UTF-16 text; not writing into it (save it as UTF-8)")
         if raw is not None and b"\0" in raw:
