@@ -311,3 +311,27 @@ def test_a_node_is_never_heard_by_anyone_who_may_not_hear_all_it_was_built_from(
     )["results"]
     club_words = [h for h in heard_by_user if "Club chat" in h["content"]]
     assert (club_words == []) == (group_reaches_user == [])
+
+
+@pytest.mark.inprocess
+def test_what_a_person_took_out_of_a_file_leaves_the_consolidated_memories_built_from_it(in_process, tmp_path):
+    """'prefers tea: green, no sugar' deleted from USER.md still rode into packs inside the pattern
+    consolidation had built from it, until the next nightly consolidation."""
+    from agentmemd.memory.store.consolidation_tables import ConsolidationTables
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "USER.md").write_text("# USER\n\n- Laia prefers green tea, no sugar\n- Laia lives in Girona\n")
+    d = in_process(fake_embedder=True, workspace=ws)
+    tea = next(m for m in d.call("memory.list", {"limit": 50})["items"] if "green tea" in m["content"])
+    pattern = d.call("memory.add", {"content": "Pattern: Laia takes her tea green, without sugar", "type": "fact"})
+    store = d.services.store
+    with store.transaction():
+        ConsolidationTables(store).put_node(
+            pattern["id"], "default", 1, [tea["id"]], [tea["id"]], ["tea"], "2026-11-30"
+        )
+    (ws / "USER.md").write_text("# USER\n\n- Laia lives in Girona\n")
+    d.call("workspace.sync", {})
+    assert d.call("memory.get", {"id": tea["id"]})["tier"] == "archived"
+    assert d.call("memory.get", {"id": pattern["id"]})["tier"] == "archived"  # recoverable, not packed
+    assert "green" not in d.call("context.pack", {"query": "how does Laia take her tea?", "budget_tokens": 400})["text"]

@@ -34,6 +34,7 @@ from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.text import words
 from agentmemd.memory.core.threads import run_here
+from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.workspace.markdown import (
     AnnotationError,
     BoundedParse,
@@ -485,12 +486,23 @@ class WorkspaceIndexer:
         if found is not None and found[0]["audience"] != it.audience:
             self.store.set_audience(found[0]["seq"], it.audience, archived=found[1])
         self._bookkeep(result.id, it)
+        self._archive_built_from([row["memory_id"], current], f"built from an item since edited in {row['path']}")
 
     def _archive(self, row: dict[str, Any]) -> None:
         current = self._current(row["memory_id"])
         if current is not None:
             self.service.archive(current, why=f"its item left {row['path']}")
+            self._archive_built_from([row["memory_id"], current], f"built from an item that left {row['path']}")
         self.store.drop_workspace_item(row["memory_id"])
+
+    def _archive_built_from(self, memory_ids: list[str], why: str) -> None:
+        """The consolidated memories built from what a person took out of (or changed in) a file
+        said its old words on, packed until the next consolidation: archived (recoverable); the
+        next consolidation builds from what the files say now."""
+        for node in LineageTables(self.store).consolidated_from(set(memory_ids)):
+            current = self._current(node)
+            if current is not None:
+                self.service.archive(current, why=why)
 
     def _current(self, memory_id: str) -> str | None:
         """Follow supersession to the newest version (an agent may have updated it over the API)."""
