@@ -135,3 +135,32 @@ def test_a_door_goal_is_listed_in_the_section_and_ticking_it_there_makes_it_the_
     d.call("jobs.run", {"name": "goals_due"})
     section = (ws / "GOALS.md").read_text().split("<!-- agentmemd:begin -->")[1]
     assert "plumber" not in section  # the file owns it now
+
+
+def test_a_goal_written_in_the_file_is_changed_there_not_by_a_door_and_a_dropped_one_is_not_ticked(in_process, ws):
+    """`goal done` of a GOALS.md goal answered "done", and the file's next save opened it again;
+    a date alone was midnight from a door and 09:00 from the file; a dropped door goal was listed
+    ticked, as if done; `goal done` twice said "nothing to change: give text, ...".."""
+    from agentmemd.daemon.socket.client import RpcCallError
+
+    (ws / "GOALS.md").write_text("# GOALS\n\n- [ ] Water the plants (low; due 2026-12-02)\n")
+    d = in_process({"clock": {"start": START}}, fake_embedder=True, workspace=ws)
+    plants = by_text(d)["Water the plants"]
+    assert plants["due"] == "2026-12-02T09:00:00.000000Z"
+    for change in ({"status": "done"}, {"text": "Water the ferns"}, {"priority": "high"}):
+        with pytest.raises(RpcCallError, match=r"is written in GOALS.md L3: change it there"):
+            d.call("goal.update", {"id": plants["id"], **change})
+    with pytest.raises(RpcCallError, match="change it there"):
+        d.call("goal.done", {"id": plants["id"]})
+    noted = d.call("goal.update", {"id": plants["id"], "note": "the ferns too"})  # a note is kept
+    assert noted["status"] == "open" and noted["notes"][-1]["text"] == "the ferns too"
+
+    door = d.call("goal.add", {"text": "Book the dentist", "due": "2026-12-01"})
+    assert door["due"] == "2026-12-01T09:00:00.000000Z"  # as the file reads a date alone
+    assert d.call("goal.done", {"id": door["id"]})["status"] == "done"
+    assert d.call("goal.done", {"id": door["id"]})["status"] == "done"  # twice: nothing more to do
+    dropped = d.call("goal.add", {"text": "Learn the banjo"})
+    d.call("goal.update", {"id": dropped["id"], "status": "dropped"})
+    d.call("jobs.run", {"name": "goals_due"})  # the job that writes the daemon's section
+    section = (ws / "GOALS.md").read_text()
+    assert f"- ~~Learn the banjo~~ (dropped) `{dropped['id']}`" in section and "[x] Learn the banjo" not in section

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import date, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -255,8 +257,21 @@ Trigger = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_ut
 
 
 GOAL_DUE = (
-    "When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00): in every pack from [goals] due_within_hours before."
+    "When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00; a date alone is 09:00 UTC, as in GOALS.md): "
+    "in every pack from [goals] due_within_hours before."
 )
+DUE_HOUR = "09:00"  # a due date given without a time, wherever it is given (GOALS.md, the socket, the CLI)
+
+
+def _due_at_nine(value: Any) -> Any:
+    """A due date given alone ("2026-12-01") is due at DUE_HOUR UTC, as GOALS.md reads one; it was
+    midnight from the CLI and 09:00 from the file."""
+    if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        return f"{value.strip()}T{DUE_HOUR}:00+00:00"
+    return value
+
+
+DueTime = Annotated[Timestamp, BeforeValidator(_due_at_nine)]
 GOAL_TRIGGER = "Words that bring it into a pack whose request says them all."
 
 
@@ -265,7 +280,7 @@ class GoalAddParams(Params):
 
     text: GoalText = Field(description="What the agent means to do or reach, in a sentence.")
     priority: Priority3 = Field("medium", description="high, medium or low.")
-    due: Timestamp | None = Field(None, description=GOAL_DUE)
+    due: DueTime | None = Field(None, description=GOAL_DUE)
     trigger: Trigger | None = Field(None, description=GOAL_TRIGGER)
     namespace: Namespace = "default"
 
@@ -274,7 +289,7 @@ class GoalUpdateParams(Params):
     id: GoalId = Field(description="The goal's id (g and 15 hex digits).")
     text: GoalText | None = Field(None, description="Its new wording.")
     priority: Priority3 | None = Field(None, description="high, medium or low.")
-    due: Timestamp | None = Field(None, description=GOAL_DUE)
+    due: DueTime | None = Field(None, description=GOAL_DUE)
     trigger: Trigger | None = Field(None, description=GOAL_TRIGGER)
     status: Literal["open", "done", "dropped"] | None = Field(None, description="open, done or dropped.")
     note: GoalText | None = Field(None, description="A progress note, dated now.")

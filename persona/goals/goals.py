@@ -109,6 +109,13 @@ class Goals:
             fields.update(status=p.status, finished=None if p.status == "open" else at)
         if not fields and p.note is None:
             raise InvalidParams("id", "nothing to change: give text, priority, due, trigger, status or note")
+        source = goal.get("source") or ""
+        if fields and source.startswith(GOALS_FILE):
+            # The file is the goal: a change made here was undone by its next save (a note is kept).
+            raise InvalidParams(
+                "id",
+                f"{p.id} is written in {source}: change it there (tick its box to finish it); a note can be added here",
+            )
         if fields:
             self.tables.update(p.id, {**fields, "updated": at})
         if p.note is not None:
@@ -118,6 +125,11 @@ class Goals:
         return self.get(p.id, p.namespace)
 
     def done(self, p: GoalDoneParams) -> dict[str, Any]:
+        """Finish a goal; one done already stays as it is (its note, if given, is added)."""
+        if self._goal(p.id, p.namespace)["status"] == "done":
+            if p.note is None:
+                return self.get(p.id, p.namespace)
+            return self.update(GoalUpdateParams(id=p.id, note=p.note, namespace=p.namespace), None)
         return self.update(GoalUpdateParams(id=p.id, status="done", note=p.note, namespace=p.namespace), None)
 
     def sync_file(

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from agentmemd.memory.core.models import DUE_HOUR
+
 GOALS_FILE = "GOALS.md"
 _CHECKBOX = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s")
 _GOAL_ID = re.compile(r"\s*`(g[0-9a-f]{15})`\s*")
@@ -96,7 +98,7 @@ def _is_option(part: str) -> bool:
 def _due(part: str) -> datetime:
     day, clock = _DUE.match(part).groups()
     try:
-        return datetime.fromisoformat(f"{day}T{clock or '09:00'}:00").replace(tzinfo=timezone.utc)
+        return datetime.fromisoformat(f"{day}T{clock or DUE_HOUR}:00").replace(tzinfo=timezone.utc)
     except ValueError:
         raise ValueError(f"{part!r} is not a real date and time") from None
 
@@ -128,6 +130,9 @@ def render_section(goals: list[dict[str, Any]], one_line: Callable[[str], str]) 
             options.append(f"due {g['due'][:16].replace('T', ' ')}")
         if g["trigger"]:
             options.append(f'when "{g["trigger"]}"')
+        if g["status"] == "dropped":  # no box: a ticked one reads as done (and, moved out, would finish it)
+            lines.append(f"- ~~{one_line(g['text'])}~~ (dropped) `{g['id']}`")
+            continue
         box = " " if g["status"] == "open" else "x"
         lines.append(f"- [{box}] {one_line(g['text'])} ({'; '.join(options)}) `{g['id']}`")
     return "\n".join(lines)

@@ -438,7 +438,7 @@ export interface GoalAddParams {
   text: string;
   /** high, medium or low. */
   priority?: "high" | "medium" | "low";
-  /** When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00): in every pack from [goals] due_within_hours before. */
+  /** When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00; a date alone is 09:00 UTC, as in GOALS.md): in every pack from [goals] due_within_hours before. */
   due?: string | null;
   /** Words that bring it into a pack whose request says them all. */
   trigger?: string | null;
@@ -478,7 +478,7 @@ export interface GoalUpdateParams {
   text?: string | null;
   /** high, medium or low. */
   priority?: "high" | "medium" | "low" | null;
-  /** When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00): in every pack from [goals] due_within_hours before. */
+  /** When it falls due, ISO 8601 (e.g. 2026-11-28T09:00:00+01:00; a date alone is 09:00 UTC, as in GOALS.md): in every pack from [goals] due_within_hours before. */
   due?: string | null;
   /** Words that bring it into a pack whose request says them all. */
   trigger?: string | null;
