@@ -330,3 +330,18 @@ def test_a_title_before_the_users_name_is_not_their_name(in_process, tmp_path):
     assert recall.graph("default").user == "Astrid"
     got = in_block("What is Astrid's field, and what does her group run?")
     assert any("[[sea-ice modeller]]" in t for t in got), got
+
+
+def test_the_block_never_pushes_out_the_memory_that_best_answers(nova):
+    """The README's own example at a small budget: two unrelated identity facts, no memory at all
+    ("its 38 tokens did not fit in the 34 left"). The block's least lines go until the best fits."""
+    oscar = nova.call("memory.add", {"content": "Oscar works on the Ofertes project for a commercial client.",
+                                     "type": "fact"})  # fmt: skip
+    pack = nova.call("context.pack", {"query": "what is Oscar working on?", "budget_tokens": 120})
+    assert oscar["id"] in [i["id"] for i in pack["items"]] and pack["tokens"] <= 120, pack["text"]
+    for budget in (120, 160, 200):  # whatever ranks first, a memory beside the block
+        pack = nova.call("context.pack", {"query": "what is Oscar working on?", "budget_tokens": budget})
+        assert [i for i in pack["items"] if i.get("block") != "identity"] and pack["tokens"] <= budget
+    # A budget the best memory cannot fit in even alone leaves the block as it was.
+    tiny = nova.call("context.pack", {"query": "honesty nuclear power", "budget_tokens": 110})
+    assert tiny["tokens"] <= 110

@@ -152,6 +152,20 @@ class Packs:
         skipped: dict[str, str] = {}  # why the pack passed over those it reached
         watch.lap("one memory a turn")
         text, tokens, items, mmr = build_pack(candidates, p.budget_tokens - block_tokens, self.config.pack, skipped)
+        # The identity block never pushes out the memory that best answers the request: at a small
+        # budget its least lines go, one at a time, until that memory fits (a 120-token pack held
+        # two unrelated identity facts and no memory at all).
+        best = min(candidates, key=lambda c: (-c.score, c.id), default=None)
+        crowded = identity and best is not None and best.id not in {it.candidate.id for it in items}
+        if crowded:  # and it would fit without the block at all (else the block keeps its lines)
+            _, _, alone, _ = build_pack(candidates, p.budget_tokens - render_block(GOALS, goals)[1], self.config.pack)
+            crowded = best.id in {it.candidate.id for it in alone}
+        while crowded and identity and best.id not in {it.candidate.id for it in items}:
+            identity = identity[:-1]
+            blocks = [render_block(IDENTITY, identity), render_block(GOALS, goals)]
+            block_tokens = sum(tokens for _, tokens in blocks)
+            skipped = {}
+            text, tokens, items, mmr = build_pack(candidates, p.budget_tokens - block_tokens, self.config.pack, skipped)
         watch.lap("packing")
         pack_id = "p" + uuid.uuid4().hex[:15]
         chosen_ids = {it.candidate.id for it in items}
