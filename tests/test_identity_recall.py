@@ -345,3 +345,17 @@ def test_the_block_never_pushes_out_the_memory_that_best_answers(nova):
     # A budget the best memory cannot fit in even alone leaves the block as it was.
     tiny = nova.call("context.pack", {"query": "honesty nuclear power", "budget_tokens": 110})
     assert tiny["tokens"] <= 110
+
+
+def test_a_consolidated_pattern_is_no_relation_of_the_graph(nova):
+    """A pattern consolidation built of relational memories showed in `identity graph` as a
+    relation nobody stated ("Laia Pattern (lives, lyon, marc, cousin): is the cousin of Marc…")."""
+    before = nova.call("identity.graph", {})
+    pattern = nova.call(
+        "memory.add",
+        {"content": "[[Laia]] is the sister of [[the user]] and a nurse in Girona (2 memories)", "type": "relational",
+         "source": "consolidation level 1 (patterns)"},
+    )  # fmt: skip
+    after = nova.call("identity.graph", {})
+    assert pattern["id"] not in [e["memory_id"] for e in after["edges"]]
+    assert len(after["edges"]) == len(before["edges"])

@@ -41,6 +41,7 @@ from agentmemd.memory.core.models import AddParams, UpdateParams
 from agentmemd.memory.core.text import STOPWORDS
 from agentmemd.memory.core.text import words as text_words
 from agentmemd.memory.core.threads import run_here, yield_to_requests
+from agentmemd.memory.core.vocabulary import CONSOLIDATED_SOURCE
 from agentmemd.memory.retrieval.clustering import average_cosine, soft_clusters
 from agentmemd.memory.retrieval.embeddings import normalise
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
@@ -424,7 +425,7 @@ class Consolidator:
                 continue
             taken_new[i] = j
             taken_old.add(j)
-        source = f"consolidation level {level} ({LEVEL_NAMES[level]})"
+        source = f"{CONSOLIDATED_SOURCE} {level} ({LEVEL_NAMES[level]})"
         additions: list[int] = []
         for i, node in enumerate(new):
             if i not in taken_new:

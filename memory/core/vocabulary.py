@@ -53,3 +53,7 @@ Role = Literal["user", "assistant", "tool"]  # tool: a tool's output an app hand
 Emotion = Literal["joy", "sadness", "anger", "fear", "surprise", "disgust", "positive", "negative", "neutral"]
 EMOTIONS: tuple[str, ...] = get_args(Emotion)
 BASIC_EMOTIONS: tuple[str, ...] = EMOTIONS[:6]
+
+# The source of a memory consolidation built ("consolidation level 2 (principles)"): a summary of
+# other memories, never a relation or a rule anyone stated (the identity graph does not read it).
+CONSOLIDATED_SOURCE = "consolidation level"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentmemd.memory.core.vocabulary import IDENTITY_FILES, IDENTITY_TYPES
+from agentmemd.memory.core.vocabulary import CONSOLIDATED_SOURCE, IDENTITY_FILES, IDENTITY_TYPES
 from agentmemd.memory.store.database import Store, _pack_json, _unpack_json
 from agentmemd.memory.store.migrations.shared import new_proposal_id
 
@@ -67,6 +67,8 @@ class PersonaTables:
         rows = self.store._rows(
             f"SELECT {columns} FROM memories m LEFT JOIN workspace_items w ON w.memory_id = m.id "
             f"WHERE m.namespace = ? AND m.type IN ({types}) AND m.superseded_by IS NULL "
+            # A consolidated pattern of relational memories is a summary, not a relation anyone stated.
+            f"AND (m.source IS NULL OR m.source NOT LIKE '{CONSOLIDATED_SOURCE} %') "
             # CROSS JOIN keeps the file's items first: left to itself SQLite walked every live
             # memory to find them (232 ms at 100,000 memories against 0.2 ms).
             f"UNION SELECT {columns} FROM workspace_items w CROSS JOIN memories m ON m.id = w.memory_id "
