@@ -636,3 +636,17 @@ def _burst_brings_a_reminder(nova):
     ctx = nova.call("conversation.context", {"session": "burst", "budget_tokens": 4000})
     assert ctx["drift_action"] == "reinforce" and ctx["drift"]["burst"] is True
     assert [m for m in ctx["messages"] if m["role"] == "user"][-1]["content"].startswith("<persona-reminder>")
+
+
+def test_a_trait_line_is_the_score_not_one_voice_among_the_adjectives():
+    """SOUL.md's "warm" and IDENTITY.md's "Trait: warmth 30" made warmth 60: the line was averaged
+    with the adjective (humor 90, with no adjective, was 90)."""
+    from agentmemd.persona.identity.spec import SpecLine, parse_spec
+
+    spec = parse_spec(
+        [
+            SpecLine("I am Nova, a personal assistant who is warm, direct and honest.", "SOUL.md L2", True),
+            SpecLine("Trait: warmth 30", "IDENTITY.md L3", True),
+        ]
+    )
+    assert spec.traits["warmth"] == [0.3] and spec.traits["directness"]  # the adjectives still set the rest

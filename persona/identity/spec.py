@@ -123,8 +123,18 @@ def _trait(name: str) -> str | None:
     return key if key in BUILTIN_SCALES else None
 
 
+def _adjective_traits(text: str) -> list[tuple[str, float]]:
+    """The traits the line's adjectives say ("warm, direct and honest"), but a negated one ("not formal")."""
+    return [
+        ADJECTIVES[m.group(1).lower()]
+        for m in _ADJ.finditer(text)
+        if not _NEGATED.search(text[: m.start()][-30:])  # "no corporate filler", "not formal"
+    ]
+
+
 def parse_spec(lines: list[SpecLine]) -> PersonaSpec:
     spec = PersonaSpec(lines=lines)
+    worded: dict[str, list[float]] = {}  # what the adjectives say of a trait ("warm"), where no Trait: line does
     for line in lines:
         text = " ".join(line.text.split())
         if spec.name is None and (m := SELF_NAMING.search(text)):  # as agent_name() reads it
@@ -154,11 +164,10 @@ def parse_spec(lines: list[SpecLine]) -> PersonaSpec:
                 continue
         elif _RULE.match(text) and line.from_file:
             spec.rules.append(text)
-        for m in _ADJ.finditer(text):
-            if _NEGATED.search(text[: m.start()][-30:]):  # "no corporate filler", "not formal"
-                continue
-            trait, value = ADJECTIVES[m.group(1).lower()]
-            spec.traits.setdefault(trait, []).append(value)
+        for trait, value in _adjective_traits(text):
+            worded.setdefault(trait, []).append(value)
+    # "Trait: warmth 30" is the score, not one voice among the adjectives' ("warm" made it 60).
+    spec.traits = {**worded, **spec.traits}
     return spec
 
 
