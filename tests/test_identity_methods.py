@@ -87,6 +87,11 @@ def test_added_relations_are_memories_and_bad_ones_are_refused(nova):
     assert caused["edge"]["kind"] == "causal"
     loop = refused(nova, "identity.edge.add", {"relation": "causes", "target": "honesty", "source": "calm"})
     assert "causal cycle" in loop.message
+    # A relation the graph states already was added again, and listed twice in every identity block.
+    twice = refused(nova, "identity.edge.add", {"relation": "values", "target": "honesty", "note": "never lie"})
+    assert "is stated already (SOUL.md line" in twice.message and "nothing added" in twice.message
+    again = refused(nova, "identity.edge.add", {"relation": "plays", "target": "chess", "about": "user"})
+    assert f"memory {sister['id']}" in again.message
     for bad in (
         {"relation": "values", "target": "[[x]]"},
         {"relation": "", "target": "x"},

@@ -67,6 +67,14 @@ class IdentityService:
         if not any(e.memory_id == _NEW for e in trial.edges):
             why = next((pr.message for pr in trial.problems if pr.file == "" and pr.line == 0), "not a relation")
             raise InvalidParams("target", f"{text!r} is not added: {why}")
+        new = next(e for e in trial.edges if e.memory_id == _NEW)
+        # The user is "the user" in the trial and named in the graph (USER.md's "Name: Callum Price").
+        named_user = next((k for k in sorted(loaded.owners) if k != node_key(loaded.agent)), node_key(THE_USER))
+        said = (named_user if new.source == node_key(THE_USER) else new.source, new.relation, new.target)
+        stated = next((e for e in loaded.graph.edges if (e.source, e.relation, e.target) == said), None)
+        if stated is not None:  # listed twice in the graph and in every identity block
+            where = f"{stated.file} line {stated.line}" if stated.file else f"memory {stated.memory_id}"
+            raise InvalidParams("target", f"{stated.text!r} is stated already ({where}): nothing added")
         added = self.writes.add(
             AddParams(
                 content=text,
