@@ -335,3 +335,28 @@ def test_what_a_person_took_out_of_a_file_leaves_the_consolidated_memories_built
     assert d.call("memory.get", {"id": tea["id"]})["tier"] == "archived"
     assert d.call("memory.get", {"id": pattern["id"]})["tier"] == "archived"  # recoverable, not packed
     assert "green" not in d.call("context.pack", {"query": "how does Laia take her tea?", "budget_tokens": 400})["text"]
+
+
+@pytest.mark.inprocess
+def test_an_item_that_left_its_file_and_came_back_is_the_memory_it_was(in_process, tmp_path):
+    """MEMORY.md emptied for longer than the debounce, then saved again: its unchanged items got new
+    ids, the old ones archived with their use (goals kept theirs)."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    text = "# MEMORY\n\n- Laia's bike is a red Orbea\n- The gym opens at six\n"
+    (ws / "MEMORY.md").write_text(text)
+    d = in_process(fake_embedder=True, workspace=ws)
+    before = {m["content"]: m["id"] for m in d.call("memory.list", {"limit": 50})["items"]}
+    d.call("memory.reinforce", {"id": before["Laia's bike is a red Orbea"], "event": "used"})
+    (ws / "MEMORY.md").write_text("")
+    d.call("workspace.sync", {})
+    assert d.call("memory.get", {"id": before["Laia's bike is a red Orbea"]})["tier"] == "archived"
+    (ws / "MEMORY.md").write_text(text)
+    d.call("workspace.sync", {})
+    after = {m["content"]: m["id"] for m in d.call("memory.list", {"limit": 50})["items"]}
+    assert after == before
+    bike = d.call("memory.get", {"id": before["Laia's bike is a red Orbea"]})
+    assert bike["tier"] != "archived" and bike["access_count"] >= 1
+    (ws / "MEMORY.md").write_text(text.replace("red Orbea", "blue Orbea"))  # an edit is still a new version
+    d.call("workspace.sync", {})
+    assert d.call("memory.get", {"id": before["Laia's bike is a red Orbea"]})["superseded_by"]

@@ -447,6 +447,16 @@ class WorkspaceIndexer:
     def _add(self, items: list[MarkdownItem]) -> None:
         if not items:
             return
+        # An item that left its file and came back (a file emptied for longer than the debounce,
+        # then saved again) is the memory it was, restored with its id and use, not a new one.
+        back = {id(it): found for it in items if (found := self._left_earlier(it)) is not None}
+        for it in items:
+            if id(it) in back:
+                self.service.restore(back[id(it)], self.namespace)
+                self._bookkeep(back[id(it)], it)
+        items = [it for it in items if id(it) not in back]
+        if not items:
+            return
         params = [
             AddParams(
                 content=it.content,
@@ -464,6 +474,17 @@ class WorkspaceIndexer:
             self.service.add_many(params, vectors=[self._vectors.get(it.key) for it in items]), items
         ):
             self._bookkeep(memory_id, it)
+
+    def _left_earlier(self, it: MarkdownItem) -> str | None:
+        """The archived memory this item was, archived because it left this file: same words, same
+        file, same audience, not superseded since."""
+        row = self.store.conn.execute(
+            "SELECT a.id FROM memory_archive a WHERE a.namespace = ? AND a.content = ? AND a.audience = ? "
+            "AND substr(a.source, 1, ?) = ? AND a.superseded_by IS NULL AND (SELECT e.detail FROM memory_events e "
+            "WHERE e.memory_id = a.id AND e.kind = 'archived' ORDER BY e.id DESC LIMIT 1) = ? ORDER BY a.seq DESC LIMIT 1",
+            (self.namespace, it.content, it.audience, len(it.path) + 1, f"{it.path}#", _left(it.path)),
+        ).fetchone()
+        return row[0] if row else None
 
     def _supersede(self, row: dict[str, Any], it: MarkdownItem) -> None:
         current = self._current(row["memory_id"])
@@ -491,7 +512,7 @@ class WorkspaceIndexer:
     def _archive(self, row: dict[str, Any]) -> None:
         current = self._current(row["memory_id"])
         if current is not None:
-            self.service.archive(current, why=f"its item left {row['path']}")
+            self.service.archive(current, why=_left(row["path"]))
             self._archive_built_from([row["memory_id"], current], f"built from an item that left {row['path']}")
         self.store.drop_workspace_item(row["memory_id"])
 
@@ -517,3 +538,8 @@ class WorkspaceIndexer:
                 return memory_id
             memory_id = nxt
         return None
+
+
+def _left(path: str) -> str:
+    """Why a workspace item's memory was archived: its item left ``path`` (and is restored if it comes back)."""
+    return f"its item left {path}"
