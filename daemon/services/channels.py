@@ -143,10 +143,7 @@ class ChannelService:
                 edited_at=when if when.tzinfo else when.replace(tzinfo=timezone.utc),
                 namespace=p.namespace,
             )
-            answer = self.corrections.edit(params)
-            if answer["status"] == "edited":
-                done += 1
-                corrected.append(answer)
+            done += _tally(self.corrections.edit(params), "edited", corrected)
         return done
 
     def _apply_rewrites(self, p: IngestParams, zone, rewrites: list, corrected: list[dict[str, Any]]) -> int:
@@ -155,10 +152,9 @@ class ChannelService:
         done = 0
         for seq, message, _ in rewrites:
             when = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=zone)
-            answer = self.corrections.edit(TurnEdit(p.namespace, p.chat_id, seq, message.text, when))
-            if answer["status"] == "edited":
-                done += 1
-                corrected.append(answer)
+            done += _tally(
+                self.corrections.edit(TurnEdit(p.namespace, p.chat_id, seq, message.text, when)), "edited", corrected
+            )
         return done
 
     def _apply_deletions(self, p: IngestParams, corrected: list[dict[str, Any]]) -> int:
@@ -168,10 +164,7 @@ class ChannelService:
                 channel=p.channel, chat_id=p.chat_id, message_id=message_id, deleted_at=self.clock.now(),
                 namespace=p.namespace,
             )  # fmt: skip
-            answer = self.corrections.delete(params)
-            if answer["status"] == "deleted":
-                done += 1
-                corrected.append(answer)
+            done += _tally(self.corrections.delete(params), "deleted", corrected)
         return done
 
     def _preview_batch(self, p: IngestParams, zone) -> dict[str, Any]:
@@ -403,3 +396,12 @@ class ChannelService:
             p.namespace, p.query, p.k, chat=p.chat, person=person, session=p.session, audiences=audiences
         )
         return {"turns": rows}
+
+
+def _tally(answer: dict[str, Any], status: str, corrected: list[dict[str, Any]]) -> int:
+    """1 when a correction's ``answer`` is ``status`` ("edited", "deleted"), kept in ``corrected``
+    (its sender's impression is rebuilt after); else 0."""
+    if answer["status"] != status:
+        return 0
+    corrected.append(answer)
+    return 1

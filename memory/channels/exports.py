@@ -56,6 +56,18 @@ def read_export(path: Path) -> tuple[bytes, ExportZip | None]:
     return data, open_zip(data, path.name)
 
 
+NOT_A_ZIP = "its name ends in .zip, but it is no zip file"
+
+
+# What may stand before a file's first character: a byte-order mark and blank space.
+_LEADING = b"\xef\xbb\xbf \t\r\n"
+
+
+def first_byte(data: bytes) -> bytes:
+    """The file's first significant byte ("{" or "[" for JSON), b"" for an empty one."""
+    return data.lstrip(_LEADING)[:1]
+
+
 def open_zip(data: bytes, name: str) -> ExportZip | None:
     """The archive when ``data`` is a zip, None when it is none; a zip that cannot be opened (a
     download cut short, a damaged directory) is a MalformedExport saying so."""

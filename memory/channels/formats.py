@@ -14,7 +14,7 @@ from typing import Any, Callable
 from agentmemd.memory.channels.chatgpt import read_chatgpt
 from agentmemd.memory.channels.claude import read_claude
 from agentmemd.memory.channels.discord import read_discord
-from agentmemd.memory.channels.exports import read_export, zip_contents
+from agentmemd.memory.channels.exports import NOT_A_ZIP, first_byte, read_export, zip_contents
 from agentmemd.memory.channels.slack import read_slack
 from agentmemd.memory.channels.telegram import read_telegram
 from agentmemd.memory.channels.whatsapp import DateOrder, read_whatsapp
@@ -152,9 +152,8 @@ def _why_not(peek: ExportPeek) -> str:
     if peek.archive is not None:
         return f". {zip_contents(peek.archive)}"
     if peek.path.suffix.lower() == ".zip":
-        return ": its name ends in .zip, but it is no zip file"
-    head = peek.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    if head in (b"{", b"["):
+        return f": {NOT_A_ZIP}"
+    if first_byte(peek.data) in (b"{", b"["):
         try:
             json.loads(peek.data.decode("utf-8-sig"))
         except UnicodeDecodeError:

@@ -38,7 +38,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from agentmemd.memory.channels.exports import decode_text, read_export, zip_contents
+from agentmemd.memory.channels.exports import NOT_A_ZIP, decode_text, first_byte, read_export, zip_contents
 from agentmemd.memory.channels.identity import content_chat_id, title_from_people
 from agentmemd.memory.channels.whatsapp_locales import BY_CODE, LOCALES, WhatsAppLocale
 from agentmemd.memory.core.chats import Chat, ChatExport, ChatMessage, Skipped
@@ -525,7 +525,7 @@ def _title_from(name: str) -> str:
 
 def _json_like(data: bytes) -> bool:
     """An object, or an array that parses (an iPhone's lines open with "[" too)."""
-    head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    head = first_byte(data)
     if head == b"{":
         return True
     if head != b"[":
@@ -547,7 +547,7 @@ def _read_text(path: Path) -> tuple[str, str]:
             )
         data = archive.read(texts[0])
     elif path.suffix.lower() == ".zip":
-        raise MalformedExport("its name ends in .zip, but it is no zip file", {"line": 0})
+        raise MalformedExport(NOT_A_ZIP, {"line": 0})
     elif _json_like(data):
         raise MalformedExport(
             "this is JSON, not WhatsApp's text export (another app's export? `agentmemd import auto` tells which)",

@@ -183,6 +183,9 @@ _CASE_SENSITIVE = {"rel_month"}
 _DE_N = r"(?P<n>\d+|einem|einer|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|ein paar|einigen)"
 _ES_N = r"(?P<n>\d+|una?|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|un par de|unos|unas|algunos|algunas)"
 _FR_N = r"(?P<n>\d+|une?|deux|trois|quatre|cinq|six|sept|huit|neuf|dix|quelques)"
+_DE_UNIT = r"(?P<unit>tag(?:en)?|wochen?|monat(?:en)?|jahr(?:en)?)"
+_ES_UNIT = r"(?P<unit>días?|dias?|semanas?|mes(?:es)?|años?)"
+_FR_UNIT = r"(?P<unit>jours?|semaines?|mois|ans|an|années?)"
 _DE_MON = r"(?P<mon>januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember)"
 _ES_MON = r"(?P<mon>enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
 _FR_MON = r"(?P<mon>janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre)"
@@ -196,8 +199,8 @@ _ELSEWHERE = [
     ("yesterday", r"\bgestern\b"),
     ("today", r"\bheute\b"),
     ("tomorrow", r"(?<!guten )(?<!heute )(?<!jeden )(?<!am )(?<!ganzen )(?<!schönen )\bmorgen\b"),
-    ("ago", r"\bvor\s+" + _DE_N + r"\s+(?P<unit>tag(?:en)?|wochen?|monat(?:en)?|jahr(?:en)?)\b"),
-    ("in_n", r"\bin\s+" + _DE_N + r"\s+(?P<unit>tag(?:en)?|wochen?|monat(?:en)?|jahr(?:en)?)\b"),
+    ("ago", r"\bvor\s+" + _DE_N + r"\s+" + _DE_UNIT + r"\b"),
+    ("in_n", r"\bin\s+" + _DE_N + r"\s+" + _DE_UNIT + r"\b"),
     (
         "rel_wd",
         r"\b(?P<rel>letzte[nrs]?|vergangene[nrs]?|nächste[nrs]?|kommende[nrs]?|diese[nrs]?)\s+" + _DE_WD + r"\b",
@@ -213,8 +216,8 @@ _ELSEWHERE = [
     ("yesterday", r"\bayer\b"),
     ("today", r"\bhoy\b"),
     ("tomorrow", r"(?<!la )(?<!esta )(?<!cada )(?<!una )\bmañana\b"),
-    ("ago", r"\bhace\s+" + _ES_N + r"\s+(?P<unit>días?|dias?|semanas?|mes(?:es)?|años?)\b"),
-    ("in_n", r"\b(?:dentro de|en)\s+" + _ES_N + r"\s+(?P<unit>días?|dias?|semanas?|mes(?:es)?|años?)\b"),
+    ("ago", r"\bhace\s+" + _ES_N + r"\s+" + _ES_UNIT + r"\b"),
+    ("in_n", r"\b(?:dentro de|en)\s+" + _ES_N + r"\s+" + _ES_UNIT + r"\b"),
     ("rel_wd", r"\b(?:el\s+)?" + _ES_WD + r"\s+(?P<rel>pasado|que viene|próximo)\b"),
     ("rel_wd", r"\b(?:el\s+)?(?P<rel>próximo)\s+" + _ES_WD + r"\b"),
     ("rel_unit", r"\b(?:la|el)\s+(?P<unit>semana|mes|año)\s+(?P<rel>pasad[oa]|que viene|próxim[oa])\b"),
@@ -227,8 +230,8 @@ _ELSEWHERE = [
     ("yesterday", r"\bhier\b"),
     ("today", r"\baujourd'hui\b|\baujourd’hui\b"),
     ("tomorrow", r"\bdemain\b"),
-    ("ago", r"\bil y a\s+" + _FR_N + r"\s+(?P<unit>jours?|semaines?|mois|ans|an|années?)\b"),
-    ("in_n", r"\bdans\s+" + _FR_N + r"\s+(?P<unit>jours?|semaines?|mois|ans|an|années?)\b"),
+    ("ago", r"\bil y a\s+" + _FR_N + r"\s+" + _FR_UNIT + r"\b"),
+    ("in_n", r"\bdans\s+" + _FR_N + r"\s+" + _FR_UNIT + r"\b"),
     ("rel_wd", r"\b" + _FR_WD + r"\s+(?P<rel>dernier|prochain)\b"),
     ("rel_unit", r"\b(?:la|le|l['’])\s*(?P<unit>semaine|mois|année)\s+(?P<rel>derni[eè]re?|prochaine?|passée?)\b"),
     ("rel_unit", r"\b(?P<rel>cette|ce)\s+(?P<unit>semaine|mois|année)\b"),

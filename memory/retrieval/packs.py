@@ -128,7 +128,8 @@ class Packs:
         watch.lap("identity")
         goals = self._block(GOALS, p, excluded, cfg.goals.in_pack, cfg.goals.budget_share)
         watch.lap("goals")
-        blocks = [render_block(IDENTITY, identity), render_block(GOALS, goals)]
+        goals_block = render_block(GOALS, goals)
+        blocks = [render_block(IDENTITY, identity), goals_block]
         block_tokens = sum(tokens for _, tokens in blocks)
         in_block = {ln.id: "in the pack's identity block (the identity graph)" for ln in identity}
         packable = [s for s in scored if s.tier == "active" or s.row["type"] in IDENTITY_TYPES]
@@ -158,11 +159,11 @@ class Packs:
         best = min(candidates, key=lambda c: (-c.score, c.id), default=None)
         crowded = identity and best is not None and best.id not in {it.candidate.id for it in items}
         if crowded:  # and it would fit without the block at all (else the block keeps its lines)
-            _, _, alone, _ = build_pack(candidates, p.budget_tokens - render_block(GOALS, goals)[1], self.config.pack)
+            _, _, alone, _ = build_pack(candidates, p.budget_tokens - goals_block[1], self.config.pack)
             crowded = best.id in {it.candidate.id for it in alone}
         while crowded and identity and best.id not in {it.candidate.id for it in items}:
             identity = identity[:-1]
-            blocks = [render_block(IDENTITY, identity), render_block(GOALS, goals)]
+            blocks = [render_block(IDENTITY, identity), goals_block]
             block_tokens = sum(tokens for _, tokens in blocks)
             skipped = {}
             text, tokens, items, mmr = build_pack(candidates, p.budget_tokens - block_tokens, self.config.pack, skipped)
