@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import served_daemon
+from conftest import served_daemon, wait_for
 from fake_anthropic import FakeAnthropic, message_stream
 
 from agentmemd.daemon.claude_code import settings as claude_settings
@@ -75,6 +75,53 @@ def test_a_settings_file_claude_code_could_not_read_is_refused_and_left_alone(tm
     assert claude_settings.uninstall(tmp_path / "none.json").removed == 0
 
 
+@pytest.mark.parametrize("value", [{"x": 1}, None, "notify-send"])
+def test_an_event_whose_hooks_are_not_a_list_is_refused_naming_it(tmp_path, value):
+    path = tmp_path / "settings.json"
+    before = json.dumps({"hooks": {"Stop": value}})
+    path.write_text(before)
+    with pytest.raises(claude_settings.SettingsError, match=r'"hooks.Stop" is not a list'):
+        claude_settings.install(path, PYTHON, [])
+    assert path.read_text() == before
+
+
+def test_a_settings_file_that_is_a_link_stays_one_and_an_event_the_user_left_empty_stays(tmp_path):
+    dotfiles = tmp_path / "dotfiles" / "claude.json"
+    dotfiles.parent.mkdir()
+    theirs = {**THEIRS, "hooks": {**THEIRS["hooks"], "PreCompact": []}}  # empty, and not one of ours
+    dotfiles.write_text(json.dumps(theirs))
+    link = tmp_path / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(dotfiles)
+    claude_settings.install(link, PYTHON, [])
+    assert link.is_symlink() and "agentmemd" in dotfiles.read_text()
+    assert claude_settings.uninstall(link).removed == 4
+    assert link.is_symlink() and json.loads(dotfiles.read_text()) == theirs
+    assert not list(link.parent.glob(".settings.*")) and not list(dotfiles.parent.glob(".settings.*"))
+
+
+def test_install_warns_of_agentmemds_hooks_in_another_scope_and_refuses_a_bad_namespace(tmp_path, monkeypatch):
+    """Claude Code runs every scope's hooks: a user-scope install and a project's local one would
+    give each prompt two packs and keep each session in two namespaces."""
+    from click.testing import CliRunner
+
+    from agentmemd.daemon.cli.main import cli
+
+    project = tmp_path / "work project"
+    project.mkdir()
+    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": "", "AGENTMEMD_SOCKET": str(tmp_path / "s.sock")}
+    runner = CliRunner()
+    monkeypatch.chdir(project)
+    first = runner.invoke(cli, ["hooks", "claude-code", "install"], env=env)
+    assert first.exit_code == 0 and "note:" not in first.output, first.output
+    second = runner.invoke(cli, ["hooks", "claude-code", "install", "--scope", "local", "--namespace", "work"], env=env)
+    assert second.exit_code == 0, second.output
+    assert "(user scope) has agentmemd's hooks too" in second.output and "uninstall --scope user" in second.output
+    bad = runner.invoke(cli, ["hooks", "claude-code", "install", "--namespace", "a b;touch x"], env=env)
+    assert bad.exit_code == 2 and "is not a namespace name" in bad.output, bad.output
+    assert not (project / ".claude" / "settings.json").exists()
+
+
 def test_the_scopes_are_where_claude_code_reads_them(tmp_path):
     home = {"HOME": "/home/ana"}
     assert claude_settings.settings_path("user", tmp_path, home) == Path("/home/ana/.claude/settings.json")
@@ -101,11 +148,38 @@ def test_the_hooks_answer_with_a_pack_and_keep_the_session_once(tmp_path):
     with served_daemon() as d:
         with Client(d.socket) as owner:
             owner.memory_add(content="The user's dog is called Pixel", type="fact", namespace="cc")
+            # Said to the agent in a private chat: it never reaches the user's own agent.
+            said = {
+                "sender": "Ana",
+                "sender_id": "2002",
+                "ts": 1710234940,
+                "line": 1,
+                "text": "Between us: my dog is Zorro",
+            }
+            owner.call(
+                "channels.ingest",
+                {
+                    "channel": "telegram",
+                    "chat_id": "telegram:2002",
+                    "kind": "private",
+                    "messages": [said],
+                    "namespace": "cc",
+                },
+            )
         settings = HookSettings(d.socket, None, "cc", 400, 30)
         event = {"session_id": "81482c3a-01a5", "transcript_path": str(transcript), "cwd": str(tmp_path)}
         said = run_hook("user-prompt-submit", json.dumps({**event, "prompt": "what is my dog called?"}), settings)
         context = json.loads(said)["hookSpecificOutput"]
         assert context["hookEventName"] == "UserPromptSubmit" and "Pixel" in context["additionalContext"]
+        with Client(d.socket) as owner:  # the owner, naming no audience, hears the chat
+
+            def owners_pack() -> str:
+                return owner.context_pack(query="is Ana's dog Zorro?", budget_tokens=400, namespace="cc").text
+
+            wait_for(lambda: "Zorro" in owners_pack(), timeout=60)
+        for hook, prompt in (("user-prompt-submit", "is Ana's dog Zorro?"), ("session-start", None)):
+            said = run_hook(hook, json.dumps({**event, "prompt": prompt or "", "cwd": "/tmp/Zorro"}), settings)
+            assert "Zorro" not in said and "Between us" not in said, said
         for hook in ("stop", "session-end", "stop"):
             assert run_hook(hook, json.dumps({**event, "last_assistant_message": "FAKE-REPLY-2"}), settings) == ""
         with Client(d.socket) as owner:

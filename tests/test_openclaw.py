@@ -51,6 +51,47 @@ def test_the_plugins_own_tests_pass():
     assert "# fail 0" in done.stdout and f"# pass {declared}\n" in done.stdout, done.stdout[-2000:]  # each one ran
 
 
+def test_every_session_the_plugin_recalls_for_names_an_audience_the_daemon_takes():
+    """The plugin's audiences against the daemon's own rules (memory/core/disclosure.py): each one
+    valid where context.pack and memory.search check it; the owner's sessions hear what the user's
+    own conversations hear (no private chat's words); any other session only what is shared."""
+    from pydantic import TypeAdapter
+
+    from agentmemd.memory.core.disclosure import SHARED, USER, Listener, may_hear
+
+    node = shutil.which("node")
+    if not node:
+        if os.environ.get("AGENTMEMD_REQUIRE_HOSTS"):
+            pytest.fail("no `node` on PATH: install Debian's nodejs")
+        pytest.skip("no `node` on PATH")
+    sessions = [
+        {"sessionKey": "agent:main:main", "channel": "telegram"},
+        {"sessionKey": "agent:main:cli-1"},
+        {},
+        {"sessionKey": "agent:main:telegram:group:-1001", "channel": "telegram"},
+        {"sessionKey": "agent:main:discord:channel:555"},
+        {"sessionKey": "agent:main:whatsapp:dm:+34 600 é", "channel": "whatsapp", "chatId": "+34600"},
+        {"channel": "discord", "chatId": "42"},
+        {"sessionKey": "agent:main:slack:thread:" + "x" * 400},
+    ]
+    script = (
+        "import('./index.js').then(({ audienceOf, isOwners }) => console.log(JSON.stringify("
+        f"{json.dumps(sessions)}.map((ctx) => [isOwners(ctx), audienceOf(ctx)]))))"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script], cwd=NODE_PLUGIN, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    listener = TypeAdapter(Listener)
+    for owners, audience in json.loads(done.stdout):
+        listener.validate_python(audience)  # the daemon refuses what this refuses
+        assert (audience == USER) == owners, audience
+        for origin in ("private:telegram:2002", "group:telegram:-1001", USER):
+            heard = owners and origin != "private:telegram:2002"  # by default a private chat reaches no one else
+            assert may_hear(audience, origin) == heard, (audience, origin)
+        assert may_hear(audience, SHARED)
+
+
 def _openclaw_config(workspace: Path, upstream: FakeAnthropic) -> dict:
     return {
         "agents": {

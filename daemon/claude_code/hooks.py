@@ -79,7 +79,9 @@ def _project_query(event: dict[str, Any]) -> str:
 
 def _context(agentmemd: Client, hook: str, query: str, settings: HookSettings) -> str:
     # By name, not the typed call: a prompt waits for this, and its models take longer to load than it runs.
-    where = {"namespace": settings.namespace} if settings.namespace else {}
+    # Claude Code is the user's own agent: it hears what their own conversations hear, never what
+    # was said to the agent in a private chat (an owner's call naming no audience hears everything).
+    where = {"audience": "user", **({"namespace": settings.namespace} if settings.namespace else {})}
     pack = agentmemd.call("context.pack", {"query": query[:2000], "budget_tokens": settings.budget_tokens, **where})
     if not pack["items"]:
         return ""

@@ -76,9 +76,41 @@ def install(path: Path, python: str, options: list[str]) -> Change:
         }
         if matcher:
             entry = {"matcher": matcher, **entry}
-        hooks.setdefault(event, []).append(entry)
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise SettingsError(f'{path}: "hooks.{event}" is not a list; fix it by hand first')
+        groups.append(entry)
     _write(path, settings)
     return Change(path, list(EVENTS), removed)
+
+
+@dataclass
+class Scoped:
+    scope: str
+    path: Path
+
+
+def other_scopes_with_ours(path: Path, cwd: Path, env: dict[str, str] | None = None) -> list[Scoped]:
+    """The settings files of the other scopes (as seen from ``cwd``) that hold agentmemd's hooks
+    too: Claude Code runs the hooks of every scope it reads."""
+    found = []
+    scopes: tuple[Scope, ...] = ("user", "project", "local")
+    for scope in scopes:
+        other = settings_path(scope, cwd, env)
+        if os.path.realpath(other) == os.path.realpath(path):
+            continue
+        try:
+            hooks = _read(other).get("hooks")
+        except SettingsError:
+            continue
+        if isinstance(hooks, dict) and any(
+            isinstance(g, dict) and isinstance(g.get("hooks"), list) and any(is_ours(h) for h in g["hooks"])
+            for groups in hooks.values()
+            if isinstance(groups, list)
+            for g in groups
+        ):
+            found.append(Scoped(scope, other))
+    return found
 
 
 def uninstall(path: Path) -> Change:
@@ -102,6 +134,7 @@ def _without_ours(settings: dict[str, Any]) -> int:
         groups = hooks[event]
         if not isinstance(groups, list):
             continue
+        removed_before = removed
         kept_groups = []
         for group in groups:
             handlers = group.get("hooks") if isinstance(group, dict) else None
@@ -116,9 +149,9 @@ def _without_ours(settings: dict[str, Any]) -> int:
                 kept_groups.append(group)
         if kept_groups:
             hooks[event] = kept_groups
-        else:
+        elif removed > removed_before:  # emptied by taking ours out; an event the user left empty stays
             del hooks[event]
-    if not hooks:
+    if not hooks and removed:
         del settings["hooks"]
     return removed
 
@@ -144,7 +177,10 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, settings: dict[str, Any]) -> None:
-    """Written whole or not at all (a temporary file renamed over it), with the file's mode."""
+    """Written whole or not at all (a temporary file renamed over it), with the file's mode; a
+    settings file that is a link (into a dotfiles repository) is written where it points, and
+    stays a link."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
     fd, temporary = tempfile.mkstemp(prefix=".settings.", dir=path.parent)

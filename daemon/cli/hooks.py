@@ -4,6 +4,7 @@ OpenClaw's memory plugin (daemon/openclaw/). These commands translate; the work 
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -15,9 +16,22 @@ from agentmemd.daemon.cli.calls import Settings, daemon_socket, fail
 from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.daemon.openclaw import setup as openclaw_setup
 from agentmemd.daemon.socket.client import Client
+from agentmemd.memory.core.models import NAME_PATTERN
+
+
+def _namespace(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    # Checked here, not by the daemon at the first hook: a hook's refusal shows only in the host's own log.
+    if value is not None and not re.fullmatch(NAME_PATTERN, value):
+        raise click.BadParameter(
+            f"{value!r} is not a namespace name (1-64 of A-Z a-z 0-9 _ . : @ -, a letter or digit first)"
+        )
+    return value
+
 
 NAMESPACE = click.option(
-    "--namespace", help="The namespace its memories and conversations are in (default: the daemon's default)."
+    "--namespace",
+    callback=_namespace,
+    help="The namespace its memories and conversations are in (default: the daemon's default).",
 )
 
 
@@ -102,6 +116,13 @@ def install(
     except claude_settings.SettingsError as exc:
         fail(str(exc), 1)
     click.echo(f"{change.path}: agentmemd's hooks for {', '.join(change.written)}")
+    for other in claude_settings.other_scopes_with_ours(change.path, Path.cwd()):
+        click.echo(
+            f"note: {other.path} ({other.scope} scope) has agentmemd's hooks too: Claude Code runs every "
+            "scope's hooks, so each prompt would get two packs and each session be kept twice; "
+            f"`agentmemd hooks claude-code uninstall --scope {other.scope}` takes those out",
+            err=True,
+        )
 
 
 @claude_code.command()

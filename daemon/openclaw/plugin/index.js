@@ -57,10 +57,21 @@ export function isOwners(ctx = {}) {
   return !ctx.channel && !ctx.channelId && !ctx.chatId && !/:(group|channel|thread):/.test(key);
 }
 
+/**
+ * Who hears a session's recall (agentmemd's audiences, docs/chats.md): the owner's sessions are
+ * the user's own conversations ("user": never a private chat's words, as over MCP and the proxy);
+ * any other is a chat of its own that nothing is kept from, so it hears only shared memories.
+ */
+export function audienceOf(ctx = {}) {
+  if (isOwners(ctx)) return "user";
+  const key = String(ctx.sessionKey || ctx.chatId || ctx.channelId || "unnamed").slice(0, 300);
+  return `${/:(group|channel|thread):/.test(key) ? "group" : "private"}:openclaw:${key}`;
+}
+
 function where(settings, ctx) {
   return {
     ...(settings.namespace ? { namespace: settings.namespace } : {}),
-    ...(isOwners(ctx) ? {} : { audience: "shared" }),
+    audience: audienceOf(ctx),
   };
 }
 
@@ -225,6 +236,10 @@ function getTool(api) {
             id: path.slice(MEMORY_PATH_PREFIX.length),
             ...(settings.namespace ? { namespace: settings.namespace } : {}),
           });
+          if (!isOwners(api.currentContext) && memory.audience !== "shared") {
+            // Outside the owner's sessions only shared memories are heard, by id as by search.
+            return result({ status: "not_found", text: "", path });
+          }
           return result({ status: "ok", path, text: memory.content });
         }
         if (!isOwners(api.currentContext)) {
