@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from conftest import free_port, served_daemon, start_listener, wait_for
 
-from agentmemd.daemon.dashboard.access import SESSION_COOKIE, TOKEN_FILE
+from agentmemd.daemon.dashboard.access import TOKEN_FILE, session_cookie
 
 pytestmark = pytest.mark.doors  # the tier (pyproject.toml)
 
@@ -90,7 +90,10 @@ def test_the_token_link_starts_a_session_cookie(world):
     first = client.get(f"/memories?type=fact&token={token}")
     assert first.status_code == 303 and first.headers["location"] == "/memories?type=fact"
     cookie = first.headers["set-cookie"]
-    assert SESSION_COOKIE in cookie and "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    assert "httponly" in cookie.lower() and "samesite=strict" in cookie.lower()
+    # Named for the port: a browser shares one host's cookies across ports, and two dashboards on
+    # one machine must not sign each other out.
+    assert cookie.startswith(session_cookie(httpx2.URL(base).port) + "=")
     assert client.get("/memories?type=fact").status_code == 200
 
 

@@ -291,6 +291,23 @@ def test_a_scoped_tokens_pages_hold_its_namespaces_alone(world):
     assert bogus.status_code == 401 and "Mum" not in bogus.text
 
 
+def test_a_bearer_access_token_leaves_the_owners_calls_the_owners(world):
+    """A request with an access token (a good one, then a made-up one) is checked on a connection
+    of its own: the owner's calls after it still act as the owner, and the token's last use is its own."""
+    d, base, token, _, bridge = world
+    owner = httpx2.Client(base_url=base, timeout=30, headers={"Authorization": f"Bearer {token}"})
+    assert owner.get("/tokens").status_code == 200
+    assert httpx2.get(base + "/memories", headers={"Authorization": f"Bearer {bridge}"}).status_code == 200
+    assert httpx2.get(base + "/", headers={"Authorization": "Bearer amt_made-up"}).status_code == 401
+    used = next(t for t in d.call("access.tokens.list")["tokens"] if t["name"] == "family-bridge")["last_used"]
+    for page in ("/tokens", "/", "/memories?namespace=default", "/tokens", "/", "/people"):
+        answered = owner.get(page)
+        assert answered.status_code == 200, (page, answered.text[-500:])
+    assert "passport" in owner.get("/memories?namespace=default").text  # the owner's namespace, not the token's
+    after = next(t for t in d.call("access.tokens.list")["tokens"] if t["name"] == "family-bridge")["last_used"]
+    assert after == used
+
+
 def test_what_a_chats_audience_means_is_said_as_the_daemon_decided():
     def words(audience: str, channel: str, reaches_user: bool, heard: tuple[str, ...] = ()) -> str:
         hears = [{"audience": a, "memories": 1, "heard": True} for a in heard]

@@ -30,6 +30,15 @@ from agentmemd.daemon.services.access import TOKEN_PREFIX
 
 TOKEN_FILE = "dashboard.token"
 SESSION_COOKIE = "agentmemd_dashboard"
+
+
+def session_cookie(port: int) -> str:
+    """The session cookie's name for the dashboard on ``port``: a browser keeps one cookie jar for a
+    host whatever the port, so two dashboards on one machine (two daemons) each need their own name,
+    or signing in to one would sign the other out."""
+    return f"{SESSION_COOKIE}_{port}"
+
+
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

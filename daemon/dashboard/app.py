@@ -163,9 +163,9 @@ class Dashboard:
         """A request with an access token as its Bearer: checked by the daemon (`auth`), then served
         with every daemon call made with that token, so the page holds only what it may reach."""
         try:
-            scope = await self.link.call("auth", {"token": secret})
+            scope = await self.link.scope_of(secret)
         except PageError as exc:
-            if exc.status != 403:
+            if exc.status not in (401, 403):
                 return self.error_page(request, exc.status, exc.message)
             return self.error_page(
                 request, 401, "That Bearer token is neither this dashboard's nor a live access token."

@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from agentmemd.daemon.doors.calls import NO_DAEMON, call_daemon, http_status
+from agentmemd.daemon.doors.calls import NO_DAEMON, call_daemon, http_status, token_scope
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError
 
 # The access token the current request acts with; None: the owner's socket, every namespace.
@@ -33,6 +33,16 @@ class DaemonLink:
         """The method's result; PageError if the daemon refuses (400/403/404/409/500) or is not there (503)."""
         try:
             return await call_daemon(self.socket_path, method, params, token=ACTING_TOKEN.get(), timeout=self.timeout)
+        except RpcCallError as exc:
+            raise PageError(http_status(exc), exc.message) from None
+        except DaemonUnavailable as exc:
+            raise PageError(NO_DAEMON, str(exc)) from None
+
+    async def scope_of(self, token: str) -> Any:
+        """What an access token may reach (PageError 403 when the daemon refuses it), never on a
+        connection the owner's calls share."""
+        try:
+            return await token_scope(self.socket_path, token, timeout=self.timeout)
         except RpcCallError as exc:
             raise PageError(http_status(exc), exc.message) from None
         except DaemonUnavailable as exc:

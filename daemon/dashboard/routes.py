@@ -20,7 +20,7 @@ from agentmemd.daemon.dashboard import (
     persona_pages,
     token_pages,
 )
-from agentmemd.daemon.dashboard.access import SESSION_COOKIE, session_secret
+from agentmemd.daemon.dashboard.access import session_cookie, session_secret
 from agentmemd.daemon.dashboard.app import STATIC, Dashboard, DashboardSettings
 
 SESSION_DAYS = 30
@@ -41,7 +41,7 @@ def dashboard_app(dashboard: Dashboard) -> Starlette:
             Middleware(
                 SessionMiddleware,
                 secret_key=session_secret(dashboard.settings.token),
-                session_cookie=SESSION_COOKIE,
+                session_cookie=session_cookie(dashboard.settings.port),
                 max_age=SESSION_DAYS * 86400,
                 same_site="strict",
                 https_only=False,  # loopback HTTP; the cookie is HttpOnly and SameSite=Strict

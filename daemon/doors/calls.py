@@ -61,6 +61,14 @@ async def check_token(socket_path: Path, token: str, *, timeout: float) -> None:
         await fresh.call("health")
 
 
+async def token_scope(socket_path: Path, token: str, *, timeout: float) -> Any:
+    """What ``token`` may reach (the daemon's `auth` answer), asked on a connection of its own and
+    closed after: an `auth` on a kept connection would make it that token's (or a failed one's)
+    for every later call of whoever shares it. RpcCallError when refused."""
+    async with AsyncClient(socket_path, token=None, timeout=timeout, max_connections=1) as fresh:
+        return await fresh.call("auth", {"token": token})
+
+
 async def _forget(socket_path: Path, token: str | None) -> None:
     pools = _POOLS.get(asyncio.get_running_loop(), OrderedDict())
     client = pools.pop((str(socket_path), token), None)
