@@ -224,3 +224,43 @@ def test_the_clis_lists_of_turns_and_observations_show_no_secret(capsys):
     shown = capsys.readouterr().out
     assert CARDS[0] not in shown and shown.count("card number withheld") == 3
     assert "--json shows them as stored" in shown
+
+
+def test_consolidation_and_the_daily_log_write_no_secret_into_the_workspace(in_process, short_tmp, capsys):
+    """Two wifi passwords and two cards said alike became a consolidated pattern quoting them, which
+    went whole into MEMORY.md (a person's file, synced and shared as files are) and onto
+    `agentmemd consolidated`'s screen; the daily log's lines are the daemon's output too."""
+    import shutil
+    from pathlib import Path
+
+    from agentmemd.daemon.cli import printers
+
+    ws = short_tmp / "ws"
+    shutil.copytree(
+        Path(__file__).resolve().parent.parent / "workspace_template",
+        ws,
+        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
+    )
+    d = in_process({"clock": {"start": "2026-11-21T09:00:00Z"}}, fake_embedder=True, workspace=ws)
+    said = [
+        f"My spare Visa card is {CARDS[0]} for hotel bookings.",
+        f"My work Visa card is {CARDS[1]} for hotel bookings.",
+        "Mein Passwort für das WLAN im Büro ist Tannenbaum4711.",
+        "mein Passwort ist Kuckucksuhr99 für das WLAN zu Hause.",
+    ]
+    for text in said:
+        d.call("conversation.append", {"session": "s1", "role": "user", "content": text})
+    d.call("conversation.observe", {"session": "s1"})
+    for text in said:  # and as memories of their own, learned today
+        d.call("memory.add", {"content": text, "type": "fact"})
+    assert d.call("jobs.run", {"name": "consolidate"})["status"] == "ok"
+    assert d.call("jobs.run", {"name": "daily_log"})["status"] == "ok"
+    nodes = d.call("consolidation.list", {})["nodes"]
+    assert any("Tannenbaum4711" in n["content"] or CARDS[0] in n["content"] for n in nodes)  # what is masked
+    written = (ws / "MEMORY.md").read_text() + "".join(p.read_text() for p in (ws / "memory").glob("*.md"))
+    assert "withheld" in written
+    for value in ("Tannenbaum4711", "Kuckucksuhr99", CARDS[0], CARDS[1]):
+        assert value not in written, value
+    printers.human_consolidated({"nodes": nodes})
+    shown = capsys.readouterr().out
+    assert "withheld" in shown and "Tannenbaum4711" not in shown and CARDS[0] not in shown

@@ -354,7 +354,7 @@ def human_consolidated(result: dict[str, Any]) -> None:
     if not result["nodes"]:
         print("nothing consolidated yet (agentmemd job run consolidate)")
     for node in result["nodes"]:
-        print(f"L{node['level']} {node['id']}  {node['content']}")
+        print(f"L{node['level']} {node['id']}  {mask(node['content'])}")  # a list on screen shows no secret
         print(
             f"   built from {len(node['sources'])} ({node['leaves']} level-0 memories): {' '.join(node['sources'][:12])}"
             + (" ..." if len(node["sources"]) > 12 else "")

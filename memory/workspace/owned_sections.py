@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from agentmemd.memory.core.errors import WorkspaceError
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.memory.workspace.markdown import OWNED_BEGIN, OWNED_END, owned_spans
 from agentmemd.memory.workspace.private_files import private_folders
 
@@ -54,8 +55,10 @@ class WriteResult:
 
 
 def neutralise(text: str) -> str:
-    """One line of daemon output that cannot open or close a comment (and so cannot end the section)."""
-    return " ".join(text.split()).replace("<!--", "<!—").replace("-->", "—>")
+    """One line of daemon output for a person's file: it cannot open or close a comment (and so
+    cannot end the section), and any secret in it is masked (secrets.py: a file is read whatever is
+    asked, and is synced, shared and committed as files are)."""
+    return " ".join(mask(text).split()).replace("<!--", "<!—").replace("-->", "—>")
 
 
 def clip(text: str, limit: int) -> str:
