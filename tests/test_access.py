@@ -208,6 +208,8 @@ def test_tokens_work_over_the_socket_and_the_cli_and_survive_a_restart(spawn):
     d.call("memory.add", {"content": "Bob's locker code is 7788.", "type": "fact", "namespace": "bob"})
     with Client(d.socket, token=secret) as alice:
         assert alice.scope["default_namespace"] == "alice"
+        # The process's facts (its paths, the store's URL, its doors) are the owner's to see.
+        assert alice.call("health").get("process") is None and d.call("health")["process"]["data_dir"]
         alice.call("memory.add", {"content": "Alice likes oat flat whites.", "type": "preference"})
         with pytest.raises(RpcCallError) as err:
             alice.call("memory.search", {"query": "locker", "namespace": "bob"})

@@ -140,3 +140,23 @@ def test_a_tampered_archive_or_a_used_data_dir_is_refused_and_nothing_is_left(in
     not_one.write_bytes(b"not an archive")
     result = CliRunner().invoke(cli, ["import-store", str(not_one), "--data-dir", str(target)])
     assert result.exit_code == 1 and "not an agentmemd archive" in result.output
+
+
+def test_a_data_dir_named_on_the_command_line_is_the_store_whatever_the_environment_says(
+    in_process, tmp_path, monkeypatch
+):
+    """$AGENTMEMD_STORE_URL left set from a PostgreSQL setup quietly exported that store instead
+    of the data dir the command named (and import-store filled it): the named data dir wins."""
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "Kept in SQLite.", "type": "fact"})
+    monkeypatch.setenv("AGENTMEMD_STORE_URL", "postgresql://agent@127.0.0.1:1/elsewhere")
+    out = tmp_path / "mine.tar.gz"
+    result = CliRunner().invoke(cli, ["export", str(out), "--data-dir", str(d.data_dir)])
+    assert result.exit_code == 0, result.output
+    assert "memories        1" in result.output
+    restored = tmp_path / "restored"
+    result = CliRunner().invoke(cli, ["import-store", str(out), "--data-dir", str(restored)])
+    assert result.exit_code == 0 and (restored / "agentmemd.db").is_file(), result.output
+    # Naming no data dir, the environment's store is the one meant.
+    result = CliRunner().invoke(cli, ["export", str(tmp_path / "pg.tar.gz")])
+    assert result.exit_code == 1 and "cannot connect to the PostgreSQL store" in result.output, result.output

@@ -589,3 +589,43 @@ def test_a_server_that_goes_away_while_a_connection_is_set_up_is_the_stores_erro
         admin.execute("SELECT pg_terminate_backend(%s)", (conn.raw.info.backend_pid,))
     with pytest.raises(StoreUnavailable):
         cursor.lastrowid  # noqa: B018 - the property asks the server
+
+
+def test_a_database_without_pgvector_that_its_user_may_not_create_says_what_to_run(postgres_url):
+    """The likeliest slip of the documented setup: the database made, but `CREATE EXTENSION vector`
+    not run as the superuser. A StoreError says what to run (was psycopg's traceback); nothing is made."""
+    from urllib.parse import urlsplit
+
+    from agentmemd.memory.core.errors import StoreError
+
+    name = "agentmemd_no_vector"
+    with psycopg.connect(postgres_url, autocommit=True) as admin:
+        admin.execute("CREATE ROLE plain_agent LOGIN PASSWORD 'p@ss:w/rd'")
+        admin.execute(f"CREATE DATABASE {name} OWNER plain_agent")
+    try:
+        parts = urlsplit(postgres_url)
+        url = f"postgresql://plain_agent:p%40ss%3Aw%2Frd@{parts.netloc.split('@')[-1]}/{name}?{parts.query}"
+        with pytest.raises(StoreError, match=rf"psql -U postgres -d {name} -c 'CREATE EXTENSION vector'"):
+            PostgresStore(url, dim=384, model="all-MiniLM-L6-v2")
+        with psycopg.connect(url, autocommit=True) as plain:
+            assert plain.execute("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").fetchone() == (0,)
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE {name}")
+            admin.execute("DROP ROLE plain_agent")
+
+
+def test_a_store_urls_password_is_never_in_a_message():
+    """`?password=` was shown whole by health and the ready line's redaction; libpq quotes a
+    malformed percent-encoding whole ("s3cr%et"), and that message went to the service's log."""
+    from agentmemd.memory.core.config import redact
+    from agentmemd.memory.core.errors import StoreError
+    from agentmemd.memory.store.postgres.connection import connect
+
+    assert redact("postgresql://agent:p%40ss@db/agentmemd") == "postgresql://agent:***@db/agentmemd"
+    assert redact("postgresql://agent@db/a?sslmode=require&password=s3cr%40t&x=1") == (
+        "postgresql://agent@db/a?sslmode=require&password=***&x=1"
+    )
+    with pytest.raises(StoreError) as refused:
+        connect("postgresql://agent:s3cr%et@127.0.0.1:1/agentmemd", None)
+    assert "s3cr" not in refused.value.message and "%25" in refused.value.message

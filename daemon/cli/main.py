@@ -111,14 +111,20 @@ def _tune_threads_for_serving() -> None:
 STORE_URL = click.option(
     "--store-url",
     default="",
-    help="A PostgreSQL store (postgresql://USER@HOST/DB) instead of the data dir's SQLite; default $AGENTMEMD_STORE_URL.",
+    help="A PostgreSQL store (postgresql://USER@HOST/DB) instead of the data dir's SQLite; "
+    "default $AGENTMEMD_STORE_URL when no --data-dir is given.",
 )
 
 
-def _store_url(given: str) -> str:
+def _store_url(given: str, data_dir: Path | None) -> str:
+    """--store-url, else $AGENTMEMD_STORE_URL unless a --data-dir was named: a data dir given on
+    the command line names the SQLite store in it, and an environment left set from a PostgreSQL
+    setup must not quietly export (or fill) another store than the one named."""
     from agentmemd.memory.core.config import STORE_URL_ENV
 
-    return given or os.environ.get(STORE_URL_ENV, "")
+    if given or data_dir is not None:
+        return given
+    return os.environ.get(STORE_URL_ENV, "")
 
 
 def _data_dir_or_url(data_dir: Path | None, store_url: str) -> Path | None:
@@ -147,7 +153,7 @@ def export(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """
     from agentmemd.daemon.services.archive import export_archive
 
-    store_url = _store_url(store_url)
+    store_url = _store_url(store_url, data_dir)
     if data_dir is None and not store_url:
         data_dir = _running_daemons_data_dir()
     _on_the_store(export_archive, _data_dir_or_url(data_dir, store_url), archive, store_url)
@@ -194,7 +200,7 @@ def import_store(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """
     from agentmemd.daemon.services.archive import import_archive
 
-    store_url = _store_url(store_url)
+    store_url = _store_url(store_url, data_dir)
     _on_the_store(import_archive, archive, _data_dir_or_url(data_dir, store_url), store_url)
 
 

@@ -31,7 +31,11 @@ def export_archive(data_dir: Path | None, out: Path, store_url: str = "") -> dic
     data_dir = Path(data_dir or ".")
     db = data_dir / DB_FILE
     if not store_url and not db.is_file():
-        raise InvalidParams("data_dir", f"{data_dir} holds no agentmemd store ({DB_FILE} not found)")
+        raise InvalidParams(
+            "data_dir",
+            f"{data_dir} holds no agentmemd store ({DB_FILE} not found; a daemon keeping its memory in PostgreSQL: "
+            "give --store-url)",
+        )
     if out.exists():
         raise InvalidParams("out", f"{out} exists: give a new path (an archive is never written over a file)")
     if not out.parent.is_dir():

@@ -43,6 +43,9 @@ class Declared:
     reads: bool = False
     # Returns the Scope the connection holds from now on (`auth`).
     authenticates: bool = False
+    # Result fields only the owner's socket gets: a connection bound to a token (or refused one)
+    # gets the result without them (health's process facts: paths, the store's URL, the doors).
+    owner_fields: tuple[str, ...] = ()
     cli: str | None = None  # the `agentmemd` command that mirrors it ("search", "people get")
     mcp: tuple[str, ...] = ()  # the MCP tools that call it
     # A plain command, generated from this declaration (daemon/cli/generated.py): how its result is
@@ -71,6 +74,7 @@ METHODS: tuple[Declared, ...] = (
         result=m.HealthResult,
         summary="Liveness, version and live memory count.",
         waits=True,  # it reads on a reader connection itself: a store that is away is its answer, not an error
+        owner_fields=("process",),
         cli="health",
     ),
     Declared(

@@ -55,6 +55,9 @@ class Declaration(Protocol):
     @property
     def reads(self) -> bool: ...
 
+    @property
+    def owner_fields(self) -> tuple[str, ...]: ...
+
 
 @dataclass
 class Method:
@@ -69,6 +72,7 @@ class Method:
     waits = property(lambda self: self.declaration.waits)
     authenticates = property(lambda self: self.declaration.authenticates)
     reads = property(lambda self: self.declaration.reads)
+    owner_fields = property(lambda self: self.declaration.owner_fields)
 
 
 def unknown_door() -> str:
@@ -238,6 +242,8 @@ class Dispatcher:
         except Exception as exc:  # the daemon never dies of a request
             log.exception("internal error", extra={"method": method_name})
             raise RpcError(INTERNAL_ERROR, f"internal error: {type(exc).__name__}: {exc}") from None
+        if method.owner_fields and not caller.scope.everything:
+            result = _without(result, method.owner_fields)
         if isinstance(result, method.result):
             return result.model_dump(mode="json")
         try:
@@ -249,6 +255,13 @@ class Dispatcher:
             ) from None
         # The keys the service gave, typed (an optional key it left out stays out).
         return typed.model_dump(mode="json", exclude_unset=True)
+
+
+def _without(result: Any, fields: tuple[str, ...]) -> Any:
+    """``result`` with ``fields`` left out (a model's are set to None, their default)."""
+    if isinstance(result, BaseModel):
+        return result.model_copy(update=dict.fromkeys(fields))
+    return {k: v for k, v in result.items() if k not in fields} if isinstance(result, dict) else result
 
 
 def _served(handler: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -133,8 +133,9 @@ STORE_URL_ENV = "AGENTMEMD_STORE_URL"
 
 
 def redact(url: str) -> str:
-    """A store URL without its password, for messages and logs."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    """A store URL without its password (``user:PASSWORD@`` or ``?password=…``), for messages and logs."""
+    url = re.sub(r"(://[^:/@]*):[^/?#]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url, flags=re.IGNORECASE)
 
 
 class StoreConfig(_Section):

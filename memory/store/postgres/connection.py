@@ -12,7 +12,9 @@ JSON comes back as its text, and booleans go in as 0 and 1: the store's columns 
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterator, Sequence
+from urllib.parse import unquote
 
 from agentmemd.memory.core.errors import InvalidParams, StoreError, StoreUnavailable
 from agentmemd.memory.store.postgres.dialect import Catalog, to_postgres
@@ -188,9 +190,9 @@ def _open(url: str, read_only: bool, on_connect: Callable[[Any], None] | None = 
     try:
         raw = psycopg.connect(url, autocommit=True, cursor_factory=psycopg.ClientCursor, connect_timeout=10)
     except psycopg.OperationalError as exc:  # the server is away (or not there): it may come back
-        raise StoreUnavailable(f"cannot connect to the PostgreSQL store: {str(exc).strip()}") from None
+        raise StoreUnavailable(f"cannot connect to the PostgreSQL store: {_without_password(str(exc), url)}") from None
     except psycopg.Error as exc:
-        raise StoreError(f"cannot connect to the PostgreSQL store: {str(exc).strip()}") from None
+        raise StoreError(f"cannot connect to the PostgreSQL store: {_without_password(str(exc), url)}") from None
     raw.adapters.register_dumper(bool, BoolAsInt)
     for json_type in ("json", "jsonb"):
         raw.adapters.register_loader(json_type, TextLoader)
@@ -204,6 +206,22 @@ def _open(url: str, read_only: bool, on_connect: Callable[[Any], None] | None = 
         raw.close()
         raise unavailable(exc) from exc
     return raw
+
+
+def _without_password(message: str, url: str) -> str:
+    """libpq's message with the URL's password taken out, as written and decoded: a malformed one
+    is quoted whole ("invalid percent-encoded token: ..."), and a message goes to a log."""
+    found = re.search(r"://[^:/@]*:([^/?#]*)@", url)
+    words = [found.group(1)] if found else []
+    words += re.findall(r"[?&]password=([^&#]*)", url, flags=re.IGNORECASE)
+    message = message.strip()
+    for word in words:
+        for form in {word, unquote(word)}:
+            if form:
+                message = message.replace(form, "***")
+    if "invalid percent-encoded token" in message or "invalid URI" in message:
+        message += " (a password's @ : / % # ? must be written %40 %3A %2F %25 %23 %3F in the URL)"
+    return message
 
 
 def connect(

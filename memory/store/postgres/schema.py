@@ -26,6 +26,7 @@ import sqlite_utils
 
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.clock import SystemClock, format_time
+from agentmemd.memory.core.errors import StoreError
 from agentmemd.memory.store.migrations import migrations
 from agentmemd.memory.store.postgres.dialect import _PIECES, Catalog, to_postgres
 from agentmemd.memory.store.schema import SchemaTooNew, SchemaUpgrade, known_migrations, short
@@ -250,6 +251,7 @@ def upgrade_postgres(raw, dim: int, known: list[str] | None = None) -> SchemaUpg
     known = known or known_migrations()
     with raw.transaction():
         raw.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+        _vector_extension(raw)
         done = applied_migrations(raw)
         unknown = [name for name in done if name not in known]
         writer = _last_writer(raw) if done else None
@@ -295,6 +297,30 @@ def upgrade_postgres(raw, dim: int, known: list[str] | None = None) -> SchemaUpg
                 (__version__, known[-1], json.dumps(pending), now),
             )
     return upgrade
+
+
+def _vector_extension(raw) -> None:
+    """pgvector in the database, made here if the user may; StoreError saying what to do when the
+    server has no pgvector or only a superuser may create it (the two likeliest slips of a setup)."""
+    if raw.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+        return
+    import psycopg
+
+    database = raw.info.dbname
+    try:
+        with raw.transaction():  # a savepoint: the refusal leaves the outer transaction usable
+            raw.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except (psycopg.errors.FeatureNotSupported, psycopg.errors.UndefinedFile):
+        raise StoreError(
+            f"this PostgreSQL server has no pgvector extension, which the store keeps its vectors in: install "
+            f"it on the server (Debian and Ubuntu: postgresql-NN-pgvector from PostgreSQL's apt repository; or the "
+            f"pgvector/pgvector image), then run once as the superuser: psql -d {database} -c 'CREATE EXTENSION vector'"
+        ) from None
+    except psycopg.errors.InsufficientPrivilege:
+        raise StoreError(
+            f"the database {database!r} has no vector extension and this user may not create it: run once as the "
+            f"superuser: psql -U postgres -d {database} -c 'CREATE EXTENSION vector' (docs/postgres.md)"
+        ) from None
 
 
 def _last_writer(raw) -> str | None:
