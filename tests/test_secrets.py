@@ -264,3 +264,22 @@ def test_consolidation_and_the_daily_log_write_no_secret_into_the_workspace(in_p
     printers.human_consolidated({"nodes": nodes})
     shown = capsys.readouterr().out
     assert "withheld" in shown and "Tannenbaum4711" not in shown and CARDS[0] not in shown
+
+
+def test_a_password_with_a_stop_inside_is_one_secret_and_no_half_of_it_is_packed(in_process):
+    """'Girasol!2024' was cut at its '!': the Observer stored '...es Girasol!' (a wrong password,
+    marked) and 'Lucía said: 2024 por si vienes' (not marked), which a chat's pack then carried."""
+    from agentmemd.memory.language.sentences import sentences
+
+    assert sentences("la contraseña del wifi es Girasol!2024 por si vienes") == [
+        "la contraseña del wifi es Girasol!2024 por si vienes"
+    ]
+    assert sentences("Wow! Great news. Yes? No.") == ["Wow!", "Great news.", "Yes?", "No."]
+    d = in_process({"clock": {"start": "2026-11-20T09:00:00Z"}}, fake_embedder=True)
+    for said in ("la contraseña del wifi es Girasol!2024 por si vienes",
+                 "my password is Kiwi!Berg55 and my locker is number 12."):  # fmt: skip
+        d.call("conversation.append", {"session": "s", "role": "user", "content": said})
+    d.call("conversation.observe", {"session": "s"})
+    for question in ("what is my locker number?", "¿vienes a casa?", "2024 por si vienes", "Berg55 locker"):
+        packed = d.call("context.pack", {"query": question, "budget_tokens": 2000, "audience": "user"})["text"]
+        assert "Berg55" not in packed and "2024 por si" not in packed, (question, packed)

@@ -30,6 +30,10 @@ def _segmenter() -> pysbd.Segmenter:
 # the segmenter works, then put back.
 _UNSPLIT = re.compile(r"(?:https?://|www\.)\S+?(?=[.,;:!?)\]]*(?:\s|$))|\([^()\n]{1,300}\)", re.IGNORECASE)
 _MARK = 0xE000  # the first of Unicode's private-use characters
+# A word with a "!" or "?" inside it, a letter or digit straight after ("Girasol!2024",
+# "Kiwi!Berg55": a password; "¿Qué?Nada"): no sentence ends there, and a password cut in two
+# left its second half in a sentence of its own that no rule took for a secret.
+_GLUED = re.compile(r"\S*[!?]+(?=\w)\S*")
 
 # An ordinal or a day written with a stop ("am 14. Juni", "der 3. Platz", "am 24.12. frei"), which
 # the English rules take for a sentence's end: kept with its next word when that word is lower
@@ -92,9 +96,10 @@ def _split(text: str) -> tuple[str, ...]:
 
     masked = _UNSPLIT.sub(stand_in, text) if "(" in text or "/" in text or "www" in text.lower() else text
     masked = _ORDINAL.sub(ordinal, masked) if re.search(r"\d\.\s", masked) else masked
+    masked = _GLUED.sub(stand_in, masked) if "!" in masked or "?" in masked else masked
     out: list[str] = []
     for sentence in _segmenter().segment(masked):
-        for i, span in enumerate(kept[:6400]):
+        for i, span in reversed(list(enumerate(kept[:6400]))):  # the last first: one may hold an earlier one
             sentence = sentence.replace(chr(_MARK + i), span)
         sentence = sentence.strip()
         lead = _LEADING_SYMBOLS.match(sentence)
