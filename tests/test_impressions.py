@@ -369,3 +369,22 @@ def test_a_merged_persons_group_impression_is_rebuilt_at_once_under_the_name_the
         d.call("conversation.context", {"session": group["sessions"][0], "namespace": "mrg", "budget_tokens": 2000})
     )
     assert "## Greta" in context and "Vogel" not in context
+
+
+def test_what_someone_talks_about_counts_no_secret_they_gave():
+    """Lucía's impression said 'talks about: withheld (5 messages), password (3 messages)': her
+    messages were masked before they were counted, and the stand-ins counted as her words."""
+    from agentmemd.memory.safety.secrets import mask
+    from agentmemd.persona.impressions.impressions import talks_about
+
+    said = [
+        "la contraseña del wifi es Girasol2024",
+        "mi pin es 4721, la contraseña nueva es Limon55",
+        "el sofá nuevo ya está en casa",
+        "el sofá es verde, la contraseña es Kiwi99",
+        "mañana vamos al sofá",
+    ]
+    turns = [{"seq": i, "content": mask(text)} for i, text in enumerate(said)]
+    assert sum("withheld" in t["content"] for t in turns) >= 3
+    topics = [t["text"].lower() for t in talks_about(turns, ["qué bonito", "vale vale", "hasta luego"], {"Lucía"})]
+    assert "sofá" in topics and not {"withheld", "password", "pin"} & set(topics), topics

@@ -180,6 +180,20 @@ def _says(lowered: str, word: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", lowered) is not None
 
 
+def _shown(kind: str) -> str:
+    return f"[{kind.replace('_', ' ')} withheld]"
+
+
+# What mask() puts where a secret was, any kind.
+MASKED = re.compile("|".join(re.escape(_shown(kind)) for kind in SECRET_KINDS))
+
+
+def without_masks(text: str) -> str:
+    """``text`` with mask()'s stand-ins taken out: what a count of someone's words reads ("withheld"
+    and "password" are no topic of theirs, and their count would say how many secrets they gave)."""
+    return MASKED.sub(" ", text)
+
+
 def mask(text: str, known: str = "") -> str:
     """``text`` with every secret replaced by ``[<kind> withheld]``, for logs, lists and prompts;
     one that ``known`` already holds (a search for the value itself) is left: it reveals nothing."""
@@ -187,6 +201,6 @@ def mask(text: str, known: str = "") -> str:
     for s in find_secrets(text):
         if known and text[s.start : s.end] in known:
             continue
-        out += [text[last : s.start], f"[{s.kind.replace('_', ' ')} withheld]"]
+        out += [text[last : s.start], _shown(s.kind)]
         last = s.end
     return "".join(out) + text[last:]

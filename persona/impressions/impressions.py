@@ -32,7 +32,7 @@ from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.language.cues import FIRST_PERSON
 from agentmemd.memory.language.function_words import function_words
 from agentmemd.memory.llm.tasks import ImpressionResult
-from agentmemd.memory.safety.secrets import kinds_in, mask
+from agentmemd.memory.safety.secrets import kinds_in, mask, without_masks
 from agentmemd.persona.syncscore.stylometry import measure, voice_markers
 
 MAX_ITEMS = 5
@@ -143,7 +143,7 @@ def talks_about(turns: list[dict[str, Any]], heard: list[str], names: set[str]) 
 
     def topic_words(text: str) -> set[str]:
         yield_to_requests()  # up to 1,200 messages read on a background thread
-        bases = {w.removesuffix("'s") for w in words(text)}  # Liam's is Liam
+        bases = {w.removesuffix("'s") for w in words(without_masks(text))}  # Liam's is Liam
         return {
             w
             for w in bases
