@@ -112,18 +112,23 @@ STORE_URL = click.option(
     "--store-url",
     default="",
     help="A PostgreSQL store (postgresql://USER@HOST/DB) instead of the data dir's SQLite; "
-    "default $AGENTMEMD_STORE_URL when no --data-dir is given.",
+    "default $AGENTMEMD_STORE_URL unless --data-dir names a SQLite store (export) or a new one (import-store).",
 )
 
 
-def _store_url(given: str, data_dir: Path | None) -> str:
-    """--store-url, else $AGENTMEMD_STORE_URL unless a --data-dir was named: a data dir given on
-    the command line names the SQLite store in it, and an environment left set from a PostgreSQL
-    setup must not quietly export (or fill) another store than the one named."""
+def _store_url(given: str, data_dir: Path | None, *, reading: bool) -> str:
+    """--store-url, else $AGENTMEMD_STORE_URL unless a --data-dir names the store: a data dir
+    given on the command line that holds a SQLite store is that store (``reading``: export), and
+    one given to read an archive into is the new store; an environment left set from a PostgreSQL
+    setup must not quietly export (or fill) another store than the one named. A data dir holding
+    no store (a PostgreSQL daemon's) leaves the environment's."""
     from agentmemd.memory.core.config import STORE_URL_ENV
+    from agentmemd.memory.store.opening import DB_FILE
 
-    if given or data_dir is not None:
+    if given:
         return given
+    if data_dir is not None and (not reading or (data_dir / DB_FILE).is_file()):
+        return ""
     return os.environ.get(STORE_URL_ENV, "")
 
 
@@ -153,7 +158,7 @@ def export(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """
     from agentmemd.daemon.services.archive import export_archive
 
-    store_url = _store_url(store_url, data_dir)
+    store_url = _store_url(store_url, data_dir, reading=True)
     if data_dir is None and not store_url:
         data_dir = _running_daemons_data_dir()
     _on_the_store(export_archive, _data_dir_or_url(data_dir, store_url), archive, store_url)
@@ -200,7 +205,7 @@ def import_store(archive: Path, data_dir: Path | None, store_url: str) -> None:
     """
     from agentmemd.daemon.services.archive import import_archive
 
-    store_url = _store_url(store_url, data_dir)
+    store_url = _store_url(store_url, data_dir, reading=False)
     _on_the_store(import_archive, archive, _data_dir_or_url(data_dir, store_url), store_url)
 
 
