@@ -19,6 +19,7 @@ from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.memory.workspace import daily_log
 from agentmemd.memory.workspace.owned_sections import neutralise
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
@@ -26,6 +27,12 @@ from agentmemd.persona.goals.goals import Goals
 from agentmemd.persona.goals.goals_file import GOALS_FILE, taken_over
 from agentmemd.persona.goals.goals_file import render_section as render_goals
 from agentmemd.persona.tracking.tracker import sync_day_summary
+
+
+def _masked(rows: list[dict[str, Any]], known: dict[str, str]) -> list[dict[str, Any]]:
+    """``rows`` with the secrets said elsewhere masked where their words repeat them (the agent's
+    "Noted: Tortuga$Lenta42"): a person's file shows none (each line masks its own too)."""
+    return [{**r, "content": mask(r["content"], values=known)} for r in rows] if known else rows
 
 
 def register_jobs(
@@ -60,7 +67,14 @@ def register_jobs(
                     config.consolidation.memory_file,
                     # MEMORY.md is the user's: only the nodes their own conversations may hear.
                     render_section(
-                        [n for n in consolidator.nodes(workspace_namespace) if service.may_hear(USER, n["audience"])]
+                        _masked(
+                            [
+                                n
+                                for n in consolidator.nodes(workspace_namespace)
+                                if service.may_hear(USER, n["audience"])
+                            ],
+                            service.known_secrets.of(workspace_namespace),
+                        )
                     ),
                     now,
                     create_header="# MEMORY\n",
@@ -91,6 +105,8 @@ def register_jobs(
                 service.store, workspace_namespace, start, end, config.daily_log.max_items, heard
             )
             sync = sync_day_summary(service.store, workspace_namespace, start, end)
+            known = service.known_secrets.of(workspace_namespace)
+            memories, seen = _masked(memories, known), _masked(seen, known)
             body = daily_log.render(
                 runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total, sync
             )

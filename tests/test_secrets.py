@@ -283,3 +283,43 @@ def test_a_password_with_a_stop_inside_is_one_secret_and_no_half_of_it_is_packed
     for question in ("what is my locker number?", "¿vienes a casa?", "2024 por si vienes", "Berg55 locker"):
         packed = d.call("context.pack", {"query": question, "budget_tokens": 2000, "audience": "user"})["text"]
         assert "Berg55" not in packed and "2024 por si" not in packed, (question, packed)
+
+
+def test_a_secret_the_agent_repeats_is_marked_masked_and_forgotten_with_what_it_repeats(in_process):
+    """'My new bank password is Tortuga$Lenta42' was marked; the agent's 'I have noted
+    Tortuga$Lenta42 for you.' held no word that marks it: packed unasked, in clear in the context's
+    observation log, and still there (turn, episode, observation) after the password was forgotten."""
+    d = in_process({"clock": {"start": "2026-11-23T20:00:00Z"}}, fake_embedder=True)
+    said = [
+        ("user", "My new bank password is Tortuga$Lenta42, keep it for me."),
+        ("assistant", "Certainly! I have noted Tortuga$Lenta42 for you."),
+        ("user", "Thanks. Also, the plumber comes on Friday at nine."),
+        ("assistant", "Got it, Friday at nine for the plumber."),
+    ]
+    for role, text in said:
+        d.call("conversation.append", {"session": "s2", "role": role, "content": text})
+    d.call("conversation.observe", {"session": "s2"})
+    d.services.episodes.catch_up()
+    for question in ("what did you note for me?", "noted for you", "Tortuga Lenta42"):
+        packed = d.call("context.pack", {"query": question, "budget_tokens": 2000})["text"]
+        assert "Tortuga$Lenta42" not in packed, (question, packed)
+    asked = d.call("context.pack", {"query": "what is my bank password?", "budget_tokens": 2000})["text"]
+    assert "Tortuga$Lenta42" in asked  # its owner asking for it gets it
+    d.call("conversation.append", {"session": "s2", "role": "user", "content": "and when is the plumber coming?"})
+    context = d.call("conversation.context", {"session": "s2", "budget_tokens": 8000})
+    assert "Tortuga$Lenta42" not in context["system"], context["system"]
+    hits = d.call("memory.search", {"query": "noted for you", "k": 20})["results"]
+    assert not any("Tortuga$Lenta42" in h["content"] for h in hits)
+
+    told = next(
+        o for o in d.call("observations.list", {"session": "s2"})["observations"] if "bank password" in o["content"]
+    )
+    plan = d.call("memory.forget", {"id": told["memory_id"]})
+    assert any(a["why"] == "repeats its secret" for a in plan["also"]), plan["also"]
+    d.call("memory.forget", {"id": told["memory_id"], "confirm": True})
+    d.call("jobs.run", {"name": "consolidate"})
+    turns = [t["content"] for t in d.call("conversation.turns", {"session": "s2"})["turns"]]
+    assert not any("Tortuga" in t for t in turns) and "Got it, Friday at nine for the plumber." in turns
+    for question in ("what is my bank password?", "what did you note for me?"):
+        assert "Tortuga" not in d.call("context.pack", {"query": question, "budget_tokens": 2000})["text"]
+    assert not any("Tortuga" in h["content"] for h in d.call("memory.search", {"query": "Tortuga", "k": 50})["results"])

@@ -572,7 +572,8 @@ class AlsoForgotten(Result):
     id: str
     content: str  # its first 300 characters
     type: str
-    # "says the same" | "made from the same turns" | "an observation of the same turns" | "consolidated from it"
+    # "says the same" | "repeats its secret" | "made from the same turns" | "an observation of the same turns" |
+    # "consolidated from it"
     why: str
 
 

@@ -30,6 +30,7 @@ from agentmemd.memory.core.sessions import named, session_name
 from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
 from agentmemd.memory.retrieval.memories import Memories, said_the_same
+from agentmemd.memory.safety.secrets import REPEATED_RULE, find_secrets, secret_values
 from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
 
@@ -173,9 +174,9 @@ class MemoryAudit:
         self.memories._lookup(p.id, p.namespace)
         chain = self.history_tables.chain(p.id)
         same = self._says_the_same(chain)
-        return lineage.plan(
-            [chain] + [self.history_tables.chain(mid) for mid in same], dict.fromkeys(same, "says the same")
-        )
+        why = dict.fromkeys(same, "says the same")
+        why.update({mid: "repeats its secret" for mid in self._repeating_its_secrets(chain) if mid not in why})
+        return lineage.plan([chain] + [self.history_tables.chain(mid) for mid in why], why)
 
     def footprint(self, plan: LineagePlan) -> dict[str, Any]:
         """What the plan removes besides the memories' rows, counted by place (before it is written)."""
@@ -212,6 +213,21 @@ class MemoryAudit:
             **counted,
             **more,
         )
+
+    def _repeating_its_secrets(self, chain: list[dict[str, Any]]) -> list[str]:
+        """Current memories of the namespace that repeat a secret ``chain``'s versions state ("Noted:
+        Tortuga$Lenta42", marked when stored: memory/safety/known_secrets.py): copies of its words."""
+        values: dict[str, str] = {}
+        for version in chain:
+            values.update(secret_values(version["content"]))
+        if not values:
+            return []
+        ids = {v["id"] for v in chain}
+        return [
+            row["id"]
+            for row in self.memories.secrets.current_holding(chain[-1]["namespace"])
+            if row["id"] not in ids and any(s.rule == REPEATED_RULE for s in find_secrets(row["content"], values))
+        ]
 
     def _says_the_same(self, chain: list[dict[str, Any]]) -> list[str]:
         """Current memories of the namespace saying what ``chain``'s current version says (the same

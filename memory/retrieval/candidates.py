@@ -46,6 +46,7 @@ from agentmemd.memory.retrieval.scoring import (
     similarity_signal,
 )
 from agentmemd.memory.retrieval.tree import stated_leaves, tree_level
+from agentmemd.memory.safety.known_secrets import KnownSecrets
 from agentmemd.memory.store.affect_tables import AffectTables
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
@@ -120,6 +121,7 @@ class CandidateFinder:
         self.persona = PersonaTables(store)  # the name the agent's persona gives it
         self.affect = AffectTables(store)  # how each memory feels (m031)
         self.secrets = SecretTables(store)  # which memories hold a secret, of what kinds (m035)
+        self.known_secrets = KnownSecrets(self.secrets)  # their values, to know them repeated
 
     def may_hear(self, listener: str | None, origin: str) -> bool:
         return may_hear(listener, origin, self.config.channels)

@@ -66,7 +66,7 @@ from agentmemd.memory.retrieval.scoring import (
     effective_priority,
 )
 from agentmemd.memory.retrieval.search import Search
-from agentmemd.memory.safety.secrets import kinds_in
+from agentmemd.memory.safety.secrets import SECRET_KINDS, kinds_in, repeated
 from agentmemd.memory.store.database import Store, indexed_text
 from agentmemd.memory.store.history_tables import HistoryTables
 
@@ -142,6 +142,7 @@ class Memories:
         self.times = self.finder.times  # the days each memory speaks of (m028)
         self.affect = self.finder.affect  # how each memory feels (m031)
         self.secrets = self.finder.secrets  # which memories hold a secret, of what kinds (m035)
+        self.known_secrets = self.finder.known_secrets  # their values, to know them repeated
 
     # ---- reads: candidates.py, search.py, packs.py ------------------------------------------
 
@@ -241,7 +242,12 @@ class Memories:
         """What is worked out of a memory's words when it is stored and kept beside it; ``affect``:
         how it feels where the caller says (an app, the anthropic provider's Observer).
         ``felt_later``: the affect goes there, for the caller's ``affect.record_new``."""
-        self.secrets.record(seq, namespace, words_read.secrets, new=True)
+        kinds = words_read.secrets
+        known = self.known_secrets.of(namespace)
+        if known and not kinds:  # no word marks it, but it may repeat a secret said before
+            again = {s.kind for s in repeated(content, known)}
+            kinds = tuple(k for k in SECRET_KINDS if k in again)
+        self.secrets.record(seq, namespace, kinds, new=True)
         if words_read.slots:
             self.slots.record(seq, namespace, created, words_read.slots)
         self._record_times({"seq": seq, "namespace": namespace, "created": created, "content": content})
@@ -253,7 +259,9 @@ class Memories:
 
     def _record_secrets(self, row: dict[str, Any]) -> None:
         """Which kinds of secret it holds (secrets.py): kept, marked, never packed unless asked for."""
-        self.secrets.record(row["seq"], row["namespace"], kinds_in(row["content"]))
+        self.secrets.record(
+            row["seq"], row["namespace"], kinds_in(row["content"], self.known_secrets.of(row["namespace"]))
+        )
 
     def _record_affect(self, row: dict[str, Any]) -> None:
         """How it feels, read from its words (affect.py: VADER's valence, an emotion, arousal)."""

@@ -102,11 +102,12 @@ class Search:
         # query is the secret itself): a search (an MCP host's model reads it) never carries one a
         # pack would not.
         withheld = self.finder.secrets_kept_out(p.namespace, query, p.audience)
+        known = self.finder.known_secrets.of(p.namespace) if withheld else {}
         return SearchResult(
             results=[
                 SearchHit(
                     id=s.row["id"],
-                    content=mask(s.row["content"], p.query) if s.row["seq"] in withheld else s.row["content"],
+                    content=mask(s.row["content"], p.query, known) if s.row["seq"] in withheld else s.row["content"],
                     type=s.row["type"],
                     score=round(s.score, 6),
                     signals=SignalsOut(**s.signals.rounded()),

@@ -30,7 +30,7 @@ import re
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable, Mapping, NamedTuple
 
 from detect_secrets.plugins.artifactory import ArtifactoryDetector
 from detect_secrets.plugins.aws import AWSKeyDetector
@@ -131,13 +131,41 @@ def load_rules(path: Path = RULES_FILE) -> tuple[tuple[Rule, ...], dict[str, tup
     return rules, {kind: tuple(words) for kind, words in data["asks"].items()}
 
 
-def find_secrets(text: str) -> tuple[Secret, ...]:
-    """Every secret in ``text``, in order; overlapping finds of one span kept once (the first rule's)."""
+# A secret's value shorter than this is not looked for where it is said again: a four-digit PIN
+# repeated is any "4721" (a year, a street number); a password or a card number is not.
+REPEATED_LEAST = 6
+REPEATED_RULE = "repeated"
+
+
+def secret_values(text: str) -> dict[str, str]:
+    """The values of the secrets ``text`` states (value -> kind), those long enough to be known
+    again where they are repeated without the words that marked them ("Noted: Tortuga$Lenta42")."""
+    return {
+        text[s.start : s.end]: s.kind
+        for s in find_secrets(text)
+        if s.end - s.start >= REPEATED_LEAST and s.rule != REPEATED_RULE
+    }
+
+
+def repeated(text: str, values: Mapping[str, str]) -> list[Secret]:
+    """Where ``text`` repeats a known secret's value (value -> kind), as a word of its own."""
+    return [
+        Secret(kind, m.start(), m.end(), REPEATED_RULE)
+        for value, kind in values.items()
+        if value in text
+        for m in re.finditer(rf"(?<!\w){re.escape(value)}(?!\w)", text)
+    ]
+
+
+def find_secrets(text: str, values: Mapping[str, str] | None = None) -> tuple[Secret, ...]:
+    """Every secret in ``text``, in order; overlapping finds of one span kept once (the first rule's).
+    ``values``: secrets already known (secret_values of what else was said, value -> kind), found
+    wherever they are repeated, as a word of their own."""
+    found = repeated(text, values) if values else []
     if len(text) < 8:  # nothing we look for is shorter
-        return ()
+        return tuple(found)
     rules, _ = load_rules()
     lowered = text.lower()
-    found: list[Secret] = []
     for rule in rules:
         if rule.keywords and not any(k in lowered for k in rule.keywords):
             continue
@@ -163,9 +191,10 @@ def find_secrets(text: str) -> tuple[Secret, ...]:
     return tuple(kept)
 
 
-def kinds_in(text: str) -> tuple[str, ...]:
-    """The kinds of secret ``text`` holds, in SECRET_KINDS order; () when none."""
-    kinds = {s.kind for s in find_secrets(text)}
+def kinds_in(text: str, values: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The kinds of secret ``text`` holds (``values``: known ones repeated too), in SECRET_KINDS
+    order; () when none."""
+    kinds = {s.kind for s in find_secrets(text, values)}
     return tuple(k for k in SECRET_KINDS if k in kinds)
 
 
@@ -194,11 +223,12 @@ def without_masks(text: str) -> str:
     return MASKED.sub(" ", text)
 
 
-def mask(text: str, known: str = "") -> str:
+def mask(text: str, known: str = "", values: Mapping[str, str] | None = None) -> str:
     """``text`` with every secret replaced by ``[<kind> withheld]``, for logs, lists and prompts;
-    one that ``known`` already holds (a search for the value itself) is left: it reveals nothing."""
+    one that ``known`` already holds (a search for the value itself) is left: it reveals nothing.
+    ``values``: secrets known from elsewhere, masked where they are repeated."""
     out, last = [], 0
-    for s in find_secrets(text):
+    for s in find_secrets(text, values):
         if known and text[s.start : s.end] in known:
             continue
         out += [text[last : s.start], _shown(s.kind)]

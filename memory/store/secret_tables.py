@@ -29,6 +29,30 @@ class SecretTables:
             (seq, namespace, ",".join(kinds)),
         )
 
+    def mark(self, namespace: str) -> tuple[int, int]:
+        """How many of the namespace's memories hold a secret, and the newest's seq: what changes
+        when one is marked or forgotten (by this daemon or another on the same store)."""
+        count, newest = self.store.conn.execute(
+            "SELECT count(*), coalesce(max(seq), 0) FROM memory_secrets WHERE namespace = ?", (namespace,)
+        ).fetchone()
+        return int(count), int(newest)
+
+    def current_holding(self, namespace: str) -> list[dict]:
+        """id and words of each current memory of the namespace (not superseded) that holds a secret."""
+        return self.store._rows(
+            "SELECT m.id, m.content FROM memory_secrets s JOIN memories m ON m.seq = s.seq "
+            "WHERE s.namespace = ? AND m.superseded_by IS NULL ORDER BY m.seq",
+            (namespace,),
+        )
+
+    def contents(self, namespace: str) -> list[str]:
+        """The words of every memory of the namespace (live or not) that holds a secret."""
+        contents = []
+        for table in ("memories", "memory_archive"):
+            sql = f"SELECT m.content FROM memory_secrets s JOIN {table} m ON m.seq = s.seq WHERE s.namespace = ?"
+            contents += [content for (content,) in self.store.conn.execute(sql, (namespace,))]
+        return contents
+
     def in_namespace(self, namespace: str) -> dict[int, tuple[str, ...]]:
         """seq -> kinds of every memory (live or archived) of the namespace that holds a secret."""
         sql = "SELECT seq, kinds FROM memory_secrets WHERE namespace = ?"

@@ -36,6 +36,7 @@ from agentmemd.memory.conversation.observation_log import fit_observations
 from agentmemd.memory.core.models import PackParams
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.safety.neutraliser import as_data, as_data_lines
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.persona.drift.anchors import anchor, anchor_positions, reminder
 
 PERSONA_HEADER = "# Who you are\n"
@@ -262,6 +263,9 @@ def assemble_context(
     system_budget = int(budget * cfg.system_share)
     record = persona_state.record if persona_state is not None else ""
     contract, persona_ids = persona_contract(persona, system_budget, record, record_limit=budget // 2)
+    known = service.known_secrets.of(namespace)  # a secret said before, repeated ("Noted: …"), masked too
+    if known:
+        live = [{**o, "content": mask(o["content"], values=known)} for o in live]
     system, shown = fit_observations(live, max(system_budget, count_tokens(contract)), contract)
     if people:
         system = f"{system}\n\n{people}" if system else people
