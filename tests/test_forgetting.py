@@ -331,3 +331,34 @@ def test_a_forgotten_turn_stays_gone_when_the_app_sends_its_whole_history_again(
     assert observations and not [o for o in observations if CODE in o["content"]]
     assert CODE not in d.call("context.pack", question)["text"]
     assert holding(d, "balcony")  # the rest stays
+
+
+def test_forgotten_words_leave_the_persona_track(in_process):
+    """The agent's turn quoted as a Persona Preservation Record's evidence (and the PersonaState's
+    copy of it) kept the words of a turn forgotten since: persona.history, persona.records and an
+    export showed 'Bilbao is great. Short winters are rainy though.'."""
+    d = in_process({"clock": {"start": "2026-11-23T20:00:00Z"}}, fake_embedder=True)
+    said = [
+        ("user", "I might move to Bilbao next year, what do you think?"),
+        ("assistant", "Bilbao is great! Short winters are rainy though, bring a good umbrella!"),
+        ("user", "And the food?"),
+        ("assistant", "Pintxos everywhere, you will love it! Honestly one of the best food towns."),
+    ]
+    for role, text in said:
+        d.call("conversation.append", {"session": "s2", "role": role, "content": text})
+    d.call("conversation.observe", {"session": "s2"})
+
+    def persona_words() -> str:
+        return json.dumps([d.call("persona.history", {}), d.call("persona.records", {}), d.call("persona.get", {})])
+
+    assert "Bilbao is great" in persona_words()  # the record quotes the agent's turn
+    told = next(
+        o for o in d.call("observations.list", {"session": "s2"})["observations"] if "Short winters" in o["content"]
+    )
+    d.call("memory.forget", {"id": told["memory_id"], "confirm": True})
+    turns = [t["content"] for t in d.call("conversation.turns", {"session": "s2"})["turns"]]
+    assert not any("Bilbao is great" in t for t in turns)
+    assert "Bilbao is great" not in persona_words() and "(forgotten)" in persona_words()
+    rows = d.services.store.conn.execute("SELECT record FROM persona_records").fetchall()
+    rows += d.services.store.conn.execute("SELECT state FROM persona_states").fetchall()
+    assert not any("Bilbao is great" in text for (text,) in rows)

@@ -434,6 +434,9 @@ def test_compaction_keeps_a_persona_record_merged_into_the_state(nova):
 
 
 def test_the_days_syncscore_line_is_written_to_the_workspace_log(nova):
+    # A reply of its own scored today: the line does not rest on the other tests having run first.
+    nova.call("conversation.append", {"session": "log-line", "role": "user", "content": "How was the trip?"})
+    nova.call("persona.score", {"response": "Lovely, thanks for asking!", "session": "log-line"})
     result = nova.call("jobs.run", {"name": "daily_log"})
     assert result["status"] == "ok"
     text = (nova.workspace / "memory" / "2026-05-04.md").read_text()

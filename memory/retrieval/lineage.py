@@ -152,6 +152,7 @@ class Lineage:
             self.tables.remember_forgotten(namespace, words, at)
         self.tables.drop_impressions(plan.impressions)
         self.tables.drop_goal_notes(plan.every)
+        self.tables.scrub_persona(plan.turns)
         for episode, vector in zip(plan.neighbours, vectors):
             self.channel_tables.set_context(episode["seq"], episode["new_context"], vector)
 

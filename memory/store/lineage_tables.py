@@ -15,6 +15,18 @@ from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import Store, _in_chunks
 
 
+FORGOTTEN_EVIDENCE = "(forgotten)"
+
+
+def _topic_from(shift: str, said: list[set[str]]) -> bool:
+    """Whether a style shift ("after 'bilbao, winters, rainy': more warmth") names a topic whose
+    words one of ``said`` (a forgotten turn's words, lower-cased) holds."""
+    if not shift.startswith("after '") or "':" not in shift:
+        return False
+    words = {w.strip().lower() for w in shift[len("after '") : shift.index("':")].split(",") if w.strip()}
+    return bool(words) and any(words <= {w.strip(".,!?;:") for w in turn} for turn in said)
+
+
 def fingerprint(words: str) -> str:
     """The words of a message folded for case, width and spacing, hashed: the same message read
     from another export (another phone, another zone) has the same fingerprint."""
@@ -117,6 +129,43 @@ class LineageTables:
                     chunk,
                 ).rowcount
         return dropped
+
+    def scrub_persona(self, turns: list[dict[str, Any]]) -> int:
+        """Take the forgotten turns' words out of the persona track: a Persona Preservation Record
+        and a PersonaState quote up to 3 of the agent's turns as evidence (source
+        "conversation:SESSION#turn:SEQ"), and a record's style shifts name the topic of the user's
+        turn before (its first content words). Each quote becomes FORGOTTEN_EVIDENCE; a shift whose
+        topic words all come from a forgotten turn goes. How many rows changed."""
+        changed = 0
+        for namespace in sorted({t["namespace"] for t in turns}):
+            mine = [t for t in turns if t["namespace"] == namespace]
+            marks = [f'#turn:{t["seq"]}"' for t in mine]
+            said = [set(t["content"].lower().split()) for t in mine]
+            sessions = {t["session"] for t in mine}
+            for table, column, session in (
+                ("persona_records", "record", "session"),
+                ("persona_states", "state", "NULL"),  # a state is the namespace's, of every session
+            ):
+                for row_id, text, of in self.conn.execute(
+                    f"SELECT id, {column}, {session} FROM {table} WHERE namespace = ?", (namespace,)
+                ).fetchall():
+                    if of not in sessions and not any(mark in text for mark in marks):
+                        continue
+                    data = json.loads(text)
+                    before = json.dumps(data, sort_keys=True)
+                    for evidence in data.get("evidence", []):
+                        if any(f'{evidence.get("source", "")}"'.endswith(mark) for mark in marks):
+                            evidence["snippet"] = FORGOTTEN_EVIDENCE
+                    if "style_shifts" in data:
+                        data["style_shifts"] = [
+                            shift for shift in data["style_shifts"] if not _topic_from(shift, said)
+                        ]
+                    if json.dumps(data, sort_keys=True) != before:
+                        self.conn.execute(
+                            f"UPDATE {table} SET {column} = ? WHERE id = ?", (json.dumps(data), row_id)
+                        )
+                        changed += 1
+        return changed
 
     def drop_goal_notes(self, memory_ids: list[str]) -> int:
         """Drop the goals' progress notes the Observer wrote from these memories (each note ends
