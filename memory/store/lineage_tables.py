@@ -14,7 +14,6 @@ from typing import Any
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import Store, _in_chunks
 
-
 FORGOTTEN_EVIDENCE = "(forgotten)"
 
 
@@ -157,13 +156,9 @@ class LineageTables:
                         if any(f'{evidence.get("source", "")}"'.endswith(mark) for mark in marks):
                             evidence["snippet"] = FORGOTTEN_EVIDENCE
                     if "style_shifts" in data:
-                        data["style_shifts"] = [
-                            shift for shift in data["style_shifts"] if not _topic_from(shift, said)
-                        ]
+                        data["style_shifts"] = [shift for shift in data["style_shifts"] if not _topic_from(shift, said)]
                     if json.dumps(data, sort_keys=True) != before:
-                        self.conn.execute(
-                            f"UPDATE {table} SET {column} = ? WHERE id = ?", (json.dumps(data), row_id)
-                        )
+                        self.conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (json.dumps(data), row_id))
                         changed += 1
         return changed
 
