@@ -362,3 +362,33 @@ def test_forgotten_words_leave_the_persona_track(in_process):
     rows = d.services.store.conn.execute("SELECT record FROM persona_records").fetchall()
     rows += d.services.store.conn.execute("SELECT state FROM persona_states").fetchall()
     assert not any("Bilbao is great" in text for (text,) in rows)
+
+
+def test_forgetting_one_turn_of_a_reflector_merge_keeps_what_was_observed_of_the_others(in_process):
+    """Three near-duplicate HIGH preferences merged by the Reflector; forgetting the middle turn's
+    observation forgot the merge, and left the other two archived as '[merged -> <forgotten id>]':
+    the session had no observation of what stays, and observing again did nothing (the turns
+    counted as observed)."""
+    d = in_process({"clock": {"start": "2026-11-22T09:00:00Z"}}, fake_embedder=True)
+    said = [
+        "I love hiking in the Pyrenees with my dog Bruno.",
+        "I really love hiking in the Pyrenees with Bruno, my dog.",
+        "Hiking in the Pyrenees with my dog Bruno is what I love most.",
+    ]
+    for text in said:
+        d.call("conversation.append", {"session": "s3", "role": "user", "content": text})
+    d.call("conversation.observe", {"session": "s3", "reflect": True})
+    every = d.call("observations.list", {"session": "s3", "include_replaced": True})["observations"]
+    merged = [o for o in every if o["status"] == "merged"]
+    assert len(merged) == 3, every
+    middle = sorted(merged, key=lambda o: o["source_turns"])[1]  # "I really love hiking ... with Bruno, my dog."
+    d.call("memory.forget", {"id": middle["memory_id"], "confirm": True})
+    live = d.call("observations.list", {"session": "s3"})["observations"]
+    shown = " | ".join(o["content"] for o in live)
+    assert "with my dog Bruno." in shown and "what I love most" in shown, shown
+    assert "with Bruno, my dog" not in shown and len(live) == 2
+    for o in live:  # their memories are live again, and found
+        assert d.call("memory.get", {"id": o["memory_id"]})["tier"] != "archived"
+    assert any(
+        "what I love most" in h["content"] for h in d.call("memory.search", {"query": "Pyrenees Bruno"})["results"]
+    )

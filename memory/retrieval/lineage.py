@@ -39,6 +39,7 @@ from agentmemd.memory.store.database import indexed_text
 from agentmemd.memory.store.lineage_tables import LineageTables
 
 FORGOTTEN = "(forgotten)"  # a forgotten turn's text in the transcript
+UNMERGED = "its observation is live again: the Reflector's merge of it was forgotten"
 
 
 @dataclass
@@ -52,6 +53,8 @@ class LineagePlan:
     neighbours: list[dict[str, Any]] = field(default_factory=list)  # later episodes, with their new context
     impressions: list[tuple[str, str, str]] = field(default_factory=list)  # (namespace, person, audience)
     texts: list[str] = field(default_factory=list)  # the neighbours' texts to embed
+    # Observations the Reflector merged into one that goes, made from turns that stay: live again.
+    unmerged: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def every(self) -> list[str]:
@@ -96,6 +99,8 @@ class Lineage:
             if not set(derived) - ids:
                 break
         plan = LineagePlan(chains, why, turns, observations)
+        going = set(observations)
+        plan.unmerged = [r for r in self.tables.merged_into(observations) if r["id"] not in going]
         plan.impressions = sorted(
             {(t["namespace"], t["person"], t["audience"]) for t in turns if t["person"] is not None}
         )
@@ -132,6 +137,17 @@ class Lineage:
                     plan.neighbours.append({**episode, "new_context": context})
                     plan.texts.append(indexed_text(episode["content"], context))
 
+    def _unmerge(self, observations: list[dict[str, Any]], at: str) -> None:
+        """The observations a forgotten merge had retired, made from turns that stay, live again with
+        their memories (archived by the merge): what the Observer saw of those turns is kept, and an
+        Observer run would not see them again (they count as observed)."""
+        for row in observations:
+            self.tables.unretire_observation(row["id"])
+            found = self.memories.store.get(row["memory_id"]) if row["memory_id"] else None
+            if found is not None and found[1] and not found[0]["superseded_by"]:
+                self.memories.store.restore_from_archive(found[0]["seq"])
+                self.history.record([(row["memory_id"], at, "restored", None, UNMERGED)])
+
     def write(self, plan: LineagePlan, vectors: list[np.ndarray], at: str, unwritten_packs: list[str] = ()) -> None:  # type: ignore[assignment]
         """Remove what the plan holds (inside the caller's transaction); ``unwritten_packs``: packs
         that held it and were still waiting for the pack log's writer (dropped there)."""
@@ -144,6 +160,7 @@ class Lineage:
         hearing = self.tables.sessions_hearing(plan.impressions)
         self.tables.drop_context_copies(sorted({*plan.sessions, *hearing}), packs + list(unwritten_packs))
         self.tables.delete_observations(plan.observations)
+        self._unmerge(plan.unmerged, at)
         _tombstone(self.channel_tables, [t["seq"] for t in plan.turns], at)
         by_namespace: dict[str, list[str]] = {}
         for turn in plan.turns:

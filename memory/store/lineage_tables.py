@@ -82,6 +82,18 @@ class LineageTables:
             grew = bool(more)
         return sorted(gone)
 
+    def merged_into(self, observation_ids: list[str]) -> list[dict[str, Any]]:
+        """id and memory_id of the observations the Reflector merged into any of these."""
+        rows: list[dict[str, Any]] = []
+        for chunk, marks in _in_chunks(observation_ids):
+            rows += self.store._rows(
+                f"SELECT id, memory_id FROM observations WHERE status = 'merged' AND replaced_by IN ({marks})", chunk
+            )
+        return rows
+
+    def unretire_observation(self, observation_id: str) -> None:
+        self.conn.execute("UPDATE observations SET status = 'live', replaced_by = NULL WHERE id = ?", (observation_id,))
+
     def observation_memories(self, observation_ids: list[str]) -> list[str]:
         found: set[str] = set()
         for chunk, marks in _in_chunks(observation_ids):
