@@ -11,6 +11,7 @@ nowhere: not in memories, packs, turn search, observations, the workspace or the
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tarfile
@@ -192,6 +193,10 @@ def test_the_daily_log_holds_no_private_chat_and_a_kept_line_stays_the_users(spa
     for words in ("Ferrari", "Maranello"):
         heard = d.call("memory.search", {"query": f"Giulia {words}", "audience": "group:telegram:-100777"})
         assert not [h for h in heard["results"] if words in h["content"]]
+    # Forgetting what the kept line quotes names the file: the line is the person's, and stays.
+    quoted = re.search(r"`(m[0-9a-f]{15})`", kept["content"]).group(1)
+    plan = d.call("memory.forget", {"id": quoted})
+    assert plan["workspace_files"] == ["memory/2026-11-20.md"], plan
 
 
 def test_the_context_builds_kept_for_review_forget_what_they_quoted(spawn):

@@ -117,14 +117,26 @@ class HistoryTables:
             "events": count("SELECT count(*) FROM memory_events WHERE memory_id IN ({marks})", ids),
             "turn_links": count("SELECT count(*) FROM memory_turns WHERE memory_id IN ({marks})", ids),
             "consolidation_nodes": count("SELECT count(*) FROM consolidation_nodes WHERE memory_id IN ({marks})", ids),
-            "workspace_items": [
-                r[0]
-                for chunk, marks in _in_chunks(ids)
-                for r in conn.execute(f"SELECT path FROM workspace_items WHERE memory_id IN ({marks})", chunk)
-            ],
+            "workspace_items": sorted(
+                {
+                    r[0]
+                    for chunk, marks in _in_chunks(ids)
+                    for r in conn.execute(f"SELECT path FROM workspace_items WHERE memory_id IN ({marks})", chunk)
+                }
+                | self._kept_lines_quoting(versions)
+            ),
             "packs_logged": self.packs_holding(ids),
             "cached_responses": self.cache_entries_holding(versions, turns),
         }
+
+    def _kept_lines_quoting(self, versions: list[dict[str, Any]]) -> set[str]:
+        """Files holding a line a person kept that quotes one of these memories: a line of the
+        daemon's section they edited is moved above it as theirs, its `id` and words with it."""
+        found: set[str] = set()
+        sql = "SELECT path FROM workspace_items WHERE namespace = ? AND instr(content, ?) > 0"
+        for namespace, memory_id in sorted({(v["namespace"], v["id"]) for v in versions}):
+            found.update(r[0] for r in self.store.conn.execute(sql, (namespace, f"`{memory_id}`")))
+        return found
 
     def cache_entries_holding(self, versions: list[dict[str, Any]], turns: list[dict[str, Any]] = ()) -> list[int]:  # type: ignore[assignment]
         """Language-model cache entries of the memories' and turns' namespaces whose prompt or
