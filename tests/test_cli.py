@@ -322,3 +322,14 @@ def test_a_history_that_is_no_list_of_turns_is_refused_by_name(tmp_path):
             cli, ["--socket", str(tmp_path / "none.sock"), "conversation", "sync", "chat-1", "-"], input=given
         )
         assert refused.exit_code == 2 and f"Invalid value for HISTORY: {said}" in refused.output, refused.output
+
+
+def test_a_node_only_a_relation_names_says_so_not_memory_none(capsys):
+    """`identity node Irene` printed 'first named in memory None' for a name a chat's relation gave."""
+    from agentmemd.daemon.cli import printers
+
+    node = {"name": "Irene", "kind": "entity", "description": "", "file": "", "line": 0, "memory_id": None,
+            "owner": False, "edges": 1, "key": "irene", "hops": None}  # fmt: skip
+    printers.human_identity_node({"node": node, "neighbours": [], "edges": []})
+    shown = capsys.readouterr().out
+    assert "None" not in shown and "first named in a relation's words" in shown

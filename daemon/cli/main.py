@@ -44,7 +44,7 @@ from agentmemd.daemon.proxy.door import PROXY
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_token
 from agentmemd.daemon.webhooks.door import WEBHOOKS
 from agentmemd.memory.core import models as m
-from agentmemd.memory.core.config import ConfigError, load_config
+from agentmemd.memory.core.config import JOB_NAMES, ConfigError, load_config
 from agentmemd.memory.core.vocabulary import (
     EMOTIONS,
     MEMORY_TYPE_MEANINGS,
@@ -776,10 +776,9 @@ def jobs() -> None:
     call("jobs.list", printer=show.human_jobs)
 
 
-@cli.command("run-job")
-@click.argument("name")
+@cli.command("run-job", help=f"Run one scheduled job now ({', '.join(JOB_NAMES)}).  `agentmemd job run consolidate`")
+@click.argument("name", type=click.Choice(JOB_NAMES), metavar="NAME")
 def run_job(name: str) -> None:
-    """Run one scheduled job now (decay_sweep, consolidate, daily_log).  `agentmemd job run consolidate`"""
     call("jobs.run", {"name": name}, printer=show.human_run)
 
 

@@ -220,7 +220,9 @@ def human_rules(result: dict[str, Any]) -> None:
 
 
 def _where(item: dict[str, Any]) -> str:
-    return f"{item['file']} L{item['line']}" if item["file"] else f"memory {item['memory_id']}"
+    if item["file"]:
+        return f"{item['file']} L{item['line']}"
+    return f"memory {item['memory_id']}" if item.get("memory_id") else "a relation's words (below)"
 
 
 def human_identity_graph(result: dict[str, Any]) -> None:
