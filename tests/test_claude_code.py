@@ -251,3 +251,56 @@ def test_the_real_claude_code_gets_the_pack_with_the_prompt_and_keeps_its_sessio
         removed = subprocess.run([*cli, "hooks", "claude-code", "uninstall"], env=env, capture_output=True, text=True)
         assert removed.returncode == 0 and "4 of agentmemd's hooks removed" in removed.stdout
         assert "hooks" not in json.loads((home / ".claude" / "settings.json").read_text())
+
+
+def _forked(parent: Path, fork_id: str, said: list[tuple[str, str]]) -> list[str]:
+    """What `claude --resume PARENT --fork-session` writes: lines of its own (a new time), then the
+    parent's lines copied under the new session id (their uuids and times kept), then its own turns."""
+    lines = [json.dumps({"type": "mode", "sessionId": fork_id}),
+             json.dumps({"type": "queue-operation", "timestamp": "2026-11-29T10:30:00.000Z", "sessionId": fork_id})]  # fmt: skip
+    for line in parent.read_text().splitlines():
+        entry = json.loads(line)
+        if "sessionId" in entry:
+            entry["sessionId"] = fork_id
+        lines.append(json.dumps(entry))
+    for n, (role, text) in enumerate(said):
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        lines.append(json.dumps({"type": role, "uuid": f"f0000000-0000-4000-8000-00000000000{n}", "sessionId": fork_id,
+                                 "timestamp": "2026-11-29T10:30:05.000Z", "message": {"role": role, "content": content}}))  # fmt: skip
+    return lines
+
+
+def test_a_forked_session_inherits_its_parents_turns_and_stores_only_its_own(tmp_path):
+    """`claude --resume S --fork-session` stored S's turns again under the fork's id (a second copy,
+    each episode found twice): the fork is now a branch of S from where it leaves it."""
+    from agentmemd.daemon.claude_code.transcript import forked_from
+
+    project = tmp_path / "projects" / "-tmp-kiln"
+    project.mkdir(parents=True)
+    parent = project / "7626e830-parent.jsonl"
+    parent.write_text((DATA / "transcript-2.1.332.jsonl").read_text())
+    fork = project / "9f000000-fork.jsonl"
+    fork.write_text(
+        "\n".join(_forked(parent, "9f000000-fork", [("user", "and what glaze?"), ("assistant", "Celadon.")])) + "\n"
+    )
+    other = project / "0a000000-other.jsonl"  # another session of the project: no fork of anything
+    other.write_text(json.dumps({"type": "user", "uuid": "u-1", "timestamp": "2026-11-29T08:00:00Z",
+                                 "message": {"role": "user", "content": "hello"}}) + "\n")  # fmt: skip
+    assert forked_from(fork) == "7626e830-parent" and forked_from(parent) is None and forked_from(other) is None
+    with served_daemon() as d:
+        settings = HookSettings(d.socket, None, "cc", 400, 30)
+        for session, path in (("7626e830-parent", parent), ("9f000000-fork", fork), ("9f000000-fork", fork)):
+            run_hook(
+                "stop",
+                json.dumps({"session_id": session, "transcript_path": str(path), "cwd": str(tmp_path)}),
+                settings,
+            )
+        with Client(d.socket) as owner:
+            kept = owner.conversation_turns(session=session_name("9f000000-fork"), namespace="cc").turns
+            assert [t.content for t in kept][-2:] == ["and what glaze?", "Celadon."]
+            assert [t.content for t in kept][:-2] == [text for _, text in turns_of(parent)]
+            listed = {s.session: s for s in owner.conversation_list(namespace="cc").sessions}
+            stored = sum(s.turns for s in listed.values())
+            assert stored == len(turns_of(parent)) + 2, listed  # the shared turns once
+            hits = owner.memory_search(query="FAKE-REPLY-2", namespace="cc", k=20).results
+            assert len([h for h in hits if "FAKE-REPLY-2" in h.content]) <= 1

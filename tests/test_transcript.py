@@ -223,3 +223,32 @@ def test_session_ids_are_scoped_by_namespace_and_tell_nothing_of_another(d):
     edited = exchange(d, [*start, U("Bread")], "Brown?", session="chat", ns="b")
     assert (edited["session"], edited["forked_from"]) == ("chat@2", "chat")
     assert transcript(d, "chat@2", "b")[-2:] == [("user", "Bread"), ("assistant", "Brown?")]
+
+
+def test_a_session_a_host_forked_inherits_what_it_shares_with_its_parent(d):
+    """A host's fork (Claude Code's --fork-session) is a copy of the parent's history under a new
+    name: with forked_from, the new session is a branch from where it leaves the parent, and the
+    shared turns are stored once; without it, or with a parent it shares nothing with, as before."""
+    opened = [U("what cone does my kiln fire at?"), A("Cone 6."), U("and the glaze?"), A("Celadon.")]
+    d.call("conversation.sync", {"session": "cc-parent", "turns": opened})
+    forked = d.call(
+        "conversation.sync",
+        {
+            "session": "cc-fork",
+            "forked_from": "cc-parent",
+            "turns": [*opened[:2], U("what about cone 10?"), A("Too hot.")],
+        },
+    )
+    assert forked["session"] == "cc-fork" and forked["forked_from"] == "cc-parent" and forked["appended"] == 2
+    assert transcript(d, "cc-fork") == as_pairs(opened[:2]) + [
+        ("user", "what about cone 10?"),
+        ("assistant", "Too hot."),
+    ]
+    assert transcript(d, "cc-parent") == as_pairs(opened)  # the parent is as it was
+    again = d.call("conversation.sync", {"session": "cc-fork", "forked_from": "cc-parent", "turns": [*opened[:2], U("what about cone 10?"), A("Too hot."), U("ok")]})  # fmt: skip
+    assert again["session"] == "cc-fork" and again["appended"] == 1
+    # Nothing shared, or a parent that is not there: a conversation of its own.
+    alone = d.call("conversation.sync", {"session": "cc-alone", "forked_from": "cc-parent", "turns": [U("hi")]})
+    assert alone["session"] == "cc-alone" and alone["forked_from"] is None and alone["appended"] == 1
+    nowhere = d.call("conversation.sync", {"session": "cc-x", "forked_from": "no-such", "turns": opened[:2]})
+    assert nowhere["session"] == "cc-x" and nowhere["appended"] == 2

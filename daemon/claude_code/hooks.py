@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentmemd.daemon.claude_code.transcript import turns_of
+from agentmemd.daemon.claude_code.transcript import forked_from, turns_of
 from agentmemd.daemon.doors.history import sync_history
 from agentmemd.daemon.socket.client import Client
 
@@ -103,4 +103,13 @@ def _keep_transcript(agentmemd: Client, event: dict[str, Any], settings: HookSet
     last = event.get("last_assistant_message")
     turns = turns_of(Path(path), last if isinstance(last, str) else None)
     if turns:
-        sync_history(agentmemd, session_name(event["session_id"]), settings.namespace, list(turns), pending=False)
+        # A forked session (--fork-session, /branch) holds its parent's turns: inherited, not stored again.
+        parent = forked_from(Path(path))
+        sync_history(
+            agentmemd,
+            session_name(event["session_id"]),
+            settings.namespace,
+            list(turns),
+            pending=False,
+            forked_from=session_name(parent) if parent else None,
+        )

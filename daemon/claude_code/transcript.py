@@ -14,6 +14,7 @@ adds kinds of line still reads.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +95,57 @@ def _prompt(content: Any) -> str | None:
     if not text or text.startswith(COMMAND_MARKS):
         return None
     return text
+
+
+# How much of another transcript is read to see whether it opens as this one does: a session's
+# first prompt is within its first lines (Claude Code's bookkeeping and the prompt's attachments).
+OPENING_BYTES = 64 * 1024
+
+
+def forked_from(path: Path) -> str | None:
+    """The session this transcript was forked from (`claude --resume S --fork-session`, `/branch`),
+    else None. A fork is a copy of the parent's lines under a new session id, each line keeping its
+    ``uuid``; nothing in it names the parent. So: the oldest other transcript of the project that
+    holds this one's first prompt line (its uuid) near its start and began before this one did (its
+    first line's time: the copied lines keep theirs, the fork's own first line is new); a
+    transcript's file name is its session id."""
+    try:
+        with path.open("rb") as f:
+            opening = f.read(OPENING_BYTES)
+        siblings = [p for p in path.parent.glob("*.jsonl") if p.name != path.name]
+    except OSError:
+        return None
+    first, began = _first_prompt_uuid(opening), _first_time(opening)
+    if first is None or not began:
+        return None
+    needles = (f'"uuid":"{first}"'.encode(), f'"uuid": "{first}"'.encode())
+    found: list[tuple[float, str]] = []
+    for other in siblings:
+        try:
+            with other.open("rb") as f:
+                theirs = f.read(OPENING_BYTES)
+        except OSError:
+            continue
+        if any(n in theirs for n in needles) and 0 < (when := _first_time(theirs)) < began:
+            found.append((when, other.stem))
+    return min(found)[1] if found else None
+
+
+def _first_prompt_uuid(opening: bytes) -> str | None:
+    for line in opening.decode("utf-8", errors="replace").splitlines():
+        entry = _entry(line)
+        if entry is not None and entry["type"] == "user" and isinstance(entry.get("uuid"), str):
+            if _prompt(entry["message"].get("content")) is not None:
+                return entry["uuid"]
+    return None
+
+
+def _first_time(opening: bytes) -> float:
+    """When a transcript began: its first timestamped line's time, as seconds (0.0: none)."""
+    for line in opening.split(b"\n", 20)[:20]:
+        try:
+            stamp = json.loads(line).get("timestamp")
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except (ValueError, AttributeError, TypeError):
+            continue
+    return 0.0

@@ -56,18 +56,22 @@ def sync_history(
     *,
     pending: bool,
     context: dict[str, Any] | None = None,
+    forked_from: str | None = None,
 ) -> dict[str, Any]:
     """``conversation.sync`` of a whole history within the daemon's line limit: the turns as stored
     (a huge one cut with a mark), the newest with their text and the older ones as digests where
     the whole would not fit. When the daemon needs text it was sent only the digest of (turns new
     to it), the history goes in steps, each a prefix of it whose new turns fit one request.
     ``context``: the options of the context to build as well (``conversation.prepare``, one call
-    where the history fits one request; its answer holds the ``context``)."""
+    where the history fits one request; its answer holds the ``context``). ``forked_from``: the
+    session a new ``name`` was forked from (the turns they share are inherited, not stored again)."""
     stored = [(role, as_stored(text), *rest) for role, text, *rest in turns]
     sizes = [len(json.dumps(text)) + 32 for _, text, *_ in stored]  # as the client sends it, with its keys
     # No namespace: the caller's (a scoped token's own, else the default).
     where = {"namespace": namespace} if namespace else {}
     params: dict[str, Any] = {**where, "pending": pending, **({"session": name} if name else {})}
+    if forked_from and name:
+        params["forked_from"] = forked_from
 
     def send(upto: int, with_text: set[int], method: str = "conversation.sync") -> dict[str, Any]:
         payload = [

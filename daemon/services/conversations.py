@@ -88,11 +88,20 @@ class ConversationService:
         on the store thread, so two doors sending the same history at once store each turn once).
         A history sent with some turns as digests whose text is needed gets Conflict naming them."""
         incoming = [_incoming(t) if t.digest is None else IncomingTurn(t.role, None, t.digest) for t in p.turns]
-        return self._sync(p.namespace, p.session, incoming, p.pending)
+        return self._sync(p.namespace, p.session, incoming, p.pending, p.forked_from)
 
-    def _sync(self, namespace: str, name: str | None, incoming: list[IncomingTurn], pending: bool) -> dict[str, Any]:
+    def _sync(
+        self,
+        namespace: str,
+        name: str | None,
+        incoming: list[IncomingTurn],
+        pending: bool,
+        forked_from: str | None = None,
+    ) -> dict[str, Any]:
         try:
-            placement, seqs = self.conversations.sync(namespace, name, incoming, pending=pending)
+            placement, seqs = self.conversations.sync(
+                namespace, name, incoming, pending=pending, forked_from=forked_from
+            )
         except NeedText as exc:
             raise Conflict(
                 f"the history's new turns {exc.positions[:10]} were sent as digests: send their content",

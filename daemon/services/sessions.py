@@ -14,11 +14,14 @@ from agentmemd.memory.core.sessions import named, session_key
 
 
 def keyed(params: Any) -> Any:
-    """``params`` with its session (if it names one) as the store's key in its namespace."""
-    session = getattr(params, "session", None)
-    if not isinstance(session, str):
-        return params
-    return params.model_copy(update={"session": session_key(getattr(params, "namespace", None), session)})
+    """``params`` with its session (and the one it was forked from) as the store's key in its namespace."""
+    namespace = getattr(params, "namespace", None)
+    update = {
+        field: session_key(namespace, value)
+        for field in ("session", "forked_from")
+        if isinstance(value := getattr(params, field, None), str)
+    }
+    return params.model_copy(update=update) if update else params
 
 
 def by_name(method: Callable) -> Callable:

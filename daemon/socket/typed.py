@@ -332,12 +332,19 @@ class TypedCalls:
         session: str | None = None,
         namespace: str | None = None,
         pending: bool | None = None,
+        forked_from: str | None = None,
     ) -> r.SyncResult:
         """Store what an app's history (oldest first) adds to the stored transcript, matched by content. (`conversation.sync`)"""
         return self._typed(
             "conversation.sync",
             r.SyncResult,
-            {"session": session, "turns": turns, "namespace": namespace, "pending": pending},
+            {
+                "session": session,
+                "turns": turns,
+                "namespace": namespace,
+                "pending": pending,
+                "forked_from": forked_from,
+            },
         )
 
     def conversation_prepare(
@@ -349,6 +356,7 @@ class TypedCalls:
         session: str | None = None,
         namespace: str | None = None,
         pending: bool | None = None,
+        forked_from: str | None = None,
     ) -> r.PrepareResult:
         """A model call about to go out: its history synced (pending) and the context built, in one request. (`conversation.prepare`)"""
         return self._typed(
@@ -361,6 +369,7 @@ class TypedCalls:
                 "turns": turns,
                 "namespace": namespace,
                 "pending": pending,
+                "forked_from": forked_from,
             },
         )
 
@@ -1106,12 +1115,19 @@ class AsyncTypedCalls:
         session: str | None = None,
         namespace: str | None = None,
         pending: bool | None = None,
+        forked_from: str | None = None,
     ) -> r.SyncResult:
         """Store what an app's history (oldest first) adds to the stored transcript, matched by content. (`conversation.sync`)"""
         return await self._typed(
             "conversation.sync",
             r.SyncResult,
-            {"session": session, "turns": turns, "namespace": namespace, "pending": pending},
+            {
+                "session": session,
+                "turns": turns,
+                "namespace": namespace,
+                "pending": pending,
+                "forked_from": forked_from,
+            },
         )
 
     async def conversation_prepare(
@@ -1123,6 +1139,7 @@ class AsyncTypedCalls:
         session: str | None = None,
         namespace: str | None = None,
         pending: bool | None = None,
+        forked_from: str | None = None,
     ) -> r.PrepareResult:
         """A model call about to go out: its history synced (pending) and the context built, in one request. (`conversation.prepare`)"""
         return await self._typed(
@@ -1135,6 +1152,7 @@ class AsyncTypedCalls:
                 "turns": turns,
                 "namespace": namespace,
                 "pending": pending,
+                "forked_from": forked_from,
             },
         )
 

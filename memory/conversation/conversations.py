@@ -148,15 +148,22 @@ class Conversations:
         return self.tables.add_turn(row)
 
     def sync(
-        self, namespace: str, name: str | None, turns: list[IncomingTurn], *, pending: bool = False
+        self,
+        namespace: str,
+        name: str | None,
+        turns: list[IncomingTurn],
+        *,
+        pending: bool = False,
+        forked_from: str | None = None,
     ) -> tuple[Placement, list[int]]:
         """Store what an app's history adds to the stored transcript, matched by content: where it
         stands (the branch it continues, forked where it diverged) and the seqs of the turns
-        appended. Turns sent as digests only must already be stored (else NeedText)."""
+        appended. Turns sent as digests only must already be stored (else NeedText).
+        ``forked_from``: the session a new named one was forked from (it inherits what they share)."""
         if name is not None:
             self.claim(name, namespace)
         with self.store.transaction():
-            placement = self.matcher.place(namespace, name, turns)
+            placement = self.matcher.place(namespace, name, turns, forked_from)
             fresh = turns[placement.new_from :]
             missing = [placement.new_from + i for i, t in enumerate(fresh) if t.text is None]
             if missing:

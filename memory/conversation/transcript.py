@@ -118,7 +118,13 @@ class TranscriptMatcher:
         self.tables = tables
         self.now = now
 
-    def place(self, namespace: str, name: str | None, turns: list[IncomingTurn]) -> Placement:
+    def place(
+        self, namespace: str, name: str | None, turns: list[IncomingTurn], forked_from: str | None = None
+    ) -> Placement:
+        if name and forked_from and forked_from != name:
+            forked = self._named_fork(namespace, name, turns, forked_from)
+            if forked is not None:
+                return forked
         family = self._family(name) if name else ""
         if name:
             if self.tables.branch(name) is None and self.tables.namespace_of(name) is not None:
@@ -143,6 +149,26 @@ class TranscriptMatcher:
         session = session_key(namespace, "chat-" + uuid.uuid4().hex[:16])
         self._new_branch(session, namespace, "", None, None)
         return Placement(session, 0, created=True)
+
+    def _named_fork(self, namespace: str, name: str, turns: list[IncomingTurn], parent: str) -> Placement | None:
+        """A new session ``name`` a host forked from ``parent`` (a copy of its history under a new
+        id): a branch of the parent's family from where the history leaves it, so the turns they
+        share are stored once. None: ``name`` is known already, or the history shares nothing with
+        the parent's family (then it is a conversation of its own)."""
+        if self.tables.branch(name) is not None or self.tables.namespace_of(name) is not None:
+            return None
+        if self.tables.branch(parent) is None and self.tables.namespace_of(parent) is None:
+            return None
+        family = self._family(parent)
+        self._ensure_chains(parent, namespace, family)
+        running = chains(chain_seed(namespace, family), [t.digest for t in turns])
+        found = self.tables.by_chain(namespace, running)
+        matched = max((i for i, c in enumerate(running) if c in found), default=-1)
+        if matched < 0:
+            return None
+        session, seq = found[running[matched]]
+        self._new_branch(name, namespace, family, session, seq)
+        return Placement(name, matched + 1, forked_from=session, created=True, end_seq=seq)
 
     def _family(self, name: str) -> str:
         branch = self.tables.branch(name)

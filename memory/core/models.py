@@ -566,6 +566,11 @@ class SyncParams(Params):
     pending: bool = Field(
         False, description="for a model call not yet answered: the new turns wait to be confirmed or retracted"
     )
+    forked_from: SessionId | None = Field(
+        None,
+        description="the conversation a new named session was forked from (a host's fork of a session: "
+        "Claude Code's --fork-session): it inherits the turns the two share, stored once, as a branch of it",
+    )
 
 
 class RetractParams(Params):

@@ -942,6 +942,8 @@ export interface PrepareParams {
   namespace?: string;
   /** the new turns wait for conversation.confirm (the call answered) or conversation.retract */
   pending?: boolean;
+  /** the conversation a new named session was forked from (a host's fork of a session: Claude Code's --fork-session): it inherits the turns the two share, stored once, as a branch of it */
+  forked_from?: string | null;
 }
 /** conversation.sync's answer, and the context built for the branch the history continues. */
 export interface PrepareResult {
@@ -1193,6 +1195,8 @@ export interface SyncParams {
   namespace?: string;
   /** for a model call not yet answered: the new turns wait to be confirmed or retracted */
   pending?: boolean;
+  /** the conversation a new named session was forked from (a host's fork of a session: Claude Code's --fork-session): it inherits the turns the two share, stored once, as a branch of it */
+  forked_from?: string | null;
 }
 export interface SyncResult {
   turns: number;
