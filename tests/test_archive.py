@@ -160,3 +160,28 @@ def test_a_data_dir_named_on_the_command_line_is_the_store_whatever_the_environm
     # Naming no data dir, the environment's store is the one meant.
     result = CliRunner().invoke(cli, ["export", str(tmp_path / "pg.tar.gz")])
     assert result.exit_code == 1 and "cannot connect to the PostgreSQL store" in result.output, result.output
+
+
+def test_an_archive_the_disk_cannot_hold_is_one_line_and_leaves_nothing(in_process, tmp_path):
+    """`ulimit -f` (or a full disk) under an export gave an OSError's traceback."""
+    import resource
+    import subprocess
+    import sys
+
+    d = in_process(fake_embedder=True)
+    d.call("memory.add_many", {"items": [{"content": f"Memory number {i} about the garden.", "type": "fact"} for i in range(200)]})  # fmt: skip
+    out = tmp_path / "small.tar.gz"
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "export", str(out), "--data-dir", str(d.data_dir)],
+        preexec_fn=limited,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "cannot write" in done.stderr and "File too large" in done.stderr and "Traceback" not in done.stderr
+    assert list(tmp_path.glob("small.tar.gz*")) == []

@@ -333,3 +333,48 @@ def test_a_node_only_a_relation_names_says_so_not_memory_none(capsys):
     printers.human_identity_node({"node": node, "neighbours": [], "edges": []})
     shown = capsys.readouterr().out
     assert "None" not in shown and "first named in a relation's words" in shown
+
+
+def test_health_prints_no_none_and_fails_when_the_daemon_cannot_serve(capsys, monkeypatch):
+    """`agentmemd health` printed Python's None ('detail  None') and exited 0 with its store away."""
+    from agentmemd.daemon.cli import main as cli_main
+
+    answers = {
+        "ok": {"status": "ok", "detail": None, "version": "1", "memories": 3, "catching_up": [], "reembedding": None,
+               "process": {"pid": 7, "store": "sqlite", "data_dir": "/d", "socket": "/s", "started": "x", "doors": []}},
+        "store_unavailable": {"status": "store_unavailable", "detail": "cannot connect", "version": "1",
+                              "memories": None, "catching_up": [], "reembedding": None, "process": None},
+    }  # fmt: skip
+
+    class Answering:
+        def __init__(self, status: str):
+            self.status = status
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def call(self, method, params=None):
+            return answers[self.status]
+
+    for status, code in (("ok", 0), ("store_unavailable", 1)):
+        monkeypatch.setattr(cli_main, "connected", lambda status=status: Answering(status))
+        result = CliRunner().invoke(cli_main.cli, ["health"])
+        assert result.exit_code == code and "None" not in result.output, result.output
+    assert "unknown (the store cannot be asked now)" in result.output and "cannot connect" in result.output
+
+
+def test_a_data_dir_that_cannot_be_made_or_written_is_one_line_not_a_traceback(tmp_path):
+    """A read-only folder (chattr +i) or a path under a file gave a PermissionError's traceback."""
+    from agentmemd.daemon.cli.main import cli
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine")
+    result = CliRunner().invoke(
+        cli, ["serve", "--data-dir", str(a_file / "data"), "--socket", str(tmp_path / "s.sock")]
+    )
+    assert result.exit_code == 1, result.output
+    assert f"cannot use data dir {a_file / 'data'}: Not a directory" in result.output
+    assert "Traceback" not in result.output and a_file.read_text() == "mine"

@@ -210,3 +210,15 @@ def test_openclaw_recalls_searches_and_keeps_its_turns_in_agentmemd(openclaw, tm
         )
         assert "agentmemd" not in slot.stdout
         owner.close()
+
+
+def test_an_openclaw_path_that_is_not_there_is_named_as_given(tmp_path):
+    """`--openclaw /nonexistent/openclaw` said 'no `openclaw` command found: ... or give --openclaw PATH'."""
+    from agentmemd.daemon.openclaw.setup import OpenClaw, OpenClawError
+
+    with pytest.raises(OpenClawError, match=r"--openclaw /nonexistent/openclaw: no such command"):
+        OpenClaw.find("/nonexistent/openclaw")
+    plain = tmp_path / "openclaw"
+    plain.write_text("not executable")
+    with pytest.raises(OpenClawError, match="no such command"):
+        OpenClaw.find(str(plain))

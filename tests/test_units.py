@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from datetime import timedelta
 from pathlib import Path
@@ -122,6 +123,25 @@ def test_a_config_file_saved_with_a_byte_order_mark_and_crlf_is_read(tmp_path):
     config_file = tmp_path / "agentmemd.toml"
     config_file.write_bytes('\ufeff[workspace]\r\nnamespace = "notas"\r\n'.encode())
     assert load_config(config_file).workspace.namespace == "notas"
+
+
+@pytest.mark.parametrize(
+    "body, named",
+    [
+        ('[clock]\nstart = "yesterday"\n', "clock.start: Value error, 'yesterday' is not an ISO-8601 time"),
+        ("[scoring]\npriority_floors = {fact = 2}\n", "scoring.priority_floors.fact"),
+        ("[pack]\nmax_share = {fact = 2}\n", "pack.max_share.fact"),
+        ("[pack]\nmax_share = {fact = 0}\n", "pack.max_share.fact"),
+        ("[pack]\nmin_items = {fact = -1}\n", "pack.min_items.fact"),
+    ],
+)
+def test_a_value_out_of_its_range_is_refused_naming_its_key(tmp_path, body, named):
+    """A bad [clock] start was a traceback once the data dir was made; a priority floor of 2, a type
+    filling twice the budget or at least -1 items were taken as they were."""
+    config_file = tmp_path / "agentmemd.toml"
+    config_file.write_text(body)
+    with pytest.raises(ConfigError, match=re.escape(named)):
+        load_config(config_file)
 
 
 def test_every_entry_of_the_constraint_vocabulary_is_looked_for_and_understood():

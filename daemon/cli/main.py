@@ -188,6 +188,9 @@ def _on_the_store(work: Callable[..., dict[str, Any]], *args: Any) -> None:
     except InvalidParams as exc:
         fail(str(exc), 1)
         return
+    except OSError as exc:  # the disk is full, the file too large for its limit, the folder read-only
+        fail(f"cannot write {exc.filename or 'the archive'}: {exc.strerror or exc}; nothing was left behind", 1)
+        return
     show_result(summary, show.print_kv)
 
 
@@ -286,8 +289,12 @@ def workspace(sync: bool) -> None:
 
 @cli.command()
 def health() -> None:
-    """Is the daemon up?  `agentmemd health`"""
-    call("health")
+    """Is the daemon up?  Exits 1 when it cannot serve (its model failed, its store is away).  `agentmemd health`"""
+    with connected() as client:
+        result = client.call("health")
+    show_result(result, show.human_health)
+    if result["status"] in ("model_failed", "store_unavailable"):
+        raise SystemExit(1)
 
 
 @cli.command()

@@ -21,6 +21,18 @@ def print_kv(data: dict[str, Any]) -> None:
         print(f"{key:<{width}}  {value}")
 
 
+def human_health(result: dict[str, Any]) -> None:
+    """What is set of it: nothing printed as None (a store that cannot be asked has no count)."""
+    shown = {k: v for k, v in result.items() if v not in (None, [], {}) and k != "process"}
+    if result.get("memories") is None:
+        shown["memories"] = "unknown (the store cannot be asked now)"
+    process = result.get("process")
+    if process:
+        shown["pid"], shown["store"] = process["pid"], process["store"]
+        shown["data_dir"] = process["data_dir"]
+    print_kv(shown)
+
+
 def human_search(result: dict[str, Any]) -> None:
     """Best first, numbered in that order: a search ranks by relevance (similarity, to 0.01), the
     score only ordering near-ties, and later statements of a subject above earlier ones, so no one

@@ -185,8 +185,11 @@ class Daemon:
         # second thread spins after each of a pack's small matrix products: with one client it
         # burned half a core for nothing (bench load: 1.58 -> 1.10 cores, same throughput).
         threadpool_limits(1, user_api="blas")
-        self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # memories are private
-        self.lock.acquire()
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # memories are private
+            self.lock.acquire()
+        except OSError as exc:  # a read-only or someone else's folder, a file: one line, not a traceback
+            raise StartupError(f"cannot use data dir {self.data_dir}: {exc.strerror} ({exc.filename})") from None
         try:
             prepare_socket_path(self.socket_path)
             if self.workspace is not None and not self.workspace.is_dir():
@@ -199,6 +202,9 @@ class Daemon:
                 run_in_background=self._run_in_background,
                 load_model_later=True,
             )
+        except PermissionError as exc:
+            self.lock.release()
+            raise StartupError(f"cannot use data dir {self.data_dir}: {exc.strerror} ({exc.filename})") from None
         except BaseException:
             self.lock.release()
             raise

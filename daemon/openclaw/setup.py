@@ -42,6 +42,8 @@ class OpenClaw:
     @classmethod
     def find(cls, given: str | None) -> "OpenClaw":
         found = given or shutil.which("openclaw")
+        if given and not (os.access(given, os.X_OK) or shutil.which(given)):
+            raise OpenClawError(f"--openclaw {given}: no such command (not an executable file, nor one on PATH)")
         if not found or not (os.access(found, os.X_OK) or shutil.which(found)):
             raise OpenClawError(
                 "no `openclaw` command found: install OpenClaw (npm install -g openclaw) or give --openclaw PATH"

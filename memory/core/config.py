@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal, get_args
 
@@ -132,6 +133,10 @@ class WebhooksConfig(DoorSection):
 STORE_URL_ENV = "AGENTMEMD_STORE_URL"
 
 
+# A share or a priority: between 0 and 1.
+Share = Annotated[float, Field(ge=0, le=1)]
+
+
 def redact(url: str) -> str:
     """A store URL without its password (``user:PASSWORD@`` or ``?password=…``), for messages and logs."""
     url = re.sub(r"(://[^:/@]*):[^/?#]*@", r"\1:***@", url)
@@ -240,7 +245,7 @@ class ScoringConfig(_with_signal_knobs("scoring")):  # type: ignore[misc]
         description="injection: seed 002's weighted score (this section's weights); park: Park et al.'s "
         "(recency + importance + relevance) / 3, as seed 004 retrieves.",
     )
-    priority_floors: dict[MemoryType, float] = Field(
+    priority_floors: dict[MemoryType, Share] = Field(
         description="The least priority a memory of each type has, whatever it was given.",
         default_factory=lambda: {
             "persona": 0.7,
@@ -280,11 +285,11 @@ class PackConfig(_Section):
     mmr_lambda: float = Field(
         0.7, ge=0, le=1, description="MMR's balance of relevance against novelty (1: relevance only)."
     )
-    min_items: dict[MemoryType, int] = Field(
+    min_items: dict[MemoryType, Annotated[int, Field(ge=0, le=1000)]] = Field(
         default_factory=lambda: {"persona": 1},
         description="Memories of a type a pack holds at least, where there are any.",
     )
-    max_share: dict[MemoryType, float] = Field(
+    max_share: dict[MemoryType, Annotated[float, Field(gt=0, le=1)]] = Field(
         default_factory=dict, description="The most of a pack's budget memories of a type may fill (none: no quota)."
     )
     relevance_floor: float = Field(
@@ -355,6 +360,16 @@ class ClockConfig(_Section):
         "",
         description="Empty: the system clock. An ISO time: a manual clock from there, moved only by clock.advance.",
     )
+
+    @field_validator("start")
+    @classmethod
+    def _an_iso_time(cls, value: str) -> str:
+        if value:
+            try:
+                datetime.fromisoformat(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not an ISO-8601 time (e.g. 2026-03-02T08:00:00Z), nor empty") from None
+        return value
 
 
 class WorkspaceConfig(_Section):
