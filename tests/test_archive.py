@@ -185,3 +185,39 @@ def test_an_archive_the_disk_cannot_hold_is_one_line_and_leaves_nothing(in_proce
     assert done.returncode == 1, done.stdout + done.stderr
     assert "cannot write" in done.stderr and "File too large" in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.glob("small.tar.gz*")) == []
+
+
+def test_an_import_stopped_part_way_may_run_again_and_a_served_data_dir_is_left_alone(in_process, tmp_path):
+    """SIGTERM or kill -9 part way left a store holding only what opening it wrote; the next
+    import-store was refused ('already holds a store'), and a daemon on it served 0 memories."""
+    import subprocess
+    import sys
+
+    from agentmemd.memory.core.config import StoreConfig
+    from agentmemd.memory.store.opening import open_store
+
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "The user's bike is a red Canyon", "type": "fact"})
+    archive = tmp_path / "a.tar.gz"
+    export_archive(d.data_dir, archive)
+    target = tmp_path / "r"
+    target.mkdir()
+    open_store(StoreConfig(url=""), target, dim=384, model="all-MiniLM-L6-v2").close()  # as an import killed part way
+    result = CliRunner().invoke(cli, ["import-store", str(archive), "--data-dir", str(target)])
+    assert result.exit_code == 0 and "memories  1" in result.output, result.output
+    # A daemon serving an empty data dir: its store is not taken from under it.
+    served = tmp_path / "served"
+    served.mkdir()
+    open_store(StoreConfig(url=""), served, dim=384, model="all-MiniLM-L6-v2").close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT);"
+         " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)", str(served / "agentmemd.lock")],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        result = CliRunner().invoke(cli, ["import-store", str(archive), "--data-dir", str(served)])
+        assert result.exit_code == 1 and "already holds a store" in result.output
+    finally:
+        holder.kill()
+        holder.wait()

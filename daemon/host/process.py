@@ -45,6 +45,7 @@ from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.core.threads import background_result, become_background
 from agentmemd.memory.retrieval.clustering import load_clustering_libraries
+from agentmemd.memory.store.opening import LOCK_FILE
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")
@@ -99,7 +100,7 @@ class DataDirLock:
     process dies, so a daemon killed with -9 never blocks the next start."""
 
     def __init__(self, data_dir: Path):
-        self.path = data_dir / "agentmemd.lock"
+        self.path = data_dir / LOCK_FILE
         self._fd: int | None = None
 
     def acquire(self) -> None:

@@ -6,7 +6,9 @@ archive path, or a data dir or database that already holds a store, is refused."
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +19,13 @@ from agentmemd.memory.store.archive import (
     ArchiveError,
     load_archive,
     read_archive,
+    sqlite_holds_nothing,
     table_checksums,
     write_archive,
     write_tables,
 )
 from agentmemd.memory.store.database import Store, remove_sqlite_files
-from agentmemd.memory.store.opening import DB_FILE, open_store
+from agentmemd.memory.store.opening import DB_FILE, LOCK_FILE, open_store
 
 
 def export_archive(data_dir: Path | None, out: Path, store_url: str = "") -> dict[str, Any]:
@@ -84,7 +87,9 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
                 "store_url", f"{redact(store_url)} already holds a store: read an archive into an empty database"
             )
     elif db.exists():
-        raise InvalidParams("data_dir", f"{data_dir} already holds a store: read an archive into a new data dir")
+        if _served(data_dir) or not sqlite_holds_nothing(db):
+            raise InvalidParams("data_dir", f"{data_dir} already holds a store: read an archive into a new data dir")
+        remove_sqlite_files(db)  # what an import stopped part way left: nothing of anyone's
     if not archive.is_file():
         raise InvalidParams("archive", f"{archive} is not a file")
     try:
@@ -123,6 +128,22 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
         "verified": "every table matches its checksum",
         "schema": manifest["schema"][-1],
     }
+
+
+def _served(data_dir: Path) -> bool:
+    """Whether a daemon holds the data dir's lock (it serves the store there now)."""
+    path = data_dir / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing drops a lock taken here
+    return False
 
 
 def _remove_store(store: Store | None, db: Path | None) -> None:

@@ -37,6 +37,38 @@ DERIVED_TABLES = ("fts_namespaces",)  # which FTS table holds each namespace: re
 SCHEMA_TABLE = "_sqlite_migrations"  # the schema itself: the manifest's "schema"
 
 
+# What opening a new store writes itself: a store holding nothing else holds nothing of anyone's
+# (an import stopped part way, by SIGTERM or kill -9, leaves such a store).
+OPENING_WRITES = frozenset({"meta", "schema_versions"})
+
+
+def holds_nothing(tables) -> bool:
+    """Whether every table of ``tables`` (SqliteTables or PostgresTables) but OPENING_WRITES is empty."""
+    return all(
+        t in OPENING_WRITES or tables.conn.execute(f'SELECT 1 FROM "{t}" LIMIT 1').fetchone() is None
+        for t in tables.names()
+    )
+
+
+def sqlite_holds_nothing(db: Path) -> bool:
+    """The SQLite store at ``db`` holds nothing but what opening it wrote (read only: an older
+    agentmemd's store is not upgraded by looking at it)."""
+    import sqlite3
+
+    from agentmemd.memory.store.sqlite_connection import read_only_uri
+
+    try:
+        conn = sqlite3.connect(read_only_uri(db), uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        return holds_nothing(SqliteTables(conn))
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
 class SqliteTables:
     """What an archive reads of a SQLite store through ``conn``: its tables, each one's order, its
     schema. (postgres/store.py's PostgresTables answers the same of a PostgreSQL one.)"""

@@ -11,6 +11,7 @@ from agentmemd.memory.core.config import StoreConfig
 from agentmemd.memory.store.database import Store
 
 DB_FILE = "agentmemd.db"
+LOCK_FILE = "agentmemd.lock"  # the serving daemon's flock (daemon/host/process.py's DataDirLock)
 
 
 def open_store(config: StoreConfig, data_dir: Path, *, dim: int, model: str) -> Store:

@@ -114,9 +114,16 @@ def open_existing(url: str) -> Connection:
 
 
 def holds_store(url: str) -> bool:
+    """Whether the database at ``url`` holds an agentmemd store with anything in it (one that holds
+    only what opening it wrote, as an import stopped part way leaves, does not count)."""
+    from agentmemd.memory.store.archive import holds_nothing
+
     conn = connect(url, None, read_only=True)
     try:
-        return bool(applied_migrations(conn.raw))
+        if not applied_migrations(conn.raw):
+            return False
+        conn.catalog = catalog_of(conn.raw)
+        return not holds_nothing(PostgresTables(conn))
     finally:
         conn.close()
 
