@@ -289,6 +289,14 @@ def test_a_scoped_tokens_pages_hold_its_namespaces_alone(world):
     assert merge.status_code == 403 and "requested" not in d.call("people.get", {"person": people["Ana"]})
     bogus = httpx2.get(base + "/people", headers={"Authorization": "Bearer amt_not-a-token"})
     assert bogus.status_code == 401 and "Mum" not in bogus.text
+    # Its overview (the jobs are the owner's), its pack form (its own namespace), another namespace's list.
+    overview = scoped.get("/")
+    assert overview.status_code == 200 and 'href="/memories?namespace=family"' in overview.text
+    assert "acts on every namespace" in overview.text  # the jobs card says why it is empty
+    assert 'name="namespace" size="12" value="family"' in scoped.get("/packs").text
+    packed = scoped.get("/packs?query=grandma")
+    assert packed.status_code == 200 and "Grandma turns 90" in packed.text
+    assert scoped.get("/memories?namespace=default").status_code == 403
 
 
 def test_a_bearer_access_token_leaves_the_owners_calls_the_owners(world):

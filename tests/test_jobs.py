@@ -220,4 +220,7 @@ def test_cli_jobs_and_run_job(spawn):
     assert json.loads(out.stdout)["jobs"][0]["last_run"]["result"] == {"archived": 0}
     out = cli_run("run-job", "nope")
     # Refused before the daemon is asked, naming the jobs there are.
-    assert out.exit_code == 2 and "'nope' is not one of 'decay_sweep', 'consolidate', 'daily_log', 'goals_due'" in out.stderr
+    assert (
+        out.exit_code == 2
+        and "'nope' is not one of 'decay_sweep', 'consolidate', 'daily_log', 'goals_due'" in out.stderr
+    )

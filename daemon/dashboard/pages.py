@@ -47,15 +47,20 @@ def overview(d: "Dashboard") -> "Handler":
         stats, packs, jobs, costs, workspace = await asyncio.gather(
             d.call("stats", {}),
             d.call("packs.list", {"limit": 10}),
-            d.call("jobs.list", {}),
+            d.link.optional("jobs.list"),  # the owner's: a scoped token's overview shows the rest
             d.link.optional("costs"),
             d.link.optional("workspace.status"),
         )
+        by_namespace = stats.get("by_namespace")
+        if by_namespace is None:  # a scoped token's: the counts of each namespace it reaches, one by one
+            reached = (getattr(request.state, "acting", None) or {}).get("namespaces") or stats["namespaces"]
+            counted = await asyncio.gather(*(d.call("stats", {"namespace": ns}) for ns in reached))
+            by_namespace = dict(zip(reached, counted))
         return d.render(
             request,
             "overview.html",
             stats=stats,
-            namespaces=sorted(stats["by_namespace"].items()),
+            namespaces=sorted(by_namespace.items()),
             spread=bar_chart(stats["retention_spread"], SPREAD_LABELS),
             packs=packs,
             jobs=jobs,
@@ -76,16 +81,16 @@ def _list_params(request: Request) -> tuple[dict[str, Any], int]:
 def memories(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         filters, page_no = _list_params(request)
-        listing, error = None, None
+        listing, error, status = None, None, 200
         try:
             listing = await d.call("memory.list", {**filters, "limit": PAGE_SIZE, "offset": (page_no - 1) * PAGE_SIZE})
-        except PageError as exc:  # a malformed filter: the form comes back with the error, nothing else happens
-            error = exc.message
+        except PageError as exc:  # a malformed filter, a namespace out of reach: the form comes back with why
+            error, status = exc.message, exc.status
         pages = 0 if listing is None else max(1, -(-listing["total"] // PAGE_SIZE))
         return d.render(
             request,
             "memories.html",
-            status=400 if error else 200,
+            status=status,
             filters=filters,
             listing=listing,
             error=error,
@@ -219,9 +224,11 @@ def packs(d: "Dashboard") -> "Handler":
     async def page(request: Request) -> Response:
         query = request.query_params
         form = {k: query.get(k, "") for k in ("query", "budget_tokens", "namespace", "audience")}
+        acting = getattr(request.state, "acting", None)  # a scoped token's first namespace is its own
+        form["namespace"] = form["namespace"] or ((acting or {}).get("default_namespace") or "default")
         explained, error = None, None
         if form["query"]:
-            params: dict[str, Any] = {"query": form["query"], "namespace": form["namespace"] or "default"}
+            params: dict[str, Any] = {"query": form["query"], "namespace": form["namespace"]}
             if form["audience"]:
                 params["audience"] = form["audience"]
             try:
