@@ -630,3 +630,23 @@ def test_a_store_urls_password_is_never_in_a_message():
     with pytest.raises(StoreError) as refused:
         connect("postgresql://agent:s3cr%et@127.0.0.1:1/agentmemd", None)
     assert "s3cr" not in refused.value.message and "%25" in refused.value.message
+
+
+def test_a_memory_postgresql_cannot_keep_is_named_when_a_store_moves_there(in_process, url, tmp_path):
+    """SQLite keeps a NUL in a text, PostgreSQL cannot: the move failed on 'text: holds a NUL
+    character' naming no table, row or memory, so the one memory blocking it could not be found."""
+    from agentmemd.daemon.services.archive import export_archive, import_archive
+    from agentmemd.memory.core.errors import InvalidParams
+
+    lite = in_process(fake_embedder=True)
+    lite.call("memory.add", {"content": "A clean one", "type": "fact"})
+    bad = lite.call("memory.add", {"content": "A pasted one", "type": "fact"})["id"]
+    lite.run_on_store(
+        lambda: lite.services.store.conn.execute(
+            "UPDATE memories SET content = ? WHERE id = ?", ("A pasted\x00one", bad)
+        )
+    )
+    export_archive(lite.data_dir, tmp_path / "a.tar.gz")
+    _empty(url)
+    with pytest.raises(InvalidParams, match=rf"table memories, the row with .*'{bad}'.* \(in content\): holds a NUL"):
+        import_archive(tmp_path / "a.tar.gz", None, url)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentmemd.memory.core.clock import SystemClock, format_time
+from agentmemd.memory.core.errors import InvalidParams
 from agentmemd.memory.store.sqlite_connection import connect, read_only_uri
 
 FORMAT = "agentmemd-archive"
@@ -219,12 +220,30 @@ def load_archive(store, manifest: dict[str, Any], files: dict[str, bytes]) -> di
             rows = [
                 [_stored(json.loads(line)[c]) for c in columns] for line in files[f"tables/{table}.jsonl"].splitlines()
             ]
-            store.conn.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
+            try:
+                store.conn.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
+            except InvalidParams as exc:  # a value this store cannot keep (PostgreSQL: a NUL in a text)
+                said = exc.message.split(": ", 2)[-1]  # without "invalid params: text: "
+                raise ArchiveError(
+                    f"table {table}, {_which(columns, rows)}: {said}; correct it in the store it came from "
+                    "(agentmemd memory update ID) and export again"
+                ) from None
             counts[table] = len(rows)
         store.reset_sequences()
         store.index_live("1=1", whole_store=True)
         store.rebuild_turn_index()
     return counts
+
+
+def _which(columns: list[str], rows: list[list[Any]]) -> str:
+    """The first row holding a NUL, named by its first columns (its id, its namespace...), so the
+    one memory that stops a move to PostgreSQL can be found and corrected where it is."""
+    for row in rows:
+        if any(isinstance(value, str) and "\x00" in value for value in row):
+            named = ", ".join(f"{c} {v!r}" for c, v in zip(columns[:3], row[:3]) if not isinstance(v, bytes))
+            held = [c for c, v in zip(columns, row) if isinstance(v, str) and "\x00" in v]
+            return f"the row with {named} (in {', '.join(held)})"
+    return "a row"
 
 
 def table_checksums(tables) -> dict[str, str]:
