@@ -183,6 +183,11 @@ def test_a_model_that_failed_fails_saying_why_and_one_still_loading_warns(fake, 
     code, found = findings(short_tmp / "s.sock")
     assert code == 0 and found["model"]["status"] == "warn"  # warnings alone exit 0
     assert "still loading" in found["model"]["detail"]
+    # The store away (a PostgreSQL restart): the daemon's check fails saying so; the model is not blamed.
+    fake |= {"status": "store_unavailable", "detail": "cannot connect to the PostgreSQL store: connection is bad"}
+    code, found = findings(short_tmp / "s.sock")
+    assert code == 1 and found["model"]["status"] == "warn" and "reinstall" not in found["model"].get("fix", "")
+    assert "cannot reach its store" in found["model"]["detail"]
 
 
 def test_disk_space_warns_then_fails_under_its_thresholds(fake, short_tmp, monkeypatch):

@@ -529,3 +529,30 @@ def test_the_launchd_reader_refuses_a_plist_it_did_not_write(tmp_path):
     other = plistlib.dumps({"Label": "dev.agentmemd", "ProgramArguments": ["/bin/true"]})
     with pytest.raises(ServiceError, match="not written by"):
         Launchd(here, FakeLaunchd(here, 0)).read(other)
+
+
+def test_the_cli_finds_the_socket_the_installed_service_runs_with_whatever_this_shells_runtime_dir(
+    tmp_path, monkeypatch
+):
+    """Installed with XDG_RUNTIME_DIR=/run/user/1000; under sudo, su or cron it is another or unset:
+    clients looked for the socket where this shell's variables put it, and found none."""
+    from agentmemd.daemon.system_service.places import installed_socket
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("AGENTMEMD_SOCKET", raising=False)
+    for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    runs = tmp_path / "run" / "user" / "1000" / "agentmemd" / "agentmemd.sock"
+    runs.parent.mkdir(parents=True)
+    runs.touch()
+    written = tmp_path / ".config" / "agentmemd" / "service.json"
+    written.parent.mkdir(parents=True)
+    argv = ["/opt/venv/bin/python", "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(tmp_path / "d"),
+            "--socket", str(runs), "--config", str(tmp_path / "c.toml")]  # fmt: skip
+    written.write_text(json.dumps({"written_by": "agentmemd service install", "version": "1", "argv": argv}))
+    assert default_socket() == str(runs) and installed_socket() == runs
+    written.unlink()
+    unit = tmp_path / ".config" / "systemd" / "user" / "agentmemd.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text("# written by agentmemd\n[Service]\nExecStart=" + " ".join(argv) + "\n")
+    assert default_socket() == str(runs) and installed_socket() == runs

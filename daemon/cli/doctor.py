@@ -124,7 +124,9 @@ def check_version(version: str) -> Finding:
 def check_model(health: HealthResult) -> Finding:
     if health.status == "starting":
         return warn("model", "the embedding model is still loading; requests that need it wait for it")
-    if health.status != "ok":
+    if health.status == "store_unavailable":  # the daemon check says so, with its fix; the model is not at fault
+        return warn("model", "not checked: the daemon cannot reach its store now")
+    if health.status == "model_failed":
         return fail(
             "model",
             f"the embedding model failed to load: {health.detail}",

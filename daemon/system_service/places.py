@@ -17,6 +17,7 @@ every `agentmemd` command finds the service without `--socket` (``service_socket
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,14 +102,17 @@ def current_places() -> Places:
 
 
 def service_sockets() -> list[Path]:
-    """Where an installed service's socket may be, most likely first: the runtime dir, then the
-    data dir (a unit written where $XDG_RUNTIME_DIR was unset). Empty on other platforms."""
+    """Where an installed service's socket may be, most likely first: the one its service file
+    names (whatever this shell's $XDG_RUNTIME_DIR: sudo, su and cron set another or none), the
+    runtime dir, then the data dir (a unit written where $XDG_RUNTIME_DIR was unset). Empty on
+    other platforms."""
     try:
         here = current_places()
     except ServiceError:
         return []
     fallback = here.data_dir / SOCKET_FILE
-    return [here.socket] if here.socket == fallback else [here.socket, fallback]
+    found = [recorded_socket(here), here.socket, fallback]
+    return list(dict.fromkeys(p for p in found if p is not None))
 
 
 def installed_socket() -> Path | None:
@@ -119,4 +123,33 @@ def installed_socket() -> Path | None:
     except ServiceError:
         return None
     files = [here.service_file, *([here.detached_file] if here.detached_file else [])]
-    return here.socket if any(f.exists() for f in files) else None
+    if not any(f.exists() for f in files):
+        return None
+    return recorded_socket(here) or here.socket
+
+
+def exec_words(line: str) -> list[str]:
+    """The words of an ExecStart written by systemd.py's ``_word`` (the inverse: % and $ undoubled)."""
+    return [w.replace("%%", "%").replace("$$", "$") for w in shlex.split(line)]
+
+
+def recorded_socket(here: Places) -> Path | None:
+    """The --socket the installed service's own file runs the daemon with (a Linux unit's
+    ExecStart, a detached daemon's service.json); None when there is none, or it cannot be read."""
+    import json
+
+    argv: list[str] = []
+    try:
+        if here.detached_file is not None and here.detached_file.is_file():
+            written = json.loads(here.detached_file.read_text(encoding="utf-8"))
+            argv = written.get("argv") or [] if isinstance(written, dict) else []
+        elif here.platform == "linux" and here.service_file.is_file():
+            for line in here.service_file.read_text(encoding="utf-8", errors="replace").splitlines():
+                if line.startswith("ExecStart="):
+                    argv = exec_words(line[len("ExecStart=") :])
+    except (OSError, ValueError):
+        return None
+    if "--socket" in argv[:-1]:
+        given = argv[argv.index("--socket") + 1]
+        return Path(given) if isinstance(given, str) and os.path.isabs(given) else None
+    return None

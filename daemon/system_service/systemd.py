@@ -4,11 +4,10 @@ own systemd (`systemctl --user`), its log lines in the user journal."""
 from __future__ import annotations
 
 import re
-import shlex
 
 from agentmemd.daemon import __version__
 from agentmemd.daemon.system_service.models import Action, ServiceSpec
-from agentmemd.daemon.system_service.places import NAME, UNIT_FILE, Places
+from agentmemd.daemon.system_service.places import NAME, UNIT_FILE, Places, exec_words
 from agentmemd.daemon.system_service.runner import MISSING, Runner, run_each
 from agentmemd.memory.core.errors import ServiceError
 
@@ -34,11 +33,6 @@ def _word(arg: str) -> str:
 def _explained(message: str) -> str:
     """systemctl's message, with what to do when there is no user manager to talk to."""
     return message + NO_USER_MANAGER if "Failed to connect to bus" in message else message
-
-
-def _words(line: str) -> list[str]:
-    """The words of an ExecStart written by ``_word`` (the inverse)."""
-    return [w.replace("%%", "%").replace("$$", "$") for w in shlex.split(line)]
 
 
 class Systemd:
@@ -106,7 +100,7 @@ class Systemd:
         found = re.search(r"(?m)^ExecStart=(.*)$", text)
         if not self.owned(content) or found is None:
             raise ServiceError(f"{self.places.service_file} was not written by `agentmemd service install`")
-        spec = ServiceSpec.from_argv(_words(found.group(1)), self.places.service_file)
+        spec = ServiceSpec.from_argv(exec_words(found.group(1)), self.places.service_file)
         if re.search(r"(?m)^RuntimeDirectory=", text):
             spec.runtime_dir = spec.socket.parent
         return spec
