@@ -187,6 +187,8 @@ def test_the_hooks_answer_with_a_pack_and_keep_the_session_once(tmp_path):
         assert [(t.role, t.content) for t in turns] == turns_of(transcript)  # stored once, as said
         with pytest.raises(ValueError, match="session_id"):
             run_hook("stop", "{}", settings)
+        with pytest.raises(ValueError, match="is not a file: nothing kept"):  # was silent
+            run_hook("stop", json.dumps({**event, "transcript_path": str(tmp_path / "gone.jsonl")}), settings)
 
 
 @pytest.fixture(scope="module")

@@ -100,6 +100,8 @@ def _keep_transcript(agentmemd: Client, event: dict[str, Any], settings: HookSet
     path = event.get("transcript_path")
     if not isinstance(path, str) or not path:
         raise HookInputError("the hook's input has no transcript_path")
+    if not Path(path).is_file():
+        raise HookInputError(f"the hook's transcript_path {path} is not a file: nothing kept")
     last = event.get("last_assistant_message")
     turns = turns_of(Path(path), last if isinstance(last, str) else None)
     if turns:
