@@ -222,3 +222,18 @@ def test_an_openclaw_path_that_is_not_there_is_named_as_given(tmp_path):
     plain.write_text("not executable")
     with pytest.raises(OpenClawError, match="no such command"):
         OpenClaw.find(str(plain))
+
+
+def test_a_token_that_does_not_reach_the_workspaces_namespace_is_said_so(tmp_path):
+    """With a token for 'home' and the workspace's items in 'default', install said agentmemd 'did not
+    say its own' workspace and to point it at the one it already served."""
+    from agentmemd.daemon.cli.hooks import _workspace_advice
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text("# Tea\n\n- oolong\n")
+    with served_daemon({"workspace": {"path": str(workspace)}}) as d:
+        secret = d.call("access.tokens.create", {"name": "oc-home", "namespaces": ["home"]})["secret"]
+        said = _workspace_advice(d.socket, secret, workspace)
+        assert "a namespace this token does not reach" in said and "[workspace] namespace" in said, said
+        assert "agentmemd indexes OpenClaw's" in _workspace_advice(d.socket, None, workspace)

@@ -16,6 +16,7 @@ from agentmemd.daemon.cli.calls import Settings, daemon_socket, fail
 from agentmemd.daemon.cli.paths import HomePath
 from agentmemd.daemon.openclaw import setup as openclaw_setup
 from agentmemd.daemon.socket.client import Client
+from agentmemd.memory.core.errors import Forbidden
 from agentmemd.memory.core.models import NAME_PATTERN
 
 
@@ -202,6 +203,12 @@ def _workspace_advice(socket: Path, token: str | None, theirs: Path) -> str:
     try:
         with Client(socket, timeout=10, token=token) as agentmemd:
             ours = agentmemd.call("workspace.status").get("root")
+    except Forbidden as exc:  # the token does not reach the namespace the workspace's items are in
+        return (
+            f"agentmemd's workspace items are in a namespace this token does not reach ({exc.message}): the "
+            "plugin's searches will not find MEMORY.md or USER.md; give a token that reaches it, or set "
+            "[workspace] namespace in agentmemd.toml to the plugin's namespace"
+        )
     except Exception as exc:  # the plugin is installed either way; this is advice
         return f"OpenClaw's workspace is {theirs}; agentmemd at {socket} did not say its own ({exc}): {fix}"
     if ours and Path(ours).resolve() == theirs.resolve():
