@@ -378,3 +378,30 @@ def test_a_data_dir_that_cannot_be_made_or_written_is_one_line_not_a_traceback(t
     assert result.exit_code == 1, result.output
     assert f"cannot use data dir {a_file / 'data'}: Not a directory" in result.output
     assert "Traceback" not in result.output and a_file.read_text() == "mine"
+
+
+def test_an_import_whose_daemon_goes_away_says_what_to_do_not_broken_pipe(tmp_path, monkeypatch):
+    """SIGTERM to the daemon part way through `agentmemd import` ended the command with
+    'agentmemd: [Errno 32] Broken pipe', not saying what was kept or that importing again finishes it."""
+    from agentmemd.daemon.cli import chats
+
+    export = tmp_path / "WhatsApp Chat with Ana.txt"
+    export.write_text("".join(f"01/01/2024, 08:{i:02d} - {'Ana' if i % 2 else 'Carla'}: msg {i}\n" for i in range(40)))
+
+    class GoneAway:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def call(self, method, params=None):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(chats, "connected", GoneAway)
+    monkeypatch.setattr(chats, "_user_from_earlier_imports", lambda *args: None)
+    result = CliRunner().invoke(cli, ["import", "whatsapp", str(export), "--me", "Carla"])
+    assert result.exit_code == 3, result.output
+    assert (
+        "the daemon went away during the import" in result.output and "the same import stores the rest" in result.output
+    )

@@ -115,11 +115,20 @@ def import_chats(
     report = _dry_run(export, path, tz)
     report["dry_run"] = False
     _say_who_the_user_is(report, export, me, found_user)
-    with connected() as client, _Progress(sum(len(c.messages) for c in export.chats)) as progress:
-        params_of = lambda chat, batch: _batch(format, chat, batch, owner, tz, namespace)  # noqa: E731
-        _store(client, export, report, progress, params_of, batch_size)
-        sessions = [s for c in report["chats"] for s in c["sessions"]]
-        stuck = _wait_until_searchable(client, sessions, namespace, None if no_wait else wait_timeout, report, progress)
+    try:
+        with connected() as client, _Progress(sum(len(c.messages) for c in export.chats)) as progress:
+            params_of = lambda chat, batch: _batch(format, chat, batch, owner, tz, namespace)  # noqa: E731
+            _store(client, export, report, progress, params_of, batch_size)
+            sessions = [s for c in report["chats"] for s in c["sessions"]]
+            stuck = _wait_until_searchable(
+                client, sessions, namespace, None if no_wait else wait_timeout, report, progress
+            )
+    except ConnectionError as exc:  # the daemon stopped or was restarted part way (a broken pipe, a reset)
+        fail(
+            f"the daemon went away during the import ({exc}): what it had acknowledged is stored; once it is "
+            "back, the same import stores the rest, once, and makes the rest searchable",
+            3,
+        )
     show_result(report, show.human_import)
     if stuck:
         fail(stuck, 4)

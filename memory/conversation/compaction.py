@@ -148,7 +148,10 @@ class CompactionWorker:
                 log.info(f"{kind}: {exc.message}", extra={"session": session})
                 future.set_exception(exc)
             except Exception as exc:
-                log.exception(f"{kind} failed", extra={"session": session})
+                if self._stopping.is_set():  # the daemon stopped under it (its threads shut): redone at the next start
+                    log.info(f"{kind}: stopped with the daemon", extra={"session": session, "error": str(exc)})
+                else:
+                    log.exception(f"{kind} failed", extra={"session": session})
                 future.set_exception(exc)
             finally:
                 if self._queue.empty() and not self._deferred:
