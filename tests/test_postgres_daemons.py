@@ -37,8 +37,14 @@ def test_two_daemons_share_a_store_and_a_kill_9_loses_nothing_acknowledged(spawn
     url = postgres_databases()
     for name in ("a", "b"):
         (short_tmp / name).mkdir()
+    # The second's data dir held a SQLite store before (--store-url added to a daemon that had one):
+    # it is not used, and the daemon says so rather than the memories seeming gone.
+    (short_tmp / "b" / "data").mkdir(mode=0o700)
+    (short_tmp / "b" / "data" / "agentmemd.db").write_bytes(b"")
     first = spawn({"store": {"url": url}}, root=short_tmp / "a")
     second = spawn({"store": {"url": url}}, root=short_tmp / "b")
+    assert "holds a SQLite store that this daemon does not use" in second.log()
+    assert "holds a SQLite store" not in first.log()
     acked: list[str] = []
     stop = threading.Event()
     threads = _writers([first, second], acked, stop)

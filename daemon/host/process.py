@@ -45,7 +45,7 @@ from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.core.threads import background_result, become_background
 from agentmemd.memory.retrieval.clustering import load_clustering_libraries
-from agentmemd.memory.store.opening import LOCK_FILE
+from agentmemd.memory.store.opening import DB_FILE, LOCK_FILE
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")
@@ -191,6 +191,13 @@ class Daemon:
             self.lock.acquire()
         except OSError as exc:  # a read-only or someone else's folder, a file: one line, not a traceback
             raise StartupError(f"cannot use data dir {self.data_dir}: {exc.strerror} ({exc.filename})") from None
+        if self.config.store.url and (self.data_dir / DB_FILE).is_file():
+            log.warning(
+                "this data dir holds a SQLite store that this daemon does not use: its memory is in PostgreSQL; "
+                "to bring that store's memories over: agentmemd export FILE --data-dir DIR, then "
+                "agentmemd import-store FILE --store-url URL (docs/postgres.md)",
+                extra={"sqlite_store": str(self.data_dir / DB_FILE), "store": redact(self.config.store.url)},
+            )
         try:
             prepare_socket_path(self.socket_path)
             if self.workspace is not None and not self.workspace.is_dir():
