@@ -325,3 +325,19 @@ def test_who_may_hear_a_memory_is_said_with_the_chats_title_not_its_id(world):
     assert re.search(
         r'id="heard-by">the group chat &#39;Piso compartido&#39; <span class="muted small">group:whatsapp:c-5a1e', page
     ), page[page.find("heard-by") - 50 : page.find("heard-by") + 200]
+
+
+def test_a_dashboard_on_every_address_links_and_answers_by_names_a_browser_uses(tmp_path):
+    """`--allow-remote --listen 0.0.0.0` printed a link to 0.0.0.0, and 127.0.0.1 or localhost on
+    the machine itself got 400 'Invalid host header'."""
+    from agentmemd.daemon.dashboard.app import Dashboard, DashboardSettings, link_host
+
+    every = DashboardSettings(socket_path=tmp_path / "s.sock", token="t" * 40, host="0.0.0.0", port=8791)
+    assert link_host(every) == "127.0.0.1" and {"127.0.0.1", "localhost"} <= set(Dashboard(every).hosts)
+    assert "0.0.0.0" not in Dashboard(every).hosts
+    named = DashboardSettings(
+        socket_path=tmp_path / "s.sock", token="t" * 40, host="0.0.0.0", port=8791, extra_hosts=("agent.lan",)
+    )
+    assert link_host(named) == "agent.lan" and "agent.lan" in Dashboard(named).hosts
+    one = DashboardSettings(socket_path=tmp_path / "s.sock", token="t" * 40, host="192.168.1.5", port=8791)
+    assert link_host(one) == "192.168.1.5" and Dashboard(one).hosts == ["192.168.1.5"]

@@ -1255,7 +1255,7 @@ def dashboard(
     import uvicorn
 
     from agentmemd.daemon.dashboard.access import load_token
-    from agentmemd.daemon.dashboard.app import DashboardSettings
+    from agentmemd.daemon.dashboard.app import DashboardSettings, link_host
     from agentmemd.daemon.dashboard.routes import build_dashboard_app
 
     host, port = listen_address("--listen", listen, allow_remote)
@@ -1263,7 +1263,7 @@ def dashboard(
     socket_path = daemon_socket(dash_socket, ctx.obj)
     token = load_token(data_dir or socket_path.parent, new=new_token)
     settings = DashboardSettings(socket_path=socket_path, token=token, host=host, port=port, extra_hosts=host_names)
-    click.echo(f"agentmemd dashboard: http://{host}:{port}/?token={token}", err=True)
+    click.echo(f"agentmemd dashboard: http://{link_host(settings)}:{port}/?token={token}", err=True)
     app = build_dashboard_app(settings)
     stop_with_parent()
     uvicorn.run(app, host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))

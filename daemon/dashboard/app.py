@@ -36,6 +36,19 @@ log = logging.getLogger("agentmemd.dashboard")
 STATIC = Path(__file__).parent / "static"
 
 
+# A listen address that is every address of the machine: no browser asks for it by that name.
+WILDCARDS = frozenset({"0.0.0.0", "::"})
+
+
+def link_host(settings: "DashboardSettings") -> str:
+    """The host of the link the dashboard prints: its listen address, or for a wildcard one the first
+    --host-name (else 127.0.0.1, which works on this machine)."""
+    host = settings.host.strip("[]")
+    if host not in WILDCARDS:
+        return settings.host
+    return settings.extra_hosts[0] if settings.extra_hosts else "127.0.0.1"
+
+
 @dataclass(frozen=True)
 class DashboardSettings:
     socket_path: Path
@@ -96,7 +109,11 @@ class Dashboard:
         self.link = DaemonLink(settings.socket_path, settings.daemon_timeout)
         self.env = templates()
         host = settings.host.strip("[]")
-        names = {host, "localhost", "127.0.0.1", "::1"} if host in ("127.0.0.1", "::1", "localhost") else {host}
+        loopback = {"localhost", "127.0.0.1", "::1"}
+        if host in WILDCARDS:  # every address: the machine itself reaches it by loopback, others by --host-name
+            names = set(loopback)
+        else:
+            names = {host, *loopback} if host in loopback else {host}
         names |= set(settings.extra_hosts)
         self.hosts = sorted(f"[{n}]" if ":" in n else n for n in names)
         self.gate = Gate(settings.token, {f"http://{n}:{settings.port}" for n in self.hosts})
