@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import served_daemon, wait_for
+from conftest import wait_for
 from fake_anthropic import FakeAnthropic, message_stream
 
 from agentmemd.daemon.claude_code import settings as claude_settings
@@ -142,53 +142,53 @@ def test_a_real_transcript_reads_as_the_prompt_and_the_reply_without_the_tool_wo
     assert lagging[-1] == ("assistant", "Running a command.\n\nFAKE-REPLY-2\n\nAnd one more thing.")
 
 
-def test_the_hooks_answer_with_a_pack_and_keep_the_session_once(tmp_path):
+def test_the_hooks_answer_with_a_pack_and_keep_the_session_once(tmp_path, module_daemon):
     transcript = tmp_path / "session.jsonl"
     transcript.write_text((DATA / "transcript-2.1.332.jsonl").read_text())
-    with served_daemon() as d:
-        with Client(d.socket) as owner:
-            owner.memory_add(content="The user's dog is called Pixel", type="fact", namespace="cc")
-            # Said to the agent in a private chat: it never reaches the user's own agent.
-            said = {
-                "sender": "Ana",
-                "sender_id": "2002",
-                "ts": 1710234940,
-                "line": 1,
-                "text": "Between us: my dog is Zorro",
-            }
-            owner.call(
-                "channels.ingest",
-                {
-                    "channel": "telegram",
-                    "chat_id": "telegram:2002",
-                    "kind": "private",
-                    "messages": [said],
-                    "namespace": "cc",
-                },
-            )
-        settings = HookSettings(d.socket, None, "cc", 400, 30)
-        event = {"session_id": "81482c3a-01a5", "transcript_path": str(transcript), "cwd": str(tmp_path)}
-        said = run_hook("user-prompt-submit", json.dumps({**event, "prompt": "what is my dog called?"}), settings)
-        context = json.loads(said)["hookSpecificOutput"]
-        assert context["hookEventName"] == "UserPromptSubmit" and "Pixel" in context["additionalContext"]
-        with Client(d.socket) as owner:  # the owner, naming no audience, hears the chat
+    d = module_daemon
+    with Client(d.socket) as owner:
+        owner.memory_add(content="The user's dog is called Pixel", type="fact", namespace="cc")
+        # Said to the agent in a private chat: it never reaches the user's own agent.
+        said = {
+            "sender": "Ana",
+            "sender_id": "2002",
+            "ts": 1710234940,
+            "line": 1,
+            "text": "Between us: my dog is Zorro",
+        }
+        owner.call(
+            "channels.ingest",
+            {
+                "channel": "telegram",
+                "chat_id": "telegram:2002",
+                "kind": "private",
+                "messages": [said],
+                "namespace": "cc",
+            },
+        )
+    settings = HookSettings(d.socket, None, "cc", 400, 30)
+    event = {"session_id": "81482c3a-01a5", "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    said = run_hook("user-prompt-submit", json.dumps({**event, "prompt": "what is my dog called?"}), settings)
+    context = json.loads(said)["hookSpecificOutput"]
+    assert context["hookEventName"] == "UserPromptSubmit" and "Pixel" in context["additionalContext"]
+    with Client(d.socket) as owner:  # the owner, naming no audience, hears the chat
 
-            def owners_pack() -> str:
-                return owner.context_pack(query="is Ana's dog Zorro?", budget_tokens=400, namespace="cc").text
+        def owners_pack() -> str:
+            return owner.context_pack(query="is Ana's dog Zorro?", budget_tokens=400, namespace="cc").text
 
-            wait_for(lambda: "Zorro" in owners_pack(), timeout=60)
-        for hook, prompt in (("user-prompt-submit", "is Ana's dog Zorro?"), ("session-start", None)):
-            said = run_hook(hook, json.dumps({**event, "prompt": prompt or "", "cwd": "/tmp/Zorro"}), settings)
-            assert "Zorro" not in said and "Between us" not in said, said
-        for hook in ("stop", "session-end", "stop"):
-            assert run_hook(hook, json.dumps({**event, "last_assistant_message": "FAKE-REPLY-2"}), settings) == ""
-        with Client(d.socket) as owner:
-            turns = owner.conversation_turns(session=session_name("81482c3a-01a5"), namespace="cc").turns
-        assert [(t.role, t.content) for t in turns] == turns_of(transcript)  # stored once, as said
-        with pytest.raises(ValueError, match="session_id"):
-            run_hook("stop", "{}", settings)
-        with pytest.raises(ValueError, match="is not a file: nothing kept"):  # was silent
-            run_hook("stop", json.dumps({**event, "transcript_path": str(tmp_path / "gone.jsonl")}), settings)
+        wait_for(lambda: "Zorro" in owners_pack(), timeout=60)
+    for hook, prompt in (("user-prompt-submit", "is Ana's dog Zorro?"), ("session-start", None)):
+        said = run_hook(hook, json.dumps({**event, "prompt": prompt or "", "cwd": "/tmp/Zorro"}), settings)
+        assert "Zorro" not in said and "Between us" not in said, said
+    for hook in ("stop", "session-end", "stop"):
+        assert run_hook(hook, json.dumps({**event, "last_assistant_message": "FAKE-REPLY-2"}), settings) == ""
+    with Client(d.socket) as owner:
+        turns = owner.conversation_turns(session=session_name("81482c3a-01a5"), namespace="cc").turns
+    assert [(t.role, t.content) for t in turns] == turns_of(transcript)  # stored once, as said
+    with pytest.raises(ValueError, match="session_id"):
+        run_hook("stop", "{}", settings)
+    with pytest.raises(ValueError, match="is not a file: nothing kept"):  # was silent
+        run_hook("stop", json.dumps({**event, "transcript_path": str(tmp_path / "gone.jsonl")}), settings)
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +200,8 @@ def claude() -> Path:
     return CLAUDE
 
 
-def test_the_real_claude_code_gets_the_pack_with_the_prompt_and_keeps_its_session(claude, tmp_path):
+def test_the_real_claude_code_gets_the_pack_with_the_prompt_and_keeps_its_session(claude, tmp_path, module_daemon):
+    d = module_daemon
     home = tmp_path / "home"
     project = tmp_path / "pottery"
     project.mkdir()
@@ -212,13 +213,13 @@ def test_the_real_claude_code_gets_the_pack_with_the_prompt_and_keeps_its_sessio
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
     }
-    with served_daemon() as d, FakeAnthropic() as upstream:
+    with FakeAnthropic() as upstream:
         env["ANTHROPIC_BASE_URL"] = upstream.base_url
         with Client(d.socket) as owner:
-            owner.memory_add(content="The user's kiln fires at cone 6", type="fact", namespace="cc")
+            owner.memory_add(content="The user's kiln fires at cone 6", type="fact", namespace="cc-real")
         cli = [sys.executable, "-m", "agentmemd.daemon.cli", "--socket", str(d.socket)]
         installed = subprocess.run(
-            [*cli, "hooks", "claude-code", "install", "--namespace", "cc"], env=env, capture_output=True, text=True
+            [*cli, "hooks", "claude-code", "install", "--namespace", "cc-real"], env=env, capture_output=True, text=True
         )
         assert installed.returncode == 0, installed.stderr
         assert str(home / ".claude" / "settings.json") in installed.stdout
@@ -241,13 +242,13 @@ def test_the_real_claude_code_gets_the_pack_with_the_prompt_and_keeps_its_sessio
         assert "cone 6" in sent and "MEMORY PACK" in sent  # the hook's pack went with the prompt
         session = session_name(first["session_id"])
         with Client(d.socket) as owner:
-            turns = owner.conversation_turns(session=session, namespace="cc").turns
+            turns = owner.conversation_turns(session=session, namespace="cc-real").turns
             assert [(t.role, t.content) for t in turns] == [
                 ("user", "what cone does my kiln fire at?"),
                 ("assistant", "Cone 6, as you told me."),
             ]
             ask("and how long does it take?", "--resume", first["session_id"])
-            again = owner.conversation_turns(session=session, namespace="cc").turns
+            again = owner.conversation_turns(session=session, namespace="cc-real").turns
         assert [t.content for t in again][2:] == ["and how long does it take?", "Cone 6, as you told me."]
 
         removed = subprocess.run([*cli, "hooks", "claude-code", "uninstall"], env=env, capture_output=True, text=True)
@@ -272,7 +273,7 @@ def _forked(parent: Path, fork_id: str, said: list[tuple[str, str]]) -> list[str
     return lines
 
 
-def test_a_forked_session_inherits_its_parents_turns_and_stores_only_its_own(tmp_path):
+def test_a_forked_session_inherits_its_parents_turns_and_stores_only_its_own(tmp_path, module_daemon):
     """`claude --resume S --fork-session` stored S's turns again under the fork's id (a second copy,
     each episode found twice): the fork is now a branch of S from where it leaves it."""
     from agentmemd.daemon.claude_code.transcript import forked_from
@@ -289,20 +290,20 @@ def test_a_forked_session_inherits_its_parents_turns_and_stores_only_its_own(tmp
     other.write_text(json.dumps({"type": "user", "uuid": "u-1", "timestamp": "2026-11-29T08:00:00Z",
                                  "message": {"role": "user", "content": "hello"}}) + "\n")  # fmt: skip
     assert forked_from(fork) == "7626e830-parent" and forked_from(parent) is None and forked_from(other) is None
-    with served_daemon() as d:
-        settings = HookSettings(d.socket, None, "cc", 400, 30)
-        for session, path in (("7626e830-parent", parent), ("9f000000-fork", fork), ("9f000000-fork", fork)):
-            run_hook(
-                "stop",
-                json.dumps({"session_id": session, "transcript_path": str(path), "cwd": str(tmp_path)}),
-                settings,
-            )
-        with Client(d.socket) as owner:
-            kept = owner.conversation_turns(session=session_name("9f000000-fork"), namespace="cc").turns
-            assert [t.content for t in kept][-2:] == ["and what glaze?", "Celadon."]
-            assert [t.content for t in kept][:-2] == [text for _, text in turns_of(parent)]
-            listed = {s.session: s for s in owner.conversation_list(namespace="cc").sessions}
-            stored = sum(s.turns for s in listed.values())
-            assert stored == len(turns_of(parent)) + 2, listed  # the shared turns once
-            hits = owner.memory_search(query="FAKE-REPLY-2", namespace="cc", k=20).results
-            assert len([h for h in hits if "FAKE-REPLY-2" in h.content]) <= 1
+    d = module_daemon
+    settings = HookSettings(d.socket, None, "cc-fork", 400, 30)
+    for session, path in (("7626e830-parent", parent), ("9f000000-fork", fork), ("9f000000-fork", fork)):
+        run_hook(
+            "stop",
+            json.dumps({"session_id": session, "transcript_path": str(path), "cwd": str(tmp_path)}),
+            settings,
+        )
+    with Client(d.socket) as owner:
+        kept = owner.conversation_turns(session=session_name("9f000000-fork"), namespace="cc-fork").turns
+        assert [t.content for t in kept][-2:] == ["and what glaze?", "Celadon."]
+        assert [t.content for t in kept][:-2] == [text for _, text in turns_of(parent)]
+        listed = {s.session: s for s in owner.conversation_list(namespace="cc-fork").sessions}
+        stored = sum(s.turns for s in listed.values())
+        assert stored == len(turns_of(parent)) + 2, listed  # the shared turns once
+        hits = owner.memory_search(query="FAKE-REPLY-2", namespace="cc-fork", k=20).results
+        assert len([h for h in hits if "FAKE-REPLY-2" in h.content]) <= 1
