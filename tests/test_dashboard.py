@@ -195,6 +195,8 @@ def test_goals_are_added_shown_and_done_from_the_identity_page(world):
     )
     assert bad.status_code == 400 and "due" in bad.text and 'id="error"' in bad.text
     assert d.call("goal.list", {"status": "all"})["goals"] == []  # nothing stored
+    # The form comes back as typed, to correct the date, not to type the goal again.
+    assert 'value="Renew the passport"' in bad.text and 'value="2026-02-30T10:00:00Z"' in bad.text
     added = client.post(
         "/identity/goals",
         data={"text": "Ask how the interview went", "priority": "high", "trigger": "interview"},

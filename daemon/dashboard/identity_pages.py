@@ -35,7 +35,13 @@ def _by_kind(graph: dict) -> dict[str, list[dict]]:
 
 
 async def identity_page(
-    d: "Dashboard", request: Request, *, focus=None, error: str | None = None, status: int = 200
+    d: "Dashboard",
+    request: Request,
+    *,
+    focus=None,
+    error: str | None = None,
+    status: int = 200,
+    typed: dict[str, str] | None = None,
 ) -> Response:
     namespace = chosen_namespace(request)
     graph, goals = await asyncio.gather(
@@ -51,6 +57,7 @@ async def identity_page(
         focus=focus,
         goals=goals["goals"],
         error=error,
+        typed=typed or {},  # a refused goal's form, as it was typed
     )
 
 
@@ -73,7 +80,8 @@ def goal_add(d: "Dashboard") -> "Handler":
         try:
             await d.call("goal.add", params)
         except PageError as exc:
-            return await identity_page(d, request, error=exc.message, status=exc.status)
+            typed = {k: v for k, v in form.items() if isinstance(v, str)}
+            return await identity_page(d, request, error=exc.message, status=exc.status, typed=typed)
         return RedirectResponse(f"/identity?namespace={params['namespace']}#goals", status_code=303)
 
     return page
