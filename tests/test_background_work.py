@@ -323,3 +323,28 @@ def test_an_impression_rebuilt_beside_a_request_waits_for_it(short_tmp):
     finally:
         embedder.release.set()
         d.terminate()
+
+
+def test_a_stopping_daemons_observer_stops_between_runs_and_the_rest_is_due_at_start(in_process):
+    """A forced observe of an imported chat went on run after run while the daemon stopped (26-40 s
+    between 'shutting down' and 'stopped', near systemd's 60 s before SIGKILL): it stops after the
+    run in progress, and what is still due is found due at the next start."""
+    d = in_process(
+        {"conversation": {"observer_batch_tokens": 200, "observer_threshold_tokens": 100}}, fake_embedder=True
+    )
+    for i in range(40):
+        d.call("conversation.append", {"session": "big", "role": "user", "content": f"Day {i}: the garden's tomatoes grew again, and the beans too."})  # fmt: skip
+    worker = d.services.worker
+    worker._stopping.set()
+    try:
+        report = worker.compact(_key(d, "big"), force=True)
+    finally:
+        worker._stopping.clear()
+    assert report["observe_runs"] == [] and report["reflect_runs"] == []
+    assert _key(d, "big") in d.run_on_store(d.services.conversations.conversations.recover)
+
+
+def _key(d, name: str) -> str:
+    from agentmemd.memory.core.sessions import session_key
+
+    return session_key("default", name)

@@ -175,6 +175,8 @@ class CompactionWorker:
         report: dict[str, Any] = {"session": session, "observe_runs": [], "reflect_runs": []}
         edited_meanwhile = 0
         while True:
+            if self._stopping.is_set():  # the daemon stops: what is still due is found due again at start
+                break
             job = self.run_on_store(lambda: conv.begin_observe(session, force=force))
             if job is None:
                 break
@@ -188,7 +190,7 @@ class CompactionWorker:
             except Exception as exc:
                 self._fail(job.run_id, exc)
                 raise
-        for attempt in range(EDITED_RETRIES + 1):
+        for attempt in range(0 if self._stopping.is_set() else EDITED_RETRIES + 1):
             job = self.run_on_store(lambda: conv.begin_reflect(session, force=reflect))
             if job is None:
                 break
