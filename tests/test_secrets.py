@@ -323,3 +323,15 @@ def test_a_secret_the_agent_repeats_is_marked_masked_and_forgotten_with_what_it_
     for question in ("what is my bank password?", "what did you note for me?"):
         assert "Tortuga" not in d.call("context.pack", {"query": question, "budget_tokens": 2000})["text"]
     assert not any("Tortuga" in h["content"] for h in d.call("memory.search", {"query": "Tortuga", "k": 50})["results"])
+
+
+def test_the_similar_memories_an_add_answers_with_show_no_secret(in_process):
+    """`agentmemd add` printed 'similar ... My passport number is C01X00T47.' whole, and memory.add's
+    answer (which an MCP host hands to the model) carried it."""
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": "My passport number is C01X00T47.", "type": "fact"})
+    added = d.call("memory.add", {"content": "My passport expires next year.", "type": "fact"})
+    similar = " | ".join(m["content"] for m in added["similar"])
+    assert "passport" in similar and "C01X00T47" not in similar and "withheld" in similar, added
+    again = d.call("memory.add", {"content": "My passport number C01X00T47 is on the form.", "type": "fact"})
+    assert any("C01X00T47" in m["content"] for m in again["similar"])  # it says the value itself: nothing hidden

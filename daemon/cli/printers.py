@@ -60,7 +60,7 @@ def human_add(result: dict[str, Any]) -> None:
     if result.get("duplicate"):
         print("already stored: nothing new was stored", file=sys.stderr)
     for m in result.get("similar", []):
-        print(f"similar  {m['similarity']:.2f}  {m['id']}  [{m['type']}]  {m['content']}", file=sys.stderr)
+        print(f"similar  {m['similarity']:.2f}  {m['id']}  [{m['type']}]  {mask(m['content'])}", file=sys.stderr)
 
 
 def human_pack(result: dict[str, Any]) -> None:

@@ -66,7 +66,7 @@ from agentmemd.memory.retrieval.scoring import (
     effective_priority,
 )
 from agentmemd.memory.retrieval.search import Search
-from agentmemd.memory.safety.secrets import SECRET_KINDS, kinds_in, repeated
+from agentmemd.memory.safety.secrets import SECRET_KINDS, kinds_in, mask, repeated
 from agentmemd.memory.store.database import Store, indexed_text
 from agentmemd.memory.store.history_tables import HistoryTables
 
@@ -344,14 +344,27 @@ class Memories:
         live = [row for row in self.store.rows_by_seq(seqs) if row["superseded_by"] is None and same(row)]
         found = min(live, key=lambda row: row["seq"], default=None)
         memory_id = found["id"] if found else self.add_many([p], field_prefix="", vectors=[vectors], read=read)[0]
-        similar = [
-            SimilarMemory(
-                id=row["id"], content=row["content"][:SIMILAR_CHARS], type=row["type"], similarity=round(sim, 2)
-            )
+        shown = [
+            (row, sim)
             for row, sim in near
             if row["id"] != memory_id and sim >= SIMILAR_FLOOR and self.may_hear(p.audience, row["audience"])
+        ][:SIMILAR_SHOWN]
+        # A similar memory holding a secret is shown masked (as a search shows one it was not asked
+        # for): an MCP host hands this answer to the model. What the new text says itself is not hidden.
+        held = self.secrets.of([row["seq"] for row, _ in shown])
+        known = self.known_secrets.of(p.namespace) if held else {}
+        similar = [
+            SimilarMemory(
+                id=row["id"],
+                content=(mask(row["content"], p.content, known) if row["seq"] in held else row["content"])[
+                    :SIMILAR_CHARS
+                ],
+                type=row["type"],
+                similarity=round(sim, 2),
+            )
+            for row, sim in shown
         ]
-        return AddResult(id=memory_id, duplicate=found is not None, similar=similar[:SIMILAR_SHOWN])
+        return AddResult(id=memory_id, duplicate=found is not None, similar=similar)
 
     def prepare_vectors(self, items: list[AddParams], *, field_prefix: str = "items") -> list[np.ndarray]:
         """Each item's vectors, checked (a caller's) or embedded: what ``add_many(vectors=...)`` takes,
