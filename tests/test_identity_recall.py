@@ -335,17 +335,15 @@ def test_a_title_before_the_users_name_is_not_their_name(in_process, tmp_path):
 def test_the_block_never_pushes_out_the_memory_that_best_answers(nova):
     """The README's own example at a small budget: two unrelated identity facts, no memory at all
     ("its 38 tokens did not fit in the 34 left"). The block's least lines go until the best fits."""
-    oscar = nova.call("memory.add", {"content": "Oscar works on the Ofertes project for a commercial client.",
-                                     "type": "fact"})  # fmt: skip
-    # The fake embedder ranks by shared words: this question shares most of them with Oscar's line.
-    asked = "what is Oscar working on in the Ofertes project?"
-    pack = nova.call("context.pack", {"query": asked, "budget_tokens": 120})
-    assert oscar["id"] in [i["id"] for i in pack["items"]] and pack["tokens"] <= 120, pack["text"]
-    for budget in (120, 160, 200):  # whatever ranks first is packed beside the block
-        pack = nova.call("context.pack", {"query": "what is Oscar working on?", "budget_tokens": budget})
-        ranked = nova.call("context.explain", {"pack_id": pack["pack_id"]})["candidates"]
-        first = next(c for c in ranked if not (c.get("why_not") or "").startswith("in the pack's identity block"))
-        assert first["chosen"] and pack["tokens"] <= budget, (budget, first)
+    nova.call("memory.add", {"content": "Oscar works on the Ofertes project for a commercial client.", "type": "fact"})
+    # Whatever ranks first is packed beside the block: which memory that is, the fake embedder (it
+    # ranks by shared words, hashed) and the module's other memories decide, so it is read back.
+    for query in ("what is Oscar working on in the Ofertes project?", "what is Oscar working on?"):
+        for budget in (120, 160, 200):
+            pack = nova.call("context.pack", {"query": query, "budget_tokens": budget})
+            ranked = nova.call("context.explain", {"pack_id": pack["pack_id"]})["candidates"]
+            first = next(c for c in ranked if not (c.get("why_not") or "").startswith("in the pack's identity block"))
+            assert first["chosen"] and pack["tokens"] <= budget, (query, budget, first, pack["text"])
     # A budget the best memory cannot fit in even alone leaves the block as it was.
     tiny = nova.call("context.pack", {"query": "honesty nuclear power", "budget_tokens": 110})
     assert tiny["tokens"] <= 110

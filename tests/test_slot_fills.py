@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from agentmemd.memory.language.slots import SELF, asked_slots, filled_slots
+
 pytestmark = pytest.mark.inprocess
 
 STALE = "My manager Pieter wants the campaign deck by Friday."
@@ -313,3 +315,28 @@ def test_a_slot_asked_of_a_name_finds_what_its_speaker_said_accents_and_surname_
     d.services.episodes.catch_up()
     hits = d.call("memory.search", {"query": question, "k": 3})["results"]
     assert "Me mudé a Valencia" in hits[0]["content"], [h["content"] for h in hits]
+
+
+def test_whose_fact_a_line_states_an_offer_and_a_partners_name():
+    """Found living a week of someone's life: an identity line's description ("Anna is the sister of
+    the user: lives in Munich") was taken for the user's own residence, a job offer still being
+    weighed for the job, and "My girlfriend is called Lena" / "what's my partner's name?" for nothing."""
+    assert filled_slots("Anna is the sister of the user: lives in Munich") == {("residence", "anna")}
+    assert filled_slots("[[Marc]] is the brother of [[the user]]: lives in Lyon") == {("residence", "marc")}
+    assert filled_slots("Note: I live in Kiel now") == {("residence", SELF)}
+    assert filled_slots("I got a job offer from Zalando, still thinking about it") == set()
+    assert filled_slots("I accepted the offer from Zalando") == {("workplace", SELF)}
+    assert filled_slots("I got a new job at Zalando") == {("workplace", SELF)}
+    assert filled_slots("My girlfriend is called Lena") == {("partner", SELF)}
+    assert filled_slots("My wife's name is Ana") == {("partner", SELF)}
+    assert filled_slots("my girlfriend is amazing") == set()
+    assert ("partner", SELF) in asked_slots("what's my partner's name?")
+
+
+def test_where_i_live_is_mine_not_my_sisters(in_process):
+    d = in_process({"clock": {"start": "2026-01-05T08:00:00Z"}}, fake_embedder=True)
+    d.call("memory.add", {"content": "I live in Hamburg, in Altona.", "type": "fact", "namespace": "u"})
+    d.call("clock.advance", {"hours": 1})
+    d.call("memory.add", {"content": "Anna is the sister of the user: lives in Munich", "type": "relational", "namespace": "u"})  # fmt: skip
+    hits = d.call("memory.search", {"query": "where do I live now?", "namespace": "u"})["results"]
+    assert "Hamburg" in hits[0]["content"], [h["content"] for h in hits]

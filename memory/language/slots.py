@@ -143,7 +143,9 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\bstarted (?:work )?(?:at|with) {_NAME}\b",
             r"\bjoined (?:[\w&'-]+ ){1,4}as (?:a|an|the)\b",
             r"\b(?:hired|employed) (?:by|at|as)\b",
-            r"\b(?:got|landed|accepted|took) (?:a|the|an) (?:new )?(?:job|position|role|offer)\b",
+            # "got a job offer" is not the job taken: an offer counts only accepted or taken.
+            r"\b(?:got|landed|accepted|took) (?:a|the|an) (?:new )?(?:job|position|role)\b(?! offers?\b)",
+            r"\b(?:accepted|took) (?:a|the|an|their|his|her) (?:new )?(?:job )?offer\b",
             r"\b(?P<who>my|our) first day (?:at|of) ",
             r"\bfirst (?:day|week|month|shift) (?:at|with) (?-i:[A-Z])",
             r"\b(?:quit|left|lost) (?:my|the|our) job\b",
@@ -187,6 +189,8 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\b(?P<who>my|our) (?:new |current )?(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]?e?|spouse),? "
             rf"{_NAME}\b",
             r"\b(?P<who>my) new (?:girlfriend|boyfriend|partner)\b",
+            rf"\b(?P<who>my|our) (?:new |current )?(?:girlfriend|boyfriend|partner|wife|husband|fianc[eé]?e?|spouse)"
+            rf"(?:'s name)? is (?:called |named )?{_NAME}\b",
             rf"\b(?:dating|seeing|married to|engaged to|going out with|moved in with|in a relationship with) {_NAME}\b",
             r"\b(?:married|engaged|divorced|single|separated|broke up|split up)\b",
             rf"\bthings with {_NAME} (?:are|have been) (?:going |getting )?(?:\w+ )?(?:well|great|good|serious)\b",
@@ -201,6 +205,8 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\b(?:am|is|are) {_WHO} (?:\w+ )?(?:married|single|dating|engaged|seeing (?:anyone|someone)|"
             rf"in a relationship)\b",
             rf"\bwhat(?:'s| is) {_WHOSE} (?:current )?relationship status\b",
+            rf"\bwhat(?:'s| is) {_WHOSE} (?:current |new )*(?:partner|girlfriend|boyfriend|wife|husband|spouse|"
+            rf"fianc[eé]?e?)(?:'s|’s) name\b",
         ),
         keys=_listed(
             "girlfriend, boyfriend, partner, wife, husband, fianc, spouse, dating, seeing, married, engaged, "
@@ -442,6 +448,13 @@ _NOT_NAMES = frozenset(
 _WORD_STARTS = {name: tuple(" " + key for key in slot.keys) for name, slot in _DEFINITIONS.items()}
 _APART = str.maketrans(dict.fromkeys("\n\t\r'’\"()[]{}<>-/.,;:!?*_", " "))  # words apart, for ``keys``
 _CLAUSE_END = re.compile(r"[.!?;\n]")
+# An identity line (USER.md, a relation): "[[Marc]] is the brother of [[the user]]: lives in Lyon";
+# what follows the colon is said of the one named first.
+_DESCRIBED = re.compile(
+    r"^\s*(?:\[\[)?(?P<who>(?-i:[A-Z])[\w'’-]*(?: (?-i:[A-Z])[\w'’-]*)?)(?:\]\])?\s+(?:is|was)\s+"
+    r"(?:the|a|an|my|our)\s+[^:]{1,80}:\s*$",
+    re.IGNORECASE,
+)
 _PAST = re.compile(
     r"\b(?:did|was|were|had|used to|lived|worked|dated|ago|last year|back (?:in|then|when)|when (?:i|we) (?:was|were)|"
     r"as a (?:kid|child|student|teenager)|(?:19|20)\d\d|before|previous(?:ly)?|at first|originally|initially|"
@@ -501,6 +514,9 @@ def _subject_before(before: str, speaker: str, gerund: bool, promise: bool = Fal
     before are no subject ("I'd love to live in", "fish live in"), or when an -ing predicate
     (``gerund``) has no "be" before it ("living in the city, I miss nature")."""
     clause = _CLAUSE_END.split(before)[-1]
+    described = _DESCRIBED.search(clause)
+    if described:  # "Anna is the sister of the user: lives in Munich": Anna lives there
+        return described.group("who").lower()
     raw = re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", clause)
     tokens = words(clause)
     between: list[str] = []

@@ -274,8 +274,7 @@ class Memories:
         question. A persona memory's "I" is the agent: it fills none of the person's slots."""
         if row["type"] != "persona":
             fills = filled_slots(row["content"])
-            if fills:
-                self.slots.record(row["seq"], row["namespace"], row["created"], fills)
+            self.slots.record(row["seq"], row["namespace"], row["created"], fills, again=True)
 
     def _record_times(self, row: dict[str, Any]) -> None:
         """The days it speaks of, resolved against when it was said (dates.py: "last weekend" said on

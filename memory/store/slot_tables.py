@@ -18,8 +18,13 @@ class SlotTables:
         self.store = store
         self.backlog = Backlog(store, "slot_fills_backlog")  # memories stored before m027
 
-    def record(self, seq: int, namespace: str, created: str, fills: set[tuple[str, str]]) -> None:
-        """The (slot, subject) pairs memory ``seq`` fills (in the caller's transaction)."""
+    def record(
+        self, seq: int, namespace: str, created: str, fills: set[tuple[str, str]], *, again: bool = False
+    ) -> None:
+        """The (slot, subject) pairs memory ``seq`` fills (in the caller's transaction); ``again``: it
+        was read before, by older rules, and what they recorded gives way."""
+        if again:
+            self.store.conn.execute("DELETE FROM slot_fills WHERE seq = ?", (seq,))
         self.store.conn.executemany(
             "INSERT OR IGNORE INTO slot_fills (seq, namespace, slot, subject, created) VALUES (?, ?, ?, ?, ?)",
             [(seq, namespace, slot, subject, created) for slot, subject in sorted(fills)],
