@@ -202,3 +202,32 @@ def test_no_bad_request_gets_a_5xx_and_each_names_what_is_wrong(hooks):
     huge = b"x" * 2_000_000
     assert httpx2.post(f"{url}/messages", content=huge, headers=bearer).status_code == 413
     assert _turns(d, "fuzzing canary") == []
+
+
+def test_a_deletion_or_an_edit_that_comes_before_its_message_is_applied_when_it_arrives(hooks):
+    """Platforms retry and do not promise order. A deletion before its message was answered 'unknown
+    message' and forgotten: the message (a password) then came and was stored live. An edit before
+    its message was dropped, and the stale text kept. A bridge could not report a deletion alone."""
+    d, url = hooks
+    secret = d.call("access.tokens.create", {"name": "discord-bridge", "namespaces": ["live"]})["secret"]
+    bearer = {"Authorization": f"Bearer {secret}"}
+    chat = {"channel": "discord", "chat_id": "discord:9001", "title": "Crew", "kind": "group"}
+    alone = httpx2.post(f"{url}/messages", json={**chat, "messages": [], "deleted": ["d6"]}, headers=bearer)
+    assert alone.status_code == 200, alone.text
+    said = {"sender": "Ben", "sender_id": "u7", "ts": "2026-11-30T09:00:00Z", "line": 1, "message_id": "d6",
+            "text": "Oops my home wifi password is hunter2-Blue"}  # fmt: skip
+    late = httpx2.post(f"{url}/messages", json={**chat, "messages": [said]}, headers=bearer)
+    assert late.status_code == 200 and late.json()["deleted"] == 1, late.text
+    assert _turns(d, "wifi password hunter2") == []
+    assert all("hunter2" not in t["content"] for t in d.call("conversation.search", {"query": "Ben", "namespace": "live"})["turns"])  # fmt: skip
+    # Telegram: the edit first (edited_message), then the message as first sent.
+    headers = {"X-Telegram-Bot-Api-Secret-Token": TELEGRAM_SECRET}
+    edited = _update(70, "Dinner at Casa Pepe (corrected)")
+    edited["edited_message"] = {**edited.pop("message"), "edit_date": 1710234940 + 500}
+    assert httpx2.post(f"{url}/telegram", json=edited, headers=headers).status_code == 200
+    first = httpx2.post(f"{url}/telegram", json=_update(70, "Dinner at Casa Pedro"), headers=headers)
+    assert first.json()["edited"] == 1, first.text
+    [turn] = _turns(d, "Dinner Casa")
+    assert turn["content"] == "Dinner at Casa Pepe (corrected)"
+    dry = httpx2.post(f"{url}/messages", json={**chat, "messages": [{**said, "message_id": "d7", "text": "dry run words"}], "dry_run": True}, headers=bearer)  # fmt: skip
+    assert dry.json()["stored"] == 0 and dry.json()["would_store"] == 1 and _turns(d, "dry run words") == []

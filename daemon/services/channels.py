@@ -119,14 +119,29 @@ class ChannelService:
         after the one imported before) is corrected as channels.edit and .delete correct it, which
         embed off the store thread."""
         zone = zone_named(p.tz if p.tz is not None else self.config.timezone)
+        if not p.messages:  # deletions alone, as a bridge reports them
+            corrected: list[dict[str, Any]] = []
+            deleted = 0 if p.dry_run else self._apply_deletions(p, corrected)
+            self._refresh_after(corrected)
+            audience = chat_audience(p.channel, p.kind, p.chat_id)
+            return {"chat": p.chat_id, "audience": audience, "added": 0, "duplicates": 0, "sessions": [],
+                    "people": {}, "observing": [], "deleted": deleted, "dry_run": p.dry_run}  # fmt: skip
         if p.dry_run:
             return self.run_on_store(partial(self._preview_batch, p, zone))
         result, requests, edited, rewrites = self.run_on_store(partial(self._store_batch, p, zone))
+        corrected = []
+        # A deletion or an edit that came before its message (a platform's retry out of order):
+        # applied now, before any Observer run reads the message as it was sent.
+        ids = [m.message_id for m in p.messages if m.message_id]
+        early = self.run_on_store(lambda: self.corrections.early(p.namespace, p.chat_id, ids)) if ids else {}
+        applied = self.corrections.apply_early(p.channel, p.chat_id, p.namespace, early) if early else []
         for session, force in requests:
             self.worker.request(session, force=force)
-        corrected: list[dict[str, Any]] = []
         result["edited"] = self._apply_edits(p, edited, corrected) + self._apply_rewrites(p, zone, rewrites, corrected)
-        result["deleted"] = self._apply_deletions(p, corrected)
+        result["edited"] += sum(_tally(done, "edited", corrected) for done in applied)
+        result["deleted"] = self._apply_deletions(p, corrected) + sum(
+            _tally(done, "deleted", corrected) for done in applied
+        )
         self._refresh_after(corrected)
         return result
 

@@ -178,6 +178,10 @@ class Webhooks:
             return _error(503, str(exc))
         if method != "channels.ingest":
             return JSONResponse({"ok": True, "status": done["status"], "chat": done["chat"]})
+        if done.get("dry_run"):  # nothing stored: how many would be
+            answer = {"ok": True, "stored": 0, "would_store": done["added"], "duplicates": done["duplicates"],
+                      "chat": done["chat"], "dry_run": True}  # fmt: skip
+            return JSONResponse(answer)
         answer = {"ok": True, "stored": done["added"], "duplicates": done["duplicates"], "chat": done["chat"]}
         # A resent message with the same id changes nothing unless it says it was edited: say what did.
         answer.update({k: done[k] for k in ("edited", "deleted") if done.get(k)})

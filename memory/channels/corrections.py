@@ -43,7 +43,7 @@ import numpy as np
 
 from agentmemd.memory.channels.ingest import message_key
 from agentmemd.memory.core.chats import ChatMessage
-from agentmemd.memory.core.clock import format_time
+from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import ChannelDeleteParams, ChannelEditParams, UpdateParams
 from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
@@ -135,10 +135,65 @@ class Corrections:
     # ---- the two corrections --------------------------------------------------------------------
 
     def edit(self, p: ChannelEditParams | TurnEdit) -> dict[str, Any]:
-        return self._correct(partial(self._plan_edit, p), partial(self._write_edit, p))
+        done = self._correct(partial(self._plan_edit, p), partial(self._write_edit, p))
+        if done["status"] == "unknown message" and isinstance(p, ChannelEditParams):
+            self._keep_early(p.namespace, p.chat_id, p.message_id, "edited", p.text, p.edited_at)
+        return done
 
     def delete(self, p: ChannelDeleteParams) -> dict[str, Any]:
-        return self._correct(partial(self._plan_delete, p), partial(self._write_delete, p))
+        done = self._correct(partial(self._plan_delete, p), partial(self._write_delete, p))
+        if done["status"] == "unknown message":
+            self._keep_early(p.namespace, p.chat_id, p.message_id, "deleted", None, p.deleted_at)
+        return done
+
+    def _keep_early(
+        self, namespace: str, chat: str, message_id: str, kind: str, text: str | None, when: datetime
+    ) -> None:
+        """A correction of a message not stored yet, kept for when it arrives (apply_early): a
+        platform retries and does not promise order, and a deleted message must never be stored live."""
+
+        def keep() -> None:
+            with self.store.transaction():
+                self.tables.remember_early(
+                    namespace,
+                    _key(chat, message_id),
+                    kind,
+                    text,
+                    format_time(when),
+                    format_time(self.memories.clock.now()),
+                )
+
+        self.run_on_store(keep)
+
+    def early(self, namespace: str, chat: str, message_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """message id -> the correction kept for it before it arrived (on the store thread)."""
+        keys = {_key(chat, m): m for m in message_ids}
+        return {keys[k]: row for k, row in self.tables.early_corrections(namespace, list(keys)).items()}
+
+    def apply_early(
+        self, channel: str, chat: str, namespace: str, found: dict[str, dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """The corrections kept for messages just stored, applied as they would have been (beside
+        the store thread: an edit embeds), then dropped; each one's answer."""
+        done = []
+        for message_id, row in found.items():
+            when = parse_time(row["edited_at"])
+            if row["kind"] == "deleted":
+                done.append(self.delete(ChannelDeleteParams(
+                    channel=channel, chat_id=chat, message_id=message_id, deleted_at=when, namespace=namespace,
+                )))  # fmt: skip
+            else:
+                done.append(self.edit(ChannelEditParams(
+                    channel=channel, chat_id=chat, message_id=message_id, text=row["text"], edited_at=when,
+                    namespace=namespace,
+                )))  # fmt: skip
+
+        def drop() -> None:
+            with self.store.transaction():
+                self.tables.drop_early(namespace, [_key(chat, m) for m in found])
+
+        self.run_on_store(drop)
+        return done
 
     def _correct(self, plan_it, write) -> dict[str, Any]:
         """Read on the store thread, embed beside it, write on it if nothing changed meanwhile."""

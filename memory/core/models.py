@@ -593,7 +593,7 @@ class IngestParams(Params):
         None, description="the chat's name; None: the one it has, or its id for a new chat (a webhook may not know)"
     )
     kind: ChatKind
-    messages: list[ChatMessage] = Field(min_length=1, max_length=5000)
+    messages: list[ChatMessage] = Field(max_length=5000, description="none only beside ``deleted``")
     owner: Annotated[str, Field(min_length=1, max_length=300)] | None = Field(
         None, description="the sender (id or name) who is the user the agent serves"
     )
@@ -609,6 +609,12 @@ class IngestParams(Params):
         description="app ids of the chat's messages the export marks deleted: a stored one becomes a tombstone",
     )
     namespace: Namespace = "default"
+
+    @model_validator(mode="after")
+    def _something(self) -> "IngestParams":
+        if not self.messages and not self.deleted:  # a bridge may report a deletion on its own
+            raise ValueError("messages: give at least one message, or the ids of deleted ones in deleted")
+        return self
 
     @field_validator("messages")
     @classmethod

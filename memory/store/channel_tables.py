@@ -468,6 +468,40 @@ class ChannelTables:
         )
         self.store.index_turn(seq, content)
 
+    # ---- corrections that came before their message (m046) ---------------------------------------
+
+    def remember_early(
+        self, namespace: str, key: str, kind: str, text: str | None, edited_at: str | None, at: str
+    ) -> None:
+        """A deletion or an edit of a message not stored yet, for when it arrives: a deletion wins
+        over any edit, and of two edits the later one (by ``edited_at``) stays."""
+        found = self.conn.execute(
+            "SELECT kind, edited_at FROM early_corrections WHERE namespace = ? AND key = ?", (namespace, key)
+        ).fetchone()
+        if found is not None and (found[0] == "deleted" or (kind == "edited" and (found[1] or "") > (edited_at or ""))):
+            return
+        self.conn.execute(
+            "INSERT OR REPLACE INTO early_corrections (namespace, key, kind, text, edited_at, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (namespace, key, kind, text, edited_at, at),
+        )
+
+    def early_corrections(self, namespace: str, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """key -> the correction kept for that message (kind, text, edited_at), of these keys."""
+        found: dict[str, dict[str, Any]] = {}
+        for chunk, marks in _in_chunks(keys):
+            for row in self.store._rows(
+                f"SELECT key, kind, text, edited_at FROM early_corrections WHERE namespace = ? AND key IN ({marks})",
+                (namespace, *chunk),
+            ):
+                found[row["key"]] = row
+        return found
+
+    def drop_early(self, namespace: str, keys: list[str]) -> None:
+        for chunk, marks in _in_chunks(keys):
+            self.conn.execute(
+                f"DELETE FROM early_corrections WHERE namespace = ? AND key IN ({marks})", (namespace, *chunk)
+            )
+
     def tombstone_turn(self, seq: int, marker: str, tokens: int, deleted: str) -> None:
         """The turn keeps its time and speaker; its words give way to ``marker`` and leave the index.
         It has no episode ('': none, by choice; the caller forgets the one it had) and no Observer

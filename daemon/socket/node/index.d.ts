@@ -584,6 +584,7 @@ export interface IngestParams {
   /** the chat's name; None: the one it has, or its id for a new chat (a webhook may not know) */
   title?: string | null;
   kind: "private" | "group";
+  /** none only beside ``deleted`` */
   messages: ChatMessage[];
   /** the sender (id or name) who is the user the agent serves */
   owner?: string | null;
