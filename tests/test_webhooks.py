@@ -131,6 +131,14 @@ def test_slack_url_verification_signed_events_and_refusals(hooks):
         refused = httpx2.post(f"{url}/slack", content=other, headers=headers)
         assert refused.status_code == 401, refused.text
     assert _turns(d, "budget cut") == []
+    # A person's file with a comment, a thread reply also sent to the channel, a /me: stored; a join is not.
+    for n, subtype in enumerate(("file_share", "thread_broadcast", "me_message"), start=1):
+        said = {**event["event"], "subtype": subtype, "text": f"Slack {subtype} words", "ts": f"1710236200.00{n}"}
+        body = json.dumps({**event, "event_id": f"Ev{n + 10}", "event": said}).encode()
+        assert httpx2.post(f"{url}/slack", content=body, headers=_signed(body)).json()["stored"] == 1, subtype
+    joined = {**event["event"], "subtype": "channel_join", "text": "<@U02> has joined", "ts": "1710236300.0"}
+    body = json.dumps({**event, "event_id": "Ev20", "event": joined}).encode()
+    assert httpx2.post(f"{url}/slack", content=body, headers=_signed(body)).json()["stored"] == 0
     edit = json.dumps({**event, "event": {**event["event"], "subtype": "message_changed"}}).encode()
     assert (
         httpx2.post(f"{url}/slack", content=edit, headers=_signed(edit)).json()["ignored"]
@@ -231,3 +239,21 @@ def test_a_deletion_or_an_edit_that_comes_before_its_message_is_applied_when_it_
     assert turn["content"] == "Dinner at Casa Pepe (corrected)"
     dry = httpx2.post(f"{url}/messages", json={**chat, "messages": [{**said, "message_id": "d7", "text": "dry run words"}], "dry_run": True}, headers=bearer)  # fmt: skip
     assert dry.json()["stored"] == 0 and dry.json()["would_store"] == 1 and _turns(d, "dry run words") == []
+
+
+def test_the_users_account_may_be_given_as_the_bot_apis_numeric_id_and_a_bad_one_is_refused():
+    """`--me telegram:9009` (the Bot API's from.id) never matched: updates carry 'user9009'; and
+    `--me whatsup:bob` was taken as it was."""
+    from click.testing import CliRunner
+
+    from agentmemd.daemon.cli.main import cli
+    from agentmemd.memory.core.config import channel_account
+
+    assert channel_account("telegram:9009") == "telegram:user9009"
+    assert channel_account("telegram:user9009") == "telegram:user9009"
+    assert channel_account("slack:U01ANA") == "slack:U01ANA"
+    for bad in ("bob", "Whats Up:bob", ":bob"):
+        with pytest.raises(ValueError):
+            channel_account(bad)
+    refused = CliRunner().invoke(cli, ["webhooks", "--me", "Whats Up:bob"])
+    assert refused.exit_code == 2 and "no channel name" in refused.output

@@ -44,7 +44,7 @@ from agentmemd.daemon.proxy.door import PROXY
 from agentmemd.daemon.socket.client import Client, RpcCallError, default_token
 from agentmemd.daemon.webhooks.door import WEBHOOKS
 from agentmemd.memory.core import models as m
-from agentmemd.memory.core.config import JOB_NAMES, ConfigError, load_config
+from agentmemd.memory.core.config import JOB_NAMES, ConfigError, channel_account, load_config
 from agentmemd.memory.core.vocabulary import (
     EMOTIONS,
     MEMORY_TYPE_MEANINGS,
@@ -1185,9 +1185,10 @@ def webhooks(
     from agentmemd.daemon.webhooks.app import WebhookSettings, build_webhook_app
 
     host, port = listen_address("--listen", listen, allow_remote)
-    bad = [o for o in owners if ":" not in o]
-    if bad:
-        fail(f"--me {bad[0]}: expected CHANNEL:ACCOUNT, e.g. telegram:user123", 2)
+    try:
+        owners = tuple(channel_account(o) for o in owners)
+    except ValueError as exc:
+        fail(f"--me: {exc}", 2)
     setup_logging(log_level or "info")
     settings = WebhookSettings(
         socket_path=daemon_socket(hook_socket, ctx.obj),

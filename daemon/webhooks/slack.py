@@ -97,6 +97,11 @@ class SlackPayload(BaseModel):
     event: SlackMessageEvent | None = None
 
 
+# Message subtypes a person sends (Slack's message subtypes): a file with its comment, a thread reply
+# also sent to the channel, a /me action. Stored; joins, bots, topics and the like are not.
+PEOPLES_SUBTYPES = frozenset({"file_share", "thread_broadcast", "me_message"})
+
+
 def slack_batch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """``channels.ingest`` params for an event callback (without namespace), or None and why not.
     ValidationError when a field the Events API types is of another type (the listener's 400)."""
@@ -104,7 +109,7 @@ def slack_batch(payload: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     event = payload.get("event") or {}
     if payload.get("type") != "event_callback" or event.get("type") != "message":
         return None, f"not a message event ({payload.get('type')}/{event.get('type')})"
-    if event.get("subtype") or event.get("bot_id"):
+    if (event.get("subtype") and event["subtype"] not in PEOPLES_SUBTYPES) or event.get("bot_id"):
         return None, f"a {event.get('subtype') or 'bot'} message"
     text = render_markup(str(event.get("text") or ""), {}).strip()
     if not text or "channel" not in event or "ts" not in event:

@@ -108,10 +108,18 @@ class McpConfig(DoorSection):
     over stdio need nothing here)."""
 
 
-def _channel_account(value: str) -> str:
-    if ":" not in value.strip(":"):
+def channel_account(value: str) -> str:
+    """An account that is the user, as the webhooks match senders: CHANNEL:ACCOUNT. A Telegram
+    account given as the Bot API's numeric ``from.id`` ("telegram:9009") is the form its updates and
+    exports carry ("telegram:user9009"). ValueError for no channel, or a channel no route serves."""
+    channel, _, account = value.strip().partition(":")
+    if not channel or not account:
         raise ValueError(f"expected CHANNEL:ACCOUNT, e.g. telegram:user123, got {value!r}")
-    return value
+    if not re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", channel):
+        raise ValueError(f"{channel!r} in {value!r} is no channel name (telegram, slack, or a bridge's, lower case)")
+    if channel == "telegram" and account.isdigit():
+        account = f"user{account}"
+    return f"{channel}:{account}"
 
 
 class WebhooksConfig(DoorSection):
@@ -124,7 +132,7 @@ class WebhooksConfig(DoorSection):
         pattern="^(|" + NAME_PATTERN[1:-1] + ")$",
         description="Telegram's and Slack's messages' namespace; \"\" = the daemon's default.",
     )
-    me: list[Annotated[str, AfterValidator(_channel_account)]] = Field(
+    me: list[Annotated[str, AfterValidator(channel_account)]] = Field(
         default_factory=list,
         description='The accounts that are the user the agent serves, e.g. ["telegram:user123", "slack:U01ANA"].',
     )
