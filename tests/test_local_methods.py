@@ -258,3 +258,16 @@ def test_the_local_summary_of_a_locomo_cluster_is_its_most_shared_sentence(locom
     assert "pottery" in summary.lower() and source != "Thanks, see you soon!"
     with pytest.raises(ValueError):
         LocalProvider(None).summarise([], namespace="t")
+
+
+def test_a_turn_with_a_sentence_longer_than_an_observation_is_observed_cut_not_refused(in_process):
+    """A user turn of one 'sentence' over ~2,000 characters (a pasted log, a message without stops)
+    failed every Observer run of its session with ObservationDraft's length error: never compacted."""
+    d = in_process(fake_embedder=True)
+    pasted = "I love " + " and ".join(f"the blue lake number {i}" for i in range(200))
+    assert len(pasted) > 4000
+    d.call("conversation.append", {"session": "long", "role": "user", "content": pasted})
+    done = d.call("conversation.observe", {"session": "long", "force": True})
+    assert done["observe_runs"] and done["counts"]["observed"] == 1
+    [seen] = d.call("observations.list", {"session": "long"})["observations"]
+    assert len(seen["content"]) <= 2000 and seen["content"].endswith(" …") and "the blue lake number 1" in seen["content"]

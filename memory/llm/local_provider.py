@@ -30,6 +30,7 @@ from agentmemd.memory.language.cues import Cue, classify, condense, information,
 from agentmemd.memory.language.dates import find_dates, human_date
 from agentmemd.memory.language.sentences import sentences
 from agentmemd.memory.llm.tasks import (
+    OBSERVATION_CHARS,
     ObservationDraft,
     ObservationIn,
     ObserveResult,
@@ -72,6 +73,15 @@ def clip_words(text: str, limit: int) -> str:
     return text if len(words) <= limit else " ".join(words[:limit]).rstrip(",;:-–—") + " …"
 
 
+def _within(text: str, limit: int) -> str:
+    """``text`` cut at a word to at most ``limit`` characters, an ellipsis marking the cut: one
+    "sentence" of a pasted log or a message without stops can run past what an observation holds."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 2]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2 :] else cut).rstrip() + " …"
+
+
 class LocalProvider:
     name = "local"
 
@@ -108,7 +118,7 @@ class LocalProvider:
                     ObservationDraft(
                         priority=cue.priority,
                         category=cue.category,
-                        content=attributed(turn.speaker, text),
+                        content=_within(attributed(turn.speaker, text), OBSERVATION_CHARS),
                         source_turns=[turn.seq],
                         referenced_date=ref.referenced if ref else None,
                         relative_date=ref.phrase if ref else None,

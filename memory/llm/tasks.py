@@ -19,7 +19,8 @@ from agentmemd.memory.core.models import MemoryAffect
 from agentmemd.memory.core.vocabulary import Role
 from agentmemd.memory.language.cues import Category, Priority
 
-ObsText = Annotated[str, Field(min_length=1, max_length=2000)]
+OBSERVATION_CHARS = 2000  # the longest observation: a longer sentence is cut to it
+ObsText = Annotated[str, Field(min_length=1, max_length=OBSERVATION_CHARS)]
 
 
 @dataclass(frozen=True)
