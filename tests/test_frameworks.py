@@ -149,6 +149,26 @@ def test_a_langgraph_store_answers_as_langgraphs_own_in_memory_store(served):
     assert ours.get(("users", "ana"), "tea") is None
 
 
+def test_deleting_a_store_key_deletes_that_key_alone(served):
+    """LangGraph's delete is one item's; it ran agentmemd's whole forget, which also forgets every
+    memory that says the same words: another key's item, another namespace's, an app's own."""
+    from agentmemd.daemon.frameworks.langgraph_store import AgentmemdStore
+
+    store = AgentmemdStore(socket=served.socket, namespace="lg-del")
+    for namespace in (("users", "ana"), ("users", "bob")):
+        store.put(namespace, "k1", {"content": "The spare key is under the blue pot"})
+    store.put(("users", "ana"), "k2", {"content": "The spare key is under the blue pot"})
+    with Client(served.socket) as owner:
+        item = {"content": "The spare key is under the blue pot", "type": "fact", "namespace": "lg-del"}
+        [own] = owner.call("memory.add_many", {"items": [item]})["ids"]  # as given: memory.add would take the same
+        store.delete(("users", "ana"), "k1")
+        assert store.get(("users", "ana"), "k1") is None
+        assert store.get(("users", "ana"), "k2") is not None and store.get(("users", "bob"), "k1") is not None
+        assert owner.memory_get(id=own, namespace="lg-del").content == "The spare key is under the blue pot"
+        store.put(("users", "bob"), "k1", None)
+        assert store.get(("users", "bob"), "k1") is None and store.get(("users", "ana"), "k2") is not None
+
+
 def test_a_langgraph_graph_keeps_its_memories_in_agentmemd(served):
     from typing import TypedDict
 

@@ -270,4 +270,6 @@ def test_a_turn_with_a_sentence_longer_than_an_observation_is_observed_cut_not_r
     done = d.call("conversation.observe", {"session": "long", "force": True})
     assert done["observe_runs"] and done["counts"]["observed"] == 1
     [seen] = d.call("observations.list", {"session": "long"})["observations"]
-    assert len(seen["content"]) <= 2000 and seen["content"].endswith(" …") and "the blue lake number 1" in seen["content"]
+    assert (
+        len(seen["content"]) <= 2000 and seen["content"].endswith(" …") and "the blue lake number 1" in seen["content"]
+    )

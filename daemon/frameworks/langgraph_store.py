@@ -165,7 +165,10 @@ class AgentmemdStore(BaseStore):
         found = self._find(agentmemd, op.namespace, op.key)
         if op.value is None:
             if found:
-                agentmemd.call("memory.forget", {"id": found["id"], "confirm": True, **self._where()})
+                # This key's memory alone: another key (or another app) holding the same words keeps its own.
+                agentmemd.call(
+                    "memory.forget", {"id": found["id"], "confirm": True, "same_words": False, **self._where()}
+                )
             return
         content, form = _stored(dict(op.value))
         source = source_of(op.namespace, op.key, form)

@@ -157,9 +157,15 @@ class TypedCalls:
         """Bring an archived memory back to the live table. (`memory.restore`)"""
         return self._typed("memory.restore", m.MemoryRecord, {"id": id, "namespace": namespace})
 
-    def memory_forget(self, *, id: str, namespace: str | None = None, confirm: bool | None = None) -> r.ForgetResult:
+    def memory_forget(
+        self, *, id: str, namespace: str | None = None, confirm: bool | None = None, same_words: bool | None = None
+    ) -> r.ForgetResult:
         """Say what forgetting a memory removes; with confirm, remove it and all its versions for good. (`memory.forget`)"""
-        return self._typed("memory.forget", r.ForgetResult, {"id": id, "namespace": namespace, "confirm": confirm})
+        return self._typed(
+            "memory.forget",
+            r.ForgetResult,
+            {"id": id, "namespace": namespace, "confirm": confirm, "same_words": same_words},
+        )
 
     def memory_search(
         self,
@@ -929,11 +935,13 @@ class AsyncTypedCalls:
         return await self._typed("memory.restore", m.MemoryRecord, {"id": id, "namespace": namespace})
 
     async def memory_forget(
-        self, *, id: str, namespace: str | None = None, confirm: bool | None = None
+        self, *, id: str, namespace: str | None = None, confirm: bool | None = None, same_words: bool | None = None
     ) -> r.ForgetResult:
         """Say what forgetting a memory removes; with confirm, remove it and all its versions for good. (`memory.forget`)"""
         return await self._typed(
-            "memory.forget", r.ForgetResult, {"id": id, "namespace": namespace, "confirm": confirm}
+            "memory.forget",
+            r.ForgetResult,
+            {"id": id, "namespace": namespace, "confirm": confirm, "same_words": same_words},
         )
 
     async def memory_search(

@@ -171,6 +171,9 @@ class ForgetParams(Params):
     # False: only say what forgetting would remove. True: remove it, for good. Strictly a boolean:
     # "on", "yes" or 1 from a model's tool call removed it for good too.
     confirm: StrictBool = False
+    # False: this memory (its versions and what was made from it) but not the other memories that say
+    # the same words: a key-value store's item (LangGraph's) is one key, whatever other keys hold.
+    same_words: StrictBool = Field(True, description="also forget the memories that say the same words")
 
 
 class PacksListParams(Params):

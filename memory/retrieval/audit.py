@@ -173,7 +173,7 @@ class MemoryAudit:
         the same, and every copy lineage reaches from them."""
         self.memories._lookup(p.id, p.namespace)
         chain = self.history_tables.chain(p.id)
-        same = self._says_the_same(chain)
+        same = self._says_the_same(chain) if p.same_words else []
         why = dict.fromkeys(same, "says the same")
         why.update({mid: "repeats its secret" for mid in self._repeating_its_secrets(chain) if mid not in why})
         return lineage.plan([chain] + [self.history_tables.chain(mid) for mid in why], why)

@@ -395,6 +395,8 @@ export interface ForgetParams {
   id: string;
   namespace?: string;
   confirm?: boolean;
+  /** also forget the memories that say the same words */
+  same_words?: boolean;
 }
 export interface ForgetResult {
   id: string;
