@@ -186,3 +186,20 @@ def test_not_found_is_an_error_not_a_crash(daemon):
         daemon.call("memory.get", {"id": "does-not-exist"})
     assert exc.value.code == -32001
     assert daemon.call("health")["status"] == "ok"
+
+
+def test_the_client_sends_utf8_reconnects_after_a_restart_and_says_when_the_daemon_is_away(daemon, tmp_path):
+    """The Python client escaped every non-ASCII character (an emoji 12 bytes, not 4), so a text
+    within the limits did not fit a line; with no daemon it raised a plain ConnectionError, and after
+    a restart every call raised BrokenPipeError for good."""
+    from agentmemd.daemon.socket.client import Client, DaemonUnavailable, request_line
+
+    assert request_line({"text": "🚀"}) == '{"text": "🚀"}'.encode()
+    assert request_line({"text": "\\ud800"}) == b'{"text": "\\\\ud800"}'  # no UTF-8 carries it: the daemon says why
+    with pytest.raises(DaemonUnavailable, match="cannot reach agentmemd"):
+        Client(tmp_path / "none.sock")
+    with Client(daemon.socket) as client:
+        added = client.call("memory.add", {"content": "🚀" * 60_000, "type": "fact"})
+        assert client.call("memory.get", {"id": added["id"]})["content"] == "🚀" * 60_000
+        client._sock.shutdown(socket.SHUT_RDWR)  # as the daemon closing a kept connection (a restart)
+        assert client.call("health")["status"] in ("ok", "starting")

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, default_socket, given, refusal
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, default_socket, given, refusal, request_line
 from agentmemd.daemon.socket.typed import AsyncTypedCalls, R
 
 # An answer line may be as long as a result is (a whole explained pack): far past asyncio's 64 KiB default.
@@ -42,7 +42,7 @@ class _Connection:
         if self.reader.at_eof():  # closed by the daemon while it was kept
             raise _Stale()
         try:
-            self.writer.write(json.dumps(request).encode("ascii") + b"\n")
+            self.writer.write(request_line(request) + b"\n")
             await self.writer.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise _Stale() from None

@@ -94,6 +94,16 @@ def call_once(
         ) from None
 
 
+def request_line(request: dict[str, Any]) -> bytes:
+    """A request as the line sent: UTF-8, not ASCII escapes (an emoji is 4 bytes, not 12, so a text
+    within the length limits fits the daemon's line); a string no UTF-8 can carry (a lone surrogate)
+    goes escaped, and the daemon refuses it naming the field."""
+    try:
+        return json.dumps(request, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(request).encode("ascii")
+
+
 def jsonable(value: Any) -> Any:
     """A typed call's argument as JSON: a model as the fields it was given (a default left out, so
     the daemon's applies: a scoped token's namespace), a date or time in ISO 8601."""
@@ -117,39 +127,73 @@ class Client(TypedCalls):
 
     def __init__(self, socket_path: str | os.PathLike | None = None, timeout: float = 120.0, token: str | None = None):
         self.socket_path = str(socket_path or default_socket())
+        self._timeout, self._token = timeout, token
+        self._ids = itertools.count(1)
+        self.scope: dict[str, Any] | None = None  # what `auth` answered, when a token was given
+        self._connect()
+
+    def _connect(self) -> None:
+        """A connection (authenticated with the token, if one was given); DaemonUnavailable if none."""
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.settimeout(timeout)
+        self._sock.settimeout(self._timeout)
         try:
             self._sock.connect(self.socket_path)
         except OSError as exc:
             self._sock.close()
-            raise ConnectionError(f"cannot reach agentmemd at {self.socket_path}: {exc.strerror or exc}") from None
+            raise DaemonUnavailable(f"cannot reach agentmemd at {self.socket_path}: {exc.strerror or exc}") from None
         self._file = self._sock.makefile("rb")
-        self._ids = itertools.count(1)
-        self.scope: dict[str, Any] | None = None  # what `auth` answered, when a token was given
-        if token is not None:
+        self._broken = False
+        if self._token is not None:
             try:
-                self.scope = self.call("auth", {"token": token})
+                self.scope = self.call("auth", {"token": self._token})
             except BaseException:
                 self.close()
                 raise
 
     def set_timeout(self, seconds: float) -> None:
         """How long each later call may wait for its answer."""
+        self._timeout = seconds
         self._sock.settimeout(seconds)
 
     def send_raw(self, line: bytes) -> dict[str, Any] | list[Any]:
-        """Send one raw line (newline added if missing) and read one response line."""
-        self._sock.sendall(line if line.endswith(b"\n") else line + b"\n")
-        reply = self._file.readline()
+        """Send one raw line (newline added if missing) and read one response line. A connection
+        the daemon closed (it restarted) is opened again before the line is sent; one that broke
+        after it was sent is not (the call may have been done): DaemonUnavailable, and the next
+        call opens a new one."""
+        if self._broken:
+            self.close()
+            self._connect()
+        try:
+            self._sock.sendall(line if line.endswith(b"\n") else line + b"\n")
+        except (BrokenPipeError, ConnectionResetError):  # closed while kept: nothing was delivered
+            self.close()
+            self._connect()
+            self._sock.sendall(line if line.endswith(b"\n") else line + b"\n")
+        try:
+            reply = self._file.readline()
+        except TimeoutError:
+            self._broken = True  # a late answer would be read as the next call's
+            raise DaemonUnavailable(
+                f"agentmemd at {self.socket_path} did not answer within {self._timeout:g} s"
+            ) from None
+        except (ConnectionResetError, OSError) as exc:
+            self._broken = True
+            raise DaemonUnavailable(f"agentmemd at {self.socket_path} closed the connection ({exc})") from None
         if not reply:
-            raise ConnectionError("the daemon closed the connection")
+            self._broken = True
+            raise DaemonUnavailable(f"agentmemd at {self.socket_path} closed the connection before it answered")
         return json.loads(reply)
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
         request = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params or {}}
-        response = self.send_raw(json.dumps(request).encode("ascii"))
+        response = self.send_raw(request_line(request))
         assert isinstance(response, dict)
+        if response.get("id") != request["id"] and response.get("id") is not None:
+            self._broken = True
+            raise RuntimeError(
+                "an answer to another call came back: a Client is one connection, for one thread at a time "
+                "(give each thread its own, or use AsyncClient)"
+            )
         if "error" in response:
             err = response["error"]
             raise refusal(err["code"], err["message"], err.get("data"))
