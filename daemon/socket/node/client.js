@@ -54,9 +54,12 @@ class Connection {
         this.stream.destroy(new Error("the daemon sent a line that is not JSON"));
         return;
       }
-      const waiting = this.pending.get(answer.id);
+      // A request the daemon could not read (a line over its max_line_bytes) is answered with
+      // id null: it is the longest line waiting here, which would otherwise wait out its timeout.
+      const id = answer.id === null && answer.error ? this.#longestWaiting() : answer.id;
+      const waiting = this.pending.get(id);
       if (!waiting) continue; // the answer to a call that timed out
-      this.pending.delete(answer.id);
+      this.pending.delete(id);
       clearTimeout(waiting.timer);
       if (answer.error) {
         const { code, message, data } = answer.error;
@@ -68,14 +71,23 @@ class Connection {
     }
   }
 
+  #longestWaiting() {
+    let longest = null;
+    for (const [id, waiting] of this.pending) {
+      if (longest === null || waiting.bytes > this.pending.get(longest).bytes) longest = id;
+    }
+    return longest;
+  }
+
   send(id, method, params, timeout) {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new DaemonUnavailable(`agentmemd at ${this.socketPath} did not answer ${method} within ${timeout} ms`));
       }, timeout);
-      this.pending.set(id, { resolve, reject, timer });
-      this.stream.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+      const line = JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
+      this.pending.set(id, { resolve, reject, timer, bytes: Buffer.byteLength(line) });
+      this.stream.write(line);
     });
   }
 

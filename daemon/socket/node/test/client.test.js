@@ -175,6 +175,19 @@ test("a connection the daemon closes fails its calls, and the next call opens a 
   }
 });
 
+live("a request longer than the daemon reads is refused at once, not after the whole timeout", async () => {
+  // The daemon answers a line over its max_line_bytes with id null; the call waited its timeout.
+  const agentmemd = client({ timeout: 60_000 });
+  const started = Date.now();
+  await assert.rejects(agentmemd.memoryAdd({ content: "x".repeat(1_100_000), type: "fact", namespace }), (error) => {
+    assert.ok(error instanceof RpcError && !(error instanceof DaemonUnavailable), String(error));
+    assert.match(error.message, /max_line_bytes/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 30_000);
+  assert.equal((await agentmemd.health()).status, "ok"); // and the client goes on
+});
+
 test("no daemon at the socket: DaemonUnavailable naming the socket", async () => {
   const where = path.join(os.tmpdir(), `agentmemd-none-${process.pid}.sock`);
   const agentmemd = new Client({ socket: where });
