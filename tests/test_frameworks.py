@@ -169,6 +169,34 @@ def test_deleting_a_store_key_deletes_that_key_alone(served):
         assert store.get(("users", "bob"), "k1") is None and store.get(("users", "ana"), "k2") is not None
 
 
+def test_a_json_item_a_person_corrected_in_agentmemd_reads_as_their_words(served):
+    """memory update (the dashboard's Correct it) of an item stored as JSON made get and search over
+    its namespace raise JSONDecodeError: the store's other items were unreadable too."""
+    from agentmemd.daemon.frameworks.langgraph_store import AgentmemdStore
+
+    store = AgentmemdStore(socket=served.socket, namespace="lg-fix")
+    store.put(("users", "ana"), "profile", {"name": "Ana", "city": "Porto"})
+    store.put(("users", "ana"), "tea", {"content": "Ana drinks oolong"})
+    with Client(served.socket) as owner:
+        [row] = owner.memory_list(namespace="lg-fix", source="langgraph:users/ana#profile;").items
+        owner.memory_update(id=row.id, content="Ana lives in Lisbon now", namespace="lg-fix")
+    assert store.get(("users", "ana"), "profile").value == {"content": "Ana lives in Lisbon now"}
+    assert {i.key for i in store.search(("users",))} == {"profile", "tea"}
+
+
+def test_a_search_with_a_query_and_a_filter_finds_every_item_the_filter_keeps(served):
+    """Of 61 notes, query 'invoice meeting' with filter {'client': 7} gave [] (InMemoryStore: n7):
+    the filter was applied to the query's top hits alone."""
+    from agentmemd.daemon.frameworks.langgraph_store import AgentmemdStore
+
+    store = AgentmemdStore(socket=served.socket, namespace="lg-filter")
+    for i in range(61):
+        store.put(("notes",), f"n{i}", {"text": f"Invoice meeting notes number {i}", "client": i % 60})
+    found = store.search(("notes",), query="invoice meeting", filter={"client": 7})
+    assert sorted(item.key for item in found) == ["n7"]
+    assert all(item.score is not None for item in found)
+
+
 def test_a_langgraph_graph_keeps_its_memories_in_agentmemd(served):
     from typing import TypedDict
 

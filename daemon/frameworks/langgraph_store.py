@@ -81,7 +81,10 @@ def _stored(value: dict[str, Any]) -> tuple[str, str]:
 def _value(content: str, form: str) -> dict[str, Any]:
     if form.startswith("field="):
         return {form.removeprefix("field="): content}
-    value = json.loads(content)
+    try:
+        value = json.loads(content)
+    except ValueError:  # a person corrected it as words (the dashboard, memory update): the words, as text
+        return {"content": content}
     return value if isinstance(value, dict) else {"value": value}
 
 
@@ -190,7 +193,17 @@ class AgentmemdStore(BaseStore):
         return all(_compare_values(value.get(field), wanted) for field, wanted in op.filter.items())
 
     def _search(self, agentmemd: Client, op: SearchOp) -> list[SearchItem]:
-        if op.query:
+        if op.query and op.filter:
+            # Every item the filter keeps, ranked by the query (as InMemoryStore does): filtered from
+            # the search's top hits alone, an item past them was missed however well it matched.
+            hits = agentmemd.call("memory.search", {"query": op.query, "k": SEARCH_MOST, **self._where()})["results"]
+            scores = {hit["id"]: hit["score"] for hit in hits}
+            rows = [
+                row for row in self._listed(agentmemd, SOURCE_PREFIX + _path(op.namespace_prefix)) if self._in(row, op)
+            ]
+            rows.sort(key=lambda row: (scores.get(row["id"], 0.0), row["created"]), reverse=True)
+            kept = [(row, scores.get(row["id"], 0.0)) for row in rows]
+        elif op.query:
             k = min(SEARCH_MOST, max(50, (op.offset + op.limit) * 4))
             hits = agentmemd.call("memory.search", {"query": op.query, "k": k, **self._where()})["results"]
             kept = [(hit, hit["score"]) for hit in hits if self._in(hit, op)]
