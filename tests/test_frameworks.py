@@ -61,6 +61,16 @@ def test_a_runner_with_an_agentmemd_session_keeps_what_was_said_once(served, tmp
     assert len(items) == 4 and items[0] == {"content": "I moved to Porto in May", "role": "user"}
 
 
+def test_a_session_file_in_a_folder_not_made_yet_is_made_there(served, tmp_path):
+    """docs/api.md's db_path="~/.local/state/myapp/sessions.db" failed on a fresh machine: sqlite
+    makes the file, not its folder ("unable to open database file")."""
+    where = tmp_path / "state" / "myapp" / "sessions.db"
+    session = AgentmemdSession("fresh", db_path=where, socket=served.socket, namespace="oa-fresh")
+    asyncio.run(session.add_items([{"role": "user", "content": "hello there"}]))
+    session.close()
+    assert where.is_file()
+
+
 def test_the_session_behaves_as_the_sdk_documents(served):
     """get_items(limit): the latest N, oldest first; pop_item: the newest or None; clear_session."""
     session = AgentmemdSession("documented", socket=served.socket, namespace="oa")

@@ -86,6 +86,8 @@ class AgentmemdSession(SessionABC):
         self.session_id = session_id
         self.name = session_name(session_id)
         path = db_path if str(db_path) == ":memory:" else Path(db_path).expanduser()
+        if isinstance(path, Path):  # sqlite makes the file, not its folder ("unable to open database file")
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._items = SQLiteSession(session_id, path)
         self.socket = str(socket or default_socket())
         self.token = token
