@@ -100,6 +100,18 @@ def test_restore_brings_an_archived_memory_back_to_search(d):
     assert [e["kind"] for e in d.call("memory.history", {"id": mid})["events"]] == ["archived", "restored"]
 
 
+def test_a_memory_the_sweep_archived_stays_restored(d):
+    """Restoring a memory archived for having decayed answered tier 'archived', and the next sweep
+    archived it again: only `memory reinforce ID direct` brought it back for good."""
+    mid = add(d, "The user's locker at the pool is number 217")
+    d.call("clock.advance", {"hours": 24 * 400})
+    d.call("memory.sweep", {})
+    assert d.call("memory.get", {"id": mid})["tier"] == "archived"
+    assert d.call("memory.restore", {"id": mid})["tier"] == "active"
+    d.call("memory.sweep", {})
+    assert d.call("memory.get", {"id": mid})["tier"] == "active"
+
+
 def test_forget_says_what_goes_then_removes_every_trace(d):
     first = add(d, "The user's secret diary is in the blue box")
     second = d.call("memory.update", {"id": first, "content": "The user's secret diary is in the red box"})["id"]

@@ -507,14 +507,17 @@ class Memories:
         return ArchiveResult(tier="archived")
 
     def restore(self, memory_id: str, namespace: str | None = None) -> MemoryRecord:
-        """Bring an archived memory back to the live table (and the search indexes). Its retention
-        is what its last access gives: a memory archived for having decayed is Cold or below until
-        something reinforces it. A live one: unchanged."""
+        """Bring an archived memory back to the live table (and the search indexes), as a direct
+        reference to it: a person bringing it back wants it found, and a memory the sweep archived
+        for having decayed would otherwise be archived again at the next sweep. A live one: unchanged."""
         row, archived = self._lookup(memory_id, namespace)
         if archived:
+            now = format_time(self.clock.now())
+            count = row["access_count"] + reinforcement_amount("direct", self.config.reinforcement)
             with self.store.transaction():
                 self.store.restore_from_archive(row["seq"])
-                self.history.record([(row["id"], format_time(self.clock.now()), "restored", None, None)])
+                self.store.set_access(row["seq"], now, count)
+                self.history.record([(row["id"], now, "restored", count, None)])
         return self.get(memory_id, namespace)
 
     def sweep(self) -> dict[str, int]:
