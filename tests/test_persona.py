@@ -323,6 +323,8 @@ def test_every_agent_reply_is_scored_in_the_background_with_the_ewma(nova):
     assert scores[5]["dimensions"]["relational"] < 0.5  # "Not my problem": dismissive
     # Across sessions: the namespace's history holds them too.
     assert len(nova.call("persona.scores", {"namespace": "default", "limit": 1000})["scores"]) >= len(picked)
+    # Neither a session nor a namespace: the default namespace's, as `agentmemd persona scores` says.
+    assert len(nova.call("persona.scores", {"limit": 1000})["scores"]) >= len(picked)
 
 
 def test_grounded_is_judged_against_the_memory_pack_injected_for_that_turn(nova):

@@ -87,7 +87,9 @@ class PersonaService:
     def scores(self, p: PersonaScoresParams) -> dict[str, Any]:
         if p.session is not None:
             self.conversations.require(p.session, p.namespace or "default")
-        scores = self.tracker.scores(session=p.session, namespace=p.namespace, limit=p.limit)
+        # Neither a session nor a namespace: every conversation of the default namespace, as the CLI says.
+        namespace = p.namespace or (None if p.session is not None else "default")
+        scores = self.tracker.scores(session=p.session, namespace=namespace, limit=p.limit)
         cfg = self.tracker.cfg
         return {
             "scores": scores,
