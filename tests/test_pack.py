@@ -144,3 +144,17 @@ def test_empty_namespace_and_tiny_budget(daemon, ns):
     daemon.call("memory.add", {"content": PERSONA, "type": "persona", "namespace": ns})
     tiny = daemon.call("context.pack", {"query": "anything", "budget_tokens": 5, "namespace": ns})
     assert tiny == {**tiny, "text": "", "tokens": 0, "items": []}
+
+
+def test_an_episode_too_long_for_the_budget_gives_way_to_the_cut_of_its_turn_that_answers(in_process):
+    """The pack left the short observation out for its episode ('which says all it says'), and the
+    episode, the whole long turn, did not fit: neither was packed."""
+    d = in_process({"clock": {"start": "2026-01-05T08:00:00Z"}}, fake_embedder=True)
+    chatter = " ".join(f"Then we walked past shop number {i} and talked about the weather there." for i in range(12))
+    said = f"My girlfriend is called Lena. {chatter}"
+    d.call("conversation.append", {"session": "s", "role": "user", "content": said})
+    d.call("conversation.observe", {"session": "s", "force": True})
+    d.services.episodes.catch_up()
+    pack = d.call("context.pack", {"query": "what is my girlfriend called? Lena", "budget_tokens": 90})
+    assert "Lena" in pack["text"], pack["text"]
+    assert pack["tokens"] <= 90

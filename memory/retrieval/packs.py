@@ -133,26 +133,29 @@ class Packs:
         block_tokens = sum(tokens for _, tokens in blocks)
         in_block = {ln.id: "in the pack's identity block (the identity graph)" for ln in identity}
         packable = [s for s in scored if s.tier == "active" or s.row["type"] in IDENTITY_TYPES]
-        said_once = self._said_once(packable, excluded)  # id -> why it is left to another memory of its turn
+        stood_in: dict[str, list[str]] = {}  # an episode packed instead of the cuts of its turn -> the cuts
+        said_once = self._said_once(packable, excluded, stood_in)  # id -> why it is left to another of its turn
         said_once.update(in_block)
         eligible = [s for s in packable if s.row["id"] not in excluded and s.row["id"] not in said_once]
-        candidates = [
-            PackCandidate(
-                id=s.row["id"],
-                type=s.row["type"],
-                score=round(s.score, 6),
-                content=s.row["content"],
-                content_tokens=s.row["token_len"],
-                source=s.row["source"],
-                created=s.row["created"],
-                vector=s.vector,
-                similarity=s.signals.similarity,
-            )
-            for s in eligible
-        ]
         skipped: dict[str, str] = {}  # why the pack passed over those it reached
         watch.lap("one memory a turn")
+        candidates = [_candidate(s) for s in eligible]
         text, tokens, items, mmr = build_pack(candidates, p.budget_tokens - block_tokens, self.config.pack, skipped)
+        # An episode that stood in for a cut of its turn's words and then did not fit: the cut,
+        # shorter, says the part that answered (neither was packed otherwise).
+        unfit = [e for e in stood_in if skipped.get(e, "").startswith("budget:")]
+        if unfit:
+            back = {cut for e in unfit for cut in stood_in[e]}
+            for cut in back:
+                said_once.pop(cut, None)
+            eligible = [s for s in eligible if s.row["id"] not in unfit] + [
+                s for s in packable if s.row["id"] in back and s.row["id"] not in excluded
+            ]
+            for e in unfit:
+                said_once[e] = "too long for what was left; the cut of its turn that answered was packed instead"
+            candidates = [_candidate(s) for s in eligible]
+            skipped = {}
+            text, tokens, items, mmr = build_pack(candidates, p.budget_tokens - block_tokens, self.config.pack, skipped)
         # The identity block never pushes out the memory that best answers the request: at a small
         # budget its least lines go, one at a time, until that memory fits (a 120-token pack held
         # two unrelated identity facts and no memory at all).
@@ -239,7 +242,9 @@ class Packs:
             return []
         return [ln for ln in source(p.namespace, query or p.query, room, p.audience) if ln.id not in excluded]
 
-    def _said_once(self, packable: list[Scored], excluded: set[str]) -> dict[str, str]:
+    def _said_once(
+        self, packable: list[Scored], excluded: set[str], stood_in: dict[str, list[str]] | None = None
+    ) -> dict[str, str]:
         """What a pack leaves out so that one conversation turn is not packed twice (issue 16): an
         episode and the observations made from its turn say the same thing. id -> why.
 
@@ -271,6 +276,8 @@ class Packs:
             if preferred:
                 best = max(preferred, key=lambda o: o.score).row["id"]
                 out[episode_id] = f"its turn is said by observation {best}, which the pack prefers"
+            if cuts and not preferred and stood_in is not None:
+                stood_in[episode_id] = [o.row["id"] for o in cuts]
             for o in cuts:
                 out.setdefault(o.row["id"], f"a cut of the words of episode {episode_id}, which says all it says")
                 if o.current and o.signals.similarity > episode.signals.similarity:
@@ -294,3 +301,17 @@ class Packs:
         # Each candidate's text as stored now (the log keeps ids): None for one forgotten since.
         texts = self.store.contents_of([c["id"] for c in entry["candidates"]])
         return {**entry, "candidates": [{**c, "content": texts.get(c["id"])} for c in entry["candidates"]]}
+
+
+def _candidate(s: Scored) -> PackCandidate:
+    return PackCandidate(
+        id=s.row["id"],
+        type=s.row["type"],
+        score=round(s.score, 6),
+        content=s.row["content"],
+        content_tokens=s.row["token_len"],
+        source=s.row["source"],
+        created=s.row["created"],
+        vector=s.vector,
+        similarity=s.signals.similarity,
+    )
