@@ -176,12 +176,14 @@ class Client(TypedCalls):
             raise DaemonUnavailable(
                 f"agentmemd at {self.socket_path} did not answer within {self._timeout:g} s"
             ) from None
-        except (ConnectionResetError, OSError) as exc:
+        except OSError as exc:
             self._broken = True
-            raise DaemonUnavailable(f"agentmemd at {self.socket_path} closed the connection ({exc})") from None
+            raise ConnectionError(f"agentmemd at {self.socket_path} closed the connection ({exc})") from None
         if not reply:
+            # Not DaemonUnavailable: the daemon was there (it restarted, say), and a caller may ask
+            # again on a new connection (the proxy does, once) if its call can be made twice.
             self._broken = True
-            raise DaemonUnavailable(f"agentmemd at {self.socket_path} closed the connection before it answered")
+            raise ConnectionError(f"agentmemd at {self.socket_path} closed the connection before it answered")
         return json.loads(reply)
 
     def call(self, method: str, params: dict[str, Any] | None = None) -> Any:
