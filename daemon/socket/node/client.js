@@ -4,7 +4,7 @@
 import net from "node:net";
 
 import { REFUSALS, TypedCalls } from "./calls.js";
-import { DaemonUnavailable, RpcError } from "./errors.js";
+import { AgentmemdError, DaemonUnavailable, RpcError } from "./errors.js";
 import { defaultSocket } from "./socket.js";
 
 class Connection {
@@ -100,6 +100,7 @@ class Connection {
 export class Client extends TypedCalls {
   #connections = [];
   #ids = 1;
+  #closed = false;
 
   constructor({ socket, token, timeout = 120_000, connections = 4 } = {}) {
     super();
@@ -114,6 +115,8 @@ export class Client extends TypedCalls {
     if (params === null || typeof params !== "object" || Array.isArray(params)) {
       throw new TypeError(`${method}: params is an object of the method's params`);
     }
+    // A closed client stays closed: a call would open a connection again and keep the process alive.
+    if (this.#closed) throw new AgentmemdError(`${method}: this client was closed; make a new one`);
     const connection = await this.#connection();
     return connection.send(this.#ids++, method, params, this.timeout);
   }
@@ -139,6 +142,7 @@ export class Client extends TypedCalls {
   }
 
   close() {
+    this.#closed = true;
     for (const connection of this.#connections) connection.close();
     this.#connections = [];
   }

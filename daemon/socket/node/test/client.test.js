@@ -188,6 +188,27 @@ live("a request longer than the daemon reads is refused at once, not after the w
   assert.equal((await agentmemd.health()).status, "ok"); // and the client goes on
 });
 
+test("a closed client stays closed: a later call is refused, and opens no connection", async () => {
+  let connections = 0;
+  const fake = await fakeDaemon((request, stream) => {
+    stream.write(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { status: "ok" } }) + "\n");
+  });
+  fake.server.on("connection", () => (connections += 1));
+  const agentmemd = new Client({ socket: fake.where });
+  try {
+    await agentmemd.health();
+    agentmemd.close();
+    await assert.rejects(agentmemd.health(), (error) => {
+      assert.ok(error instanceof AgentmemdError && /was closed/.test(error.message));
+      return true;
+    });
+    assert.equal(connections, 1);
+  } finally {
+    fake.server.close();
+    fs.rmSync(fake.dir, { recursive: true, force: true });
+  }
+});
+
 test("no daemon at the socket: DaemonUnavailable naming the socket", async () => {
   const where = path.join(os.tmpdir(), `agentmemd-none-${process.pid}.sock`);
   const agentmemd = new Client({ socket: where });
