@@ -203,3 +203,16 @@ def test_the_client_sends_utf8_reconnects_after_a_restart_and_says_when_the_daem
         assert client.call("memory.get", {"id": added["id"]})["content"] == "🚀" * 60_000
         client._sock.shutdown(socket.SHUT_RDWR)  # as the daemon closing a kept connection (a restart)
         assert client.call("health")["status"] in ("ok", "starting")
+
+
+def test_a_history_over_one_request_is_kept_in_steps_and_counted_whole(daemon):
+    """sync_history sends a history too big for one line in steps: its answer's `appended` was the
+    last step's count, beside `appended_seqs` of every step."""
+    from agentmemd.daemon.doors.history import sync_history
+    from agentmemd.daemon.socket.client import Client
+
+    turns = [("assistant" if i % 2 else "user", f"turn {i} " + "é🙂" * 40_000) for i in range(9)]
+    with Client(daemon.socket) as client:
+        done = sync_history(client, "big-history", None, turns, pending=False)
+        assert len(done["appended_seqs"]) == 9 and done["appended"] == 9
+        assert sync_history(client, "big-history", None, turns, pending=False)["appended"] == 0

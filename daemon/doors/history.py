@@ -94,7 +94,7 @@ def sync_history(
         result = send(upto, set(range(position, upto)))
         appended += result["appended_seqs"]
         position = upto
-    result = {**result, "appended_seqs": appended}
+    result = {**result, "appended_seqs": appended, "appended": len(appended)}  # every step's, not the last's
     if context is not None:  # a history too big for one request: its context asked for on its own
         result["context"] = client.call("conversation.context", {"session": result["session"], **where, **context})
     return result

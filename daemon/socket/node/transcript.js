@@ -85,5 +85,5 @@ export async function syncHistory(client, { session, namespace, turns, pending =
     appended.push(...result.appended_seqs);
     position = upto;
   }
-  return { ...result, appended_seqs: appended };
+  return { ...result, appended_seqs: appended, appended: appended.length }; // every step's, not the last's
 }

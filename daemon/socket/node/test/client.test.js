@@ -95,6 +95,7 @@ live("a history kept with syncHistory is stored once, even one over a request's 
   turns.push({ role: "user", content: "x".repeat(120_000) }); // over a turn's bound: stored cut, with a mark
   const first = await syncHistory(agentmemd, { session, namespace, turns });
   assert.equal(first.appended_seqs.length, 9);
+  assert.equal(first.appended, 9); // the count of every step, not the last step's
   const again = await syncHistory(agentmemd, { session, namespace, turns });
   assert.equal(again.appended_seqs.length, 0);
   turns.push({ role: "assistant", content: "and one more" });
