@@ -172,7 +172,7 @@ def test_slack_zip_channels_dms_group_dms_threads_markup_and_users(tmp_path):
     assert general.kind == "group" and chats["DM: Ana Silva, Carla Mendes"].kind == "private"
     deploy, reply, tada = general.messages  # two days' files, in time order
     assert deploy.text == (
-        "Deploy of the billing service is at 14:00 & @Ben Okafor owns the rollback. Notes in #general and the wiki"
+        "Deploy of the billing service is at 14:00 & @Ben Okafor owns the rollback. Notes in #general and the wiki (https://wiki.example.org/billing)"
     )
     assert reply.reply_to == deploy.message_id and deploy.reply_to is None
     assert reply.sender == "Ben Okafor" and reply.sender_id == "U02BEN"

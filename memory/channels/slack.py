@@ -175,6 +175,9 @@ def render_markup(text: str, users: dict[str, str], listed: dict | None = None) 
             return channels.get(target[1:]) or f"#{label or target[1:]}"
         if target.startswith("!"):
             return "@" + (label or target[1:].split("^")[0])
-        return label or target.removeprefix("mailto:")
+        link = target.removeprefix("mailto:")
+        # A labelled link keeps its address too ("menu (https://…)", as the Telegram reader writes it):
+        # the address is often what is asked for later. One labelled with itself, once.
+        return f"{label} ({link})" if label and label != link else link
 
     return html.unescape(_MARKUP.sub(one, text))
