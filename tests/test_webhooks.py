@@ -130,6 +130,8 @@ def test_slack_url_verification_signed_events_and_refusals(hooks):
     ):
         refused = httpx2.post(f"{url}/slack", content=other, headers=headers)
         assert refused.status_code == 401, refused.text
+    ahead = httpx2.post(f"{url}/slack", content=other, headers=_signed(other, when=int(time.time()) + 3600))
+    assert ahead.status_code == 401 and "ahead of this machine's clock" in ahead.text  # was "3599 s old"
     assert _turns(d, "budget cut") == []
     # A person's file with a comment, a thread reply also sent to the channel, a /me: stored; a join is not.
     for n, subtype in enumerate(("file_share", "thread_broadcast", "me_message"), start=1):

@@ -38,9 +38,11 @@ def slack_signature_problem(secret: str, timestamp: str | None, signature: str |
         return "missing X-Slack-Request-Timestamp or X-Slack-Signature"
     if not timestamp.isdigit() or len(timestamp) > 12:
         return "X-Slack-Request-Timestamp is not Unix seconds"
-    age = abs(time.time() - int(timestamp))
+    age = time.time() - int(timestamp)
     if age > MAX_AGE_SECONDS:
         return f"the request is {int(age)} s old (more than {MAX_AGE_SECONDS} s: a replay?)"
+    if -age > MAX_AGE_SECONDS:
+        return f"the request is dated {int(-age)} s ahead of this machine's clock (more than {MAX_AGE_SECONDS} s)"
     base = b"v0:" + timestamp.encode() + b":" + body
     expected = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
     if not hmac.compare_digest(expected, signature):
