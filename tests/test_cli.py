@@ -405,3 +405,20 @@ def test_an_import_whose_daemon_goes_away_says_what_to_do_not_broken_pipe(tmp_pa
     assert (
         "the daemon went away during the import" in result.output and "the same import stores the rest" in result.output
     )
+
+
+def test_an_ipv6_loopback_listen_address_is_probed_as_ipv6():
+    """`--listen '[::1]:PORT'` failed with 'Unknown error -9': the probe asked for an IPv4 socket."""
+    import socket
+
+    from agentmemd.daemon.doors.listen import is_loopback, parse_listen, probe_listen
+
+    try:
+        with socket.socket(socket.AF_INET6) as free:
+            free.bind(("::1", 0))
+            port = free.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    host, parsed = parse_listen(f"[::1]:{port}")
+    assert is_loopback(host) and parsed == port
+    probe_listen(host, port)

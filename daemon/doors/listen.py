@@ -29,5 +29,7 @@ def parse_listen(value: str) -> tuple[str, int]:
 def probe_listen(host: str, port: int) -> None:
     """OSError if nothing could listen at (host, port) now (taken, or no such address here); the
     door binds it itself a moment later."""
-    with socket.create_server((host.strip("[]"), port)):
+    bare = host.strip("[]")
+    family = socket.AF_INET6 if ":" in bare else socket.AF_INET  # [::1] is IPv6 (create_server's default is v4)
+    with socket.create_server((bare, port), family=family):
         pass
