@@ -388,3 +388,15 @@ def test_what_someone_talks_about_counts_no_secret_they_gave():
     assert sum("withheld" in t["content"] for t in turns) >= 3
     topics = [t["text"].lower() for t in talks_about(turns, ["qué bonito", "vale vale", "hasta luego"], {"Lucía"})]
     assert "sofá" in topics and not {"withheld", "password", "pin"} & set(topics), topics
+
+
+def test_what_someone_talks_about_counts_no_word_the_daemon_put_in_front_of_a_forward():
+    """Ben's impression listed 'forwarded (2 messages)': the daemon's own "(forwarded from …)"."""
+    from agentmemd.memory.core.text import forwarded
+    from agentmemd.persona.impressions.impressions import talks_about
+
+    said = [forwarded("News bot", "the bridge is closed"), forwarded("Mum", "bring the cake"), "the cake was great",
+            "bridge again tomorrow", "cake cake"]  # fmt: skip
+    turns = [{"seq": i, "content": text} for i, text in enumerate(said)]
+    topics = [t["text"].lower() for t in talks_about(turns, ["hola", "vale vale", "hasta luego"], {"Ben"})]
+    assert "cake" in topics and "forwarded" not in topics, topics

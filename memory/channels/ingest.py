@@ -28,7 +28,7 @@ from agentmemd.memory.core.chats import ChatKind, ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, parse_time, to_utc
 from agentmemd.memory.core.disclosure import chat_audience
 from agentmemd.memory.core.sessions import session_key
-from agentmemd.memory.core.text import fold
+from agentmemd.memory.core.text import fold, forwarded
 from agentmemd.memory.store.channel_tables import USER, ChannelTables
 
 
@@ -323,7 +323,7 @@ class ChatIngest:
             plan.people[message.sender] = person
         content = message.text
         if message.forwarded_from:
-            content = f"(forwarded from {message.forwarded_from}) {content}"
+            content = forwarded(message.forwarded_from, content)
         return {
             "session": session,
             "role": "assistant" if message.by_assistant else "user",

@@ -106,3 +106,17 @@ def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
     return " ".join(plain.casefold().split())
+
+
+# A forwarded chat message is stored with the words of whom it came from in front of it: the
+# daemon's words, not the sender's (what someone talks about does not count them).
+_FORWARDED = re.compile(r"^\(forwarded from [^)\n]{0,200}\) ")
+
+
+def forwarded(who: str, text: str) -> str:
+    """``text`` as a forwarded message is stored: "(forwarded from Ana) text"."""
+    return f"(forwarded from {who}) {text}"
+
+
+def without_forwarded_mark(text: str) -> str:
+    return _FORWARDED.sub("", text, count=1)

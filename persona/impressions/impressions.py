@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from agentmemd.memory.core.text import fold, words
+from agentmemd.memory.core.text import fold, without_forwarded_mark, words
 from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.language.cues import FIRST_PERSON
 from agentmemd.memory.language.function_words import function_words
@@ -143,7 +143,7 @@ def talks_about(turns: list[dict[str, Any]], heard: list[str], names: set[str]) 
 
     def topic_words(text: str) -> set[str]:
         yield_to_requests()  # up to 1,200 messages read on a background thread
-        bases = {w.removesuffix("'s") for w in words(without_masks(text))}  # Liam's is Liam
+        bases = {w.removesuffix("'s") for w in words(without_masks(without_forwarded_mark(text)))}  # Liam's is Liam
         return {
             w
             for w in bases
