@@ -214,8 +214,9 @@ class Memories:
                 vectors,
             )
             felt: list[tuple[int, str, float, float, str]] = []  # written together: a statement, not one each
+            known_in: dict[str, dict[str, str]] = {}  # each namespace's secrets, read once a batch
             for p, seq, when, words_read in zip(items, seqs, created, read):
-                self._record_when_stored(seq, p.namespace, when, p.content, words_read, p.affect, felt)
+                self._record_when_stored(seq, p.namespace, when, p.content, words_read, p.affect, felt, known_in)
             self.affect.record_new(felt)
         return ids
 
@@ -238,15 +239,24 @@ class Memories:
         words_read: WordsRead,
         affect: MemoryAffect | None = None,
         felt_later: list[tuple[int, str, float, float, str]] | None = None,
+        known_in: dict[str, dict[str, str]] | None = None,
     ) -> None:
         """What is worked out of a memory's words when it is stored and kept beside it; ``affect``:
         how it feels where the caller says (an app, the anthropic provider's Observer).
-        ``felt_later``: the affect goes there, for the caller's ``affect.record_new``."""
+        ``felt_later``: the affect goes there, for the caller's ``affect.record_new``. ``known_in``:
+        the namespaces' known secrets as a batch has read them so far (one read a batch, not a memory)."""
         kinds = words_read.secrets
-        known = self.known_secrets.of(namespace)
-        if known and not kinds:  # no word marks it, but it may repeat a secret said before
-            again = {s.kind for s in repeated(content, known)}
-            kinds = tuple(k for k in SECRET_KINDS if k in again)
+        if not kinds:  # no word marks it, but it may repeat a secret said before
+            known = known_in.get(namespace) if known_in is not None else None
+            if known is None:
+                known = self.known_secrets.of(namespace)
+                if known_in is not None:
+                    known_in[namespace] = known
+            if known:
+                again = {s.kind for s in repeated(content, known)}
+                kinds = tuple(k for k in SECRET_KINDS if k in again)
+        elif known_in is not None:
+            known_in.pop(namespace, None)  # this one states a secret: the next in the batch reads them again
         self.secrets.record(seq, namespace, kinds, new=True)
         if words_read.slots:
             self.slots.record(seq, namespace, created, words_read.slots)
