@@ -338,12 +338,15 @@ def test_the_block_never_pushes_out_the_memory_that_best_answers(nova):
     nova.call("memory.add", {"content": "Oscar works on the Ofertes project for a commercial client.", "type": "fact"})
     # Whatever ranks first is packed beside the block: which memory that is, the fake embedder (it
     # ranks by shared words, hashed) and the module's other memories decide, so it is read back.
-    for query in ("what is Oscar working on in the Ofertes project?", "what is Oscar working on?"):
-        for budget in (120, 160, 200):
-            pack = nova.call("context.pack", {"query": query, "budget_tokens": budget})
-            ranked = nova.call("context.explain", {"pack_id": pack["pack_id"]})["candidates"]
-            first = next(c for c in ranked if not (c.get("why_not") or "").startswith("in the pack's identity block"))
-            assert first["chosen"] and pack["tokens"] <= budget, (query, budget, first, pack["text"])
+    # (At 120 tokens the longer question's best memory may not fit even without the block, beside
+    # the persona item a pack always holds: the block then keeps its lines.)
+    asked = [("what is Oscar working on?", b) for b in (120, 160, 200)]
+    asked += [("what is Oscar working on in the Ofertes project?", b) for b in (160, 200)]
+    for query, budget in asked:
+        pack = nova.call("context.pack", {"query": query, "budget_tokens": budget})
+        ranked = nova.call("context.explain", {"pack_id": pack["pack_id"]})["candidates"]
+        first = next(c for c in ranked if not (c.get("why_not") or "").startswith("in the pack's identity block"))
+        assert first["chosen"] and pack["tokens"] <= budget, (query, budget, first, pack["text"])
     # A budget the best memory cannot fit in even alone leaves the block as it was.
     tiny = nova.call("context.pack", {"query": "honesty nuclear power", "budget_tokens": 110})
     assert tiny["tokens"] <= 110
