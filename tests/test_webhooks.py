@@ -259,3 +259,44 @@ def test_the_users_account_may_be_given_as_the_bot_apis_numeric_id_and_a_bad_one
             channel_account(bad)
     refused = CliRunner().invoke(cli, ["webhooks", "--me", "Whats Up:bob"])
     assert refused.exit_code == 2 and "no channel name" in refused.output
+
+
+def test_a_poll_is_its_question_and_options_and_a_chat_that_speaks_is_that_chat():
+    """Found using the listener live: a poll sent to a group was acknowledged and dropped (the
+    importer keeps it as text), and every anonymous group admin of every group was one person,
+    Telegram's stand-in "Group" (user1087968824)."""
+    from agentmemd.daemon.webhooks.telegram import telegram_batch
+
+    group = {"id": -1001326223284, "type": "supergroup", "title": "Pottery night"}
+    poll = {
+        "id": "5",
+        "question": "Kiln day?",
+        "options": [{"text": "Saturday", "voter_count": 0}, {"text": "Sunday", "voter_count": 0}],
+        "total_voter_count": 0,
+        "is_closed": False,
+        "is_anonymous": True,
+        "type": "regular",
+        "allows_multiple_answers": False,
+    }
+    carla = {"id": 1001, "is_bot": False, "first_name": "Carla"}
+    batch, why = telegram_batch({"update_id": 9, "message": {"message_id": 9, "from": carla, "chat": group, "date": 1710234940, "poll": poll}})  # fmt: skip
+    assert why == "" and batch is not None
+    assert batch["messages"][0]["text"] == "Poll: Kiln day? — options: Saturday, Sunday"
+    stand_in = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
+    anonymous = {"message_id": 10, "from": stand_in, "sender_chat": group, "chat": group, "date": 1710234950, "text": "Kiln is booked"}  # fmt: skip
+    said = telegram_batch({"update_id": 10, "message": anonymous})[0]["messages"][0]
+    assert (said["sender"], said["sender_id"]) == ("Pottery night", "channel1326223284")
+    signed = telegram_batch({"update_id": 11, "message": {**anonymous, "author_signature": "Chief potter"}})[0]
+    assert signed["messages"][0]["sender"] == "Chief potter"
+    basic = {"id": -4242, "type": "group", "title": "Glaze club"}
+    said = telegram_batch({"update_id": 12, "message": {**anonymous, "chat": basic, "sender_chat": basic}})[0]
+    assert said["messages"][0]["sender_id"] == "chat4242"
+    post = {"message_id": 13, "chat": {"id": -1001, "type": "channel", "title": "News"}, "date": 1710234960, "text": "Out now"}  # fmt: skip
+    assert telegram_batch({"update_id": 13, "channel_post": post})[0]["messages"][0]["sender"] == "News"
+    # Ana writing to the bot in private keeps her account (an export's "user2002").
+    ana = {"id": 2002, "type": "private", "first_name": "Ana"}
+    said = telegram_batch({"update_id": 14, "message": {"message_id": 14, "chat": ana, "from": {"id": 2002, "first_name": "Ana"}, "date": 1710234970, "text": "hi"}})  # fmt: skip
+    assert said[0]["messages"][0]["sender_id"] == "user2002"
+    refused = {"update_id": 15, "message": {**anonymous, "poll": {"question": 5}}}
+    with pytest.raises(ValueError):  # the listener's 400, naming the field
+        telegram_batch(refused)

@@ -3,8 +3,12 @@
 A bot's webhook receives one ``Update`` per request: a ``message``, ``channel_post`` or
 ``business_message`` with its ``chat`` and ``from``. The sender's account is ``user<id>``, the
 form Telegram Desktop's export uses, so a person imported from an export and the same person
-writing to the bot later are one person. An update with no text or caption is acknowledged and
-ignored (Telegram retries anything but a 2xx).
+writing to the bot later are one person. A message sent on behalf of a chat (``sender_chat``: a
+channel's post, an anonymous group admin, whose ``from`` is Telegram's stand-in "Group") is that
+chat's, ``channel<id>`` or ``chat<id>`` as the export writes them, and is signed with the admin's
+title (``author_signature``) where it has one. A poll is its question and options as text, as the
+importer keeps it (the votes it is sent with are none yet, so none are said). An update with no
+text, caption or poll is acknowledged and ignored (Telegram retries anything but a 2xx).
 
 An edit (``edited_message``, ``edited_channel_post``, ``edited_business_message``: the same
 ``message_id``, the new text, ``edit_date``) becomes ``channels.edit``: the message's one turn
@@ -20,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentmemd.memory.channels.exports import from_epoch
+from agentmemd.memory.channels.telegram import poll_text
 from agentmemd.memory.core.chats import ChatMessage
 
 MESSAGE_KEYS = ("message", "channel_post", "business_message")
@@ -42,6 +47,16 @@ class TelegramUser(_Part):
     type: str | None = None
 
 
+class TelegramPollOption(_Part):
+    text: str
+
+
+class TelegramPoll(_Part):
+    question: str
+    options: list[TelegramPollOption] = []
+    is_closed: bool = False
+
+
 class TelegramMessage(_Part):
     message_id: int | None = None
     date: int = Field(ge=0, le=EPOCH_MAX)
@@ -54,6 +69,8 @@ class TelegramMessage(_Part):
     reply_to_message: dict[str, Any] | None = None
     forward_origin: dict[str, Any] | None = None
     forward_from: TelegramUser | None = None
+    author_signature: str | None = None
+    poll: TelegramPoll | None = None
 
 
 class TelegramUpdate(_Part):
@@ -71,6 +88,32 @@ def _name(user: dict[str, Any]) -> str:
     return full or user.get("username") or user.get("title") or str(user.get("id", "unknown"))
 
 
+def _account(peer: dict[str, Any], is_chat: bool) -> str | None:
+    """A sender's account as Telegram Desktop's export writes it: ``user42``; a chat's ``channel<id>``
+    (a supergroup or channel, the Bot API's -100<id>) or ``chat<id>`` (a basic group, -<id>)."""
+    if "id" not in peer:
+        return None
+    number = str(peer["id"])
+    if not is_chat:
+        return f"user{number}"
+    return f"channel{number[4:]}" if number.startswith("-100") else f"chat{number.lstrip('-')}"
+
+
+def _text(message: dict[str, Any]) -> str:
+    """What a message says: its text or caption, and a poll's question and options."""
+    text = (message.get("text") or message.get("caption") or "").strip()
+    poll = message.get("poll")
+    if isinstance(poll, dict):
+        # The export's shape (memory/channels/telegram.py), without the votes: a poll is sent with none.
+        said = {
+            "question": poll.get("question"),
+            "answers": [{"text": o.get("text")} for o in poll.get("options") or [] if isinstance(o, dict)],
+            "closed": poll.get("is_closed"),
+        }
+        text = "\n".join(t for t in (text, poll_text(said)) if t)
+    return text
+
+
 def telegram_batch(update: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """``channels.ingest`` params for the update (without namespace), or None and why it is ignored.
     ValidationError when a field the Bot API types is of another type (the listener's 400)."""
@@ -82,17 +125,22 @@ def telegram_batch(update: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
         return None, "not a message update"
     message = update[key]
     chat = message.get("chat") or {}
-    text = (message.get("text") or message.get("caption") or "").strip()
+    text = _text(message)
     if not text:
         return None, "a message without text"
     if "id" not in chat or "date" not in message:
         return None, "a message without chat.id or date"
-    sender = message.get("from") or message.get("sender_chat") or chat
+    # Sent on behalf of a chat, the chat is the sender: ``from`` is then a stand-in ("Group",
+    # @GroupAnonymousBot) shared by every anonymous admin of every group.
+    on_behalf = message.get("sender_chat")
+    sender = on_behalf or message.get("from") or chat
+    is_chat = bool(on_behalf) or not message.get("from")
+    name = (message.get("author_signature") or "").strip() if on_behalf else ""
     origin = message.get("forward_origin") or {}
     forwarded = origin.get("sender_user") or origin.get("chat") or message.get("forward_from")
     said = ChatMessage(
-        sender=_name(sender),
-        sender_id=f"user{sender['id']}" if "id" in sender else None,
+        sender=name or _name(sender),
+        sender_id=_account(sender, is_chat and chat.get("type") != "private"),
         ts=from_epoch(message["date"]),
         text=text,
         line=int(update.get("update_id", 0)),
@@ -118,7 +166,7 @@ def telegram_correction(update: dict[str, Any]) -> tuple[str, dict[str, Any]] | 
     if message is None:
         return None
     chat = message.get("chat") or {}
-    text = (message.get("text") or message.get("caption") or "").strip()
+    text = _text(message)
     if not text or "id" not in chat or message.get("message_id") is None:
         return None
     return "channels.edit", {
