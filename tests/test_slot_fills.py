@@ -340,3 +340,36 @@ def test_where_i_live_is_mine_not_my_sisters(in_process):
     d.call("memory.add", {"content": "Anna is the sister of the user: lives in Munich", "type": "relational", "namespace": "u"})  # fmt: skip
     hits = d.call("memory.search", {"query": "where do I live now?", "namespace": "u"})["results"]
     assert "Hamburg" in hits[0]["content"], [h["content"] for h in hits]
+
+
+@pytest.mark.parametrize(
+    "first, later, question",
+    [
+        ("Mi novio se llama Diego", "Estoy saliendo con Marta desde abril", "¿Con quién estoy saliendo ahora?"),
+        ("Meine Freundin heißt Lena", "Meine neue Freundin heißt Jana", "Wie heißt meine Freundin?"),
+        ("Je sors avec Camille", "Mon copain s'appelle Hugo", "Comment s'appelle mon copain ?"),
+        ("Minha namorada se chama Ana", "Estou namorando com Bia", "Quem é a minha namorada?"),
+        ("La mia ragazza si chiama Giulia", "Sto con Chiara da marzo", "Come si chiama la mia ragazza?"),
+    ],
+)
+def test_a_partner_named_in_another_language_fills_the_slot_and_is_asked_for(in_process, first, later, question):
+    """Found living a user's weeks: "mi novia se llama" filled no slot (only English did), so "who
+    is my partner now?" found the old partner as readily as the new one."""
+    assert filled_slots(first) == filled_slots(later) == {("partner", SELF)}
+    assert ("partner", SELF) in asked_slots(question)
+    d = in_process({"clock": {"start": "2026-01-05T08:00:00Z"}}, fake_embedder=True)
+    d.call("memory.add", {"content": first, "type": "relational", "namespace": "u"})
+    for i in range(30):  # the weeks between
+        d.call("clock.advance", {"hours": 20})
+        d.call("memory.add", {"content": f"Day {i}: groceries, laundry, a walk", "type": "fact", "namespace": "u"})
+    d.call("memory.add", {"content": later, "type": "relational", "namespace": "u"})
+    # The pack (a search keeps only hits that match, and the fake embedder sees no match between
+    # words it has not seen together, "namorando" and "namorada").
+    text = d.call("context.pack", {"query": question, "namespace": "u", "budget_tokens": 300})["text"]
+    assert later in text and (first not in text or text.index(later) < text.index(first)), text
+
+
+def test_a_partner_only_praised_or_a_friend_named_fills_nothing():
+    for text in ["mi novia es genial", "Mi amiga se llama Lena", "Mein Mann ist Arzt", "Meine Freundin ist müde",
+                 "ma copine est fatiguée", "la mia ragazza è stanca"]:  # fmt: skip
+        assert ("partner", SELF) not in filled_slots(text), text

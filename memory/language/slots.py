@@ -22,8 +22,9 @@ lower case ("caroline", for "Caroline said: I moved to Leeds" or "Where does Car
 relation ("my sister"); a statement about someone else ("My sister moved to Rome") does not answer
 where I live, and an assistant's "you" ("assistant: you live in ...") fills nothing: the user's
 facts are the user's to state. A relation that holds both ways (an ally) is filled for its other
-side too: "Tomas said: I'm with you now" fills Tomas's ally slot and the user's. English first; residence, workplace and name also in German, French, Spanish,
-Portuguese and Italian first-person forms ("Ich wohne in", "je travaille chez", "me llamo"), and
+side too: "Tomas said: I'm with you now" fills Tomas's ally slot and the user's. English first; residence, workplace, name and partner also in German, French, Spanish,
+Portuguese and Italian first-person forms ("Ich wohne in", "je travaille chez", "me llamo", "mi
+novia se llama"), and
 asked of someone named in those languages ("¿Dónde vive Lucía?"). A name is a capitalised word,
 accented Latin letters included ("Lucía", "Łukasz").
 """
@@ -196,7 +197,22 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\bthings with {_NAME} (?:are|have been) (?:going |getting )?(?:\w+ )?(?:well|great|good|serious)\b",
             rf"\b{_NAME} and (?:i|me) (?:are|have been) (?:dating|together|seeing each other|official|a couple)\b",
         ),
-        first_person=(),
+        # A partner named in German, French, Spanish, Portuguese and Italian: "mi novia se llama Lena",
+        # "meine Freundin heißt Lena", "je sors avec Lena" (a partner only praised names no one; German
+        # "ist" is left out, its nouns being capitalised: "Mein Mann ist Arzt").
+        first_person=(
+            rf"\b(?:meine|mein) (?:neue[rn]? )?(?:freundin|freund|partnerin|partner|frau|mann|verlobter?|ehefrau|"
+            rf"ehemann) hei(?:ß|ss)t {_NAME}|\bich (?:bin mit {_NAME} zusammen|date {_NAME}|habe {_NAME} "
+            rf"geheiratet)\b",
+            rf"\b(?:ma|mon) (?:nouvel?l?e? )?(?:copine|copain|petite amie|petit ami|femme|mari|compagne|compagnon|"
+            rf"partenaire|fianc[ée]e?) (?:s'appelle|est) {_NAME}|\bje sors avec {_NAME}|\bj'ai [ée]pous[ée] {_NAME}",
+            rf"\bmi (?:nuev[oa] )?(?:novi[oa]|pareja|espos[oa]|marido|prometid[oa]) (?:se llama|es) {_NAME}|"
+            rf"\b(?:estoy saliendo con|salgo con|me cas[ée] con) {_NAME}",
+            rf"\b(?:minha|meu) (?:nov[oa] )?(?:namorad[oa]|espos[oa]|mulher|marido|companheir[oa]|noiv[oa]) "
+            rf"(?:se chama|chama-se|(?:é|e)) {_NAME}|\b(?:estou namorando(?: com)?|namoro com|casei com) {_NAME}",
+            rf"\b(?:la mia|il mio|mia|mio) (?:nuov[oa] )?(?:ragazz[ao]|fidanzat[ao]|moglie|marito|compagn[ao]) "
+            rf"(?:si chiama|(?:è|e)) {_NAME}|\b(?:sto con|esco con|ho sposato) {_NAME}",
+        ),
         asked=(
             rf"\bwho(?:'s| is) {_WHOSE} (?:current |new )*(?:partner|girlfriend|boyfriend|wife|husband|spouse|"
             rf"fianc[eé]?e?|significant other|other half)\b",
@@ -207,11 +223,24 @@ _DEFINITIONS: dict[str, _Slot] = {
             rf"\bwhat(?:'s| is) {_WHOSE} (?:current )?relationship status\b",
             rf"\bwhat(?:'s| is) {_WHOSE} (?:current |new )*(?:partner|girlfriend|boyfriend|wife|husband|spouse|"
             rf"fianc[eé]?e?)(?:'s|’s) name\b",
+            r"\b(?:wie hei(?:ß|ss)t|wer ist) (?:meine|mein) (?:freundin|freund|partnerin|partner|frau|mann|verlobter?)\b"
+            r"|\bmit wem bin ich zusammen\b",
+            r"\b(?:comment s'appelle|qui est) (?:ma|mon) (?:copine|copain|petite amie|petit ami|femme|mari|compagne|"
+            r"compagnon|partenaire|fianc[ée]e?)\b|\bavec qui (?:je sors|est-ce que je sors)\b",
+            r"\b(?:c[oó]mo se llama|qui[eé]n es) mi (?:novi[oa]|pareja|espos[oa]|marido|prometid[oa])\b"
+            r"|\bcon qui[eé]n (?:salgo|estoy saliendo)\b",
+            r"\b(?:como se chama|quem (?:é|e)) (?:a |o )?(?:minha|meu) (?:namorad[oa]|espos[oa]|mulher|marido|"
+            r"companheir[oa]|noiv[oa])\b|\bqual (?:é|e) o nome d[ao] (?:minha|meu) (?:namorad[oa]|espos[oa]|marido)\b",
+            r"\b(?:come si chiama|chi (?:è|e)) (?:la mia|il mio|mia|mio) (?:ragazz[ao]|fidanzat[ao]|moglie|marito|"
+            r"compagn[ao])\b",
         ),
         keys=_listed(
             "girlfriend, boyfriend, partner, wife, husband, fianc, spouse, dating, seeing, married, engaged, "
             "going out with, moved in with, relationship, divorced, single, separated, broke up, split up, "
-            "things with, and i are, and me are, and i have been, seeing each other"
+            "things with, and i are, and me are, and i have been, seeing each other, "
+            "freund, frau, mann, verlobt, zusammen, date, geheiratet, copine, copain, petit, femme, mari, compagn, "
+            "partenaire, sors, pous, novi, pareja, espos, marido, prometid, saliendo, salgo, cas, namor, mulher, "
+            "noiv, casei, ragazz, fidanzat, moglie, sto con, esco con, sposato"
         ),
     ),
     "manager": _Slot(
