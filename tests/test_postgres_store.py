@@ -650,3 +650,20 @@ def test_a_memory_postgresql_cannot_keep_is_named_when_a_store_moves_there(in_pr
     _empty(url)
     with pytest.raises(InvalidParams, match=rf"table memories, the row with .*'{bad}'.* \(in content\): holds a NUL"):
         import_archive(tmp_path / "a.tar.gz", None, url)
+
+
+def test_an_archive_of_an_older_schema_goes_into_postgresql_and_is_upgraded(in_process, url):
+    """An archive an older agentmemd wrote (schema m032) was refused; it is read into a store of its
+    schema, checked table by table, then upgraded as an older store is."""
+    from conftest import REPO
+
+    _empty(url)
+    imported = import_archive(REPO / "tests" / "data" / "archive_m032.tar.gz", None, url)
+    assert imported["verified"] == "every table matches its checksum"
+    assert imported["schema"] == known_migrations()[-1] and imported["upgraded"].startswith("from m032")
+    pg = in_process({"store": {"url": url}}, fake_embedder=True)
+    hits = pg.call("memory.search", {"query": "where does my sister Ana live"})["results"]
+    assert hits[0]["content"] == "My sister Ana lives in Lisbon now"
+    assert pg.call("conversation.search", {"query": "Quillfeather"})["turns"]
+    added = pg.call("memory.add", {"content": "A new memory after the move", "type": "fact"})["id"]
+    assert pg.call("memory.get", {"id": added})["content"] == "A new memory after the move"

@@ -26,6 +26,7 @@ from agentmemd.memory.store.archive import (
 )
 from agentmemd.memory.store.database import Store, remove_sqlite_files
 from agentmemd.memory.store.opening import DB_FILE, LOCK_FILE, open_store
+from agentmemd.memory.store.schema import known_migrations, short
 
 
 def export_archive(data_dir: Path | None, out: Path, store_url: str = "") -> dict[str, Any]:
@@ -75,6 +76,70 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
     archive's checksum. On any failure nothing is left behind."""
     data_dir = Path(data_dir or ".")
     db = data_dir / DB_FILE
+    _refuse_a_used_store(data_dir, store_url)
+    if not archive.is_file():
+        raise InvalidParams("archive", f"{archive} is not a file")
+    try:
+        manifest, files = read_archive(archive)
+    except ArchiveError as exc:
+        raise InvalidParams("archive", str(exc)) from None
+    schema = list(manifest.get("schema") or [])
+    try:
+        older = _older_schema(schema, manifest.get("agentmemd"))
+    except ArchiveError as exc:
+        raise InvalidParams("archive", str(exc)) from None
+    meta = dict((row["key"], row["value"]) for row in map(json.loads, files.get("tables/meta.jsonl", b"").splitlines()))
+    if not store_url:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    store = None
+    where = StoreConfig(url=store_url)
+    dim, model = int(meta.get("embedding_dim", 384)), meta.get("embedding_model", "")
+    upgraded: list[str] = []
+    loaded = False
+    try:
+        # An archive of an older schema is read into a store of its own schema and checked there,
+        # then the store is upgraded as an older data dir is when a daemon opens it.
+        store = open_store(where, Path(data_dir or "."), dim=dim, model=model, upto=schema[-1] if older else None)
+        counts = load_archive(store, manifest, files)
+        loaded = True
+        found = table_checksums(store.archive_tables())
+        wrong = sorted(t for t, about in manifest["tables"].items() if found.get(t) != about["sha256"])
+        if wrong:
+            raise ArchiveError(f"read back, these tables differ from the archive: {', '.join(wrong)}")
+        if older:
+            store.close()
+            store = None
+            store = open_store(where, Path(data_dir or "."), dim=dim, model=model)
+            upgraded = store.schema.applied
+    except BaseException as exc:
+        if store is None and loaded and store_url:  # its upgrade (one transaction) failed: the loaded store goes
+            store = _reopened(lambda: open_store(where, Path("."), dim=dim, model=model, upto=schema[-1]))
+        _remove_store(store, None if store_url else db)
+        if isinstance(exc, ArchiveError):
+            raise InvalidParams("archive", str(exc)) from None
+        if isinstance(exc, StoreError):  # a store that cannot be made there (no right to create pgvector's extension)
+            raise InvalidParams("store_url" if store_url else "data_dir", exc.message) from None
+        raise
+    store.close()
+    return {
+        **({"store_url": redact(store_url)} if store_url else {"data_dir": str(data_dir)}),
+        "tables": len(counts),
+        "rows": sum(counts.values()),
+        "memories": counts.get("memories", 0),
+        "verified": "every table matches its checksum",
+        "schema": known_migrations()[-1] if upgraded else schema[-1],
+        **(
+            {"upgraded": f"from {short(schema[-1])}, {len(upgraded)} migration{'s' * (len(upgraded) != 1)} applied"}
+            if upgraded
+            else {}
+        ),
+    }
+
+
+def _refuse_a_used_store(data_dir: Path, store_url: str) -> None:
+    """InvalidParams when the database or data dir already holds a store; what an import stopped
+    part way left in a data dir (nothing of anyone's) is removed."""
+    db = data_dir / DB_FILE
     if store_url:
         from agentmemd.memory.store.postgres.store import holds_store
 
@@ -90,44 +155,25 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
         if _served(data_dir) or not sqlite_holds_nothing(db):
             raise InvalidParams("data_dir", f"{data_dir} already holds a store: read an archive into a new data dir")
         remove_sqlite_files(db)  # what an import stopped part way left: nothing of anyone's
-    if not archive.is_file():
-        raise InvalidParams("archive", f"{archive} is not a file")
-    try:
-        manifest, files = read_archive(archive)
-    except ArchiveError as exc:
-        raise InvalidParams("archive", str(exc)) from None
-    meta = dict((row["key"], row["value"]) for row in map(json.loads, files.get("tables/meta.jsonl", b"").splitlines()))
-    if not store_url:
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    store = None
-    where = StoreConfig(url=store_url)
-    try:
-        store = open_store(
-            where, Path(data_dir or "."), dim=int(meta.get("embedding_dim", 384)), model=meta.get("embedding_model", "")
+
+
+def _older_schema(schema: list[str], written_by: str | None) -> bool:
+    """Whether an archive's schema is an older one of this agentmemd's (its migrations a first part
+    of this one's list); ArchiveError for a schema this agentmemd cannot read (a newer one's)."""
+    known = known_migrations()
+    if schema and schema == known[: len(schema)]:
+        return len(schema) < len(known)
+    unknown = [name for name in schema if name not in known]
+    raise ArchiveError(
+        f"the archive was written by agentmemd {written_by or '(unknown)'} "
+        f"with schema {short(schema[-1]) if schema else '(none)'}"
+        + (
+            f", newer than this agentmemd {__version__}'s (up to {short(known[-1])}): read it with agentmemd "
+            f"{written_by or 'that wrote it'} or later"
+            if unknown
+            else ", which is not one of this agentmemd's schemas"
         )
-        counts = load_archive(store, manifest, files)
-        found = table_checksums(store.archive_tables())
-        wrong = sorted(t for t, about in manifest["tables"].items() if found.get(t) != about["sha256"])
-        if wrong:
-            raise ArchiveError(f"read back, these tables differ from the archive: {', '.join(wrong)}")
-    except ArchiveError as exc:
-        _remove_store(store, None if store_url else db)
-        raise InvalidParams("archive", str(exc)) from None
-    except StoreError as exc:  # a store that cannot be made there (say, no right to create pgvector's extension)
-        _remove_store(store, None if store_url else db)
-        raise InvalidParams("store_url" if store_url else "data_dir", exc.message) from None
-    except BaseException:
-        _remove_store(store, None if store_url else db)
-        raise
-    store.close()
-    return {
-        **({"store_url": redact(store_url)} if store_url else {"data_dir": str(data_dir)}),
-        "tables": len(counts),
-        "rows": sum(counts.values()),
-        "memories": counts.get("memories", 0),
-        "verified": "every table matches its checksum",
-        "schema": manifest["schema"][-1],
-    }
+    )
 
 
 def _served(data_dir: Path) -> bool:
@@ -144,6 +190,14 @@ def _served(data_dir: Path) -> bool:
     finally:
         os.close(fd)  # closing drops a lock taken here
     return False
+
+
+def _reopened(opening) -> Store | None:
+    """The store ``opening()`` opens, or None if it cannot be (then there is nothing more to remove)."""
+    try:
+        return opening()
+    except Exception:
+        return None
 
 
 def _remove_store(store: Store | None, db: Path | None) -> None:

@@ -190,7 +190,9 @@ class Store:
     vectors_in_ram = True  # the live memories' vectors, every window of each, in the in-RAM index
     _fault: str | None = None  # the storage fault writes meet now (disk_full, read_only, io_error)
 
-    def __init__(self, path: str | Path, *, dim: int, model: str, synchronous: str = "NORMAL"):
+    def __init__(self, path: str | Path, *, dim: int, model: str, synchronous: str = "NORMAL", upto: str | None = None):
+        """``upto``: the schema's migrations up to and including this one only (an archive of an older
+        schema is read into a store of its schema, then upgraded as a data dir is)."""
         self.path = str(path)
         self.dim = dim
         # Born private: SQLite gives the -wal and -shm files the database file's mode.
@@ -210,7 +212,7 @@ class Store:
         self._depth = 0
         try:
             # A data dir a newer agentmemd wrote is refused here, before anything is written to it.
-            self.schema = upgrade_schema(self.db)
+            self.schema = upgrade_schema(self.db, upto)
         except BaseException:
             conn.close()
             raise

@@ -50,10 +50,17 @@ def short(migration: str) -> str:
     return migration.split("_", 1)[0]
 
 
-def upgrade_schema(db: sqlite_utils.Database) -> SchemaUpgrade:
-    """Apply the migrations the database lacks and note this version beside them; SchemaTooNew,
-    with nothing changed, if it holds one this agentmemd does not know."""
+def migrations_upto(upto: str | None) -> list[str]:
+    """This agentmemd's migrations up to and including ``upto`` (all of them for None)."""
     known = known_migrations()
+    return known if upto is None else known[: known.index(upto) + 1]
+
+
+def upgrade_schema(db: sqlite_utils.Database, upto: str | None = None) -> SchemaUpgrade:
+    """Apply the migrations the database lacks (up to and including ``upto``, if given: an archive
+    of an older schema is read into a store of its own schema first) and note this version beside
+    them; SchemaTooNew, with nothing changed, if it holds one this agentmemd does not know."""
+    known = migrations_upto(upto)
     _claim_for_this_set(db)
     done = [migration.name for migration in migrations.applied(db)]
     unknown = [name for name in done if name not in known]
@@ -65,7 +72,7 @@ def upgrade_schema(db: sqlite_utils.Database) -> SchemaUpgrade:
             "or use another --data-dir",
             {"data_version": writer, "data_schema": done[-1], "version": __version__, "schema": known[-1]},
         )
-    pending = [migration.name for migration in migrations.pending(db)]
+    pending = [name for name in known if name not in done]
     upgrade = SchemaUpgrade(
         applied=pending,
         from_schema=done[-1] if done else None,
@@ -73,7 +80,8 @@ def upgrade_schema(db: sqlite_utils.Database) -> SchemaUpgrade:
         from_version=last_writer(db),
     )
     if pending:
-        migrations.apply(db)
+        after = known_migrations()[len(known) :]
+        migrations.apply(db, stop_before=after[0] if after else None)
         db.execute(
             "INSERT INTO schema_versions(agentmemd, schema, applied, at) VALUES (?, ?, ?, ?)",
             [__version__, known[-1], json.dumps(pending), format_time(SystemClock().now())],

@@ -48,6 +48,7 @@ from agentmemd.memory.store.postgres.schema import (
     catalog_of,
     upgrade_postgres,
 )
+from agentmemd.memory.store.schema import migrations_upto
 from agentmemd.memory.store.vector_index import VectorIndex
 
 # FTS5's BM25 constants (fts5_aux.c): the formula is reproduced, so both stores rank alike.
@@ -131,13 +132,14 @@ def holds_store(url: str) -> bool:
 class PostgresStore(Store):
     vectors_in_ram = True  # kept in step with every daemon's writes by memory_vector_changes
 
-    def __init__(self, url: str, *, dim: int, model: str):
+    def __init__(self, url: str, *, dim: int, model: str, upto: str | None = None):
+        """``upto``: as for the SQLite store."""
         self.path = url
         self.url = url
         self.dim = dim
         writer = connect(url, None, on_connect=self._prepare_writer)  # the catalog is read once the schema is there
         try:
-            self.schema = upgrade_postgres(writer.raw, dim)
+            self.schema = upgrade_postgres(writer.raw, dim, migrations_upto(upto))
             writer.catalog = catalog_of(writer.raw)
         except BaseException:
             writer.close()
