@@ -241,7 +241,10 @@ def test_an_archive_of_an_older_schema_is_read_then_upgraded(in_process, tmp_pat
     assert restored.call("conversation.search", {"query": "Quillfeather"})["turns"]
     assert [g["text"] for g in restored.call("goal.list", {})["goals"]] == ["Send Ana a card"]
     # Read again by this schema's rules once the daemon runs (m047: a partner named in Spanish).
-    wait_for(lambda: restored.call("context.pack", {"query": "¿Cómo se llama mi novia?", "budget_tokens": 200})["text"].count("Lena") > 0)  # fmt: skip
+    fills = (
+        "SELECT f.slot FROM slot_fills f JOIN memories m ON m.seq = f.seq WHERE m.content = 'Mi novia se llama Lena'"
+    )
+    wait_for(lambda: restored.services.store.conn.execute(fills).fetchall() == [("partner",)])
     restored.terminate()
     export_archive(restored.data_dir, tmp_path / "now.tar.gz")
     assert read_archive(tmp_path / "now.tar.gz")[0]["schema"][-1] == known_migrations()[-1]
