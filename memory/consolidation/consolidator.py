@@ -38,14 +38,14 @@ from agentmemd.memory.core.clock import format_time
 from agentmemd.memory.core.config import ConsolidationConfig
 from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.core.models import AddParams, UpdateParams
-from agentmemd.memory.core.text import STOPWORDS
+from agentmemd.memory.core.text import STOPWORDS, clip
 from agentmemd.memory.core.text import words as text_words
 from agentmemd.memory.core.threads import run_here, yield_to_requests
 from agentmemd.memory.core.vocabulary import CONSOLIDATED_SOURCE
 from agentmemd.memory.retrieval.clustering import average_cosine, soft_clusters
 from agentmemd.memory.retrieval.embeddings import normalise
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
-from agentmemd.memory.workspace.owned_sections import clip, neutralise
+from agentmemd.memory.workspace.owned_sections import neutralise
 
 LEVEL_NAMES = {1: "pattern", 2: "principle", 3: "insight"}
 LEVEL_PRIORITY = {1: 0.4, 2: 0.5, 3: 0.6}

@@ -1,4 +1,4 @@
-"""The one word tokenizer and the one stopword list.
+"""The one word tokenizer and the one stopword list, and the one way a text is cut short.
 
 A word is a run of letters or digits in any script, with inner apostrophes and hyphens kept
 ("don't", "Oscar's", "well-known", "estàs"). Every module that splits text into words asks
@@ -120,3 +120,19 @@ def forwarded(who: str, text: str) -> str:
 
 def without_forwarded_mark(text: str) -> str:
     return _FORWARDED.sub("", text, count=1)
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word to at most ``limit`` characters, " …" marking the cut (one
+    without a space in its second half, a pasted log or a URL, is cut where the limit falls)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 2]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2 :] else cut).rstrip() + " …"
+
+
+def clip_words(text: str, limit: int) -> str:
+    """``text`` cut to its first ``limit`` words, " …" marking the cut."""
+    said = text.split()
+    return text if len(said) <= limit else " ".join(said[:limit]).rstrip(",;:-–—") + " …"

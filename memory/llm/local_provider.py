@@ -23,7 +23,7 @@ from datetime import datetime
 import numpy as np
 
 from agentmemd.memory.core.clock import parse_time
-from agentmemd.memory.core.text import attributed, attribution, content_words
+from agentmemd.memory.core.text import attributed, attribution, clip, clip_words, content_words
 from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.core.tokens import count_tokens_many
 from agentmemd.memory.language.cues import Cue, classify, condense, information, main_clause
@@ -68,20 +68,6 @@ def top_priority(priorities) -> str:
     return min(priorities, key=_PRIORITY_RANK.__getitem__)
 
 
-def clip_words(text: str, limit: int) -> str:
-    words = text.split()
-    return text if len(words) <= limit else " ".join(words[:limit]).rstrip(",;:-–—") + " …"
-
-
-def _within(text: str, limit: int) -> str:
-    """``text`` cut at a word to at most ``limit`` characters, an ellipsis marking the cut: one
-    "sentence" of a pasted log or a message without stops can run past what an observation holds."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 2]
-    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2 :] else cut).rstrip() + " …"
-
-
 class LocalProvider:
     name = "local"
 
@@ -118,7 +104,7 @@ class LocalProvider:
                     ObservationDraft(
                         priority=cue.priority,
                         category=cue.category,
-                        content=_within(attributed(turn.speaker, text), OBSERVATION_CHARS),
+                        content=clip(attributed(turn.speaker, text), OBSERVATION_CHARS),
                         source_turns=[turn.seq],
                         referenced_date=ref.referenced if ref else None,
                         relative_date=ref.phrase if ref else None,

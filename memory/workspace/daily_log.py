@@ -15,9 +15,10 @@ from typing import Any, Callable
 from agentmemd.memory.conversation.observation_log import observation_line
 from agentmemd.memory.core.clock import format_time, parse_time
 from agentmemd.memory.core.disclosure import USER
+from agentmemd.memory.core.text import clip
 from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import Store
-from agentmemd.memory.workspace.owned_sections import clip, neutralise
+from agentmemd.memory.workspace.owned_sections import neutralise
 
 LINE_CHARS = 300
 

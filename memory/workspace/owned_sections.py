@@ -61,12 +61,6 @@ def neutralise(text: str) -> str:
     return " ".join(mask(text).split()).replace("<!--", "<!—").replace("-->", "—>")
 
 
-def clip(text: str, limit: int) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def owned_span(lines: list[str]) -> tuple[int, int] | None:
     """Line indexes of the first begin marker and its end marker (inclusive); markers inside a
     person's fenced code block are theirs (markdown.owned_spans)."""
