@@ -9,8 +9,6 @@ response, never a dead daemon.
 from __future__ import annotations
 
 import asyncio
-import errno
-import fcntl
 import functools
 import gc
 import logging
@@ -45,7 +43,7 @@ from agentmemd.memory.core.errors import StartupError
 from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.core.threads import background_result, become_background
 from agentmemd.memory.retrieval.clustering import load_clustering_libraries
-from agentmemd.memory.store.opening import DB_FILE, LOCK_FILE
+from agentmemd.memory.store.opening import DB_FILE, DataDirInUse, DataDirLock
 from agentmemd.memory.workspace.watcher import WorkspaceWatcher
 
 log = logging.getLogger("agentmemd")
@@ -93,37 +91,6 @@ def _log_failure(message: str):
 
 
 GIL_SWITCH_SECONDS = 0.001  # sys.setswitchinterval for the daemon (why: in serve)
-
-
-class DataDirLock:
-    """An exclusive flock on DATA_DIR/agentmemd.lock. The kernel drops it when the
-    process dies, so a daemon killed with -9 never blocks the next start."""
-
-    def __init__(self, data_dir: Path):
-        self.path = data_dir / LOCK_FILE
-        self._fd: int | None = None
-
-    def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
-            if exc.errno in (errno.EAGAIN, errno.EACCES):
-                raise StartupError(
-                    f"another agentmemd (pid {holder}) is using data dir {self.path.parent}; stop it first"
-                ) from None
-            raise
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
-
-    def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
 
 
 def prepare_socket_path(path: Path) -> None:
@@ -189,6 +156,8 @@ class Daemon:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)  # memories are private
             self.lock.acquire()
+        except DataDirInUse as exc:
+            raise StartupError(exc.message) from None
         except OSError as exc:  # a read-only or someone else's folder, a file: one line, not a traceback
             raise StartupError(f"cannot use data dir {self.data_dir}: {exc.strerror} ({exc.filename})") from None
         if self.config.store.url and (self.data_dir / DB_FILE).is_file():

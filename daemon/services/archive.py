@@ -6,9 +6,7 @@ archive path, or a data dir or database that already holds a store, is refused."
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from agentmemd.memory.store.archive import (
     write_tables,
 )
 from agentmemd.memory.store.database import Store, remove_sqlite_files
-from agentmemd.memory.store.opening import DB_FILE, LOCK_FILE, open_store
+from agentmemd.memory.store.opening import DB_FILE, DataDirLock, open_store
 from agentmemd.memory.store.schema import known_migrations, short
 
 
@@ -152,7 +150,7 @@ def _refuse_a_used_store(data_dir: Path, store_url: str) -> None:
                 "store_url", f"{redact(store_url)} already holds a store: read an archive into an empty database"
             )
     elif db.exists():
-        if _served(data_dir) or not sqlite_holds_nothing(db):
+        if DataDirLock(data_dir).held_elsewhere() or not sqlite_holds_nothing(db):
             raise InvalidParams("data_dir", f"{data_dir} already holds a store: read an archive into a new data dir")
         remove_sqlite_files(db)  # what an import stopped part way left: nothing of anyone's
 
@@ -174,22 +172,6 @@ def _older_schema(schema: list[str], written_by: str | None) -> bool:
             else ", which is not one of this agentmemd's schemas"
         )
     )
-
-
-def _served(data_dir: Path) -> bool:
-    """Whether a daemon holds the data dir's lock (it serves the store there now)."""
-    path = data_dir / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDWR)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)  # closing drops a lock taken here
-    return False
 
 
 def _reopened(opening) -> Store | None:
