@@ -171,6 +171,28 @@ def test_the_user_cannot_be_merged_away_and_the_page_says_so(world):
     assert "requested" not in d.call("people.get", {"person": "user"})
 
 
+def test_a_merge_the_daemon_would_refuse_is_never_offered(world):
+    """The preview offered "Merge them" for a person into themselves and for the user into someone
+    (typed into the address bar, or from an old link): the daemon refused only after the click."""
+    d, base, token, people, _ = world
+    client, _ = session(base, token)
+    ana = people["Ana"]
+    for source, into, said in [
+        (ana, ana, "cannot be merged into themselves"),
+        ("user", ana, "the user cannot be merged"),
+    ]:
+        preview = client.get(f"/people/default/{source}/merge?into={into}")
+        assert preview.status_code == 400 and said in preview.text, preview.text[:300]
+        assert 'id="confirm-merge"' not in preview.text and 'id="preview"' not in preview.text
+    assert "requested" not in d.call("people.get", {"person": ana})
+    ben = people["Ben"]
+    said = d.call("people.get", {"person": ben})["messages"]
+    dry = d.call("people.merge", {"person": ben, "into": ana, "dry_run": True})
+    assert dry == {"merged": ben, "into": ana, "turns_moved": said, "dry_run": True} and said > 0
+    assert "requested" not in d.call("people.get", {"person": ben})  # nothing changed
+    assert d.call("people.get", {"person": ben})["messages"] == said
+
+
 def test_a_chat_page_finds_its_messages_links_its_sessions_and_says_who_may_hear_what(world):
     d, base, token, people, _ = world
     client, _ = session(base, token)

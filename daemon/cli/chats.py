@@ -460,15 +460,17 @@ def people_get(person: str, audience: str | None, namespace: str | None) -> None
 @people.command("merge")
 @click.argument("person")
 @click.argument("into")
+@click.option("--dry-run", is_flag=True, help="Say what would move (or why it is refused); change nothing.")
 @NAMESPACE
-def people_merge(person: str, into: str, namespace: str | None) -> None:
+def people_merge(person: str, into: str, dry_run: bool, namespace: str | None) -> None:
     """PERSON is the same human as INTO (a second account): their accounts and messages move.
 
     \b
+        agentmemd person merge pe_0f9e8d7c6b5a pe_1a2b3c4d5e6f --dry-run
         agentmemd person merge pe_0f9e8d7c6b5a pe_1a2b3c4d5e6f
         agentmemd person merge pe_0f9e8d7c6b5a user      # it was the user all along
     """
-    call("people.merge", given(person=person, into=into, namespace=namespace))
+    call("people.merge", given(person=person, into=into, namespace=namespace, dry_run=dry_run or None))
 
 
 COMMANDS = (import_chats, chats_list, messages, people)

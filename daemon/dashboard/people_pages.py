@@ -120,8 +120,23 @@ def person_merge(d: "Dashboard") -> "Handler":
         source, target = await asyncio.gather(
             d.call("people.get", {**ids, "person": person_id}), d.call("people.get", {**ids, "person": into})
         )
+        refused = None  # the daemon's own checks, asked with a dry run: a merge it refuses is offered to no one
+        if error is None:
+            try:
+                await d.call(
+                    "people.merge", {"person": person_id, "into": into, "namespace": namespace, "dry_run": True}
+                )
+            except PageError as exc:
+                refused, status = exc.message, exc.status
         return d.render(
-            request, "merge.html", status=status, namespace=namespace, source=source, target=target, error=error
+            request,
+            "merge.html",
+            status=status,
+            namespace=namespace,
+            source=source,
+            target=target,
+            error=error or refused,
+            refused=refused is not None,
         )
 
     return page

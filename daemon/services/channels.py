@@ -75,6 +75,14 @@ def _offset(delta: timedelta) -> str:
     return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
+class _Previewed(Exception):
+    """A dry run's result, raised out of its transaction so that it is rolled back."""
+
+    def __init__(self, result: dict[str, Any]):
+        super().__init__("previewed")
+        self.result = result
+
+
 class _TakenBack(Exception):
     """Leaves a dry run's transaction, which rolls its writes back, with the plan."""
 
@@ -393,11 +401,17 @@ class ChannelService:
         chat either spoke in (the merged-away one's went with it)."""
 
         def merge() -> dict[str, Any]:
-            with self.store.transaction():
-                return self.people.merge(p.namespace, p.person, p.into)
+            try:
+                with self.store.transaction():
+                    done = self.people.merge(p.namespace, p.person, p.into)
+                    if p.dry_run:  # the same merge, its checks and its count, rolled back
+                        raise _Previewed(done)
+            except _Previewed as previewed:
+                return {**previewed.result, "dry_run": True}
+            return done
 
         done = self.run_on_store(merge)
-        if done["into"] != USER:
+        if done["into"] != USER and not p.dry_run:
             self.refresh_impressions(*self.run_on_store(lambda: self.tables.sessions_of(p.namespace, done["into"])))
         return done
 

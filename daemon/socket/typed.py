@@ -624,9 +624,13 @@ class TypedCalls:
             "people.get", r.PersonResult, {"person": person, "namespace": namespace, "audience": audience}
         )
 
-    def people_merge(self, *, person: str, into: str, namespace: str | None = None) -> r.MergeResult:
+    def people_merge(
+        self, *, person: str, into: str, namespace: str | None = None, dry_run: bool | None = None
+    ) -> r.MergeResult:
         """Make a person the same as another (one human, two accounts): accounts and turns move. (`people.merge`)"""
-        return self._typed("people.merge", r.MergeResult, {"person": person, "into": into, "namespace": namespace})
+        return self._typed(
+            "people.merge", r.MergeResult, {"person": person, "into": into, "namespace": namespace, "dry_run": dry_run}
+        )
 
     def people_accounts(self, *, namespace: str | None = None) -> r.PeopleAccountsResult:
         """Every account of a namespace's people, with its person (the dashboard's People list). (`people.accounts`)"""
@@ -1415,10 +1419,12 @@ class AsyncTypedCalls:
             "people.get", r.PersonResult, {"person": person, "namespace": namespace, "audience": audience}
         )
 
-    async def people_merge(self, *, person: str, into: str, namespace: str | None = None) -> r.MergeResult:
+    async def people_merge(
+        self, *, person: str, into: str, namespace: str | None = None, dry_run: bool | None = None
+    ) -> r.MergeResult:
         """Make a person the same as another (one human, two accounts): accounts and turns move. (`people.merge`)"""
         return await self._typed(
-            "people.merge", r.MergeResult, {"person": person, "into": into, "namespace": namespace}
+            "people.merge", r.MergeResult, {"person": person, "into": into, "namespace": namespace, "dry_run": dry_run}
         )
 
     async def people_accounts(self, *, namespace: str | None = None) -> r.PeopleAccountsResult:

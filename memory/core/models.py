@@ -695,6 +695,8 @@ class PeopleMergeParams(Params):
     person: Annotated[str, Field(min_length=1, max_length=64)]
     into: Annotated[str, Field(min_length=1, max_length=64)]
     namespace: Namespace = "default"
+    # True: answer as the merge would (or refuse as it would), changing nothing: a preview.
+    dry_run: bool = False
 
 
 class TurnSearchParams(Params):

@@ -501,7 +501,8 @@ class PersonResult(PersonSummary):
 class MergeResult(Result):
     merged: str
     into: str
-    turns_moved: int
+    turns_moved: int  # with dry_run: how many would move
+    dry_run: bool = False
 
 
 class TurnHit(Result):

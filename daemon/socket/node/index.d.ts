@@ -743,6 +743,7 @@ export interface MergeResult {
   merged: string;
   into: string;
   turns_moved: number;
+  dry_run?: boolean;
 }
 export interface Message {
   role: "system" | "user" | "assistant";
@@ -847,6 +848,7 @@ export interface PeopleMergeParams {
   person: string;
   into: string;
   namespace?: string;
+  dry_run?: boolean;
 }
 export interface PeopleResult {
   people: PersonSummary[];
