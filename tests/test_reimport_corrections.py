@@ -179,3 +179,73 @@ def test_a_later_whatsapp_export_with_an_edited_message_corrects_the_stored_one(
     assert not any("Picknickkorb mit" in c for c in _search(d, "Picknickkorb"))  # the old text's episode is gone
     again = _import(d, later, "whatsapp")
     assert (again["added"], again["edited"]) == (0, 0)
+
+
+PRIYA = [
+    "14/04/2024, 18:00 - Messages and calls are end-to-end encrypted. No one outside of this chat, not even WhatsApp, can read or listen to them. Tap to learn more.",
+    "14/04/2024, 18:01 - Priya: I got the job at the Leeds hospital",
+    "14/04/2024, 18:02 - Sam: Brilliant news",
+    "14/04/2024, 18:03 - Priya: Starting on the 2nd of May",
+    "14/04/2024, 18:04 - Sam: We should celebrate",
+]  # fmt: skip
+PRIYA_EDITED = "14/04/2024, 18:03 - Priya: Starting on the 9th of May <This message was edited>"
+PRIYA_LATER = "15/04/2024, 09:00 - Priya: Dinner at Mowgli on Friday?"
+
+
+def _chat_file(tmp_path: Path, name: str, lines: list[str]) -> Path:
+    path = tmp_path / name / "WhatsApp Chat with Priya.txt"
+    path.parent.mkdir()
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _forget_turn(d, words: str) -> None:
+    d.services.episodes.catch_up()
+    (episode,) = [
+        h for h in d.call("memory.search", {"query": words, "namespace": NS, "types": ["episode"]})["results"]
+        if words in h["content"]
+    ]  # fmt: skip
+    d.call("memory.forget", {"id": episode["id"], "namespace": NS, "confirm": True})
+
+
+def test_an_edit_of_a_forgotten_whatsapp_message_in_a_later_export_is_not_stored(daemon, tmp_path):
+    """Found importing real exports: a message forgotten, then a later export marking it edited
+    ("Starting on the 9th of May <This message was edited>"): the edit, matched to no live turn,
+    was stored as a new message; the forgotten message was back with its new words."""
+    d = daemon
+    _import(d, _chat_file(tmp_path, "a", PRIYA), "whatsapp")
+    _forget_turn(d, "Starting on the 2nd of May")
+    later = _import(d, _chat_file(tmp_path, "b", [*PRIYA[:3], PRIYA_EDITED, PRIYA[4], PRIYA_LATER]), "whatsapp")
+    assert later["added"] == 1  # the dinner only
+    assert _turns(d, "Starting") == []
+    d.services.episodes.catch_up()
+    assert not any("May" in c for c in _search(d, "When does Priya start?"))
+
+
+def test_the_words_a_forgotten_message_said_before_its_edit_stay_forgotten(daemon, tmp_path):
+    """An edited message forgotten (both its versions) came back with its first words from an older
+    export of the same chat on another phone, where Priya is saved as "Priya Shah"."""
+    d = daemon
+    _import(d, _chat_file(tmp_path, "a", PRIYA), "whatsapp")
+    d.services.episodes.catch_up()  # as the import command waits until its turns are searchable
+    assert _import(d, _chat_file(tmp_path, "b", [*PRIYA[:3], PRIYA_EDITED, PRIYA[4]]), "whatsapp")["edited"] == 1
+    _forget_turn(d, "Starting on the 9th of May")
+    tablet = [line.replace("Priya:", "Priya Shah:") for line in PRIYA]
+    _import(d, _chat_file(tmp_path, "c", tablet), "whatsapp")
+    assert [t["content"] for t in _turns(d, "Starting")] == []
+    d.services.episodes.catch_up()
+    assert not any("May" in c for c in _search(d, "When does Priya start?"))
+
+
+def test_a_short_chats_later_export_with_an_edit_in_its_opening_goes_on_in_the_same_chat(daemon, tmp_path):
+    """Three messages, then a later export where the third is edited and a fourth added: the edit
+    changed the opening the chat is known by, two of three opening messages matched (three needed),
+    and the later export became a second chat with every message stored twice."""
+    d = daemon
+    assert _import(d, _chat_file(tmp_path, "a", PRIYA[:4]), "whatsapp")["added"] == 3
+    d.services.episodes.catch_up()
+    later = _import(d, _chat_file(tmp_path, "b", [*PRIYA[:3], PRIYA_EDITED, PRIYA_LATER]), "whatsapp")
+    assert (later["added"], later["edited"]) == (1, 1)
+    assert len(d.call("chats.list", {"namespace": NS})["chats"]) == 1
+    assert [t["content"] for t in _turns(d, "Leeds hospital")] == ["I got the job at the Leeds hospital"]
+    assert [t["content"] for t in _turns(d, "Starting")] == ["Starting on the 9th of May"]

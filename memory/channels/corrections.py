@@ -49,6 +49,7 @@ from agentmemd.memory.core.models import ChannelDeleteParams, ChannelEditParams,
 from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.retrieval.lineage import words_of_episodes
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import indexed_text
@@ -290,7 +291,8 @@ class Corrections:
             self.lineage.delete_observations(self.lineage.observation_rows_of(every))
             self.lineage.drop_impressions(impressions)
             self.tables.tombstone_turn(turn["seq"], DELETED, count_tokens(DELETED), at)
-            self.lineage.remember_forgotten(turn["namespace"], [turn["content"]], at)
+            earlier = words_of_episodes(versions).get(turn["namespace"], [])
+            self.lineage.remember_forgotten(turn["namespace"], [turn["content"], *earlier], at)
             self._reindex(plan, vectors)
         done = self._done(p.chat_id, p.message_id, plan, "deleted")
         return {**done, "forgotten": [m["id"] for m in plan.own] + built_into, "built_into": built_into}

@@ -205,8 +205,10 @@ class ChatIngest:
         return plan
 
     def _rewritten(self, namespace: str, chat: str, message: ChatMessage, when: datetime, texts: set) -> int | None:
-        """The stored turn an edited message without the app's id is a new text of: the one live
-        turn its sender sent at its time (as written) whose text this export no longer has."""
+        """The stored turn an edited message without the app's id is a new text of: the one turn its
+        sender sent at its time (as written) whose text this export no longer has. A tombstone too:
+        the edit of a message deleted or forgotten is then not applied (corrections.py), never
+        stored as a message of its own."""
         if message.message_id or not message.edited or message.ts.tzinfo is not None:
             return None
         earlier = [
@@ -242,12 +244,15 @@ class ChatIngest:
         messages (at least OVERLAP_FOUND of the OVERLAP_SAMPLE oldest, and half of them: one
         message sent to two chats at one minute is not the same chat), if one does."""
         sample = list(zip(stamped, counted))[:OVERLAP_SAMPLE]
-        chat_of = {
-            message_key(other, m, when, n): other
-            for other in self.tables.chats_known_by_content(namespace, channel)
-            for (m, when), n in sample
-        }
+        chats = self.tables.chats_known_by_content(namespace, channel)
+        chat_of = {message_key(other, m, when, n): other for other in chats for (m, when), n in sample}
         held = Counter(chat_of[key] for key in self.tables.stored_keys(namespace, list(chat_of)))
+        # A message the export marks edited holds other words than its stored turn: it is held when
+        # that chat has a turn of its sender at its time (an edit among a short chat's few opening
+        # messages made its later export another chat, every message stored twice).
+        for (m, when), _ in sample:
+            if m.edited and not m.message_id and m.ts.tzinfo is None:
+                held.update(c for c in chats if self.tables.said_at(namespace, c, format_time(when), m.sender))
         if not held:
             return None
         best, found = held.most_common(1)[0]

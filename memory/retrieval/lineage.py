@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from agentmemd.memory.core.text import episode_context
+from agentmemd.memory.core.text import attribution, episode_context
 from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.core.vocabulary import EPISODE
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import indexed_text
 from agentmemd.memory.store.lineage_tables import LineageTables
@@ -165,6 +166,8 @@ class Lineage:
         by_namespace: dict[str, list[str]] = {}
         for turn in plan.turns:
             by_namespace.setdefault(turn["namespace"], []).append(turn["content"])
+        for namespace, said in words_of_episodes(versions).items():  # an edited turn's earlier words
+            by_namespace.setdefault(namespace, []).extend(said)
         for namespace, words in by_namespace.items():
             self.tables.remember_forgotten(namespace, words, at)
         self.tables.drop_impressions(plan.impressions)
@@ -172,6 +175,17 @@ class Lineage:
         self.tables.scrub_persona(plan.turns)
         for episode, vector in zip(plan.neighbours, vectors):
             self.channel_tables.set_context(episode["seq"], episode["new_context"], vector)
+
+
+def words_of_episodes(versions: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """namespace -> the words each episode version among ``versions`` quotes of its turn: a turn
+    edited since keeps only its new words, and its earlier ones are in its episode's older versions
+    (another export of the chat may still hold them)."""
+    out: dict[str, list[str]] = {}
+    for version in versions:
+        if version["type"] == EPISODE:
+            out.setdefault(version["namespace"], []).append(attribution(version["content"])[1])
+    return out
 
 
 def stay_forgotten(store, namespace: str, seqs: list[int], contents: list[str], at: str) -> int:

@@ -412,12 +412,13 @@ class ChannelTables:
         return rows[0] if rows else None
 
     def said_at(self, namespace: str, chat: str, ts: str, speaker: str) -> list[tuple[int, str]]:
-        """(seq, text) of the live turns of the chat that ``speaker`` sent at ``ts``."""
+        """(seq, text) of the turns of the chat that ``speaker`` sent at ``ts``, tombstones too (a
+        deleted or forgotten message's turn: an edit of it is not applied)."""
         return [
             (r[0], r[1])
             for r in self.conn.execute(
                 "SELECT seq, content FROM conversation_turns WHERE namespace = ? AND chat = ? AND ts = ? "
-                "AND speaker = ? AND deleted IS NULL ORDER BY seq",
+                "AND speaker = ? ORDER BY seq",
                 (namespace, chat, ts, speaker),
             )
         ]
