@@ -30,7 +30,7 @@ import logging
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from agentmemd.memory.core.threads import run_here, yield_to_requests
 from agentmemd.memory.core.vocabulary import CONSOLIDATED_SOURCE
 from agentmemd.memory.retrieval.clustering import average_cosine, soft_clusters
 from agentmemd.memory.retrieval.embeddings import normalise
+from agentmemd.memory.safety.secrets import mask, without_masks
 from agentmemd.memory.store.consolidation_tables import ConsolidationTables
 from agentmemd.memory.workspace.owned_sections import neutralise
 
@@ -127,10 +128,14 @@ def _representative(vectors: np.ndarray, texts: list[list[str]], keywords: list[
 class _NodeMaker:
     """Makes a node's text (its keywords, quotes and span) from the leaves under it."""
 
-    def __init__(self, leaves: list[Leaf]):
+    def __init__(self, leaves: list[Leaf], secrets: Mapping[str, str] | None = None):
+        """``secrets``: the namespace's known secret values (known_secrets.py), kept out of the
+        keywords as the patterns' secrets are: a node's keywords are never masked where it is shown."""
         self.stop = STOPWORDS | GENERIC_CHAT_WORDS
         self.by_id = {leaf.id: leaf for leaf in leaves}
-        self.leaf_words = {leaf.id: words(leaf.content, self.stop) for leaf in leaves}
+        self.leaf_words = {
+            leaf.id: words(without_masks(mask(leaf.content, values=secrets)), self.stop) for leaf in leaves
+        }
 
     def make(self, level: int, members: list[Node]) -> Node:
         return self.make_many(level, [members])[0]
@@ -183,9 +188,11 @@ def _cluster_nodes(maker: _NodeMaker, level: int, members: list[Node], cfg: Cons
     return maker.make_many(level, [[members[i] for i in g] for g in groups])
 
 
-def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[Node]]:
+def build_tree(
+    leaves: list[Leaf], cfg: ConsolidationConfig, secrets: Mapping[str, str] | None = None
+) -> dict[int, list[Node]]:
     """Levels 1-3 over the given level-0 memories (deterministic for the same input)."""
-    maker = _NodeMaker(leaves)
+    maker = _NodeMaker(leaves, secrets)
     tree: dict[int, list[Node]] = {}
     below: list[Node] = [maker.leaf_node(leaf.id) for leaf in leaves]
     for level in (1, 2, 3):
@@ -198,7 +205,11 @@ def build_tree(leaves: list[Leaf], cfg: ConsolidationConfig) -> dict[int, list[N
 
 
 def grow_tree(
-    leaves: list[Leaf], new: set[str], stored: dict[int, list[dict[str, Any]]], cfg: ConsolidationConfig
+    leaves: list[Leaf],
+    new: set[str],
+    stored: dict[int, list[dict[str, Any]]],
+    cfg: ConsolidationConfig,
+    secrets: Mapping[str, str] | None = None,
 ) -> dict[int, list[Node]]:
     """The stored tree with the new level-0 memories put in (RAPTOR's incremental insertion, seed
     002 5.5): each new memory joins the level-1 node it fits best, when the node's members stay as
@@ -209,7 +220,7 @@ def grow_tree(
     goes. Only the changed nodes and their ancestors get new text; the others keep theirs, so the
     commit keeps their memories as they are. ``new``: the ids of the leaves stored since the last
     run (an older leaf outside the tree found no cluster then, and waits for the next derivation)."""
-    maker = _NodeMaker(leaves)
+    maker = _NodeMaker(leaves, secrets)
     current = set(maker.by_id)
     by_old_id: dict[str, list[Node]] = {}  # a stored node's id -> the node(s) it is now
     tree: dict[int, list[Node]] = {}
@@ -338,6 +349,7 @@ class Consolidator:
         of audiences (``compartment``) gets a tree of its own: a node is never built from what two
         compartments heard, so it never reaches a listener one of its sources may not."""
         leaves, stored = self.run_on_store(lambda: (self.level0(namespace), self._stored_rows(namespace)))
+        secrets = self.run_on_store(lambda: self.service.known_secrets.of(namespace))
         last_run = max((r["derived_at"] for rows in stored.values() for r in rows), default="")
         tree: dict[int, list[Node]] = {1: [], 2: [], 3: []}
         fresh, grown, derived = 0, 0, 0
@@ -347,7 +359,7 @@ class Consolidator:
             in_tree = _stored_leaves(own)
             new = {leaf.id for leaf in members if leaf.id not in in_tree and leaf.ingested > last_run}
             grow = bool(in_tree) and len(new) <= self.cfg.rebuild_share * len(members)
-            part = grow_tree(members, new, own, self.cfg) if grow else build_tree(members, self.cfg)
+            part = grow_tree(members, new, own, self.cfg, secrets) if grow else build_tree(members, self.cfg, secrets)
             for level in (1, 2, 3):
                 for node in part[level]:
                     node.audience = audience

@@ -228,8 +228,13 @@ def mask(text: str, known: str = "", values: Mapping[str, str] | None = None) ->
     one that ``known`` already holds (a search for the value itself) is left: it reveals nothing.
     ``values``: secrets known from elsewhere, masked where they are repeated."""
     out, last = [], 0
+    # What is masked already stays as it is: "[password withheld]" holds a word that marks a
+    # password, and its "withheld]" was taken for the value ("[password withheld] withheld]").
+    stood_in = [(m.start(), m.end()) for m in MASKED.finditer(text)]
     for s in find_secrets(text, values):
         if known and text[s.start : s.end] in known:
+            continue
+        if any(s.start < end and start < s.end for start, end in stood_in):
             continue
         out += [text[last : s.start], _shown(s.kind)]
         last = s.end
