@@ -5,6 +5,7 @@ audience ever gets one."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -363,3 +364,37 @@ def test_a_consolidated_patterns_keywords_hold_no_secret():
     assert tree[1], tree
     for node in tree[1]:
         assert "tortuga" not in " ".join(node.keywords).lower() and "lenta42" not in " ".join(node.keywords).lower()
+
+
+def test_a_secret_in_an_identity_file_is_not_packed_through_the_identity_block(in_process, short_tmp):
+    """Found editing USER.md: "- banks with [[Sparebank 1]]: account IBAN ..., card ..." and
+    "- [[home wifi]]: the wifi password is ..." were marked secrets, yet "Which bank do I use?"
+    packed them whole in the pack's identity block, and `identity graph` listed them."""
+    import shutil
+    from pathlib import Path
+
+    ws = short_tmp / "ws"
+    shutil.copytree(
+        Path(__file__).resolve().parent.parent / "workspace_template",
+        ws,
+        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
+    )
+    (ws / "USER.md").write_text(
+        "# USER\n\nName: Astrid\n\n"
+        f"- banks with [[Sparebank 1]]: account IBAN NO93 8601 1117 947, card {CARDS[0]}\n"
+        "- [[home wifi]]: the wifi password is Kaffe!Fjord2024\n"
+        "- lives in [[Bergen]]\n",
+        encoding="utf-8",
+    )
+    d = in_process({"clock": {"start": "2026-11-21T09:00:00Z"}}, fake_embedder=True, workspace=ws)
+    secrets = ("NO93 8601 1117 947", CARDS[0], "Kaffe!Fjord2024")
+    for question in ("Which bank do I use?", "What do you know about my home?", "Where do I live?"):
+        for audience in ({}, {"audience": "user"}):
+            pack = d.call("context.pack", {"query": question, "budget_tokens": 400, **audience})
+            assert not any(s in pack["text"] for s in secrets), (question, pack["text"])
+    graph = d.call("identity.graph", {})
+    shown = json.dumps(graph)
+    assert not any(s in shown for s in secrets) and "withheld" in shown
+    # Asked for by its owner, the password comes (from the memory, as any secret does).
+    asked = d.call("context.pack", {"query": "what's my home wifi password?", "budget_tokens": 400})
+    assert "Kaffe!Fjord2024" in asked["text"] and CARDS[0] not in asked["text"]

@@ -80,6 +80,7 @@ class Candidates(NamedTuple):
     qvec: np.ndarray
     kept_out: list[Scored]  # the best of those the listener may not hear
     idf: dict[str, float]  # the query's terms, each with its IDF in the namespace
+    withheld: frozenset[int] = frozenset()  # a pack's: memories holding a secret it may not carry
 
 
 KEPT_OUT_LOGGED = 20  # of the best memories a pack's listener may not hear, how many the log names
@@ -161,8 +162,8 @@ class CandidateFinder:
         # it: the lexical, pinned, recent (and constraint) candidates and their rows.
         embedding = self._embed_pool.submit(self.embedder.embed_query, query.text)
         unheard = self.unheard(namespace, listener)
-        if for_pack:  # a secret is never packed unless asked for
-            unheard |= self.secrets_kept_out(namespace, query, listener)
+        withheld = frozenset(self.secrets_kept_out(namespace, query, listener)) if for_pack else frozenset()
+        unheard |= withheld  # a secret is never packed unless asked for
         watch.lap("audience")
         hits = bm25_hits(
             self.store, namespace, list(query.terms), rc.fts_max_postings, rc.context_weight, list(query.phrases)
@@ -232,7 +233,7 @@ class CandidateFinder:
         if asked:
             self._lift_current(scored, set(asked), query)
         watch.lap("speakers, days and slots")
-        return Candidates(scored, qvec, kept_out, hits.idf)
+        return Candidates(scored, qvec, kept_out, hits.idf, withheld)
 
     def _capped_by_coverage(
         self, lexical: dict[int, float], idf: dict[str, float], rows: list[dict[str, Any]]

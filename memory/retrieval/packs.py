@@ -96,9 +96,10 @@ def _best_first(s: Scored) -> tuple[float, str]:
     return (-s.score, s.row["id"])
 
 
-# (namespace, query, budget tokens, listener) -> a block's lines, best first, within the budget: the
-# identity graph's (persona/identity/recall.py), the goals' (persona/goals/goals.py).
-BlockSource = Callable[[str, str, int, "str | None"], list[BlockLine]]
+# (namespace, query, budget tokens, listener, withheld) -> a block's lines, best first, within the
+# budget: the identity graph's (persona/identity/recall.py), the goals' (persona/goals/goals.py).
+# ``withheld``: the seqs of memories holding a secret the pack may not carry (never a line of it).
+BlockSource = Callable[[str, str, int, "str | None", frozenset[int]], list[BlockLine]]
 RECENT_TURNS_IN_IDENTITY_QUERY, RECENT_CHARS = 2, 500  # the end of a long turn is what the request follows
 
 
@@ -114,7 +115,9 @@ class Packs:
     def pack(self, p: PackParams, query: Query) -> PackResult:
         """``query``: ``p.query`` parsed (Query.parse)."""
         watch = Stopwatch()
-        scored, _, kept_out, _ = self.finder.find(p.namespace, query, for_pack=True, listener=p.audience, watch=watch)
+        scored, _, kept_out, _, withheld = self.finder.find(
+            p.namespace, query, for_pack=True, listener=p.audience, watch=watch
+        )
         # Active items are pack candidates; persona/relational are pinned whatever their tier.
         excluded = set(p.exclude)
         # The identity block and the goals first, each within its share: the identity facts are not
@@ -124,9 +127,11 @@ class Packs:
         # "they want to build a reactor nearby").
         earlier = [turn[-RECENT_CHARS:] for turn in p.recent[-RECENT_TURNS_IN_IDENTITY_QUERY:]]
         asked = " ".join([*earlier, p.query])
-        identity = self._block(IDENTITY, p, excluded, cfg.identity.retrieval, cfg.identity.budget_share, asked)
+        identity = self._block(
+            IDENTITY, p, excluded, cfg.identity.retrieval, cfg.identity.budget_share, withheld, asked
+        )
         watch.lap("identity")
-        goals = self._block(GOALS, p, excluded, cfg.goals.in_pack, cfg.goals.budget_share)
+        goals = self._block(GOALS, p, excluded, cfg.goals.in_pack, cfg.goals.budget_share, withheld)
         watch.lap("goals")
         goals_block = render_block(GOALS, goals)
         blocks = [render_block(IDENTITY, identity), goals_block]
@@ -232,7 +237,14 @@ class Packs:
         return PackResult(pack_id=pack_id, text=text, tokens=tokens, items=result_items, goals=entry["goals"])
 
     def _block(
-        self, block: Block, p: PackParams, excluded: set[str], on: bool, share: float, query: str | None = None
+        self,
+        block: Block,
+        p: PackParams,
+        excluded: set[str],
+        on: bool,
+        share: float,
+        withheld: frozenset[int],
+        query: str | None = None,
     ) -> list[BlockLine]:
         """A block's lines for this request, within ``share`` of the budget (none that the caller
         already shows the model); none when it is switched off or nobody provides it."""
@@ -240,7 +252,7 @@ class Packs:
         room = int(p.budget_tokens * share) - block_wrapper_tokens(block)
         if source is None or not on or room <= 0:
             return []
-        return [ln for ln in source(p.namespace, query or p.query, room, p.audience) if ln.id not in excluded]
+        return [ln for ln in source(p.namespace, query or p.query, room, p.audience, withheld) if ln.id not in excluded]
 
     def _said_once(
         self, packable: list[Scored], excluded: set[str], stood_in: dict[str, list[str]] | None = None

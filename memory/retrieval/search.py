@@ -70,7 +70,7 @@ class Search:
 
     def search(self, p: SearchParams, query: Query) -> SearchResult:
         """``query``: ``p.query`` parsed (Query.parse)."""
-        scored, qvec, _, idf = self.finder.find(p.namespace, query, for_pack=False, listener=p.audience)
+        scored, qvec, _, idf, _ = self.finder.find(p.namespace, query, for_pack=False, listener=p.audience)
         if p.include_archived:
             archived = [
                 r for r in self.store.archive_rows(p.namespace) if self.finder.may_hear(p.audience, r["audience"])

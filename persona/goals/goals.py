@@ -279,8 +279,16 @@ class Goals:
 
     # ---- a pack's block ----------------------------------------------------------------------------
 
-    def block(self, namespace: str, query: str, budget_tokens: int, listener: str | None) -> list[BlockLine]:
-        """The open goals due or relevant now, as block lines within ``budget_tokens``."""
+    def block(
+        self,
+        namespace: str,
+        query: str,
+        budget_tokens: int,
+        listener: str | None,
+        withheld: frozenset[int] = frozenset(),
+    ) -> list[BlockLine]:
+        """The open goals due or relevant now, as block lines within ``budget_tokens`` (a goal is no
+        memory: ``withheld``, the memories a pack may not carry, names none of them)."""
         if not self.may_hear(listener, AUDIENCE):
             return []
         goals, vectors = self._open_goals(namespace)

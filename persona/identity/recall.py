@@ -38,6 +38,7 @@ from agentmemd.memory.language.speakers import agent_name
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
 from agentmemd.memory.safety.neutraliser import as_data
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.memory.store.persona_tables import PersonaTables
 from agentmemd.persona.identity.acts import acts_in, asks_to_act
 from agentmemd.persona.identity.graph import Edge, GraphItem, Node, ParsedGraph, graph_of, node_key
@@ -104,7 +105,7 @@ class LoadedGraph:
     items: list[GraphItem] = field(
         default_factory=list
     )  # what it was read from (a new relation is checked against them)
-    rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # memory id -> type, source, audience
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)  # memory id -> seq, type, source, audience
     incident: dict[str, list[int]] = field(default_factory=dict)  # node key -> its edges' indexes
     embedded: dict[str, np.ndarray] = field(default_factory=dict)  # each text it embedded -> its vector
 
@@ -235,7 +236,7 @@ class IdentityRecall:
         for fact in facts:
             for word in fact.words:
                 df[word] = df.get(word, 0) + 1
-        keep = ("type", "source", "audience", "content")
+        keep = ("seq", "type", "source", "audience", "content")
         return LoadedGraph(
             generation=generation,
             graph=graph,
@@ -271,9 +272,17 @@ class IdentityRecall:
 
     # ---- a pack's block --------------------------------------------------------------
 
-    def block(self, namespace: str, query: str, budget_tokens: int, listener: str | None) -> list[BlockLine]:
+    def block(
+        self,
+        namespace: str,
+        query: str,
+        budget_tokens: int,
+        listener: str | None,
+        withheld: frozenset[int] = frozenset(),
+    ) -> list[BlockLine]:
         """The identity lines for a request, best first, within ``budget_tokens`` (the lines' own
-        tokens with their provenance; the block's wrapper is the pack's to count)."""
+        tokens with their provenance; the block's wrapper is the pack's to count); none of a memory
+        in ``withheld`` (holding a secret the pack may not carry: "[[home wifi]]: the password is ...")."""
         if not self.config.retrieval or budget_tokens <= 0:
             return []
         loaded = self.graph(namespace)
@@ -287,7 +296,7 @@ class IdentityRecall:
             if match < floor:
                 break
             row = loaded.rows[fact.memory_id]
-            if not self.may_hear(listener, row["audience"]):
+            if not self.may_hear(listener, row["audience"]) or row["seq"] in withheld:
                 continue
             source = _short_source(row["source"])
             label = as_data(source, provenance=True).text if source else "added"
@@ -388,12 +397,13 @@ def _edges_of(loaded: LoadedGraph, key: str) -> list[Edge]:
     return [loaded.graph.edges[i] for i in loaded.incident.get(key, ())]
 
 
+# The graph's views mask secrets as every list does ("[[home wifi]]: the password is [password withheld]").
 def node_view(loaded: LoadedGraph, node: Node) -> dict[str, Any]:
     return {
         "key": node.key,
         "name": node.name,
         "kind": node.kind,
-        "description": node.description,
+        "description": mask(node.description) if node.description else node.description,
         "file": node.file,
         "line": node.line,
         "memory_id": node.memory_id,
@@ -409,8 +419,8 @@ def edge_view(loaded: LoadedGraph, edge: Edge) -> dict[str, Any]:
         "relation": edge.relation,
         "target": edge.target,
         "kind": edge.kind,
-        "note": edge.note,
-        "text": edge.text,
+        "note": mask(edge.note) if edge.note else edge.note,
+        "text": mask(edge.text),
         "file": edge.file,
         "line": edge.line,
         "memory_id": edge.memory_id,
