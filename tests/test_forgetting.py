@@ -397,3 +397,25 @@ def test_forgetting_one_turn_of_a_reflector_merge_keeps_what_was_observed_of_the
     assert any(
         "what I love most" in h["content"] for h in d.call("memory.search", {"query": "Pyrenees Bruno"})["results"]
     )
+
+
+def test_forgotten_words_leave_the_syncscore_records(in_process):
+    """Found living with an agent for a week: a forgotten turn ("Tobi wants a sleepover on Friday.")
+    stayed quoted in the SyncScore record of the reply that contradicted it (`persona scores`)."""
+    d = in_process({"clock": {"start": "2026-11-23T20:00:00Z"}})  # the real model: the contradiction is by meaning
+    d.call("conversation.append", {"session": "s1", "role": "user", "content": "Tobi wants a sleepover on Friday.", "speaker": "Ingrid"})  # fmt: skip
+    d.call("conversation.append", {"session": "s1", "role": "assistant", "content": "Sunday is family dinner, so he should be home by Saturday afternoon."})  # fmt: skip
+
+    def scores() -> str:
+        return json.dumps(d.call("persona.scores", {"session": "s1"}))
+
+    wait_for(lambda: "Tobi wants a sleepover" in scores(), timeout=60)
+    d.services.episodes.catch_up()
+    (episode,) = [
+        m for m in d.call("memory.search", {"query": "Tobi sleepover Friday", "types": ["episode"]})["results"]
+        if "sleepover" in m["content"]
+    ]  # fmt: skip
+    d.call("memory.forget", {"id": episode["id"], "confirm": True})
+    assert "sleepover" not in scores() and "(forgotten)" in scores()
+    rows = d.services.store.conn.execute("SELECT details FROM sync_scores").fetchall()
+    assert not any("sleepover" in text for (text,) in rows)

@@ -173,6 +173,12 @@ class Lineage:
         self.tables.drop_impressions(plan.impressions)
         self.tables.drop_goal_notes(plan.every)
         self.tables.scrub_persona(plan.turns)
+        # What the SyncScore records quote of them: a reply, and the memory or turn it contradicted.
+        quoted = {namespace: list(said) for namespace, said in by_namespace.items()}
+        for v in versions:
+            quoted.setdefault(v["namespace"], []).extend([v["content"], attribution(v["content"])[1]])
+        for namespace, texts in quoted.items():
+            self.tables.scrub_scores(namespace, texts)
         for episode, vector in zip(plan.neighbours, vectors):
             self.channel_tables.set_context(episode["seq"], episode["new_context"], vector)
 

@@ -33,6 +33,22 @@ def fingerprint(words: str) -> str:
     return hashlib.sha256(folded.encode("utf-8")).hexdigest()
 
 
+MIN_QUOTED = 12  # a forgotten text shorter than this is looked for nowhere (it could be anyone's words)
+
+
+def _scrubbed(value: Any, gone: list[str]) -> Any:
+    """``value`` (a score's details) with every string that quotes a forgotten text replaced."""
+    if isinstance(value, dict):
+        return {k: _scrubbed(v, gone) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(v, gone) for v in value]
+    if isinstance(value, str) and len(value) >= MIN_QUOTED:
+        said = " ".join(value.split())
+        if any(said in text or text in said for text in gone):
+            return FORGOTTEN_EVIDENCE
+    return value
+
+
 class LineageTables:
     def __init__(self, store: Store):
         self.store = store
@@ -172,6 +188,30 @@ class LineageTables:
                     if json.dumps(data, sort_keys=True) != before:
                         self.conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (json.dumps(data), row_id))
                         changed += 1
+        return changed
+
+    def scrub_scores(self, namespace: str, texts: list[str]) -> int:
+        """Take forgotten words out of the SyncScore records: a score's details quote the reply and
+        the memory or turn it contradicted (up to 160 characters each). A quoted text that is part
+        of a forgotten one (or holds one) becomes FORGOTTEN_EVIDENCE; how many rows changed."""
+        gone = [" ".join(t.split()) for t in texts if len(t.strip()) >= MIN_QUOTED]
+        if not gone:
+            return 0
+        changed = 0
+        found: dict[int, str] = {}
+        for text in gone:  # the rows that may quote it, by its opening as the JSON holds it
+            opening = json.dumps(text[:MIN_QUOTED])[1:-1]
+            for row_id, details in self.conn.execute(
+                "SELECT id, details FROM sync_scores WHERE namespace = ? AND instr(details, ?) > 0",
+                (namespace, opening),
+            ).fetchall():
+                found[row_id] = details
+        for row_id, details in found.items():
+            data = json.loads(details)
+            scrubbed = _scrubbed(data, gone)
+            if scrubbed != data:
+                self.conn.execute("UPDATE sync_scores SET details = ? WHERE id = ?", (json.dumps(scrubbed), row_id))
+                changed += 1
         return changed
 
     def drop_goal_notes(self, memory_ids: list[str]) -> int:
