@@ -419,3 +419,33 @@ def test_forgotten_words_leave_the_syncscore_records(in_process):
     assert "sleepover" not in scores() and "(forgotten)" in scores()
     rows = d.services.store.conn.execute("SELECT details FROM sync_scores").fetchall()
     assert not any("sleepover" in text for (text,) in rows)
+
+
+def test_a_workspace_section_that_cannot_be_rewritten_is_named_and_the_forget_stands(in_process, short_tmp):
+    """Found editing the daily log: with its end marker deleted, `memory forget --yes` answered an
+    error (rc 1, "the daemon's section is broken") after the store had forgotten the memory; with
+    the log a link out of the workspace, the forget said nothing of the line still quoting it."""
+    workspace = short_tmp / "ws"
+    workspace.mkdir()
+    d = in_process({"clock": {"start": "2026-11-20T09:00:00Z"}}, fake_embedder=True, workspace=workspace)
+    kept = d.call("memory.add", {"content": "The bike lock code is on the fridge note", "type": "fact"})["id"]
+    gone = d.call("memory.add", {"content": "Astrid's Volvo charges overnight in the garage", "type": "fact"})["id"]
+    d.call("jobs.run", {"name": "daily_log"})
+    log = workspace / "memory" / "2026-11-20.md"
+    text = log.read_text(encoding="utf-8")
+    assert gone in text and "<!-- agentmemd:end -->" in text
+    log.write_text(text.replace("<!-- agentmemd:end -->", ""), encoding="utf-8")  # a person's slip
+    done = d.call("memory.forget", {"id": gone, "confirm": True})
+    assert done["forgotten"] and done["workspace_sections"] == []
+    (why,) = done["workspace_unwritten"]
+    assert why.startswith("memory/2026-11-20.md: ") and "without" in why
+    with pytest.raises(Exception, match="no memory"):
+        d.call("memory.get", {"id": gone})
+    # The log kept elsewhere (a dotfiles folder) and linked in: not written through, and said so.
+    outside = short_tmp / "elsewhere.md"
+    log.write_text(text, encoding="utf-8")
+    log.rename(outside)
+    log.symlink_to(outside)
+    done = d.call("memory.forget", {"id": kept, "confirm": True})
+    assert done["forgotten"] and [w.split(": ", 1)[0] for w in done["workspace_unwritten"]] == ["memory/2026-11-20.md"]
+    assert "links outside the workspace" in done["workspace_unwritten"][0]

@@ -145,9 +145,12 @@ def human_forget(result: dict[str, Any]) -> None:
     for path in result["workspace_sections"]:
         print(f"  the lines of agentmemd's section of {path} that quote it")
     stays = "the conversations' other turns"
-    print(f"  stays: {stays}" + ("; a person's Markdown (below)" if result["workspace_files"] else ""))
+    unwritten = result.get("workspace_unwritten", [])
+    print(f"  stays: {stays}" + ("; a person's Markdown (below)" if result["workspace_files"] or unwritten else ""))
     for path in result["workspace_files"]:
         print(f"  an item of {path}: it comes back at the next workspace sync unless removed from the file")
+    for why in unwritten:
+        print(f"  the lines of agentmemd's section that quote it, not rewritten: {why}; delete them by hand")
 
 
 def human_packs(result: dict[str, Any]) -> None:

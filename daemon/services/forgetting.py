@@ -21,6 +21,7 @@ from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.retrieval.audit import MemoryAudit
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
 from agentmemd.memory.store.lineage_tables import LineageTables
+from agentmemd.memory.workspace.owned_sections import WriteBackError
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
 
 PLAN_TRIES = 3
@@ -52,11 +53,11 @@ class ForgetService:
                 break
         else:
             raise Conflict("the memory's conversation kept changing while it was being forgotten; forget it again")
-        scrubbed = self.run_on_store(lambda: self._scrub(sections, plan.every))
+        scrubbed, unwritten = self.run_on_store(lambda: self._scrub(sections, plan.every))
         if self.rebuild_impressions is not None:
             for session in plan.sessions:
                 self.rebuild_impressions(session)
-        return self.audit.forget_result(p, plan, counted, workspace_sections=scrubbed)
+        return self.audit.forget_result(p, plan, counted, workspace_sections=scrubbed, workspace_unwritten=unwritten)
 
     def _plan(self, p: ForgetParams) -> tuple[LineagePlan, dict[str, Any], list[str]]:
         plan = self.audit.plan_forget(p, self.lineage)
@@ -68,18 +69,27 @@ class ForgetService:
         self.audit.write_forget(plan, vectors, self.lineage)
         return True
 
-    def _scrub(self, paths: list[str], memory_ids: list[str]) -> list[str]:
-        """Take the lines quoting ``memory_ids`` out of the daemon's sections of these files; the
-        files whose section changed."""
+    def _scrub(self, paths: list[str], memory_ids: list[str]) -> tuple[list[str], list[str]]:
+        """Take the lines quoting ``memory_ids`` out of the daemon's sections of these files: the
+        files whose section changed, and "PATH: why" of those that could not be written (the
+        memory is forgotten all the same: the answer says what still quotes it, never an error
+        after the store has forgotten)."""
         if self.writer is None:
-            return []
+            return [], []
         needles = [f"`{mid}`" for mid in memory_ids]
-        changed = []
+        changed, unwritten = [], []
         for path in paths:
             body = self.writer.last_written(path)
             if body is None:
                 continue
             kept = "\n".join(line for line in body.split("\n") if not any(n in line for n in needles))
-            if self.writer.write(path, kept, self.memories.clock.now()).changed:
+            try:
+                written = self.writer.write(path, kept, self.memories.clock.now())
+            except (WriteBackError, OSError) as exc:
+                unwritten.append(f"{path}: {exc}")
+                continue
+            if written.skipped:
+                unwritten.append(f"{path}: {written.skipped}")
+            elif written.changed:
                 changed.append(path)
-        return changed
+        return changed, unwritten

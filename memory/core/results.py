@@ -598,6 +598,9 @@ class ForgetResult(Result):
     cached_responses: int  # language-model cache entries whose prompt or response held its text
     workspace_files: list[str]  # an item of these files: it comes back at their next sync unless edited out
     workspace_sections: list[str] = []  # files whose daemon-written section quoted it: those lines removed
+    # "PATH: why" of each file whose daemon-written section still quotes it: it could not be
+    # rewritten (its end marker deleted, a link out of the workspace); the store forgot it all the same.
+    workspace_unwritten: list[str] = []
 
 
 class PackSummary(Result):

@@ -44,6 +44,7 @@ class WriteResult:
     changed: bool  # False: the section already held exactly this text
     attempts: int  # > 1: a concurrent edit was detected and merged
     kept_person_lines: int  # lines a person wrote inside the section, moved above it
+    skipped: str = ""  # why nothing was written (a link out of the workspace), else ""
 
     def as_dict(self) -> dict:
         return {

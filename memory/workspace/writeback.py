@@ -41,10 +41,9 @@ class WorkspaceWriter:
         path = self.root / rel_path
         resolved = path.resolve()
         if resolved != path.absolute() and not resolved.is_relative_to(self.root.resolve()):
-            log.warning(
-                "write-back skipped", extra={"path": rel_path, "reason": f"it links outside the workspace ({resolved})"}
-            )
-            return WriteResult(path, False, 0, 0)
+            why = f"it links outside the workspace ({resolved})"
+            log.warning("write-back skipped", extra={"path": rel_path, "reason": why})
+            return WriteResult(path, False, 0, 0, skipped=why)
         result = write_owned_section(
             resolved,
             body,

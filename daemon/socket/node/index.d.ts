@@ -418,6 +418,7 @@ export interface ForgetResult {
   cached_responses: number;
   workspace_files: string[];
   workspace_sections?: string[];
+  workspace_unwritten?: string[];
 }
 export interface Goal {
   id: string;
