@@ -96,6 +96,15 @@ UNRELATED = [
     "Remind me what we talked about this week",
     "What's a good birthday gift for Mia?",
     "¿Qué le digo a Marco sobre el alquiler?",
+    # Words that name a secret's kind, in questions that do not ask for one (found through the proxy:
+    # "the wifi keeps dropping" was given the wifi password, stored weeks before).
+    "The wifi keeps dropping at home, any tips?",
+    "Is the wifi at home fast enough for video calls?",
+    "Which visa do I need for Japan?",
+    "Can you pin this message for the team?",
+    "How do I set up aws lambda for the bot?",
+    "Ich war nie dort, wie ist es?",
+    "Do they take Mastercard at the market?",
 ]
 
 
@@ -127,6 +136,18 @@ def test_what_asks_for_a_secret():
     assert asked_kinds("¿Cuál es la contraseña del wifi?") == {"password"}
     assert asked_kinds("Wie ist meine IBAN?") == {"iban"}
     assert not any(asked_kinds(q) for q in UNRELATED)
+    for asking, kind in [
+        ("How do I get on the home wifi?", "password"),
+        ("What's the wifi password?", "password"),
+        ("Wie ist das WLAN-Passwort?", "password"),
+        ("what is my PIN?", "password"),
+        ("What is my Visa card number?", "card_number"),
+        ("where are my aws keys?", "credential"),
+        ("What is my GitHub token?", "credential"),
+        ("Quel est mon RIB ?", "iban"),
+        ("¿Cuál es mi número de NIE?", "national_id"),
+    ]:
+        assert asked_kinds(asking) == {kind}, asking
 
 
 @pytest.fixture(scope="module")

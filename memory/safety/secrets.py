@@ -202,7 +202,13 @@ def asked_kinds(question: str) -> set[str]:
     """The kinds of secret a question asks for ("what's the wifi password?" -> {"password"})."""
     _, asks = load_rules()
     lowered = question.lower()
-    return {kind for kind, words in asks.items() if any(_says(lowered, w) for w in words)}
+    return {kind for kind, words in asks.items() if any(_asks(lowered, w) for w in words)}
+
+
+def _asks(lowered: str, entry: str) -> bool:
+    """Whether a question says ``entry``: a word, or "word + a|b" (the word beside one of the others)."""
+    word, _, beside = entry.partition(" + ")
+    return _says(lowered, word) and (not beside or any(_says(lowered, w) for w in beside.split("|")))
 
 
 def _says(lowered: str, word: str) -> bool:
