@@ -219,6 +219,14 @@ def test_tokens_work_over_the_socket_and_the_cli_and_survive_a_restart(spawn):
     refused = run("--token", secret, "stats", "--namespace", "bob")
     assert refused.exit_code == 1 and "may not use namespace 'bob'" in refused.output
     assert run("--token", "amt_wrong", "health").exit_code == 1
+    # An empty token (a config's ${TOKEN} that expanded to nothing) gave the owner's access: Bob's code.
+    bob = d.call("memory.search", {"query": "locker code", "namespace": "bob"})["results"][0]["id"]
+    for empty in (run("--token", "", "memory", "get", bob, "--namespace", "bob"),
+                  CliRunner(env={"AGENTMEMD_TOKEN": ""}).invoke(cli, ["--socket", str(d.socket), "memory", "get", bob, "--namespace", "bob"]),
+                  run("mcp", "--token", "")):  # fmt: skip
+        assert empty.exit_code == 2 and "is empty" in empty.output and "7788" not in empty.output, empty.output
+    with pytest.raises(RpcCallError):  # a client handed an empty token fails closed at auth
+        Client(d.socket, token="")
     listed = run("token", "list")
     assert "alice-mcp" in listed.output and secret not in listed.output
     d.terminate()

@@ -87,7 +87,11 @@ def cli(ctx: click.Context, socket: str | None, as_json: bool, token: str | None
         agentmemd add "The user prefers short answers" --type preference
         agentmemd pack "how should I answer?" --budget 200
     """
-    ctx.obj = Settings(socket, as_json, token or default_token())
+    token = token if token is not None else default_token()
+    if token is not None and not token.strip():  # "--token ''", a ${TOKEN} that expanded to nothing
+        fail(f"{'--token' if ctx.params.get('token') is not None else '$AGENTMEMD_TOKEN'} is empty: give an access "
+             "token (amt_...), or leave it out for the owner's access", 2)  # fmt: skip
+    ctx.obj = Settings(socket, as_json, token)
 
 
 # ---- the daemon and the workspace ---------------------------------------------------------
@@ -1020,7 +1024,9 @@ def mcp(
     setup_logging(log_level or "info")  # before the MCP SDK's own set-up, which then leaves it be
     settings: Settings = ctx.obj
     socket_path = daemon_socket(mcp_socket, settings)
-    token = mcp_token or settings.token
+    token = mcp_token if mcp_token is not None else settings.token
+    if token is not None and not token.strip():  # confines to nothing: never the owner's access instead
+        fail("mcp --token is empty: give an access token (amt_...), or leave it out for the owner's access", 2)
     if listen is None:
         build_server(socket_path, token, timeout).run("stdio")
         return

@@ -63,7 +63,9 @@ def refusal(code: int, message: str, data: Any = None) -> RpcCallError:
 
 
 def default_token() -> str | None:
-    return os.environ.get("AGENTMEMD_TOKEN") or None
+    """$AGENTMEMD_TOKEN; None when it is unset. Set but empty, it stays "" (refused at `auth`): a
+    config whose ${TOKEN} expanded to nothing must fail closed, never act with the owner's access."""
+    return os.environ.get("AGENTMEMD_TOKEN")
 
 
 class DaemonUnavailable(ConnectionError):
