@@ -337,6 +337,20 @@ def test_a_forgotten_turn_stays_gone_when_the_app_sends_its_whole_history_again(
     assert CODE not in d.call("context.pack", question)["text"]
     assert holding(d, "balcony")  # the rest stays
 
+    # The same words in another conversation (found through the proxy: a new session brought a
+    # forgotten secret back, and the next request carried it upstream); "Thanks!" is anyone's.
+    d.call("conversation.sync", {"session": "app2", "turns": [history[0], {"role": "assistant", "content": "Thanks!"}]})
+    d.call("conversation.append", {"session": "app3", "role": "user", "content": history[0]["content"]})
+    d.call("conversation.observe", {"session": "app2", "force": True})
+    d.call("conversation.observe", {"session": "app3", "force": True})
+    d.services.episodes.catch_up()
+    assert holding(d, CODE) == []
+    assert CODE not in d.call("context.pack", question)["text"]
+    assert [t["content"] for t in d.call("conversation.turns", {"session": "app2"})["turns"]] == [
+        "(forgotten)",
+        "Thanks!",
+    ]
+
 
 def test_forgotten_words_leave_the_persona_track(in_process):
     """The agent's turn quoted as a Persona Preservation Record's evidence (and the PersonaState's

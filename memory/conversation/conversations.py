@@ -45,6 +45,7 @@ from agentmemd.memory.llm.tasks import (
     ReflectResult,
     TurnIn,
 )
+from agentmemd.memory.retrieval.lineage import stay_forgotten
 from agentmemd.memory.store.conversation_tables import ConversationTables
 from agentmemd.memory.store.database import indexed_text
 
@@ -124,6 +125,7 @@ class Conversations:
         self.claim(session, namespace)
         with self.store.transaction():
             seq = self._add_turn(session, namespace, role, content, ts=ts, speaker=speaker, pending=pending)
+            stay_forgotten(self.store, namespace, [seq], [content], format_time(self.memories.clock.now()))
         self.on_turns_stored()
         return {"seq": seq, **self.counts(session)}
 
@@ -182,6 +184,10 @@ class Conversations:
                     )
                 )
                 chain = chain_next(chain, turn.digest)
+            # Words forgotten before, said again (in another conversation too): a tombstone at once.
+            stay_forgotten(
+                self.store, namespace, seqs, [t.text or "" for t in fresh], format_time(self.memories.clock.now())
+            )
             confirmed = 0 if pending else self.tables.confirm(placement.session)
         if seqs or confirmed:
             self.on_turns_stored()

@@ -37,7 +37,7 @@ from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.core.vocabulary import EPISODE
 from agentmemd.memory.store.channel_tables import ChannelTables
 from agentmemd.memory.store.database import indexed_text
-from agentmemd.memory.store.lineage_tables import LineageTables
+from agentmemd.memory.store.lineage_tables import MIN_QUOTED, LineageTables
 
 FORGOTTEN = "(forgotten)"  # a forgotten turn's text in the transcript
 UNMERGED = "its observation is live again: the Reflector's merge of it was forgotten"
@@ -196,10 +196,12 @@ def words_of_episodes(versions: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 def stay_forgotten(store, namespace: str, seqs: list[int], contents: list[str], at: str) -> int:
     """Turns just stored whose words were forgotten before (an export read again under another key,
-    a resent webhook) become tombstones at once, so no episode, Observer run or search sees them;
-    how many. Inside the caller's transaction."""
-    forgotten = LineageTables(store).forgotten(namespace, contents) if seqs else set()
-    gone = [seq for seq, words in zip(seqs, contents) if words in forgotten]
+    a resent webhook, the same words said in another conversation) become tombstones at once, so no
+    episode, Observer run or search sees them; how many. A turn shorter than MIN_QUOTED characters
+    ("ok", "thanks!") is anyone's words and stays. Inside the caller's transaction."""
+    long_enough = [(seq, words) for seq, words in zip(seqs, contents) if len(" ".join(words.split())) >= MIN_QUOTED]
+    forgotten = LineageTables(store).forgotten(namespace, [w for _, w in long_enough]) if long_enough else set()
+    gone = [seq for seq, words in long_enough if words in forgotten]
     _tombstone(ChannelTables(store), gone, at)
     return len(gone)
 
