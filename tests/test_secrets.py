@@ -419,3 +419,19 @@ def test_a_secret_in_an_identity_file_is_not_packed_through_the_identity_block(i
     # Asked for by its owner, the password comes (from the memory, as any secret does).
     asked = d.call("context.pack", {"query": "what's my home wifi password?", "budget_tokens": 400})
     assert "Kaffe!Fjord2024" in asked["text"] and CARDS[0] not in asked["text"]
+
+
+def test_a_key_is_masked_to_its_end_and_a_mask_in_either_brackets_is_left_as_it_is():
+    """Found through the proxy: a live Stripe key kept all but its first 24 characters visible
+    ("[credential withheld]bW7kT3mP9sD6fA1hL5..."), and the system block sent upstream read
+    "⁅password withheld⁆ withheld⁆" (a mask, as a prompt's data writes it, masked again)."""
+    stripe = "sk_live_51HxYz2AbCdEfGhIjKlMnOpQrbW7kT3mP9sD6fA1hL5uX0yE8vB2nM4cR7tG9wZ3qJ6pK1iU5oY"
+    assert (
+        mask(f"the shop's key is {stripe}, keep it safe.") == "the shop's key is [credential withheld], keep it safe."
+    )
+    assert mask("AKIAIOSFODNN7EXAMPLEXX. Next.") == "[credential withheld]. Next."
+    for masked in (
+        "The router password is ⁅password withheld⁆ at home.",
+        "The router password is [password withheld] at home.",
+    ):
+        assert mask(masked) == masked

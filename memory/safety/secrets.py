@@ -182,6 +182,8 @@ def find_secrets(text: str, values: Mapping[str, str] | None = None) -> tuple[Se
                 if isinstance(plugin, PrivateKeyDetector):  # the header; the key runs to its END line
                     closing = _KEY_END.search(text, end)
                     end = closing.end() if closing else len(text)
+                else:  # a pattern of a key's first characters (Stripe's 24): the key runs to its end
+                    end = _TOKEN_TAIL.match(text, end).end()
                 found.append(Secret("credential", m.start(), end, plugin.secret_type))
     kept: list[Secret] = []
     for s in sorted(found, key=lambda s: (s.start, -s.end)):
@@ -189,6 +191,10 @@ def find_secrets(text: str, values: Mapping[str, str] | None = None) -> tuple[Se
             continue
         kept.append(s)
     return tuple(kept)
+
+
+# The rest of a key a plugin's pattern matched the start of: what a key is made of, to its end.
+_TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=]*")
 
 
 def kinds_in(text: str, values: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -219,8 +225,9 @@ def _shown(kind: str) -> str:
     return f"[{kind.replace('_', ' ')} withheld]"
 
 
-# What mask() puts where a secret was, any kind.
-MASKED = re.compile("|".join(re.escape(_shown(kind)) for kind in SECRET_KINDS))
+# What mask() puts where a secret was, any kind: "[password withheld]", and as a prompt's data
+# writes it, "⁅password withheld⁆" (memory/safety/neutraliser.py).
+MASKED = re.compile("|".join(r"[\[⁅]" + re.escape(_shown(kind)[1:-1]) + r"[\]⁆]" for kind in SECRET_KINDS))
 
 
 def without_masks(text: str) -> str:
