@@ -435,3 +435,17 @@ def test_a_key_is_masked_to_its_end_and_a_mask_in_either_brackets_is_left_as_it_
         "The router password is [password withheld] at home.",
     ):
         assert mask(masked) == masked
+
+
+def test_explaining_a_pack_shows_no_secret_it_left_out_and_says_why(in_process):
+    """Found through the proxy: `memory explain` showed the card and the password a pack had left
+    out, whole, with the reason "disclosure: the user's own, and this is " (cut short, and wrong)."""
+    d = in_process(fake_embedder=True)
+    d.call("memory.add", {"content": f"My hotel card is {CARDS[0]}, the Visa.", "type": "fact"})
+    d.call("memory.add", {"content": "The hotel is booked for three nights in Porto.", "type": "fact"})
+    pack = d.call("context.pack", {"query": "what about the hotel booking?", "budget_tokens": 400})
+    assert CARDS[0] not in pack["text"]
+    explained = d.call("context.explain", {"pack_id": pack["pack_id"]})
+    (card,) = [c for c in explained["candidates"] if "hotel card" in (c["content"] or "")]
+    assert CARDS[0] not in json.dumps(explained) and "withheld" in card["content"]
+    assert card["why_not"].startswith("holds a secret the question does not ask for")

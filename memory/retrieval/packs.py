@@ -43,6 +43,7 @@ from agentmemd.memory.retrieval.pack_fitting import (
 )
 from agentmemd.memory.retrieval.pack_log import PackLog
 from agentmemd.memory.retrieval.query import Query
+from agentmemd.memory.safety.secrets import mask
 from agentmemd.memory.store.database import Store
 
 
@@ -100,7 +101,8 @@ def _best_first(s: Scored) -> tuple[float, str]:
 # budget: the identity graph's (persona/identity/recall.py), the goals' (persona/goals/goals.py).
 # ``withheld``: the seqs of memories holding a secret the pack may not carry (never a line of it).
 BlockSource = Callable[[str, str, int, "str | None", frozenset[int]], list[BlockLine]]
-RECENT_TURNS_IN_IDENTITY_QUERY, RECENT_CHARS = 2, 500  # the end of a long turn is what the request follows
+RECENT_TURNS_IN_IDENTITY_QUERY, RECENT_CHARS = 2, 500
+WITHHELD = "holds a secret the question does not ask for: never packed unless asked (its owner asking)"  # the end of a long turn is what the request follows
 
 
 class Packs:
@@ -202,7 +204,12 @@ class Packs:
         ordered_ids = [c.id for c in sorted(candidates, key=lambda c: (-c.score, c.id))]
         why = {**skipped, **said_once}
         kept = sorted(kept_out, key=_best_first)
-        why.update({s.row["id"]: why_not(p.audience or "", s.row["audience"]) for s in kept})
+        why.update(
+            {
+                s.row["id"]: WITHHELD if s.row["seq"] in withheld else why_not(p.audience or "", s.row["audience"])
+                for s in kept
+            }
+        )
         entry = {
             "pack_id": pack_id,
             "namespace": p.namespace,
@@ -302,6 +309,8 @@ class Packs:
         return out
 
     def explain(self, pack_id: str, namespace: str | None = None) -> dict[str, Any]:
+        """A logged pack with each candidate's text as stored now, masked as a search masks it
+        unless the pack carried it (a candidate left out for its secret shows no secret)."""
         entry = self.pack_log.entry(pack_id)
         if entry is None or (namespace is not None and entry["namespace"] != namespace):
             cfg = self.config.pack
@@ -312,7 +321,13 @@ class Packs:
             )
         # Each candidate's text as stored now (the log keeps ids): None for one forgotten since.
         texts = self.store.contents_of([c["id"] for c in entry["candidates"]])
-        return {**entry, "candidates": [{**c, "content": texts.get(c["id"])} for c in entry["candidates"]]}
+        known = self.finder.known_secrets.of(entry["namespace"])
+        shown = {
+            c["id"]: text if c.get("chosen") else mask(text, entry["query"], known)
+            for c in entry["candidates"]
+            if (text := texts.get(c["id"])) is not None
+        }
+        return {**entry, "candidates": [{**c, "content": shown.get(c["id"])} for c in entry["candidates"]]}
 
 
 def _candidate(s: Scored) -> PackCandidate:
