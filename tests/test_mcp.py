@@ -499,6 +499,26 @@ def test_errors_name_the_field_and_the_problem_without_pydantics_boilerplate(ser
         assert not any(b in json.dumps(refused.value.data) for b in BOILERPLATE)
 
 
+def test_a_goal_with_a_due_date_is_added_and_updated_and_a_past_one_refused_naming_it(served, ns):
+    """Found by a host: goal_add and goal_update failed on every `due` ("Error executing tool
+    goal_add", no reason): the validated date reached the socket as a datetime, not JSON."""
+
+    async def main() -> None:
+        async with _stdio(served.socket) as client:
+            added = await client.call_tool("goal_add", {"text": "ask how the interview went", "due": "2099-01-05T09:00:00Z", "namespace": ns})  # fmt: skip
+            assert not added.is_error, added
+            goal = json.loads(added.content[0].text)
+            assert goal["due"].startswith("2099-01-05T09:00:00")
+            moved = await client.call_tool("goal_update", {"id": goal["id"], "due": "2099-02-01", "namespace": ns})
+            assert not moved.is_error and json.loads(moved.content[0].text)["due"].startswith("2099-02-01"), moved
+            past = await client.call_tool(
+                "goal_add", {"text": "too late", "due": "2001-01-01T00:00:00Z", "namespace": ns}
+            )
+            assert past.is_error and "due:" in _error_text(past), _error_text(past)
+
+    anyio.run(main)
+
+
 def test_forget_deletes_after_a_preview_and_archive_keeps_it_recoverable(served, ns):
     kept = served.call("memory.add", {"content": "The user's gym code is 4411.", "type": "fact", "namespace": ns})
     gone = served.call("memory.add", {"content": "The user's old PIN was 1234.", "type": "fact", "namespace": ns})

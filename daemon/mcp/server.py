@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agentmemd.daemon import __version__
 from agentmemd.daemon.doors.tokens import bearer_token
-from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once
+from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once, jsonable
 from agentmemd.daemon.socket.methods import METHODS, Declared
 from agentmemd.daemon.socket.rpc import validation_problems
 from agentmemd.memory.core.models import (
@@ -139,7 +139,8 @@ def _tool(tools: list[Tool], *, title: str, annotations: ToolAnnotations, struct
 
 
 def _params(**values: Any) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if v is not None}
+    """The arguments given, as JSON (a validated ``due`` is a datetime: the call failed with no word)."""
+    return {k: jsonable(v) for k, v in values.items() if v is not None}
 
 
 def _bearer(ctx: Context | None) -> str | None:
