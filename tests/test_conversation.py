@@ -412,3 +412,13 @@ def test_sync_stores_each_turn_of_an_app_history_once_even_when_two_doors_send_i
     assert turns == 12
     context = d.call("conversation.context", {"session": "app"})
     assert [m["content"] for m in context["messages"]][-1].endswith("turn 11 about tea")
+
+
+def test_a_conversation_not_found_is_named_as_the_caller_named_it(in_process):
+    """`agentmemd conversation context chat-1 --namespace alice` answered "no conversation with
+    session 'chat-1|alice'": the store's key, which no answer shows."""
+    d = in_process(fake_embedder=True)
+    with pytest.raises(RpcCallError) as missing:
+        d.call("conversation.context", {"session": "chat-1", "namespace": "alice"})
+    assert "'chat-1'" in missing.value.message and "|" not in missing.value.message
+    assert missing.value.data["session"] == "chat-1"

@@ -252,9 +252,10 @@ class Conversations:
         """``namespace`` when ``session`` is one of its conversations; else NotFound, the same
         words whether the session does not exist or belongs to another namespace."""
         if self.namespace_of(session) != namespace:
+            named = session_name(session)  # the caller's name, never the store's NAME|NAMESPACE key
             raise NotFound(
-                f"no conversation with session {session!r} in namespace {namespace!r}",
-                {"session": session, "namespace": namespace},
+                f"no conversation with session {named!r} in namespace {namespace!r}",
+                {"session": named, "namespace": namespace},
             )
         return namespace
 
