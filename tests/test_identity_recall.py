@@ -345,8 +345,16 @@ def test_the_block_never_pushes_out_the_memory_that_best_answers(nova):
     for query, budget in asked:
         pack = nova.call("context.pack", {"query": query, "budget_tokens": budget})
         ranked = nova.call("context.explain", {"pack_id": pack["pack_id"]})["candidates"]
-        first = next(c for c in ranked if not (c.get("why_not") or "").startswith("in the pack's identity block"))
+        block = {i["id"] for i in pack["items"] if i.get("block") == "identity"}
+        first = next(c for c in ranked if "identity block" not in (c.get("why_not") or ""))
         assert first["chosen"] and pack["tokens"] <= budget, (query, budget, first, pack["text"])
+        # What explain says of a line is what the pack holds (a line that gave way was said to be
+        # "in the pack's identity block", which then held none).
+        for c in ranked:
+            if (c.get("why_not") or "").startswith("in the pack's identity block"):
+                assert c["id"] in block, (query, budget, c)
+            elif "left the pack's identity block" in (c.get("why_not") or ""):
+                assert c["id"] not in block, (query, budget, c)
     # A budget the best memory cannot fit in even alone leaves the block as it was.
     tiny = nova.call("context.pack", {"query": "honesty nuclear power", "budget_tokens": 110})
     assert tiny["tokens"] <= 110

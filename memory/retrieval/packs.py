@@ -102,7 +102,8 @@ def _best_first(s: Scored) -> tuple[float, str]:
 # ``withheld``: the seqs of memories holding a secret the pack may not carry (never a line of it).
 BlockSource = Callable[[str, str, int, "str | None", frozenset[int]], list[BlockLine]]
 RECENT_TURNS_IN_IDENTITY_QUERY, RECENT_CHARS = 2, 500
-WITHHELD = "holds a secret the question does not ask for: never packed unless asked (its owner asking)"  # the end of a long turn is what the request follows
+WITHHELD = "holds a secret the question does not ask for: never packed unless asked (its owner asking)"
+CROWDED_OUT = "its line left the pack's identity block, whose room went to the memory that best answers the request"  # the end of a long turn is what the request follows
 
 
 class Packs:
@@ -172,6 +173,7 @@ class Packs:
             _, _, alone, _ = build_pack(candidates, p.budget_tokens - goals_block[1], self.config.pack)
             crowded = best.id in {it.candidate.id for it in alone}
         while crowded and identity and best.id not in {it.candidate.id for it in items}:
+            said_once[identity[-1].id] = CROWDED_OUT
             identity = identity[:-1]
             blocks = [render_block(IDENTITY, identity), goals_block]
             block_tokens = sum(tokens for _, tokens in blocks)
