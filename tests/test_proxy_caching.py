@@ -377,6 +377,9 @@ def test_count_tokens_counts_what_the_proxy_would_send_and_stores_no_turn(world)
     assert "flat white" in json.dumps(asked["body"]["messages"][-1])  # the Memory Pack, as sent
     with pytest.raises(Exception, match="no conversation"):
         d.call("conversation.status", {"session": "count-only"})  # a count is not a conversation
+    # Nor a logged pack: its question was kept in the pack log ("Only counting: my divorce lawyer...").
+    logged = d.call("packs.list", {"limit": 50})["packs"]
+    assert not [p for p in logged if "What coffee should I order" in p["query"]], logged
 
     # A session the app has talked in: the count's stable block is the one its messages get.
     fake.replies.append(message("A flat white."))

@@ -412,7 +412,9 @@ class Proxy:
             try:
                 body = json.loads(raw)
                 history = wire.history_messages(body, "anthropic")
-                context, keep = await self._read_only_context(request, token, history, self.settings.mode == "compact")
+                compact = self.settings.mode == "compact"
+                # A count keeps nothing: no turn, and no pack log entry (its question kept nowhere).
+                context, keep = await self._read_only_context(request, token, history, compact, logged=False)
                 raw = json.dumps(wire.augment_anthropic(body, context, keep), ensure_ascii=False).encode("utf-8")
             except counting.Refused as exc:
                 return _unauthorized("anthropic", str(exc))
@@ -423,7 +425,7 @@ class Proxy:
         return await self._send(request, url, raw, "anthropic", None)
 
     async def _read_only_context(
-        self, request: Request, token: str, history: list[dict[str, Any]], compact: bool, *, logged: bool = True
+        self, request: Request, token: str, history: list[dict[str, Any]], compact: bool, *, logged: bool
     ) -> tuple[dict[str, Any], int | None]:
         """The context for a call that stores nothing (a count, a call kept out of memory), from
         read-only daemon calls within the memory budget (proxy/counting.py)."""
