@@ -88,3 +88,16 @@ def test_a_message_split_again_comes_from_what_was_kept_and_a_caller_cannot_chan
     assert _split_kept.cache_info().hits == hits + 1  # the same words, spaced otherwise: kept
     long = "This one is long. " * (KEPT_CHARS // 10)
     assert len(sentences(long)) == KEPT_CHARS // 10  # a document is split, not kept
+
+
+@pytest.mark.parametrize(
+    "rule", ["Never reply in a language other than English.", "Never reply in any language but English.",
+             "Don't answer in anything except English."],
+)  # fmt: skip
+def test_a_rule_naming_the_one_language_allowed_after_its_negation_wants_that_language(rule):
+    """Found living a week with an agent: "Never reply in a language other than English." was
+    read backwards: every English reply broke it (constraint 0.00) and a Spanish one kept it."""
+    english = "The dal takes about 25 minutes and you have rice, so dinner is easy tonight."
+    spanish = "El dal tarda unos 25 minutos y tienes arroz, así que la cena es fácil esta noche."
+    assert check(rule, english).ok is True and check(rule, spanish).ok is False
+    assert check("Never reply in Spanish.", spanish).ok is False and check("Never reply in Spanish.", english).ok

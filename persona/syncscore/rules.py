@@ -20,6 +20,12 @@ from agentmemd.persona.syncscore.stylometry import _BULLET, _HEADER
 _NEGATIVE = re.compile(r"\b(?:never|no|don'?t|do not|avoid|without|not|nothing|zero)\b", re.IGNORECASE)
 _LANGUAGE_RULE = re.compile(r"\b(" + "|".join(LANGUAGES) + r")\b", re.IGNORECASE)
 _LANGUAGE_VERB = re.compile(r"\b(?:speak|answer|respond|reply|write|talk|use|language|only)\w*\b", re.IGNORECASE)
+# "Never reply in a language other than English": the language named after the exception is the one
+# wanted, whatever the negation before it.
+_LANGUAGE_BUT = re.compile(
+    r"\b(?:other than|but|except(?: for| in)?|apart from|besides|save)\s+(?:in\s+)?(" + "|".join(LANGUAGES) + r")\b",
+    re.IGNORECASE,
+)
 _LENGTH = re.compile(
     r"\b(?:under|at most|no more than|fewer than|less than|max(?:imum)?(?: of)?|up to|within|"
     r"not exceed|shorter than)\s+(\d+)\s+(words?|sentences?|lines?|characters?|paragraphs?)\b",
@@ -72,11 +78,12 @@ def check(rule: str, response: str) -> RuleCheck:
         ok = n < limit if strict else n <= limit
         return RuleCheck(rule, True, ok, f"{n} {unit.rstrip('s')}s, limit {'<' if strict else '<='} {limit}")
     if (m := _LANGUAGE_RULE.search(rule)) and _LANGUAGE_VERB.search(rule):
-        want = m.group(1).lower()
+        but = _LANGUAGE_BUT.search(rule)
+        want = (but or m).group(1).lower()
         got = detect_language(response)
         if got is None:
             return RuleCheck(rule, True, True, "too short to tell the language")
-        ok = (got == want) != (negative and "only" not in lower)
+        ok = (got == want) != (negative and "only" not in lower and but is None)
         return RuleCheck(rule, True, ok, f"reply is in {got}")
     quoted = _QUOTED.findall(rule)
     if quoted and negative and _SAY.search(rule):
