@@ -463,3 +463,37 @@ def test_a_workspace_section_that_cannot_be_rewritten_is_named_and_the_forget_st
     done = d.call("memory.forget", {"id": kept, "confirm": True})
     assert done["forgotten"] and [w.split(": ", 1)[0] for w in done["workspace_unwritten"]] == ["memory/2026-11-20.md"]
     assert "links outside the workspace" in done["workspace_unwritten"][0]
+
+
+def test_a_forgotten_workspace_item_stays_forgotten_while_its_line_is_unchanged(in_process, short_tmp):
+    """Found editing MEMORY.md: a forgotten item was back within a second under a new id, the
+    daemon's own write to the file (its consolidated section) re-reading it; the line is the
+    person's and stays, its memory does not come back until the line is edited."""
+    ws = short_tmp / "ws"
+    ws.mkdir()
+    memory_md = ws / "MEMORY.md"
+    memory_md.write_text(
+        "# MEMORY\n\n- Astrid's Volvo XC40 charges overnight in the garage\n- The spare key is with the neighbour\n"
+    )
+    d = in_process({"clock": {"start": "2026-11-21T09:00:00Z"}}, fake_embedder=True, workspace=ws)
+
+    def volvo() -> list[str]:
+        return [
+            h["content"]
+            for h in d.call("memory.search", {"query": "Volvo charges garage"})["results"]
+            if "Volvo" in h["content"]
+        ]
+
+    (hit,) = [
+        h for h in d.call("memory.search", {"query": "Volvo charges garage"})["results"] if "Volvo" in h["content"]
+    ]
+    assert d.call("memory.forget", {"id": hit["id"], "confirm": True})["workspace_files"] == ["MEMORY.md"]
+    memory_md.write_text(memory_md.read_text() + "- Bins go out on Tuesday\n")  # any save of the file
+    d.call("workspace.sync", {})
+    assert volvo() == [] and "Volvo" in memory_md.read_text()  # the person's line stays, forgotten
+    assert [h["content"] for h in d.call("memory.search", {"query": "bins Tuesday"})["results"]][
+        0
+    ] == "Bins go out on Tuesday"
+    memory_md.write_text(memory_md.read_text().replace("XC40 charges", "XC40 now charges"))  # edited: theirs again
+    d.call("workspace.sync", {})
+    assert volvo() == ["Astrid's Volvo XC40 now charges overnight in the garage"]

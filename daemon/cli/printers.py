@@ -148,7 +148,9 @@ def human_forget(result: dict[str, Any]) -> None:
     unwritten = result.get("workspace_unwritten", [])
     print(f"  stays: {stays}" + ("; a person's Markdown (below)" if result["workspace_files"] or unwritten else ""))
     for path in result["workspace_files"]:
-        print(f"  an item of {path}: it comes back at the next workspace sync unless removed from the file")
+        print(
+            f"  an item of {path}: it stays in the file, not read again while its words are unchanged (edit or delete it)"
+        )
     for why in unwritten:
         print(f"  the lines of agentmemd's section that quote it, not rewritten: {why}; delete them by hand")
 

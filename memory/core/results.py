@@ -596,7 +596,7 @@ class ForgetResult(Result):
     impressions: int  # impressions of the people who said them, rebuilt from what remains
     packs_logged: int
     cached_responses: int  # language-model cache entries whose prompt or response held its text
-    workspace_files: list[str]  # an item of these files: it comes back at their next sync unless edited out
+    workspace_files: list[str]  # an item of these files: it stays there, not read again while its words are unchanged
     workspace_sections: list[str] = []  # files whose daemon-written section quoted it: those lines removed
     # "PATH: why" of each file whose daemon-written section still quotes it: it could not be
     # rewritten (its end marker deleted, a link out of the workspace); the store forgot it all the same.

@@ -168,6 +168,9 @@ class Lineage:
             by_namespace.setdefault(turn["namespace"], []).append(turn["content"])
         for namespace, said in words_of_episodes(versions).items():  # an edited turn's earlier words
             by_namespace.setdefault(namespace, []).extend(said)
+        for v in versions:  # a workspace item's words: the file's line stays, not read again unchanged
+            if '"workspace"' in (v.get("tags") or ""):
+                by_namespace.setdefault(v["namespace"], []).append(v["content"])
         for namespace, words in by_namespace.items():
             self.tables.remember_forgotten(namespace, words, at)
         self.tables.drop_impressions(plan.impressions)

@@ -376,8 +376,7 @@ class WorkspaceIndexer:
         paired_items = {id(it) for _, it in edits}
         # 4. the rest
         added = [it for it in still_new if id(it) not in paired_items]
-        self._add(added)
-        report.added += len(added)
+        report.added += self._add(added)
         later = set() if archive_gone else set(gone)  # a later batch may still find these items moved
         for row in vanished:
             if id(row) not in paired_rows and row["path"] not in later:
@@ -444,9 +443,10 @@ class WorkspaceIndexer:
         memory = found[0]
         return memory["type"] != it.type or (it.priority is not None and memory["priority"] != it.priority)
 
-    def _add(self, items: list[MarkdownItem]) -> None:
+    def _add(self, items: list[MarkdownItem]) -> int:
+        """Store new items (or restore an item that came back); how many."""
         if not items:
-            return
+            return 0
         # An item that left its file and came back (a file emptied for longer than the debounce,
         # then saved again) is the memory it was, restored with its id and use, not a new one.
         back = {id(it): found for it in items if (found := self._left_earlier(it)) is not None}
@@ -454,9 +454,14 @@ class WorkspaceIndexer:
             if id(it) in back:
                 self.service.restore(back[id(it)], self.namespace)
                 self._bookkeep(back[id(it)], it)
+        restored = len(back)
         items = [it for it in items if id(it) not in back]
+        # An item whose memory was forgotten stays in the person's file and is not read again while
+        # its words are unchanged (the daemon's own write to the file, any save, re-reads it).
+        forgotten = LineageTables(self.store).forgotten(self.namespace, [it.content for it in items])
+        items = [it for it in items if it.content not in forgotten]
         if not items:
-            return
+            return restored
         params = [
             AddParams(
                 content=it.content,
@@ -474,6 +479,7 @@ class WorkspaceIndexer:
             self.service.add_many(params, vectors=[self._vectors.get(it.key) for it in items]), items
         ):
             self._bookkeep(memory_id, it)
+        return restored + len(items)
 
     def _left_earlier(self, it: MarkdownItem) -> str | None:
         """The archived memory this item was, archived because it left this file: same words, same
