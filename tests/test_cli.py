@@ -422,3 +422,24 @@ def test_an_ipv6_loopback_listen_address_is_probed_as_ipv6():
     host, parsed = parse_listen(f"[::1]:{port}")
     assert is_loopback(host) and parsed == port
     probe_listen(host, port)
+
+
+def test_output_into_a_closed_pipe_ends_with_0_and_a_full_disk_with_one_line(capsys):
+    """`agentmemd search ... | head -1` exited 1 with no word (1 says the daemon refused), and
+    `agentmemd memory list > /dev/full` ended in a traceback."""
+    import io
+    import os
+
+    from agentmemd.daemon.cli.main import GuardedOutput
+
+    read, write = os.pipe()
+    os.close(read)
+    closed = GuardedOutput(io.TextIOWrapper(os.fdopen(write, "wb"), write_through=True))
+    with pytest.raises(SystemExit) as ended:
+        closed.write("1. m342a  [fact/active]  ...\n" * 1000)
+    assert ended.value.code == 0
+    if os.path.exists("/dev/full"):
+        full = GuardedOutput(open("/dev/full", "w", buffering=1))
+        with pytest.raises(SystemExit) as ended:
+            full.write("a line\n")
+        assert ended.value.code == 1 and "could not be written (No space left on device)" in capsys.readouterr().err

@@ -87,11 +87,52 @@ def cli(ctx: click.Context, socket: str | None, as_json: bool, token: str | None
         agentmemd add "The user prefers short answers" --type preference
         agentmemd pack "how should I answer?" --budget 200
     """
+    if ctx.invoked_subcommand not in SERVERS:  # a server's stdout is its own (MCP over stdio)
+        sys.stdout = GuardedOutput(sys.stdout)
     token = token if token is not None else default_token()
     if token is not None and not token.strip():  # "--token ''", a ${TOKEN} that expanded to nothing
         fail(f"{'--token' if ctx.params.get('token') is not None else '$AGENTMEMD_TOKEN'} is empty: give an access "
              "token (amt_...), or leave it out for the owner's access", 2)  # fmt: skip
     ctx.obj = Settings(socket, as_json, token)
+
+
+# Commands that serve until stopped: their output streams are theirs (MCP speaks JSON-RPC on stdout).
+SERVERS = frozenset({"serve", "mcp", "proxy", "dashboard", "webhooks"})
+
+
+class GuardedOutput:
+    """A command's stdout: a reader that closed the pipe (``| head -1``) ends the command quietly
+    with 0, and output that cannot be written (a full disk) with one line and 1, not a traceback."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            self._failed(exc)
+            raise
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            self._failed(exc)
+            raise
+
+    def _failed(self, exc: OSError) -> None:
+        # What Python's docs advise for a closed pipe: nothing more is flushed to it at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        if isinstance(exc, BrokenPipeError):
+            raise SystemExit(0)
+        print(
+            f"agentmemd: the answer could not be written ({exc.strerror}); what the daemon did stands", file=sys.stderr
+        )
+        raise SystemExit(1)
 
 
 # ---- the daemon and the workspace ---------------------------------------------------------
