@@ -249,3 +249,15 @@ def test_a_short_chats_later_export_with_an_edit_in_its_opening_goes_on_in_the_s
     assert len(d.call("chats.list", {"namespace": NS})["chats"]) == 1
     assert [t["content"] for t in _turns(d, "Leeds hospital")] == ["I got the job at the Leeds hospital"]
     assert [t["content"] for t in _turns(d, "Starting")] == ["Starting on the 9th of May"]
+
+
+def test_the_import_names_the_zone_the_daemon_read_its_times_in(in_process, tmp_path):
+    """With [channels] timezone = "Europe/Madrid", the import said times were read in "the daemon's
+    [channels] timezone (unset: this machine's, Etc/UTC)", while it read them in Madrid's."""
+    d = in_process(
+        {"clock": {"start": "2024-04-20T09:00:00Z"}, "channels": {"timezone": "Europe/Madrid"}}, fake_embedder=True
+    )
+    report = _import(d, _chat_file(tmp_path, "a", PRIYA), "whatsapp")
+    assert report["zone"].startswith("Europe/Madrid (the daemon's [channels] timezone"), report["zone"]
+    (turn,) = _turns(d, "Leeds hospital")
+    assert turn["ts"].startswith("2024-04-14T16:01:00")  # 18:01 in Madrid

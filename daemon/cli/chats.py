@@ -179,6 +179,7 @@ def _count_new(export: ChatExport, report: dict[str, Any], params_of, batch_size
                     done = client.call("channels.ingest", params_of(chat, batch))
                     summary["new"] += done["added"]
                     summary["stored"] += done["duplicates"]
+                    _said_zone(report, done)
     except (ConnectionError, TimeoutError, RpcCallError) as exc:
         for summary in report["chats"]:
             summary["new"] = summary["stored"] = None
@@ -204,6 +205,7 @@ def _store(
                     more = {**params, "deleted": chat.deleted[start : start + DELETED_PER_CALL]}
                     summary["deleted"] += client.call("channels.ingest", more).get("deleted", 0)
             done = client.call("channels.ingest", params)
+            _said_zone(report, done)
             if done["chat"] != chat.chat_id:  # the daemon holds this chat under an earlier id: go on there
                 chat.chat_id, chat.earlier_ids = done["chat"], []
                 summary["chat"] = done["chat"]
@@ -300,6 +302,13 @@ def _assumed_zone(export: ChatExport, tz: str | None) -> str | None:
     from tzlocal import get_localzone_name
 
     return f"the daemon's [channels] timezone (unset: this machine's, {get_localzone_name()}); --tz to choose"
+
+
+def _said_zone(report: dict[str, Any], done: dict[str, Any]) -> None:
+    """The zone the daemon read naive times in, by name, once it has said it (before, the report
+    could only say "the daemon's [channels] timezone" and guessed this machine's)."""
+    if report.get("zone") and "(--tz)" not in report["zone"] and done.get("zone"):
+        report["zone"] = f"{done['zone']} (the daemon's [channels] timezone; --tz to choose another)"
 
 
 def _dry_run(export: ChatExport, path: Path, tz: str | None = None) -> dict[str, Any]:

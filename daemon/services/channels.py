@@ -75,6 +75,11 @@ def _offset(delta: timedelta) -> str:
     return f"UTC{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 
 
+def zone_name(zone) -> str:
+    """The IANA name of a zone ("Europe/Madrid"), as a person names it."""
+    return getattr(zone, "key", None) or str(zone)
+
+
 class _Previewed(Exception):
     """A dry run's result, raised out of its transaction so that it is rolled back."""
 
@@ -135,8 +140,9 @@ class ChannelService:
             return {"chat": p.chat_id, "audience": audience, "added": 0, "duplicates": 0, "sessions": [],
                     "people": {}, "observing": [], "deleted": deleted, "dry_run": p.dry_run}  # fmt: skip
         if p.dry_run:
-            return self.run_on_store(partial(self._preview_batch, p, zone))
+            return {**self.run_on_store(partial(self._preview_batch, p, zone)), "zone": zone_name(zone)}
         result, requests, edited, rewrites = self.run_on_store(partial(self._store_batch, p, zone))
+        result["zone"] = zone_name(zone)
         corrected = []
         # A deletion or an edit that came before its message (a platform's retry out of order):
         # applied now, before any Observer run reads the message as it was sent.

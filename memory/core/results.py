@@ -401,6 +401,7 @@ class IngestResult(Result):
     edited: int = 0  # stored messages the batch marks edited whose text it changed (as channels.edit)
     deleted: int = 0  # stored messages the batch marks deleted, now tombstones (as channels.delete)
     dry_run: bool = False  # nothing was stored: ``added`` is how many messages are new
+    zone: str | None = None  # the zone times without one were read in (the tz given, else [channels] timezone)
 
 
 class NewVersion(Result):

@@ -614,6 +614,7 @@ export interface IngestResult {
   edited?: number;
   deleted?: number;
   dry_run?: boolean;
+  zone?: string | null;
 }
 /** What the daemon added to the turns, for a door that keeps an app's own messages. */
 export interface Injected {
