@@ -449,3 +449,17 @@ def test_explaining_a_pack_shows_no_secret_it_left_out_and_says_why(in_process):
     (card,) = [c for c in explained["candidates"] if "hotel card" in (c["content"] or "")]
     assert CARDS[0] not in json.dumps(explained) and "withheld" in card["content"]
     assert card["why_not"].startswith("holds a secret the question does not ask for")
+
+
+@pytest.mark.parametrize(
+    "said, value",
+    [("My new door code is 8842", "8842"), ("Le code du digicode est 4B72", "4B72"),
+     ("El código del portal es 2580#", "2580#"), ("Der Türcode lautet 1379", "1379"), ("The gate code: 5512*", "5512*")],
+)  # fmt: skip
+def test_a_door_or_gate_code_is_a_secret(said, value):
+    """Found importing real chats: door codes went into packs as plain text, in three languages,
+    while the "garage PIN" in the same message was masked."""
+    assert kinds_in(said) == ("password",) and value not in mask(said)
+    for ordinary in ("The door code works again", "my zip code is 90210", "Flight code IB3456", "Gate B12 opens at 8"):
+        assert kinds_in(ordinary) == (), ordinary
+    assert asked_kinds("what's the door code again?") == {"password"}
