@@ -433,13 +433,19 @@ def test_context_pack_gives_the_model_no_more_than_the_budget(served, ns):
 
     async def main() -> None:
         async with _stdio(served.socket) as client:
-            for budget in (800, 300, 60):
+            for budget in (800, 300, 60, 30, 3):
                 args = {"query": "what happened on the trip to Portugal?", "budget_tokens": budget, "namespace": ns}
                 text = _text(await client.call_tool("context_pack", args))
                 assert count_tokens(text) <= budget, (budget, count_tokens(text), text)
                 if budget >= 300:
                     assert "[MEMORY PACK" in text and "the user mentioned" in text
                     assert '"score"' not in text and "signals" not in text
+                if budget == 30:  # too small for any memory: said so, not an empty answer
+                    assert text == "(no memory matched)", text
+
+    from agentmemd.daemon.mcp.server import NO_MATCH, NO_MATCH_TOKENS
+
+    assert count_tokens(NO_MATCH) == NO_MATCH_TOKENS
 
     anyio.run(main)
 

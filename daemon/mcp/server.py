@@ -92,9 +92,10 @@ ARCHIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempote
 FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 
 # context_pack's last line, and what it keeps back from the budget for it: "pack_id: p" and 15 hex
-# characters are at most 20 tokens, "(no memory matched)" 6 more.
+# characters are at most 20 tokens, "(no memory matched)" 5 more.
 PACK_TRAILER_TOKENS = 32
 NO_MATCH = "(no memory matched)"
+NO_MATCH_TOKENS = 5  # its tokens (the one token counter's; tests/test_mcp.py checks it)
 
 
 class DoorTool(Tool):
@@ -263,10 +264,14 @@ def _add_note(result: dict[str, Any]) -> dict[str, Any]:
     return lean
 
 
-def _pack_text(pack: dict[str, Any], trailer: bool) -> str:
+def _pack_text(pack: dict[str, Any], trailer: bool, budget_tokens: int) -> str:
     """What context_pack gives the model: the pack, and its id on a last line where the budget kept room."""
     text = pack["text"] or NO_MATCH
-    return f"{text}\npack_id: {pack['pack_id']}" if trailer else pack["text"]
+    if trailer:
+        return f"{text}\npack_id: {pack['pack_id']}"
+    # A budget too small for the id line: the pack alone (within the budget), and "(no memory
+    # matched)" rather than an empty answer (read as a broken tool) where even that fits.
+    return pack["text"] or (NO_MATCH if budget_tokens >= NO_MATCH_TOKENS else "")
 
 
 def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
@@ -389,7 +394,7 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         trailer = budget_tokens > 2 * PACK_TRAILER_TOKENS  # below, the pack alone (a tiny one)
         budget = budget_tokens - PACK_TRAILER_TOKENS if trailer else budget_tokens
         params = _params(query=query, budget_tokens=budget, namespace=namespace, audience=audience)
-        return _pack_text(door.call(ctx, "context.pack", params), trailer)
+        return _pack_text(door.call(ctx, "context.pack", params), trailer, budget_tokens)
 
 
 def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
