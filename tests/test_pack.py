@@ -158,3 +158,14 @@ def test_an_episode_too_long_for_the_budget_gives_way_to_the_cut_of_its_turn_tha
     pack = d.call("context.pack", {"query": "what is my girlfriend called? Lena", "budget_tokens": 90})
     assert "Lena" in pack["text"], pack["text"]
     assert pack["tokens"] <= 90
+
+
+def test_a_wiki_link_of_an_identity_file_is_no_part_of_the_line_a_model_reads(in_process):
+    """Found living with an agent: persona lines reached the model as "believes in ⁅⁅public
+    libraries⁆⁆" (the graph's markup, its brackets neutralised twice over)."""
+    d = in_process({"identity": {"retrieval": False}}, fake_embedder=True)  # the memory pack's own lines
+    d.call("memory.add", {"content": "I believe in [[public libraries]]: everyone may read.", "type": "persona"})
+    d.call("memory.add", {"content": "[[Marc|My brother]] lives in [[Lyon]] now.", "type": "relational"})
+    text = d.call("context.pack", {"query": "libraries and my brother in Lyon", "budget_tokens": 400})["text"]
+    assert "I believe in public libraries: everyone may read." in text and "Marc lives in Lyon now." in text
+    assert "⁅⁅" not in text and "[[" not in text

@@ -136,3 +136,12 @@ def clip_words(text: str, limit: int) -> str:
     """``text`` cut to its first ``limit`` words, " …" marking the cut."""
     said = text.split()
     return text if len(said) <= limit else " ".join(said[:limit]).rstrip(",;:-–—") + " …"
+
+
+_LINK_MARKS = re.compile(r"\[\[|\]\]|\|[^\]]*(?=\]\])")
+
+
+def without_links(content: str) -> str:
+    """A person's words without the identity files' wiki-link marks: "believes in [[public
+    libraries]]" is "believes in public libraries" wherever it is shown to a model."""
+    return " ".join(_LINK_MARKS.sub("", content).split()) if "[[" in content else content

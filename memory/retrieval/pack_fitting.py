@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from agentmemd.memory.core.config import PackConfig
+from agentmemd.memory.core.text import without_links
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.mmr import MmrOrder
 from agentmemd.memory.safety.neutraliser import as_data, is_clean
@@ -111,8 +112,9 @@ def render_line(c: PackCandidate) -> tuple[str, int, bool]:
 
 @lru_cache(maxsize=8192)
 def _render(mtype: str, day: str, mid: str, source: str | None, content: str, content_tokens: int):
-    # The same memories come back pack after pack: each line is neutralised and counted once.
-    safe = as_data(content)
+    # The same memories come back pack after pack: each line is neutralised and counted once. A
+    # wiki link of an identity file is the graph's markup, not the person's words ("⁅⁅libraries⁆⁆").
+    safe = as_data(without_links(content))
     provenance = (
         f"- [{mtype} | {day} | id={mid}"
         + (f" | source={as_data(source, provenance=True).text}" if source else "")

@@ -32,7 +32,7 @@ import numpy as np
 
 from agentmemd.memory.core.config import IdentityConfig
 from agentmemd.memory.core.errors import NotFound
-from agentmemd.memory.core.text import content_words
+from agentmemd.memory.core.text import content_words, without_links
 from agentmemd.memory.language.slots import AGENT, SELF, asked_slots, filled_slots
 from agentmemd.memory.language.speakers import agent_name
 from agentmemd.memory.retrieval.embeddings import Embedder, normalise_rows
@@ -215,7 +215,7 @@ class IdentityRecall:
         # but a question naming the user then leans to every fact that names them. On the identity
         # bench (100,000 memories) the average put 0.875 of the quiz's facts in the top 8, against
         # 0.812 and 0.838 for either alone.
-        written = [_unlinked(by_id[f.memory_id]["content"]) for f in facts]
+        written = [without_links(by_id[f.memory_id]["content"]) for f in facts]
         texts = [f.text for f in facts] + written + [_node_text(graph.nodes[k]) for k in node_keys]
         dim = self.embedder.dim
         embedded = self._embedded(namespace, texts)
@@ -448,14 +448,6 @@ def _slots_of(text: str, whose: dict[str, str]) -> frozenset[tuple[str, str]]:
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(content_words(text))
-
-
-def _unlinked(content: str) -> str:
-    """A relation item's words as written, without the brackets: "works at Fernwood Labs: ..."."""
-    return " ".join(_LINK_MARKS.sub("", content).split())
-
-
-_LINK_MARKS = re.compile(r"\[\[|\]\]|\|[^\]]*(?=\]\])")
 
 
 def _node_text(node: Node) -> str:
