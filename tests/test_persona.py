@@ -655,3 +655,25 @@ def test_a_trait_line_is_the_score_not_one_voice_among_the_adjectives():
         ]
     )
     assert spec.traits["warmth"] == [0.3] and spec.traits["directness"]  # the adjectives still set the rest
+
+
+def test_a_voice_or_stance_the_person_takes_out_of_the_file_leaves_the_persona(in_process, short_tmp):
+    """Found living with an agent: "Voice: plain, calm, no corporate filler." edited to "Voice:
+    plain, calm." left "no corporate filler" in the record the prompt carries (weight 1.00, 0.80
+    after a compaction): the person's word replaced learned values but never took its own back."""
+    ws = short_tmp / "ws"
+    ws.mkdir()
+    identity = ws / "IDENTITY.md"
+    identity.write_text(
+        "# IDENTITY\n\n- Voice: plain, calm, no corporate filler.\n- Stance: a trusted helper, not a servant.\n"
+    )
+    d = in_process({"clock": {"start": "2026-11-21T09:00:00Z"}}, fake_embedder=True, workspace=ws)
+
+    def said(field: str) -> list[str]:
+        return [w["text"] for w in d.call("persona.get", {})[field]]
+
+    assert "no corporate filler" in said("voice_markers") and "not a servant" in said("relational_stance")
+    identity.write_text("# IDENTITY\n\n- Voice: plain, calm.\n- Stance: a trusted helper.\n")
+    d.call("workspace.sync", {})
+    assert "no corporate filler" not in said("voice_markers") and "plain" in said("voice_markers")
+    assert said("relational_stance") == ["a trusted helper"]

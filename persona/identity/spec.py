@@ -181,9 +181,18 @@ def apply_spec(state: PersonaState, spec: PersonaSpec, *, now: str, top_k: int) 
     kept = [r for r in state.hard_rules if r.source == "confirmed" and r.rule not in spec.rules]
     rules = [HardRule(rule=r, source="workspace", added_at=now) for r in dict.fromkeys(spec.rules)] + kept
 
-    def declared(old: list[Weighted], texts: list[str]) -> list[Weighted]:
-        """What the person wrote weighs at least 1.0 (a learned item's full weight); learned ones stay."""
-        weights = {w.text: w.weight for w in old}
+    # What the files said before this edit: an item the person took out of them goes (it stayed in
+    # the prompt, "Stance: a trusted helper; not a servant", after "not a servant" was deleted).
+    before = parse_spec(
+        [SpecLine(line[2:], "", True) for line in (state.spec or "").splitlines() if line.startswith("- ")]
+    )
+
+    def declared(old: list[Weighted], texts: list[str], said_before: list[str]) -> list[Weighted]:
+        """What the person wrote weighs at least 1.0 (a learned item's full weight); learned ones
+        stay, and what the person wrote before and took out goes."""
+        now = {t[:200] for t in texts}
+        withdrawn = {t[:200] for t in said_before} - now
+        weights = {w.text: w.weight for w in old if w.text not in withdrawn}
         for text in dict.fromkeys(t[:200] for t in texts):
             weights[text] = max(weights.get(text, 0.0), 1.0)
         return _merge_weighted([Weighted(text=k, weight=v) for k, v in weights.items()], [], 1.0, top_k)
@@ -211,9 +220,9 @@ def apply_spec(state: PersonaState, spec: PersonaSpec, *, now: str, top_k: int) 
             "name": spec.name or state.name,
             "scales": scales,
             "traits": traits,
-            "voice_markers": declared(state.voice_markers, spec.voice_markers),
-            "relational_stance": declared(state.relational_stance, spec.relational_stance),
-            "formatting_prefs": declared(state.formatting_prefs, spec.formatting_prefs),
+            "voice_markers": declared(state.voice_markers, spec.voice_markers, before.voice_markers),
+            "relational_stance": declared(state.relational_stance, spec.relational_stance, before.relational_stance),
+            "formatting_prefs": declared(state.formatting_prefs, spec.formatting_prefs, before.formatting_prefs),
             "hard_rules": rules,
             "style": style,
             "spec": spec.text,
