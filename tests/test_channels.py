@@ -459,3 +459,19 @@ def test_the_user_is_one_person_in_what_the_agent_reads_whatever_name_each_expor
     }  # the turns as sent
     hits = d.call("memory.search", {"query": "What did Javier say about the flat in Ruzafa?", "k": 3})["results"]
     assert hits[0]["content"].startswith("User said:"), [h["content"] for h in hits]
+
+
+def test_a_name_the_user_goes_by_finds_the_user_not_someone_whose_name_holds_it(in_process):
+    """Found importing real chats: `person get sam` answered "Sam Reed", a Slack person who is not
+    the user, though the user goes by Sam on WhatsApp; `chat messages cake --person sam` found
+    nothing of what the user wrote."""
+    d = in_process(fake_embedder=True)
+    d.call("channels.ingest", {"channel": "whatsapp", "chat_id": "whatsapp:c-ana", "title": "Ana", "kind": "private", "owner": "Sam",
+                                "messages": [{"sender": "Sam", "ts": "2026-11-20T10:00:00Z", "text": "I'll bring the cake", "line": 1},
+                                             {"sender": "Ana", "ts": "2026-11-20T10:01:00Z", "text": "Perfect", "line": 2}]})  # fmt: skip
+    d.call("channels.ingest", {"channel": "slack", "chat_id": "slack:C1", "title": "general", "kind": "group",
+                                "messages": [{"sender": "Sam Reed", "sender_id": "U01", "ts": "2026-11-20T11:00:00Z", "text": "Standup at ten", "line": 1}]})  # fmt: skip
+    assert d.call("people.get", {"person": "sam"})["id"] == "user"
+    assert d.call("people.get", {"person": "Sam Reed"})["name"] == "Sam Reed"
+    turns = d.call("conversation.search", {"query": "cake", "person": "sam"})["turns"]
+    assert [t["content"] for t in turns] == ["I'll bring the cake"]

@@ -53,10 +53,10 @@ class People:
 
     def get(self, namespace: str, person: str) -> dict[str, Any]:
         """A person with their accounts, chats and activity; a merged-away id answers with the person it became."""
-        if person == USER:
+        found = None if person == USER else self.tables.person(namespace, person) or self._named(namespace, person)
+        if found is None or found["id"] == USER:  # the user, by id or by a name they go by in the chats
             row: dict[str, Any] = {"id": USER, "name": USER_NAME, "created": None, "merged_into": None}
         else:
-            found = self.tables.person(namespace, person) or self._named(namespace, person)
             if found["merged_into"]:
                 merged = self.get(namespace, found["merged_into"])
                 return {**merged, "requested": person}
@@ -89,9 +89,14 @@ class People:
             hint = f"; did you mean {', '.join(map(repr, dict.fromkeys(said_near)))}?" if said_near else ""
             raise NotFound(f"no person {name!r} in namespace {namespace!r} (by id or by name){hint}", {"person": name})
         if len(ids) > 1:
-            people = ", ".join(f"{i} ({self.tables.person(namespace, i)['name']})" for i in ids[:10])
+            people = ", ".join(f"{i} ({self._name_of(namespace, i)})" for i in ids[:10])
             raise InvalidParams("person", f"{name!r} is {len(ids)} people: {people}; give the id")
+        if ids[0] == USER:
+            return {"id": USER, "name": USER_NAME, "created": None, "merged_into": None}
         return self.tables.person(namespace, ids[0])
+
+    def _name_of(self, namespace: str, person: str) -> str:
+        return USER_NAME if person == USER else self.tables.person(namespace, person)["name"]
 
     def merge(self, namespace: str, source: str, target: str) -> dict[str, Any]:
         """Make ``source`` the same person as ``target``: its accounts and turns move to ``target``."""

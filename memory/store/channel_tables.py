@@ -73,14 +73,15 @@ class ChannelTables:
 
     def names(self, namespace: str) -> list[tuple[str, str]]:
         """(person, a name they go by) for every live person of the namespace: their name and the
-        names their accounts show."""
+        names their accounts show; the user's accounts' names too (the user has no row of people)."""
         return [
             (r[0], r[1])
             for r in self.store.conn.execute(
                 "SELECT id, name FROM people WHERE namespace = ? AND merged_into IS NULL "
                 "UNION SELECT a.person, a.name FROM person_accounts a JOIN people p ON p.id = a.person "
-                "AND p.merged_into IS NULL WHERE a.namespace = ?",
-                (namespace, namespace),
+                "AND p.merged_into IS NULL WHERE a.namespace = ? "
+                "UNION SELECT person, name FROM person_accounts WHERE namespace = ? AND person = ? AND name IS NOT NULL",
+                (namespace, namespace, namespace, USER),
             )
         ]
 
