@@ -313,7 +313,7 @@ def init(dir: Path, config_path: Path | None) -> None:
     """Create a workspace from the template (never overwriting a file) and a config pointing at it.
 
     \b
-        agentmemd init ~/agent
+        agentmemd init ~/agent/workspace        # and ~/agent/agentmemd.toml beside it
     """
     created, config_written = init_workspace(dir, config_path)
     click.echo(f"workspace {dir.resolve()}: {len(created)} file(s) created, existing files left alone")
