@@ -87,3 +87,21 @@ def test_an_empty_token_in_the_path_is_a_401_and_each_header_comes_once(proxied)
         {"role": "user", "content": "hello"}]}, headers={"authorization": "Bearer k"})  # fmt: skip
     assert sent.status_code == 200
     assert [len(sent.headers.get_list(name)) for name in ("date", "server")] == [1, 1], sent.headers
+
+
+def test_a_call_no_upstream_answered_leaves_no_turn(in_namespace, short_tmp):
+    """Found with the real SDKs: with the upstream unreachable (the proxy's own 502), the user's
+    turn stayed pending in a conversation no model ever answered."""
+    from conftest import free_port
+
+    token = in_namespace.token(name="unreachable")
+    nowhere = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    proc, port = start_proxy(in_namespace.socket, nowhere, short_tmp / "proxy.log")
+    try:
+        body = {"model": "claude-x", "max_tokens": 5, "messages": [{"role": "user", "content": "NOWHERE-77 hello"}]}
+        sent = httpx.post(f"http://127.0.0.1:{port}/t/{token}/v1/messages", json=body, headers=HEADERS, timeout=60)
+        assert sent.status_code == 502
+        assert _stored(in_namespace, "NOWHERE-77") == []
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -556,6 +556,12 @@ class Proxy:
             response = await _unless_app_left(request, lambda: self.http.send(upstream_request, stream=True))
         except httpx2.HTTPError as exc:
             log.warning("proxy: upstream unreachable", extra={"url": url, "error": type(exc).__name__})
+            if remember is not None:  # no model answered: the call's turns are taken back, as a refusal's
+                token, placement = remember
+                with anyio.move_on_after(self.settings.memory_timeout):
+                    await anyio.to_thread.run_sync(
+                        partial(self.link.settle, token, placement, None, False), abandon_on_cancel=True
+                    )
             return JSONResponse(
                 {
                     "type": "error",
