@@ -677,3 +677,21 @@ def test_a_voice_or_stance_the_person_takes_out_of_the_file_leaves_the_persona(i
     d.call("workspace.sync", {})
     assert "no corporate filler" not in said("voice_markers") and "plain" in said("voice_markers")
     assert said("relational_stance") == ["a trusted helper"]
+
+
+def test_a_stance_the_persona_refuses_lowers_the_relational_score():
+    """Found living with an agent: with "Stance: a trusted helper, not a servant", a servile reply
+    scored relational 1.00 (the details named the stance): "not a servant" was read as a servant."""
+    from agentmemd.persona.identity.state import PersonaState, Weighted
+    from agentmemd.persona.syncscore.judge import _relational
+    from agentmemd.persona.syncscore.stylometry import measure
+
+    declared = PersonaState(
+        namespace="d",
+        relational_stance=[Weighted(text="a trusted helper", weight=1.0), Weighted(text="not a servant", weight=1.0)],
+    )
+    servile = measure("Whatever you wish, I am your humble servant. Your wish is my command.")
+    score, notes = _relational(declared, servile)
+    assert score <= 0.5 and notes["refused_stances"] == ["deferential servant"]
+    assert _relational(declared, measure("Sure, the dal takes 25 minutes; start the rice first."))[0] == 1.0
+    assert score < _relational(PersonaState(namespace="d"), servile)[0]  # refused weighs more than unasked

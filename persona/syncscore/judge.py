@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -325,20 +325,28 @@ _COMPATIBLE = {
 def _relational(state: PersonaState, style: Style) -> tuple[float, dict]:
     shown = relational_stances(style)
     expected: dict[str, float] = {}
+    refused: set[str] = set()  # "not a servant": a stance the persona says it does not take
     for w in state.relational_stance:
         key = _stance_of(w.text)
-        if key:
+        if key and _NEG.search(w.text):
+            refused.add(key)
+        elif key:
             expected[key] = expected.get(key, 0.0) + w.weight
     welcome = set(expected) | {c for e in expected for c in _COMPATIBLE.get(e, ())}
     score = 1.0
     score -= 0.9 * min(1.0, shown.get("dismissive", 0.0) * 2.5)
+    for stance in refused - set(expected):  # taken though the persona refuses it: more than unasked
+        score -= 0.7 * min(1.0, shown.get(stance, 0.0) * 2.5)
     for stance, weight in (("deferential servant", 0.5), ("distant, impersonal", 0.45)):
-        if shown.get(stance) and stance not in expected:
+        if shown.get(stance) and stance not in expected and stance not in refused:
             score -= weight * min(1.0, shown[stance] * 2.5)
     advice = shown.get("advisor", 0.0)
     if expected and advice >= 0.3 and "advisor" not in welcome and not (set(shown) & welcome):
         score -= 0.3 * min(1.0, advice * 2)  # lecturing a peer
-    return _clamp(score), {"stances": {k: round(v, 3) for k, v in shown.items()}}
+    notes: dict[str, Any] = {"stances": {k: round(v, 3) for k, v in shown.items()}}
+    if refused & set(shown):
+        notes["refused_stances"] = sorted(refused & set(shown))
+    return _clamp(score), notes
 
 
 def _numbers(text: str) -> set[str]:
