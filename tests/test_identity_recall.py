@@ -372,3 +372,24 @@ def test_a_consolidated_pattern_is_no_relation_of_the_graph(nova):
     after = nova.call("identity.graph", {})
     assert pattern["id"] not in [e["memory_id"] for e in after["edges"]]
     assert len(after["edges"]) == len(before["edges"])
+
+
+def test_a_user_named_in_spanish_is_named_in_the_graph(in_process, short_tmp):
+    """Found writing USER.md in Spanish: "Nombre: Laia Puig" was not read as the user's name, so
+    the graph said "the user vive en Girona"."""
+    import shutil
+    from pathlib import Path
+
+    ws = short_tmp / "ws"
+    shutil.copytree(
+        Path(__file__).resolve().parent.parent / "workspace_template",
+        ws,
+        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
+    )
+    (ws / "USER.md").write_text(
+        "# USER\n\nNombre: Laia Puig\n\n- vive en [[Girona]]\n- trabaja en [[Hospital Trueta]]\n"
+    )
+    d = in_process({"clock": {"start": "2026-11-21T09:00:00Z"}}, fake_embedder=True, workspace=ws)
+    graph = d.call("identity.graph", {})
+    texts = [e["text"] for e in graph["edges"]]
+    assert any(t.startswith("Laia vive en") for t in texts) and not any("the user vive" in t for t in texts), texts

@@ -37,10 +37,17 @@ LABELS = frozenset(
     idea correction fyi news context""".split()
 )
 
-# How SOUL.md or IDENTITY.md name the agent: "I am Nova, ...", "my name is Nova", "Name: Nova";
-# a title before the name is not it ("Name: Dr. Astrid Holm" is Astrid).
-_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Sir|Dame|Rev|Capt|Captain)\.?\s+)?"
-SELF_NAMING = re.compile(rf"\b(?i:I am|I'm|my name is|name:|you are|call me)\s+{_TITLE}([A-Z][\w'-]{{1,40}})\b")
+# How SOUL.md or IDENTITY.md (and USER.md, of the user) name someone: "I am Nova, ...", "my name is
+# Nova", "Name: Nova", and in German, Spanish, French, Italian and Portuguese the forms that only
+# name ("Nombre: Laia", "je m'appelle Léa", "ich heiße Jonas"; not "ich bin", "soy", "je suis",
+# whose capitalised word may be a noun: "Ich bin Lehrerin"); a title before the name is not it
+# ("Name: Dr. Astrid Holm" is Astrid).
+_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Sir|Dame|Rev|Capt|Captain|Dra|Sra|Sr|Mme|Herr|Frau)\.?\s+)?"
+_NAMING = (
+    r"I am|I'm|my name is|name:|you are|call me|nombre:|me llamo|mi nombre es|nom ?:|je m'appelle|"
+    r"mon nom est|name ist|mein name ist|ich hei(?:ß|ss)e|nome:|mi chiamo|il mio nome è|me chamo|meu nome é"
+)
+SELF_NAMING = re.compile(rf"\b(?i:{_NAMING})\s+{_TITLE}([A-ZÀ-ÖØ-Þ][\w'-]{{1,40}})\b")
 
 
 def agent_name(lines: Iterable[str]) -> str | None:
@@ -50,6 +57,10 @@ def agent_name(lines: Iterable[str]) -> str | None:
     'Ines'
     >>> agent_name(["Name: Dr. Astrid Holm, 46, sea-ice modeller"])
     'Astrid'
+    >>> agent_name(["Nombre: Laia Puig", "vive en [[Girona]]"])
+    'Laia'
+    >>> agent_name(["Ich bin Lehrerin", "Je m'appelle Élodie"])
+    'Élodie'
     """
     for text in lines:
         if m := SELF_NAMING.search(text):
