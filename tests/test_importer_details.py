@@ -432,3 +432,21 @@ def test_a_reply_is_indexed_with_what_it_answers_however_far_back(in_process, tm
     d.call("memory.forget", {"id": question["id"], "confirm": True})
     row = d.run_on_store(lambda: d.services.store.get(reply["id"]))[0]
     assert "bringing the wine" not in row["context"] and "(forgotten)" in row["context"]
+
+
+def test_a_chat_named_with_joined_emoji_is_named_as_written_in_an_error():
+    """Found importing a family's Telegram export: "chat 'Familia 👨\\u200d👩\\u200d👧': message 3:
+    no date" (the name's joiners written as escape codes)."""
+    from agentmemd.memory.channels.telegram import parse_telegram
+    from agentmemd.memory.core.errors import MalformedExport
+
+    family = "Familia 👨\u200d👩\u200d👧"
+    document = {
+        "name": family,
+        "type": "private_group",
+        "id": 7,
+        "messages": [{"id": 1, "type": "message", "text": "hola"}],
+    }
+    with pytest.raises(MalformedExport) as bad:
+        parse_telegram(document)
+    assert f"chat '{family}'" in bad.value.message and "\\u200d" not in bad.value.message

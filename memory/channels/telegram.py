@@ -116,11 +116,11 @@ def _chat(raw: Any, number: int) -> Chat:
         raw.get("name") or ("Saved Messages" if raw.get("type") == "saved_messages" else f"chat {raw.get('id')}")
     )
     chat = Chat(chat_id=f"telegram:{raw.get('id', title)}", title=title, kind=kind)
-    for position, message in enumerate(expect(raw.get("messages", []), list, f"chat {title!r}: messages"), start=1):
+    for position, message in enumerate(expect(raw.get("messages", []), list, f"chat '{title}': messages"), start=1):
         try:
             parsed = _message(expect(message, dict, f"message {position}", position), position)
         except MalformedExport as exc:  # an account export has many chats: say which
-            raise MalformedExport(f"chat {title!r}: {exc.message}", exc.data) from None
+            raise MalformedExport(f"chat '{title}': {exc.message}", exc.data) from None
         chat.add(parsed)
     return chat
 
