@@ -450,3 +450,13 @@ def test_a_chat_named_with_joined_emoji_is_named_as_written_in_an_error():
     with pytest.raises(MalformedExport) as bad:
         parse_telegram(document)
     assert f"chat '{family}'" in bad.value.message and "\\u200d" not in bad.value.message
+
+
+def test_an_export_named_as_another_format_says_which_it_looks_like(tmp_path):
+    """Found importing: `agentmemd import discord` of a Telegram export said only "expected dict,
+    found list"-style words, with no hint of what the file is (the chatgpt importer gave one)."""
+    export = Path(__file__).parent / "data" / "exports" / "telegram_account.json"
+    done = CliRunner().invoke(cli, ["import", "discord", str(export), "--dry-run"])
+    assert done.exit_code == 1 and "it looks like a telegram export: agentmemd import telegram" in done.output, (
+        done.output
+    )

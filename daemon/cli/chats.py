@@ -92,7 +92,7 @@ def import_chats(
             format = recognise(path)
         export = read_chat_export(format, path, date_order=date_order)
     except MalformedExport as exc:
-        fail(f"{path}: {exc.message}", 1)
+        fail(f"{path}: {exc.message}{_looks_like(path, format)}", 1)
     if me and not export.is_sender(me):  # "lucia perez" for the sender "Lucía Pérez": the one it folds to
         same = [name for name in export.senders() if fold(name) == fold(me)]
         me = same[0] if len(same) == 1 else me
@@ -302,6 +302,15 @@ def _assumed_zone(export: ChatExport, tz: str | None) -> str | None:
     from tzlocal import get_localzone_name
 
     return f"the daemon's [channels] timezone (unset: this machine's, {get_localzone_name()}); --tz to choose"
+
+
+def _looks_like(path: Path, named: str) -> str:
+    """A hint when an export named as one format looks like another ("import discord" of a Slack zip)."""
+    try:
+        found = recognise(path)
+    except (MalformedExport, OSError):
+        return ""
+    return f" (it looks like a {found} export: agentmemd import {found} {path})" if found != named else ""
 
 
 def _said_zone(report: dict[str, Any], done: dict[str, Any]) -> None:
