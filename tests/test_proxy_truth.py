@@ -246,3 +246,24 @@ def test_a_call_kept_out_of_memory_hears_only_what_the_users_conversations_may(w
         extra_headers={"x-agentmemd-store": "false"},
     )
     assert "surprise party" not in json.dumps(world.claude.requests[-1]["body"])
+
+
+def test_a_prefilled_reply_is_one_turn_and_the_next_request_continues_the_conversation(world):
+    """Found with the real SDK: a prefill ('{"city":') and the model's continuation were stored as
+    two assistant turns; the app's next history holds them as one message, so every prefilled
+    call branched the conversation."""
+    client = world.anthropic()
+    question = {"role": "user", "content": "Where does my sister live? Answer as JSON."}
+    world.claude.script(' "Lisbon"}')
+    first = client.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=[question, {"role": "assistant", "content": '{"city":'}])  # fmt: skip
+    said = '{"city":' + first.content[0].text
+    assert wait_for(lambda: world.every_turn() == [("user", question["content"]), ("assistant", said)]), (
+        world.every_turn()
+    )
+    world.claude.script("Porto, before that.")
+    follow = {"role": "user", "content": "And before that?"}
+    client.messages.create(model="claude-haiku-4-5", max_tokens=50, messages=[question, {"role": "assistant", "content": said}, follow])  # fmt: skip
+    assert wait_for(lambda: len(world.every_turn()) == 4)
+    assert len(world.sessions()) == 1 and world.every_turn() == [
+        ("user", question["content"]), ("assistant", said), ("user", follow["content"]), ("assistant", "Porto, before that."),
+    ]  # fmt: skip

@@ -94,6 +94,10 @@ class Placement:
     pending_seqs: list[int] = field(default_factory=list)
     last_seq: int | None = None  # the stored turn the history ends at: the reply goes after it
     observe_after: bool = False  # compact mode kept turns no observation covers yet
+    # An Anthropic request ending in an assistant message is a prefill the model continues: it is
+    # stored with the reply as one turn, as the app's next history carries them (else each prefilled
+    # call stored two assistant turns, and the next request branched the conversation).
+    prefill: str = ""
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ class Reply:
     response_id: str | None
     turns: list[tuple[str, str]]
     others: list[str] = field(default_factory=list)
+    message: dict[str, Any] | None = None  # the assistant message as received (a prefill joins it)
 
 
 class MemoryLink:
@@ -186,7 +191,10 @@ class MemoryLink:
                 if placement.observe_after:
                     client.call("conversation.observe", {**params, "force": True, "wait": False})
             elif accepted and placement.last_seq is not None:
-                answer = [sync_turn(turn) for turn in (reply.turns if reply else [])]
+                turns = list(reply.turns if reply else [])
+                if placement.prefill and reply and reply.message is not None and turns:
+                    turns[0] = ("assistant", prefilled(reply.message, placement.prefill))
+                answer = [sync_turn(turn) for turn in turns]
                 confirm = {
                     **params,
                     "upto": placement.last_seq,
@@ -325,7 +333,35 @@ def reply_of(api: str, reply: Any, others: list[dict[str, Any]] | None = None) -
         return None
     if others is None:
         others = wire.other_choices(reply) if api == "openai" else []
-    return Reply(None, [("assistant", wire.message_text(message))], [wire.message_text(m) for m in others])
+    return Reply(None, [("assistant", wire.message_text(message))], [wire.message_text(m) for m in others], message)
+
+
+def prefilled(message: dict[str, Any], prefill: str) -> str:
+    """The turn a prefill and the model's continuation make, as the app's next history sends it:
+    the prefill's words joined to the reply's first text, not two turns (nor the reply's leading
+    space lost: '{"city":' + ' "Lisbon"}')."""
+    content = message.get("content")
+    if isinstance(content, str):
+        content = prefill + content
+    elif isinstance(content, list):
+        blocks = [dict(b) if isinstance(b, dict) else b for b in content]
+        first = next((b for b in blocks if isinstance(b, dict) and b.get("type") == "text"), None)
+        if first is not None:
+            first["text"] = prefill + str(first.get("text", ""))
+        else:
+            blocks.insert(0, {"type": "text", "text": prefill})
+        content = blocks
+    return wire.message_text({**message, "content": content})
+
+
+def _raw_text(message: dict[str, Any]) -> str:
+    """A message's text as the app wrote it (a prefill keeps its spaces)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return ""
 
 
 def _forward_headers(request: Request) -> dict[str, str]:
@@ -471,6 +507,9 @@ class Proxy:
             if turns is None:
                 raise ValueError(f"the request body is not a {api} request")
             # No session header: the daemon finds the conversation by its content (no two chats share one).
+            if api == "anthropic" and history and len(turns) > 1 and turns[-1][0] == "assistant":
+                prefill = _raw_text(history[-1])
+                return Placement(request.headers.get(SESSION_HEADER), namespace, turns[:-1], prefill=prefill)
             return Placement(request.headers.get(SESSION_HEADER), namespace, turns)
 
         budget = self.settings.memory_timeout
