@@ -211,6 +211,9 @@ def test_a_daemon_that_is_down_gives_a_clear_tool_error_and_no_hang(short_tmp):
             started = time.monotonic()
             text = _error_text(await client.call_tool("memory_search", {"query": "anything"}))
             assert "is the daemon running" in text and time.monotonic() - started < 10
+            # The prompt says why too (it said "Error rendering prompt persona", whatever the cause).
+            with pytest.raises(Exception, match="is the daemon running"):
+                await client.get_prompt("persona", {})
 
     anyio.run(main)
 

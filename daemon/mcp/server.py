@@ -28,6 +28,7 @@ from typing import Annotated, Any, Literal, get_args
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
@@ -501,8 +502,14 @@ def _resources_and_prompt(server: MCPServer, door: DaemonDoor) -> None:
     @server.prompt(title="Persona record")
     def persona(ctx: Context, namespace: Namespace = None) -> str:
         """The agent's persona record: who it is and how it speaks, to put before a conversation."""
-        state = door.call(ctx, "persona.get", _params(namespace=namespace), error=ValueError)
+        state = door.call(ctx, "persona.get", _params(namespace=namespace), error=_prompt_refused)
         return state.get("record") or f"(no persona record yet for {state.get('name') or 'this agent'})"
+
+
+def _prompt_refused(message: str) -> MCPError:
+    """A prompt the daemon could not give, with its words: any other error reached the host as
+    "Error rendering prompt persona" (a token's namespace refused and a daemon that is down alike)."""
+    return MCPError(-32603, message)  # JSON-RPC's internal error: the request was valid, not servable
 
 
 def _static_resources(server: MCPServer, door: DaemonDoor) -> None:
