@@ -443,3 +443,18 @@ def test_output_into_a_closed_pipe_ends_with_0_and_a_full_disk_with_one_line(cap
         with pytest.raises(SystemExit) as ended:
             full.write("a line\n")
         assert ended.value.code == 1 and "could not be written (No space left on device)" in capsys.readouterr().err
+
+
+def test_a_socket_path_that_is_a_directory_or_a_file_says_so(tmp_path):
+    """`--socket` naming a directory answered "Connection refused", which sent people looking for a daemon."""
+    from agentmemd.daemon.socket.client import Client, DaemonUnavailable
+
+    (tmp_path / "a-file").write_text("x")
+    for path, said in (
+        (tmp_path, "it is a directory, not a socket"),
+        (tmp_path / "a-file", "it is a file, not a socket"),
+    ):
+        with pytest.raises(DaemonUnavailable, match=said):
+            Client(path)
+    done = CliRunner().invoke(cli, ["--socket", str(tmp_path), "health"])
+    assert done.exit_code == 3 and "it is a directory, not a socket" in done.output, done.output

@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import socket
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,18 @@ def default_token() -> str | None:
     """$AGENTMEMD_TOKEN; None when it is unset. Set but empty, it stays "" (refused at `auth`): a
     config whose ${TOKEN} expanded to nothing must fail closed, never act with the owner's access."""
     return os.environ.get("AGENTMEMD_TOKEN")
+
+
+def _not_a_socket(path: str) -> str:
+    """Why ``path`` cannot be a daemon's socket, when it is something else ("" when it may be one):
+    a directory answered "Connection refused", which sent people looking for a daemon."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISSOCK(mode):
+        return ""
+    return "it is a directory, not a socket" if stat.S_ISDIR(mode) else "it is a file, not a socket"
 
 
 class DaemonUnavailable(ConnectionError):
@@ -142,7 +155,9 @@ class Client(TypedCalls):
             self._sock.connect(self.socket_path)
         except OSError as exc:
             self._sock.close()
-            raise DaemonUnavailable(f"cannot reach agentmemd at {self.socket_path}: {exc.strerror or exc}") from None
+            raise DaemonUnavailable(
+                f"cannot reach agentmemd at {self.socket_path}: {_not_a_socket(self.socket_path) or exc.strerror or exc}"
+            ) from None
         self._file = self._sock.makefile("rb")
         self._broken = False
         if self._token is not None:
