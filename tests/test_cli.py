@@ -458,3 +458,14 @@ def test_a_socket_path_that_is_a_directory_or_a_file_says_so(tmp_path):
             Client(path)
     done = CliRunner().invoke(cli, ["--socket", str(tmp_path), "health"])
     assert done.exit_code == 3 and "it is a directory, not a socket" in done.output, done.output
+
+
+def test_a_priority_that_is_no_number_is_refused_as_such():
+    """`priority: NaN` was refused as "less than or equal to 1"."""
+    from pydantic import ValidationError
+
+    from agentmemd.memory.core.models import AddParams, UpdateParams
+
+    for model, given in ((AddParams, {"content": "x", "type": "fact"}), (UpdateParams, {"id": "m1", "content": "y"})):
+        with pytest.raises(ValidationError, match="finite number"):
+            model.model_validate({**given, "priority": float("nan")})

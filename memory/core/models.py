@@ -84,7 +84,7 @@ class AddParams(Params):
     # Text that situates the memory (e.g. the conversation turn before it). It is
     # embedded and keyword-indexed with the content, never returned or packed.
     context: Annotated[str, Field(max_length=20_000), AfterValidator(_utf8)] | None = None
-    priority: float | None = Field(None, ge=0.0, le=1.0)
+    priority: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     namespace: Namespace = "default"
     source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
     created: Timestamp | None = None
@@ -194,7 +194,7 @@ class UpdateParams(Params):
     content: Content
     # Unset: the new version keeps the old one's.
     type: MemoryType | None = None
-    priority: float | None = Field(None, ge=0.0, le=1.0)
+    priority: float | None = Field(None, ge=0.0, le=1.0, allow_inf_nan=False)
     source: Annotated[str, Field(max_length=1000), AfterValidator(_utf8)] | None = None
     correction: bool = Field(
         False,
