@@ -168,7 +168,7 @@ def test_import_cli_dry_run_import_and_again(served):
     assert json.loads(run(served, "--json", "people", "list", "--namespace", "cli1").stdout)["people"] == []
     done = run(served, "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
     assert done.exit_code == 0, done.output
-    assert "4 messages added, 0 already stored" in done.stdout and "imported 4/4 messages" in done.stderr
+    assert "4 messages added, 0 already stored" in done.stdout and "went through 4/4 messages" in done.stderr
     assert "skipped    1  system message" not in done.stdout and "line 1: system message" in done.stdout
     again = run(served, "--json", "import", "whatsapp", path, "--me", "Ben", "--namespace", "cli1", "--tz", "UTC")
     assert (json.loads(again.stdout)["added"], json.loads(again.stdout)["duplicates"]) == (0, 4)

@@ -104,6 +104,12 @@ def test_a_renamed_copy_adds_nothing(served, tmp_path):
     again = imported(served, str(_chat_file(tmp_path, ANA, "WhatsApp Chat with Ana (1).txt")), "--namespace", ns)
     assert first["added"] == 4 and (again["added"], again["duplicates"]) == (0, 4)
     assert len(served.call("chats.list", {"namespace": ns})["chats"]) == 1
+    # A second download's " (1)" is no part of the chat's name (a chat first imported from one was "Ana (1)").
+    alone = imported(
+        served, str(_chat_file(tmp_path / "o", ANA, "WhatsApp Chat with Ana (1).txt")), "--namespace", "id-copy-1"
+    )
+    assert alone["chats"][0]["title"] == "Ana"
+    assert [c["title"] for c in served.call("chats.list", {"namespace": "id-copy-1"})["chats"]] == ["Ana"]
 
 
 def test_another_tz_adds_nothing_and_says_the_times_differ(served, tmp_path):

@@ -382,7 +382,8 @@ class _Progress:
             self.bar.set_postfix_str(title[:30], refresh=False)
             self.bar.update(count)
         else:
-            click.echo(f"imported {self.done}/{self.total} messages ({title})", err=True)
+            # Read and handed to the daemon: how many were new the report says at the end.
+            click.echo(f"went through {self.done}/{self.total} messages ({title})", err=True)
 
     def still_to_index(self, pending: int) -> None:
         """``pending`` messages are not searchable yet: counted down on a bar, or a line now and then."""

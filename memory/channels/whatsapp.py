@@ -518,9 +518,18 @@ def _timestamp(match: re.Match, order: DateOrder, number: int) -> datetime:
 
 
 def _title_from(name: str) -> str:
-    stem = Path(name).stem
+    """The chat's title from the export's file name, without the " (1)" a second download of the
+    same name gets (a later export of Jonas's chat renamed it "Jonas Weber (1)").
+
+    >>> _title_from("WhatsApp Chat with Jonas Weber (1).txt"), _title_from("Chat de WhatsApp con Ana.zip")
+    ('Jonas Weber', 'Ana')
+    """
+    stem = _DOWNLOADED_AGAIN.sub("", Path(name).stem)
     found = _TITLE.match(stem)
     return found.group("title").strip() if found else stem
+
+
+_DOWNLOADED_AGAIN = re.compile(r"\s\(\d{1,3}\)$")
 
 
 def _json_like(data: bytes) -> bool:
