@@ -80,20 +80,13 @@ def zone_name(zone) -> str:
     return getattr(zone, "key", None) or str(zone)
 
 
-class _Previewed(Exception):
-    """A dry run's result, raised out of its transaction so that it is rolled back."""
-
-    def __init__(self, result: dict[str, Any]):
-        super().__init__("previewed")
-        self.result = result
-
-
 class _TakenBack(Exception):
-    """Leaves a dry run's transaction, which rolls its writes back, with the plan."""
+    """Leaves a dry run's transaction, which rolls its writes back, with what it found (an import's
+    plan, a merge's answer)."""
 
-    def __init__(self, plan):
+    def __init__(self, found: Any):
         super().__init__("a dry run takes its writes back")
-        self.plan = plan
+        self.found = found
 
 
 class ChannelService:
@@ -204,7 +197,7 @@ class ChannelService:
                 plan = self._plan(p, zone)
                 raise _TakenBack(plan)
         except _TakenBack as back:
-            plan = back.plan
+            plan = back.found
         return {
             "chat": plan.chat,
             "audience": chat_audience(p.channel, p.kind, plan.chat),
@@ -411,9 +404,9 @@ class ChannelService:
                 with self.store.transaction():
                     done = self.people.merge(p.namespace, p.person, p.into)
                     if p.dry_run:  # the same merge, its checks and its count, rolled back
-                        raise _Previewed(done)
-            except _Previewed as previewed:
-                return {**previewed.result, "dry_run": True}
+                        raise _TakenBack(done)
+            except _TakenBack as back:
+                return {**back.found, "dry_run": True}
             return done
 
         done = self.run_on_store(merge)
