@@ -109,6 +109,14 @@ class DaemonProcess:
         self.terminate(signal.SIGKILL)
 
 
+def template_workspace(path: Path) -> Path:
+    """A workspace made from workspace_template at ``path`` (its Markdown only), as `agentmemd init` lays it out."""
+    shutil.copytree(
+        REPO / "workspace_template", path, ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__")
+    )
+    return path
+
+
 @contextmanager
 def served_daemon(config: dict | None = None) -> Iterator[DaemonProcess]:
     """A real daemon process for a module's tests (its own temp dir, jobs off), stopped after."""

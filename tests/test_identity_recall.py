@@ -4,6 +4,7 @@ SOUL.md, IDENTITY.md and USER.md, and the pack's identity block for a request.""
 from __future__ import annotations
 
 import pytest
+from conftest import template_workspace
 
 pytestmark = pytest.mark.inprocess
 
@@ -377,15 +378,8 @@ def test_a_consolidated_pattern_is_no_relation_of_the_graph(nova):
 def test_a_user_named_in_spanish_is_named_in_the_graph(in_process, short_tmp):
     """Found writing USER.md in Spanish: "Nombre: Laia Puig" was not read as the user's name, so
     the graph said "the user vive en Girona"."""
-    import shutil
-    from pathlib import Path
 
-    ws = short_tmp / "ws"
-    shutil.copytree(
-        Path(__file__).resolve().parent.parent / "workspace_template",
-        ws,
-        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
-    )
+    ws = template_workspace(short_tmp / "ws")
     (ws / "USER.md").write_text(
         "# USER\n\nNombre: Laia Puig\n\n- vive en [[Girona]]\n- trabaja en [[Hospital Trueta]]\n"
     )

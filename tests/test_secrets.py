@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+from conftest import template_workspace
 
 from agentmemd.memory.safety.secrets import asked_kinds, kinds_in, mask
 
@@ -252,17 +253,10 @@ def test_consolidation_and_the_daily_log_write_no_secret_into_the_workspace(in_p
     """Two wifi passwords and two cards said alike became a consolidated pattern quoting them, which
     went whole into MEMORY.md (a person's file, synced and shared as files are) and onto
     `agentmemd consolidated`'s screen; the daily log's lines are the daemon's output too."""
-    import shutil
-    from pathlib import Path
 
     from agentmemd.daemon.cli import printers
 
-    ws = short_tmp / "ws"
-    shutil.copytree(
-        Path(__file__).resolve().parent.parent / "workspace_template",
-        ws,
-        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
-    )
+    ws = template_workspace(short_tmp / "ws")
     d = in_process({"clock": {"start": "2026-11-21T09:00:00Z"}}, fake_embedder=True, workspace=ws)
     said = [
         f"My spare Visa card is {CARDS[0]} for hotel bookings.",
@@ -391,15 +385,8 @@ def test_a_secret_in_an_identity_file_is_not_packed_through_the_identity_block(i
     """Found editing USER.md: "- banks with [[Sparebank 1]]: account IBAN ..., card ..." and
     "- [[home wifi]]: the wifi password is ..." were marked secrets, yet "Which bank do I use?"
     packed them whole in the pack's identity block, and `identity graph` listed them."""
-    import shutil
-    from pathlib import Path
 
-    ws = short_tmp / "ws"
-    shutil.copytree(
-        Path(__file__).resolve().parent.parent / "workspace_template",
-        ws,
-        ignore=shutil.ignore_patterns("__init__.py", "*.toml", "__pycache__"),
-    )
+    ws = template_workspace(short_tmp / "ws")
     (ws / "USER.md").write_text(
         "# USER\n\nName: Astrid\n\n"
         f"- banks with [[Sparebank 1]]: account IBAN NO93 8601 1117 947, card {CARDS[0]}\n"
