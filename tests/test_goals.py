@@ -247,3 +247,53 @@ def test_explain_shows_a_packs_goals_and_its_stages_after_the_log_is_written(d):
     for stage in ("lexical", "candidates", "rows", "query embedding", "scoring", "identity", "goals", "packing"):
         assert stages[stage] >= 0
     assert list(stages)[0] == "audience" and list(stages)[-1] == "log entry"
+
+
+def test_a_secret_in_a_goal_is_masked_unless_its_owner_asks_for_it(d):
+    """A goal that states a secret is packed (its block, a conversation's prefix) and listed with
+    the secret masked, as a memory holding one would be withheld; the owner asking for that kind
+    gets it whole, a group chat never."""
+    goal = d.call(
+        "goal.add",
+        {
+            "text": "Change the wifi password Tortuga$Lenta42 before the guests come",
+            "priority": "high",
+            "trigger": "guests",
+        },
+    )
+    lines = goals_block(pack(d, "the guests arrive tomorrow, what should I get ready?"))
+    assert lines == ["Change the wifi password ⁅password withheld⁆ before the guests come"]  # as a prompt writes it
+    asked = pack(d, "the guests are coming: what's the wifi password?")
+    assert goals_block(asked) == ["Change the wifi password Tortuga$Lenta42 before the guests come"]
+    assert asked["goals"] == [goal["id"]]
+    d.call("conversation.append", {"session": "s", "role": "user", "content": "The guests are coming, help me plan"})
+    ctx = d.call("conversation.context", {"session": "s", "budget_tokens": 3000})
+    assert "Tortuga$Lenta42" not in ctx["system"] and "password withheld" in ctx["system"]
+    assert "Tortuga$Lenta42" not in ctx["injected"]["newest_user_prefix"]
+    # The value repeated without the words that mark it ("Noted: …") is known again.
+    d.call("memory.add", {"content": "The wifi password is Tortuga$Lenta42", "type": "fact"})
+    d.call("goal.add", {"text": "Print Tortuga$Lenta42 on a card for the guests", "trigger": "guests"})
+    again = pack(d, "the guests arrive tomorrow, what should I get ready?")
+    assert "Tortuga$Lenta42" not in again["text"]
+    ingested = d.call(
+        "channels.ingest",
+        {
+            "channel": "telegram",
+            "chat_id": "telegram:42",
+            "kind": "group",
+            "tz": "UTC",
+            "messages": [{"sender": "Ana", "ts": "2026-11-20T11:00:00", "text": "Hi all", "line": 1}],
+        },
+    )
+    group = pack(d, "the guests are coming: what's the wifi password?", audience=ingested["audience"])
+    assert "Tortuga$Lenta42" not in group["text"] and group["goals"] == []
+
+
+def test_a_goal_listed_on_screen_masks_its_secret(d, capsys):
+    from agentmemd.daemon.cli.printers import human_goal
+
+    goal = d.call("goal.add", {"text": "Set the router password to Tortuga$Lenta42"})
+    d.call("goal.update", {"id": goal["id"], "note": "told Ana the password is Tortuga$Lenta42"})
+    human_goal(d.call("goal.get", {"id": goal["id"]}))
+    shown = capsys.readouterr().out
+    assert "Tortuga$Lenta42" not in shown and shown.count("[password withheld]") == 2

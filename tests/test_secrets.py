@@ -84,6 +84,9 @@ SAID = [
     ("de", "Personalausweisnummer 1234 5678 901", "1234 5678 901", "national_id"),
     ("fr", "jeton gitlab glpat-Ab3De6Gh9Jk2Mn5Pq8St", "glpat-Ab3De6Gh9Jk2Mn5Pq8St", "credential"),
     ("it", "SSN del collega americano 219-09-9999", "219-09-9999", "national_id"),
+    ("en", "I set the router password to Sommer2024! last night", "Sommer2024!", "password"),
+    ("de", "Hab das WLAN-Passwort Kaffee4Zwei gesetzt", "Kaffee4Zwei", "password"),
+    ("en", "remind me to reset the password tomorrow, the 2026 one expired", None, None),
 ]  # fmt: skip
 SECRETS = [(value, kind) for _, _, value, kind in SAID if value]
 UNRELATED = [

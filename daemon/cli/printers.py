@@ -270,9 +270,10 @@ def human_identity_node(result: dict[str, Any]) -> None:
 def human_goal(goal: dict[str, Any]) -> None:
     due = f", due {shown_time(goal['due'])}" if goal["due"] else ""
     trigger = f", when asked about {goal['trigger']!r}" if goal["trigger"] else ""
-    print(f"{goal['id']} [{goal['status']}, {goal['priority']}{due}{trigger}] {goal['text']}")
+    # a list on screen shows no secret (--json keeps the text as stored)
+    print(f"{goal['id']} [{goal['status']}, {goal['priority']}{due}{trigger}] {mask(goal['text'])}")
     for note in goal["notes"]:
-        print(f"    {shown_time(note['at'])} ({note['origin']}): {note['text']}")
+        print(f"    {shown_time(note['at'])} ({note['origin']}): {mask(note['text'])}")
 
 
 def human_goals(result: dict[str, Any]) -> None:

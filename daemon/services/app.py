@@ -184,7 +184,9 @@ class Services:
                 compute = lambda: provider.summarise(texts, namespace=namespace)  # noqa: E731
                 return cache.through(SUMMARISE, namespace, texts, compute, run_on_store=run_on_store).summary
 
-        goals = Goals(GoalTables(store), embedder, memories.clock, config.goals, memories.may_hear)
+        goals = Goals(
+            GoalTables(store), embedder, memories.clock, config.goals, memories.may_hear, memories.known_secrets.of
+        )
         memories.packing.blocks["goals"] = goals.block
         if indexer is not None:
             indexer.own(GoalsFile(goals))  # GOALS.md's task-list items are goals

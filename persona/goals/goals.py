@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -25,12 +25,14 @@ import numpy as np
 
 from agentmemd.memory.core.clock import Clock, format_time, parse_time
 from agentmemd.memory.core.config import GoalsConfig
+from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.core.errors import InvalidParams, NotFound
 from agentmemd.memory.core.models import GoalAddParams, GoalDoneParams, GoalListParams, GoalUpdateParams
 from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
+from agentmemd.memory.safety.secrets import asked_kinds, find_secrets, mask
 from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines
@@ -39,6 +41,13 @@ PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 AUDIENCE = "user"  # whose goals they are: heard where the user's own memories are
 STANDING_SHOWN = 5  # goals a conversation's stable prefix holds at most
 STANDING_HEADER = "# What you are working towards\n"
+
+
+def _shown_text(text: str, asked_for: set[str], known: Mapping[str, str]) -> str:
+    """A goal's text as a pack carries it: whole when every secret it holds is of a kind asked
+    for, else with its secrets masked (the goal still says what is to be done)."""
+    held = {s.kind for s in find_secrets(text, known)}
+    return text if held <= asked_for else mask(text, values=known)
 
 
 def new_goal_id() -> str:
@@ -53,8 +62,12 @@ class Goals:
         clock: Clock,
         config: GoalsConfig,
         may_hear: Callable[[str | None, str], bool],
+        known_secrets: Callable[[str], Mapping[str, str]] = lambda namespace: {},
     ):
         self.tables = tables
+        # A namespace's secret values said before (memory/safety/known_secrets.py): a goal that
+        # repeats one ("Change Tortuga$Lenta42 before Friday") holds it too.
+        self.known_secrets = known_secrets
         self.embedder = embedder
         self.clock = clock
         self.config = config
@@ -296,6 +309,10 @@ class Goals:
             return []
         soon = self._due_by()
         asked = set(content_words(query))
+        # A goal's secret is masked as a memory's would be withheld: shown only when the question
+        # asks for that kind of secret and its owner asks (the user's own conversation or none).
+        asked_for = asked_kinds(query) if listener in (None, USER) else set()
+        known = self.known_secrets(namespace)
         similarity = vectors @ np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         chosen = []
         for goal, sim in zip(goals, similarity.tolist()):
@@ -307,7 +324,7 @@ class Goals:
         for *_, goal in sorted(chosen):
             due = f" | due {_shown(goal['due'])}" if goal["due"] else ""
             label = f"goal | {goal['priority']}{due} | id={goal['id']}"
-            line = BlockLine(goal["id"], label, None, goal["text"])
+            line = BlockLine(goal["id"], label, None, _shown_text(goal["text"], asked_for, known))
             if used + line.tokens <= budget_tokens:
                 out.append(line)
                 used += line.tokens
@@ -326,8 +343,11 @@ class Goals:
         shown = (sorted(due, key=lambda g: g["due"]) + high)[:STANDING_SHOWN]
         if not shown:
             return "", []
+        known = self.known_secrets(namespace)  # the prefix answers no question: its secrets are masked
         lines = [
-            f"- {g['text']} ({g['priority']}" + (f", due {_shown(g['due'])}" if g["due"] else "") + f"; id {g['id']})"
+            f"- {mask(g['text'], values=known)} ({g['priority']}"
+            + (f", due {_shown(g['due'])}" if g["due"] else "")
+            + f"; id {g['id']})"
             for g in shown
         ]
         return STANDING_HEADER + "\n".join(lines), [g["id"] for g in shown]
