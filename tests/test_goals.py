@@ -25,6 +25,15 @@ def goals_block(pack: dict) -> list[str]:
     return [line.split("] ", 1)[1] for line in block.splitlines()[1:]]
 
 
+def group_chat(d, text: str) -> dict:
+    """A Telegram group's message, live: its chat's audience hears no goal of the user's."""
+    message = {"sender": "Ana", "ts": "2026-11-20T11:00:00", "text": text, "line": 1}
+    return d.call(
+        "channels.ingest",
+        {"channel": "telegram", "chat_id": "telegram:42", "kind": "group", "tz": "UTC", "messages": [message]},
+    )
+
+
 def pack(d, query: str, **more) -> dict:
     return d.call("context.pack", {"query": query, "budget_tokens": 800, **more})
 
@@ -167,16 +176,7 @@ def test_a_conversations_stable_prefix_holds_the_standing_goals_once(d):
     after = d.call("conversation.context", {"session": "s", "budget_tokens": 3000})
     assert "grant application" not in after["system"] and after["prefix_hash"] != ctx["prefix_hash"]
 
-    ingested = d.call(
-        "channels.ingest",
-        {
-            "channel": "telegram",
-            "chat_id": "telegram:42",
-            "kind": "group",
-            "tz": "UTC",
-            "messages": [{"sender": "Ana", "ts": "2026-11-20T11:00:00", "text": "Who fixes pipes here?", "line": 1}],
-        },
-    )
+    ingested = group_chat(d, "Who fixes pipes here?")
     heard = d.call("conversation.context", {"session": ingested["sessions"][0], "budget_tokens": 3000})
     assert ingested["audience"] == "group:telegram:42"
     assert "working towards" not in heard["system"] and "plumber" not in heard["system"]
@@ -275,16 +275,7 @@ def test_a_secret_in_a_goal_is_masked_unless_its_owner_asks_for_it(d):
     d.call("goal.add", {"text": "Print Tortuga$Lenta42 on a card for the guests", "trigger": "guests"})
     again = pack(d, "the guests arrive tomorrow, what should I get ready?")
     assert "Tortuga$Lenta42" not in again["text"]
-    ingested = d.call(
-        "channels.ingest",
-        {
-            "channel": "telegram",
-            "chat_id": "telegram:42",
-            "kind": "group",
-            "tz": "UTC",
-            "messages": [{"sender": "Ana", "ts": "2026-11-20T11:00:00", "text": "Hi all", "line": 1}],
-        },
-    )
+    ingested = group_chat(d, "Hi all")
     group = pack(d, "the guests are coming: what's the wifi password?", audience=ingested["audience"])
     assert "Tortuga$Lenta42" not in group["text"] and group["goals"] == []
 
