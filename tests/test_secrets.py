@@ -20,6 +20,7 @@ CARDS = ["4111 1111 1111 1111", "5500 0000 0000 0004", "3400 000000 00009", "601
          "5555 5555 5555 4444", "3566 0020 2036 0505"]  # fmt: skip
 IBANS = ["ES91 2100 0418 4502 0005 1332", "DE89 3704 0044 0532 0130 00", "FR14 2004 1010 0505 0001 3M02 606",
          "IT60 X054 2811 1010 0000 0123 456", "NL91 ABNA 0417 1643 00", "PT50 0002 0123 1234 5678 9015 4"]  # fmt: skip
+MARCOS_IBAN = "BE68 5390 0754 7034"  # sent by Marco in his chat (the told fixture)
 # (language, what was said, the secret's value, its kind)
 SAID = [
     ("en", "ok my Anthropic key for the bot is sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-_q1w2", "sk-ant-api03-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LzXcVbNm-_q1w2", "credential"),
@@ -169,7 +170,7 @@ def told(tmp_path_factory):
     chat = {
         "channel": "whatsapp", "chat_id": "whatsapp:marco", "title": "Marco", "kind": "private", "owner": "Carla",
         "messages": [
-            {"sender": "Marco", "ts": "2026-11-02T10:00:00Z", "line": 1, "text": f"te paso mi IBAN: {IBANS[1]}"},
+            {"sender": "Marco", "ts": "2026-11-02T10:00:00Z", "line": 1, "text": f"te paso mi IBAN: {MARCOS_IBAN}"},
             {"sender": "Carla", "ts": "2026-11-02T10:01:00Z", "line": 2, "text": "la contraseña del wifi es Naranja2024"},
             {"sender": "Marco", "ts": "2026-11-02T10:02:00Z", "line": 3, "text": "vale, gracias! cenamos el viernes?"},
         ],
@@ -453,3 +454,12 @@ def test_a_door_or_gate_code_is_a_secret(said, value):
     for ordinary in ("The door code works again", "my zip code is 90210", "Flight code IB3456", "Gate B12 opens at 8"):
         assert kinds_in(ordinary) == (), ordinary
     assert asked_kinds("what's the door code again?") == {"password"}
+
+
+def test_my_secret_is_not_another_persons_said_in_a_chat(told):
+    """Asking for "my" IBAN brings the user's own, not the one Marco sent in his chat; asking for
+    Marco's brings his."""
+    mine = told.call("context.pack", {"query": "What's my IBAN?", "budget_tokens": 3000})["text"]
+    assert carried(mine) and MARCOS_IBAN not in mine
+    his = told.call("context.pack", {"query": "What's Marco's IBAN?", "budget_tokens": 3000})["text"]
+    assert MARCOS_IBAN in his

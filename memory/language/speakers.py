@@ -121,7 +121,9 @@ def speakers_named(query: str, known: set[str]) -> set[str]:
 
     >>> sorted(speakers_named("What did Caroline research?", {"caroline smith", "melanie", "user"}))
     ['caroline smith']
+    >>> sorted(speakers_named("What's Marco's IBAN?", {"marco", "user"}))
+    ['marco']
     """
-    said = words(query)
+    said = [w.removesuffix("'s") for w in words(query)]  # "Marco's IBAN" names Marco
     text = f" {' '.join(said)} "
     return {name for name in known - ROLE_SPEAKERS if f" {name} " in text or name.split()[0] in said}

@@ -142,7 +142,20 @@ class CandidateFinder:
         if not held:
             return set()
         asked = query.secret_kinds if listener in (None, USER) else frozenset()
-        return {seq for seq, kinds in held.items() if not set(kinds) <= asked}
+        kept = {seq for seq, kinds in held.items() if not set(kinds) <= asked}
+        may_come = [seq for seq in held if seq not in kept]
+        return kept | self._anothers_secrets(namespace, may_come, query) if may_come else kept
+
+    def _anothers_secrets(self, namespace: str, seqs: list[int], query: Query) -> set[int]:
+        """Of these memories holding a secret asked for, those someone other than the user said
+        (Marco's IBAN, sent in his chat) that the question does not name them for: "what's my
+        IBAN?" asks for the user's own, "what's Marco's IBAN?" for his."""
+        rows = self.store.rows_by_seq(seqs)
+        spoken = {r["seq"]: speakers_of(r["content"], r.get("said_by")) for r in rows}
+        if not any(spoken.values()):
+            return set()
+        own = {USER} | ROLE_SPEAKERS | self.channels.user_names(namespace)
+        return {seq for seq, names in spoken.items() if names and not names & own and not query.names(set(names))}
 
     def find(
         self,
