@@ -422,3 +422,20 @@ def test_a_conversation_not_found_is_named_as_the_caller_named_it(in_process):
         d.call("conversation.context", {"session": "chat-1", "namespace": "alice"})
     assert "'chat-1'" in missing.value.message and "|" not in missing.value.message
     assert missing.value.data["session"] == "chat-1"
+
+
+def test_an_observation_the_prefix_has_no_room_for_is_packed_when_asked_about(in_process, small_conversation):
+    """A small budget shows few observations in the stable prefix (HIGH first, newest first); the
+    rest are memories still: a request about one brings its words in the pack. Compact mode leaves
+    the turns they cover out of the request on this (docs/proxy.md)."""
+    d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
+    stream(d, small_conversation, "s", range(1, 4), namespace="small")
+    wait_idle(d, "s", namespace="small")
+    d.call("conversation.observe", {"namespace": "small", "session": "s", "force": True, "wait": True})
+    observed = d.call("conversation.context", {"namespace": "small", "session": "s", "budget_tokens": 600})
+    assert observed["parts"]["unobserved_turns"] == 0 and observed["parts"]["observations"] > 20
+    assert "knee" not in observed["system"]  # no room for it
+    d.call("conversation.append", {"namespace": "small", "session": "s", "role": "user", "content": "what happened to Ben's knee?"})  # fmt: skip
+    asked = d.call("conversation.context", {"namespace": "small", "session": "s", "budget_tokens": 600})
+    assert "I hurt my knee on a trail run" in asked["injected"]["newest_user_prefix"]
+    assert asked["tokens"] <= 600
