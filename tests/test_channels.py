@@ -120,6 +120,21 @@ def test_people_get_merge_and_list(fake):
         fake.call("people.get", {"person": ana, "namespace": "p2"})  # another namespace's person
 
 
+def test_a_forgotten_message_is_no_longer_counted_as_the_persons(fake):
+    export = read_whatsapp(EXPORTS / "whatsapp_android_12h_mdy_group.txt")
+    ana = _ingest(fake, "f1", export)["people"]["Ana"]
+    before = fake.call("people.get", {"person": ana, "namespace": "f1"})["messages"]
+    fake.services.episodes.catch_up()
+    (flights,) = [
+        h for h in fake.call("memory.search", {"query": "Flights are booked", "namespace": "f1", "types": ["episode"]})["results"]
+        if "Flights are booked" in h["content"]
+    ]  # fmt: skip
+    fake.call("memory.forget", {"id": flights["id"], "namespace": "f1", "confirm": True})
+    assert fake.call("people.get", {"person": ana, "namespace": "f1"})["messages"] == before - 1
+    listed = {p["name"]: p for p in fake.call("people.list", {"namespace": "f1"})["people"]}
+    assert listed["Ana"]["messages"] == before - 1
+
+
 def test_bad_batches_are_refused_whole(fake):
     export = read_whatsapp(EXPORTS / "whatsapp_ios_dots.txt")
     messages = _messages(export)

@@ -89,7 +89,8 @@ class ChannelTables:
         """Live people (not merged away) with their message counts and last message time."""
         return self.store._rows(
             "SELECT p.id, p.name, p.created, "
-            "(SELECT count(*) FROM conversation_turns t WHERE t.person = p.id) AS messages, "
+            # a forgotten message's tombstone is no message (its time and speaker are kept for order)
+            "(SELECT count(*) FROM conversation_turns t WHERE t.person = p.id AND t.deleted IS NULL) AS messages, "
             "(SELECT min(ts) FROM conversation_turns t WHERE t.person = p.id) AS first_seen, "
             "(SELECT max(ts) FROM conversation_turns t WHERE t.person = p.id) AS last_seen "
             "FROM people p WHERE p.namespace = ? AND p.merged_into IS NULL ORDER BY p.name, p.id",
@@ -105,7 +106,8 @@ class ChannelTables:
 
     def person_stats(self, namespace: str, person: str) -> dict[str, Any]:
         messages, first, last = self.conn.execute(
-            "SELECT count(*), min(ts), max(ts) FROM conversation_turns WHERE namespace = ? AND person = ?",
+            "SELECT count(*) FILTER (WHERE deleted IS NULL), min(ts), max(ts) FROM conversation_turns "
+            "WHERE namespace = ? AND person = ?",
             (namespace, person),
         ).fetchone()
         return {"messages": messages, "first_seen": first, "last_seen": last}
