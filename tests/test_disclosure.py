@@ -311,3 +311,42 @@ def test_a_chat_id_given_without_its_channel_is_observed_and_kept_to_its_chat(in
     query = {"query": "Quillfeather Lane sister", "budget_tokens": 500}
     assert "Quillfeather" in d.call("context.pack", {**query, "audience": "group:society:book-club"})["text"]
     assert "Quillfeather" not in d.call("context.pack", {**query, "audience": "group:society:chess"})["text"]
+
+
+def test_a_turn_an_agent_appends_to_a_chats_session_is_of_that_chat(in_process):
+    """An agent recording its turns in a private chat's conversation (`conversation.append`, as
+    docs/conversations.md shows): the turns, their episodes and observations are heard in that
+    chat only, not in the user's own conversations (they were filed as the user's own)."""
+    d = in_process({}, fake_embedder=True)
+    got = d.call(
+        "channels.ingest",
+        {
+            "channel": "telegram",
+            "chat_id": "telegram:1002",
+            "kind": "private",
+            "tz": "UTC",
+            "title": "Leo",
+            "messages": [
+                {"sender": "Leo", "ts": "2026-11-22T16:00:00", "text": "Dad, can I tell you something?", "line": 1}
+            ],
+        },
+    )
+    (session,) = got["sessions"]
+    said = "I have a girlfriend called Clara, please don't tell anyone."
+    d.call("conversation.append", {"session": session, "role": "user", "content": said, "speaker": "Leo"})
+    d.call(
+        "conversation.append", {"session": session, "role": "assistant", "content": "Your secret about Clara is safe."}
+    )
+    stored = d.services.memories.store.conn.execute(
+        "SELECT audience, chat, person FROM conversation_turns WHERE session = ? ORDER BY seq", (session,)
+    ).fetchall()
+    assert {(a, c) for a, c, _ in stored} == {("private:telegram:1002", "telegram:1002")}
+    assert stored[1][2] == stored[0][2] is not None and stored[2][2] is None  # Leo, as his imported message's
+    d.services.episodes.catch_up()
+    d.call("conversation.observe", {"session": session, "force": True, "wait": True})
+    for audience in ("user", None):
+        found = d.call("memory.search", {"query": "Clara girlfriend", **({"audience": audience} if audience else {})})
+        heard = [h["content"] for h in found["results"] if "Clara" in h["content"]]
+        assert (heard == []) == (audience == "user"), (audience, heard)
+    chat = d.call("memory.search", {"query": "Clara girlfriend", "audience": "private:telegram:1002"})
+    assert any("Clara" in h["content"] for h in chat["results"])

@@ -374,6 +374,49 @@ def test_the_sessions_by_namespace_migration_renames_every_trace_outside_the_def
         migrated.close()
 
 
+def test_turns_appended_to_a_chats_session_before_are_moved_to_its_audience(tmp_path):
+    """m048: a turn an agent appended to a chat's session was filed as the user's own (no chat,
+    audience "user"); it and its episode take the session's chat and audience. A session of the
+    user's own keeps its turns as they are."""
+    import sqlean
+    import sqlite_utils
+
+    from agentmemd.memory.store.migrations import migrations
+
+    path = tmp_path / "old.db"
+    db = sqlite_utils.Database(sqlean.connect(str(path)))
+    migrations.apply(db, stop_before="m048_appended_turns_of_chats")
+    turn = {
+        "role": "user",
+        "speaker": "Leo",
+        "content": "hi",
+        "ts": "2024-01-01T00:00:00Z",
+        "tokens": 1,
+        "namespace": "default",
+    }
+    private = {"chat": "telegram:1002", "audience": "private:telegram:1002"}
+    for seq, session, episode, where in [(1, "leo", "m1", private), (2, "leo", "m2", {}), (3, "mine", "m3", {})]:
+        db["conversation_turns"].insert({"seq": seq, "session": session, "episode": episode, **turn, **where})
+    required = [
+        (name, kind)
+        for _, name, kind, notnull, default, pk in db.conn.execute("PRAGMA table_info(memories)")
+        if notnull and default is None and not pk and name not in ("id", "namespace", "source", "audience")
+    ]
+    filler = {name: 0 if kind.upper() in ("INTEGER", "REAL") else "x" for name, kind in required}
+    for mid, audience in [("m1", private["audience"]), ("m2", "user"), ("m3", "user")]:
+        db["memories"].insert({"id": mid, "namespace": "default", "source": "s", "audience": audience, **filler})
+    db.conn.commit()
+    db.conn.close()
+    migrated = Store(path, dim=DIM, model="test")
+    try:
+        turns = migrated.conn.execute("SELECT seq, chat, audience FROM conversation_turns ORDER BY seq").fetchall()
+        assert turns == [(1, *private.values()), (2, *private.values()), (3, None, "user")]
+        heard = dict(migrated.conn.execute("SELECT id, audience FROM memories").fetchall())
+        assert heard == {"m1": private["audience"], "m2": private["audience"], "m3": "user"}
+    finally:
+        migrated.close()
+
+
 @pytest.mark.parametrize("split", [False, True], ids=["one-scan", "two-halves"])
 def test_the_in_ram_index_finds_the_exact_neighbours_with_windows_a_skip_set_adds_and_removes(monkeypatch, split):
     """The in-RAM matrix's top memories are an exact scan's: each memory by its best window (the

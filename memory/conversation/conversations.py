@@ -135,17 +135,26 @@ class Conversations:
         digest = turn_digest(role, content)
         chain = chain_next(after or self.matcher.head_chain(session, namespace), digest)
         when = format_time(ts) if ts is not None else format_time(self.memories.clock.now())
+        # A turn added to a chat's session is of that chat, heard by its audience only, as the
+        # chat's imported or received messages are (filed as the user's own, Leo's private words
+        # reached the user's conversations); its speaker is the person who spoke so there before.
+        audience, chat = self.tables.origin(session)
+        spoken = speaker or role.capitalize()
+        person = self.tables.person_speaking(namespace, chat, spoken) if chat is not None else None
         row = {
             "session": session,
             "namespace": namespace,
             "role": role,
-            "speaker": speaker or role.capitalize(),
+            "speaker": spoken,
             "content": content,
             "ts": when,
             "tokens": count_tokens(content),
             "digest": digest,
             "chain": chain,
             "pending": int(pending),
+            "audience": audience,
+            "chat": chat,
+            "person": person,
         }
         return self.tables.add_turn(row)
 

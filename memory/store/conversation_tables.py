@@ -64,6 +64,15 @@ class ConversationTables:
                 return row[0], row[1]
         return "user", None
 
+    def person_speaking(self, namespace: str, chat: str, speaker: str) -> str | None:
+        """The person who last spoke in ``chat`` under the name ``speaker`` (None: nobody has)."""
+        row = self.store.conn.execute(
+            "SELECT person FROM conversation_turns WHERE namespace = ? AND chat = ? AND speaker = ? "
+            "AND person IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            (namespace, chat, speaker),
+        ).fetchone()
+        return row[0] if row else None
+
     def namespace_of(self, session: str) -> str | None:
         row = (
             self.store.conn.execute(
