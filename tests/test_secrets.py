@@ -88,6 +88,22 @@ SAID = [
     ("en", "I set the router password to Sommer2024! last night", "Sommer2024!", "password"),
     ("de", "Hab das WLAN-Passwort Kaffee4Zwei gesetzt", "Kaffee4Zwei", "password"),
     ("en", "remind me to reset the password tomorrow, the 2026 one expired", None, None),
+    ("en", "the new github token github_pat_11AB7CDEF0aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "github_pat_11AB7CDEF0aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789_AbCdEfGhIjKlMnOpQrStUvWxYz01234567", "credential"),
+    ("en", "stripe test key for staging sk_test_51Hq2c8LkdjfY7sPq0vXn3RtQ", "sk_test_51Hq2c8LkdjfY7sPq0vXn3RtQ", "credential"),
+    ("en", "Your verification code is 482913", "482913", "password"),
+    ("en", "PIN 6612 for the new card", "6612", "password"),
+    ("en", "CVV 731", "731", "card_number"),
+    ("en", "The kids' tablet IMEI is 490154203237518", None, None),
+    ("en", "My order 4532015112830366 was shipped", None, None),
+    ("en", "My PIN is blocked after three tries", None, None),
+    ("de", "Reisepassnummer C01X00T47", "C01X00T47", "passport"),
+    ("de", "Ihr Bestätigungscode lautet 905118", "905118", "password"),
+    ("de", "Mein Passwort ist abgelaufen, die IT schickt ein neues", None, None),
+    ("nl", "Mijn pincode is 4471", "4471", "password"),
+    ("nl", "De deurcode is 4455", "4455", "password"),
+    ("nl", "mijn BSN is 111222333", "111222333", "national_id"),
+    ("fr", "Numéro de commande 1234567812345670", None, None),
+    ("it", "Il codice della porta è 6677", "6677", "password"),
 ]  # fmt: skip
 SECRETS = [(value, kind) for _, _, value, kind in SAID if value]
 UNRELATED = [
@@ -463,3 +479,22 @@ def test_my_secret_is_not_another_persons_said_in_a_chat(told):
     assert carried(mine) and MARCOS_IBAN not in mine
     his = told.call("context.pack", {"query": "What's Marco's IBAN?", "budget_tokens": 3000})["text"]
     assert MARCOS_IBAN in his
+
+
+def test_a_word_after_my_pin_is_is_no_secret_and_a_plain_word_password_marks_nothing_else(in_process):
+    """ "My PIN is blocked" made "blocked" a known secret: the road blocked by snow was never packed
+    and was forgotten with the PIN memory. A password that is a plain word is a secret where it is
+    stated, and marks no other memory that uses the word."""
+    d = in_process({}, fake_embedder=True)
+    pin = d.call("memory.add", {"content": "My PIN is blocked after three tries", "type": "fact"})["id"]
+    road = d.call("memory.add", {"content": "The road to the airport is blocked by snow, take the train", "type": "fact"})["id"]  # fmt: skip
+    wifi = d.call("memory.add", {"content": "the wifi password is tangerine", "type": "fact"})["id"]
+    fruit = d.call("memory.add", {"content": "Leo ate a tangerine at breakfast", "type": "fact"})["id"]
+    marked = {m["id"] for m in d.call("memory.list", {"secrets": True})["items"]}
+    assert marked == {wifi}
+    assert road in {i["id"] for i in d.call("context.pack", {"query": "How do I get to the airport?", "budget_tokens": 300})["items"]}  # fmt: skip
+    preview = d.call("memory.forget", {"id": pin})
+    assert preview["also"] == []
+    d.call("memory.forget", {"id": wifi, "confirm": True})
+    assert d.call("memory.get", {"id": fruit})["content"] == "Leo ate a tangerine at breakfast"
+    assert d.call("memory.get", {"id": road})["id"] == road

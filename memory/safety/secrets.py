@@ -80,6 +80,27 @@ class Rule(NamedTuple):
     keywords: tuple[str, ...]
     kind: str
     check: Callable[[str], bool] | None
+    # Words that, said just before a match, make it something else ("IMEI 490154203237518", "order
+    # 4111111111111111": numbers that pass a card's Luhn check too).
+    not_after: re.Pattern[str] | None = None
+    # Words that, said between those and the match, make it the rule's again ("paid the order
+    # with my card 4111 …").
+    still_after: re.Pattern[str] | None = None
+
+
+def _words(words: list[str] | None) -> re.Pattern[str] | None:
+    return re.compile(r"(?i)(?<!\w)(?:" + "|".join(map(re.escape, words)) + r")(?!\w)") if words else None
+
+
+def _said_as_something_else(rule: Rule, text: str, start: int) -> bool:
+    """Whether one of the rule's ``not_after`` words comes just before ``start`` with none of its
+    ``still_after`` words after it: "IMEI 4901…" is no card, "the order, paid with my card 4111…" is."""
+    if rule.not_after is None:
+        return False
+    before = [m.end() for m in rule.not_after.finditer(text, max(0, start - NOT_AFTER_CHARS), start)]
+    if not before:
+        return False
+    return rule.still_after is None or not rule.still_after.search(text, before[-1], start)
 
 
 def luhn(text: str) -> bool:
@@ -108,7 +129,27 @@ def dni(text: str) -> bool:
     return number.isdigit() and _DNI_LETTERS[int(number) % 23] == compact[-1]
 
 
-CHECKS: dict[str, Callable[[str], bool]] = {"luhn": luhn, "iban": iban, "dni": dni}
+def stated(value: str) -> bool:
+    """Whether what follows "my PIN is" can be one: not a word that says how it is ("blocked",
+    "expired", "wrong", "abgelaufen"; secret_rules.toml's ``not_values``)."""
+    return value.lower().strip("!?¡¿") not in _not_values()
+
+
+@lru_cache(maxsize=1)
+def _not_values(path: Path = RULES_FILE) -> frozenset[str]:
+    return frozenset(tomllib.loads(path.read_text(encoding="utf-8"))["not_values"]["words"])
+
+
+def looks_made_up(value: str) -> bool:
+    """Whether a secret's value is unlike a word of the language: it holds a digit, a sign, or a
+    capital after its first letter ("Tortuga$Lenta42", "tangerine-47", "HunterHunter"), as the
+    values of keys, cards and numbers always do. Only such a value is looked for where it is
+    said again: a password that is a plain word ("sunshine") would make every memory using the
+    word a secret, and forgetting the password would take them all."""
+    return any(not c.isalpha() for c in value) or any(c.isupper() for c in value[1:])
+
+
+CHECKS: dict[str, Callable[[str], bool]] = {"luhn": luhn, "iban": iban, "dni": dni, "stated": stated}
 
 
 @lru_cache(maxsize=1)
@@ -122,6 +163,8 @@ def load_rules(path: Path = RULES_FILE) -> tuple[tuple[Rule, ...], dict[str, tup
             tuple(r["keywords"]),
             r["kind"],
             CHECKS[r["check"]] if "check" in r else None,
+            _words(r.get("not_after")),
+            _words(r.get("still_after")),
         )
         for r in data["rule"]
     )
@@ -134,6 +177,7 @@ def load_rules(path: Path = RULES_FILE) -> tuple[tuple[Rule, ...], dict[str, tup
 # A secret's value shorter than this is not looked for where it is said again: a four-digit PIN
 # repeated is any "4721" (a year, a street number); a password or a card number is not.
 REPEATED_LEAST = 6
+NOT_AFTER_CHARS = 30  # how far before a match a rule's ``not_after`` words are looked for
 REPEATED_RULE = "repeated"
 
 
@@ -143,7 +187,7 @@ def secret_values(text: str) -> dict[str, str]:
     return {
         text[s.start : s.end]: s.kind
         for s in find_secrets(text)
-        if s.end - s.start >= REPEATED_LEAST and s.rule != REPEATED_RULE
+        if s.end - s.start >= REPEATED_LEAST and s.rule != REPEATED_RULE and looks_made_up(text[s.start : s.end])
     }
 
 
@@ -162,7 +206,7 @@ def find_secrets(text: str, values: Mapping[str, str] | None = None) -> tuple[Se
     ``values``: secrets already known (secret_values of what else was said, value -> kind), found
     wherever they are repeated, as a word of their own."""
     found = repeated(text, values) if values else []
-    if len(text) < 8:  # nothing we look for is shorter
+    if len(text) < 7:  # nothing we look for is shorter ("CVV 731")
         return tuple(found)
     rules, _ = load_rules()
     lowered = text.lower()
@@ -173,6 +217,8 @@ def find_secrets(text: str, values: Mapping[str, str] | None = None) -> tuple[Se
             group = 1 if m.re.groups else 0
             value = m.group(group)
             if rule.check is not None and not rule.check(value):
+                continue
+            if _said_as_something_else(rule, text, m.start()):
                 continue
             found.append(Secret(rule.kind, m.start(group), m.end(group), rule.id))
     for plugin in PLUGINS:  # their own patterns, for the whole match (analyze_string yields a group)
