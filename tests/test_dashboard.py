@@ -210,6 +210,10 @@ def test_goals_are_added_shown_and_done_from_the_identity_page(world):
     done = client.post(f"/identity/goals/{goal['id']}/done", headers=headers)
     assert done.history[0].status_code == 303 and "No open goal." in done.text
     assert d.call("goal.list", {})["goals"] == []
+    # A goal's secret is masked on the page, as in every list.
+    d.call("goal.add", {"text": "Renew Netflix, the password is Fromage#Bleu88"})
+    page = client.get("/identity")
+    assert "Fromage#Bleu88" not in page.text and "[password withheld]" in page.text
 
 
 def test_bad_input_is_shown_on_the_page_and_changes_nothing(world):

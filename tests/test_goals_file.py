@@ -164,3 +164,31 @@ def test_a_goal_written_in_the_file_is_changed_there_not_by_a_door_and_a_dropped
     d.call("jobs.run", {"name": "goals_due"})  # the job that writes the daemon's section
     section = (ws / "GOALS.md").read_text()
     assert f"- ~~Learn the banjo~~ (dropped) `{dropped['id']}`" in section and "[x] Learn the banjo" not in section
+
+
+def test_a_goal_whose_secret_the_file_shows_masked_keeps_it_when_ticked_or_edited(in_process, ws):
+    """The daemon lists a door goal in GOALS.md with its secret masked; ticking the line, or
+    changing its priority, must not make "[iban withheld]" the goal's words."""
+    (ws / "GOALS.md").write_text("# GOALS\n")
+    d = in_process({"clock": {"start": START}}, fake_embedder=True, workspace=ws)
+    said = "Pay the landlord 950 EUR to IBAN ES91 2100 0418 4502 0005 1332 before the 5th"
+    rent = d.call("goal.add", {"text": said, "priority": "high"})
+    netflix = d.call("goal.add", {"text": "Renew the Netflix account, the password is Fromage#Bleu88", "priority": "medium"})  # fmt: skip
+    d.call("jobs.run", {"name": "goals_due"})
+    text = (ws / "GOALS.md").read_text()
+    assert "ES91" not in text and "Pay the landlord 950 EUR to IBAN [iban withheld] before the 5th" in text
+    edited = text.replace("- [ ] Pay the landlord", "- [x] Pay the landlord").replace("(medium)", "(high)")
+    assert edited.count("[x]") == 1 and "(high)" in edited.split("Netflix")[1][:80]
+    (ws / "GOALS.md").write_text(edited)
+    d.call("jobs.run", {"name": "goals_due"})  # the next write moves the edited lines out, above
+    d.call("workspace.sync")
+    got = {g["id"]: g for g in d.call("goal.list", {"status": "all"})["goals"]}
+    assert got[rent["id"]]["text"] == said and got[rent["id"]]["status"] == "done"
+    assert got[netflix["id"]]["text"] == netflix["text"] and got[netflix["id"]]["priority"] == "high"
+    # A line the person rewrote around the stand-in keeps the secret too.
+    d.call("jobs.run", {"name": "goals_due"})
+    text = (ws / "GOALS.md").read_text()
+    (ws / "GOALS.md").write_text(text.replace("Renew the Netflix account", "Renew the Netflix family plan"))
+    d.call("workspace.sync")
+    got = {g["id"]: g for g in d.call("goal.list", {"status": "all"})["goals"]}
+    assert got[netflix["id"]]["text"] == "Renew the Netflix family plan, the password is Fromage#Bleu88"

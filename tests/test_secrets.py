@@ -264,8 +264,12 @@ def test_the_clis_lists_of_turns_and_observations_show_no_secret(capsys):
                    "referenced_date": None, "relative_date": None, "status": "live", "replaced_by": None,
                    "id": "o1", "source_turns": [4], "memory_id": "m1"}  # fmt: skip
     printers.human_observations({"observations": [observation]})
+    # `memory packs` lists each pack's question: one can hold a card too.
+    asked = {"pack_id": "p1", "at": "2024-03-12T09:00:00Z", "namespace": "default", "chosen": 2, "tokens": 90,
+             "budget_tokens": 200, "query": f"is my new card {CARDS[0]} accepted at Lidl?"}  # fmt: skip
+    printers.human_packs({"total": 1, "packs": [asked]})
     shown = capsys.readouterr().out
-    assert CARDS[0] not in shown and shown.count("card number withheld") == 3
+    assert CARDS[0] not in shown and shown.count("card number withheld") == 4
     assert "--json shows them as stored" in shown
 
 

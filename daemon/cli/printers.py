@@ -69,7 +69,9 @@ def human_pack(result: dict[str, Any]) -> None:
 
 
 def human_explain(result: dict[str, Any]) -> None:
-    print(f"pack {result['pack_id']}  query={result['query']!r}  namespace={result['namespace']}  at {result['at']}")
+    print(
+        f"pack {result['pack_id']}  query={mask(result['query'])!r}  namespace={result['namespace']}  at {result['at']}"
+    )
     print(
         f"{result['tokens']}/{result['budget_tokens']} tokens, {len(result['chosen'])} chosen of {len(result['candidates'])} candidates"
     )
@@ -159,7 +161,7 @@ def human_packs(result: dict[str, Any]) -> None:
     print(f"{result['total']} packs logged")
     for p in result["packs"]:
         print(
-            f"{p['pack_id']}  {shown_time(p['at'], seconds=True)}  [{p['namespace']}] {p['chosen']} chosen, {p['tokens']}/{p['budget_tokens']}  {p['query'][:70]}"
+            f"{p['pack_id']}  {shown_time(p['at'], seconds=True)}  [{p['namespace']}] {p['chosen']} chosen, {p['tokens']}/{p['budget_tokens']}  {mask(p['query'])[:70]}"
         )
 
 

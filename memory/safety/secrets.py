@@ -298,3 +298,22 @@ def mask(text: str, known: str = "", values: Mapping[str, str] | None = None) ->
         out += [text[last : s.start], _shown(s.kind)]
         last = s.end
     return "".join(out) + text[last:]
+
+
+def unmask(shown: str, original: str, values: Mapping[str, str] | None = None) -> str:
+    """``shown``, a masked copy of ``original`` a person may have edited (a goal's line in GOALS.md),
+    with each stand-in given back the secret it stood for, in order, when they still pair up one
+    for one by kind: a tick or a new priority must not make "[iban withheld]" the goal's words.
+    ``shown`` as it is when they do not pair up (the person rewrote them)."""
+    stand_ins = list(MASKED.finditer(shown))
+    if not stand_ins:
+        return shown
+    secrets = [s for s in find_secrets(original, values) if not MASKED.fullmatch(original, s.start, s.end)]
+    kinds = [m.group(0)[1:-1] for m in stand_ins]
+    if len(secrets) != len(stand_ins) or kinds != [_shown(s.kind)[1:-1] for s in secrets]:
+        return shown
+    out, last = [], 0
+    for m, secret in zip(stand_ins, secrets):
+        out += [shown[last : m.start()], original[secret.start : secret.end]]
+        last = m.end()
+    return "".join(out) + shown[last:]

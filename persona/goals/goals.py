@@ -32,7 +32,7 @@ from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
-from agentmemd.memory.safety.secrets import asked_kinds, find_secrets, mask
+from agentmemd.memory.safety.secrets import asked_kinds, find_secrets, mask, unmask
 from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines
@@ -154,6 +154,7 @@ class Goals:
         file goal whose line is gone is dropped, with a note. ``vectors``: a line's text -> embedding."""
         at = format_time(self.clock.now())
         known = {g["id"]: g for g in self.tables.from_file(namespace, file)}
+        secrets = self.known_secrets(namespace)
         counts = {"added": 0, "changed": 0, "dropped": 0}
         matched: dict[int, dict[str, Any]] = {}
         for line in lines:
@@ -162,7 +163,7 @@ class Goals:
                 matched[line.line] = named
         taken = {g["id"] for g in matched.values()}
         for how in (
-            lambda g, ln: said_the_same(g["text"], ln.text),
+            lambda g, ln: said_the_same(g["text"], unmask(ln.text, g["text"], secrets)),
             lambda g, ln: g["source"] == f"{file} L{ln.line}",
             lambda g, ln: _reworded(g["text"], ln.text),
         ):
@@ -172,15 +173,18 @@ class Goals:
                     matched[line.line] = goal
                     taken.add(goal["id"])
         for line in lines:
+            goal = matched.get(line.line)
+            # The daemon writes a goal's secret masked into the file (owned_sections.py): the line's
+            # stand-ins are the goal's own secrets, not words the person wrote.
+            text = unmask(line.text, goal["text"], secrets) if goal is not None else line.text
             fields = {
-                "text": line.text,
+                "text": text,
                 "priority": line.priority,
                 "due": format_time(line.due) if line.due else None,
                 "trigger": line.trigger,
                 "status": "done" if line.done else "open",
                 "source": f"{file} L{line.line}",
             }
-            goal = matched.get(line.line)
             if goal is None:
                 goal_id = new_goal_id()
                 self.tables.insert(
