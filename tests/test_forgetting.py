@@ -497,3 +497,32 @@ def test_a_forgotten_workspace_item_stays_forgotten_while_its_line_is_unchanged(
     memory_md.write_text(memory_md.read_text().replace("XC40 charges", "XC40 now charges"))  # edited: theirs again
     d.call("workspace.sync", {})
     assert volvo() == ["Astrid's Volvo XC40 now charges overnight in the garage"]
+
+
+def test_forgotten_words_leave_the_database_files_at_once(in_process):
+    """Forgotten, the words were gone from every answer but still in agentmemd.db (the pages their
+    rows had used, the full-text indexes' old segments) and its WAL: a copy of the data dir gave
+    the wifi password back. They are in no file of the store once the forget is answered."""
+    d = in_process(fake_embedder=True)
+    value = "Kartoffel-Salat-77"
+    d.call("memory.add", {"content": "The balcony plants need water on Fridays", "type": "fact"})
+    said = f"Hey, I just moved into the new flat in Berlin. The wifi password is {value}, write it down."
+    d.call("conversation.append", {"session": "s", "role": "user", "content": said})
+    d.call("conversation.append", {"session": "s", "role": "assistant", "content": f"I have noted {value} for you."})
+    d.services.episodes.catch_up()
+    d.call("conversation.observe", {"session": "s", "force": True, "wait": True})
+    d.call("context.pack", {"query": "what's the wifi password?", "budget_tokens": 500})
+
+    def in_files() -> list[str]:
+        return [
+            f.name
+            for f in d.data_dir.iterdir()
+            if f.is_file() and any(v.encode() in f.read_bytes() for v in (value, value.lower(), "kartoffel"))
+        ]
+
+    assert in_files()  # what the check below looks for
+    (episode,) = [h for h in holding(d, "Kartoffel") if h["type"] == "episode" and "wifi" in h["content"]]
+    forgotten = d.call("memory.forget", {"id": episode["id"], "confirm": True})
+    assert forgotten["turns"] == 2 and forgotten["also"]  # the assistant's repeat, and its turn, went with it
+    assert in_files() == []
+    assert holding(d, "balcony")  # the rest stays

@@ -483,6 +483,10 @@ def test_my_secret_is_not_another_persons_said_in_a_chat(told):
     assert carried(mine) and MARCOS_IBAN not in mine
     his = told.call("context.pack", {"query": "What's Marco's IBAN?", "budget_tokens": 3000})["text"]
     assert MARCOS_IBAN in his
+    # Not asking for one's own: the IBAN someone sent is an answer ("the studio's door code" Ana
+    # gave the team is too).
+    sent = told.call("context.pack", {"query": "which IBAN should I transfer the dinner money to?", "budget_tokens": 3000})["text"]  # fmt: skip
+    assert MARCOS_IBAN in sent
 
 
 def test_a_word_after_my_pin_is_is_no_secret_and_a_plain_word_password_marks_nothing_else(in_process):

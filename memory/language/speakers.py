@@ -110,6 +110,17 @@ def said_by_assistant(names: frozenset[str]) -> bool:
     return bool(names & ASSISTANT_SPEAKERS)
 
 
+# "my card", "mi tarjeta", "meine Karte", "ma carte", "il mio conto", "mijn pas": the asker's own.
+_ASKERS_OWN = frozenset(
+    "my mine mi mis mío mía mein meine meinen meinem meiner meines mon ma mes meu minha meus minhas mijn mio mia miei mie".split()
+)
+
+
+def asks_about_own(query: str) -> bool:
+    """Does the question ask about something of the asker's own ("what's my IBAN?")?"""
+    return not _ASKERS_OWN.isdisjoint(words(query))
+
+
 def asks_for_the_assistant(query: str) -> bool:
     """Does the question ask what the assistant said?"""
     return bool(_ASKS_ASSISTANT.search(query))

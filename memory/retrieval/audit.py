@@ -192,6 +192,7 @@ class MemoryAudit:
         unwritten = self.memories.pack_log.discard_holding(set(plan.every))
         with self.memories.store.transaction():
             lineage.write(plan, vectors, format_time(self.memories.clock.now()), unwritten_packs=unwritten)
+        self.memories.store.scrub(plan.chains[0][-1]["namespace"])
 
     def forget_result(self, p: ForgetParams, plan: LineagePlan, counted: dict[str, Any], **more: Any) -> ForgetResult:
         chain, others = plan.chains[0], plan.chains[1:]

@@ -26,7 +26,7 @@ from agentmemd.memory.core.text import fold
 from agentmemd.memory.core.vocabulary import EPISODE, IDENTITY_TYPES
 from agentmemd.memory.language.dates import said_on
 from agentmemd.memory.language.slots import AGENT, SELF
-from agentmemd.memory.language.speakers import ROLE_SPEAKERS, agent_name, said_by_assistant, speakers_of
+from agentmemd.memory.language.speakers import ROLE_SPEAKERS, agent_name, asks_about_own, said_by_assistant, speakers_of
 from agentmemd.memory.language.word_forms import other_forms, regular_stem
 from agentmemd.memory.retrieval.constraints import CONSTRAINT_PHRASES, states_constraint
 from agentmemd.memory.retrieval.currency import Filler, newest_fillers
@@ -144,12 +144,15 @@ class CandidateFinder:
         asked = query.secret_kinds if listener in (None, USER) else frozenset()
         kept = {seq for seq, kinds in held.items() if not set(kinds) <= asked}
         may_come = [seq for seq in held if seq not in kept]
-        return kept | self._anothers_secrets(namespace, may_come, query) if may_come else kept
+        if may_come and asks_about_own(query.text):
+            kept |= self._anothers_secrets(namespace, may_come, query)
+        return kept
 
     def _anothers_secrets(self, namespace: str, seqs: list[int], query: Query) -> set[int]:
         """Of these memories holding a secret asked for, those someone other than the user said
         (Marco's IBAN, sent in his chat) that the question does not name them for: "what's my
-        IBAN?" asks for the user's own, "what's Marco's IBAN?" for his."""
+        IBAN?" asks for the user's own, "what's Marco's IBAN?" for his ("what's the studio's door
+        code?", which Ana gave the team, is no one's own: it comes)."""
         rows = self.store.rows_by_seq(seqs)
         spoken = {r["seq"]: speakers_of(r["content"], r.get("said_by")) for r in rows}
         if not any(spoken.values()):

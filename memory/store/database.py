@@ -201,6 +201,9 @@ class Store:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(f"PRAGMA synchronous={synchronous}")
         conn.execute("PRAGMA foreign_keys=ON")
+        # What is deleted is overwritten with zeros, not left in free pages: forgotten words leave
+        # the file (docs/forgetting.md), as the FTS5 tables' 'secure-delete' takes them from the index.
+        conn.execute("PRAGMA secure_delete=ON")
         self._writer = conn
         self._writer_db = sqlite_utils.Database(conn)
         self._local = threading.local()  # a reader thread's connection, while it reads
@@ -487,6 +490,23 @@ class Store:
         """Those of ``owners`` whose store is still open. On SQLite one daemon at a time opens a
         data dir (its lock), so any owner but this one is gone."""
         return owners & {self.owner}
+
+    def scrub(self, namespace: str) -> None:
+        """After a forget, the forgotten words in no file: the full-text indexes of the namespace's
+        memories and of the turns merged (FTS5's 'secure-delete' takes a deleted row's entries out,
+        but a word's key can stay in a segment's page until a merge: ~25 ms at 40,000 memories), and
+        the WAL folded into the database file and cut to nothing (secure_delete zeroed the pages the
+        rows had used). Best effort: a reader holding an older snapshot leaves the WAL for the next
+        checkpoint, which SQLite runs on its own."""
+        try:
+            with self.transaction():
+                for table in (self._fts_table(namespace), "conversation_turns_fts"):
+                    if table is not None:
+                        self.conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            with self._lock:
+                self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlean.DatabaseError as exc:
+            log.warning("the forgotten words' old pages were not cleared yet", extra={"error": str(exc)})
 
     def _before_close(self) -> None:
         """Fold the WAL into the database file, so a closed store is one file. On a full disk it

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import secrets
 
+import sqlite_utils
+
 MEMORY_COLUMNS = """
     id TEXT NOT NULL UNIQUE,
     namespace TEXT NOT NULL,
@@ -60,3 +62,16 @@ def create_namespace_fts(db, number: int) -> None:
         f"CREATE VIRTUAL TABLE {namespace_fts_table(number)} USING fts5("
         "text, context, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')"
     )
+    fts_secure_delete(db, namespace_fts_table(number))
+
+
+def fts_secure_delete(db, table: str) -> None:
+    """A row deleted from the FTS5 table leaves its index at once, no delete marker left beside
+    its words until a merge (SQLite 3.42's 'secure-delete'): forgotten words leave the file."""
+    db.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('secure-delete', 1)")
+
+
+def on_sqlite(db) -> bool:
+    """Whether a migration's ``db`` is SQLite's (on PostgreSQL it is the store's rewriting one, and
+    SQLite's own tables, FTS5's, are not there)."""
+    return isinstance(db, sqlite_utils.Database)

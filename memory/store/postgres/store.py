@@ -357,6 +357,10 @@ class PostgresStore(Store):
     def _before_close(self) -> None:
         pass  # the server keeps what was committed
 
+    def scrub(self, namespace: str) -> None:
+        """Nothing here: a deleted row's old version stays in the table's pages until the server's
+        autovacuum reclaims them (docs/postgres.md)."""
+
     def applied_migrations(self) -> list[str]:
         return applied_migrations(self.conn.raw)
 
