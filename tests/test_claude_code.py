@@ -142,6 +142,16 @@ def test_a_real_transcript_reads_as_the_prompt_and_the_reply_without_the_tool_wo
     assert lagging[-1] == ("assistant", "Running a command.\n\nFAKE-REPLY-2\n\nAnd one more thing.")
 
 
+def test_a_compactions_summary_is_no_turn_of_the_persons():
+    """Claude Code 2.1.332 after `/compact`: the summary it writes as a user message for the model
+    ("This session is being continued from a previous conversation…", isCompactSummary) was stored
+    as the person's words, and came back in packs."""
+    turns = turns_of(DATA / "transcript-2.1.332-compacted.jsonl")
+    assert [r for r, _ in turns] == ["user", "assistant"] * 4
+    assert not [t for _, t in turns if "continued from a previous conversation" in t]
+    assert turns[-2:] == [("user", "question after compact"), ("assistant", "After compact reply.")]
+
+
 def test_the_hooks_answer_with_a_pack_and_keep_the_session_once(tmp_path, module_daemon):
     transcript = tmp_path / "session.jsonl"
     transcript.write_text((DATA / "transcript-2.1.332.jsonl").read_text())

@@ -74,6 +74,9 @@ def _entry(line: str) -> dict[str, Any] | None:
         return None
     if entry.get("isSidechain") or entry.get("isMeta") or not isinstance(entry.get("message"), dict):
         return None
+    # A compaction's summary, written as a user message for the model: nobody typed it.
+    if entry.get("isCompactSummary") or entry.get("isVisibleInTranscriptOnly"):
+        return None
     return entry
 
 
