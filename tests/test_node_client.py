@@ -105,6 +105,20 @@ def test_the_node_client_finds_the_socket_the_cli_finds(node, tmp_path):
         {**base, "XDG_CONFIG_HOME": str(tmp_path / "cfg")},
         str(home / ".agentmemd" / "agentmemd.sock"),
     )
+    # The socket the service's own file names, whatever this shell's $XDG_RUNTIME_DIR (sudo, su
+    # and cron set another or none): the Node client looked only where this shell's would put it.
+    served = tmp_path / "service run" / "agentmemd" / "agentmemd.sock"  # a space: a quoted word
+    detached.write_text(json.dumps({"argv": ["/usr/bin/agentmemd", "serve", "--socket", str(served)]}))
+    check("a detached service's own socket, not there yet", {**base, "XDG_RUNTIME_DIR": str(runtime)}, str(served))
+    served.parent.mkdir(parents=True)
+    served.touch()
+    check("a detached service's own socket", {**base, "XDG_RUNTIME_DIR": str(tmp_path / "other")}, str(served))
+    detached.unlink()
+    unit.write_text(
+        "[Service]\nExecStart=/usr/bin/agentmemd serve --data-dir /d/100%%25 --socket "
+        + '"' + str(served) + '"' + "\n"
+    )  # fmt: skip
+    check("a unit's own socket", base, str(served))
 
 
 def test_a_turn_is_stored_and_digested_as_the_python_side_does(node):
