@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from agentmemd.daemon.cli.main import cli
-from agentmemd.daemon.services.access import OPEN_METHODS, WORKSPACE_METHODS
+from agentmemd.daemon.services.access import LISTENING_METHODS, OPEN_METHODS, WORKSPACE_METHODS, listens
 from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.daemon.socket.methods import build_methods
 
@@ -141,6 +141,61 @@ def test_a_scoped_token_reaches_only_its_namespaces_and_cannot_widen_itself(in_p
     assert d.call("stats", {})["namespaces"] == ["alice", "alice-work", "bob"]
 
 
+def test_a_token_that_hears_one_audience_reads_only_what_it_may_hear(in_process):
+    """A household: Leo's bot door has a token that hears Leo's private chat only. Its search,
+    pack, person and turn search are run for that audience (another audience is refused), and
+    every method that reads or changes what other audiences hear is refused: a memory by id, the
+    persona, the identity graph, observations, transcripts, sharing. Without it, a scoped token's
+    call that named no audience heard every private chat of its namespace."""
+    d = in_process({"clock": {"start": "2026-03-01T09:00:00Z"}}, fake_embedder=True)
+
+    def chat(chat_id: str, kind: str, sender: str, text: str) -> dict:
+        message = {"sender": sender, "ts": "2026-03-01T08:00:00", "text": text, "line": 1}
+        return d.call(
+            "channels.ingest",
+            {"channel": "telegram", "chat_id": chat_id, "kind": kind, "tz": "UTC", "messages": [message]},
+        )
+
+    leo = chat("telegram:1002", "private", "Leo", "I failed my chemistry exam, don't tell mum")
+    chat("telegram:1003", "private", "Marta", "I'm pregnant! Nobody knows yet, not even the kids")
+    d.call("memory.add", {"content": "The family dinner is on Sundays at 7", "type": "fact", "audience": "shared"})
+    d.services.episodes.catch_up()
+    created = d.call("access.tokens.create", {"name": "leo-bot", "namespaces": ["default"], "hears": leo["audience"]})
+    assert created["hears"] == "private:telegram:1002"
+    bot = d.connect(created["secret"])
+    assert bot.call("auth", {"token": created["secret"]})["hears"] == leo["audience"]
+
+    found = " ".join(h["content"] for h in bot.call("memory.search", {"query": "pregnant exam dinner"})["results"])
+    assert "chemistry" in found and "dinner" in found and "pregnant" not in found
+    packed = bot.call("context.pack", {"query": "any news? pregnant? exam?", "budget_tokens": 500})["text"]
+    assert "chemistry" in packed and "pregnant" not in packed
+    turns = bot.call("conversation.search", {"query": "pregnant"})["turns"]
+    assert turns == []
+    err = _refused(bot, "memory.search", {"query": "pregnant", "audience": "private:telegram:1003"})
+    assert "hears only 'private:telegram:1002'" in err.message
+    _refused(bot, "context.pack", {"query": "news", "budget_tokens": 300, "audience": "user"})
+    marta = next(m for m in d.call("memory.list", {"contains": "pregnant"})["items"])
+    for method, params in [
+        ("memory.get", {"id": marta["id"]}),
+        ("memory.list", {}),
+        ("persona.get", {}),
+        ("identity.graph", {}),
+        ("observations.list", {}),
+        ("chats.list", {}),
+        ("memory.share", {"id": marta["id"], "audience": "shared"}),
+        ("memory.add", {"content": "x", "type": "fact"}),
+        ("conversation.turns", {"session": leo["sessions"][0]}),
+    ]:
+        err = _refused(bot, method, params)
+        assert "hears only" in err.message and "memory.search, context.pack" in err.message, method
+    assert d.call("memory.get", {"id": marta["id"]})["audience"] == "private:telegram:1003"  # nothing changed
+    # The names the refusal gives are the methods it lets through.
+    methods = build_methods(d.services)
+    assert {name for name, m in methods.items() if listens(m.params)} == set(LISTENING_METHODS)
+    with pytest.raises(RpcCallError, match="hears: String should match pattern"):  # "shared" is no listener
+        d.call("access.tokens.create", {"name": "bad", "namespaces": ["default"], "hears": "shared"})
+
+
 def test_a_failed_auth_leaves_no_access_until_a_valid_token(in_process):
     d = in_process(fake_embedder=True)
     d.call("memory.add", {"content": "The owner's note.", "type": "fact"})
@@ -159,6 +214,7 @@ def test_a_failed_auth_leaves_no_access_until_a_valid_token(in_process):
         "token": "door",
         "namespaces": ["door"],
         "default_namespace": "door",
+        "hears": None,  # every audience
     }
     assert conn.call("memory.search", {"query": "note"})["results"] == []
 

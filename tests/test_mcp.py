@@ -324,6 +324,19 @@ def test_an_mcp_host_hears_what_the_users_own_conversations_may_unless_it_names_
             assert "audience" in _error_text(
                 await client.call_tool("memory_search", {"query": "x", "audience": "everyone"})
             )
+        # A door serving Ana's chat with a token that hears it alone: her chat by default, and
+        # nothing of another audience whatever the host asks.
+        ana = d.call(
+            "access.tokens.create", {"name": "ana-bot", "namespaces": ["default"], "hears": "private:telegram:2002"}
+        )["secret"]
+        async with _stdio(d.socket, "--token", ana) as client:
+            heard = _data(await client.call_tool("memory_search", {"query": "Ana Oceanarium coffee"}))
+            assert [h["content"] for h in heard["results"]] == ["Ana is secretly applying to the Oceanarium."]
+            pack = _text(await client.call_tool("context_pack", {"query": "coffee", "budget_tokens": 300}))
+            assert "flat white" not in pack
+            asked = {"query": "coffee", "budget_tokens": 300, "audience": "user"}
+            assert "hears only" in _error_text(await client.call_tool("context_pack", asked))
+            assert "hears only" in _error_text(await client.call_tool("persona_get", {}))
 
     anyio.run(main)
 

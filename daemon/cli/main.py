@@ -1334,15 +1334,23 @@ def token() -> None:
     "--namespace", "namespaces", multiple=True, help="A namespace it may use (repeat; the first is its default)."
 )
 @click.option("--all", "every", is_flag=True, help="Every namespace: as strong as the socket itself.")
-def token_create(name: str, namespaces: tuple[str, ...], every: bool) -> None:
+@click.option(
+    "--hears",
+    metavar="AUDIENCE",
+    help="Only what this conversation's audience may hear (a chat's, e.g. private:telegram:1002, or user): "
+    "its calls are then search, pack, person get and chat messages, for that audience.",
+)
+def token_create(name: str, namespaces: tuple[str, ...], every: bool, hears: str | None) -> None:
     """Create a token; its secret is printed once and only its SHA-256 is kept.
 
     \b
         agentmemd token create alice-mcp --namespace alice
+        agentmemd token create leo-bot --namespace default --hears private:telegram:1002
     """
     if every == bool(namespaces):
         fail("token create needs --namespace NS (repeatable) or --all, not both", 2)
-    call("access.tokens.create", {"name": name, "namespaces": None if every else list(namespaces)})
+    params = {"name": name, "namespaces": None if every else list(namespaces)}
+    call("access.tokens.create", params | ({"hears": hears} if hears else {}))
 
 
 @token.command("list")

@@ -397,6 +397,8 @@ def human_tokens(result: dict[str, Any]) -> None:
         print("no access tokens (agentmemd token create NAME --namespace NS)")
     for t in result["tokens"]:
         reach = "every namespace" if t["namespaces"] is None else ", ".join(t["namespaces"])
+        if t.get("hears"):
+            reach += f" (hears {t['hears']} only)"
         state = f"revoked {t['revoked']}" if t["revoked"] else "live"
         used = t.get("last_used")
         last = f"last {t['last_method']} via {t['last_door']} {shown_time(used)}" if used else "never used"

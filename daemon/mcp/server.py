@@ -37,6 +37,7 @@ from agentmemd.daemon.doors.tokens import bearer_token
 from agentmemd.daemon.socket.client import DaemonUnavailable, RpcCallError, call_once, jsonable
 from agentmemd.daemon.socket.methods import METHODS, Declared
 from agentmemd.daemon.socket.rpc import validation_problems
+from agentmemd.memory.core.disclosure import USER
 from agentmemd.memory.core.models import (
     AddParams,
     AppendParams,
@@ -155,6 +156,11 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
+def _heard_by_default(scope: dict[str, Any] | None, params: dict[str, Any]) -> dict[str, Any]:
+    """A call for a conversation that named none: the audience the token hears, else the user's own."""
+    return {**params, "audience": (scope or {}).get("hears") or USER}
+
+
 class DaemonDoor:
     """Calls the daemon for one tool, resource or prompt; its refusals become MCP errors."""
 
@@ -163,9 +169,17 @@ class DaemonDoor:
         self.token = token
         self.timeout = timeout
 
-    def call(self, ctx: Context | None, method: str, params: dict[str, Any], error=ToolError) -> Any:
+    def call(
+        self, ctx: Context | None, method: str, params: dict[str, Any], error=ToolError, *, heard: bool = False
+    ) -> Any:
+        """``heard``: the call is for a conversation's audience; left out, it is the one the token
+        hears (a door serving one person of a household), else the user's own: an MCP host is the
+        user's own agent unless it says whose conversation it serves (memory/core/disclosure.py)."""
+        scoped = _heard_by_default if heard and "audience" not in params else None
         try:
-            return call_once(self.socket_path, method, params, token=_bearer(ctx) or self.token, timeout=self.timeout)
+            return call_once(
+                self.socket_path, method, params, token=_bearer(ctx) or self.token, timeout=self.timeout, scoped=scoped
+            )
         except RpcCallError as exc:  # the daemon's message names the bad argument
             raise error(exc.message) from None
         except DaemonUnavailable as exc:
@@ -230,8 +244,9 @@ Audience = _arg(
     SearchParams,
     "audience",
     "Whose conversation this is for: 'user' (the user's own, the default), or a chat's audience "
-    "('private:telegram:2002', 'group:slack:C01GEN'); only what it may hear comes back.",
-    non_null=True,
+    "('private:telegram:2002', 'group:slack:C01GEN'); only what it may hear comes back. Left out, "
+    "a token that hears one audience is taken at its word.",
+    optional=True,
 )
 Priority = _arg(AddParams, "priority", "0..1; raised to the type's floor.", optional=True)
 
@@ -284,7 +299,7 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         namespace: Namespace = None,
         types: Annotated[list[MemoryType] | None, Field(description="Only these memory types.")] = None,
         include_archived: Annotated[bool, Field(description="Also search archived memories.")] = False,
-        audience: Audience = "user",
+        audience: Audience = None,
         with_scores: Annotated[
             bool, Field(description="Also each hit's score, ranking signals, tier and source.")
         ] = False,
@@ -294,7 +309,7 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         params = _params(
             query=query, k=k, namespace=namespace, types=types, include_archived=include_archived, audience=audience
         )
-        found = door.call(ctx, "memory.search", params)
+        found = door.call(ctx, "memory.search", params, heard=True)
         return found if with_scores else {"results": [_lean_hit(h) for h in found["results"]]}
 
     @_tool(tools, title="Get one memory", annotations=READ)
@@ -387,7 +402,7 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         ctx: Context,
         budget_tokens: _arg(PackParams, "budget_tokens", "The most tokens this reply may use.") = 800,
         namespace: Namespace = None,
-        audience: Audience = "user",
+        audience: Audience = None,
     ) -> str:
         """The Memory Pack: the memories that matter for this query, ranked (relevance, priority,
         recency, use) and packed within budget_tokens, this whole reply included. Put it in your
@@ -395,7 +410,7 @@ def _memory_tools(tools: list[Tool], door: DaemonDoor) -> None:
         trailer = budget_tokens > 2 * PACK_TRAILER_TOKENS  # below, the pack alone (a tiny one)
         budget = budget_tokens - PACK_TRAILER_TOKENS if trailer else budget_tokens
         params = _params(query=query, budget_tokens=budget, namespace=namespace, audience=audience)
-        return _pack_text(door.call(ctx, "context.pack", params), trailer, budget_tokens)
+        return _pack_text(door.call(ctx, "context.pack", params, heard=True), trailer, budget_tokens)
 
 
 def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:

@@ -11,6 +11,13 @@ on every request of the connection is admitted, or refused, against the token's 
     access.admit(scope, "memory.search", SearchParams(query="coffee"))   # namespace -> "alice"
     access.admit(scope, "memory.search", SearchParams(query="x", namespace="bob"))  # Forbidden
 
+A token may also hear one audience only (``hears``: a chat's, or the user's own): a door serving
+one person of a household reads what that person's conversation may hear, and nothing else. Its
+calls are the open methods and those whose ``audience`` names a listener (memory.search,
+context.pack, people.get, conversation.search), run for its audience; every other method reads or
+changes what other audiences hear (a memory by id, the persona, the identity graph, a transcript),
+and is refused.
+
 A scoped request that names no namespace goes to the token's first namespace. Methods that act
 on every namespace at once (sweep, jobs, costs, the clock) stay the owner's. A failed `auth`
 leaves the connection with no access at all, so a door that ignores the error fails closed.
@@ -28,11 +35,13 @@ import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
 
 from agentmemd.memory.core.clock import Clock, format_time
+from agentmemd.memory.core.disclosure import Listener
 from agentmemd.memory.core.errors import Conflict, Forbidden, NotFound
 from agentmemd.memory.core.models import AddManyParams, AuthParams, TokenCreateParams, TokenNameParams
 from agentmemd.memory.store.access_tables import AccessTables
@@ -46,6 +55,19 @@ OPEN_METHODS = frozenset({"health", "clock.now", "auth"})
 WORKSPACE_METHODS = frozenset({"workspace.status", "workspace.read"})
 # How often a token's last use is written down at most (it is noted in memory on every call).
 USE_WRITE_SECONDS = 60.0
+
+
+# The methods a token that hears one audience may call, beside the open ones (listens() is the rule;
+# this names them in its refusal and the docs, and tests/test_access.py checks the two agree).
+LISTENING_METHODS = ("memory.search", "context.pack", "people.get", "conversation.search")
+
+
+@lru_cache(maxsize=None)
+def listens(params: type[BaseModel]) -> bool:
+    """Whether ``params`` has an ``audience`` that names the listener a call is for (disclosure.py's
+    Listener): such a call reads only what that audience may hear."""
+    field = params.model_fields.get("audience")
+    return field is not None and field.annotation == (Listener | None)
 
 
 def owner_only(method: str, params: type[BaseModel]) -> bool:
@@ -63,6 +85,7 @@ class Scope:
     name: str
     namespaces: tuple[str, ...] | None
     by_token: bool = True  # False: the owner's socket, or a connection whose auth failed
+    hears: str | None = None  # the one audience it may hear; None: every one
 
     @property
     def everything(self) -> bool:
@@ -76,6 +99,7 @@ class Scope:
             "token": self.name,
             "namespaces": None if self.namespaces is None else list(self.namespaces),
             "default_namespace": self.namespaces[0] if self.namespaces else None,
+            "hears": self.hears,
         }
 
 
@@ -108,8 +132,15 @@ class AccessService:
             raise Conflict(f"a token named {p.name!r} already exists (revoked ones keep their name)")
         secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
         created = format_time(self.clock.now())
-        self.tables.add(p.name, _sha256(secret), p.namespaces, created)
-        return {"name": p.name, "namespaces": p.namespaces, "created": created, "revoked": None, "secret": secret}
+        self.tables.add(p.name, _sha256(secret), p.namespaces, created, p.hears)
+        return {
+            "name": p.name,
+            "namespaces": p.namespaces,
+            "created": created,
+            "revoked": None,
+            "hears": p.hears,
+            "secret": secret,
+        }
 
     def list(self) -> dict[str, Any]:
         """Every token, with its last use: the noted one where it is newer than the written one."""
@@ -138,7 +169,7 @@ class AccessService:
         if row is None:
             raise Forbidden("auth failed: unknown or revoked token; this connection now has no access")
         namespaces = row["namespaces"]
-        return Scope(row["name"], None if namespaces is None else tuple(namespaces))
+        return Scope(row["name"], None if namespaces is None else tuple(namespaces), hears=row["hears"])
 
     # ---- last use ------------------------------------------------------------------------------
 
@@ -180,10 +211,28 @@ class AccessService:
             return params
         if owner_only(method, type(params)):
             raise Forbidden(f"{method} acts on every namespace; token {scope.name!r} may not call it")
+        if scope.hears is not None:
+            params = self._heard(scope, method, params)
         if isinstance(params, AddManyParams):
             items = [self._namespaced(scope, method, item) for item in params.items]
             return params.model_copy(update={"items": items})
         return self._namespaced(scope, method, params)
+
+    @staticmethod
+    def _heard(scope: Scope, method: str, params: BaseModel) -> BaseModel:
+        """The params of a token that hears one audience: run for that audience, or Forbidden."""
+        if method in WORKSPACE_METHODS or not listens(type(params)):
+            raise Forbidden(
+                f"{method}: token {scope.name!r} hears only {scope.hears!r}, and {method} reads or changes what "
+                f"other audiences hear; it may call {', '.join(LISTENING_METHODS)}",
+                {"hears": scope.hears},
+            )
+        given = getattr(params, "audience", None)
+        if given is not None and given != scope.hears:
+            raise Forbidden(
+                f"{method}: token {scope.name!r} hears only {scope.hears!r}, not {given!r}", {"hears": scope.hears}
+            )
+        return params.model_copy(update={"audience": scope.hears})
 
     def _namespaced(self, scope: Scope, method: str, params: BaseModel) -> BaseModel:
         namespace = getattr(params, "namespace", None) if "namespace" in params.model_fields_set else None

@@ -19,7 +19,7 @@ import os
 import socket
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
@@ -92,15 +92,17 @@ def call_once(
     *,
     token: str | None = None,
     timeout: float = 60.0,
+    scoped: Callable[[dict[str, Any] | None, dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Any:
     """One request on a connection of its own, as a door makes it on behalf of a caller.
+    ``scoped``: (what `auth` answered, None without a token; the params) -> the params to send.
 
     Raises RpcCallError when the daemon refuses (its message names the bad field), and
     DaemonUnavailable when there is no daemon, it went away, or it did not answer in ``timeout``.
     """
     try:
         with Client(socket_path, timeout=timeout, token=token) as client:
-            return client.call(method, params)
+            return client.call(method, scoped(client.scope, params or {}) if scoped else params)
     except TimeoutError:
         raise DaemonUnavailable(f"agentmemd at {socket_path} did not answer {method} within {timeout:g} s") from None
     except ConnectionError as exc:

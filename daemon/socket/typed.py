@@ -810,9 +810,13 @@ class TypedCalls:
         """Bind this connection to an access token's namespaces (a door serving someone else calls it first). (`auth`)"""
         return self._typed("auth", r.AuthResult, {"token": token})
 
-    def access_tokens_create(self, *, name: str, namespaces: list[str] | None) -> r.TokenCreated:
+    def access_tokens_create(
+        self, *, name: str, namespaces: list[str] | None, hears: str | None = None
+    ) -> r.TokenCreated:
         """Create an access token bound to namespaces; its secret is shown once. (`access.tokens.create`)"""
-        return self._typed("access.tokens.create", r.TokenCreated, {"name": name, "namespaces": namespaces})
+        return self._typed(
+            "access.tokens.create", r.TokenCreated, {"name": name, "namespaces": namespaces, "hears": hears}
+        )
 
     def access_tokens_list(self) -> r.TokensResult:
         """Access tokens (no secrets). (`access.tokens.list`)"""
@@ -1613,9 +1617,13 @@ class AsyncTypedCalls:
         """Bind this connection to an access token's namespaces (a door serving someone else calls it first). (`auth`)"""
         return await self._typed("auth", r.AuthResult, {"token": token})
 
-    async def access_tokens_create(self, *, name: str, namespaces: list[str] | None) -> r.TokenCreated:
+    async def access_tokens_create(
+        self, *, name: str, namespaces: list[str] | None, hears: str | None = None
+    ) -> r.TokenCreated:
         """Create an access token bound to namespaces; its secret is shown once. (`access.tokens.create`)"""
-        return await self._typed("access.tokens.create", r.TokenCreated, {"name": name, "namespaces": namespaces})
+        return await self._typed(
+            "access.tokens.create", r.TokenCreated, {"name": name, "namespaces": namespaces, "hears": hears}
+        )
 
     async def access_tokens_list(self) -> r.TokensResult:
         """Access tokens (no secrets). (`access.tokens.list`)"""

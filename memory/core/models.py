@@ -871,6 +871,9 @@ class TokenCreateParams(Params):
     # The namespaces the token may use; its first is where a request that names none goes.
     # None: every namespace (a token as strong as the socket itself).
     namespaces: Annotated[list[Namespace], Field(min_length=1, max_length=64)] | None
+    # What the token may hear: one conversation's audience ("private:telegram:1002", a group's, or
+    # "user"), for a door serving one person. None: every audience, as the owner.
+    hears: Listener | None = None
 
     @field_validator("namespaces")
     @classmethod

@@ -348,6 +348,7 @@ class AuthResult(Result):
     token: str  # the token's name, never its secret
     namespaces: list[str] | None  # None: every namespace
     default_namespace: str | None  # where a request that names no namespace goes
+    hears: str | None = None  # the one audience it may hear (None: every one)
 
 
 class AccessToken(Result):
@@ -358,6 +359,7 @@ class AccessToken(Result):
     last_used: str | None = None  # its latest admitted call: when,
     last_door: str | None = None  # through which door (the process at the socket's other end),
     last_method: str | None = None  # and which method
+    hears: str | None = None  # the one audience it may hear (None: every one)
 
 
 class TokenCreated(AccessToken):

@@ -8,17 +8,19 @@ from typing import Any
 
 from agentmemd.memory.store.database import Store
 
-COLUMNS = "name, namespaces, created, revoked, last_used, last_door, last_method"
+COLUMNS = "name, namespaces, created, revoked, last_used, last_door, last_method, hears"
 
 
 class AccessTables:
     def __init__(self, store: Store):
         self.store = store
 
-    def add(self, name: str, token_sha256: str, namespaces: list[str] | None, created: str) -> None:
+    def add(
+        self, name: str, token_sha256: str, namespaces: list[str] | None, created: str, hears: str | None = None
+    ) -> None:
         self.store.conn.execute(
-            "INSERT INTO access_tokens (name, token_sha256, namespaces, created) VALUES (?, ?, ?, ?)",
-            (name, token_sha256, None if namespaces is None else json.dumps(namespaces), created),
+            "INSERT INTO access_tokens (name, token_sha256, namespaces, created, hears) VALUES (?, ?, ?, ?, ?)",
+            (name, token_sha256, None if namespaces is None else json.dumps(namespaces), created, hears),
         )
 
     def exists(self, name: str) -> bool:
@@ -58,6 +60,7 @@ class AccessTables:
                 "last_used": last_used,
                 "last_door": last_door,
                 "last_method": last_method,
+                "hears": hears,
             }
-            for name, namespaces, created, revoked, last_used, last_door, last_method in rows
+            for name, namespaces, created, revoked, last_used, last_door, last_method, hears in rows
         ]

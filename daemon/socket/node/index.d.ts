@@ -72,6 +72,7 @@ export interface AccessToken {
   last_used?: string | null;
   last_door?: string | null;
   last_method?: string | null;
+  hears?: string | null;
 }
 export interface AccountOf {
   channel: string;
@@ -141,6 +142,7 @@ export interface AuthResult {
   token: string;
   namespaces: string[] | null;
   default_namespace: string | null;
+  hears?: string | null;
 }
 export interface CacheTotals {
   by_task: Record<string, unknown>[];
@@ -1259,6 +1261,7 @@ export interface TierCounts {
 export interface TokenCreateParams {
   name: string;
   namespaces: string[] | null;
+  hears?: string | null;
 }
 export interface TokenCreated {
   name: string;
@@ -1268,6 +1271,7 @@ export interface TokenCreated {
   last_used?: string | null;
   last_door?: string | null;
   last_method?: string | null;
+  hears?: string | null;
   secret: string;
 }
 export interface TokenNameParams {
