@@ -148,6 +148,14 @@ def test_lists_mask_secrets_and_the_secrets_view_lists_them_for_review(world):
     explained = client.get(f"/packs/default/{pack_id}").text
     assert card not in packs and card not in explained and "[card number withheld]" in explained
     assert card in client.get(f"/memories/default/{held}").text  # its own page shows it whole, to review
+    # A password said again without the words that mark it ("Noted: …") is masked too, in the
+    # list and in the forget page's preview of what goes with it.
+    wifi = d.call("memory.add", {"content": "The wifi password is Tortuga$Lenta42", "type": "fact"})["id"]
+    noted = d.call("memory.add", {"content": "Noted: Tortuga$Lenta42, I will keep it.", "type": "fact"})["id"]
+    assert noted in client.get("/memories?secrets=true").text and "Lenta42" not in client.get("/memories").text
+    plan = client.get(f"/memories/default/{wifi}/forget").text
+    assert noted in plan and plan.count("Lenta42") == 1  # the memory to forget, whole; its repeat, masked
+    d.call("memory.forget", {"id": wifi, "confirm": True})
     d.call("memory.forget", {"id": held, "confirm": True})
 
 

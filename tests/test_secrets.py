@@ -506,3 +506,23 @@ def test_a_word_after_my_pin_is_is_no_secret_and_a_plain_word_password_marks_not
     d.call("memory.forget", {"id": wifi, "confirm": True})
     assert d.call("memory.get", {"id": fruit})["content"] == "Leo ate a tangerine at breakfast"
     assert d.call("memory.get", {"id": road})["id"] == road
+
+
+def test_a_repeated_secret_is_masked_in_lists_and_the_forget_preview(in_process, capsys):
+    """The docs' own example: "Certainly! I have noted Tortuga$Lenta42" is marked a secret, but a
+    list masked only what its own words mark, so it showed the password whole."""
+    from agentmemd.daemon.cli import printers
+
+    d = in_process(fake_embedder=True)
+    said = d.call("memory.add", {"content": "The wifi password is Tortuga$Lenta42", "type": "fact"})["id"]
+    d.call("memory.add", {"content": "Certainly! I have noted Tortuga$Lenta42 for you.", "type": "fact"})
+    listed = d.call("memory.list", {"secrets": True})
+    assert {m["shown"] for m in listed["items"]} == {
+        "The wifi password is [password withheld]",
+        "Certainly! I have noted [password withheld] for you.",
+    }
+    assert any("Tortuga$Lenta42" in m["content"] for m in listed["items"])  # --json keeps the text as stored
+    printers.human_memories(listed)
+    printers.human_forget(d.call("memory.forget", {"id": said}))
+    shown = capsys.readouterr().out
+    assert "Tortuga$Lenta42" not in shown and shown.count("[password withheld]") == 3

@@ -97,7 +97,7 @@ def human_memories(result: dict[str, Any]) -> None:
     for m in result["items"]:
         feeling = "" if m.get("emotion", "neutral") == "neutral" else f" {m['emotion']}"
         held = f" secret: {', '.join(m['secrets'])}" if m.get("secrets") else ""
-        content = mask(m["content"]) if held else m["content"]  # a list on screen shows no secret
+        content = (m.get("shown") or mask(m["content"])) if held else m["content"]  # a list on screen shows no secret
         print(
             f"{m['id']}  [{m['namespace']} {m['type']}/{m['tier']} {m['retention']:.2f}{feeling}{held}]  "
             + one_line(content)[:100]
@@ -124,7 +124,9 @@ def human_forget(result: dict[str, Any]) -> None:
     verb = "forgot" if result["forgotten"] else "would forget (run again with --yes)"
     print(f"{verb}: {len(result['versions'])} version(s) {', '.join(result['versions'])}")
     for also in result["also"]:
-        print(f"  and {also['id']} [{also['type']}] ({also['why']}): {mask(also['content'])[:100]}")
+        print(
+            f"  and {also['id']} [{also['type']}] ({also['why']}): {(also.get('shown') or mask(also['content']))[:100]}"
+        )
     if result["turns"]:
         print(
             f"  the words of {result['turns']} conversation turn(s) in {', '.join(result['sessions'])}: "

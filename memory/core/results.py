@@ -544,6 +544,9 @@ class MemoryListItem(Result):
     audience: str
     emotion: str = "neutral"  # how it feels (memory.get has its valence and arousal too)
     secrets: list[str] = Field(default_factory=list)  # the kinds of secret it holds: never packed unless asked for
+    # Its content as a list on screen shows it, each secret masked, one it repeats from another
+    # memory too ("Noted: [password withheld]"); None when it holds none. ``content`` stays as stored.
+    shown: str | None = None
 
 
 class MemoryListResult(Result):
@@ -579,6 +582,7 @@ class AlsoForgotten(Result):
     # "says the same" | "repeats its secret" | "made from the same turns" | "an observation of the same turns" |
     # "consolidated from it"
     why: str
+    shown: str | None = None  # ``content`` as a screen shows it, its secrets masked; None when it holds none
 
 
 class ForgetResult(Result):

@@ -30,7 +30,7 @@ from agentmemd.memory.core.sessions import named, session_name
 from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
 from agentmemd.memory.retrieval.memories import Memories, said_the_same
-from agentmemd.memory.safety.secrets import REPEATED_RULE, find_secrets, secret_values
+from agentmemd.memory.safety.secrets import REPEATED_RULE, find_secrets, mask, secret_values
 from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
 
@@ -78,6 +78,7 @@ class MemoryAudit:
             rows = self.listing.rows(f, matching[p.offset : p.offset + p.limit])
         felt = self.memories.affect.of([r["seq"] for r in rows])
         secret = self.memories.secrets.of([r["seq"] for r in rows])
+        known = {ns: self.memories.known_secrets.of(ns) for ns in {r["namespace"] for r in rows if r["seq"] in secret}}
         items = []
         for r in rows:
             value = retention(parse_time(r["last_accessed"]), r["access_count"], r["type"], now, cfg)
@@ -89,6 +90,7 @@ class MemoryAudit:
                     retention=round(value, 4),
                     emotion=felt[r["seq"]][2] if r["seq"] in felt else "neutral",
                     secrets=list(secret.get(r["seq"], ())),
+                    shown=mask(r["content"], values=known[r["namespace"]]) if r["seq"] in secret else None,
                 )
             )
         namespaces = self.listing.namespaces() if p.namespace is None else [p.namespace]
@@ -196,6 +198,13 @@ class MemoryAudit:
 
     def forget_result(self, p: ForgetParams, plan: LineagePlan, counted: dict[str, Any], **more: Any) -> ForgetResult:
         chain, others = plan.chains[0], plan.chains[1:]
+        values = dict(self.memories.known_secrets.of(chain[-1]["namespace"]))
+        for version in chain:  # known before the forget, or stated by what goes
+            values.update(secret_values(version["content"]))
+
+        def shown(content: str) -> str | None:
+            return mask(content, values=values) if find_secrets(content, values) else None
+
         return ForgetResult(
             id=p.id,
             namespace=chain[-1]["namespace"],
@@ -203,7 +212,11 @@ class MemoryAudit:
             versions=[v["id"] for v in chain],
             also=[
                 AlsoForgotten(
-                    id=c[-1]["id"], content=c[-1]["content"][:300], type=c[-1]["type"], why=plan.why[c[-1]["id"]]
+                    id=c[-1]["id"],
+                    content=c[-1]["content"][:300],
+                    type=c[-1]["type"],
+                    why=plan.why[c[-1]["id"]],
+                    shown=shown(c[-1]["content"][:300]),
                 )
                 for c in others
             ],

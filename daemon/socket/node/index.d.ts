@@ -113,6 +113,7 @@ export interface AlsoForgotten {
   content: string;
   type: string;
   why: string;
+  shown?: string | null;
 }
 export interface AppendParams {
   session: string;
@@ -697,6 +698,7 @@ export interface MemoryListItem {
   audience: string;
   emotion?: string;
   secrets?: string[];
+  shown?: string | null;
 }
 /** A page of memories (current versions), newest stored first, filtered. */
 export interface MemoryListParams {
