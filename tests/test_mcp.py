@@ -243,6 +243,10 @@ def test_streamable_http_checks_the_token_the_origin_and_scopes_every_call(spawn
             assert http.post(url, json=ping, headers=near).status_code == 403
             host = {**accept, "authorization": f"Bearer {alice}", "host": f"evil.example:{port}"}
             assert http.post(url, json=ping, headers=host).status_code == 421
+            # A stateless endpoint offers no SSE stream: GET is 405 at once (it held the connection open).
+            listen = http.get(url, headers={"accept": "text/event-stream", "authorization": f"Bearer {alice}"})
+            assert listen.status_code == 405 and listen.headers["allow"] == "POST"
+            assert http.get(url).status_code == 401  # the token first
 
         async def main() -> None:
             headers = {"authorization": f"Bearer {alice}"}

@@ -62,6 +62,11 @@ class BearerTokenCheck:
         except DaemonUnavailable as exc:
             await _answer(send, NO_DAEMON, str(exc))
             return
+        if scope["method"] == "GET":
+            # A stateless server has no stream of its own to offer: the spec's answer is 405 (the
+            # SDK's app opened an SSE stream that never ended, a connection held for every GET).
+            await _answer(send, 405, "this MCP endpoint answers POST only: it is stateless, with no SSE stream")
+            return
         await self.app(scope, receive, send)
 
 
@@ -73,6 +78,8 @@ async def _answer(send: Send, status: int, message: str) -> None:
     ]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="agentmemd"'))
+    if status == 405:
+        headers.append((b"allow", b"POST"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
