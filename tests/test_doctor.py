@@ -210,11 +210,40 @@ def test_no_daemon_fails_saying_how_to_start_it_and_still_checks_what_is_on_disk
     code, found = findings(sock, "--data-dir", str(data))
     assert code == 1 and found["daemon"]["status"] == "fail" and "not reachable" in found["daemon"]["detail"]
     assert f"agentmemd serve --data-dir {data} --socket {sock}" in found["daemon"]["fix"]
-    assert statuses(found) == {"daemon": "fail", "socket": "ok", "data dir": "ok", "data files": "fail", "disk": "ok"}
+    assert statuses(found) == {
+        "daemon": "fail",
+        "socket": "ok",
+        "data dir": "ok",
+        "data files": "fail",
+        "database": "ok",  # an empty file is a new database
+        "disk": "ok",
+    }
     assert "agentmemd.db 0644" in found["data files"]["detail"]
     # Without --data-dir, it says what it could not check.
     code, found = findings(sock)
     assert found["data dir"]["status"] == "warn" and found["data dir"]["fix"] == "agentmemd doctor --data-dir DIR"
+
+
+def test_a_database_cut_short_fails_here_and_serve_says_so_without_a_traceback(short_tmp):
+    """A file cut short (a disk that failed, a copy interrupted): `serve` printed a 46-line
+    traceback and this said the data dir was fine, its fix the start that crashed."""
+    from agentmemd.memory.store.database import Store
+
+    sock, data = short_tmp / "s.sock", short_tmp / "data"
+    data.mkdir(mode=0o700)
+    db = data / "agentmemd.db"
+    Store(db, dim=384, model="all-MiniLM-L6-v2").close()
+    size = db.stat().st_size
+    with db.open("r+b") as f:  # cut short, as a disk that filled or a copy interrupted leaves it
+        f.truncate(size // 2)
+    code, found = findings(sock, "--data-dir", str(data))
+    assert code == 1 and found["database"]["status"] == "fail"
+    assert "malformed" in found["database"]["detail"] and ".recover" in found["database"]["fix"]
+    done = CliRunner().invoke(cli, ["serve", "--data-dir", str(data), "--socket", str(sock)])
+    assert done.exit_code == 1 and "Traceback" not in done.output
+    assert f"the database {db} cannot be read" in done.output and "Nothing was changed" in done.output
+    directory = CliRunner().invoke(cli, ["serve", "--data-dir", str(data), "--config", str(short_tmp)])
+    assert directory.exit_code == 2 and "is a directory" in directory.output  # a bad config: not restarted
 
 
 def test_a_stale_socket_file_warns_and_a_file_that_is_no_socket_fails(short_tmp):

@@ -218,6 +218,35 @@ def check_data_dir(data_dir: Path, served: bool) -> list[Finding]:
     ]
 
 
+def check_database(data_dir: Path) -> Finding | None:
+    """With the daemon down: can SQLite read the database? (A file cut short or overwritten made
+    `serve` stop while this said the data dir was fine.) None when there is none yet, or it is
+    PostgreSQL's (no file here)."""
+    from agentmemd.memory.store.opening import DB_FILE
+
+    path = data_dir / DB_FILE
+    if not path.is_file():
+        return None
+    import sqlean
+
+    try:
+        conn = sqlean.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+        finally:
+            conn.close()
+    except sqlean.DatabaseError as exc:
+        problems = [str(exc)]
+    if problems == ["ok"]:
+        return ok("database", f"{path} reads whole (quick_check)")
+    return fail(
+        "database",
+        f"{path} cannot be read whole: {'; '.join(problems)[:300]}",
+        f"restore it from a copy or an archive (agentmemd import-store ARCHIVE --data-dir NEW_DIR), or "
+        f"sqlite3 {path} .recover | sqlite3 recovered.db, then move recovered.db in its place",
+    )
+
+
 def check_disk(data_dir: Path) -> Finding:
     existing = next(p for p in [data_dir, *data_dir.absolute().parents] if p.is_dir())  # a new data dir's parent
     free = shutil.disk_usage(existing).free
@@ -344,7 +373,10 @@ def diagnose(
                 warn("data dir", "not checked: the daemon does not say where it is", "agentmemd doctor --data-dir DIR")
             )
             return found
-        return found + check_data_dir(data_dir, served=False) + [check_disk(data_dir)]
+        database = check_database(data_dir)
+        return (
+            found + check_data_dir(data_dir, served=False) + [*([database] if database else []), check_disk(data_dir)]
+        )
     found += [check_version(health.version), check_model(health), check_socket_mode(socket_path)]
     if health.process is None:
         return found

@@ -673,6 +673,10 @@ def load_config(path: str | Path | None = None, overrides: dict | None = None) -
             text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows' Notepad writes one) read past
         except FileNotFoundError:
             raise ConfigError(f"config file not found: {p}") from None
+        except IsADirectoryError:
+            raise ConfigError(f"config file {p} is a directory: give the TOML file in it (agentmemd.toml)") from None
+        except PermissionError:
+            raise ConfigError(f"config file {p} cannot be read: permission denied") from None
         except UnicodeDecodeError as exc:
             raise ConfigError(f"config file {p} is not valid TOML: {exc}") from None
     config = load_config_text(text, overrides, name=str(path) if path is not None else None)

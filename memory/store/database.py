@@ -66,6 +66,17 @@ FTS_WORD = re.compile(r"[^\W_]+")
 ASKS_SQL = "(" + " OR ".join(f"rtrim(content) LIKE '%{m}' OR rtrim(content) LIKE '%{m} [%]'" for m in "?？؟") + ")"
 
 
+def damaged(path: str, exc: Exception) -> StoreError:
+    """A database file SQLite cannot read (cut short, overwritten, not a database): what it said and
+    what to do, instead of a traceback. Nothing was written to it."""
+    return StoreError(
+        f"the database {path} cannot be read: {exc}. Nothing was changed. Restore it from a copy or an "
+        "archive (`agentmemd import-store ARCHIVE --data-dir NEW_DIR`), or save what SQLite can still read: "
+        f"`sqlite3 {path} .recover | sqlite3 recovered.db`, then move recovered.db in its place",
+        {"path": path, "error": str(exc)},
+    )
+
+
 class DimensionMismatch(StoreError):
     """The data dir's embeddings have another dimension than the configured model's."""
 
@@ -198,9 +209,14 @@ class Store:
         # Born private: SQLite gives the -wal and -shm files the database file's mode.
         os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE))
         conn = connect(self.path, read_only=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(f"PRAGMA synchronous={synchronous}")
-        conn.execute("PRAGMA foreign_keys=ON")
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={synchronous}")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the file's header and schema read
+        except sqlean.DatabaseError as exc:
+            conn.close()
+            raise damaged(self.path, exc) from None
         # What is deleted is overwritten with zeros, not left in free pages: forgotten words leave
         # the file (docs/forgetting.md), as the FTS5 tables' 'secure-delete' takes them from the index.
         conn.execute("PRAGMA secure_delete=ON")
@@ -216,6 +232,9 @@ class Store:
         try:
             # A data dir a newer agentmemd wrote is refused here, before anything is written to it.
             self.schema = upgrade_schema(self.db, upto)
+        except sqlean.DatabaseError as exc:
+            conn.close()
+            raise damaged(self.path, exc) from None
         except BaseException:
             conn.close()
             raise
