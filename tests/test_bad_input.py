@@ -9,6 +9,7 @@ import re
 import socket
 
 import pytest
+from conftest import wait_for
 
 from agentmemd.daemon.socket.client import RpcCallError
 
@@ -357,3 +358,33 @@ def test_a_full_disk_is_the_stores_own_error_logged_once_and_reads_go_on(in_proc
     ]
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
     assert d.call("memory.list", {})["total"] == 2
+
+
+def test_turns_stored_while_the_disk_was_full_become_searchable_once_it_has_room(in_process, monkeypatch):
+    """A chat imported onto a nearly full disk: its messages were stored, their episodes could not
+    be, and once the disk had room they stayed unsearchable until another message came or the
+    daemon restarted. The worker now looks again by itself while the store refuses."""
+    from agentmemd.memory.conversation import episodes
+    from agentmemd.memory.core.errors import StoreUnavailable
+
+    monkeypatch.setattr(episodes, "STORE_RETRY_SECONDS", 0.2)
+    d = in_process(fake_embedder=True)
+    worker = d.services.episodes
+    stored = worker.store_batch
+    refusals = iter([True, True])
+
+    def full_disk_at_first(*args):
+        if next(refusals, False):
+            raise StoreUnavailable("the store cannot be written: the disk is full", {"fault": "disk_full"})
+        return stored(*args)
+
+    monkeypatch.setattr(worker, "store_batch", full_disk_at_first)
+    messages = [{"sender": "Carla", "ts": f"2026-03-02T09:0{i}:00", "text": f"msg {i} about the quilting fair", "line": i + 1} for i in range(3)]  # fmt: skip
+    d.call(
+        "channels.ingest",
+        {"channel": "whatsapp", "chat_id": "whatsapp:carla", "kind": "private", "tz": "UTC", "messages": messages},
+    )
+    # Nothing else is stored or asked for: the worker alone must get there.
+    wait_for(lambda: d.call("channels.pending", {})["pending"] == 0, timeout=60)
+    found = d.call("memory.search", {"query": "quilting fair"})["results"]
+    assert len([h for h in found if "quilting" in h["content"]]) == 3

@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from conftest import NO_JOBS, DaemonProcess
+from conftest import NO_JOBS, DaemonProcess, wait_for
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
 
@@ -166,6 +166,36 @@ def test_on_a_full_disk_writes_are_the_stores_error_reads_go_on_and_sigterm_stop
         assert again.call("memory.get", {"id": kept})["id"] == kept  # nothing acknowledged was lost
     finally:
         again.terminate()
+
+
+def test_a_workspace_the_full_disk_kept_from_being_indexed_is_indexed_once_it_has_room(short_tmp, small_disk):
+    """The start-up catch-up failed on a full disk and was never tried again: the workspace stayed
+    unindexed (health said nothing was catching up) until a restart or a --sync by hand."""
+    workspace = short_tmp / "ws"
+    workspace.mkdir()
+    for i in range(30):
+        (workspace / f"topic-{i:02}.md").write_text(
+            f"# Topic {i}\n\n- The quilting fair note {i} is " + "long " * 400 + "\n"
+        )
+    first = DaemonProcess(short_tmp, {"jobs": NO_JOBS})
+    first.data_dir = small_disk / "data"
+    first.start()  # the store made, with room
+    assert first.terminate(signal.SIGTERM) == 0
+    free = shutil.disk_usage(small_disk).free
+    (small_disk / "filler").write_bytes(b"\0" * (free - 64 * 1024))  # 64 kB left
+    d = DaemonProcess(short_tmp, {"jobs": NO_JOBS, "workspace": {"path": str(workspace)}})
+    d.data_dir = first.data_dir
+    d.start(caught_up=False)
+    try:
+        wait_for(lambda: "workspace catch-up waits for the store" in d.log(), timeout=120)
+        assert "workspace" in d.call("health")["catching_up"]  # said, while it waits
+        (small_disk / "filler").unlink()
+        wait_for(lambda: d.call("health")["catching_up"] == [], timeout=120)
+        found = d.call("memory.search", {"query": "quilting fair note 7"})["results"]
+        assert any("note 7 " in h["content"] for h in found)
+        assert "workspace catch-up failed" not in d.log()
+    finally:
+        d.terminate()
 
 
 def test_a_ready_daemon_freezes_its_start_up_objects_and_hands_the_gil_over_often(spawn, short_tmp, monkeypatch):

@@ -37,9 +37,10 @@ from agentmemd.daemon.socket.rpc import (
     encode,
     error_response,
 )
+from agentmemd.memory.conversation.episodes import STORE_RETRY_SECONDS
 from agentmemd.memory.core.clock import ManualClock, format_time
 from agentmemd.memory.core.config import Config, redact
-from agentmemd.memory.core.errors import StartupError
+from agentmemd.memory.core.errors import StartupError, StoreUnavailable
 from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.core.threads import background_result, become_background
 from agentmemd.memory.retrieval.clustering import load_clustering_libraries
@@ -421,11 +422,10 @@ class Daemon:
         services = self.services
         assert services is not None
         if services.indexer is not None:
-            try:
-                report = await loop.run_in_executor(self.sync_executor, services.indexer.catch_up)
+            indexer = services.indexer
+            report = await self._when_the_store_takes_it(loop, indexer.catch_up, "workspace catch-up")
+            if report is not None:
                 log.info("workspace caught up", extra=report.as_dict())
-            except Exception:
-                log.exception("workspace catch-up failed")
             services.catching_up.discard("workspace")
         try:
             await loop.run_in_executor(self.jobs_executor, services.runner.catch_up)
@@ -434,18 +434,36 @@ class Daemon:
         services.catching_up.discard("jobs")
         self._scheduler = self._start_scheduler(loop)
 
+    async def _when_the_store_takes_it(self, loop: asyncio.AbstractEventLoop, work, what: str):
+        """``work()`` on the sync thread, done again every STORE_RETRY_SECONDS while the store refuses
+        writes (a full disk, a server gone): once the disk has room nothing else may come to start
+        it again. Its result; None when it failed otherwise (logged) or the daemon stopped."""
+        while not self._stop.is_set():
+            try:
+                return await loop.run_in_executor(self.sync_executor, work)
+            except StoreUnavailable as exc:
+                log.warning(
+                    f"{what} waits for the store", extra={"reason": exc.message, "retry_in_s": STORE_RETRY_SECONDS}
+                )
+                try:
+                    await asyncio.wait_for(self._stop.wait(), STORE_RETRY_SECONDS)
+                except TimeoutError:
+                    pass
+            except Exception:
+                log.exception(f"{what} failed")
+                return None
+        return None
+
     async def _index_changes(self, watcher: WorkspaceWatcher) -> None:
         loop = asyncio.get_running_loop()
         indexer = self.services.indexer if self.services else None
         assert indexer is not None
         async for paths, rescan in watcher.changes():
-            try:
-                if rescan:
-                    await loop.run_in_executor(self.sync_executor, indexer.catch_up)
-                if paths:
-                    await loop.run_in_executor(self.sync_executor, indexer.sync, sorted(paths))
-            except Exception:
-                log.exception("workspace sync failed", extra={"paths": sorted(paths)})
+            if rescan:
+                await self._when_the_store_takes_it(loop, indexer.catch_up, "workspace sync")
+            if paths:
+                synced = functools.partial(indexer.sync, sorted(paths))
+                await self._when_the_store_takes_it(loop, synced, f"workspace sync of {len(paths)} file(s)")
 
     async def _answer(self, line: bytes, dispatcher: Dispatcher, reply, caller: Caller) -> None:
         self._inflight += 1

@@ -59,6 +59,10 @@ class EpisodeBatch:
         return [indexed_text(item.content, item.context) for item in self.items]
 
 
+# How long after the store refused a batch (a full disk, a server gone) the worker looks again.
+STORE_RETRY_SECONDS = 15.0
+
+
 class EpisodeWorker:
     """One thread that turns stored turns into episode memories, a batch at a time."""
 
@@ -82,6 +86,9 @@ class EpisodeWorker:
         self._stopping = threading.Event()
         self._one_run = threading.Lock()  # the thread and a caller's catch_up never store a turn twice
         self._thread: threading.Thread | None = None
+        # After a batch the store refused (a full disk): when to look again unwoken. Nothing may be
+        # stored once the disk has room, so waiting for the next stored turn could wait for ever.
+        self._retry_in: float | None = None
 
     # ---- control -----------------------------------------------------------------------
 
@@ -130,7 +137,7 @@ class EpisodeWorker:
     def _loop(self) -> None:
         become_background()
         while not self._stopping.is_set():
-            self._wanted.wait()
+            self._wanted.wait(timeout=self._retry_in)
             self._wanted.clear()
             if self._stopping.is_set():
                 return
@@ -142,10 +149,15 @@ class EpisodeWorker:
         work, said at info level, not an error with a traceback."""
         try:
             self.catch_up()
+            self._retry_in = None
         except Conflict as exc:
             log.info("episode indexing: another run indexed these turns first", extra={"reason": exc.message})
         except StoreUnavailable as exc:  # the store's fault is logged where it starts; the turns wait for it
-            log.info("episode indexing waits for the store", extra={"reason": exc.message})
+            self._retry_in = STORE_RETRY_SECONDS
+            log.info(
+                "episode indexing waits for the store",
+                extra={"reason": exc.message, "retry_in_s": STORE_RETRY_SECONDS},
+            )
         except Exception:
             log.exception("episode indexing failed")
 
