@@ -14,7 +14,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
-from conftest import NO_JOBS, free_port, write_config
+from conftest import NO_JOBS, free_port, wait_for, write_config
 from fake_service import FakeSystemd
 from test_service import mode, unit_sections
 
@@ -173,6 +173,19 @@ def test_without_systemd_the_service_is_a_detached_daemon_every_command_finds(sh
 
         started = agentmemd(cli, ["service", "start"])
         assert started.exit_code == 0 and "started" in started.output, started.output
+        # Killed, its socket file left behind, and a config it refuses: the start says so (it said
+        # "started", the stale socket file taken for the new daemon's).
+        killed = int((here.state_dir / "agentmemd.pid").read_text())
+        os.kill(killed, signal.SIGKILL)
+        wait_for(lambda: agentmemd(cli, ["service", "status"]).exit_code == 3, 60)
+        assert here.socket.exists()
+        good = config.read_text()
+        config.write_text(good + "\n[server\n")
+        refused = agentmemd(cli, ["service", "start"])
+        assert refused.exit_code != 0 and "not valid TOML" in refused.output, refused.output
+        config.write_text(good)
+        again = agentmemd(cli, ["service", "start"])
+        assert again.exit_code == 0 and "started" in again.output, again.output
     finally:
         removed = agentmemd(cli, ["service", "uninstall"])
     assert removed.exit_code == 0 and "kill -TERM" in removed.output, removed.output

@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -100,7 +101,7 @@ class Detached:
                     f"agentmemd exited with {proc.returncode} as it started; its log ({self.log_file}) ends:\n  "
                     + "\n  ".join(last)
                 )
-            if spec.socket.exists():
+            if _listening(spec.socket):  # not a socket file a killed daemon left: one that answers
                 break
             time.sleep(0.2)
         return [spec.argv()]
@@ -182,6 +183,19 @@ class Detached:
             "this line to ~/.profile (or your shell's login file):",
             f"    {start} >/dev/null 2>&1",
         ]
+
+
+def _listening(path: Path) -> bool:
+    """Whether a process accepts connections on the socket at ``path``."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 def _alive(pid: int) -> bool:
