@@ -4,6 +4,7 @@ once, raw messages searchable; and `agentmemd import` against a real daemon."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -490,3 +491,20 @@ def test_a_name_the_user_goes_by_finds_the_user_not_someone_whose_name_holds_it(
     assert d.call("people.get", {"person": "Sam Reed"})["name"] == "Sam Reed"
     turns = d.call("conversation.search", {"query": "cake", "person": "sam"})["turns"]
     assert [t["content"] for t in turns] == ["I'll bring the cake"]
+
+
+def test_a_chat_messages_pack_line_names_its_chat_briefly(fake):
+    """A short message's line spent 57 tokens on its provenance (the session's digest and start
+    time: "conversation:whatsapp:ana:1a2b3c4d@20260312T211400Z#turn:1") against its 13 of words: a
+    250-token pack held two messages. The line names the chat and turn; the item keeps the whole."""
+    said = ["flight moved to thursday 21:15", "IB3671 lands 23:40", "can u pick me up?", "bring a jacket lol"]
+    messages = [{"sender": "Ana", "ts": f"2026-03-12T21:1{i}:00", "text": t, "line": i + 1} for i, t in enumerate(said)]
+    fake.call(
+        "channels.ingest",
+        {"channel": "whatsapp", "chat_id": "whatsapp:ana", "title": "Ana", "kind": "private", "tz": "UTC", "messages": messages},
+    )  # fmt: skip
+    fake.services.episodes.catch_up()
+    pack = fake.call("context.pack", {"query": "when does Ana's flight land?", "budget_tokens": 250})
+    lines = [ln for ln in pack["text"].splitlines() if ln.startswith("- [episode")]
+    assert len(lines) == 4 and all("source=conversation:whatsapp:ana#turn:" in ln for ln in lines), lines
+    assert all(re.search(r":[0-9a-f]{8}@\d{8}T", item["source"]) for item in pack["items"])  # the whole, for explain

@@ -10,6 +10,7 @@ request names a session (``session_key``) and turned back into names in everythi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 DEFAULT_NAMESPACE = "default"
@@ -36,6 +37,23 @@ def session_name(key: str) -> str:
     ('chat-1', 'chat-1')
     """
     return key.split(SEPARATOR, 1)[0]
+
+
+# What makes a chat's session name unique (memory/channels/ingest.py session_id): the chat's digest
+# and the session's first message time, "…:1a2b3c4d@20240312T091540Z".
+_CHAT_SESSION_TAIL = re.compile(r":[0-9a-f]{8}@\d{8}T\d{6}Z(?=#|$)")
+
+
+def short_source(source: str) -> str:
+    """A memory's source as a pack line shows it: a chat session's digest and start time left out
+    (the line's id names the memory; they cost a short message's line four times its words).
+
+    >>> short_source("conversation:whatsapp:ana-silva:1a2b3c4d@20240312T091540Z#turn:12")
+    'conversation:whatsapp:ana-silva#turn:12'
+    >>> short_source("MEMORY.md L3-3"), short_source("conversation:s#turn:9")
+    ('MEMORY.md L3-3', 'conversation:s#turn:9')
+    """
+    return _CHAT_SESSION_TAIL.sub("", source)
 
 
 def named(value: Any) -> Any:

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from agentmemd.memory.core.config import PackConfig
+from agentmemd.memory.core.sessions import short_source
 from agentmemd.memory.core.text import without_links
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.mmr import MmrOrder
@@ -117,7 +118,7 @@ def _render(mtype: str, day: str, mid: str, source: str | None, content: str, co
     safe = as_data(without_links(content))
     provenance = (
         f"- [{mtype} | {day} | id={mid}"
-        + (f" | source={as_data(source, provenance=True).text}" if source else "")
+        + (f" | source={as_data(short_source(source), provenance=True).text}" if source else "")
         + "] "
     )
     # The provenance ends in a space, so the line's count is its parts' (memory/core/tokens.py); the
