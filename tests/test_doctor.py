@@ -246,6 +246,41 @@ def test_a_database_cut_short_fails_here_and_serve_says_so_without_a_traceback(s
     assert directory.exit_code == 2 and "is a directory" in directory.output  # a bad config: not restarted
 
 
+SPANISH = [
+    "Mañana a las nueve tengo la revisión del coche en el taller de la calle Mayor",
+    "Mi hermana llega el viernes por la noche desde Valencia con los niños",
+    "El alquiler del piso sube cincuenta euros a partir de enero, qué rabia",
+    "Hemos quedado para cenar en casa de Lucía el sábado, llevo el vino",
+    "No encuentro las llaves del trastero, creo que se quedaron en la oficina",
+    "La reunión con el banco se ha movido al martes que viene por la tarde",
+    "Mi madre quiere que vayamos todos a la playa en agosto, como cada año",
+    "He empezado a correr por el parque tres veces a la semana antes del trabajo",
+    "El médico dice que tengo que dejar el café por las tardes para dormir mejor",
+    "Los vecinos de arriba hacen obras y el ruido empieza a las ocho de la mañana",
+    "Para el cumpleaños de papá pensamos regalarle una cafetera italiana nueva",
+    "El tren a Madrid sale a las siete y media desde la estación del norte",
+]
+
+
+def test_memories_in_languages_the_model_does_not_serve_warn_with_the_model_that_does(spawn):
+    """A person whose chats are in Spanish, on the English-only default model: a question finds
+    them by their words alone (10 of 24 answers in a stranger's WhatsApp chats, 15 with e5), and
+    nothing said so."""
+    d = spawn()
+    english = [
+        f"The user mentioned item {i} of the shopping list: apples, bread and milk for the week" for i in range(10)
+    ]
+    d.call("memory.add_many", {"items": [{"content": t, "type": "fact"} for t in [*SPANISH, *SPANISH[:10], *english]]})
+    stats = d.call("stats", {})
+    assert stats["languages"]["spanish"] >= 20 and stats["languages_unserved"] == {
+        "spanish": stats["languages"]["spanish"]
+    }
+    code, found = findings(d.socket)
+    assert code == 0 and found["languages"]["status"] == "warn"
+    assert "all-MiniLM-L6-v2 does not serve" in found["languages"]["detail"]
+    assert 'model = "multilingual-e5-small"' in found["languages"]["fix"]
+
+
 def test_a_stale_socket_file_warns_and_a_file_that_is_no_socket_fails(short_tmp):
     sock = short_tmp / "s.sock"
     left = socket.socket(socket.AF_UNIX)

@@ -54,6 +54,11 @@ class StatsResult(Result):
     retention_spread: list[int]  # live memories by retention in tenths: [0, 0.1), [0.1, 0.2) ... [0.9, 1]
     now: str
     embedding_model: str
+    # What the newest live memories (LANGUAGES_SAMPLED at most) are written in, where detection is
+    # sure ({"english": 310, "spanish": 120}); and of those, the languages the embedding model does
+    # not serve by meaning (a search in them finds by words alone).
+    languages: dict[str, int] = Field(default_factory=dict)
+    languages_unserved: dict[str, int] = Field(default_factory=dict)
     ram_mb: RamUsage | None = None  # the whole process: given when no namespace was asked about
     by_namespace: dict[str, NamespaceCounts] | None = None  # likewise: each namespace's counts
 

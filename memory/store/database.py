@@ -1195,6 +1195,14 @@ class Store:
             "stages_ms": json.loads(stages) if stages else {},
         }
 
+    def newest_contents(self, namespace: str | None, limit: int) -> list[str]:
+        """The texts of the newest live memories (of the namespace, or all)."""
+        where, params = ("AND namespace = ?", (namespace, limit)) if namespace else ("", (limit,))
+        rows = self.conn.execute(
+            f"SELECT content FROM memories WHERE superseded_by IS NULL {where} ORDER BY seq DESC LIMIT ?", params
+        )
+        return [r[0] for r in rows]
+
     def counts(self, namespace: str | None = None) -> dict[str, Any]:
         where, params = ("WHERE namespace = ?", (namespace,)) if namespace else ("", ())
         live = self.conn.execute(

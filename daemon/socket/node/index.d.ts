@@ -1192,6 +1192,8 @@ export interface StatsResult {
   retention_spread: number[];
   now: string;
   embedding_model: string;
+  languages?: Record<string, number>;
+  languages_unserved?: Record<string, number>;
   ram_mb?: RamUsage | null;
   by_namespace?: Record<string, NamespaceCounts> | null;
 }
