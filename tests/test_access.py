@@ -185,6 +185,8 @@ def test_a_token_that_hears_one_audience_reads_only_what_it_may_hear(in_process)
         ("memory.share", {"id": marta["id"], "audience": "shared"}),
         ("memory.add", {"content": "x", "type": "fact"}),
         ("conversation.turns", {"session": leo["sessions"][0]}),
+        ("workspace.read", {"path": "USER.md"}),  # the user's own files
+        ("workspace.status", {}),
     ]:
         err = _refused(bot, method, params)
         assert "hears only" in err.message and "memory.search, context.pack" in err.message, method

@@ -206,13 +206,13 @@ class AccessService:
             raise Forbidden(f"{method}: token {scope.name!r} was revoked; this connection now has no access")
         if not scope.namespaces:
             raise Forbidden(f"{method}: this connection has no access (its auth failed); call auth with a valid token")
+        if scope.hears is not None:  # first: the workspace's files are the user's own, no chat's
+            params = self._heard(scope, method, params)
         if method in WORKSPACE_METHODS:
             self._require(scope, method, self.workspace_namespace)
             return params
         if owner_only(method, type(params)):
             raise Forbidden(f"{method} acts on every namespace; token {scope.name!r} may not call it")
-        if scope.hears is not None:
-            params = self._heard(scope, method, params)
         if isinstance(params, AddManyParams):
             items = [self._namespaced(scope, method, item) for item in params.items]
             return params.model_copy(update={"items": items})
