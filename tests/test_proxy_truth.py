@@ -196,6 +196,26 @@ def test_a_namespace_the_token_may_not_use_is_refused_and_nothing_goes_upstream(
     assert world.every_turn() == []
 
 
+def test_a_token_that_hears_one_chat_is_refused_by_the_proxy_and_nothing_goes_upstream(world):
+    """Its conversations would be stored as the user's own: the proxy let it through without memory
+    (a warning in its log) instead of the 403 a refused token gets."""
+    secret = world.d.call(
+        "access.tokens.create", {"name": "leo-app", "namespaces": ["default"], "hears": "private:telegram:1002"}
+    )["secret"]
+    base = world.base.rsplit("/t/", 1)[0] + f"/t/{secret}"
+    question = [{"role": "user", "content": "What is my dog called?"}]
+    client = anthropic.Anthropic(base_url=base, api_key=ANTHROPIC_KEY, max_retries=0)
+    with pytest.raises(anthropic.PermissionDeniedError, match="hears only 'private:telegram:1002'"):
+        client.messages.create(model=MODEL, max_tokens=100, messages=question)
+    with pytest.raises(anthropic.PermissionDeniedError):
+        client.messages.count_tokens(model=MODEL, messages=question)
+    gpt = openai.OpenAI(base_url=f"{base}/v1", api_key=OPENAI_KEY, max_retries=0)
+    with pytest.raises(openai.PermissionDeniedError, match="hears only"):
+        gpt.chat.completions.create(model="gpt-4o-mini", messages=question)
+    assert world.claude.requests == [] and world.gpt.requests == []
+    assert world.every_turn() == []
+
+
 # ---- a call kept out of memory -----------------------------------------------------------------------
 
 

@@ -138,7 +138,12 @@ class MemoryLink:
             # else a kept connection the daemon closed (it restarted): a new one, once
         # Refused on a kept connection: its token may have been revoked since it authenticated.
         # Asked again on a new one, whose `auth` says so (Unauthorized), or that finds it allowed.
-        return self._prepare(token, place, fresh=True)
+        try:
+            return self._prepare(token, place, fresh=True)
+        except RpcCallError as exc:
+            if exc.code == FORBIDDEN:  # refused still (a token that hears one chat): a 403, never a call without memory
+                raise Forbidden(exc.message) from None
+            raise
 
     def _prepare(
         self, token: str, place: Callable[[dict[str, Any]], Placement], *, fresh: bool
