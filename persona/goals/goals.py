@@ -32,6 +32,7 @@ from agentmemd.memory.core.text import content_words
 from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
+from agentmemd.memory.safety.neutraliser import as_data
 from agentmemd.memory.safety.secrets import asked_kinds, find_secrets, mask, unmask
 from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
@@ -349,7 +350,7 @@ class Goals:
             return "", []
         known = self.known_secrets(namespace)  # the prefix answers no question: its secrets are masked
         lines = [
-            f"- {mask(g['text'], values=known)} ({g['priority']}"
+            f"- {as_data(mask(g['text'], values=known)).text} ({g['priority']}"
             + (f", due {_shown(g['due'])}" if g["due"] else "")
             + f"; id {g['id']})"
             for g in shown
