@@ -104,6 +104,14 @@ SAID = [
     ("nl", "mijn BSN is 111222333", "111222333", "national_id"),
     ("fr", "Numéro de commande 1234567812345670", None, None),
     ("it", "Il codice della porta è 6677", "6677", "password"),
+    ("en", "The alarm code is Lynx#5511", "Lynx#5511", "password"),
+    ("en", "the locker code is 7788", "7788", "password"),
+    ("en", "the code for the safe is 0451", "0451", "password"),
+    ("de", "Der Code für den Tresor ist 3310", "3310", "password"),
+    ("fr", "code d'accès 4B72 pour le local vélos", "4B72", "password"),
+    ("en", "My PIN is blocked, the new one is 4478", "4478", "password"),
+    ("nl", "De pincode van mijn bankpas is 9127", "9127", "password"),
+    ("en", "My password manager is 1Password, the family plan", None, None),
 ]  # fmt: skip
 SECRETS = [(value, kind) for _, _, value, kind in SAID if value]
 UNRELATED = [
