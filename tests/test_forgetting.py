@@ -526,3 +526,30 @@ def test_forgotten_words_leave_the_database_files_at_once(in_process):
     assert forgotten["turns"] == 2 and forgotten["also"]  # the assistant's repeat, and its turn, went with it
     assert in_files() == []
     assert holding(d, "balcony")  # the rest stays
+
+
+def test_forgetting_a_secret_takes_the_agents_reply_that_repeats_it(in_process):
+    """The docs' own example, in a chat: the agent's "Noted, the wifi is Kiwi$Lemon77" has no episode
+    (an assistant's replies are not indexed by default), so forgetting the password left the reply
+    whole in the transcript, the next context and the file."""
+    d = in_process(fake_embedder=True)
+    said = [{"sender": "Leo", "ts": "2026-03-12T21:16:00", "text": "the wifi password is Kiwi$Lemon77 btw", "line": 1}]
+    chat = d.call(
+        "channels.ingest",
+        {"channel": "whatsapp", "chat_id": "whatsapp:leo", "kind": "private", "tz": "UTC", "messages": said},
+    )
+    (session,) = chat["sessions"]
+    d.call(
+        "conversation.append", {"session": session, "role": "assistant", "content": "Noted, the wifi is Kiwi$Lemon77"}
+    )
+    d.call("conversation.append", {"session": "mine", "role": "user", "content": "Leo says the wifi is Kiwi$Lemon77"})
+    d.services.episodes.catch_up()
+    (episode,) = [h for h in holding(d, "Kiwi$Lemon77") if h["type"] == "episode" and "Leo said" in h["content"]]
+    preview = d.call("memory.forget", {"id": episode["id"]})
+    assert preview["turns"] == 3  # Leo's, the agent's reply, the user's own repeat
+    d.call("memory.forget", {"id": episode["id"], "confirm": True})
+    for s in (session, "mine"):
+        turns = d.call("conversation.turns", {"session": s})["turns"]
+        assert turns and not [t for t in turns if "Kiwi" in t["content"]], turns
+    assert holding(d, "Kiwi") == []
+    assert not [f for f in d.data_dir.iterdir() if f.is_file() and b"Kiwi$Lemon77" in f.read_bytes()]

@@ -178,7 +178,8 @@ class MemoryAudit:
         same = self._says_the_same(chain) if p.same_words else []
         why = dict.fromkeys(same, "says the same")
         why.update({mid: "repeats its secret" for mid in self._repeating_its_secrets(chain) if mid not in why})
-        return lineage.plan([chain] + [self.history_tables.chain(mid) for mid in why], why)
+        repeating = self._turns_repeating_its_secrets(chain)
+        return lineage.plan([chain] + [self.history_tables.chain(mid) for mid in why], why, repeating)
 
     def footprint(self, plan: LineagePlan) -> dict[str, Any]:
         """What the plan removes besides the memories' rows, counted by place (before it is written)."""
@@ -242,6 +243,18 @@ class MemoryAudit:
             for row in self.memories.secrets.current_holding(chain[-1]["namespace"])
             if row["id"] not in ids and any(s.rule == REPEATED_RULE for s in find_secrets(row["content"], values))
         ]
+
+    def _turns_repeating_its_secrets(self, chain: list[dict[str, Any]]) -> set[int]:
+        """Live turns of the namespace that repeat a secret ``chain``'s versions state: an agent's
+        "Noted, the wifi is Kiwi$Lemon77" is a turn with no memory of its own when its replies are
+        not indexed ([conversation] episodes_of_assistant), so no memory's lineage reached it."""
+        values: dict[str, str] = {}
+        for version in chain:
+            values.update(secret_values(version["content"]))
+        if not values:
+            return set()
+        turns = LineageTables(self.memories.store).live_turns_holding(chain[-1]["namespace"], sorted(values))
+        return {seq for seq, content in turns if any(s.rule == REPEATED_RULE for s in find_secrets(content, values))}
 
     def _says_the_same(self, chain: list[dict[str, Any]]) -> list[str]:
         """Current memories of the namespace saying what ``chain``'s current version says (the same

@@ -83,11 +83,15 @@ class Lineage:
         self.channel_tables = ChannelTables(memories.store)
         self.context_turns = context_turns  # [conversation] episode_context_turns
 
-    def plan(self, chains: list[list[dict[str, Any]]], why: dict[str, str]) -> LineagePlan:
-        """Every copy of ``chains`` (the memories asked to go, with why each beyond the first goes)."""
+    def plan(
+        self, chains: list[list[dict[str, Any]]], why: dict[str, str], more_turns: set[int] | None = None
+    ) -> LineagePlan:
+        """Every copy of ``chains`` (the memories asked to go, with why each beyond the first goes);
+        ``more_turns``: turns that go too, though no memory of them does (an assistant's reply that
+        repeats a forgotten secret has no episode of its own)."""
         chains, why = list(chains), dict(why)
         ids = {v["id"] for chain in chains for v in chain}
-        turn_seqs = set().union(*self.memories.store.turns_of(sorted(ids)).values())
+        turn_seqs = set().union(*self.memories.store.turns_of(sorted(ids)).values()) | (more_turns or set())
         turns = [t for t in self.tables.turns(sorted(turn_seqs)) if not t["deleted"]]
         observations = self.tables.observations_of([t["session"] for t in turns], turn_seqs, ids)
         derived = {

@@ -70,6 +70,20 @@ class LineageTables:
             )
         return rows
 
+    def live_turns_holding(self, namespace: str, values: list[str]) -> list[tuple[int, str]]:
+        """(seq, content) of the namespace's live turns whose words hold any of ``values`` (a scan:
+        a forget's rare work, not a request's)."""
+        found: dict[int, str] = {}
+        for value in values:
+            escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            for seq, content in self.conn.execute(
+                "SELECT seq, content FROM conversation_turns WHERE namespace = ? AND deleted IS NULL "
+                "AND content LIKE ? ESCAPE '\\'",
+                (namespace, f"%{escaped}%"),
+            ):
+                found[seq] = content
+        return sorted(found.items())
+
     def made_from_turns(self, seqs: list[int]) -> list[str]:
         """Every memory version (live or archived) made from any of these turns."""
         found: set[str] = set()
