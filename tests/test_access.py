@@ -171,6 +171,18 @@ def test_a_token_that_hears_one_audience_reads_only_what_it_may_hear(in_process)
     assert "chemistry" in packed and "pregnant" not in packed
     turns = bot.call("conversation.search", {"query": "pregnant"})["turns"]
     assert turns == []
+    # People: only the chats it may hear, and no one it never heard (not even as a near name).
+    user = bot.call("people.get", {"person": "user"})
+    assert [c["chat"] for c in user["chats"]] == [] and user["messages"] == 0  # the user said nothing in Leo's chat
+    leo_person = bot.call("people.get", {"person": "Leo"})
+    assert [c["chat"] for c in leo_person["chats"]] == ["telegram:1002"]
+    for name in ("Marta", "Mart"):
+        with pytest.raises(RpcCallError) as missing:
+            bot.call("people.get", {"person": name})
+        assert "Marta" not in missing.value.message.replace(repr(name), "")
+    with pytest.raises(RpcCallError) as missing:
+        bot.call("conversation.search", {"query": "pregnant", "person": "Mart"})
+    assert "did you mean" not in missing.value.message
     err = _refused(bot, "memory.search", {"query": "pregnant", "audience": "private:telegram:1003"})
     assert "hears only 'private:telegram:1002'" in err.message
     _refused(bot, "context.pack", {"query": "news", "budget_tokens": 300, "audience": "user"})

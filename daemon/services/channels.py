@@ -28,6 +28,7 @@ from agentmemd.memory.core.chats import ChatMessage
 from agentmemd.memory.core.clock import Clock, format_time, zone_named
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.disclosure import chat_audience, heard, may_hear
+from agentmemd.memory.core.errors import NotFound
 from agentmemd.memory.core.models import (
     ChannelDeleteParams,
     ChannelEditParams,
@@ -293,10 +294,41 @@ class ChannelService:
         return {"people": self.people.list(p.namespace)}
 
     def person(self, p: PersonParams) -> dict[str, Any]:
-        """A person, with the impressions of them the caller's audience may hear (all, for none)."""
-        found = self.people.get(p.namespace, p.person)
+        """A person, with the impressions of them the caller's audience may hear (all, for none).
+        For an audience: only the chats it may hear, their messages and accounts; someone it never
+        heard is not found, and no name it did not hear is offered as a near one."""
+        found = self._heard_person(p.namespace, p.person, p.audience)
         found["impressions"] = self._heard_impressions(p.namespace, found["id"], p.audience)
-        return found
+        if p.audience is None:
+            return found
+        chats = [c for c in found["chats"] if self._hears_chat(p.audience, c)]
+        if not chats and not found["impressions"] and found["id"] != USER:
+            raise self._not_heard(p.namespace, p.person)
+        channels = {c["channel"] for c in chats}
+        return {
+            **found,
+            "chats": chats,
+            "accounts": [a for a in found["accounts"] if a["channel"] in channels],
+            "messages": sum(c["messages"] for c in chats),
+            "first_seen": min((c["first_seen"] for c in chats), default=None),
+            "last_seen": max((c["last_seen"] for c in chats), default=None),
+        }
+
+    def _heard_person(self, namespace: str, person: str, listener: str | None) -> dict[str, Any]:
+        """people.get; for a listener, a NotFound that names no one it may not have heard."""
+        try:
+            return self.people.get(namespace, person)
+        except NotFound:
+            if listener is None:
+                raise
+            raise self._not_heard(namespace, person) from None
+
+    @staticmethod
+    def _not_heard(namespace: str, person: str) -> NotFound:
+        return NotFound(f"no person {person!r} in namespace {namespace!r} (by id or by name)", {"person": person})
+
+    def _hears_chat(self, listener: str, chat: dict[str, Any]) -> bool:
+        return may_hear(listener, chat_audience(chat["channel"], chat["kind"], chat["chat"]), self.config)
 
     def _heard_impressions(self, namespace: str, person: str, listener: str | None) -> list[dict[str, Any]]:
         """The stored impressions of ``person`` a conversation of audience ``listener`` may hear, parsed."""
@@ -419,7 +451,9 @@ class ChannelService:
         audiences = None
         if p.audience is not None:  # only what this conversation's audience may hear
             audiences = heard(p.audience, self.tables.turn_audiences(p.namespace), self.config)
-        person = None if p.person is None else self.people.get(p.namespace, p.person)["id"]  # an id or a name
+        person = (
+            None if p.person is None else self._heard_person(p.namespace, p.person, p.audience)["id"]
+        )  # an id or a name
         rows = self.tables.search_turns(
             p.namespace, p.query, p.k, chat=p.chat, person=person, session=p.session, audiences=audiences
         )

@@ -488,6 +488,8 @@ class PersonChat(Result):
     title: str
     kind: str
     messages: int
+    first_seen: str | None = None  # when they first and last spoke in it
+    last_seen: str | None = None
 
 
 class Impression(Result):

@@ -113,8 +113,11 @@ class ChannelTables:
         return {"messages": messages, "first_seen": first, "last_seen": last}
 
     def person_chats(self, namespace: str, person: str) -> list[dict[str, Any]]:
+        """Each chat the person spoke in: its messages (a forgotten one's tombstone is none), first
+        and last."""
         return self.store._rows(
-            "SELECT c.chat, c.channel, c.title, c.kind, count(*) AS messages FROM conversation_turns t "
+            "SELECT c.chat, c.channel, c.title, c.kind, count(*) FILTER (WHERE t.deleted IS NULL) AS messages, "
+            "min(t.ts) AS first_seen, max(t.ts) AS last_seen FROM conversation_turns t "
             "JOIN chats c ON c.namespace = t.namespace AND c.chat = t.chat "
             "WHERE t.person = ? AND t.namespace = ? GROUP BY c.namespace, c.chat ORDER BY messages DESC",
             (person, namespace),

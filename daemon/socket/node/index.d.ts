@@ -870,6 +870,8 @@ export interface PersonChat {
   title: string;
   kind: string;
   messages: number;
+  first_seen?: string | null;
+  last_seen?: string | null;
 }
 export interface PersonParams {
   person: string;
