@@ -208,6 +208,12 @@ def test_a_token_that_hears_one_audience_reads_only_what_it_may_hear(in_process)
     assert {name for name, m in methods.items() if listens(m.params)} == set(LISTENING_METHODS)
     with pytest.raises(RpcCallError, match="hears: String should match pattern"):  # "shared" is no listener
         d.call("access.tokens.create", {"name": "bad", "namespaces": ["default"], "hears": "shared"})
+    # A chat the namespace does not have (mistyped, or a private chat named a group): refused, the
+    # nearest named; no token is made.
+    for wrong in ("private:telegram:1092", "group:telegram:1002"):
+        with pytest.raises(RpcCallError, match="did you mean 'private:telegram:1002'"):
+            d.call("access.tokens.create", {"name": "typo", "namespaces": ["default"], "hears": wrong})
+    assert "typo" not in {t["name"] for t in d.call("access.tokens.list")["tokens"]}
 
 
 def test_a_failed_auth_leaves_no_access_until_a_valid_token(in_process):

@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel
 
@@ -113,8 +113,17 @@ def _sha256(token: str) -> str:
 
 
 class AccessService:
-    def __init__(self, store: Store, clock: Clock, workspace_namespace: str = "default"):
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        workspace_namespace: str = "default",
+        require_audience: Callable[..., None] | None = None,
+    ):
+        """``require_audience``: Memories.require_audience, which refuses an audience no chat of the
+        token's namespaces has (a mistyped one left a token with nothing to hear)."""
         self.tables = AccessTables(store)
+        self.require_audience = require_audience
         self.clock = clock
         self.workspace_namespace = workspace_namespace
         # Each token's latest call not yet written (name -> at, door, method), and when each token's
@@ -130,6 +139,13 @@ class AccessService:
         """A new token; its secret is returned once and only its SHA-256 is kept."""
         if self.tables.exists(p.name):
             raise Conflict(f"a token named {p.name!r} already exists (revoked ones keep their name)")
+        if p.hears is not None and self.require_audience is not None:
+            self.require_audience(
+                p.hears,
+                p.namespaces,
+                "hears",
+                " (a chat is known once its first message is stored: `agentmemd chat list`)",
+            )
         secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
         created = format_time(self.clock.now())
         self.tables.add(p.name, _sha256(secret), p.namespaces, created, p.hears)

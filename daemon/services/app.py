@@ -251,7 +251,7 @@ class Services:
                 runner, Consolidator(memories, config.consolidation, run_on_store), memories.clock, run_in_background
             ),
             costs=CostService(ledger, cache, config.llm.provider),
-            access=AccessService(store, memories.clock, config.workspace.namespace),
+            access=AccessService(store, memories.clock, config.workspace.namespace, memories.require_audience),
             channels=channels,
             directory=Directory(store, config.channels),
             identity=IdentityService(identity, writes),

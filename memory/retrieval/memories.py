@@ -72,6 +72,7 @@ from agentmemd.memory.retrieval.search import Search
 from agentmemd.memory.safety.secrets import SECRET_KINDS, kinds_in, mask, repeated
 from agentmemd.memory.store.database import Store, indexed_text
 from agentmemd.memory.store.history_tables import HistoryTables
+from agentmemd.memory.store.listing_tables import ListingTables
 
 
 def _tier_counts(tiers: np.ndarray) -> dict[str, int]:
@@ -495,19 +496,30 @@ class Memories:
             self._record_when_stored(seq, old["namespace"], created, p.content, words_read)
         return UpdateResult(id=new, supersedes=old["id"])
 
+    def require_audience(self, audience: str, namespaces: list[str] | None, field: str, more: str = "") -> None:
+        """InvalidParams unless ``audience`` is shared, the user's own, or that of a chat or
+        conversation one of ``namespaces`` has (None: any namespace): a chat id mistyped would hide
+        a memory from every conversation, or give a token nothing to hear. The nearest are named."""
+        if audience in (SHARED, USER):
+            return
+        every = namespaces if namespaces is not None else ListingTables(self.store).namespaces()
+        known = set().union(*(self.store.audiences_in(ns) for ns in every))
+        if audience in known:
+            return
+        near = difflib.get_close_matches(audience, sorted(known - {SHARED, USER}), n=3, cutoff=0.6)
+        where = f"namespace {every[0]!r}" if len(every) == 1 else "its namespaces"
+        raise InvalidParams(
+            field,
+            f"no chat or conversation of {where} is heard as {audience!r}"
+            + (f"; did you mean {', '.join(map(repr, near))}?" if near else "")
+            + more,
+        )
+
     def share(self, p: ShareParams) -> MemoryRecord:
         """Set who may hear a memory (its current version): shared, the user's own, or a chat's
         (one the namespace has: a chat id mistyped would hide the memory from every conversation)."""
         row, archived = self._current_version(p.id, p.namespace, "share")
-        if p.audience not in (SHARED, USER):
-            known = self.store.audiences_in(row["namespace"])
-            if p.audience not in known:
-                near = difflib.get_close_matches(p.audience, sorted(known - {SHARED, USER}), n=3, cutoff=0.6)
-                raise InvalidParams(
-                    "audience",
-                    f"no chat or conversation of namespace {row['namespace']!r} is heard as {p.audience!r}"
-                    + (f"; did you mean {', '.join(map(repr, near))}?" if near else ""),
-                )
+        self.require_audience(p.audience, [row["namespace"]], "audience")
         with self.store.transaction():
             self.store.set_audience(row["seq"], p.audience, archived=archived)
             self.history.record([(row["id"], format_time(self.clock.now()), "shared", None, p.audience)])
