@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from conftest import wait_for
 
 from agentmemd.daemon.cli.main import cli
+from agentmemd.daemon.socket.client import RpcCallError
 from agentmemd.memory.llm.tasks import SUMMARISE
 
 pytestmark = pytest.mark.process  # the tier (pyproject.toml)
@@ -553,3 +554,22 @@ def test_forgetting_a_secret_takes_the_agents_reply_that_repeats_it(in_process):
         assert turns and not [t for t in turns if "Kiwi" in t["content"]], turns
     assert holding(d, "Kiwi") == []
     assert not [f for f in d.data_dir.iterdir() if f.is_file() and b"Kiwi$Lemon77" in f.read_bytes()]
+
+
+def test_a_forget_takes_the_packs_that_carried_it_and_leaves_those_that_only_considered_it(in_process):
+    """Forgetting one memory emptied almost the whole pack log: every pack it had been a candidate
+    in went, though a candidate is logged by id and its text read from the store."""
+    d = in_process(fake_embedder=True)
+    kept = d.call("memory.add", {"content": "The quilting fair is on Saturday at the town hall", "type": "fact"})["id"]
+    other = d.call("memory.add", {"content": "The quilting club meets on Tuesdays", "type": "fact"})["id"]
+    pack = d.call("context.pack", {"query": "quilting fair Saturday town hall", "budget_tokens": 85})
+    chosen = [i["id"] for i in pack["items"]]
+    assert chosen == [kept]
+    explained = d.call("context.explain", {"pack_id": pack["pack_id"]})
+    assert other in [c["id"] for c in explained["candidates"]]  # considered, left out
+    d.call("memory.forget", {"id": other, "confirm": True})
+    after = d.call("context.explain", {"pack_id": pack["pack_id"]})  # still logged
+    assert next(c for c in after["candidates"] if c["id"] == other)["content"] is None
+    d.call("memory.forget", {"id": kept, "confirm": True})
+    with pytest.raises(RpcCallError, match="no pack with id"):
+        d.call("context.explain", {"pack_id": pack["pack_id"]})

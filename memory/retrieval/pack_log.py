@@ -50,8 +50,9 @@ def expand(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _holds(entry: dict[str, Any], memory_ids: set[str]) -> bool:
-    """Whether a pending entry chose or considered any of these memories."""
-    return bool(memory_ids & (set(entry["candidates"]["id"]) | {c["id"] for c in entry["chosen"]}))
+    """Whether a pending entry's pack carried any of these memories (its text holds their words; a
+    candidate left out is kept by id only, and context.explain reads its text from the store)."""
+    return bool(memory_ids & {c["id"] for c in entry["chosen"]})
 
 
 class PackLog:
@@ -110,12 +111,12 @@ class PackLog:
         return [{**{k: e.get(k) for k in keys}, "chosen": len(e["chosen"])} for e in reversed(entries)]
 
     def pending_holding(self, memory_ids: set[str]) -> int:
-        """How many pending entries chose or considered any of these memories."""
+        """How many pending entries carried any of these memories."""
         with self._cond:
             return sum(1 for entry in self._pending.values() if _holds(entry, memory_ids))
 
     def discard_holding(self, memory_ids: set[str]) -> list[str]:
-        """Drop pending entries that chose or considered any of these memories (they are being
+        """Drop pending entries that carried any of these memories (they are being
         forgotten); an entry already on its way to the store is not written. The packs that went
         (what was built with them goes too: the store never saw their ids)."""
         with self._cond:
