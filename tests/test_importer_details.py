@@ -3,6 +3,7 @@ polls, ChatGPT's custom instructions and other branches, and zips that are not w
 
 from __future__ import annotations
 
+import codecs
 import json
 import zipfile
 from datetime import datetime, timezone
@@ -460,3 +461,18 @@ def test_an_export_named_as_another_format_says_which_it_looks_like(tmp_path):
     assert done.exit_code == 1 and "it looks like a telegram export: agentmemd import telegram" in done.output, (
         done.output
     )
+
+
+def test_a_whatsapp_export_saved_as_utf16_is_read_and_a_broken_one_is_named_once(tmp_path):
+    """Windows' Notepad saves "Unicode" as UTF-16 with its mark: it is text, read as such (it was
+    "not UTF-8 text (byte 0)"). A file with a bad byte names itself once, with the line and where in it."""
+    said = "12/03/2026, 21:14 - Ana: llego a BER el viernes a las 21:15\n12/03/2026, 21:15 - Ben: te recojo 🚗\n"
+    utf16 = tmp_path / "WhatsApp Chat with Ana.txt"
+    utf16.write_bytes(codecs.BOM_UTF16_LE + said.encode("utf-16-le"))
+    read = _cli(tmp_path, "import", "whatsapp", str(utf16), "--dry-run")
+    assert read.exit_code == 0 and "2 messages" in read.output, read.output
+    broken = tmp_path / "bad.txt"
+    broken.write_bytes(said.encode() + b"12/03/2026, 21:16 - Ana: caf\xe9 con leche\n")
+    out = _cli(tmp_path, "import", "whatsapp", str(broken), "--dry-run")
+    assert out.exit_code == 1 and out.stderr.count("bad.txt") == 1, out.stderr
+    assert "line 3, byte 29 of the line: not UTF-8 text" in out.stderr

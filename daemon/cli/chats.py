@@ -91,8 +91,9 @@ def import_chats(
         if format == AUTO:
             format = recognise(path)
         export = read_chat_export(format, path, date_order=date_order)
-    except MalformedExport as exc:
-        fail(f"{path}: {exc.message}{_looks_like(path, format)}", 1)
+    except MalformedExport as exc:  # its message names the file (or the zip member) already, or not
+        said = exc.message if exc.message.startswith(path.name) else f"{path}: {exc.message}"
+        fail(f"{said}{_looks_like(path, format)}", 1)
     if me and not export.is_sender(me):  # "lucia perez" for the sender "Lucía Pérez": the one it folds to
         same = [name for name in export.senders() if fold(name) == fold(me)]
         me = same[0] if len(same) == 1 else me

@@ -7,6 +7,7 @@ or a corrupt zip (cut short by a download, damaged, encrypted).
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import lzma
@@ -130,11 +131,23 @@ def load_export_json(data: bytes, name: str, expected: str) -> Any:
 
 
 def decode_text(data: bytes, name: str) -> str:
+    """The text of an export: UTF-8 (its byte-order mark read past), or UTF-16 with its mark (a file
+    saved again by Windows' Notepad as "Unicode")."""
+    if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise MalformedExport(
+                f"{name}: not UTF-16 text past byte {exc.start}, though it starts as such", {"line": 0}
+            ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise MalformedExport(f"{name}: line {line}: not UTF-8 text (byte {exc.start})", {"line": line}) from None
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise MalformedExport(
+            f"{name}: line {line}, byte {column} of the line: not UTF-8 text (save the export as UTF-8)", {"line": line}
+        ) from None
 
 
 def load_json(data: bytes, name: str) -> Any:
