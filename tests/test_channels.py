@@ -172,6 +172,17 @@ def run(d, *args: str):
     return CliRunner().invoke(cli, ["--socket", str(d.socket), *args])
 
 
+def test_an_import_of_a_private_chat_says_the_users_own_conversations_do_not_hear_it(served):
+    """ "Why does my agent know nothing of Ana?": a private chat is heard in its own chat only unless
+    [channels] private_reaches_user names its channel; the report says so, a group's does not."""
+    private = run(served, "import", "whatsapp", str(EXPORTS / "whatsapp_android_24h_dmy.txt"), "--me", "Ben", "--namespace", "heard1", "--tz", "UTC")  # fmt: skip
+    assert private.exit_code == 0, private.output
+    assert "private, heard in their own chat only" in private.stdout
+    assert 'private_reaches_user = ["whatsapp"]' in private.stdout
+    group = run(served, "import", "whatsapp", str(EXPORTS / "whatsapp_android_12h_mdy_group.txt"), "--me", "Ben", "--namespace", "heard2", "--tz", "UTC")  # fmt: skip
+    assert group.exit_code == 0 and "heard in their own chat only" not in group.stdout
+
+
 def test_import_cli_dry_run_import_and_again(served):
     path = str(EXPORTS / "whatsapp_android_12h_mdy_group.txt")
     dry = run(served, "--json", "import", "whatsapp", path, "--dry-run", "--namespace", "cli1")

@@ -216,11 +216,20 @@ def _store(
             summary["edited"] += done.get("edited", 0)
             summary["deleted"] += done.get("deleted", 0)
             summary["people"].update(done["people"])
+            summary["heard_by_user"] = done.get("heard_by_user")
             summary["remapped"] += done.get("remapped") or []
             summary["retimed"] = _add_retimed(summary["retimed"], done.get("retimed"))
             for key in ("sessions", "observing"):
                 summary[key] += [s for s in done[key] if s not in summary[key]]
             progress.advance(len(batch), chat.title)
+    unheard = [c["title"] for c in report["chats"] if c.get("heard_by_user") is False]
+    if unheard:  # else "why does my agent know nothing of Ana?" (docs/chats.md, who may hear what)
+        named = ", ".join(unheard[:5]) + (f" and {len(unheard) - 5} more" if len(unheard) > 5 else "")
+        report["notes"] = [
+            *report["notes"],
+            f"{named}: private, heard in their own chat only, not by your own conversations (MCP, the "
+            f'proxy); [channels] private_reaches_user = ["{export.format}"] lets them reach yours',
+        ]
     report["added"] = sum(c["added"] for c in report["chats"])
     report["duplicates"] = sum(c["duplicates"] for c in report["chats"])
     report["forgotten"] = sum(c["forgotten"] for c in report["chats"])

@@ -134,9 +134,11 @@ class ChannelService:
             return {"chat": p.chat_id, "audience": audience, "added": 0, "duplicates": 0, "sessions": [],
                     "people": {}, "observing": [], "deleted": deleted, "dry_run": p.dry_run}  # fmt: skip
         if p.dry_run:
-            return {**self.run_on_store(partial(self._preview_batch, p, zone)), "zone": zone_name(zone)}
+            preview = self.run_on_store(partial(self._preview_batch, p, zone))
+            return {**preview, "zone": zone_name(zone), "heard_by_user": self._heard_by_user(preview["audience"])}
         result, requests, edited, rewrites = self.run_on_store(partial(self._store_batch, p, zone))
         result["zone"] = zone_name(zone)
+        result["heard_by_user"] = self._heard_by_user(result["audience"])
         corrected = []
         # A deletion or an edit that came before its message (a platform's retry out of order):
         # applied now, before any Observer run reads the message as it was sent.
@@ -210,6 +212,10 @@ class ChannelService:
             "edited": len(plan.edited) + len(plan.rewrites),
             "dry_run": True,
         }
+
+    def _heard_by_user(self, audience: str) -> bool:
+        """Whether the user's own conversations hear what is said in a chat of this audience."""
+        return may_hear(USER, audience, self.config)
 
     def _plan(self, p: IngestParams, zone):
         return self.ingest_.plan(

@@ -409,6 +409,9 @@ class IngestResult(Result):
     deleted: int = 0  # stored messages the batch marks deleted, now tombstones (as channels.delete)
     dry_run: bool = False  # nothing was stored: ``added`` is how many messages are new
     zone: str | None = None  # the zone times without one were read in (the tz given, else [channels] timezone)
+    # Whether the user's own conversations (MCP, the proxy) hear this chat: a private chat's, by
+    # default, no ([channels] private_reaches_user)
+    heard_by_user: bool | None = None
 
 
 class NewVersion(Result):

@@ -618,6 +618,7 @@ export interface IngestResult {
   deleted?: number;
   dry_run?: boolean;
   zone?: string | null;
+  heard_by_user?: boolean | null;
 }
 /** What the daemon added to the turns, for a door that keeps an app's own messages. */
 export interface Injected {
