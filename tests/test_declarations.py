@@ -214,8 +214,14 @@ def test_commands_are_filed_by_noun_and_the_old_names_still_run():
 
 
 @pytest.mark.parametrize("tool", ["memory_search", "context_pack"])
-def test_an_mcp_audience_is_never_null(tools, tool):
-    """The socket lets the owner's audience be None (every one); a tool's never is: it defaults to
-    the user's own conversations and refuses null."""
+def test_an_mcp_audience_is_never_null_on_the_socket(tools, tool):
+    """The socket lets the owner's audience be None (every one); a tool's never is: left out (or
+    null), it is the audience the connection's token hears, else the user's own conversations."""
+    from agentmemd.daemon.mcp.server import _heard_by_default
+
     audience = tools[tool].input_schema["properties"]["audience"]
-    assert audience.get("type") == "string" and "anyOf" not in audience and audience["default"] == "user"
+    assert audience["anyOf"][0]["type"] == "string" and audience["anyOf"][0]["pattern"].startswith("^(user|")
+    assert "Left out, a token that hears one audience" in audience["description"]
+    assert _heard_by_default(None, {"query": "x"}) == {"query": "x", "audience": "user"}
+    assert _heard_by_default({"hears": None}, {})["audience"] == "user"
+    assert _heard_by_default({"hears": "private:telegram:2002"}, {})["audience"] == "private:telegram:2002"

@@ -199,8 +199,14 @@ def test_a_namespace_the_token_may_not_use_is_refused_and_nothing_goes_upstream(
 def test_a_token_that_hears_one_chat_is_refused_by_the_proxy_and_nothing_goes_upstream(world):
     """Its conversations would be stored as the user's own: the proxy let it through without memory
     (a warning in its log) instead of the 403 a refused token gets."""
+    message = {"sender": "Leo", "ts": "2026-03-12T21:14:00", "text": "hi dad", "line": 1}
+    leo = world.d.call(
+        "channels.ingest",
+        {"channel": "telegram", "chat_id": "telegram:1002", "kind": "private", "tz": "UTC", "messages": [message]},
+    )
     secret = world.d.call(
-        "access.tokens.create", {"name": "leo-app", "namespaces": ["default"], "hears": "private:telegram:1002"}
+        "access.tokens.create",
+        {"name": f"leo-app-{world.d.namespace}", "namespaces": [world.d.namespace], "hears": leo["audience"]},
     )["secret"]
     base = world.base.rsplit("/t/", 1)[0] + f"/t/{secret}"
     question = [{"role": "user", "content": "What is my dog called?"}]
@@ -213,7 +219,7 @@ def test_a_token_that_hears_one_chat_is_refused_by_the_proxy_and_nothing_goes_up
     with pytest.raises(openai.PermissionDeniedError, match="hears only"):
         gpt.chat.completions.create(model="gpt-4o-mini", messages=question)
     assert world.claude.requests == [] and world.gpt.requests == []
-    assert world.every_turn() == []
+    assert [s for s in world.sessions() if not s.startswith("telegram:")] == []  # none but Leo's chat
 
 
 # ---- a call kept out of memory -----------------------------------------------------------------------

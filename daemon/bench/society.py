@@ -51,6 +51,7 @@ import tomlkit
 from agentmemd.daemon.bench.benchmarks import add_with_vectors, bench_daemon, embeddings_cached
 from agentmemd.daemon.bench.identity_world.competitors import competing_memories
 from agentmemd.daemon.socket.client import Client
+from agentmemd.memory.core.errors import NotFound
 
 WORLD = Path(__file__).parent / "society_world" / "world.json"
 # Burst chats played after the season, in this order; each set reported on its own. The second was
@@ -205,6 +206,14 @@ class Season:
 
     # ---- the checks ------------------------------------------------------------------------------
 
+    def _person_heard(self, agent: str, person: str, audience: str) -> dict[str, Any] | None:
+        """What a conversation of ``audience`` hears of a person (people.get); None for one it never
+        heard (the daemon answers as if there were no such person)."""
+        try:
+            return self.client.call("people.get", {"person": person, "namespace": agent, "audience": audience})
+        except NotFound:
+            return None
+
     def pack(self, agent: str, query: str, audience: str | None = None) -> dict[str, Any]:
         params: dict[str, Any] = {"query": query, "budget_tokens": self.budget, "namespace": agent}
         if audience:
@@ -327,10 +336,7 @@ class Season:
                 )
                 pack = self.pack(agent, question, audience)
                 people = self.client.call("people.list", {"namespace": agent})["people"]
-                impressions = [
-                    self.client.call("people.get", {"person": p["id"], "namespace": agent, "audience": audience})
-                    for p in people
-                ]
+                impressions = [found for p in people if (found := self._person_heard(agent, p["id"], audience))]
                 return json.dumps([context, pack["text"], impressions], ensure_ascii=False)
 
             yield chat_id, heard
