@@ -500,6 +500,7 @@ def test_a_forgotten_workspace_item_stays_forgotten_while_its_line_is_unchanged(
     assert volvo() == ["Astrid's Volvo XC40 now charges overnight in the garage"]
 
 
+@pytest.mark.sqlite_file
 def test_forgotten_words_leave_the_database_files_at_once(in_process):
     """Forgotten, the words were gone from every answer but still in agentmemd.db (the pages their
     rows had used, the full-text indexes' old segments) and its WAL: a copy of the data dir gave
