@@ -233,7 +233,8 @@ def test_streamable_http_checks_the_token_the_origin_and_scopes_every_call(spawn
             missing = http.post(url, json=ping, headers=accept)
             assert missing.status_code == 401 and "token create" in missing.json()["error"]
             wrong = http.post(url, json=ping, headers={**accept, "authorization": "Bearer amt_wrong"})
-            assert wrong.status_code == 401
+            assert wrong.status_code == 401 and "unknown or revoked token" in wrong.json()["error"]
+            assert "this connection" not in wrong.json()["error"]  # said of the socket's, not of a request
             rebound = {**accept, "authorization": f"Bearer {alice}", "origin": "http://evil.example"}
             assert http.post(url, json=ping, headers=rebound).status_code == 403
             for local in ("http://localhost:3000", "http://127.0.0.1"):  # loopback, as the docs say: allowed

@@ -171,10 +171,11 @@ def test_openai_sdk_chat_completions_stream_and_not_and_other_endpoints_pass(wor
 def test_a_missing_or_wrong_token_is_refused_and_a_down_daemon_passes_the_request_through(world_alone):
     d, fake, token, port, _ = world_alone
     for base in (f"http://127.0.0.1:{port}", f"http://127.0.0.1:{port}/t/amt_wrong"):
-        with pytest.raises(anthropic.AuthenticationError):
+        with pytest.raises(anthropic.AuthenticationError) as refused:
             anthropic.Anthropic(base_url=base, api_key=KEY, max_retries=0).messages.create(
                 model="m", max_tokens=10, messages=[{"role": "user", "content": "hi"}]
             )
+        assert "this connection" not in str(refused.value)  # said of the socket's, not of a request
     assert not fake.requests  # nothing went upstream without a token
     d.daemon.terminate()  # the daemon goes down under the proxy
     fake.replies.append(message("Plain answer."))

@@ -57,8 +57,20 @@ async def check_token(socket_path: Path, token: str, *, timeout: float) -> None:
     """Whether ``token`` is good now, on a connection of its own: its `auth` decides (a kept
     connection was admitted when it opened, and may still ask health after a revocation).
     RpcCallError when it is refused, DaemonUnavailable when no daemon answers."""
-    async with AsyncClient(socket_path, token=token, timeout=timeout, max_connections=1) as fresh:
-        await fresh.call("health")
+    try:
+        async with AsyncClient(socket_path, token=token, timeout=timeout, max_connections=1) as fresh:
+            await fresh.call("health")
+    except RpcCallError as exc:
+        raise type(exc)(exc.code, for_http(exc.message), exc.data) from None
+
+
+# What `auth`'s refusal says of the socket connection it leaves without access (services/access.py).
+SOCKET_ONLY_WORDS = "; this connection now has no access"
+
+
+def for_http(message: str) -> str:
+    """A refusal's words for an HTTP caller: said of a socket connection, not of a request."""
+    return message.replace(SOCKET_ONLY_WORDS, "")
 
 
 async def token_scope(socket_path: Path, token: str, *, timeout: float) -> Any:

@@ -36,6 +36,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from agentmemd.daemon.doors.calls import for_http
 from agentmemd.daemon.doors.history import sync_history, sync_turn
 from agentmemd.daemon.doors.logs import reason
 from agentmemd.daemon.proxy import counting
@@ -243,7 +244,7 @@ class ConnectionPool:
             try:
                 client = Client(self.socket_path, timeout=timeout, token=token)
             except RpcCallError as exc:
-                raise Unauthorized(exc.message) from None
+                raise Unauthorized(for_http(exc.message)) from None
             except (ConnectionError, TimeoutError) as exc:
                 raise DaemonUnavailable(str(exc)) from None
         client.set_timeout(timeout)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agentmemd.daemon.doors.calls import for_http
 from agentmemd.daemon.doors.history import sync_turn
 from agentmemd.daemon.proxy import messages as wire
 from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
@@ -44,7 +45,7 @@ def count_context(
     try:
         client = Client(socket_path, timeout=timeout, token=token)
     except RpcCallError as exc:
-        raise Refused(exc.message) from None
+        raise Refused(for_http(exc.message)) from None
     with client:
         params: dict[str, Any] = {
             "namespace": scoped_namespace(namespace, client.scope or {}),
