@@ -188,6 +188,36 @@ def test_an_archive_the_disk_cannot_hold_is_one_line_and_leaves_nothing(in_proce
     assert list(tmp_path.glob("small.tar.gz*")) == []
 
 
+def test_an_import_the_disk_cannot_hold_says_so_and_leaves_nothing(in_process, tmp_path):
+    """A full disk under import-store was "invalid params: data_dir: … reads go on"; and a disk
+    error when the file was opened read as a damaged database."""
+    import resource
+    import subprocess
+    import sys
+
+    d = in_process(fake_embedder=True)
+    d.call("memory.add_many", {"items": [{"content": f"Memory number {i} about the garden and the bees.", "type": "fact"} for i in range(300)]})  # fmt: skip
+    archive = tmp_path / "a.tar.gz"
+    assert CliRunner().invoke(cli, ["export", str(archive), "--data-dir", str(d.data_dir)]).exit_code == 0
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    new = tmp_path / "new"
+    done = subprocess.run(
+        [sys.executable, "-m", "agentmemd.daemon.cli", "import-store", str(archive), "--data-dir", str(new)],
+        preexec_fn=limited,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    said = done.stderr.strip().splitlines()[-1]
+    assert said.startswith("agentmemd: the store cannot be written") and "left nothing behind" in said, said
+    assert "invalid params" not in said and "cannot be read" not in said and "reads go on" not in said
+    assert not new.exists() or list(new.iterdir()) == []
+
+
 def test_an_import_stopped_part_way_may_run_again_and_a_served_data_dir_is_left_alone(in_process, tmp_path):
     """SIGTERM or kill -9 part way left a store holding only what opening it wrote; the next
     import-store was refused ('already holds a store'), and a daemon on it served 0 memories."""

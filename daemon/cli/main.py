@@ -226,12 +226,15 @@ def _running_daemons_data_dir() -> Path | None:
 def _on_the_store(work: Callable[..., dict[str, Any]], *args: Any) -> None:
     """Work on a data dir itself, not through a daemon (export, import-store): its summary, or the
     refusal naming the field (exit 1)."""
-    from agentmemd.memory.core.errors import InvalidParams
+    from agentmemd.memory.core.errors import InvalidParams, StoreUnavailable
 
     try:
         summary = work(*args)
     except InvalidParams as exc:
         fail(str(exc), 1)
+        return
+    except StoreUnavailable as exc:  # the store being made met a full or read-only disk
+        fail(exc.message, 1)
         return
     except OSError as exc:  # the disk is full, the file too large for its limit, the folder read-only
         fail(f"cannot write {exc.filename or 'the archive'}: {exc.strerror or exc}; nothing was left behind", 1)

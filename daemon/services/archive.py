@@ -12,7 +12,7 @@ from typing import Any
 
 from agentmemd.memory.core import __version__
 from agentmemd.memory.core.config import StoreConfig, redact
-from agentmemd.memory.core.errors import InvalidParams, StoreError
+from agentmemd.memory.core.errors import InvalidParams, StoreError, StoreUnavailable
 from agentmemd.memory.store.archive import (
     ArchiveError,
     load_archive,
@@ -115,6 +115,9 @@ def import_archive(archive: Path, data_dir: Path | None, store_url: str = "") ->
         _remove_store(store, None if store_url else db)
         if isinstance(exc, ArchiveError):
             raise InvalidParams("archive", str(exc)) from None
+        if isinstance(exc, StoreUnavailable):  # a full disk, a read-only one: no bad param, and no reads going on
+            said = exc.message.split("; nothing was changed")[0]
+            raise StoreUnavailable(f"{said}; the import stopped and left nothing behind", exc.data) from None
         if isinstance(exc, StoreError):  # a store that cannot be made there (no right to create pgvector's extension)
             raise InvalidParams("store_url" if store_url else "data_dir", exc.message) from None
         raise

@@ -66,7 +66,7 @@ FTS_WORD = re.compile(r"[^\W_]+")
 ASKS_SQL = "(" + " OR ".join(f"rtrim(content) LIKE '%{m}' OR rtrim(content) LIKE '%{m} [%]'" for m in "?？؟") + ")"
 
 
-def damaged(path: str, exc: Exception) -> StoreError:
+def damaged(path: str, exc: BaseException) -> StoreError:
     """A database file SQLite cannot read (cut short, overwritten, not a database): what it said and
     what to do, instead of a traceback. Nothing was written to it."""
     return StoreError(
@@ -216,7 +216,7 @@ class Store:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the file's header and schema read
         except sqlean.DatabaseError as exc:
             conn.close()
-            raise damaged(self.path, exc) from None
+            raise self._opening_error(exc) from None
         # What is deleted is overwritten with zeros, not left in free pages: forgotten words leave
         # the file (docs/forgetting.md), as the FTS5 tables' 'secure-delete' takes them from the index.
         conn.execute("PRAGMA secure_delete=ON")
@@ -234,7 +234,7 @@ class Store:
             self.schema = upgrade_schema(self.db, upto)
         except sqlean.DatabaseError as exc:
             conn.close()
-            raise damaged(self.path, exc) from None
+            raise self._opening_error(exc) from None
         except BaseException:
             conn.close()
             raise
@@ -452,6 +452,14 @@ class Store:
         "SQLITE_IOERR": ("io_error", "the disk failed to read or write"),
         "SQLITE_CANTOPEN": ("io_error", "the database file cannot be opened"),
     }
+
+    def _opening_error(self, exc: BaseException) -> BaseException:
+        """What opening the file met: a file SQLite cannot read (damaged), a storage fault (a full
+        or read-only disk: StoreUnavailable), else the error itself."""
+        name = getattr(exc, "sqlite_errorname", None) or ""
+        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+            return damaged(self.path, exc)
+        return self._storage_fault(exc) or exc
 
     def _storage_fault(self, exc: BaseException) -> StoreUnavailable | None:
         """A write the storage refused, as the store's own error (logged once while the fault lasts);
