@@ -400,10 +400,7 @@ class Daemon:
         scheduler = AsyncIOScheduler(event_loop=loop, timezone=runner.zone)
 
         async def fire() -> None:
-            try:
-                await loop.run_in_executor(self.jobs_executor, runner.run_due)
-            except Exception:
-                log.exception("scheduled jobs failed")
+            await self._when_the_store_takes_it(loop, runner.run_due, "scheduled jobs", self.jobs_executor)
 
         for name, trigger in runner.triggers.items():
             # The runner decides what is due (from job_state), so a late or doubled fire
@@ -427,20 +424,18 @@ class Daemon:
             if report is not None:
                 log.info("workspace caught up", extra=report.as_dict())
             services.catching_up.discard("workspace")
-        try:
-            await loop.run_in_executor(self.jobs_executor, services.runner.catch_up)
-        except Exception:
-            log.exception("job catch-up failed")
+        await self._when_the_store_takes_it(loop, services.runner.catch_up, "job catch-up", self.jobs_executor)
         services.catching_up.discard("jobs")
         self._scheduler = self._start_scheduler(loop)
 
-    async def _when_the_store_takes_it(self, loop: asyncio.AbstractEventLoop, work, what: str):
-        """``work()`` on the sync thread, done again every STORE_RETRY_SECONDS while the store refuses
-        writes (a full disk, a server gone): once the disk has room nothing else may come to start
-        it again. Its result; None when it failed otherwise (logged) or the daemon stopped."""
+    async def _when_the_store_takes_it(self, loop: asyncio.AbstractEventLoop, work, what: str, executor=None):
+        """``work()`` on ``executor`` (the sync thread by default), done again every
+        STORE_RETRY_SECONDS while the store refuses writes (a full disk, a server gone): once the
+        disk has room nothing else may come to start it again, and a job missed would wait for its
+        next time. Its result; None when it failed otherwise (logged) or the daemon stopped."""
         while not self._stop.is_set():
             try:
-                return await loop.run_in_executor(self.sync_executor, work)
+                return await loop.run_in_executor(executor or self.sync_executor, work)
             except StoreUnavailable as exc:
                 log.warning(
                     f"{what} waits for the store", extra={"reason": exc.message, "retry_in_s": STORE_RETRY_SECONDS}
