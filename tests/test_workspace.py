@@ -238,6 +238,23 @@ def test_init_copies_the_template_without_overwriting(tmp_path):
     assert (tmp_path / "agentmemd.toml").read_text() == config
 
 
+def test_init_beside_a_config_that_points_elsewhere_says_so(tmp_path, capsys):
+    """The config beside a new workspace is a person's and is left alone; it said nothing when
+    that config did not point at the workspace, so `serve --config` then indexed none of it."""
+    from agentmemd.daemon.cli.main import main
+
+    (tmp_path / "agentmemd.toml").write_text('[jobs]\ndaily_log = ""\n')
+    assert main(["init", str(tmp_path / "ws")]) == 0
+    said = capsys.readouterr().out
+    assert (
+        "exists and was left alone" in said and f'add path = "{(tmp_path / "ws").resolve()}" under [workspace]' in said
+    )
+    assert (tmp_path / "agentmemd.toml").read_text() == '[jobs]\ndaily_log = ""\n'
+    (tmp_path / "agentmemd.toml").write_text(f'[workspace]\npath = "{tmp_path / "ws"}"\n')
+    assert main(["init", str(tmp_path / "ws")]) == 0
+    assert "left alone" not in capsys.readouterr().out  # it points here: nothing to say
+
+
 def test_cli_lists_workspace_files(wsd):
     from click.testing import CliRunner
 

@@ -322,6 +322,18 @@ def init(dir: Path, config_path: Path | None) -> None:
     click.echo(f"workspace {dir.resolve()}: {len(created)} file(s) created, existing files left alone")
     if config_written:
         click.echo(f"config {config_written} (its [workspace] path points at the workspace)")
+        return
+    existing = config_path or dir.resolve().parent / "agentmemd.toml"
+    try:  # a person's config is left alone: say whether it points here, else `serve --config` misses it
+        points_at = load_config(existing).workspace.path
+    except ConfigError:
+        points_at = None
+    if not points_at or Path(points_at).resolve() != dir.resolve():
+        click.echo(
+            f"config {existing} exists and was left alone; its [workspace] path is "
+            f'{points_at or "unset"}, not this workspace: add path = "{dir.resolve()}" under [workspace] there, '
+            f"or serve --workspace {dir}"
+        )
 
 
 @cli.command()
