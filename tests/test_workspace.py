@@ -252,7 +252,7 @@ def test_init_beside_a_config_that_points_elsewhere_says_so(tmp_path, capsys):
     assert (tmp_path / "agentmemd.toml").read_text() == '[jobs]\ndaily_log = ""\n'
     (tmp_path / "agentmemd.toml").write_text(f'[workspace]\npath = "{tmp_path / "ws"}"\n')
     assert main(["init", str(tmp_path / "ws")]) == 0
-    assert "left alone" not in capsys.readouterr().out  # it points here: nothing to say
+    assert "was left alone" not in capsys.readouterr().out  # it points here: nothing to say
 
 
 def test_cli_lists_workspace_files(wsd):
