@@ -3,9 +3,10 @@
 question the patterns and principles above them (levels 1-2), a planning or "what is X like"
 question the strategic insights (level 3) with the leaves that support them.
 
-Cue phrases, not a model: no language model runs at query time. English only, like the local
-Observer's cues; a query in another language is taken for a specific fact (leaves only), which is
-what search did before the tree was a retrieval structure.
+Cue phrases, not a model: no language model runs at query time. The kinds are English only, like
+the local Observer's cues; a query in another language is taken for a specific fact (leaves only),
+which is what search did before the tree was a retrieval structure. A list question is known in
+German, Spanish, French, Italian, Portuguese and Dutch too (how many, all the, both…).
 """
 
 from __future__ import annotations
@@ -80,6 +81,19 @@ _LIST = re.compile(
 )
 
 
+# The same in the other languages people ask in: how many, how often, all the, both, and the
+# interrogatives that are plural by their form (cuáles, quels, quais, quali).
+_LIST_ELSEWHERE = re.compile(
+    r"(?<!\w)(?:wie viele|wie oft|alle (?:die|unsere|meine|seine|ihre)|beide|was alles|"
+    r"cu[aá]ntos|cu[aá]ntas|cu[aá]ntas veces|todos los|todas las|ambos|ambas|cu[aá]les|"
+    r"combien|tous les|toutes les|les deux|quels|quelles|"
+    r"quanti|quante|tutti i|tutte le|entrambi|quali|"
+    r"quantos|quantas|todos os|todas as|quais|"
+    r"hoeveel|hoe vaak|allebei|welke (?:\w+ )?(?:\w+en)\b)(?!\w)",
+    re.IGNORECASE,
+)
+
+
 def asks_for_a_list(query: str) -> bool:
     """Does ``query`` ask for several things, likely said in different conversations? Its answer is
     spread: each part stands alone, in a session of its own, so search neither lifts a memory by
@@ -108,5 +122,9 @@ def asks_for_a_list(query: str) -> bool:
     False
     >>> asks_for_a_list("What is Caroline's relationship status?")
     False
+    >>> asks_for_a_list("wie viele leute waren am ende bei omas geburtstag?")
+    True
+    >>> asks_for_a_list("¿qué entrevistas hizo álex con solarea?")
+    False
     """
-    return bool(_LIST.search(query))
+    return bool(_LIST.search(query) or _LIST_ELSEWHERE.search(query))
