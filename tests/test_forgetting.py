@@ -574,3 +574,26 @@ def test_a_forget_takes_the_packs_that_carried_it_and_leaves_those_that_only_con
     d.call("memory.forget", {"id": kept, "confirm": True})
     with pytest.raises(RpcCallError, match="no pack with id"):
         d.call("context.explain", {"pack_id": pack["pack_id"]})
+
+
+def test_a_forget_lowers_the_count_of_the_daily_logs_heading_it_took_a_line_from(in_process, short_tmp):
+    """The daily log's "### Observations (3)" stayed 3 after one of its lines was forgotten, until
+    the next write."""
+    from conftest import template_workspace
+
+    workspace = template_workspace(short_tmp / "ws")
+    d = in_process({"clock": {"start": "2026-11-20T09:00:00Z"}}, fake_embedder=True, workspace=workspace)
+    for said in ("I signed up for the pottery course downtown", "My sister Clara moves to Porto next month",
+                 "I prefer tea over coffee these days"):  # fmt: skip
+        d.call("conversation.append", {"session": "s", "role": "user", "content": said})
+        d.call("conversation.append", {"session": "s", "role": "assistant", "content": "Noted."})
+    d.call("conversation.observe", {"session": "s", "force": True, "wait": True})
+    d.call("jobs.run", {"name": "daily_log"})
+    log = workspace / "memory" / "2026-11-20.md"
+    counted = re.search(r"### Observations \((\d+)\)", log.read_text()).group(1)
+    observed = [o for o in d.call("observations.list", {"session": "s"})["observations"] if "Clara" in o["content"]]
+    assert observed and f"`{observed[0]['memory_id']}`" in log.read_text()
+    done = d.call("memory.forget", {"id": observed[0]["memory_id"], "confirm": True})
+    assert done["workspace_sections"] == ["memory/2026-11-20.md"]
+    text = log.read_text()
+    assert "Clara" not in text and f"### Observations ({int(counted) - 1})" in text, text

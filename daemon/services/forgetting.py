@@ -11,6 +11,7 @@ request waits on the embedding model and no copy is left behind:
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any, Callable
 
@@ -82,7 +83,7 @@ class ForgetService:
             body = self.writer.last_written(path)
             if body is None:
                 continue
-            kept = "\n".join(line for line in body.split("\n") if not any(n in line for n in needles))
+            kept = without_lines(body, needles)
             try:
                 written = self.writer.write(path, kept, self.memories.clock.now())
             except (WriteBackError, OSError) as exc:
@@ -93,3 +94,26 @@ class ForgetService:
             elif written.changed:
                 changed.append(path)
         return changed, unwritten
+
+
+_COUNTED_HEADING = re.compile(r"^(#+ .*\()(\d+)(\))$")
+
+
+def without_lines(body: str, needles: list[str]) -> str:
+    """``body`` without the lines holding any of ``needles``, each heading's count ("### Level 1:
+    patterns (3)", "### Observations (11)") lowered by the lines that went under it (a count can
+    be of more than the lines shown: "… and 40 more")."""
+    lines = body.split("\n")
+    kept: list[str] = []
+    heading = None  # the index in ``kept`` of the counted heading the lines are under
+    for line in lines:
+        if line.startswith("#"):
+            heading = len(kept) if _COUNTED_HEADING.match(line) else None
+        elif any(n in line for n in needles):
+            if heading is not None:
+                counted = _COUNTED_HEADING.match(kept[heading])
+                assert counted is not None
+                kept[heading] = f"{counted[1]}{max(int(counted[2]) - 1, 0)}{counted[3]}"
+            continue
+        kept.append(line)
+    return "\n".join(kept)
