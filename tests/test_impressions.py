@@ -400,3 +400,23 @@ def test_what_someone_talks_about_counts_no_word_the_daemon_put_in_front_of_a_fo
     turns = [{"seq": i, "content": text} for i, text in enumerate(said)]
     topics = [t["text"].lower() for t in talks_about(turns, ["hola", "vale vale", "hasta luego"], {"Ben"})]
     assert "cake" in topics and "forwarded" not in topics, topics
+
+
+def test_in_a_chat_of_two_languages_neither_ones_function_words_are_topics():
+    """Sabine writes German and English in one group: her impression said "talks about: die (2
+    messages)" (the chat was read as one language, English, so German's function words counted)."""
+    from agentmemd.persona.impressions.impressions import talks_about
+
+    said = [
+        "Die Fassade wird Terrakotta, der Kunde liebt die Farbe",
+        "the client loves the terracotta facade option",
+        "Ich schicke die Pläne morgen an das Büro",
+        "can you check the facade drawings before Friday?",
+        "Die Fassade ist fertig, die Pläne auch",
+        "great, the terracotta samples arrived",
+    ]
+    turns = [{"seq": i, "content": text} for i, text in enumerate(said)]
+    others = ["sounds good", "Super, danke dir", "ok see you monday"]
+    topics = [t["text"].lower() for t in talks_about(turns, others, {"Sabine"})]
+    assert "die" not in topics and not {"der", "das", "ist", "the"} & set(topics), topics
+    assert {"fassade", "terracotta"} & set(topics), topics

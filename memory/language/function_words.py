@@ -25,13 +25,28 @@ def _listed(code: str) -> frozenset[str]:
     return frozenset(stopwordsiso.stopwords(code)) if code in stopwordsiso.langs() else frozenset()
 
 
-def function_words(text: str) -> frozenset[str]:
-    """The function words of ``text``'s language and of English, lower-cased.
+# Of a chat's messages whose language is sure, the share a language needs for its function words
+# to be left out too (a German/English group: "die" is no topic of anyone's).
+LANGUAGE_SHARE = 0.15
 
-    >>> sorted({"que", "the", "piso"} & function_words("el piso nuevo me sale a 850 al mes con gastos incluidos"))
+
+def function_words_of(texts: list[str]) -> frozenset[str]:
+    """The function words of English and of each language a good share of ``texts`` is in (each
+    read on its own: a mixed chat is no one language), lower-cased.
+
+    >>> sorted({"die", "the", "umzug"} & function_words_of(["Wir planen die Feier im Garten", "ok see you at the station", "Die Kisten sind schon gepackt"]))
+    ['die', 'the']
+    >>> sorted({"que", "the", "piso"} & function_words_of(["el piso nuevo me sale a 850 al mes con gastos incluidos"]))
     ['que', 'the']
     """
-    found = detect_language(text)
-    code = _CODES.get(found, found) if found else None
     english = (_listed("en") - ENGLISH_TOPICS) | STOPWORDS
-    return english | _listed(code) if code and code != "en" else english
+    found = [language for text in texts if (language := detect_language(text)) is not None]
+    if not found and texts:  # each too short to say: read them together, as one text
+        joined = detect_language(" ".join(texts))
+        found = [joined] if joined else []
+    out = set(english)
+    for language in set(found):
+        code = _CODES.get(language, language)
+        if code != "en" and found.count(language) >= LANGUAGE_SHARE * len(found):
+            out |= _listed(code)
+    return frozenset(out)

@@ -30,7 +30,7 @@ from typing import Any
 from agentmemd.memory.core.text import fold, without_forwarded_mark, words
 from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.language.cues import FIRST_PERSON
-from agentmemd.memory.language.function_words import function_words
+from agentmemd.memory.language.function_words import function_words_of
 from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.memory.safety.secrets import kinds_in, mask, without_masks
 from agentmemd.persona.syncscore.stylometry import measure, voice_markers
@@ -138,7 +138,7 @@ def talks_about(turns: list[dict[str, Any]], heard: list[str], names: set[str]) 
     """
     if not turns:
         return []
-    left_out = function_words(" ".join([t["content"] for t in turns[:50]] + list(heard[:50])))
+    left_out = function_words_of([t["content"] for t in turns[:50]] + list(heard[:50]))
     names_folded = {fold(part) for name in names for part in name.split()}
 
     def topic_words(text: str) -> set[str]:
