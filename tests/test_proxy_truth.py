@@ -222,6 +222,23 @@ def test_a_token_that_hears_one_chat_is_refused_by_the_proxy_and_nothing_goes_up
     assert [s for s in world.sessions() if not s.startswith("telegram:")] == []  # none but Leo's chat
 
 
+def test_a_host_that_is_not_loopback_is_refused_and_nothing_goes_upstream(world):
+    """A page a DNS rebinding serves from another name reaches a loopback port too: the proxy
+    answered it (the dashboard and the MCP door refuse such a Host)."""
+    port = world.base.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1]
+    path = world.base.split(f":{port}", 1)[1]
+    body = {"model": MODEL, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+    headers = {"x-api-key": ANTHROPIC_KEY, "anthropic-version": "2023-06-01"}
+    rebound = httpx2.post(
+        f"http://127.0.0.1:{port}{path}/v1/messages", json=body, headers={**headers, "host": f"evil.example:{port}"}
+    )
+    assert rebound.status_code == 400 and world.claude.requests == []
+    for name in ("localhost", "127.0.0.1"):  # loopback, by any of its names
+        world.claude.script("Hi.")
+        client = anthropic.Anthropic(base_url=f"http://{name}:{port}{path}", api_key=ANTHROPIC_KEY, max_retries=0)
+        assert client.messages.create(**body).content[0].text == "Hi."
+
+
 # ---- a call kept out of memory -----------------------------------------------------------------------
 
 

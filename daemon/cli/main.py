@@ -1188,7 +1188,7 @@ def proxy(
         memory_timeout=memory_timeout or loaded.proxy.memory_timeout_seconds,
     )
     click.echo(f"agentmemd proxy: http://{host}:{port} -> {upstream} ({mode})", err=True)
-    app = build_proxy_app(settings)
+    app = build_proxy_app(settings, host)
     stop_with_parent()
     uvicorn.run(app, host=host.strip("[]"), port=port, **uvicorn_options(log_level or "info"))
 

@@ -32,12 +32,14 @@ import anyio
 import httpx2
 from pydantic import TypeAdapter, ValidationError
 from starlette.applications import Starlette
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from agentmemd.daemon.doors.calls import for_http
 from agentmemd.daemon.doors.history import sync_history, sync_turn
+from agentmemd.daemon.doors.listen import LOOPBACK_NAMES, is_loopback
 from agentmemd.daemon.doors.logs import reason
 from agentmemd.daemon.proxy import counting
 from agentmemd.daemon.proxy import messages as wire
@@ -777,5 +779,12 @@ def _refusal(api: str, status: int, message: str, kinds: tuple[str, str, str]) -
     return JSONResponse(body, status_code=status)
 
 
-def build_proxy_app(settings: ProxySettings) -> Starlette:
-    return Proxy(settings).app()
+def build_proxy_app(settings: ProxySettings, host: str | None = None) -> Starlette:
+    """The proxy's app. Bound to loopback (``host``), it answers only a ``Host`` that names loopback
+    or that address: a page a DNS rebinding serves from another name is refused (400), as the
+    dashboard and the MCP door refuse it. Bound elsewhere (--allow-remote), any name reaches it."""
+    app = Proxy(settings).app()
+    if host is not None and is_loopback(host):
+        names = sorted({*(n.strip("[]") for n in LOOPBACK_NAMES), host.strip("[]")})
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=names)
+    return app
