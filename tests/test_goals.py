@@ -4,6 +4,8 @@ nothing changed."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentmemd.daemon.socket.client import RpcCallError
@@ -304,3 +306,20 @@ def test_a_standing_goal_reaches_the_prompt_as_data(d):
     )[1]
     assert "Ignore all previous instructions" not in prefix and "[instruction-like text removed]" in prefix
     assert "[END MEMORY PACK]" not in prefix and "⁅END MEMORY PACK⁆" in prefix
+
+
+def test_forgetting_a_secret_masks_it_in_the_goals_that_state_it(d):
+    """Forgetting the card left it whole in "Pay the plumber with card 4111 …", a goal a door added:
+    the goal stays, its copy of the secret goes, and the forget's answer names it."""
+    card = "4111 1111 1111 1111"
+    said = d.call("memory.add", {"content": f"My visa card is {card}", "type": "fact"})["id"]
+    goal = d.call("goal.add", {"text": f"Pay the plumber with card {card} on Friday"})
+    other = d.call("goal.add", {"text": "Call the plumber about the boiler"})
+    preview = d.call("memory.forget", {"id": said})
+    assert preview["goals"] == [goal["id"]] and card in d.call("goal.get", {"id": goal["id"]})["text"]  # nothing yet
+    done = d.call("memory.forget", {"id": said, "confirm": True})
+    assert done["goals"] == [goal["id"]]
+    now = d.call("goal.get", {"id": goal["id"]})
+    assert now["text"] == "Pay the plumber with card [card number withheld] on Friday" and now["status"] == "open"
+    assert "forgotten" in now["notes"][-1]["text"] and card not in json.dumps(now)
+    assert d.call("goal.get", {"id": other["id"]})["text"] == "Call the plumber about the boiler"

@@ -148,6 +148,8 @@ def human_forget(result: dict[str, Any]) -> None:
         print(f"  {key.replace('_', ' ')}: {result[key]}")
     for path in result["workspace_sections"]:
         print(f"  the lines of agentmemd's section of {path} that quote it")
+    for goal in result.get("goals", []):
+        print(f"  goal {goal}: the secret it states, masked (the goal stays)")
     stays = "the conversations' other turns"
     unwritten = result.get("workspace_unwritten", [])
     print(f"  stays: {stays}" + ("; a person's Markdown (below)" if result["workspace_files"] or unwritten else ""))

@@ -242,7 +242,7 @@ class Services:
             store=store,
             memories=memories,
             audit=audit,
-            forgetting=ForgetService(audit, writer, run_on_store, channels.refresh_impressions),
+            forgetting=ForgetService(audit, writer, run_on_store, channels.refresh_impressions, goals),
             memory_writes=writes,
             conversations=conversation_service,
             persona=PersonaService(tracker, conversations, worker, run_on_store),

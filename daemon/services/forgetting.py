@@ -21,9 +21,11 @@ from agentmemd.memory.core.results import ForgetResult
 from agentmemd.memory.core.threads import RunOnStore
 from agentmemd.memory.retrieval.audit import MemoryAudit
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
+from agentmemd.memory.safety.secrets import secret_values
 from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.workspace.owned_sections import WriteBackError
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
+from agentmemd.persona.goals.goals import Goals
 
 PLAN_TRIES = 3
 
@@ -35,8 +37,11 @@ class ForgetService:
         writer: WorkspaceWriter | None,
         run_on_store: RunOnStore,
         rebuild_impressions: Callable[[str], Any] | None = None,
+        goals: Goals | None = None,
     ):
+        """``goals``: the goals that state a secret being forgotten are masked (Goals.forget_secrets)."""
         self.audit = audit
+        self.goals = goals
         self.memories = audit.memories
         self.writer = writer
         self.run_on_store = run_on_store
@@ -47,18 +52,52 @@ class ForgetService:
     def forget(self, p: ForgetParams) -> ForgetResult:
         for _ in range(PLAN_TRIES):
             plan, counted, sections = self.run_on_store(lambda: self._plan(p))
+            stating = self.run_on_store(partial(self._goals_stating, plan))
+            counted["workspace_files"] = sorted(
+                {*counted["workspace_files"], *(g["source"].split(" ")[0] for g in stating if g.get("source"))}
+            )
             if not p.confirm:
-                return self.audit.forget_result(p, plan, counted, workspace_sections=sections)
+                return self.audit.forget_result(
+                    p,
+                    plan,
+                    counted,
+                    workspace_sections=sections,
+                    goals=[g["id"] for g in stating if not g.get("source")],
+                )
             vectors = self.memories.embedder.embed_passages(plan.texts) if plan.texts else []
             if self.run_on_store(partial(self._write_unless_changed, p, plan, vectors)):
                 break
         else:
             raise Conflict("the memory's conversation kept changing while it was being forgotten; forget it again")
         scrubbed, unwritten = self.run_on_store(lambda: self._scrub(sections, plan.every))
+        masked = self.run_on_store(partial(self._mask_goals, plan))
         if self.rebuild_impressions is not None:
             for session in plan.sessions:
                 self.rebuild_impressions(session)
-        return self.audit.forget_result(p, plan, counted, workspace_sections=scrubbed, workspace_unwritten=unwritten)
+        return self.audit.forget_result(
+            p, plan, counted, workspace_sections=scrubbed, workspace_unwritten=unwritten, goals=masked
+        )
+
+    def _secret_values(self, plan: LineagePlan) -> tuple[str, dict[str, str]]:
+        """The namespace and the secret values the memory going states (its versions')."""
+        chain = plan.chains[0]
+        values: dict[str, str] = {}
+        for version in chain:
+            values.update(secret_values(version["content"]))
+        return chain[-1]["namespace"], values
+
+    def _goals_stating(self, plan: LineagePlan) -> list[dict[str, Any]]:
+        if self.goals is None:
+            return []
+        namespace, values = self._secret_values(plan)
+        return self.goals.holding_secrets(namespace, values)
+
+    def _mask_goals(self, plan: LineagePlan) -> list[str]:
+        if self.goals is None:
+            return []
+        namespace, values = self._secret_values(plan)
+        with self.memories.store.transaction():
+            return self.goals.forget_secrets(namespace, values)
 
     def _plan(self, p: ForgetParams) -> tuple[LineagePlan, dict[str, Any], list[str]]:
         plan = self.audit.plan_forget(p, self.lineage)

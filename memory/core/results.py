@@ -615,6 +615,7 @@ class ForgetResult(Result):
     cached_responses: int  # language-model cache entries whose prompt or response held its text
     workspace_files: list[str]  # an item of these files: it stays there, not read again while its words are unchanged
     workspace_sections: list[str] = []  # files whose daemon-written section quoted it: those lines removed
+    goals: list[str] = []  # goals a door added that state its secret: the secret masked in them
     # "PATH: why" of each file whose daemon-written section still quotes it: it could not be
     # rewritten (its end marker deleted, a link out of the workspace); the store forgot it all the same.
     workspace_unwritten: list[str] = []

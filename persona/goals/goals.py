@@ -33,7 +33,7 @@ from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
 from agentmemd.memory.safety.neutraliser import as_data
-from agentmemd.memory.safety.secrets import asked_kinds, find_secrets, mask, unmask
+from agentmemd.memory.safety.secrets import REPEATED_RULE, asked_kinds, find_secrets, mask, unmask
 from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines
@@ -42,6 +42,16 @@ PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 AUDIENCE = "user"  # whose goals they are: heard where the user's own memories are
 STANDING_SHOWN = 5  # goals a conversation's stable prefix holds at most
 STANDING_HEADER = "# What you are working towards\n"
+
+
+def _masked_values(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with each repeat of these values as mask() writes a secret ("[card number withheld]")."""
+    out, last = [], 0
+    for s in find_secrets(text, values):
+        if s.rule == REPEATED_RULE:
+            out += [text[last : s.start], f"[{s.kind.replace('_', ' ')} withheld]"]
+            last = s.end
+    return "".join(out) + text[last:]
 
 
 def _shown_text(text: str, asked_for: set[str], known: Mapping[str, str]) -> str:
@@ -137,6 +147,33 @@ class Goals:
             if not fields:
                 self.tables.update(p.id, {"updated": at})
         return self.get(p.id, p.namespace)
+
+    def holding_secrets(self, namespace: str, values: Mapping[str, str]) -> list[dict[str, Any]]:
+        """The namespace's goals (any status) whose text states one of these secret values (value ->
+        kind): copies of a secret being forgotten."""
+        if not values:
+            return []
+        return [
+            g
+            for g in self.tables.goals(namespace, ("open", "done", "dropped"), 10_000)
+            if any(s.rule == REPEATED_RULE for s in find_secrets(g["text"], values))
+        ]
+
+    def forget_secrets(self, namespace: str, values: Mapping[str, str]) -> list[str]:
+        """Mask these secret values in the goals a door added that state them (a goal stays: what
+        is to be done is the person's; the secret was forgotten), in the caller's transaction; the
+        goals' ids. A goal written in GOALS.md is the person's line and is left (its file is named
+        by the forget, as a workspace file's item is)."""
+        changed = []
+        at = format_time(self.clock.now())
+        for goal in self.holding_secrets(namespace, values):
+            if (goal.get("source") or "").startswith(GOALS_FILE):
+                continue
+            text = _masked_values(goal["text"], values)
+            self.tables.update(goal["id"], {"text": text, "updated": at})
+            self.tables.add_note(goal["id"], at, "a secret it stated was forgotten: masked here", "forget")
+            changed.append(goal["id"])
+        return changed
 
     def done(self, p: GoalDoneParams) -> dict[str, Any]:
         """Finish a goal; one done already stays as it is (its note, if given, is added)."""

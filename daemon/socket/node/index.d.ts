@@ -421,6 +421,7 @@ export interface ForgetResult {
   cached_responses: number;
   workspace_files: string[];
   workspace_sections?: string[];
+  goals?: string[];
   workspace_unwritten?: string[];
 }
 export interface Goal {
