@@ -19,9 +19,8 @@ from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import ForgetParams
 from agentmemd.memory.core.results import ForgetResult
 from agentmemd.memory.core.threads import RunOnStore
-from agentmemd.memory.retrieval.audit import MemoryAudit
+from agentmemd.memory.retrieval.audit import MemoryAudit, chain_secrets
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
-from agentmemd.memory.safety.secrets import secret_values
 from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.workspace.owned_sections import WriteBackError
 from agentmemd.memory.workspace.writeback import WorkspaceWriter
@@ -81,10 +80,7 @@ class ForgetService:
     def _secret_values(self, plan: LineagePlan) -> tuple[str, dict[str, str]]:
         """The namespace and the secret values the memory going states (its versions')."""
         chain = plan.chains[0]
-        values: dict[str, str] = {}
-        for version in chain:
-            values.update(secret_values(version["content"]))
-        return chain[-1]["namespace"], values
+        return chain[-1]["namespace"], chain_secrets(chain)
 
     def _goals_stating(self, plan: LineagePlan) -> list[dict[str, Any]]:
         if self.goals is None:

@@ -30,7 +30,7 @@ from agentmemd.memory.core.sessions import named, session_name
 from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
 from agentmemd.memory.retrieval.memories import Memories, said_the_same
-from agentmemd.memory.safety.secrets import REPEATED_RULE, find_secrets, mask, secret_values
+from agentmemd.memory.safety.secrets import find_secrets, mask, repeats_any, secret_values
 from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
 
@@ -199,9 +199,8 @@ class MemoryAudit:
 
     def forget_result(self, p: ForgetParams, plan: LineagePlan, counted: dict[str, Any], **more: Any) -> ForgetResult:
         chain, others = plan.chains[0], plan.chains[1:]
-        values = dict(self.memories.known_secrets.of(chain[-1]["namespace"]))
-        for version in chain:  # known before the forget, or stated by what goes
-            values.update(secret_values(version["content"]))
+        # known before the forget, or stated by what goes
+        values = {**self.memories.known_secrets.of(chain[-1]["namespace"]), **chain_secrets(chain)}
 
         def shown(content: str) -> str | None:
             return mask(content, values=values) if find_secrets(content, values) else None
@@ -232,29 +231,25 @@ class MemoryAudit:
     def _repeating_its_secrets(self, chain: list[dict[str, Any]]) -> list[str]:
         """Current memories of the namespace that repeat a secret ``chain``'s versions state ("Noted:
         Tortuga$Lenta42", marked when stored: memory/safety/known_secrets.py): copies of its words."""
-        values: dict[str, str] = {}
-        for version in chain:
-            values.update(secret_values(version["content"]))
+        values = chain_secrets(chain)
         if not values:
             return []
         ids = {v["id"] for v in chain}
         return [
             row["id"]
             for row in self.memories.secrets.current_holding(chain[-1]["namespace"])
-            if row["id"] not in ids and any(s.rule == REPEATED_RULE for s in find_secrets(row["content"], values))
+            if row["id"] not in ids and repeats_any(row["content"], values)
         ]
 
     def _turns_repeating_its_secrets(self, chain: list[dict[str, Any]]) -> set[int]:
         """Live turns of the namespace that repeat a secret ``chain``'s versions state: an agent's
         "Noted, the wifi is Kiwi$Lemon77" is a turn with no memory of its own when its replies are
         not indexed ([conversation] episodes_of_assistant), so no memory's lineage reached it."""
-        values: dict[str, str] = {}
-        for version in chain:
-            values.update(secret_values(version["content"]))
+        values = chain_secrets(chain)
         if not values:
             return set()
         turns = LineageTables(self.memories.store).live_turns_holding(chain[-1]["namespace"], sorted(values))
-        return {seq for seq, content in turns if any(s.rule == REPEATED_RULE for s in find_secrets(content, values))}
+        return {seq for seq, content in turns if repeats_any(content, values)}
 
     def _says_the_same(self, chain: list[dict[str, Any]]) -> list[str]:
         """Current memories of the namespace saying what ``chain``'s current version says (the same
@@ -280,3 +275,12 @@ class MemoryAudit:
         rows = [r for r in rows if r["pack_id"] not in on_the_way]
         written -= self.history_tables.packs_logged_of(on_the_way)
         return PacksListResult(packs=[PackSummary(**r) for r in first + rows], total=len(pending) + written)
+
+
+def chain_secrets(chain: list[dict[str, Any]]) -> dict[str, str]:
+    """The secret values a memory's versions state (value -> kind): what its forget takes from
+    everything that repeats them."""
+    values: dict[str, str] = {}
+    for version in chain:
+        values.update(secret_values(version["content"]))
+    return values

@@ -243,6 +243,11 @@ def find_secrets(text: str, values: Mapping[str, str] | None = None) -> tuple[Se
 _TOKEN_TAIL = re.compile(r"[A-Za-z0-9_\-+/=]*")
 
 
+def repeats_any(text: str, values: Mapping[str, str]) -> bool:
+    """Whether ``text`` says one of these known values again (find_secrets' repeated rule)."""
+    return any(s.rule == REPEATED_RULE for s in find_secrets(text, values))
+
+
 def kinds_in(text: str, values: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The kinds of secret ``text`` holds (``values``: known ones repeated too), in SECRET_KINDS
     order; () when none."""
@@ -274,6 +279,17 @@ def _shown(kind: str) -> str:
 # What mask() puts where a secret was, any kind: "[password withheld]", and as a prompt's data
 # writes it, "⁅password withheld⁆" (memory/safety/neutraliser.py).
 MASKED = re.compile("|".join(r"[\[⁅]" + re.escape(_shown(kind)[1:-1]) + r"[\]⁆]" for kind in SECRET_KINDS))
+
+
+def mask_repeats(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with each repeat of these values as mask() writes a secret, and nothing else masked
+    (a goal keeps its other words, and any other secret it states, as its person wrote them)."""
+    out, last = [], 0
+    for s in find_secrets(text, values):
+        if s.rule == REPEATED_RULE:
+            out += [text[last : s.start], _shown(s.kind)]
+            last = s.end
+    return "".join(out) + text[last:]
 
 
 def without_masks(text: str) -> str:

@@ -33,7 +33,7 @@ from agentmemd.memory.retrieval.embeddings import Embedder
 from agentmemd.memory.retrieval.memories import said_the_same
 from agentmemd.memory.retrieval.pack_fitting import BlockLine
 from agentmemd.memory.safety.neutraliser import as_data
-from agentmemd.memory.safety.secrets import REPEATED_RULE, asked_kinds, find_secrets, mask, unmask
+from agentmemd.memory.safety.secrets import asked_kinds, find_secrets, mask, mask_repeats, repeats_any, unmask
 from agentmemd.memory.store.database import to_blob, vector_or_zeros
 from agentmemd.memory.store.goal_tables import GoalTables
 from agentmemd.persona.goals.goals_file import GOALS_FILE, GoalLine, read_goal_lines
@@ -42,16 +42,6 @@ PRIORITY_RANK = {"high": 0, "medium": 1, "low": 2}
 AUDIENCE = "user"  # whose goals they are: heard where the user's own memories are
 STANDING_SHOWN = 5  # goals a conversation's stable prefix holds at most
 STANDING_HEADER = "# What you are working towards\n"
-
-
-def _masked_values(text: str, values: Mapping[str, str]) -> str:
-    """``text`` with each repeat of these values as mask() writes a secret ("[card number withheld]")."""
-    out, last = [], 0
-    for s in find_secrets(text, values):
-        if s.rule == REPEATED_RULE:
-            out += [text[last : s.start], f"[{s.kind.replace('_', ' ')} withheld]"]
-            last = s.end
-    return "".join(out) + text[last:]
 
 
 def _shown_text(text: str, asked_for: set[str], known: Mapping[str, str]) -> str:
@@ -156,7 +146,7 @@ class Goals:
         return [
             g
             for g in self.tables.goals(namespace, ("open", "done", "dropped"), 10_000)
-            if any(s.rule == REPEATED_RULE for s in find_secrets(g["text"], values))
+            if repeats_any(g["text"], values)
         ]
 
     def forget_secrets(self, namespace: str, values: Mapping[str, str]) -> list[str]:
@@ -169,7 +159,7 @@ class Goals:
         for goal in self.holding_secrets(namespace, values):
             if (goal.get("source") or "").startswith(GOALS_FILE):
                 continue
-            text = _masked_values(goal["text"], values)
+            text = mask_repeats(goal["text"], values)
             self.tables.update(goal["id"], {"text": text, "updated": at})
             self.tables.add_note(goal["id"], at, "a secret it stated was forgotten: masked here", "forget")
             changed.append(goal["id"])
