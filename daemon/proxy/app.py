@@ -45,7 +45,7 @@ from agentmemd.daemon.proxy import counting
 from agentmemd.daemon.proxy import messages as wire
 from agentmemd.daemon.proxy import responses as responses_wire
 from agentmemd.daemon.proxy.choices import OpenChoices, StoredFirst
-from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
+from agentmemd.daemon.proxy.scope import Forbidden, refused_as_forbidden, scoped_namespace
 from agentmemd.daemon.proxy.stream import ReplyCollector
 from agentmemd.daemon.socket.client import Client, DaemonUnavailable, RpcCallError
 from agentmemd.daemon.socket.codes import FORBIDDEN
@@ -141,12 +141,8 @@ class MemoryLink:
             # else a kept connection the daemon closed (it restarted): a new one, once
         # Refused on a kept connection: its token may have been revoked since it authenticated.
         # Asked again on a new one, whose `auth` says so (Unauthorized), or that finds it allowed.
-        try:
+        with refused_as_forbidden():  # refused still: the token may not keep this conversation
             return self._prepare(token, place, fresh=True)
-        except RpcCallError as exc:
-            if exc.code == FORBIDDEN:  # refused still (a token that hears one chat): a 403, never a call without memory
-                raise Forbidden(exc.message) from None
-            raise
 
     def _prepare(
         self, token: str, place: Callable[[dict[str, Any]], Placement], *, fresh: bool

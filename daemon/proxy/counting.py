@@ -15,9 +15,8 @@ from typing import Any
 from agentmemd.daemon.doors.calls import for_http
 from agentmemd.daemon.doors.history import sync_turn
 from agentmemd.daemon.proxy import messages as wire
-from agentmemd.daemon.proxy.scope import Forbidden, scoped_namespace
+from agentmemd.daemon.proxy.scope import refused_as_forbidden, scoped_namespace
 from agentmemd.daemon.socket.client import Client, RpcCallError
-from agentmemd.daemon.socket.codes import FORBIDDEN
 from agentmemd.memory.core.tokens import count_tokens
 
 PREVIEW_BYTES = 512_000  # of the daemon's max_line_bytes (1 MiB by default): the newest turns that fit
@@ -56,12 +55,8 @@ def count_context(
         params |= ({"session": session} if session else {}) | (
             {"budget_tokens": budget_tokens} if budget_tokens else {}
         )
-        try:
+        with refused_as_forbidden():
             built = client.call("conversation.preview", params)
-        except RpcCallError as exc:
-            if exc.code == FORBIDDEN:
-                raise Forbidden(exc.message) from None
-            raise
     sizes = [count_tokens(wire.message_text(m)) for m in history]
     compacted = compact and sum(sizes) > built["budget_tokens"]
     keep = _kept(sizes, built["parts"]["history_budget"]) if compacted else None

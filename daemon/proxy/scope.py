@@ -4,7 +4,12 @@ bad token is: an app that asked for memory in one namespace never gets a call wi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from agentmemd.daemon.socket.client import RpcCallError
+from agentmemd.daemon.socket.codes import FORBIDDEN
 
 
 class Forbidden(Exception):
@@ -20,3 +25,15 @@ def scoped_namespace(asked: str | None, scope: dict[str, Any]) -> str:
         names = ", ".join(allowed) or "none"
         raise Forbidden(f"this token may not use namespace {namespace!r} (it may use: {names})")
     return namespace
+
+
+@contextmanager
+def refused_as_forbidden() -> Iterator[None]:
+    """A call the daemon refuses the token (-32004: one that hears a single chat may keep no
+    conversation) as Forbidden: a 403, never a call upstream without the memory it asked for."""
+    try:
+        yield
+    except RpcCallError as exc:
+        if exc.code == FORBIDDEN:
+            raise Forbidden(exc.message) from None
+        raise

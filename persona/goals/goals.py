@@ -341,10 +341,6 @@ class Goals:
             return []
         soon = self._due_by()
         asked = set(content_words(query))
-        # A goal's secret is masked as a memory's would be withheld: shown only when the question
-        # asks for that kind of secret and its owner asks (the user's own conversation or none).
-        asked_for = asked_kinds(query) if listener in (None, USER) else set()
-        known = self.known_secrets(namespace)
         similarity = vectors @ np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         chosen = []
         for goal, sim in zip(goals, similarity.tolist()):
@@ -352,6 +348,12 @@ class Goals:
             triggered = _triggered(goal, asked)
             if due or triggered or sim >= self.config.relevance:
                 chosen.append((not (due or triggered), PRIORITY_RANK[goal["priority"]], -sim, goal["id"], goal))
+        if not chosen:  # most packs: no goal, and nothing below to read
+            return []
+        # A goal's secret is masked as a memory's would be withheld: shown only when the question
+        # asks for that kind of secret and its owner asks (the user's own conversation or none).
+        asked_for = asked_kinds(query) if listener in (None, USER) else set()
+        known = self.known_secrets(namespace)
         out, used = [], 0
         for *_, goal in sorted(chosen):
             due = f" | due {_shown(goal['due'])}" if goal["due"] else ""
