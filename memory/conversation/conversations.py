@@ -129,16 +129,19 @@ class Conversations:
         self.on_turns_stored()
         return {"seq": seq, **self.counts(session)}
 
-    def _add_turn(self, session, namespace, role, content, *, ts=None, speaker=None, pending=False, after=None) -> int:
+    def _add_turn(
+        self, session, namespace, role, content, *, ts=None, speaker=None, pending=False, after=None, origin=None
+    ) -> int:
         """One turn, with its digest and the conversation's chain up to it (inside a transaction);
-        ``after``: the chain of the turn before it, when the caller knows it."""
+        ``after``: the chain of the turn before it, and ``origin`` the session's (audience, chat),
+        when the caller knows them (a sync adds many turns to one session)."""
         digest = turn_digest(role, content)
         chain = chain_next(after or self.matcher.head_chain(session, namespace), digest)
         when = format_time(ts) if ts is not None else format_time(self.memories.clock.now())
         # A turn added to a chat's session is of that chat, heard by its audience only, as the
         # chat's imported or received messages are (filed as the user's own, Leo's private words
         # reached the user's conversations); its speaker is the person who spoke so there before.
-        audience, chat = self.tables.origin(session)
+        audience, chat = origin or self.tables.origin(session)
         spoken = speaker or role.capitalize()
         person = self.tables.person_speaking(namespace, chat, spoken) if chat is not None else None
         row = {
@@ -180,6 +183,7 @@ class Conversations:
             if missing:
                 raise NeedText(missing)
             chain, seqs = self.matcher.head_chain(placement.session, namespace), []
+            origin = self.tables.origin(placement.session)
             for turn in fresh:
                 seqs.append(
                     self._add_turn(
@@ -190,6 +194,7 @@ class Conversations:
                         speaker=turn.speaker,
                         pending=pending,
                         after=chain,
+                        origin=origin,
                     )
                 )
                 chain = chain_next(chain, turn.digest)
