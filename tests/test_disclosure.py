@@ -274,34 +274,22 @@ def test_consolidation_never_builds_on_what_was_said_in_private(world):
     assert not any(word in contents for word in ("Oceanarium", "Reykjavik", "celiac"))  # the private chats'
 
 
+def _live_chat(d, channel: str, chat_id: str, kind: str, said: list[tuple[str, str, str]]) -> dict:
+    """A chat's messages as an app sends them live (channels.ingest): (sender, time, text) each."""
+    messages = [{"sender": who, "ts": at, "text": text, "line": i} for i, (who, at, text) in enumerate(said, 1)]
+    return d.call(
+        "channels.ingest", {"channel": channel, "chat_id": chat_id, "kind": kind, "tz": "UTC", "messages": messages}
+    )
+
+
 def test_a_chat_id_given_without_its_channel_is_observed_and_kept_to_its_chat(in_process):
     """An app that names its chat "book-club" (the importers say "telegram:2002"): its turns are heard
     in that chat only, and the Observer can store what it makes of them (it refused the audience
     "group:book-club" before, and every run over the chat failed)."""
     d = in_process({}, fake_embedder=True)
-    got = d.call(
-        "channels.ingest",
-        {
-            "channel": "society",
-            "chat_id": "book-club",
-            "kind": "group",
-            "tz": "UTC",
-            "messages": [
-                {
-                    "sender": "Ana",
-                    "ts": "2026-03-02T09:00:00",
-                    "text": "I love the Lisbon trilogy, honestly.",
-                    "line": 1,
-                },
-                {
-                    "sender": "Bo",
-                    "ts": "2026-03-02T09:01:00",
-                    "text": "My sister is moving to Quillfeather Lane.",
-                    "line": 2,
-                },
-            ],
-        },
-    )
+    said = [("Ana", "2026-03-02T09:00:00", "I love the Lisbon trilogy, honestly."),
+            ("Bo", "2026-03-02T09:01:00", "My sister is moving to Quillfeather Lane.")]  # fmt: skip
+    got = _live_chat(d, "society", "book-club", "group", said)
     assert got["audience"] == "group:society:book-club"
     d.call("conversation.observe", {"session": got["sessions"][0]})
     observed = d.call("observations.list", {"session": got["sessions"][0]})["observations"]
@@ -318,19 +306,7 @@ def test_a_turn_an_agent_appends_to_a_chats_session_is_of_that_chat(in_process):
     docs/conversations.md shows): the turns, their episodes and observations are heard in that
     chat only, not in the user's own conversations (they were filed as the user's own)."""
     d = in_process({}, fake_embedder=True)
-    got = d.call(
-        "channels.ingest",
-        {
-            "channel": "telegram",
-            "chat_id": "telegram:1002",
-            "kind": "private",
-            "tz": "UTC",
-            "title": "Leo",
-            "messages": [
-                {"sender": "Leo", "ts": "2026-11-22T16:00:00", "text": "Dad, can I tell you something?", "line": 1}
-            ],
-        },
-    )
+    got = _live_chat(d, "telegram", "telegram:1002", "private", [("Leo", "2026-11-22T16:00:00", "Dad, can I tell you something?")])  # fmt: skip
     (session,) = got["sessions"]
     said = "I have a girlfriend called Clara, please don't tell anyone."
     d.call("conversation.append", {"session": session, "role": "user", "content": said, "speaker": "Leo"})
