@@ -360,6 +360,14 @@ def test_a_full_disk_is_the_stores_own_error_logged_once_and_reads_go_on(in_proc
     assert d.call("memory.list", {})["total"] == 2
 
 
+def test_background_work_asks_a_refusing_store_again_within_a_second_then_less_often():
+    """Every 15 s from the first refusal: a disk freed a moment after it filled kept a workspace
+    unindexed for up to 15 s more. Now 1 s, doubling, at most 15 s."""
+    from agentmemd.memory.core.errors import store_retry_delay
+
+    assert [store_retry_delay(n) for n in range(1, 8)] == [1, 2, 4, 8, 15, 15, 15]
+
+
 def test_turns_stored_while_the_disk_was_full_become_searchable_once_it_has_room(in_process, monkeypatch):
     """A chat imported onto a nearly full disk: its messages were stored, their episodes could not
     be, and once the disk had room they stayed unsearchable until another message came or the
@@ -367,7 +375,7 @@ def test_turns_stored_while_the_disk_was_full_become_searchable_once_it_has_room
     from agentmemd.memory.conversation import episodes
     from agentmemd.memory.core.errors import StoreUnavailable
 
-    monkeypatch.setattr(episodes, "STORE_RETRY_SECONDS", 0.2)
+    monkeypatch.setattr(episodes, "store_retry_delay", lambda refusals: 0.2)
     d = in_process(fake_embedder=True)
     worker = d.services.episodes
     stored = worker.store_batch

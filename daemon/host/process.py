@@ -37,10 +37,9 @@ from agentmemd.daemon.socket.rpc import (
     encode,
     error_response,
 )
-from agentmemd.memory.conversation.episodes import STORE_RETRY_SECONDS
 from agentmemd.memory.core.clock import ManualClock, format_time
 from agentmemd.memory.core.config import Config, redact
-from agentmemd.memory.core.errors import StartupError, StoreUnavailable
+from agentmemd.memory.core.errors import StartupError, StoreUnavailable, store_retry_delay
 from agentmemd.memory.core.models import ProcessFacts
 from agentmemd.memory.core.threads import background_result, become_background
 from agentmemd.memory.retrieval.clustering import load_clustering_libraries
@@ -429,19 +428,20 @@ class Daemon:
         self._scheduler = self._start_scheduler(loop)
 
     async def _when_the_store_takes_it(self, loop: asyncio.AbstractEventLoop, work, what: str, executor=None):
-        """``work()`` on ``executor`` (the sync thread by default), done again every
-        STORE_RETRY_SECONDS while the store refuses writes (a full disk, a server gone): once the
+        """``work()`` on ``executor`` (the sync thread by default), done again after
+        ``store_retry_delay`` while the store refuses writes (a full disk, a server gone): once the
         disk has room nothing else may come to start it again, and a job missed would wait for its
         next time. Its result; None when it failed otherwise (logged) or the daemon stopped."""
+        refusals = 0
         while not self._stop.is_set():
             try:
                 return await loop.run_in_executor(executor or self.sync_executor, work)
             except StoreUnavailable as exc:
-                log.warning(
-                    f"{what} waits for the store", extra={"reason": exc.message, "retry_in_s": STORE_RETRY_SECONDS}
-                )
+                refusals += 1
+                delay = store_retry_delay(refusals)
+                log.warning(f"{what} waits for the store", extra={"reason": exc.message, "retry_in_s": delay})
                 try:
-                    await asyncio.wait_for(self._stop.wait(), STORE_RETRY_SECONDS)
+                    await asyncio.wait_for(self._stop.wait(), delay)
                 except TimeoutError:
                     pass
             except Exception:

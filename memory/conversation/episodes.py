@@ -34,7 +34,7 @@ from pydantic import ValidationError
 
 from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.config import ConversationConfig
-from agentmemd.memory.core.errors import Conflict, StoreUnavailable
+from agentmemd.memory.core.errors import Conflict, StoreUnavailable, store_retry_delay
 from agentmemd.memory.core.models import AddParams
 from agentmemd.memory.core.sessions import session_name
 from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
@@ -57,10 +57,6 @@ class EpisodeBatch:
 
     def texts(self) -> list[str]:
         return [indexed_text(item.content, item.context) for item in self.items]
-
-
-# How long after the store refused a batch (a full disk, a server gone) the worker looks again.
-STORE_RETRY_SECONDS = 15.0
 
 
 class EpisodeWorker:
@@ -89,6 +85,7 @@ class EpisodeWorker:
         # After a batch the store refused (a full disk): when to look again unwoken. Nothing may be
         # stored once the disk has room, so waiting for the next stored turn could wait for ever.
         self._retry_in: float | None = None
+        self._refusals = 0  # in a row: the store refused the last ones (a full disk, a server gone)
 
     # ---- control -----------------------------------------------------------------------
 
@@ -149,14 +146,14 @@ class EpisodeWorker:
         work, said at info level, not an error with a traceback."""
         try:
             self.catch_up()
-            self._retry_in = None
+            self._retry_in, self._refusals = None, 0
         except Conflict as exc:
             log.info("episode indexing: another run indexed these turns first", extra={"reason": exc.message})
         except StoreUnavailable as exc:  # the store's fault is logged where it starts; the turns wait for it
-            self._retry_in = STORE_RETRY_SECONDS
+            self._refusals += 1
+            self._retry_in = store_retry_delay(self._refusals)
             log.info(
-                "episode indexing waits for the store",
-                extra={"reason": exc.message, "retry_in_s": STORE_RETRY_SECONDS},
+                "episode indexing waits for the store", extra={"reason": exc.message, "retry_in_s": self._retry_in}
             )
         except Exception:
             log.exception("episode indexing failed")

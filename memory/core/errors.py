@@ -79,6 +79,17 @@ class StoreUnavailable(StoreError):
     nothing, and the same request may succeed once it is back."""
 
 
+# How long background work waits before asking again a store that refused it (a full disk, a server
+# gone): 1 s after the first refusal, twice as long after each next one, at most this long, so a
+# fault of a moment costs a moment and a long one is asked about four times a minute.
+STORE_RETRY_MOST_SECONDS = 15.0
+
+
+def store_retry_delay(refusals: int) -> float:
+    """The seconds to wait after the ``refusals``-th refusal in a row (1 for the first)."""
+    return min(2.0 ** max(refusals - 1, 0), STORE_RETRY_MOST_SECONDS)
+
+
 class LLMError(AgentmemdError):
     """A language-model provider failed."""
 
