@@ -238,6 +238,79 @@ _ELSEWHERE = [
     ("named_month", r"\b(?P<rel>en|depuis)\s+" + _FR_MON + r"\b"),
 ]
 _PATTERNS += [(kind, re.compile(rx, re.IGNORECASE)) for kind, rx in _ELSEWHERE]
+
+
+# ---- which patterns a text may match ------------------------------------------------------------
+# Each pattern is a regex scan of the whole text, ~55 of them: ~170 µs a chat message, a third of
+# storing one. Most messages name no date, so each pattern is tried only when the text holds the
+# strings every match of it must hold ("weekend", a month's name, a digit), read from the pattern
+# itself (re's own parser): a pattern added later is covered without a list to keep up.
+_DIGIT = "\0digit"  # a decimal digit (\d), not a string
+
+
+def _telling(keys: set[str]) -> tuple[int, float]:
+    """How much a set of strings tells: longer ones are rarer in text (a digit counts as one)."""
+    lengths = [1 if k == _DIGIT else len(k) for k in keys]
+    return min(lengths), sum(lengths) / len(lengths)
+
+
+def _must_hold(parsed) -> list[set[str]]:
+    """Sets of casefolded strings such that every match of the parsed pattern holds one string of
+    each set (none known: an empty list, and the pattern is always tried)."""
+    from re import _constants as sre  # type: ignore[attr-defined]
+
+    sets: list[set[str]] = []
+    literal: list[str] = []
+    for op, arg in [*parsed, (None, None)]:
+        if op is sre.LITERAL:
+            literal.append(chr(arg))
+            continue
+        if literal:
+            sets.append({"".join(literal).casefold()})
+            literal = []
+        if op is sre.SUBPATTERN:
+            sets += _must_hold(arg[3])
+        elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT) and arg[0] >= 1:
+            sets += _must_hold(arg[2])
+        elif op is sre.BRANCH:  # one of the branches: each must say what it holds
+            branches = [_must_hold(branch) for branch in arg[1]]
+            if all(branches):
+                sets.append(set().union(*(max(b, key=_telling) for b in branches)))
+        elif op is sre.IN and arg == [(sre.CATEGORY, sre.CATEGORY_DIGIT)]:
+            sets.append({_DIGIT})
+        elif op is sre.IN and all(kind is sre.LITERAL for kind, _ in arg):
+            sets.append({chr(c).casefold() for _, c in arg})
+    return sets
+
+
+def _tried_when(pattern: re.Pattern[str]) -> list[frozenset[str]]:
+    """The pattern's two most telling sets of strings (more cost more to look for than they save)."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        sets = _must_hold(_parser.parse(pattern.pattern, pattern.flags))
+    except (ImportError, AttributeError):  # another Python's re: every pattern is tried
+        return []
+    return [frozenset(s) for s in sorted(sets, key=_telling, reverse=True)[:2]]
+
+
+_SCANS = [
+    (kind, re.compile(pattern.pattern) if kind in _CASE_SENSITIVE else pattern, _tried_when(pattern))
+    for kind, pattern in _PATTERNS
+]
+_LOOKED_FOR = sorted({key for _, _, sets in _SCANS for s in sets for key in s} - {_DIGIT})
+_ANY_DIGIT = re.compile(r"\d")
+
+
+def _scans_for(text: str) -> list[tuple[str, re.Pattern[str]]]:
+    """The patterns ``text`` may match, in their order."""
+    folded = text.casefold()
+    held = {key for key in _LOOKED_FOR if key in folded}
+    if _ANY_DIGIT.search(text):
+        held.add(_DIGIT)
+    return [(kind, pattern) for kind, pattern, sets in _SCANS if all(s & held for s in sets)]
+
+
 # Each word the patterns above capture, as the English resolvers read it.
 _ENGLISH: dict[str, str] = {
     **dict.fromkeys(
@@ -473,9 +546,7 @@ def find_dates(text: str, said_at: datetime | date) -> list[DateRef]:
     day = said_at.date() if isinstance(said_at, datetime) else said_at
     taken: list[tuple[int, int]] = []
     found: list[DateRef] = []
-    for kind, pattern in _PATTERNS:  # ordered most specific first; overlaps go to the first
-        if kind in _CASE_SENSITIVE:
-            pattern = re.compile(pattern.pattern)
+    for kind, pattern in _scans_for(text):  # ordered most specific first; overlaps go to the first
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
