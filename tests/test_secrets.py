@@ -232,6 +232,28 @@ def test_the_asked_for_kind_comes_to_its_owner_and_no_other_kind_with_it(told):
     assert carried(group["text"]) == []
 
 
+# Telling a secret, or saying something of one, asks for none: through the proxy each of these
+# brought the user's other secrets of its kind into the request sent upstream.
+TELLING = [
+    "My passport number is X4RT88214",
+    "I changed my wifi password today",
+    "Hola! mi PIN del banco es 9182 y la contraseña de la banca online es Pelikan$Gelb19",
+    "Also here is my SSH key, keep it: -----BEGIN RSA PRIVATE KEY-----",
+    "My passport number is X4RT88214 and my card is 5425 2334 3010 9903 cvv 771",
+    "Mein neues WLAN-Passwort lautet Sommer#2031, hab es gestern geändert",
+    "The door code at the studio changed again, annoying",
+]
+
+
+def test_telling_a_secret_or_naming_one_asks_for_none(told):
+    assert [asked_kinds(said) for said in TELLING] == [set()] * len(TELLING)
+    for asking in ("wifi password", "door code pls", "I need the wifi password", "necesito la clave del wifi"):
+        assert asked_kinds(asking) == {"password"}, asking
+    for said in TELLING:
+        pack = told.call("context.pack", {"query": said, "budget_tokens": 3000})
+        assert carried(pack["text"]) == [], said
+
+
 def test_a_conversations_context_masks_secrets_in_its_observations(told):
     told.call("conversation.append", {"session": "me-en", "role": "user", "content": "what should we cook tonight?"})
     ctx = told.call("conversation.context", {"session": "me-en", "budget_tokens": 8000})

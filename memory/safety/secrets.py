@@ -256,10 +256,31 @@ def kinds_in(text: str, values: Mapping[str, str] | None = None) -> tuple[str, .
 
 
 def asked_kinds(question: str) -> set[str]:
-    """The kinds of secret a question asks for ("what's the wifi password?" -> {"password"})."""
+    """The kinds of secret a question asks for ("what's the wifi password?" -> {"password"}): none
+    where it asks nothing ("I changed my wifi password today") and none of a kind it tells itself
+    ("my passport number is X4RT88214": telling one is not asking for the others)."""
     _, asks = load_rules()
     lowered = question.lower()
-    return {kind for kind, words in asks.items() if any(_asks(lowered, w) for w in words)}
+    if not _asks_something(lowered):
+        return set()
+    asked = {kind for kind, words in asks.items() if any(_asks(lowered, w) for w in words)}
+    return asked - set(kinds_in(question)) if asked else asked
+
+
+ELLIPTIC_WORDS = 4  # a message this short that names a secret's kind asks for it ("the wifi password")
+
+
+@lru_cache(maxsize=1)
+def _asking_words(path: Path = RULES_FILE) -> tuple[str, ...]:
+    return tuple(tomllib.loads(path.read_text(encoding="utf-8"))["asking"]["words"])
+
+
+def _asks_something(lowered: str) -> bool:
+    """A question or a request: a question mark, a question word, a "tell me" (secret_rules.toml),
+    or a few words with no verb to tell anything ("wifi password", "door code pls")."""
+    if "?" in lowered or "¿" in lowered or len(lowered.split()) <= ELLIPTIC_WORDS:
+        return True
+    return any(_says(lowered, word) for word in _asking_words())
 
 
 def _asks(lowered: str, entry: str) -> bool:
