@@ -120,6 +120,14 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             assert context["messages"][-1]["content"].endswith("I moved to Lisbon last month.")
             assert "traits" in _data(await client.call_tool("persona_get", {}))
             assert _data(await client.call_tool("observations_list", {"session": "chat-1"}))["observations"] == []
+            # A model reads observations as a screen shows them: a secret, and its repeat, masked.
+            for role, said in (("user", "my Netflix password is Koala!Pink31"), ("assistant", "Noted Koala!Pink31.")):
+                said = {"session": "chat-3", "role": role, "content": said, "namespace": "phone"}
+                await client.call_tool("conversation_append", said)
+            d.call("conversation.observe", {"session": "chat-3", "namespace": "phone"})
+            listed = _data(await client.call_tool("observations_list", {"session": "chat-3", "namespace": "phone"}))
+            listed = listed["observations"]
+            assert listed and "Koala" not in json.dumps(listed) and "withheld" in json.dumps(listed)
             edge = _data(
                 await client.call_tool(
                     "identity_edge_add", {"relation": "values", "target": "honesty", "note": "never lie"}

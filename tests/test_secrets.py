@@ -556,3 +556,26 @@ def test_a_repeated_secret_is_masked_in_lists_and_the_forget_preview(in_process,
     printers.human_forget(d.call("memory.forget", {"id": said}))
     shown = capsys.readouterr().out
     assert "Tortuga$Lenta42" not in shown and shown.count("[password withheld]") == 3
+
+
+def test_a_secret_said_again_is_masked_in_the_turns_and_observations_listed(in_process, capsys):
+    """The assistant's "I have noted Koala!Pink31" repeats the user's password: it was masked in
+    memory lists but shown whole by `conversation turns`, `conversation observations`, the
+    dashboard's conversation page and MCP's observations_list."""
+    from agentmemd.daemon.cli import printers
+
+    d = in_process(fake_embedder=True)
+    d.call("conversation.append", {"session": "phone1", "role": "user", "content": "Quick thing: my Netflix password is Koala!Pink31"})  # fmt: skip
+    d.call("conversation.append", {"session": "phone1", "role": "assistant", "content": "Certainly! I have noted Koala!Pink31 for you."})  # fmt: skip
+    d.call("conversation.observe", {"session": "phone1"})
+    turns = d.call("conversation.turns", {"session": "phone1"})
+    assert [t["content"] for t in turns["turns"]][1].endswith("Koala!Pink31 for you.")  # the transcript as sent
+    assert [t["shown"] for t in turns["turns"]] == [
+        "Quick thing: my Netflix password is [password withheld]",
+        "Certainly! I have noted [password withheld] for you.",
+    ]
+    observations = d.call("observations.list", {"session": "phone1"})["observations"]
+    assert observations and all("Koala" not in o["shown"] for o in observations)
+    printers.human_turn_page(turns)
+    printers.human_observations(d.call("observations.list", {"session": "phone1"}))
+    assert "Koala" not in capsys.readouterr().out

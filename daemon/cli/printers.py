@@ -341,7 +341,9 @@ def human_observations(result: dict[str, Any]) -> None:
         status = (
             "" if o["status"] == "live" else f"  [{o['status']}{' -> ' + o['replaced_by'] if o['replaced_by'] else ''}]"
         )
-        print(f"{shown_time(o['date'])} ({o['priority']}) [{o['category']}] {mask(o['content'])}{ref}{status}")
+        print(
+            f"{shown_time(o['date'])} ({o['priority']}) [{o['category']}] {o.get('shown') or mask(o['content'])}{ref}{status}"
+        )
         print(f"{'':17}{o['id']}  turns {','.join(map(str, o['source_turns']))}  memory {o['memory_id']}")
 
 
@@ -495,7 +497,7 @@ def human_chats(result: dict[str, Any]) -> None:
 def human_turns(result: dict[str, Any]) -> None:
     if not result["turns"]:
         print("no messages match")
-    shown = [mask(t["content"]) for t in result["turns"]]  # a list on screen shows no secret
+    shown = [t.get("shown") or mask(t["content"]) for t in result["turns"]]  # a list on screen shows no secret
     for t, text in zip(result["turns"], shown):
         where = t["chat_title"] or t["session"]
         print(f"{shown_time(t['ts'])}  {where}  {t['speaker']}: {text[:200]}")
@@ -541,7 +543,7 @@ def human_sessions(result: dict[str, Any]) -> None:
 
 def human_turn_page(result: dict[str, Any]) -> None:
     print(f"{result['total']} turns")
-    shown = [mask(t["content"]) for t in result["turns"]]
+    shown = [t.get("shown") or mask(t["content"]) for t in result["turns"]]
     for t, text in zip(result["turns"], shown):
         print(f"{t['seq']:>6}  {shown_time(t['ts'])}  {t['speaker'] or t['role']}: {text}")
     _say_masked(result["turns"], shown)

@@ -495,7 +495,10 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
         """Dated observations the daemon compressed from conversations (oldest first), each with its
         priority, the date it refers to and its source turns."""
         params = _params(session=session, namespace=namespace, include_replaced=include_replaced or None)
-        return door.call(ctx, "observations.list", params)
+        listed = door.call(ctx, "observations.list", params)
+        # A model reads what a screen shows: the words with their secrets masked, not both.
+        observations = [{**o, "content": o.pop("shown", None) or o["content"]} for o in listed["observations"]]
+        return {**listed, "observations": observations}
 
 
 def _resources_and_prompt(server: MCPServer, door: DaemonDoor) -> None:

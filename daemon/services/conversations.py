@@ -36,6 +36,7 @@ from agentmemd.memory.core.models import (
 from agentmemd.memory.core.threads import RunOnStore, result_within, run_here
 from agentmemd.memory.core.tokens import count_tokens
 from agentmemd.memory.retrieval.memories import Memories
+from agentmemd.memory.safety.secrets import shown_masked
 from agentmemd.persona.context.context import assemble_context, build_context
 from agentmemd.persona.tracking.tracker import PersonaTracker
 
@@ -308,9 +309,10 @@ class ConversationService:
     @by_name
     def turns(self, p: TurnsParams) -> dict[str, Any]:
         """A page of a session's turns (``offset`` from the newest), oldest first."""
-        self.conversations.require(p.session, p.namespace)
+        namespace = self.conversations.require(p.session, p.namespace)
         total = self.conversations.tables.transcript_length(p.session)
-        return {"turns": self.conversations.tables.turn_page(p.session, p.limit, p.offset), "total": total}
+        turns = self.conversations.tables.turn_page(p.session, p.limit, p.offset)
+        return {"turns": self._shown(turns, namespace), "total": total}
 
     @by_name
     def contexts(self, p: ContextsParams) -> dict[str, Any]:
@@ -324,4 +326,11 @@ class ConversationService:
         namespace = p.namespace or "default"  # the caller's: never another namespace's observations
         if p.session is not None:
             self.conversations.require(p.session, namespace)
-        return {"observations": self.conversations.observations(p.session, namespace, p.include_replaced)}
+        observations = self.conversations.observations(p.session, namespace, p.include_replaced)
+        return {"observations": self._shown(observations, namespace)}
+
+    def _shown(self, rows: list[dict[str, Any]], namespace: str) -> list[dict[str, Any]]:
+        """Each row with ``shown``: its words with their secrets masked, and the namespace's known
+        secrets where they are said again ("Noted: Koala!Pink31"); None when it holds none."""
+        known = self.memories.known_secrets.of(namespace)
+        return [{**row, "shown": shown_masked(row["content"], known)} for row in rows]

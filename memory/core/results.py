@@ -663,6 +663,7 @@ class TurnRow(Result):
     chat: str | None
     stored_in: str  # the session that stores it: a branch shows the turns it inherits from its parent
     pending: bool  # stored for a model call not yet answered
+    shown: str | None = None  # ``content`` as a screen shows it, its secrets masked; None when it holds none
 
 
 class TurnsResult(Result):

@@ -30,7 +30,7 @@ from agentmemd.memory.core.sessions import named, session_name
 from agentmemd.memory.retrieval.decay import retention, retention_curve, retention_many, tier_of, tiers_many
 from agentmemd.memory.retrieval.lineage import Lineage, LineagePlan
 from agentmemd.memory.retrieval.memories import Memories, said_the_same
-from agentmemd.memory.safety.secrets import find_secrets, mask, repeats_any, secret_values
+from agentmemd.memory.safety.secrets import mask, repeats_any, secret_values, shown_masked
 from agentmemd.memory.store.lineage_tables import LineageTables
 from agentmemd.memory.store.listing_tables import ListingFilter, ListingTables
 
@@ -203,7 +203,7 @@ class MemoryAudit:
         values = {**self.memories.known_secrets.of(chain[-1]["namespace"]), **chain_secrets(chain)}
 
         def shown(content: str) -> str | None:
-            return mask(content, values=values) if find_secrets(content, values) else None
+            return shown_masked(content, values)
 
         return ForgetResult(
             id=p.id,

@@ -337,6 +337,12 @@ def mask(text: str, known: str = "", values: Mapping[str, str] | None = None) ->
     return "".join(out) + text[last:]
 
 
+def shown_masked(text: str, values: Mapping[str, str] | None = None) -> str | None:
+    """``text`` as a screen or a model reading a list is shown it, its secrets (and repeats of these
+    known values) masked; None when it holds none, so a list need not repeat the words."""
+    return mask(text, values=values) if find_secrets(text, values) else None
+
+
 def unmask(shown: str, original: str, values: Mapping[str, str] | None = None) -> str:
     """``shown``, a masked copy of ``original`` a person may have edited (a goal's line in GOALS.md),
     with each stand-in given back the secret it stood for, in order, when they still pair up one

@@ -1321,6 +1321,7 @@ export interface TurnRow {
   chat: string | null;
   stored_in: string;
   pending: boolean;
+  shown?: string | null;
 }
 /** The raw turns of the namespace's conversations (chats included) that contain the query's words. */
 export interface TurnSearchParams {
