@@ -237,6 +237,28 @@ def test_the_words_a_forgotten_message_said_before_its_edit_stay_forgotten(daemo
     assert not any("May" in c for c in _search(d, "When does Priya start?"))
 
 
+def test_forgetting_a_message_takes_its_copy_from_another_phones_export_stored_before(daemon, tmp_path):
+    """Both phones' exports imported (the other phone names them "Priya Shah" and "Sam Lee", so it
+    is a second chat), then the message forgotten: a copy arriving later became a tombstone, but
+    the one already stored stayed in search, the chat's messages and its episodes."""
+    d = daemon
+    _import(d, _chat_file(tmp_path, "a", PRIYA), "whatsapp")
+    other = [line.replace("Priya:", "Priya Shah:").replace("Sam:", "Sam Lee:") for line in PRIYA]
+    assert _import(d, _chat_file(tmp_path, "b", other), "whatsapp")["added"] == 4
+    assert len(_turns(d, "Leeds hospital")) == 2
+    d.services.episodes.catch_up()
+    d.call("conversation.observe", {"session": _turns(d, "Leeds hospital")[1]["session"], "namespace": NS})
+    d.services.episodes.catch_up()
+    episodes = d.call("memory.search", {"query": "Leeds hospital", "namespace": NS, "types": ["episode"]})["results"]
+    (episode,) = [h for h in episodes if h["content"] == "Priya said: I got the job at the Leeds hospital"]
+    forgotten = d.call("memory.forget", {"id": episode["id"], "namespace": NS, "confirm": True})
+    assert any(a["why"] == "the same message, stored again" for a in forgotten["also"]), forgotten["also"]
+    assert _turns(d, "Leeds hospital") == []
+    assert not any("Leeds" in c for c in _search(d, "Leeds hospital job"))
+    observations = d.call("observations.list", {"namespace": NS})["observations"]
+    assert not any("Leeds" in o["content"] for o in observations)
+
+
 def test_a_short_chats_later_export_with_an_edit_in_its_opening_goes_on_in_the_same_chat(daemon, tmp_path):
     """Three messages, then a later export where the third is edited and a fourth added: the edit
     changed the opening the chat is known by, two of three opening messages matched (three needed),

@@ -93,6 +93,17 @@ class Lineage:
         ids = {v["id"] for chain in chains for v in chain}
         turn_seqs = set().union(*self.memories.store.turns_of(sorted(ids)).values()) | (more_turns or set())
         turns = [t for t in self.tables.turns(sorted(turn_seqs)) if not t["deleted"]]
+        # The same message stored before from another phone's export (the senders named otherwise):
+        # later copies become tombstones as they arrive (stay_forgotten), earlier ones go with it.
+        again: set[int] = set()
+        for namespace in sorted({t["namespace"] for t in turns}):
+            said = [t["content"] for t in turns if t["namespace"] == namespace]
+            again.update(self.tables.live_turns_saying(namespace, said, turn_seqs))
+        if again:
+            turn_seqs |= again
+            turns = [t for t in self.tables.turns(sorted(turn_seqs)) if not t["deleted"]]
+            copies = dict.fromkeys(self.tables.made_from_turns(sorted(again)), "the same message, stored again")
+            self._add(chains, why, ids, copies)
         observations = self.tables.observations_of([t["session"] for t in turns], turn_seqs, ids)
         derived = {
             **dict.fromkeys(self.tables.made_from_turns(sorted(turn_seqs)), "made from the same turns"),

@@ -84,6 +84,26 @@ class LineageTables:
                 found[seq] = content
         return sorted(found.items())
 
+    def live_turns_saying(self, namespace: str, texts: list[str], besides: set[int]) -> list[int]:
+        """The namespace's live turns but ``besides`` whose words are one of ``texts``, folded for
+        case, width and spacing (``fingerprint``): the same message stored from another phone's
+        export (other sender names, other keys) before it was forgotten. A scan, bounded by length:
+        a forget's rare work, not a request's."""
+        prints = {fingerprint(t) for t in texts if len(" ".join(t.split())) >= MIN_QUOTED}
+        if not prints:
+            return []
+        lengths = [len(t) for t in texts]
+        shortest, longest = min(lengths) // 2, max(lengths) * 2 + 16  # spacing and width may differ
+        return [
+            seq
+            for seq, content in self.conn.execute(
+                "SELECT seq, content FROM conversation_turns WHERE namespace = ? AND deleted IS NULL "
+                "AND length(content) BETWEEN ? AND ?",
+                (namespace, shortest, longest),
+            )
+            if seq not in besides and fingerprint(content) in prints
+        ]
+
     def made_from_turns(self, seqs: list[int]) -> list[str]:
         """Every memory version (live or archived) made from any of these turns."""
         found: set[str] = set()
