@@ -429,7 +429,8 @@ def test_an_observation_the_prefix_has_no_room_for_is_packed_when_asked_about(in
     rest are memories still: a request about one brings its words in the pack. Compact mode leaves
     the turns they cover out of the request on this (docs/proxy.md)."""
     d = in_process({"clock": {"start": "2023-05-08T00:00:00Z"}, "conversation": SMALL_THRESHOLDS})
-    stream(d, small_conversation, "s", range(1, 4), namespace="small")
+    # Ana and Ben are two people talking (the agent's own replies are not observed as evidence).
+    stream(d, small_conversation, "s", range(1, 4), namespace="small", role="user")
     wait_idle(d, "s", namespace="small")
     d.call("conversation.observe", {"namespace": "small", "session": "s", "force": True, "wait": True})
     observed = d.call("conversation.context", {"namespace": "small", "session": "s", "budget_tokens": 600})
@@ -437,5 +438,28 @@ def test_an_observation_the_prefix_has_no_room_for_is_packed_when_asked_about(in
     assert "knee" not in observed["system"]  # no room for it
     d.call("conversation.append", {"namespace": "small", "session": "s", "role": "user", "content": "what happened to Ben's knee?"})  # fmt: skip
     asked = d.call("conversation.context", {"namespace": "small", "session": "s", "budget_tokens": 600})
-    assert "I hurt my knee on a trail run" in asked["injected"]["newest_user_prefix"]
+    packed = asked["injected"]["newest_user_prefix"].split("[MEMORY PACK")[1]
+    assert "Ben said: My knee is better" in packed or "I hurt my knee on a trail run" in packed
     assert asked["tokens"] <= 600
+
+
+def test_the_agents_claims_are_no_observations_and_the_users_correction_is_one(in_process):
+    """The agent said the user's flight was on March 3 and that they were allergic to peanuts; the
+    user corrected both. The Observer made the agent's claim a HIGH decision ("I'll keep that in
+    mind"), dropped the correction, and a pack for the flight held the false date alone."""
+    d = in_process({"clock": {"start": "2026-11-01T10:05:00Z"}}, fake_embedder=True)
+    said = [
+        ("user", "Remind me what I told you about flights?"),
+        ("assistant", "Your flight to Oslo is on March 3, and you mentioned you are allergic to peanuts, so I'll keep that in mind for meals."),  # noqa: E501
+        ("user", "No, the flight is on March 5, not March 3. And I never said I'm allergic to peanuts, I'm not allergic to anything."),  # noqa: E501
+        ("assistant", "Sorry about that. I'll remind you on March 4 to pack."),
+    ]  # fmt: skip
+    for role, text in said:
+        d.call("conversation.append", {"session": "b1", "role": role, "content": text})
+    d.call("conversation.observe", {"session": "b1"})
+    observed = {o["content"]: o["priority"] for o in d.call("observations.list", {"session": "b1"})["observations"]}
+    assert not any("March 3, and" in text or "Sorry about" in text for text in observed), observed
+    assert observed.get("User said: No, the flight is on March 5, not March 3.") == "HIGH", observed
+    assert any(text.startswith("Assistant said: I'll remind you on March 4") for text in observed), observed
+    pack = d.call("context.pack", {"query": "When is my flight to Oslo?", "budget_tokens": 400})["text"]
+    assert "March 5" in pack

@@ -357,7 +357,9 @@ def test_forgotten_words_leave_the_persona_track(in_process):
     """The agent's turn quoted as a Persona Preservation Record's evidence (and the PersonaState's
     copy of it) kept the words of a turn forgotten since: persona.history, persona.records and an
     export showed 'Bilbao is great. Short winters are rainy though.'."""
-    d = in_process({"clock": {"start": "2026-11-23T20:00:00Z"}}, fake_embedder=True)
+    # The agent's replies indexed as episodes, so one of its turns has a memory to forget.
+    config = {"clock": {"start": "2026-11-23T20:00:00Z"}, "conversation": {"episodes_of_assistant": True}}
+    d = in_process(config, fake_embedder=True)
     said = [
         ("user", "I might move to Bilbao next year, what do you think?"),
         ("assistant", "Bilbao is great! Short winters are rainy though, bring a good umbrella!"),
@@ -372,10 +374,9 @@ def test_forgotten_words_leave_the_persona_track(in_process):
         return json.dumps([d.call("persona.history", {}), d.call("persona.records", {}), d.call("persona.get", {})])
 
     assert "Bilbao is great" in persona_words()  # the record quotes the agent's turn
-    told = next(
-        o for o in d.call("observations.list", {"session": "s2"})["observations"] if "Short winters" in o["content"]
-    )
-    d.call("memory.forget", {"id": told["memory_id"], "confirm": True})
+    d.services.episodes.catch_up()
+    told = next(m for m in d.call("memory.list", {"type": "episode"})["items"] if "Short winters" in m["content"])
+    d.call("memory.forget", {"id": told["id"], "confirm": True})
     turns = [t["content"] for t in d.call("conversation.turns", {"session": "s2"})["turns"]]
     assert not any("Bilbao is great" in t for t in turns)
     assert "Bilbao is great" not in persona_words() and "(forgotten)" in persona_words()

@@ -46,6 +46,24 @@ DECISION = _rx(
     r"\b(i'll|we'll)\b",
     r"\bmy\s+(plan|goal|decision|dream|aim)\b",
 )
+# What an agent's own reply holds that is worth an observation: what it undertakes or did ("I'll
+# remind you on Friday", "I've booked the table"). What it says of the user or the world ("your
+# flight is on March 3") is not evidence of what is true: a reply it got wrong would come back as memory.
+AGENT_UNDERTAKES = _rx(
+    r"^(i'll|i will|i'm going to|i am going to|let me|i've|i have|i just)\s+(\w+\s+)?"
+    r"(remind|set|add|added|book|booked|schedule|scheduled|save|saved|create|created|send|sent|make|made|put|"
+    r"move|moved|cancel|cancell?ed|order|ordered|reserve|reserved|check|checked|call|email|emailed|text|texted|"
+    r"follow up|look into|write|wrote|draft|drafted|update|updated|note|track|keep track)\b"
+)
+# A correction ("No, the flight is on March 5, not March 3", "sorry, I meant Tuesday"): it outranks
+# what it corrects, which is often the agent's mistake or the speaker's own slip.
+CORRECTION = _rx(
+    r"\bi meant\b",
+    r"\bi never said\b",
+    r"\b(that's|that is|this is|it's|it is)\s+(wrong|not right|not true|incorrect)\b",
+    r"\b\w+,\s*not\s+(?!(bad|yet|really|sure|much|at all|too|so|quite|now|that|even|exactly|always|only)\b)"
+    r"(on\s+|at\s+|in\s+|the\s+)?\w+",
+)
 EMOTION_WORDS = (
     "happy|happier|happiest|sad|excited|exciting|thrilled|proud|grateful|thankful|anxious|nervous|stressed|stressful|"
     "overwhelmed|overwhelming|scared|afraid|worried|lonely|depressed|upset|angry|mad|frustrated|frustrating|relieved|"
@@ -146,7 +164,8 @@ def classify(sentence: str, *, dated: bool = False) -> Cue | None:
     ``dated``: the sentence names a date (an event placed in time is worth keeping).
     """
     s = condense(sentence)
-    if _small_talk(s):
+    corrects = bool(CORRECTION.search(sentence)) and information(s) >= 2
+    if _small_talk(s) and not corrects:
         return None
     info = information(s)
     first_person = bool(FIRST_PERSON.search(s))
@@ -167,6 +186,8 @@ def classify(sentence: str, *, dated: bool = False) -> Cue | None:
     identity = bool(IDENTITY.search(s))
     if question:
         priority: Priority = "LOW"
+    elif corrects:
+        priority = "HIGH"
     elif identity or (category == "relational" and LIFE_EVENTS.search(s)):
         priority = "HIGH"
     elif category in ("preference", "decision", "emotional"):

@@ -26,7 +26,7 @@ from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.text import attributed, attribution, clip, clip_words, content_words
 from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.core.tokens import count_tokens_many
-from agentmemd.memory.language.cues import Cue, classify, condense, information, main_clause
+from agentmemd.memory.language.cues import AGENT_UNDERTAKES, Cue, classify, condense, information, main_clause
 from agentmemd.memory.language.dates import find_dates, human_date
 from agentmemd.memory.language.sentences import sentences
 from agentmemd.memory.llm.tasks import (
@@ -87,6 +87,8 @@ class LocalProvider:
             yield_to_requests()  # the Observer runs on a background thread, in Python throughout
             said_at: datetime = parse_time(turn.ts)
             for sentence in sentences(turn.content):
+                if turn.role == "assistant" and not AGENT_UNDERTAKES.match(sentence.strip()):
+                    continue  # the agent's claims are not evidence; what it undertakes is its own
                 dates = find_dates(sentence, said_at)
                 cue = classify(sentence, dated=bool(dates))
                 if states_constraint(sentence):  # an allergy or a diet: a preference that matters, however short

@@ -167,7 +167,10 @@ leave it out for plain facts.
 When a turn places something in time ("last Tuesday", "next month", "two weeks ago"), give
 relative_date as said and referenced_date resolved against that turn's own timestamp (ISO:
 YYYY-MM-DD for a day, YYYY-Www for a week, YYYY-MM for a month, YYYY for a year).
-Skip greetings, thanks and small talk."""
+Skip greetings, thanks and small talk.
+What the agent says about the user or the world is not evidence of what is true (it may be wrong):
+record the agent's turns only for what it undertook or did ("will remind the user on Friday"); where
+the user corrects something, record the corrected fact."""
 
 REFLECTOR_PROMPT = """Review these observations and produce a condensed version:
 1. Combine related observations into single entries
