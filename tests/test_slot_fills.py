@@ -373,3 +373,29 @@ def test_a_partner_only_praised_or_a_friend_named_fills_nothing():
     for text in ["mi novia es genial", "Mi amiga se llama Lena", "Mein Mann ist Arzt", "Meine Freundin ist müde",
                  "ma copine est fatiguée", "la mia ragazza è stanca"]:  # fmt: skip
         assert ("partner", SELF) not in filled_slots(text), text
+
+
+@pytest.mark.parametrize(
+    "supposed",
+    [
+        "If I moved to Lisbon, I'd finally learn to surf.",
+        "¿Debería dejar mi trabajo en el banco?",
+        "Si me mudara a Lisboa, aprendería a surfear.",
+        "Wenn ich in Berlin wohnen würde, hätte ich es leichter.",
+        "Maybe I'll move to Leeds one day.",
+        "Should I take the job at Siemens?",
+    ],
+)
+def test_a_question_or_a_supposition_fills_no_slot(in_process, supposed):
+    """ "If I moved to Lisbon…" was packed first for "where do I live now?", above "I live in
+    Hamburg"; "¿Debería dejar mi trabajo en el banco?" was the only answer to "where do I work now?"."""
+    assert filled_slots(supposed) == set()
+    d = in_process({"clock": {"start": "2026-11-01T10:00:00Z"}}, fake_embedder=True)
+    d.call("memory.add", {"content": "I live in Hamburg with my partner Tom.", "type": "fact", "namespace": "u"})
+    d.call("memory.add", {"content": "I work at Siemens as an engineer.", "type": "fact", "namespace": "u"})
+    d.call("clock.advance", {"hours": 24 * 5})
+    d.call("memory.add", {"content": supposed, "type": "fact", "namespace": "u"})
+    for question, answer in (("Where do I live now?", "Hamburg"), ("Where do I work now?", "Siemens")):
+        hits = d.call("memory.search", {"query": question, "namespace": "u"})["results"]
+        assert answer in hits[0]["content"], (question, [h["content"] for h in hits])
+        assert all(h["signals"]["slot"] == 0 for h in hits if h["content"] == supposed), (question, hits)

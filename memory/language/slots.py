@@ -569,6 +569,29 @@ def _owner(word: str, speaker: str) -> str | None:
     return low[:-2] if low.endswith("'s") else low
 
 
+# A sentence that asks or supposes states no value: "If I moved to Lisbon, I'd learn to surf", "¿Debería
+# dejar mi trabajo en el banco?", "Wenn ich in Berlin wohnen würde…", "I might move to Leeds".
+_SUPPOSING = re.compile(
+    r"\b(if|whether|would|could|might|should|imagine|suppose|supposing|hypothetically|maybe|perhaps|what if|"
+    r"si (?:me|te|nos|os|yo|tú|tu|fuera|fuese|tuviera|pudiera|estuviera)|ojalá|quizás|quizá|tal vez|debería|deberia|"
+    r"podría|podria|sería|"
+    r"wenn|falls|ob|würde|würden|könnte|sollte|vielleicht|"
+    r"peut-être|pourrais|devrais|serait)\b|\b\w+'d\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
+def _stated(said: str, start: int, end: int) -> bool:
+    """Whether the match at ``said[start:end]`` states a value: its sentence does not ask (a "?" at
+    its end, a "¿" before it) nor suppose before it (``_SUPPOSING``)."""
+    opening = max((m.end() for m in _SENTENCE_END.finditer(said, 0, start)), default=0)
+    closing = _SENTENCE_END.search(said, end)
+    if (closing and closing.group() == "?") or "¿" in said[opening:start]:
+        return False
+    return not _SUPPOSING.search(said, opening, end)
+
+
 def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]]:
     """The (slot, subject) pairs ``text`` fills, of ``slots``.
 
@@ -579,6 +602,8 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
     >>> sorted(filled_slots("My sister moved to Rome."))
     [('residence', 'my sister')]
     >>> filled_slots("I'd love to live in Japan one day.")
+    set()
+    >>> filled_slots("If I moved to Lisbon, I'd finally learn to surf.")
     set()
     """
     spaced = " " + text.lower().translate(_APART)
@@ -591,6 +616,8 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
         mutual = _DEFINITIONS[slot].mutual
         for pattern in _FIRST_PERSON[slot]:
             for found in pattern.finditer(said):
+                if not _stated(said, found.start(), found.end()):
+                    continue
                 out.add((slot, speaker))
                 # The other side of a first-person pact: the one it names, else the one spoken to.
                 for other in (_others(found) or ["you"]) if mutual else ():
@@ -598,6 +625,8 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
                         out.add((slot, side))
         for pattern in _SAID[slot]:
             for found in pattern.finditer(said):
+                if not _stated(said, found.start(), found.end()):
+                    continue
                 own = found.groupdict().get("who")
                 who = (
                     _owner(own, speaker)
