@@ -108,7 +108,7 @@ def register_jobs(
             known = service.known_secrets.of(workspace_namespace)
             memories, seen = _masked(memories, known), _masked(seen, known)
             body = daily_log.render(
-                runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total, sync
+                runner.zone, memories, total, runner.runs_between(start, end), seen, seen_total, sync, day
             )
             if body is not None:
                 result = writer.write(daily_log.log_path(day), body, now, create_header=f"# {day.isoformat()}\n")

@@ -302,27 +302,24 @@ def test_a_persons_edits_around_and_inside_the_section_survive_the_next_write(wb
 
 def test_the_days_observations_are_written_to_its_log(wbd, workspace):
     turns = [
-        "We adopted a rescue dog named Biscuit last weekend and she is settling in well.",
-        "I'm so excited about my pottery class, it starts next Thursday.",
+        ("2026-11-18T19:00:00Z", "I finally finished restoring the old rowing boat with my brother."),
+        (f"{DAY}T08:30:00Z", "We adopted a rescue dog named Biscuit last weekend and she is settling in well."),
+        (f"{DAY}T08:30:00Z", "I'm so excited about my pottery class, it starts next Thursday."),
     ]
-    for text in turns:
+    for ts, text in turns:
         wbd.call(
             "conversation.append",
-            {
-                "session": "chat",
-                "role": "user",
-                "content": text,
-                "namespace": NS,
-                "speaker": "Melanie",
-                "ts": f"{DAY}T08:30:00Z",
-            },
+            {"session": "chat", "role": "user", "content": text, "namespace": NS, "speaker": "Melanie", "ts": ts},
         )
     wbd.call("conversation.observe", {"namespace": NS, "session": "chat"})
     observations = wbd.call("observations.list", {"namespace": NS, "session": "chat"})["observations"]
-    assert len(observations) == 2
+    assert len(observations) == 3
     assert wbd.call("jobs.run", {"name": "daily_log"})["result"] == {"files_written": 1}
     section = owned_body((workspace / "memory" / f"{DAY}.md").read_text())
-    assert "### Observations (2)" in section and "### Learned" not in section  # not listed twice
+    assert "### Observations (3)" in section and "### Learned" not in section  # not listed twice
+    # Observed today, said two days before: its line says the day it was said, not only a time.
+    boat = next(o for o in observations if "rowing boat" in o["content"])
+    assert f"- ({boat['priority']}) 2026-11-18 19:00 [{boat['category']}] Melanie said: I finally finished" in section
     biscuit = next(o for o in observations if "Biscuit" in o["content"])
     assert (
         f"- ({biscuit['priority']}) 08:30 [{biscuit['category']}] Melanie said: We adopted a rescue dog named Biscuit "

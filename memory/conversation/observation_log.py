@@ -15,10 +15,11 @@ OBSERVATIONS_HEADER = "# What you have observed in this conversation\n"
 _PRIORITY_ORDER = {"HIGH": 0, "MED": 1, "LOW": 2}
 
 
-def observation_line(row: dict[str, Any]) -> str:
+def observation_line(row: dict[str, Any], when: str | None = None) -> str:
     """One line of the observation log; the observation's words as data (they are the user's), any
-    secret in them masked (a context's prefix and the daily log are read whatever is asked)."""
-    when = row["date"][11:16]
+    secret in them masked (a context's prefix and the daily log are read whatever is asked).
+    ``when``: the time shown (default: the time of day it was said, under the log's day header)."""
+    when = when or row["date"][11:16]
     line = f"- ({row['priority']}) {when} [{row['category']}] {as_data(mask(row['content'])).text}"
     if row.get("referenced_date"):
         said = f', "{as_data(row["relative_date"]).text}"' if row.get("relative_date") else ""

@@ -77,8 +77,10 @@ def render(
     observations: list[dict[str, Any]] = (),
     observations_total: int = 0,
     syncscore: dict[str, Any] | None = None,
+    day: date | None = None,
 ) -> str | None:
-    """The section's body, or None when there is nothing to say for the day."""
+    """The section's body, or None when there is nothing to say for the day (``day``: an
+    observation said on another shows its date, in ``zone``)."""
     shown_runs = [
         r
         for r in runs
@@ -104,7 +106,10 @@ def render(
     if observations:
         out += ["", f"### Observations ({observations_total})", ""]
         for o in observations:
-            line = observation_line({**o, "content": clip(neutralise(o["content"]), LINE_CHARS)})
+            # Observed today, said maybe days before: the day it was said, where it is another.
+            said = parse_time(o["date"]).astimezone(zone)
+            when = f"{said:%H:%M}" if day is None or said.date() == day else f"{said:%Y-%m-%d %H:%M}"
+            line = observation_line({**o, "content": clip(neutralise(o["content"]), LINE_CHARS)}, when)
             out.append(f"{line} `{o['memory_id']}`")
         if observations_total > len(observations):
             out.append(f"- … and {observations_total - len(observations)} more (`agentmemd conversation observations`)")
