@@ -372,6 +372,8 @@ def test_a_secret_the_agent_repeats_is_marked_masked_and_forgotten_with_what_it_
     for role, text in said:
         d.call("conversation.append", {"session": "s2", "role": role, "content": text})
     d.call("conversation.observe", {"session": "s2"})
+    # The agent's reply is no observation (its words are no evidence); a note the user keeps is a memory.
+    d.call("memory.add", {"content": "Noted for you in the phone too: Tortuga$Lenta42", "type": "fact"})
     d.services.episodes.catch_up()
     for question in ("what did you note for me?", "noted for you", "Tortuga Lenta42"):
         packed = d.call("context.pack", {"query": question, "budget_tokens": 2000})["text"]

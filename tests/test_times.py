@@ -179,3 +179,21 @@ def test_a_date_pattern_is_left_untried_only_when_the_text_cannot_match_it():
     assert tried < len(texts) * len(dates._PATTERNS) / 5  # most are left untried
     assert dates._scans_for("Sounds good, see you there!") == []
     assert dates._scans_for("Nos vemos, ¡qué bien!") == []
+
+
+def test_a_relative_date_is_of_the_writers_day_not_the_utc_day(in_process):
+    """ "Morgen fahre ich nach Köln" written at 00:30 in Berlin on 6 November (23:30 UTC on the 5th)
+    was observed as the 6th, a day early, and "Tomorrow I'm flying to Oslo" likewise: the Observer
+    resolved them against the UTC day. An export's zone, or the daemon's, is the writer's clock."""
+    d = in_process({"channels": {"timezone": "Europe/Berlin"}}, fake_embedder=True)
+    chat = {"channel": "whatsapp", "chat_id": "whatsapp:jonas", "title": "Jonas", "kind": "private", "owner": "Lena",
+            "tz": "Europe/Berlin", "messages": [
+                {"sender": "Jonas", "ts": "2026-11-06T00:30:00", "line": 1, "text": "Morgen fahre ich nach Köln zurück."},
+                {"sender": "Lena", "ts": "2026-11-06T00:31:00", "line": 2, "text": "Gute Reise! Ich habe heute Geburtstag übrigens."},
+            ]}  # fmt: skip
+    for session in d.call("channels.ingest", chat)["sessions"]:
+        d.call("conversation.observe", {"session": session})
+    d.call("conversation.append", {"session": "me", "role": "user", "content": "Tomorrow I'm flying to Oslo for the conference.", "ts": "2026-11-05T23:32:00Z"})  # fmt: skip
+    d.call("conversation.observe", {"session": "me"})
+    resolved = {o["relative_date"]: o["referenced_date"] for o in d.call("observations.list", {})["observations"]}
+    assert resolved == {"Morgen": "2026-11-07", "heute": "2026-11-06", "Tomorrow": "2026-11-07"}, resolved

@@ -197,7 +197,9 @@ class ChatIngest:
             if prev_session is None or when - prev_ts > self.gap:
                 prev_session = session_id(namespace, chat, title, when)
             prev_ts = when
-            plan.turns.append(self._turn(namespace, channel, chat, audience, message, when, prev_session, owner, plan))
+            plan.turns.append(
+                self._turn(namespace, channel, chat, audience, message, when, prev_session, owner, plan, zone)
+            )
             plan.keys.append(key)
             plan.replies.append(message.reply_to)
             if prev_session not in plan.sessions:
@@ -315,6 +317,7 @@ class ChatIngest:
         session: str,
         owner: str | None,
         plan: IngestPlan,
+        zone: tzinfo,
     ) -> dict[str, Any]:
         person = None
         if not message.by_assistant:  # an assistant in an export is not a person the agent knows
@@ -335,6 +338,8 @@ class ChatIngest:
             "speaker": message.sender,
             "content": content,
             "ts": format_time(when),
+            # The clock it was written by: its relative dates ("morgen" at 00:30) are of that day.
+            "utc_offset": _minutes_east(message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=zone)),
             "chat": chat,
             "person": person,
             "audience": audience,
@@ -362,3 +367,8 @@ class ChatIngest:
         elif (known["title"], known["kind"]) != (title, kind):  # a renamed group, a DM that became one
             self.tables.update_chat(namespace, chat, title, kind)
         return title
+
+
+def _minutes_east(local: datetime) -> int:
+    offset = local.utcoffset()
+    return int(offset.total_seconds() // 60) if offset is not None else 0

@@ -19,7 +19,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import timedelta, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -32,7 +32,7 @@ from agentmemd.memory.conversation.transcript import (
     chain_next,
     turn_digest,
 )
-from agentmemd.memory.core.clock import format_time, parse_time
+from agentmemd.memory.core.clock import format_time, parse_time, zone_named
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.models import AddParams, UpdateParams
@@ -102,6 +102,9 @@ class Conversations:
         self.tables = ConversationTables(memories.store)
         self.matcher = TranscriptMatcher(self.tables, lambda: format_time(self.memories.clock.now()))
         self.cfg = config.conversation
+        # The clock of a turn that names none (a conversation's, an import from before m053): the
+        # user's, as [channels] timezone says (unset: this machine's).
+        self.zone = zone_named(config.channels.timezone)
         self.provider_name = provider_name
         # Called once turns are stored (the episode worker's wake-up); set by the composition root.
         self.on_turns_stored: Callable[[], None] = lambda: None
@@ -364,7 +367,7 @@ class Conversations:
                 role=t["role"],
                 speaker=speaker_shown(t["speaker"], t["person"]),
                 content=t["content"],
-                ts=t["ts"],
+                ts=self._as_said(t),
             )
             for t in batch
             if t["role"] != "tool"
@@ -378,6 +381,14 @@ class Conversations:
             persons={t["seq"]: t["person"] for t in batch},
             tool_turns=[t["seq"] for t in batch if t["role"] == "tool"],
         )
+
+    def _as_said(self, turn: dict[str, Any]) -> str:
+        """The turn's time on the clock of whoever wrote it (ISO with its offset): a relative date
+        in it ("tomorrow" at 00:30 in Berlin) is of that day, not of the UTC day."""
+        utc = parse_time(turn["ts"])
+        offset = turn.get("utc_offset")
+        local = utc.astimezone(timezone(timedelta(minutes=offset)) if offset is not None else self.zone)
+        return local.isoformat()
 
     def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[np.ndarray]:
         """The observations' memory vectors, computed off the store thread (no SQLite here), so
@@ -398,7 +409,7 @@ class Conversations:
         """Store the run's observations in one transaction; ``also`` (the persona track's merge)
         runs inside it, so a crash leaves neither or both."""
         seqs = {t.seq for t in job.turns}
-        when = {t.seq: t.ts for t in job.turns}
+        when = {t.seq: format_time(parse_time(t.ts)) for t in job.turns}  # stored in UTC
         context = {t.seq: t.content for t in job.turns}
         drafts = []
         for d in result.observations:

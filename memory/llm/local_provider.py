@@ -22,7 +22,6 @@ from datetime import datetime
 
 import numpy as np
 
-from agentmemd.memory.core.clock import parse_time
 from agentmemd.memory.core.text import attributed, attribution, clip, clip_words, content_words
 from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.core.tokens import count_tokens_many
@@ -85,7 +84,7 @@ class LocalProvider:
         seen: set[str] = set()
         for turn in turns:
             yield_to_requests()  # the Observer runs on a background thread, in Python throughout
-            said_at: datetime = parse_time(turn.ts)
+            said_at = datetime.fromisoformat(turn.ts)  # on the writer's clock: its dates are that day's
             for sentence in sentences(turn.content):
                 if turn.role == "assistant" and not AGENT_UNDERTAKES.match(sentence.strip()):
                     continue  # the agent's claims are not evidence; what it undertakes is its own

@@ -8,7 +8,7 @@ from typing import Any
 from agentmemd.memory.core.text import speaker_shown
 from agentmemd.memory.store.database import Store, _in_chunks, dead_owners
 
-TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person, episode"
+TURN_COLUMNS = "seq, role, speaker, content, ts, tokens, person, episode, utc_offset"
 
 
 def said_before(conn, session: str, seq: int, count: int) -> list[tuple[int, str, str]]:
