@@ -112,6 +112,16 @@ SAID = [
     ("en", "My PIN is blocked, the new one is 4478", "4478", "password"),
     ("nl", "De pincode van mijn bankpas is 9127", "9127", "password"),
     ("en", "My password manager is 1Password, the family plan", None, None),
+    # Shapes a stranger's chats held that went unmarked (or marked only in part):
+    ("en", "The wifi code was Sardinha!2023", "Sardinha!2023", "password"),
+    ("en", "Login for the bank: user benito84, pw Kraken!77", "Kraken!77", "password"),
+    ("en", "My locker combination is 31-07-22", "31-07-22", "password"),
+    ("en", "My 2FA recovery codes are: 4k2j-9x8m 7h3n-2b5v q9w8-e7r6", "4k2j-9x8m 7h3n-2b5v q9w8-e7r6", "password"),
+    ("es", "Mi número de la seguridad social es 28/12345678/40", "28/12345678/40", "national_id"),
+    ("en", "Our AWS access key is AKIAZ7Q3LMPV2XK4RT9B and the secret is hT8vQ2mZx9Lk4Rb7Wc1Np5Ys3Gd6Fj0Ae8Uo2Ii7", "hT8vQ2mZx9Lk4Rb7Wc1Np5Ys3Gd6Fj0Ae8Uo2Ii7", "credential"),
+    ("en", "Password hint for my laptop: first dog's name plus the year", None, None),
+    ("en", "Pattern (admin, router, password, page): User said: we need a new router", None, None),
+    ("en", "the access token is expired, ask IT for a new one", None, None),
 ]  # fmt: skip
 SECRETS = [(value, kind) for _, _, value, kind in SAID if value]
 UNRELATED = [
