@@ -399,3 +399,27 @@ def test_a_question_or_a_supposition_fills_no_slot(in_process, supposed):
         hits = d.call("memory.search", {"query": question, "namespace": "u"})["results"]
         assert answer in hits[0]["content"], (question, [h["content"] for h in hits])
         assert all(h["signals"]["slot"] == 0 for h in hits if h["content"] == supposed), (question, hits)
+
+
+def test_the_users_words_under_a_name_they_go_by_answer_where_i_live_and_a_surname_tells_two_apart(in_process):
+    """Lena's own turns ("Lena said: We finally got the keys to the new flat in Hamburg") recorded
+    her residence under "lena", and "where do I live now?" asked "self": the stale Berlin line
+    ranked first. And "where does Lucía Gómez live now?" was asked of "lucía", so Lucía Pérez's
+    move answered it."""
+    d = in_process({"clock": {"start": "2026-11-01T10:00:00Z"}}, fake_embedder=True)
+    chat = {"channel": "whatsapp", "chat_id": "whatsapp:club", "title": "Club", "kind": "group", "owner": "Lena",
+            "namespace": "u", "messages": [
+                {"sender": "Lena", "ts": "2026-10-01T10:00:00Z", "line": 1, "text": "I used to live in Berlin, loved it."},
+                {"sender": "Lucía Pérez", "ts": "2026-10-01T10:01:00Z", "line": 2, "text": "Antes vivía en Madrid, ahora vivo en Valencia."},
+                {"sender": "Lucía Gómez", "ts": "2026-10-01T10:02:00Z", "line": 3, "text": "Yo sigo viviendo en Sevilla, en Triana."},
+            ]}  # fmt: skip
+    d.call("channels.ingest", chat)
+    for text in ("We finally got the keys to the new flat in Hamburg.", "The weather is grey today."):
+        d.call("clock.advance", {"hours": 24})
+        d.call("conversation.append", {"session": "me", "role": "user", "content": text, "speaker": "Lena", "namespace": "u"})  # fmt: skip
+    d.services.episodes.catch_up()
+    hits = d.call("memory.search", {"query": "Where do I live now?", "namespace": "u"})["results"]
+    assert "Hamburg" in hits[0]["content"], [h["content"] for h in hits]
+    hits = d.call("memory.search", {"query": "Where does Lucía Gómez live now?", "namespace": "u"})["results"]
+    assert not any("Pérez" in h["content"] and h["signals"]["slot"] > 0 for h in hits), hits
+    assert "Sevilla" in hits[0]["content"], [h["content"] for h in hits]

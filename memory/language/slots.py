@@ -64,9 +64,11 @@ _KIN = (
 )
 # Who a question asks about: the asker, a name, a relation; "you" (the agent) and a bare pronoun
 # name no one the rule can match.
-_WHO = rf"(?P<who>i|we|the user|user|you|he|she|they|(?:my|our) {_KIN}|{_NAME})"
-_NAMED = rf"(?P<who>{_NAME})"  # someone named, in a question of another language
-_WHOSE = rf"(?P<who>my|our|the user's|user's|your|his|her|their|(?:my|our) {_KIN}'s|{_NAME}'s)"
+# A person asked about by name, a surname with it ("Lucía Gómez": not "Lucía Pérez").
+_PERSON = rf"{_NAME}(?: {_NAME})?"
+_WHO = rf"(?P<who>i|we|the user|user|you|he|she|they|(?:my|our) {_KIN}|{_PERSON})"
+_NAMED = rf"(?P<who>{_PERSON})"  # someone named, in a question of another language
+_WHOSE = rf"(?P<who>my|our|the user's|user's|your|his|her|their|(?:my|our) {_KIN}'s|{_PERSON}'s)"
 _FLAGS = re.IGNORECASE
 # Statements are matched with ASCII word boundaries: Unicode ones made each pattern 5-10x slower
 # over a long text (a pattern next to a non-ASCII letter is written without one).

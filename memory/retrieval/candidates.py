@@ -565,6 +565,8 @@ class CandidateFinder:
             out.append((slot, subject))
             if subject in names or (subject == AGENT and agents_own):
                 out.append((slot, SELF))
+            if subject == SELF:  # the user's own words under a name they go by ("Lena said: …")
+                out += [(slot, said) for said in self.slots.subjects(namespace, slot) if said in names]
             if subject not in (SELF, AGENT):  # "Lucia" asked, "Lucía Pérez" said it: her words, accents aside
                 words = set(fold(subject).split())
                 out += [
