@@ -69,3 +69,37 @@ def test_the_library_example_imports_only_declared_names():
     for module_name, name in imported:
         assert module_name in PUBLIC, f"{module_name} is not a public module"
         assert name in importlib.import_module(module_name).__all__, f"{module_name}.{name} is not declared public"
+
+
+def test_two_threads_first_calls_read_whole_models():
+    """Two threads of an app, each with its own Client, made their first calls together: one got
+    "module 'agentmemd.memory.core.models' has no attribute 'AddResult'" (importlib's LazyLoader
+    let it read the module half-built on Python 3.11), and its write was lost. In a new
+    interpreter, so that the models are not loaded yet; and still not loaded by the import alone."""
+    import subprocess
+    import sys
+
+    script = """
+import sys, threading
+from agentmemd.daemon.socket import typed
+errors, barrier = [], threading.Barrier(8)
+def first_call(i):
+    barrier.wait()
+    try:
+        typed.r.SyncResult if i % 2 else typed.m.AddParams
+        typed.m.AddResult, typed.m.PackParams, typed.r.TurnsResult
+    except Exception as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=first_call, args=(i,)) for i in range(8)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(errors)
+"""
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+    imported = (
+        "import sys; from agentmemd.daemon.socket import typed; print('agentmemd.memory.core.models' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", imported], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stdout + done.stderr  # a hook sending calls by name builds none

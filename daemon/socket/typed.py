@@ -9,7 +9,7 @@ by cog: ``make lint`` fails when it no longer matches them. ``Client`` (client.p
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import sys
 from datetime import date, datetime
 from types import ModuleType
@@ -23,17 +23,25 @@ if TYPE_CHECKING:
     from agentmemd.memory.core import results as r
 else:
 
-    def _when_used(name: str) -> ModuleType:
-        """The module, loaded when a call first reads a model of it: a script that only sends
-        calls by name (a hook, a door) does not pay for building every model (~0.6 s)."""
-        if name in sys.modules:
-            return sys.modules[name]
-        spec = importlib.util.find_spec(name)
-        spec.loader = importlib.util.LazyLoader(spec.loader)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
+    class _WhenUsed:
+        """A module loaded when a call first reads a model of it: a script that only sends calls by
+        name (a hook, a door) does not pay for building every model (~0.6 s). Loaded by
+        import_module, whose lock makes a second thread wait for the first's import to finish:
+        importlib's LazyLoader (used before) let it read a half-built module on Python 3.11 (two
+        threads' first calls: "module ... has no attribute 'AddResult'")."""
+
+        def __init__(self, name: str):
+            self._name = name
+            self._module: ModuleType | None = None
+
+        def __getattr__(self, attribute: str) -> Any:
+            module = self._module
+            if module is None:
+                module = self._module = importlib.import_module(self._name)
+            return getattr(module, attribute)
+
+    def _when_used(name: str) -> Any:
+        return sys.modules.get(name) or _WhenUsed(name)
 
     chats = _when_used("agentmemd.memory.core.chats")
     m = _when_used("agentmemd.memory.core.models")
