@@ -8,6 +8,8 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -67,6 +69,7 @@ def test_a_healthy_daemon_passes_every_check(served):
         "socket": "ok",
         "data dir": "ok",
         "data files": "ok",
+        "database": "ok",  # read whole beside the running daemon
         "disk": "ok",
         "workspace": "ok",
         "door dashboard": "ok",
@@ -310,3 +313,34 @@ def test_a_workspace_file_not_indexed_as_written_warns_naming_the_line(spawn, sh
     assert found["workspace"]["status"] == "warn", found["workspace"]
     assert "MEMORY.md: line 5: a code fence (```) is never closed" in found["workspace"]["detail"]
     assert code == 0
+
+
+def test_a_database_overwritten_in_the_middle_is_refused_by_serve(short_tmp):
+    """Pages in the middle of the file overwritten (the header and schema whole): `serve` opened it,
+    said ready, took writes into the broken file, and `doctor` beside it said all was well."""
+    import sqlite3
+
+    from agentmemd.memory.store.database import Store
+
+    sock, data = short_tmp / "s.sock", short_tmp / "data"
+    data.mkdir(mode=0o700)
+    db = data / "agentmemd.db"
+    Store(db, dim=384, model="all-MiniLM-L6-v2").close()
+    with sqlite3.connect(db) as conn:  # pages enough to break some in the middle
+        conn.execute("CREATE TABLE filler (n INTEGER PRIMARY KEY, words TEXT)")
+        conn.executemany("INSERT INTO filler (words) VALUES (?)", [(f"words {i} " * 40,) for i in range(3000)])
+        conn.execute("CREATE INDEX filler_words ON filler (words)")
+    conn.close()
+    pages = db.stat().st_size // 4096
+    with db.open("r+b") as f:
+        f.seek(4096 * (pages // 2))
+        f.write(b"\xff" * 4096 * 20)
+    serve = [sys.executable, "-m", "agentmemd.daemon.cli", "serve", "--data-dir", str(data), "--socket", str(sock)]
+    try:  # a daemon that starts on it serves until stopped: that is the failure
+        done = subprocess.run(serve, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("serve started on a damaged database")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"the database {db} cannot be read" in done.stderr and ".recover" in done.stderr
+    code, found = findings(sock, "--data-dir", str(data))
+    assert code == 1 and found["database"]["status"] == "fail"

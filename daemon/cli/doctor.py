@@ -219,8 +219,8 @@ def check_data_dir(data_dir: Path, served: bool) -> list[Finding]:
 
 
 def check_database(data_dir: Path) -> Finding | None:
-    """With the daemon down: can SQLite read the database? (A file cut short or overwritten made
-    `serve` stop while this said the data dir was fine.) None when there is none yet, or it is
+    """Can SQLite read the database, every page (the daemon down or running: it reads beside its
+    writer)? (A file cut short or overwritten made `serve` stop while this said all was fine.) None when there is none yet, or it is
     PostgreSQL's (no file here)."""
     from agentmemd.memory.store.opening import DB_FILE
 
@@ -415,7 +415,9 @@ def diagnose(
     if data_dir is not None and data_dir.resolve() != reported.resolve():
         found.append(warn("data dir", f"the daemon uses {reported}, not {data_dir}; checking {reported}"))
     files = workspace_files(str(socket_path), token) if health.process.workspace else None
+    database = check_database(reported)  # read-only beside the daemon's writer (WAL)
     found += check_data_dir(reported, served=True) + [
+        *([database] if database else []),
         check_disk(reported),
         check_workspace(health.process.workspace, files),
     ]

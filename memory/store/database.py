@@ -66,6 +66,10 @@ FTS_WORD = re.compile(r"[^\W_]+")
 ASKS_SQL = "(" + " OR ".join(f"rtrim(content) LIKE '%{m}' OR rtrim(content) LIKE '%{m} [%]'" for m in "?？؟") + ")"
 
 
+class NotWhole(sqlean.DatabaseError):
+    """What PRAGMA quick_check found wrong in a database file that opened."""
+
+
 def damaged(path: str, exc: BaseException) -> StoreError:
     """A database file SQLite cannot read (cut short, overwritten, not a database): what it said and
     what to do, instead of a traceback. Nothing was written to it."""
@@ -214,6 +218,11 @@ class Store:
             conn.execute(f"PRAGMA synchronous={synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the file's header and schema read
+            # A file overwritten in the middle opens, answers and takes writes into its broken pages:
+            # every page is read once here (~65 ms for 20,000 memories with the file cached).
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                raise NotWhole("; ".join(problems)[:300])
         except sqlean.DatabaseError as exc:
             conn.close()
             raise self._opening_error(exc) from None
@@ -457,7 +466,7 @@ class Store:
         """What opening the file met: a file SQLite cannot read (damaged), a storage fault (a full
         or read-only disk: StoreUnavailable), else the error itself."""
         name = getattr(exc, "sqlite_errorname", None) or ""
-        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or isinstance(exc, NotWhole):
             return damaged(self.path, exc)
         return self._storage_fault(exc) or exc
 
