@@ -296,3 +296,28 @@ def test_an_archive_of_a_newer_schema_is_refused_naming_the_version_to_read_it_w
     assert result.exit_code == 1 and "agentmemd 9.0.0 with schema m999" in result.output, result.output
     assert "read it with agentmemd 9.0.0 or later" in result.output
     assert not (tmp_path / "r" / "agentmemd.db").exists()
+
+
+def test_an_archive_cut_short_says_so_and_an_export_is_private_under_any_umask(in_process, tmp_path):
+    """A backup cut short (a copy interrupted) was refused with only "Aborted!", as after a Ctrl-C;
+    and the archive, every memory and secret in it, was written 0644 under umask 022."""
+    import os
+    import stat
+
+    d = in_process(fake_embedder=True)
+    d.call("memory.add_many", {"items": [{"content": f"Note {i}: the red Canyon bike " * 20, "type": "fact"} for i in range(200)]})  # fmt: skip
+    old = os.umask(0o022)
+    try:
+        export_archive(d.data_dir, tmp_path / "a.tar.gz")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "a.tar.gz").stat().st_mode) == 0o600
+    whole = (tmp_path / "a.tar.gz").read_bytes()
+    for size in (100, len(whole) // 2):
+        (tmp_path / "cut.tar.gz").write_bytes(whole[:size])
+        target = tmp_path / f"r{size}"
+        result = CliRunner().invoke(cli, ["import-store", str(tmp_path / "cut.tar.gz"), "--data-dir", str(target)])
+        assert result.exit_code == 1 and "is cut short" in result.output and "Aborted" not in result.output, (
+            result.output
+        )
+        assert not (target / "agentmemd.db").exists()

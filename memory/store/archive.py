@@ -24,7 +24,9 @@ import base64
 import hashlib
 import io
 import json
+import os
 import tarfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +150,9 @@ def write_tables(tables, out_path: Path, agentmemd_version: str) -> dict[str, An
             "created": format_time(SystemClock().now()),
             "tables": {},
         }
+        # Private from its first byte, as the data dir's files are: it holds every memory, secrets too.
+        tmp.unlink(missing_ok=True)
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         with tarfile.open(tmp, "w:gz") as tar:
             for table in tables.names():
                 columns, lines = _lines(tables, table)
@@ -182,7 +187,9 @@ def read_archive(path: Path) -> tuple[dict[str, Any], dict[str, bytes]]:
         with tarfile.open(path, "r:gz") as tar:
             files = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
         manifest = json.loads(files.pop("manifest.json"))
-    except (OSError, tarfile.TarError, KeyError, json.JSONDecodeError) as exc:
+    except EOFError:  # gzip's stream ends before its end: a copy interrupted, a disk that filled
+        raise ArchiveError(f"{path} is cut short (its compressed data ends early): nothing was stored") from None
+    except (OSError, tarfile.TarError, KeyError, json.JSONDecodeError, zlib.error) as exc:
         raise ArchiveError(f"{path} is not an agentmemd archive ({exc})") from None
     if manifest.get("format") != FORMAT:
         raise ArchiveError(f"{path} is not an agentmemd archive (format {manifest.get('format')!r})")
