@@ -300,3 +300,25 @@ def test_a_poll_is_its_question_and_options_and_a_chat_that_speaks_is_that_chat(
     refused = {"update_id": 15, "message": {**anonymous, "poll": {"question": 5}}}
     with pytest.raises(ValueError):  # the listener's 400, naming the field
         telegram_batch(refused)
+
+
+def test_a_store_refusing_writes_is_a_503_the_platform_retries_not_a_409(short_tmp):
+    """On a full disk the generic webhook answered 409, which a bridge reads as a conflict never to
+    send again; 503 says "later", and the message is sent again once the disk has room."""
+    from fake_daemon import FakeDaemon, error
+    from starlette.testclient import TestClient
+
+    from agentmemd.daemon.webhooks.app import WebhookSettings, build_webhook_app
+
+    def full_disk(method, params):
+        if method == "channels.ingest":
+            return error(-32005, "the store cannot be written: the disk is full")
+        return {"result": {}}
+
+    payload = {"channel": "signal", "chat_id": "signal:g", "kind": "group",
+               "messages": [{"sender": "Mum", "ts": "2024-05-01T18:00:00Z", "text": "Dinner at 8", "line": 1}]}  # fmt: skip
+    with FakeDaemon(short_tmp / "d.sock", full_disk):
+        app = build_webhook_app(WebhookSettings(socket_path=short_tmp / "d.sock"))
+        with TestClient(app) as client:
+            answer = client.post("/messages", json=payload, headers={"Authorization": "Bearer amt_x"})
+    assert answer.status_code == 503 and "disk is full" in answer.json()["error"], answer.text

@@ -12,17 +12,19 @@ from typing import Any
 
 from agentmemd.daemon.socket.async_client import AsyncClient
 from agentmemd.daemon.socket.client import RpcCallError
-from agentmemd.daemon.socket.codes import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND
+from agentmemd.daemon.socket.codes import CONFLICT, FORBIDDEN, INVALID_PARAMS, NOT_FOUND, STORE_UNAVAILABLE
 
 # The daemon's refusals as HTTP statuses; a refused token is 401 (see http_status). A daemon
 # that is not there: 503.
-HTTP_STATUS = {NOT_FOUND: 404, INVALID_PARAMS: 400, FORBIDDEN: 403, CONFLICT: 409}
+# A store that refuses writes for now (a full disk, a server restarting): 503, try again later.
+HTTP_STATUS = {NOT_FOUND: 404, INVALID_PARAMS: 400, FORBIDDEN: 403, CONFLICT: 409, STORE_UNAVAILABLE: 503}
 NO_DAEMON = 503
 
 
 def http_status(exc: RpcCallError, otherwise: int = 500) -> int:
     """The status a door answers a daemon's refusal with: 400 bad params, 401 a token refused,
-    403 a namespace the token may not reach, 404, 409; ``otherwise`` for anything else."""
+    403 a namespace the token may not reach, 404, 409, 503 a store refusing writes for now;
+    ``otherwise`` for anything else."""
     if exc.code == FORBIDDEN and exc.message.startswith("auth failed"):
         return 401
     return HTTP_STATUS.get(exc.code, otherwise)

@@ -170,8 +170,9 @@ class Webhooks:
             done = await call_daemon(self.settings.socket_path, method, params, token=token, timeout=30)
         except RpcCallError as exc:
             # A refused token changes nothing: 401, as for a failed signature; a namespace the
-            # token may not use: 403; params the daemon refuses: 400, naming the field; anything
-            # else 409, not a 5xx: the app would only send the same update again.
+            # token may not use: 403; params the daemon refuses: 400, naming the field; a store
+            # refusing writes for now (a full disk): 503, so the platform sends it again later;
+            # anything else 409, not a 5xx: the app would only send the same update again.
             return _error(http_status(exc, otherwise=409), exc.message)
         except DaemonUnavailable as exc:
             log.warning("webhooks: no daemon", extra={"error": reason(exc)})
