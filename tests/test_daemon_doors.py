@@ -187,9 +187,10 @@ def test_a_door_that_exits_is_reported_and_started_again_a_bounded_number_of_tim
     ],
 )
 def test_a_bad_listen_address_refuses_the_start_and_creates_nothing(short_tmp, config, refusal):
+    """Exit 2, a config mistake: a service unit does not restart it in vain (it exited 1)."""
     d = DaemonProcess(short_tmp, config)
     refused = subprocess.run(d.command(), capture_output=True, text=True, timeout=60)
-    assert refused.returncode == 1 and refused.stderr.startswith(f"agentmemd: {refusal}")
+    assert refused.returncode == 2 and refused.stderr.startswith(f"agentmemd: {refusal}")
     assert not d.data_dir.exists()
 
 

@@ -294,7 +294,7 @@ def test_the_daemon_starts_and_stops_its_dashboard_when_configured(spawn):
     bad = subprocess.run(
         [*d.command()[:-2], "--config", str(_config(d.root, "0.0.0.0:1"))], capture_output=True, text=True, timeout=120
     )
-    assert bad.returncode == 1 and "[dashboard] listen 0.0.0.0:1: 0.0.0.0 is not loopback" in bad.stderr
+    assert bad.returncode == 2 and "[dashboard] listen 0.0.0.0:1: 0.0.0.0 is not loopback" in bad.stderr
 
 
 def _config(root: Path, listen: str) -> Path:

@@ -279,14 +279,23 @@ def test_install_refuses_a_unit_it_did_not_write(tmp_path, machine):
     [
         (["--workspace", "/nonexistent/workspace"], 1, "is not a directory"),
         (["--config", "BAD"], 2, "invalid config"),
+        # Configs the daemon refused only as it started (the unit then restarted it in vain):
+        (["--config", "REMOTE"], 2, "0.0.0.0 is not loopback"),
+        (["--config", "TWICE"], 2, "listens there already"),
+        (["--config", "NO_WORKSPACE"], 1, "[workspace] path /nonexistent/ws is not a directory"),
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(tmp_path, machine, args, code, says):
     here = linux(tmp_path)
     systemd = machine(here, FakeSystemd(here))
     bad = tmp_path / "bad.toml"
-    bad.write_text("[server]\nlog_level = 7\n")
-    args = [str(bad) if a == "BAD" else a for a in args]
+    bad.write_text({
+        "BAD": "[server]\nlog_level = 7\n",
+        "REMOTE": '[mcp]\nlisten = "0.0.0.0:19255"\n',
+        "TWICE": '[mcp]\nlisten = "127.0.0.1:19255"\n[dashboard]\nlisten = "127.0.0.1:19255"\n',
+        "NO_WORKSPACE": '[workspace]\npath = "/nonexistent/ws"\n',
+    }.get(args[-1], ""))  # fmt: skip
+    args = [str(bad) if a in ("BAD", "REMOTE", "TWICE", "NO_WORKSPACE") else a for a in args]
     done = agentmemd("service", "install", *args)
     assert done.exit_code == code and says in done.stderr, done.output
     assert files_under(tmp_path) == [bad] and systemd.calls == []

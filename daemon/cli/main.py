@@ -299,7 +299,11 @@ def serve(
     setup_logging(log_level or loaded.server.log_level)
     socket_path = serve_socket or ctx.obj.socket or (data_dir / "agentmemd.sock")
     try:
-        asyncio.run(Daemon(loaded, data_dir, Path(socket_path), workspace).serve())
+        daemon = Daemon(loaded, data_dir, Path(socket_path), workspace)
+    except ConfigError as exc:  # a door's listen address: no restart mends it (a unit does not retry 2)
+        fail(str(exc), 2)
+    try:
+        asyncio.run(daemon.serve())
     except StartupError as exc:
         fail(str(exc), 1)
 

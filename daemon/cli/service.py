@@ -14,9 +14,11 @@ from pydantic import BaseModel
 
 from agentmemd.daemon.cli.calls import fail
 from agentmemd.daemon.cli.paths import HomePath
+from agentmemd.daemon.host.door_children import configured_doors
 from agentmemd.daemon.socket.client import Client, RpcCallError
 from agentmemd.daemon.system_service import manager
 from agentmemd.daemon.system_service.models import InstallReport, ServiceStatus, UninstallReport
+from agentmemd.memory.core.config import load_config
 from agentmemd.memory.core.errors import ConfigError, ServiceError
 
 HEALTH_TIMEOUT = 5.0  # seconds `status` waits for the daemon's answer
@@ -88,6 +90,8 @@ def install(data_dir: Path | None, workspace: Path | None, config: Path | None, 
         places, runner = manager.this_machine()
         before = manager.installed(places, runner)
         spec = manager.plan(places, data_dir=data_dir, workspace=workspace, config=config, before=before)
+        if spec.config.exists():  # a door's listen address the daemon would refuse as it starts
+            configured_doors(load_config(spec.config), spec.socket, spec.data_dir)
         if print_only:
             click.echo(manager.service_manager(places, runner).render(spec).decode(), nl=False)
             return

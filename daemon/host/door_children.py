@@ -24,7 +24,7 @@ from agentmemd.daemon.mcp.door import MCP
 from agentmemd.daemon.proxy.door import PROXY
 from agentmemd.daemon.webhooks.door import WEBHOOKS
 from agentmemd.memory.core.config import Config
-from agentmemd.memory.core.errors import StartupError
+from agentmemd.memory.core.errors import ConfigError
 from agentmemd.memory.core.models import DoorState
 
 log = logging.getLogger("agentmemd")
@@ -69,8 +69,9 @@ class DoorChild:
 
 
 def configured_doors(config: Config, socket_path: Path, data_dir: Path) -> list[DoorChild]:
-    """The doors the config asks the daemon to start, with their command lines; StartupError for a
-    listen address that is malformed, beyond loopback without allow_remote, or taken by another door."""
+    """The doors the config asks the daemon to start, with their command lines; ConfigError (a
+    mistake no restart mends: `serve` exits 2) for a listen address that is malformed, beyond
+    loopback without allow_remote, or taken by another door."""
     base = [sys.executable, "-m", "agentmemd.daemon.cli"]
     doors: list[DoorChild] = []
     taken: dict[tuple[str, int], str] = {}
@@ -81,7 +82,7 @@ def configured_doors(config: Config, socket_path: Path, data_dir: Path) -> list[
             continue
         host, port = _checked_listen(name, section.listen, section.allow_remote)
         if (host, port) in taken:
-            raise StartupError(f"[{name}] listen {section.listen}: [{taken[host, port]}] listens there already")
+            raise ConfigError(f"[{name}] listen {section.listen}: [{taken[host, port]}] listens there already")
         taken[host, port] = name
         command = [*base, *door.arguments(section, socket_path, data_dir)]
         command += ["--allow-remote"] if section.allow_remote else []
@@ -94,9 +95,9 @@ def _checked_listen(name: str, listen: str, allow_remote: bool) -> tuple[str, in
     try:
         host, port = parse_listen(listen)
     except ValueError as exc:
-        raise StartupError(f"[{name}] listen: {exc}") from None
+        raise ConfigError(f"[{name}] listen: {exc}") from None
     if not is_loopback(host) and not allow_remote:
-        raise StartupError(f"[{name}] listen {listen}: {host} is not loopback; set allow_remote = true to listen there")
+        raise ConfigError(f"[{name}] listen {listen}: {host} is not loopback; set allow_remote = true to listen there")
     return host, port
 
 

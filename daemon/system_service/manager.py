@@ -86,11 +86,20 @@ def plan(
             f"workspace {chosen_workspace} is not a directory (make one with `agentmemd init {chosen_workspace}`)"
         )
     config_path = Path(config).expanduser().absolute() if config else places.config
+    chosen_data_dir = Path(data_dir).expanduser().absolute() if data_dir else places.data_dir
     if config_path.exists():
-        load_config(config_path)  # a person's config is used as it is: refuse one the daemon would refuse
+        # A person's config is used as it is: refuse one the daemon would refuse, its workspace too
+        # (the CLI checks its doors' listen addresses: daemon/host's).
+        loaded = load_config(config_path)
+        named = loaded.workspace.path
+        if chosen_workspace is None and named and not Path(named).expanduser().is_dir():
+            raise ServiceError(
+                f"{config_path}: [workspace] path {named} is not a directory (make one with `agentmemd init "
+                f"{named}`, or correct the path)"
+            )
     return ServiceSpec(
         program=program or [sys.executable, "-m", "agentmemd.daemon.cli"],
-        data_dir=Path(data_dir).expanduser().absolute() if data_dir else places.data_dir,
+        data_dir=chosen_data_dir,
         socket=places.socket,
         config=config_path,
         workspace=chosen_workspace,
