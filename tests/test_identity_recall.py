@@ -188,8 +188,13 @@ def test_said_relations_read_my_relation_name_and_nothing_looser():
         "User said: my sister In May we went",
         "Deborah said: Yeah, my mom was there",
         "Marc, my brother, ...",
+        # Found living a user's weeks: a supposition and an ended partner became "facts" of the
+        # identity block ("Paul is the brother of the user", for a user who has none).
+        "User said: I don't have a brother. If my brother Paul existed, he would be taller than me.",
+        "User said: My boyfriend Marco and I broke up, he's my ex now.",
+        "User said: Should my boss Ana know about it?",
     ):
-        assert said_relations(loose, "the user") == []
+        assert said_relations(loose, "the user") == [], loose
 
 
 def test_a_relation_said_in_conversation_joins_the_graph_and_leaves_with_its_memory(in_process):

@@ -584,7 +584,7 @@ _SUPPOSING = re.compile(
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
 
-def _stated(said: str, start: int, end: int) -> bool:
+def stated(said: str, start: int, end: int) -> bool:
     """Whether the match at ``said[start:end]`` states a value: its sentence does not ask (a "?" at
     its end, a "¿" before it) nor suppose before it (``_SUPPOSING``)."""
     opening = max((m.end() for m in _SENTENCE_END.finditer(said, 0, start)), default=0)
@@ -618,7 +618,7 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
         mutual = _DEFINITIONS[slot].mutual
         for pattern in _FIRST_PERSON[slot]:
             for found in pattern.finditer(said):
-                if not _stated(said, found.start(), found.end()):
+                if not stated(said, found.start(), found.end()):
                     continue
                 out.add((slot, speaker))
                 # The other side of a first-person pact: the one it names, else the one spoken to.
@@ -627,7 +627,7 @@ def filled_slots(text: str, slots: Iterable[str] = SLOTS) -> set[tuple[str, str]
                         out.add((slot, side))
         for pattern in _SAID[slot]:
             for found in pattern.finditer(said):
-                if not _stated(said, found.start(), found.end()):
+                if not stated(said, found.start(), found.end()):
                     continue
                 own = found.groupdict().get("who")
                 who = (

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from agentmemd.memory.language.slots import stated
+
 RELATIONS = (
     "best friend|friend|sister|brother|mother|mum|mom|father|dad|wife|husband|partner|son|daughter|cousin|aunt|"
     "uncle|niece|nephew|grandmother|grandma|grandfather|grandpa|boss|colleague|neighbour|neighbor|girlfriend|"
@@ -30,6 +32,16 @@ _NOT_NAMES = frozenset(
 )
 
 
+_PARTNERS = frozenset("wife husband partner girlfriend boyfriend fiancée fiancee fiancé fiance".split())
+_ENDED = re.compile(r"(?i)\b(broke up|broken up|split up|splitting up|divorced|divorcing|separated|my ex|ex-\w+)\b")
+
+
+def _sentence_of(text: str, at: int) -> str:
+    opening = max(text.rfind(mark, 0, at) for mark in ".!?\n") + 1
+    ends = [i for i in (text.find(mark, at) for mark in ".!?\n") if i != -1]
+    return text[opening : min(ends) if ends else len(text)]
+
+
 def said_relations(content: str, user: str) -> list[str]:
     """The relations "my <relation> <Name>" says, as linked relation lines, whose "my" is the speaker
     named by the observation's "X said: "; the user's own words ("User said: ", or no speaker) are
@@ -38,8 +50,13 @@ def said_relations(content: str, user: str) -> list[str]:
     who = said.group(1).strip() if said else "User"
     owner = user if who.casefold() in ("user", "the user") else who
     out = []
-    for found in _MY_RELATION_NAME.finditer(content[said.end() if said else 0 :]):
+    words_said = content[said.end() if said else 0 :]
+    for found in _MY_RELATION_NAME.finditer(words_said):
         relation = found.group(1).lower()
+        if not stated(words_said, found.start(), found.end()):
+            continue  # "If my brother Paul existed…", "Should my boss Ana know?"
+        if relation in _PARTNERS and _ENDED.search(_sentence_of(words_said, found.start())):
+            continue  # "My boyfriend Marco and I broke up": no partner now
         words = []
         for word in found.group(2).split():  # a name: capitalised words, not "In" or "May"
             if not word[0].isupper() or word.casefold() in _NOT_NAMES:
