@@ -197,3 +197,22 @@ def test_a_relative_date_is_of_the_writers_day_not_the_utc_day(in_process):
     d.call("conversation.observe", {"session": "me"})
     resolved = {o["relative_date"]: o["referenced_date"] for o in d.call("observations.list", {})["observations"]}
     assert resolved == {"Morgen": "2026-11-07", "heute": "2026-11-06", "Tomorrow": "2026-11-07"}, resolved
+
+
+def test_an_edited_message_refers_to_the_date_its_new_words_say(in_process):
+    """ "I moved to Bremen last week." edited to "I'm moving to Bremen next month.": the observation
+    took the new words and kept the old date (2026-W44, "last week")."""
+    d = in_process({"channels": {"timezone": "UTC"}}, fake_embedder=True)
+    chat = {"channel": "telegram", "chat_id": "telegram:marta", "title": "Marta", "kind": "private", "owner": "Lena",
+            "messages": [{"sender": "Marta Klein", "ts": "2026-11-05T10:00:00Z", "line": 1, "message_id": "4",
+                          "text": "I moved to Bremen last week, the flat is lovely."}]}  # fmt: skip
+    for session in d.call("channels.ingest", chat)["sessions"]:
+        d.call("conversation.observe", {"session": session})
+    (before,) = d.call("observations.list", {})["observations"]
+    assert (before["referenced_date"], before["relative_date"]) == ("2026-W44", "last week")
+    d.call("channels.edit", {"channel": "telegram", "chat_id": "telegram:marta", "message_id": "4",
+                             "text": "I'm moving to Bremen next month, the flat is lovely.",
+                             "edited_at": "2026-11-05T11:00:00Z"})  # fmt: skip
+    (after,) = d.call("observations.list", {})["observations"]
+    assert "next month" in after["content"]
+    assert (after["referenced_date"], after["relative_date"]) == ("2026-12", "next month")

@@ -43,12 +43,13 @@ import numpy as np
 
 from agentmemd.memory.channels.ingest import message_key
 from agentmemd.memory.core.chats import ChatMessage
-from agentmemd.memory.core.clock import format_time, parse_time
+from agentmemd.memory.core.clock import format_time, on_writers_clock, parse_time, zone_named
 from agentmemd.memory.core.errors import Conflict
 from agentmemd.memory.core.models import ChannelDeleteParams, ChannelEditParams, UpdateParams
 from agentmemd.memory.core.text import episode_context, episode_text, speaker_shown
 from agentmemd.memory.core.threads import RunOnStore, run_here
 from agentmemd.memory.core.tokens import count_tokens
+from agentmemd.memory.language.dates import find_dates
 from agentmemd.memory.retrieval.lineage import words_of_episodes
 from agentmemd.memory.retrieval.memories import Memories
 from agentmemd.memory.store.channel_tables import ChannelTables
@@ -132,6 +133,7 @@ class Corrections:
         self.context_turns = context_turns  # [conversation] episode_context_turns
         self.lineage = LineageTables(memories.store)
         self.run_on_store = run_on_store
+        self.zone = zone_named(memories.config.channels.timezone)  # a turn's clock where it names none
 
     # ---- the two corrections --------------------------------------------------------------------
 
@@ -248,6 +250,9 @@ class Corrections:
         turn, edited = plan.turn, format_time(p.edited_at)
         said = episode_text(speaker_shown(turn["speaker"], turn["person"]), p.text)
         versions = []
+        # The date the new words refer to, as the Observer reads it (on the writer's clock, when it was said).
+        refs = find_dates(p.text, on_writers_clock(turn["ts"], turn.get("utc_offset"), self.zone))
+        dated = (refs[0].referenced, refs[0].phrase) if refs else (None, None)
         with self.store.transaction():
             self.tables.revise_turn(turn["seq"], p.text, count_tokens(p.text), edited)
             for memory, vector in zip(plan.own, vectors):
@@ -255,7 +260,7 @@ class Corrections:
                     UpdateParams(id=memory["id"], namespace=turn["namespace"], content=said), vector=vector
                 ).id
                 self.tables.date_memory(new, edited)
-                self.tables.repoint_observations(memory["id"], new, said, count_tokens(said))
+                self.tables.repoint_observations(memory["id"], new, said, count_tokens(said), dated)
                 versions.append({"id": new, "supersedes": memory["id"], "type": memory["type"]})
             self._reindex(plan, vectors[len(plan.own) :])
         return {**self._done(p.chat_id, p.message_id, plan, "edited"), "new_versions": versions}

@@ -19,7 +19,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta, timezone
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
@@ -32,7 +32,7 @@ from agentmemd.memory.conversation.transcript import (
     chain_next,
     turn_digest,
 )
-from agentmemd.memory.core.clock import format_time, parse_time, zone_named
+from agentmemd.memory.core.clock import format_time, on_writers_clock, parse_time, zone_named
 from agentmemd.memory.core.config import Config
 from agentmemd.memory.core.errors import Conflict, InvalidParams, NotFound
 from agentmemd.memory.core.models import AddParams, UpdateParams
@@ -385,10 +385,7 @@ class Conversations:
     def _as_said(self, turn: dict[str, Any]) -> str:
         """The turn's time on the clock of whoever wrote it (ISO with its offset): a relative date
         in it ("tomorrow" at 00:30 in Berlin) is of that day, not of the UTC day."""
-        utc = parse_time(turn["ts"])
-        offset = turn.get("utc_offset")
-        local = utc.astimezone(timezone(timedelta(minutes=offset)) if offset is not None else self.zone)
-        return local.isoformat()
+        return on_writers_clock(turn["ts"], turn.get("utc_offset"), self.zone).isoformat()
 
     def embed_observations(self, job: ObserveJob, result: ObserveResult) -> list[np.ndarray]:
         """The observations' memory vectors, computed off the store thread (no SQLite here), so

@@ -74,6 +74,14 @@ def format_time(value: datetime) -> str:
     return to_utc(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def on_writers_clock(stored: str, utc_offset: int | None, zone: tzinfo) -> datetime:
+    """A stored (UTC) time on the clock of whoever wrote the message: its ``utc_offset`` minutes
+    east of UTC where its export said (a chat message's), else ``zone`` (the user's). A relative
+    date in it ("tomorrow" at 00:30 in Berlin) is of that day, not of the UTC day."""
+    utc = parse_time(stored)
+    return utc.astimezone(timezone(timedelta(minutes=utc_offset)) if utc_offset is not None else zone)
+
+
 def shown_time(stored: str | None, *, seconds: bool = False, zone: tzinfo | None = None) -> str:
     """A stored time as a person reads it: in ``zone``, by default this machine's (``TZ`` sets it),
     the zone named.

@@ -398,7 +398,7 @@ class ChannelTables:
 
     _TURN = (
         "SELECT t.seq, t.session, t.namespace, t.speaker, t.person, t.audience, t.content, t.ts, t.chat, t.episode, "
-        "t.edited, t.deleted FROM "
+        "t.edited, t.deleted, t.utc_offset FROM "
     )
 
     def message_turn(self, namespace: str, key: str) -> dict[str, Any] | None:
@@ -524,12 +524,16 @@ class ChannelTables:
         """When what the memory says was said (a new version made from an edit dates from the edit)."""
         self.conn.execute("UPDATE memories SET created = ? WHERE id = ?", (created, memory_id))
 
-    def repoint_observations(self, old_id: str, new_id: str, content: str, tokens: int) -> None:
+    def repoint_observations(
+        self, old_id: str, new_id: str, content: str, tokens: int, dated: tuple[str | None, str | None]
+    ) -> None:
         """The Observer's rows that were the memory ``old_id`` say what its new version ``new_id``
-        says (a context's prefix shows them)."""
+        says (a context's prefix shows them), and the date it refers to (``dated``: referenced
+        date, relative date), read from the new words: "next month", not the old "last week"."""
         self.conn.execute(
-            "UPDATE observations SET memory_id = ?, content = ?, tokens = ? WHERE memory_id = ?",
-            (new_id, content, tokens, old_id),
+            "UPDATE observations SET memory_id = ?, content = ?, tokens = ?, referenced_date = ?, relative_date = ? "
+            "WHERE memory_id = ?",
+            (new_id, content, tokens, *dated, old_id),
         )
 
     def set_context(self, seq: int, context: str | None, vectors: np.ndarray) -> None:
