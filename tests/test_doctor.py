@@ -344,3 +344,15 @@ def test_a_database_overwritten_in_the_middle_is_refused_by_serve(short_tmp):
     assert f"the database {db} cannot be read" in done.stderr and ".recover" in done.stderr
     code, found = findings(sock, "--data-dir", str(data))
     assert code == 1 and found["database"]["status"] == "fail"
+
+
+def test_a_nearly_full_disk_says_how_much_is_left_in_mib(tmp_path, monkeypatch):
+    """34 MiB free was said as "0.0 GiB free … (under 100 MiB)"."""
+    from collections import namedtuple
+
+    from agentmemd.daemon.cli import doctor
+
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda path: usage(10 * 1024**3, 0, 34 * 1024**2))
+    found = doctor.check_disk(tmp_path)
+    assert found.status == "fail" and found.detail.startswith("34 MiB free"), found

@@ -250,7 +250,8 @@ def check_database(data_dir: Path) -> Finding | None:
 def check_disk(data_dir: Path) -> Finding:
     existing = next(p for p in [data_dir, *data_dir.absolute().parents] if p.is_dir())  # a new data dir's parent
     free = shutil.disk_usage(existing).free
-    said = f"{free / 1024**3:.1f} GiB free on {existing}'s filesystem"
+    amount = f"{free / 1024**3:.1f} GiB" if free >= 1024**3 else f"{free / 1024**2:.0f} MiB"  # not "0.0 GiB"
+    said = f"{amount} free on {existing}'s filesystem"
     if free < DISK_FAIL_BYTES:
         return fail("disk", said + f" (under {DISK_FAIL_BYTES // 1024**2} MiB): writes will fail", "free some space")
     if free < DISK_WARN_BYTES:
