@@ -151,10 +151,11 @@ def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
         ("user", "Actually I don't drink coffee anymore, I switched to green tea in the morning instead."),
         ("assistant", "Green tea it is."),
     ]
-    for role, text in turns:
+    for i, (role, text) in enumerate(turns):
+        day = "2023-06-01" if i < 4 else "2023-06-12"  # the change said eleven days later
         talk.call(
             "conversation.append",
-            {"session": "pref", "role": role, "content": text, "namespace": "pref", "ts": "2023-06-12T09:00:00Z"},
+            {"session": "pref", "role": role, "content": text, "namespace": "pref", "ts": f"{day}T09:00:00Z"},
         )
     talk.call("conversation.observe", {"namespace": "pref", "session": "pref", "reflect": True})
     every = talk.call("observations.list", {"namespace": "pref", "session": "pref", "include_replaced": True})[
@@ -166,7 +167,12 @@ def test_a_changed_preference_supersedes_the_old_one_as_a_new_version(talk):
     assert "green tea" in new["content"] and new["status"] == "live"
     old_memory = talk.call("memory.get", {"namespace": "pref", "id": old["memory_id"]})
     assert old_memory["superseded_by"] == new["memory_id"]
-    assert talk.call("memory.get", {"namespace": "pref", "id": new["memory_id"]})["supersedes"] == old["memory_id"]
+    newer = talk.call("memory.get", {"namespace": "pref", "id": new["memory_id"]})
+    assert newer["supersedes"] == old["memory_id"]
+    # Dated when the change was said, from its turn: not the reflection's time and the old turn.
+    assert newer["created"].startswith("2023-06-12T09:00:00"), newer["created"]
+    tea_turn = next(t["seq"] for t in talk.call("conversation.turns", {"namespace": "pref", "session": "pref"})["turns"] if "green tea" in t["content"])  # fmt: skip
+    assert newer["source"].endswith(f"#turns:{tea_turn}"), newer["source"]
     assert any("Biscuit" in o["content"] and o["status"] == "live" for o in every)
 
 

@@ -632,6 +632,10 @@ class Conversations:
                         content=item.content,
                         type=MEMORY_TYPE[item.category],
                         priority=MEMORY_PRIORITY[item.priority],
+                        # When the newer statement was said, and its turns: not the reflection's
+                        # time and the turn of the statement it replaces.
+                        created=parse_time(max(m["date"] for m in members)),
+                        source=f"conversation:{session_name(job.session)}#turns:{','.join(map(str, turns))}"[:1000],
                     ),
                     vector=vector if i == 0 else None,
                 ).id
