@@ -322,3 +322,22 @@ def test_a_store_refusing_writes_is_a_503_the_platform_retries_not_a_409(short_t
         with TestClient(app) as client:
             answer = client.post("/messages", json=payload, headers={"Authorization": "Bearer amt_x"})
     assert answer.status_code == 503 and "disk is full" in answer.json()["error"], answer.text
+
+
+def test_the_answer_counts_a_message_whose_words_were_forgotten(short_tmp):
+    """A bridge resending forgotten words got {"stored": 2} and no word of the tombstone it made."""
+    from fake_daemon import FakeDaemon
+    from starlette.testclient import TestClient
+
+    from agentmemd.daemon.webhooks.app import WebhookSettings, build_webhook_app
+
+    def stored(method, params):
+        done = {"added": 2, "duplicates": 0, "forgotten": 1, "chat": "signal:g", "sessions": [], "people": {}}
+        return {"result": done if method == "channels.ingest" else {}}
+
+    payload = {"channel": "signal", "chat_id": "signal:g", "kind": "group",
+               "messages": [{"sender": "Mum", "ts": "2024-05-01T18:00:00Z", "text": "Dinner at 8", "line": 1}]}  # fmt: skip
+    with FakeDaemon(short_tmp / "d.sock", stored):
+        with TestClient(build_webhook_app(WebhookSettings(socket_path=short_tmp / "d.sock"))) as client:
+            answer = client.post("/messages", json=payload, headers={"Authorization": "Bearer amt_x"})
+    assert answer.status_code == 200 and answer.json()["forgotten"] == 1, answer.text

@@ -185,7 +185,8 @@ class Webhooks:
             return JSONResponse(answer)
         answer = {"ok": True, "stored": done["added"], "duplicates": done["duplicates"], "chat": done["chat"]}
         # A resent message with the same id changes nothing unless it says it was edited: say what did.
-        answer.update({k: done[k] for k in ("edited", "deleted") if done.get(k)})
+        # And one whose words a person forgot before: stored as a tombstone, never searchable.
+        answer.update({k: done[k] for k in ("edited", "deleted", "forgotten") if done.get(k)})
         return JSONResponse(answer)
 
 
