@@ -420,3 +420,14 @@ def test_in_a_chat_of_two_languages_neither_ones_function_words_are_topics():
     topics = [t["text"].lower() for t in talks_about(turns, others, {"Sabine"})]
     assert "die" not in topics and not {"der", "das", "ist", "the"} & set(topics), topics
     assert {"fassade", "terracotta"} & set(topics), topics
+
+
+def test_a_supposition_or_a_question_is_no_care_of_theirs():
+    """ "Si me mudara a Lisboa, aprendería a surfear." was what Lucía cared about (the English cue
+    read Spanish "me" as "me"), and a question ("Should I quit my job?") likewise."""
+    from agentmemd.persona.impressions.impressions import _cared
+
+    for said in ("Si me mudara a Lisboa, aprendería a surfear.", "Should I quit my job at the bank?",
+                 "If I had a boat I'd sail every weekend."):  # fmt: skip
+        assert not _cared({"category": "preference", "content": f"Lucía said: {said}"}, "Lucía"), said
+    assert _cared({"category": "preference", "content": "Lucía said: I love the sea."}, "Lucía")

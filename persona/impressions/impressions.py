@@ -31,6 +31,7 @@ from agentmemd.memory.core.text import fold, without_forwarded_mark, words
 from agentmemd.memory.core.threads import yield_to_requests
 from agentmemd.memory.language.cues import FIRST_PERSON
 from agentmemd.memory.language.function_words import function_words_of
+from agentmemd.memory.language.slots import stated
 from agentmemd.memory.llm.tasks import ImpressionResult
 from agentmemd.memory.safety.secrets import kinds_in, mask, without_masks
 from agentmemd.persona.syncscore.stylometry import measure, voice_markers
@@ -117,12 +118,13 @@ def build_impression(
 def _cared(observation: dict[str, Any], name: str) -> bool:
     """A preference, decision or feeling they stated, or a fact they said of themselves ("I care
     about a fair price for fish"); a request or a fact about the world ("Bring the glaze samples
-    please") is no care of theirs: what they talk about says that."""
+    please") is no care of theirs: what they talk about says that; nor is a question or a supposition."""
     if observation["category"] not in CARED:
         return False
-    return observation["category"] != "fact" or bool(
-        FIRST_PERSON.search(_without_speaker(observation["content"], name))
-    )
+    said = _without_speaker(observation["content"], name)
+    if not stated(said, 0, len(said)):  # "Si me mudara a Lisboa, aprendería a surfear": no care, a supposition
+        return False
+    return observation["category"] != "fact" or bool(FIRST_PERSON.search(said))
 
 
 def talks_about(turns: list[dict[str, Any]], heard: list[str], names: set[str]) -> list[dict[str, Any]]:
