@@ -255,7 +255,7 @@ def bench_agents(**options: Any) -> None:
 @click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
 @click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")
 @click.option("--ops", type=int, default=60, show_default=True, help="Requests per client in the mixed load.")
-@click.option("--data", type=HomePath(exists=True, path_type=Path), help="LoCoMo's locomo10.json (the import case).")
+@click.option("--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), help="LoCoMo's locomo10.json (the import case).")
 @click.option(
     "--import-messages", type=int, default=10_000, show_default=True, help="Messages in the import case's export."
 )
@@ -323,7 +323,7 @@ def bench_injection(**options: Any) -> None:
 
 
 @bench.command("import")
-@click.option("--data", type=HomePath(path_type=Path), required=True, help="LoCoMo's locomo10.json.")
+@click.option("--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True, help="LoCoMo's locomo10.json.")
 @click.option("--messages", type=int, default=10_000, show_default=True, help="At least this many per export.")
 @click.option(
     "--format",
@@ -347,7 +347,7 @@ def bench_import(**options: Any) -> None:
 
 
 @bench.command("locomo")
-@click.option("--data", type=HomePath(path_type=Path), required=True)
+@click.option("--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--conversations", type=int, help="Only the first N conversations.")
 @click.option(
     "--context-turns",
@@ -438,7 +438,7 @@ def bench_languages(**options: Any) -> None:
 
 
 @bench.command("longmemeval")
-@click.option("--data", type=HomePath(path_type=Path), required=True)
+@click.option("--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--questions", type=int, help="Only the first N questions (the first 6k hold k of each type).")
 @click.option(
     "--work-dir",
@@ -456,7 +456,7 @@ def bench_longmemeval(**options: Any) -> None:
 
 
 @bench.command("observe")
-@click.option("--data", type=HomePath(path_type=Path), required=True)
+@click.option("--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True)
 @click.option("--conversations", type=int, help="Only the first N conversations.")
 @click.option(
     "--observer-tokens", type=int, default=2000, show_default=True, help="[conversation] observer_threshold_tokens."
