@@ -255,7 +255,11 @@ def bench_agents(**options: Any) -> None:
 @click.option("--memories", type=int, default=4000, show_default=True, help="Memories the consolidation runs over.")
 @click.option("--edit-bullets", type=int, default=400, show_default=True, help="Size of the edit killed mid-sync.")
 @click.option("--ops", type=int, default=60, show_default=True, help="Requests per client in the mixed load.")
-@click.option("--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), help="LoCoMo's locomo10.json (the import case).")
+@click.option(
+    "--data",
+    type=HomePath(exists=True, dir_okay=False, path_type=Path),
+    help="LoCoMo's locomo10.json (the import case).",
+)
 @click.option(
     "--import-messages", type=int, default=10_000, show_default=True, help="Messages in the import case's export."
 )
@@ -323,7 +327,9 @@ def bench_injection(**options: Any) -> None:
 
 
 @bench.command("import")
-@click.option("--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True, help="LoCoMo's locomo10.json.")
+@click.option(
+    "--data", type=HomePath(exists=True, dir_okay=False, path_type=Path), required=True, help="LoCoMo's locomo10.json."
+)
 @click.option("--messages", type=int, default=10_000, show_default=True, help="At least this many per export.")
 @click.option(
     "--format",
