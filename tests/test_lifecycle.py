@@ -155,10 +155,15 @@ def test_on_a_full_disk_writes_are_the_stores_error_reads_go_on_and_sigterm_stop
                     break
         assert codes and set(codes) == {(-32005, "disk_full")}
         assert c.call("memory.get", {"id": kept})["content"] == "The user keeps bees in the garden"
+        # health said "ok" (exit 0) while every write failed
+        health = c.call("health")
+        assert health["status"] == "store_unavailable" and "disk full" in health["detail"], health
+        (small_disk / "filler").unlink()  # room again: the next write succeeds, and health says so
+        c.call("memory.add", {"content": "The bees swarmed on Sunday", "type": "fact", "embedding": vector})
+        assert c.call("health")["status"] == "ok"
     assert d.terminate(signal.SIGTERM) == 0
     log = d.log()
     assert '"event": "stopped"' in log and "Traceback" not in log
-    (small_disk / "filler").unlink()
     again = DaemonProcess(short_tmp, {"jobs": NO_JOBS})
     again.data_dir = d.data_dir
     again.start()

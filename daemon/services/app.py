@@ -322,6 +322,10 @@ class Services:
                 reembedding = self.reembedding.progress()
         except StoreUnavailable as exc:
             status, detail = "store_unavailable", exc.message
+        fault = self.store.write_fault
+        if fault is not None and status == "ok":  # reads go on, writes fail: said, not "ok"
+            status = "store_unavailable"
+            detail = f"the store refuses writes ({fault.replace('_', ' ')}); reads go on, and writes once it is over"
         catching_up = self.catching_up | ({"embeddings"} if reembedding and reembedding["running"] else set())
         return HealthResult(
             status=status,

@@ -491,7 +491,8 @@ class HealthResult(BaseModel):
     # "starting": the embedding model is still loading; a request that needs it waits for it.
     # "model_failed": it could not be loaded (``detail`` says why); requests that need it fail.
     # "store_unavailable": the store cannot be reached now (its server went away; ``detail`` says
-    # what it answered); requests fail with -32005 until it is back, then all is as before.
+    # what it answered), or it refuses writes (a full disk: reads go on); requests that need it
+    # fail with -32005 until it is back, then all is as before.
     status: Literal["ok", "starting", "model_failed", "store_unavailable"]
     detail: str | None = None
     version: str

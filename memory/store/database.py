@@ -486,6 +486,12 @@ class Store:
             {"fault": kind},
         )
 
+    @property
+    def write_fault(self) -> str | None:
+        """The storage fault the last write met, until a write succeeds again (disk_full,
+        read_only, io_error); None when writes go through."""
+        return self._fault
+
     def _fault_over(self) -> None:
         if self._fault is not None:
             log.info("store fault over: writes succeed again", extra={"fault": self._fault})
