@@ -128,6 +128,7 @@ def test_every_tool_over_stdio_with_truthful_hints_and_errors_that_name_the_argu
             listed = _data(await client.call_tool("observations_list", {"session": "chat-3", "namespace": "phone"}))
             listed = listed["observations"]
             assert listed and "Koala" not in json.dumps(listed) and "withheld" in json.dumps(listed)
+            assert not any("shown" in o for o in listed)  # the masked words once, as content
             edge = _data(
                 await client.call_tool(
                     "identity_edge_add", {"relation": "values", "target": "honesty", "note": "never lie"}

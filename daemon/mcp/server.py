@@ -497,7 +497,10 @@ def _conversation_tools(tools: list[Tool], door: DaemonDoor) -> None:
         params = _params(session=session, namespace=namespace, include_replaced=include_replaced or None)
         listed = door.call(ctx, "observations.list", params)
         # A model reads what a screen shows: the words with their secrets masked, not both.
-        observations = [{**o, "content": o.pop("shown", None) or o["content"]} for o in listed["observations"]]
+        observations = [
+            {**{k: v for k, v in o.items() if k != "shown"}, "content": o.get("shown") or o["content"]}
+            for o in listed["observations"]
+        ]
         return {**listed, "observations": observations}
 
 

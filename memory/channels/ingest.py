@@ -153,9 +153,7 @@ class ChatIngest:
         earlier_ids: list[str] = (),  # type: ignore[assignment]
     ) -> IngestPlan:
         """What storing ``messages`` adds; people and the chat row are written now (the caller's transaction)."""
-        stamped = sorted(
-            ((m, to_utc(m.ts if m.ts.tzinfo else m.ts.replace(tzinfo=zone))) for m in messages), key=lambda p: p[1]
-        )
+        stamped = sorted(((m, to_utc(_as_written(m, zone))) for m in messages), key=lambda p: p[1])
         occurrences: dict[tuple, int] = {}
         counted = []
         for message, _when in stamped:
@@ -339,7 +337,7 @@ class ChatIngest:
             "content": content,
             "ts": format_time(when),
             # The clock it was written by: its relative dates ("morgen" at 00:30) are of that day.
-            "utc_offset": _minutes_east(message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=zone)),
+            "utc_offset": _minutes_east(_as_written(message, zone)),
             "chat": chat,
             "person": person,
             "audience": audience,
@@ -367,6 +365,11 @@ class ChatIngest:
         elif (known["title"], known["kind"]) != (title, kind):  # a renamed group, a DM that became one
             self.tables.update_chat(namespace, chat, title, kind)
         return title
+
+
+def _as_written(message: ChatMessage, zone: tzinfo) -> datetime:
+    """The message's time on the clock it was written by: its own offset, else the import's zone."""
+    return message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=zone)
 
 
 def _minutes_east(local: datetime) -> int:

@@ -622,6 +622,7 @@ class Conversations:
     ) -> str:
         """A changed preference becomes a new version of the old one's memory; anything else a new memory.
         ``vector`` was made off the store thread (for the first superseded memory, or a new one)."""
+        source = f"conversation:{session_name(job.session)}#turns:{','.join(map(str, turns))}"[:1000]
         for i, old in enumerate(item.supersedes):
             memory_id = job.rows[old]["memory_id"]
             try:
@@ -635,7 +636,7 @@ class Conversations:
                         # When the newer statement was said, and its turns: not the reflection's
                         # time and the turn of the statement it replaces.
                         created=parse_time(max(m["date"] for m in members)),
-                        source=f"conversation:{session_name(job.session)}#turns:{','.join(map(str, turns))}"[:1000],
+                        source=source,
                     ),
                     vector=vector if i == 0 else None,
                 ).id
@@ -650,7 +651,7 @@ class Conversations:
                     priority=MEMORY_PRIORITY[item.priority],
                     namespace=job.namespace,
                     created=parse_time(min(m["date"] for m in members)),
-                    source=f"conversation:{session_name(job.session)}#turns:{','.join(map(str, turns))}"[:1000],
+                    source=source,
                     tags=["observation", "reflected", item.category, item.priority],
                     audience=audience,
                     origin_chat=chat,
